@@ -1,0 +1,195 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+/** One AES-256 key of the field-encryption keyring (CONTRACT.md `ENCRYPTION_KEYS`). */
+export interface KeyringEntry {
+  /** Version label as written in the variable, e.g. `v1`. Stored beside every ciphertext. */
+  version: string;
+  /** 32 raw key bytes. */
+  key: Buffer;
+}
+
+/** The validated service configuration (CONTRACT.md "Running"). */
+export interface Config {
+  nodeEnv: string;
+  port: number;
+  host: string;
+  /** `postgres://…` of a real server, or undefined for the embedded PGlite default. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  redisUrl: string | undefined;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  /** HS256 key bytes, at least 32. */
+  jwtSecret: Buffer;
+  /** Ordered keyring: the last entry encrypts, every entry decrypts. */
+  encryptionKeys: KeyringEntry[];
+  publicUrl: string;
+  idpIssuer: string;
+  /** Multiplier applied to every rate-limit threshold; always > 0. */
+  rateLimitScale: number;
+  trustProxy: boolean;
+  logLevel: string;
+  /** Origins allowed by CORS; empty means no cross-origin browser access. */
+  corsOrigins: string[];
+  /** Days a soft-deleted user is kept before erasure. */
+  userRetentionDays: number;
+  /** Names of secrets that were generated into DATA_DIR because the variable was unset. */
+  generatedSecrets: string[];
+}
+
+/** Raised when the environment holds a value the service cannot run with; the message names it. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const booleanString = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const envSchema = z.object({
+  NODE_ENV: z.string().default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+    .optional(),
+  DATA_DIR: z.string().min(1).default('./data'),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+    .optional(),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'must be a smtp:// or smtps:// URL')
+    .optional(),
+  MAIL_FROM: z.string().min(3).default('no-reply@localhost'),
+  JWT_SECRET: z.string().optional(),
+  ENCRYPTION_KEYS: z.string().optional(),
+  PUBLIC_URL: z.url().optional(),
+  IDP_ISSUER: z.url().default('https://accounts.google.com'),
+  RATE_LIMIT_SCALE: z.coerce
+    .number()
+    .refine((n) => Number.isFinite(n) && n > 0, 'must be a number greater than 0')
+    .default(1),
+  TRUST_PROXY: booleanString.default(false),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  CORS_ORIGINS: z.string().default(''),
+  USER_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
+});
+
+/**
+ * Parses `ENCRYPTION_KEYS` (`v1:<base64 32 bytes>,v2:<…>`).
+ * @throws ConfigError when an entry is malformed, a version repeats or a key is not 32 bytes.
+ */
+export function parseKeyring(value: string): KeyringEntry[] {
+  const entries = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const match = /^([A-Za-z0-9_-]{1,16}):([A-Za-z0-9+/=_-]+)$/.exec(entry);
+      if (!match) throw new ConfigError('ENCRYPTION_KEYS: each entry must be <version>:<base64 key>');
+      const key = Buffer.from(match[2]!, 'base64');
+      if (key.length !== 32) {
+        throw new ConfigError(`ENCRYPTION_KEYS: key ${match[1]} must decode to 32 bytes, got ${key.length}`);
+      }
+      return { version: match[1]!, key };
+    });
+  if (entries.length === 0) throw new ConfigError('ENCRYPTION_KEYS: at least one key is required');
+  const versions = new Set(entries.map((e) => e.version));
+  if (versions.size !== entries.length) throw new ConfigError('ENCRYPTION_KEYS: key versions must be unique');
+  return entries;
+}
+
+interface DevSecrets {
+  jwtSecret?: string;
+  encryptionKeys?: string;
+}
+
+/** Reads, or creates once, the generated development secrets in `DATA_DIR/secrets.json` (mode 0600). */
+function loadDevSecrets(dataDir: string, need: { jwt: boolean; keys: boolean }): Required<DevSecrets> {
+  const file = path.join(dataDir, 'secrets.json');
+  let stored: DevSecrets = {};
+  if (existsSync(file)) stored = JSON.parse(readFileSync(file, 'utf8')) as DevSecrets;
+  let changed = false;
+  if (need.jwt && !stored.jwtSecret) {
+    stored.jwtSecret = randomBytes(48).toString('base64');
+    changed = true;
+  }
+  if (need.keys && !stored.encryptionKeys) {
+    stored.encryptionKeys = `v1:${randomBytes(32).toString('base64')}`;
+    changed = true;
+  }
+  if (changed) {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(file, JSON.stringify(stored, null, 2), { mode: 0o600 });
+  }
+  return { jwtSecret: stored.jwtSecret ?? '', encryptionKeys: stored.encryptionKeys ?? '' };
+}
+
+/**
+ * Validates the environment and builds the configuration (CONTRACT.md "Running").
+ * Unset `JWT_SECRET` / `ENCRYPTION_KEYS` are generated once into `DATA_DIR` outside production.
+ * @param env usually `process.env`.
+ * @throws ConfigError with a message naming the variable and what is wrong with it.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const cleaned = Object.fromEntries(
+    Object.keys(envSchema.shape).map((k) => [k, env[k] === '' ? undefined : env[k]]),
+  );
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const e = parsed.data;
+  const production = e.NODE_ENV === 'production';
+  const dataDir = path.resolve(e.DATA_DIR);
+  const generatedSecrets: string[] = [];
+
+  if (production && (!e.JWT_SECRET || !e.ENCRYPTION_KEYS)) {
+    throw new ConfigError('JWT_SECRET and ENCRYPTION_KEYS are required when NODE_ENV=production');
+  }
+  let jwtSecretText = e.JWT_SECRET;
+  let keyringText = e.ENCRYPTION_KEYS;
+  if (!jwtSecretText || !keyringText) {
+    const dev = loadDevSecrets(dataDir, { jwt: !jwtSecretText, keys: !keyringText });
+    if (!jwtSecretText) {
+      jwtSecretText = dev.jwtSecret;
+      generatedSecrets.push('JWT_SECRET');
+    }
+    if (!keyringText) {
+      keyringText = dev.encryptionKeys;
+      generatedSecrets.push('ENCRYPTION_KEYS');
+    }
+  }
+  const jwtSecret = Buffer.from(jwtSecretText, 'utf8');
+  if (jwtSecret.length < 32) throw new ConfigError('JWT_SECRET must be at least 32 bytes');
+
+  return {
+    nodeEnv: e.NODE_ENV,
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    dataDir,
+    redisUrl: e.REDIS_URL,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    jwtSecret,
+    encryptionKeys: parseKeyring(keyringText),
+    publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    idpIssuer: e.IDP_ISSUER,
+    rateLimitScale: e.RATE_LIMIT_SCALE,
+    trustProxy: e.TRUST_PROXY,
+    logLevel: e.LOG_LEVEL,
+    corsOrigins: e.CORS_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean),
+    userRetentionDays: e.USER_RETENTION_DAYS,
+    generatedSecrets,
+  };
+}

@@ -1,0 +1,51 @@
+import { EntitySchema } from '@mikro-orm/core';
+
+/** Every audit action of SPEC.md part 6. */
+export const AUDIT_ACTIONS = [
+  'UserSignup', 'UserLogin', 'UserLoginFailed', 'UserLogout', 'UserPasswordChanged', 'UserEmailVerified',
+  'UserSoftDeleted', 'UserHardDeleted',
+  'MfaTotpEnrolled', 'MfaTotpDisabled', 'MfaTotpVerified', 'MfaEmailOtpSent', 'MfaEmailOtpVerified',
+  'MfaEmailOtpFailed',
+  'InviteCreated', 'InviteAccepted', 'InviteRevoked', 'InviteExpired',
+  'ApiKeyCreated', 'ApiKeyRevoked',
+  'SessionCreated', 'SessionRevoked', 'SessionFamilyCompromised',
+  'TenantCreated', 'TenantUpdated', 'TenantSoftDeleted',
+  'GdprExportRequested', 'GdprExportCompleted', 'GdprErasureRequested', 'GdprErasureCompleted',
+  'IdpOauthLinked', 'IdpOauthUnlinked',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+export const ACTOR_TYPES = ['user', 'api_key', 'system'] as const;
+export type ActorType = (typeof ACTOR_TYPES)[number];
+
+/** One audit log row (CONTRACT.md "Audit"). Never holds a secret. */
+export interface AuditEvent {
+  id: string;
+  tenantId: string;
+  action: AuditAction;
+  actorType: ActorType;
+  actorId: string | null;
+  targetType: string | null;
+  targetId: string | null;
+  ip: string | null;
+  userAgent: string | null;
+  details: Record<string, unknown>;
+  createdAt: Date;
+}
+
+export const AuditEventSchema = new EntitySchema<AuditEvent>({
+  name: 'AuditEvent',
+  tableName: 'audit_event',
+  properties: {
+    id: { type: 'uuid', primary: true },
+    tenantId: { type: 'uuid' },
+    action: { type: 'string', length: 40 },
+    actorType: { type: 'string', length: 16 },
+    actorId: { type: 'uuid', nullable: true },
+    targetType: { type: 'string', length: 32, nullable: true },
+    targetId: { type: 'string', length: 64, nullable: true },
+    ip: { type: 'string', length: 64, nullable: true },
+    userAgent: { type: 'string', length: 512, nullable: true },
+    details: { type: 'json' },
+    createdAt: { type: 'Date' },
+  },
+});

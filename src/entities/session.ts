@@ -1,0 +1,34 @@
+import { EntitySchema } from '@mikro-orm/core';
+
+/**
+ * One sign-in: the refresh-token family of SPEC.md part 2. Its id is the `sid` claim of every access
+ * token issued in it; revoking it ends those access tokens at once.
+ */
+export interface Session {
+  id: string;
+  tenantId: string;
+  userId: string;
+  createdAt: Date;
+  lastRefreshedAt: Date | null;
+  revokedAt: Date | null;
+  /** Why the family ended: `logout`, `logout_all`, `refresh_token_reused`, `user_deleted`, … */
+  revokedReason: string | null;
+  ip: string | null;
+  userAgent: string | null;
+}
+
+export const SessionSchema = new EntitySchema<Session>({
+  name: 'Session',
+  tableName: 'session',
+  properties: {
+    id: { type: 'uuid', primary: true },
+    tenantId: { type: 'uuid' },
+    userId: { type: 'uuid' },
+    createdAt: { type: 'Date' },
+    lastRefreshedAt: { type: 'Date', nullable: true },
+    revokedAt: { type: 'Date', nullable: true },
+    revokedReason: { type: 'string', length: 32, nullable: true },
+    ip: { type: 'string', length: 64, nullable: true },
+    userAgent: { type: 'string', length: 512, nullable: true },
+  },
+});

@@ -1,0 +1,41 @@
+import { EntitySchema } from '@mikro-orm/core';
+
+export const TENANT_PLANS = ['Free', 'Starter', 'Growth', 'Enterprise'] as const;
+export type TenantPlan = (typeof TENANT_PLANS)[number];
+export const MFA_POLICIES = ['Disabled', 'Optional', 'Required'] as const;
+export type MfaPolicy = (typeof MFA_POLICIES)[number];
+
+/** A workspace (SPEC.md part 2 "Tenant"). Soft-deleted tenants keep their row with `deletedAt`. */
+export interface Tenant {
+  id: string;
+  slug: string;
+  name: string;
+  plan: TenantPlan;
+  mfaPolicy: MfaPolicy;
+  /** When true, new users stay `Pending` until they verify their email. */
+  requireEmailVerification: boolean;
+  idpClientId: string | null;
+  /** AES-256-GCM ciphertext of the IdP client secret (see security/keyring.ts); never plaintext. */
+  idpClientSecretEnc: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  deletedAt: Date | null;
+}
+
+export const TenantSchema = new EntitySchema<Tenant>({
+  name: 'Tenant',
+  tableName: 'tenant',
+  properties: {
+    id: { type: 'uuid', primary: true },
+    slug: { type: 'string', length: 63, unique: true },
+    name: { type: 'string', length: 120 },
+    plan: { type: 'string', length: 16 },
+    mfaPolicy: { type: 'string', length: 16 },
+    requireEmailVerification: { type: 'boolean' },
+    idpClientId: { type: 'string', length: 512, nullable: true },
+    idpClientSecretEnc: { type: 'text', nullable: true },
+    createdAt: { type: 'Date' },
+    updatedAt: { type: 'Date' },
+    deletedAt: { type: 'Date', nullable: true },
+  },
+});

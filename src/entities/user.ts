@@ -1,0 +1,51 @@
+import { EntitySchema } from '@mikro-orm/core';
+
+export const USER_STATUSES = ['Pending', 'Active', 'Suspended'] as const;
+export type UserStatus = (typeof USER_STATUSES)[number];
+export const USER_ROLES = ['Member', 'Admin'] as const;
+export type UserRole = (typeof USER_ROLES)[number];
+
+/** A person of one tenant (SPEC.md part 2 "User"). Emails are stored lower-cased. */
+export interface User {
+  id: string;
+  tenantId: string;
+  email: string;
+  /** argon2id PHC string; null for users created through the external identity provider. */
+  passwordHash: string | null;
+  status: UserStatus;
+  role: UserRole;
+  createdAt: Date;
+  updatedAt: Date;
+  lastLoginAt: Date | null;
+  emailVerifiedAt: Date | null;
+  deletedAt: Date | null;
+  /** AES-256-GCM ciphertext of the active RFC 6238 secret. */
+  totpSecretEnc: string | null;
+  totpEnrolledAt: Date | null;
+  /** Ciphertext of a secret handed out by an enroll step and not yet verified. */
+  totpPendingSecretEnc: string | null;
+  /** Highest RFC 6238 time step accepted so far, so a code is accepted once. */
+  totpLastUsedStep: string | null;
+}
+
+export const UserSchema = new EntitySchema<User>({
+  name: 'User',
+  tableName: 'app_user',
+  properties: {
+    id: { type: 'uuid', primary: true },
+    tenantId: { type: 'uuid' },
+    email: { type: 'string', length: 254 },
+    passwordHash: { type: 'text', nullable: true },
+    status: { type: 'string', length: 16 },
+    role: { type: 'string', length: 16 },
+    createdAt: { type: 'Date' },
+    updatedAt: { type: 'Date' },
+    lastLoginAt: { type: 'Date', nullable: true },
+    emailVerifiedAt: { type: 'Date', nullable: true },
+    deletedAt: { type: 'Date', nullable: true },
+    totpSecretEnc: { type: 'text', nullable: true },
+    totpEnrolledAt: { type: 'Date', nullable: true },
+    totpPendingSecretEnc: { type: 'text', nullable: true },
+    totpLastUsedStep: { type: 'bigint', nullable: true },
+  },
+});

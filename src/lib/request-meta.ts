@@ -1,0 +1,15 @@
+/** Where a request came from, recorded on sessions and audit events. */
+export interface RequestMeta {
+  /** Client IP: the socket address, or the first `X-Forwarded-For` hop when `TRUST_PROXY` is on. */
+  ip: string | null;
+  /** `User-Agent` header, cut to 512 characters. */
+  userAgent: string | null;
+}
+
+/** Who performed an audited operation (CONTRACT.md "Audit": `actorType`, `actorId`). */
+export interface Actor {
+  type: 'user' | 'api_key' | 'system';
+  id: string | null;
+}
+
+export const SYSTEM_ACTOR: Actor = { type: 'system', id: null };

@@ -1,0 +1,43 @@
+import { ConfigError, loadConfig } from './config.js';
+import { DatabaseUnavailableError } from './db/orm.js';
+import { createLogger } from './logger.js';
+import { startServer } from './server.js';
+
+/** `npm start`: validate the configuration, migrate, serve; stop cleanly on SIGTERM/SIGINT. */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`configuration error: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const logger = createLogger(config.logLevel);
+  try {
+    const server = await startServer(config, logger);
+    const shutdown = (signal: string) => {
+      logger.info({ signal }, 'shutting down');
+      server.close().then(
+        () => process.exit(0),
+        (err: unknown) => {
+          logger.error({ err }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+    };
+    process.once('SIGTERM', () => shutdown('SIGTERM'));
+    process.once('SIGINT', () => shutdown('SIGINT'));
+  } catch (err) {
+    if (err instanceof DatabaseUnavailableError || err instanceof ConfigError) {
+      logger.fatal(err.message);
+      process.exit(2);
+    }
+    logger.fatal({ err }, 'start-up failed');
+    process.exit(1);
+  }
+}
+
+void main();

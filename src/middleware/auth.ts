@@ -1,0 +1,38 @@
+import { forbidden, unauthorized } from '../lib/errors.js';
+import type { Actor } from '../lib/request-meta.js';
+import type { Principal } from '../services/credential-service.js';
+import { tenantProcedure } from './tenant.js';
+
+/** The audit actor of a principal. */
+export function actorOf(principal: Principal): Actor {
+  return principal.kind === 'user' ? { type: 'user', id: principal.userId } : { type: 'api_key', id: principal.apiKeyId };
+}
+
+/**
+ * Any credential of the route's tenant: a user's access token or an API key (SPEC.md part 5).
+ * @throws ApiError 401 with the credential service's reasons.
+ */
+export const authenticatedProcedure = tenantProcedure.use(async ({ ctx, next }) => {
+  const principal = await ctx.services.credentials.authenticate(ctx.em, ctx.tenant, ctx.req.headers.authorization);
+  return next({ ctx: { principal, actor: actorOf(principal) } });
+});
+
+/**
+ * User-only routes (`/me*`, `logout-all`, `mfa/*`): an API key gets 401 `user_token_required`.
+ */
+export const userProcedure = authenticatedProcedure.use(({ ctx, next }) => {
+  const { principal } = ctx;
+  if (principal.kind !== 'user') throw unauthorized('user_token_required', 'This route needs a user access token, not an API key');
+  return next({ ctx: { principal } });
+});
+
+/**
+ * Tenant administration (CONTRACT.md "Roles"): an Admin user or an API key of the tenant.
+ * @throws ApiError 403 `admin_required` for a Member.
+ */
+export const adminProcedure = authenticatedProcedure.use(({ ctx, next }) => {
+  if (ctx.principal.kind === 'user' && ctx.principal.role !== 'Admin') {
+    throw forbidden('admin_required', 'This route needs the Admin role');
+  }
+  return next();
+});

@@ -1,0 +1,18 @@
+import { z } from 'zod';
+import { notFound } from '../lib/errors.js';
+import { publicProcedure } from '../trpc.js';
+
+/** The `{tenantSlug}` path parameter of every tenant-scoped route. */
+export const tenantSlugInput = z.object({
+  tenantSlug: z.string().min(1).max(200).meta({ description: 'Slug of the tenant (workspace)' }),
+});
+
+/**
+ * A procedure under `/v1/{tenantSlug}`: resolves the live tenant into `ctx.tenant`.
+ * @throws ApiError 404 `tenant_not_found` for an unknown or deleted slug.
+ */
+export const tenantProcedure = publicProcedure.input(tenantSlugInput).use(async ({ ctx, input, next }) => {
+  const tenant = await ctx.services.tenants.findBySlug(ctx.em, input.tenantSlug);
+  if (!tenant) throw notFound('Tenant not found', 'tenant_not_found');
+  return next({ ctx: { tenant } });
+});

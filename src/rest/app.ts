@@ -1,0 +1,100 @@
+import { createExpressMiddleware } from '@trpc/server/adapters/express';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import helmet from 'helmet';
+import { createOpenApiExpressMiddleware } from 'trpc-to-openapi';
+import type { AppServices } from '../app-services.js';
+import { appRouter } from '../routers/index.js';
+import { createRequestContext } from '../trpc.js';
+import { envelopeAdapterErrors, sendError } from './error-envelope.js';
+import { buildOpenApiDocument } from './openapi.js';
+
+/** Largest accepted request body, in bytes. */
+export const MAX_BODY_BYTES = 100 * 1024;
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * A bodyless POST/PUT/PATCH/DELETE (e.g. `auth/logout-all`) is treated as `{}`; a body that is not
+ * JSON is refused with 400 before it reaches a procedure.
+ */
+function requireJsonBody(req: Request, res: Response, next: NextFunction): void {
+  if (!BODY_METHODS.has(req.method) || req.body !== undefined) return next();
+  const length = req.headers['content-length'];
+  const hasBody = req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+  if (hasBody) {
+    return sendError(res, 'BAD_REQUEST', 'The request body must be JSON (Content-Type: application/json)', {
+      reason: 'unsupported_media_type',
+    });
+  }
+  req.headers['content-type'] = 'application/json';
+  req.body = {};
+  next();
+}
+
+/** Maps body-parser failures and anything unexpected to the envelope; never leaks a stack or SQL. */
+function errorHandler(services: AppServices) {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
+    const type = typeof err === 'object' && err !== null ? (err as { type?: unknown }).type : undefined;
+    if (type === 'entity.parse.failed') return sendError(res, 'BAD_REQUEST', 'The request body is not valid JSON', { reason: 'malformed_json' });
+    if (type === 'entity.too.large') {
+      return sendError(res, 'PAYLOAD_TOO_LARGE', 'The request body is too large', { reason: 'body_too_large', limitBytes: MAX_BODY_BYTES });
+    }
+    if (type === 'encoding.unsupported' || type === 'charset.unsupported' || type === 'request.size.invalid' || type === 'request.aborted') {
+      return sendError(res, 'BAD_REQUEST', 'The request body could not be read', { reason: 'unreadable_body' });
+    }
+    services.logger.error({ err, method: req.method, path: req.path }, 'unhandled error');
+    sendError(res, 'INTERNAL_SERVER_ERROR', 'Internal server error');
+  };
+}
+
+/**
+ * The HTTP application: `/health`, `/ready`, `/v1/openapi.json`, the typed tRPC endpoint at `/trpc`,
+ * and the REST façade of SPEC.md part 4 generated from the same procedures.
+ */
+export function createApp(services: AppServices): express.Express {
+  const { config, logger } = services;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.trustProxy);
+  app.set('etag', false);
+  app.use(helmet());
+
+  app.get('/health', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/ready', async (_req, res) => {
+    const checks: Record<string, 'ok' | 'down'> = {};
+    await Promise.all(
+      [...services.readiness].map(async ([name, check]) => {
+        checks[name] = await check().then(() => 'ok' as const, () => 'down' as const);
+      }),
+    );
+    const ready = Object.values(checks).every((c) => c === 'ok');
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks });
+  });
+
+  const openApiDocument = JSON.stringify(buildOpenApiDocument(config.publicUrl));
+  app.get('/v1/openapi.json', (_req, res) => {
+    res.type('application/json').send(openApiDocument);
+  });
+
+  app.use((_req, res, next) => {
+    res.setHeader('Cache-Control', 'no-store');
+    next();
+  });
+  app.use(express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] }));
+  app.use(requireJsonBody);
+
+  const createContext = ({ req, res }: { req: Request; res: Response }) => createRequestContext(services, req, res);
+  const onError = ({ error, path }: { error: { code: string; message: string; cause?: unknown }; path?: string }) => {
+    if (error.code === 'INTERNAL_SERVER_ERROR') logger.error({ err: error.cause ?? error, path }, 'procedure failed');
+  };
+
+  app.use('/trpc', createExpressMiddleware({ router: appRouter, createContext, onError }));
+  app.use(envelopeAdapterErrors);
+  app.use(
+    createOpenApiExpressMiddleware({ router: appRouter, createContext, onError, maxBodySize: MAX_BODY_BYTES }) as express.RequestHandler,
+  );
+  app.use(errorHandler(services));
+  return app;
+}

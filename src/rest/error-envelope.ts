@@ -1,0 +1,52 @@
+import type { NextFunction, Request, Response } from 'express';
+import { DEFAULT_MESSAGES, ERROR_STATUS, type ErrorCode, type ErrorEnvelope } from '../lib/errors.js';
+
+/** Writes the error envelope of SPEC.md part 7 with its status. */
+export function sendError(res: Response, code: ErrorCode, message: string, details: Record<string, unknown> = {}): void {
+  const body: ErrorEnvelope = { code, message, details };
+  res.status(ERROR_STATUS[code]).type('application/json').send(JSON.stringify(body));
+}
+
+const KNOWN_CODES = new Set(Object.keys(ERROR_STATUS));
+
+/** Turns the REST adapter's error body (`{message, code, data, issues}`) into the envelope. */
+function toEnvelope(status: number, raw: string): { status: number; body: ErrorEnvelope } {
+  let parsed: { code?: unknown; message?: unknown; data?: { details?: unknown } } = {};
+  try {
+    parsed = JSON.parse(raw) as typeof parsed;
+  } catch {
+    // not JSON: fall through to a generic envelope for the status
+  }
+  let code: ErrorCode = typeof parsed.code === 'string' && KNOWN_CODES.has(parsed.code) ? (parsed.code as ErrorCode) : 'INTERNAL_SERVER_ERROR';
+  let message = typeof parsed.message === 'string' ? parsed.message : DEFAULT_MESSAGES[code];
+  let details = parsed.data?.details && typeof parsed.data.details === 'object' ? (parsed.data.details as Record<string, unknown>) : {};
+  if (parsed.code === 'UNSUPPORTED_MEDIA_TYPE' || parsed.code === 'PARSE_ERROR') {
+    code = 'BAD_REQUEST';
+    details = { reason: parsed.code === 'PARSE_ERROR' ? 'malformed_json' : 'unsupported_media_type' };
+  } else if (parsed.code === 'METHOD_NOT_SUPPORTED') {
+    code = 'NOT_FOUND';
+    message = DEFAULT_MESSAGES.NOT_FOUND;
+  } else if (code === 'INTERNAL_SERVER_ERROR' && status < 500) {
+    code = (Object.entries(ERROR_STATUS).find(([, s]) => s === status)?.[0] as ErrorCode | undefined) ?? 'BAD_REQUEST';
+  }
+  if (code === 'INTERNAL_SERVER_ERROR') message = DEFAULT_MESSAGES.INTERNAL_SERVER_ERROR;
+  return { status: ERROR_STATUS[code], body: { code, message, details } };
+}
+
+/**
+ * Express middleware for the REST façade: every error the tRPC-to-OpenAPI adapter writes leaves as
+ * exactly `{ code, message, details }`, with the status of CONTRACT.md "Errors".
+ */
+export function envelopeAdapterErrors(_req: Request, res: Response, next: NextFunction): void {
+  const end = res.end.bind(res) as (...args: unknown[]) => Response;
+  res.end = ((...args: unknown[]) => {
+    const [chunk] = args;
+    if (res.statusCode >= 400 && typeof chunk === 'string') {
+      const { status, body } = toEnvelope(res.statusCode, chunk);
+      res.statusCode = status;
+      args[0] = JSON.stringify(body);
+    }
+    return end(...args);
+  }) as Response['end'];
+  next();
+}

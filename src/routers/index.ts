@@ -1,0 +1,14 @@
+import { router } from '../trpc.js';
+import { authRouter } from './auth.js';
+import { meRouter } from './me.js';
+import { tenantsRouter } from './tenants.js';
+
+/** Every procedure of the service; REST paths come from each procedure's `openapi` meta. */
+export const appRouter = router({
+  tenants: tenantsRouter,
+  auth: authRouter,
+  me: meRouter,
+});
+
+/** The router type for end-to-end typed TypeScript clients of the `/trpc` endpoint. */
+export type AppRouter = typeof appRouter;

@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { userProcedure } from '../middleware/auth.js';
+import { router } from '../trpc.js';
+import { newPassword, OK, okOutput, presentedPassword, toUserOutput, userOutput } from './schemas.js';
+
+const tags = ['me'];
+
+export const meRouter = router({
+  get: userProcedure
+    .meta({
+      openapi: {
+        method: 'GET', path: '/v1/{tenantSlug}/me', tags, protect: true, summary: 'The signed-in user',
+        errorResponses: { 401: 'Not signed in', 404: 'Unknown tenant' },
+      },
+    })
+    .input(z.object({}))
+    .output(userOutput)
+    .query(async ({ ctx }) => {
+      const user = await ctx.services.accounts.getUser(ctx.em, ctx.tenant.id, ctx.principal.userId);
+      return toUserOutput(user, ctx.tenant);
+    }),
+
+  delete: userProcedure
+    .meta({
+      openapi: {
+        method: 'DELETE', path: '/v1/{tenantSlug}/me', tags, protect: true,
+        summary: 'Delete (soft) the signed-in user; every session ends',
+        errorResponses: { 401: 'Not signed in', 404: 'Unknown tenant', 409: 'Last admin' },
+      },
+    })
+    .input(z.object({}))
+    .output(okOutput)
+    .mutation(async ({ ctx }) => {
+      await ctx.services.accounts.softDelete(ctx.em, ctx.tenant, ctx.principal.userId, ctx.actor, ctx.meta);
+      return OK;
+    }),
+
+  changePassword: userProcedure
+    .meta({
+      openapi: {
+        method: 'PATCH', path: '/v1/{tenantSlug}/me/password', tags, protect: true,
+        summary: 'Change the password; the other sessions of the user end',
+        errorResponses: { 400: 'Invalid body', 401: 'Not signed in or wrong current password', 404: 'Unknown tenant' },
+      },
+    })
+    .input(z.object({ currentPassword: presentedPassword, newPassword }))
+    .output(okOutput)
+    .mutation(async ({ ctx, input }) => {
+      const { tenant, principal } = ctx;
+      await ctx.services.accounts.changePassword(
+        ctx.em, tenant, principal.userId, principal.sessionId, input.currentPassword, input.newPassword, ctx.meta,
+      );
+      return OK;
+    }),
+});

@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import { USER_ROLES, USER_STATUSES, type User } from '../entities/user.js';
+import type { IssuedTokens } from '../services/session-service.js';
+
+/** SPEC.md part 8 limits shared by several routes. */
+export const email = z.email().max(254);
+/** A password presented for checking (login, currentPassword): 1 to 1024 characters. */
+export const presentedPassword = z.string().min(1).max(1024);
+/** A password being set (signup, newPassword, invite acceptance): 12 to 1024 characters. */
+export const newPassword = z.string().min(12).max(1024);
+/** A one-time code: exactly six digits (TOTP or email). */
+export const oneTimeCode = z.string().regex(/^\d{6}$/, 'must be exactly 6 digits');
+/** An opaque refresh or invite token: 1 to 1024 characters. */
+export const opaqueToken = z.string().min(1).max(1024);
+export const isoDateTime = z.iso.datetime({ offset: true });
+
+/** `{ ok: true }`. */
+export const okOutput = z.object({ ok: z.literal(true) });
+export const OK = { ok: true } as const;
+
+/**
+ * A query-string boolean: `true`/`false` (also `1`/`0`). Plain `z.boolean()` would be coerced by
+ * the REST façade with `Boolean("false") === true`.
+ */
+export const queryBoolean = z
+  .union([z.boolean(), z.enum(['true', 'false', '1', '0'])])
+  .transform((v) => v === true || v === 'true' || v === '1');
+
+/** The user object inside a session response. */
+export const sessionUser = z.object({
+  id: z.string(),
+  email: z.string(),
+  role: z.enum(USER_ROLES),
+  status: z.enum(USER_STATUSES),
+});
+
+/** SPEC.md part 2 "Session". */
+export const sessionOutput = z
+  .object({
+    user: sessionUser,
+    accessToken: z.string().meta({ description: 'HS256 JWT, valid 900 seconds' }),
+    refreshToken: z.string().meta({ description: 'Opaque, valid 2592000 seconds, rotated on every refresh' }),
+    accessTokenExpiresIn: z.number().int(),
+    refreshTokenExpiresIn: z.number().int(),
+  })
+  .meta({ id: 'Session' });
+
+/** Session with `tenantSlug` (tenant creation, invite acceptance). */
+export const tenantSessionOutput = sessionOutput.extend({ tenantSlug: z.string() });
+
+/** Shapes a user and the tokens of their new session as SPEC.md's Session. */
+export function toSession(user: User, tokens: IssuedTokens): z.infer<typeof sessionOutput> {
+  return {
+    user: { id: user.id, email: user.email, role: user.role, status: user.status },
+    accessToken: tokens.accessToken,
+    refreshToken: tokens.refreshToken,
+    accessTokenExpiresIn: tokens.accessTokenExpiresIn,
+    refreshTokenExpiresIn: tokens.refreshTokenExpiresIn,
+  };
+}
+
+/** SPEC.md part 2 "User" (GET me, users list). */
+export const userOutput = z
+  .object({
+    id: z.string(),
+    tenantId: z.string(),
+    email: z.string(),
+    status: z.enum(USER_STATUSES),
+    role: z.enum(USER_ROLES),
+    createdAt: z.string(),
+    lastLoginAt: z.string(),
+    tenant: z.object({ slug: z.string(), name: z.string() }),
+    totpEnrolled: z.boolean(),
+    emailVerified: z.boolean(),
+  })
+  .meta({ id: 'User' });
+
+/** Shapes a user as SPEC.md's User object. `lastLoginAt` falls back to `createdAt` before any sign-in. */
+export function toUserOutput(user: User, tenant: { slug: string; name: string }): z.infer<typeof userOutput> {
+  return {
+    id: user.id,
+    tenantId: user.tenantId,
+    email: user.email,
+    status: user.status,
+    role: user.role,
+    createdAt: user.createdAt.toISOString(),
+    lastLoginAt: (user.lastLoginAt ?? user.createdAt).toISOString(),
+    tenant: { slug: tenant.slug, name: tenant.name },
+    totpEnrolled: user.totpEnrolledAt !== null && user.totpSecretEnc !== null,
+    emailVerified: user.emailVerifiedAt !== null,
+  };
+}

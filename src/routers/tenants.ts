@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { publicProcedure, router } from '../trpc.js';
+import { email, newPassword, tenantSessionOutput, toSession } from './schemas.js';
+
+const tenantName = z.string().trim().min(1).max(120);
+
+/**
+ * POST /v1/tenants accepts the nested form `{tenant:{name}, admin:{email,password}}` or the flat form
+ * `{name, email, password}` (SPEC.md part 4 "Tenants"); exactly one must be complete.
+ */
+const createTenantInput = z
+  .object({
+    tenant: z.object({ name: tenantName }).optional(),
+    admin: z.object({ email, password: newPassword }).optional(),
+    name: tenantName.optional(),
+    email: email.optional(),
+    password: newPassword.optional(),
+  })
+  .superRefine((body, ctx) => {
+    const nested = body.tenant !== undefined || body.admin !== undefined;
+    const flat = body.name !== undefined || body.email !== undefined || body.password !== undefined;
+    if (nested && flat) {
+      ctx.addIssue({ code: 'custom', path: [], message: 'use either {tenant, admin} or {name, email, password}, not both' });
+    } else if (nested) {
+      if (!body.tenant) ctx.addIssue({ code: 'custom', path: ['tenant'], message: 'required' });
+      if (!body.admin) ctx.addIssue({ code: 'custom', path: ['admin'], message: 'required' });
+    } else {
+      for (const key of ['name', 'email', 'password'] as const) {
+        if (body[key] === undefined) ctx.addIssue({ code: 'custom', path: [key], message: 'required' });
+      }
+    }
+  });
+
+const createTenantOutput = tenantSessionOutput.extend({
+  tenant: z.object({ id: z.string(), slug: z.string(), name: z.string() }),
+});
+
+export const tenantsRouter = router({
+  create: publicProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/v1/tenants',
+        protect: false,
+        tags: ['tenants'],
+        summary: 'Create a tenant with its first admin and sign that admin in',
+        errorResponses: { 400: 'Invalid body', 409: 'Slug taken', 429: 'Rate limited' },
+      },
+    })
+    .input(createTenantInput)
+    .output(createTenantOutput)
+    .mutation(async ({ ctx, input }) => {
+      const form = input.tenant && input.admin
+        ? { name: input.tenant.name, email: input.admin.email, password: input.admin.password }
+        : { name: input.name!, email: input.email!, password: input.password! };
+      const { tenant, user, tokens } = await ctx.services.tenants.create(ctx.em, form, ctx.meta);
+      return {
+        ...toSession(user, tokens),
+        tenantSlug: tenant.slug,
+        tenant: { id: tenant.id, slug: tenant.slug, name: tenant.name },
+      };
+    }),
+});

@@ -1,0 +1,41 @@
+import argon2 from 'argon2';
+
+/**
+ * argon2id parameters: OWASP Password Storage Cheat Sheet minimum (m = 19 MiB, t = 2, p = 1).
+ * `memoryCost` is in KiB.
+ */
+export const ARGON2_OPTIONS = { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
+
+let dummyHash: Promise<string> | undefined;
+
+/**
+ * Hashes a password with argon2id (RFC 9106) at {@link ARGON2_OPTIONS}. Runs on libuv's thread pool,
+ * off the event loop.
+ * @returns the PHC string (`$argon2id$v=19$m=19456,t=2,p=1$…`).
+ */
+export function hashPassword(password: string): Promise<string> {
+  return argon2.hash(password, ARGON2_OPTIONS);
+}
+
+/**
+ * Verifies a password against a PHC hash. With `hash` null (unknown account, or one with no password)
+ * it still spends one verification against a fixed hash so timing does not reveal accounts, and
+ * answers false.
+ */
+export async function verifyPassword(hash: string | null, password: string): Promise<boolean> {
+  if (!hash) {
+    dummyHash ??= hashPassword('timing-equaliser-not-a-real-password');
+    await argon2.verify(await dummyHash, password).catch(() => false);
+    return false;
+  }
+  try {
+    return await argon2.verify(hash, password);
+  } catch {
+    return false;
+  }
+}
+
+/** True when a stored hash was made with weaker parameters than {@link ARGON2_OPTIONS}. */
+export function passwordNeedsRehash(hash: string): boolean {
+  return argon2.needsRehash(hash, ARGON2_OPTIONS);
+}

@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Tenant } from '../entities/tenant.js';
+import { UserSchema, type User } from '../entities/user.js';
+import { normalizeEmail } from '../lib/email.js';
+import { conflict, isUniqueViolation, unauthorized } from '../lib/errors.js';
+import type { RequestMeta } from '../lib/request-meta.js';
+import { hashPassword, passwordNeedsRehash, verifyPassword } from '../security/passwords.js';
+import type { AuditService } from './audit-service.js';
+import type { LoginCodes, MfaService } from './mfa-service.js';
+import type { IssuedTokens, SessionService } from './session-service.js';
+
+/** A signed-in user with the tokens of the new session. */
+export interface SignIn {
+  user: User;
+  tokens: IssuedTokens;
+}
+
+/** Password sign-up and sign-in (SPEC.md part 4 "Authentication"). */
+export class AuthService {
+  constructor(
+    private readonly sessions: SessionService,
+    private readonly mfa: MfaService,
+    private readonly audit: AuditService,
+  ) {}
+
+  /** The live (not deleted) user of a tenant with this email (compared case-insensitively), or null. */
+  findLiveUserByEmail(em: EntityManager, tenantId: string, email: string): Promise<User | null> {
+    return em.findOne(UserSchema, { tenantId, email: normalizeEmail(email), deletedAt: null }, { disableIdentityMap: true });
+  }
+
+  /**
+   * Verifies email and password; an unknown email costs one hash too (CONTRACT.md). Failures are
+   * audited as `UserLoginFailed`.
+   * @returns the user.
+   * @throws ApiError 401 `invalid_credentials` (same text whether the email is unknown or the password
+   *   wrong), 401 `user_suspended`.
+   */
+  async verifyCredentials(em: EntityManager, tenant: Tenant, email: string, password: string, meta: RequestMeta): Promise<User> {
+    const user = await this.findLiveUserByEmail(em, tenant.id, email);
+    const ok = await verifyPassword(user?.passwordHash ?? null, password);
+    if (!user || !ok) {
+      await this.audit.record(em, {
+        tenantId: tenant.id,
+        action: 'UserLoginFailed',
+        actor: user ? { type: 'user', id: user.id } : { type: 'system', id: null },
+        target: user ? { type: 'user', id: user.id } : undefined,
+        meta,
+        details: { email: normalizeEmail(email), reason: 'invalid_credentials' },
+      });
+      throw unauthorized('invalid_credentials', 'Invalid email or password');
+    }
+    if (user.status === 'Suspended') throw unauthorized('user_suspended', 'The account is suspended');
+    if (user.passwordHash && passwordNeedsRehash(user.passwordHash)) {
+      const rehashed = await hashPassword(password);
+      await em.nativeUpdate(UserSchema, { id: user.id }, { passwordHash: rehashed });
+    }
+    return user;
+  }
+
+  /**
+   * Password login (SPEC.md "Login rules"): credentials, then the tenant MFA policy, then a new
+   * session. Audits `UserLogin` (and `SessionCreated`).
+   * @throws ApiError 401 `invalid_credentials`, `user_suspended`, `email_not_verified`, `mfa_required`,
+   *   `invalid_mfa_code`.
+   */
+  async login(
+    em: EntityManager,
+    tenant: Tenant,
+    input: { email: string; password: string } & LoginCodes,
+    meta: RequestMeta,
+  ): Promise<SignIn> {
+    const user = await this.verifyCredentials(em, tenant, input.email, input.password, meta);
+    if (user.status === 'Pending') throw unauthorized('email_not_verified', 'The email address is not verified yet');
+    await this.mfa.enforceAtLogin(em, tenant, user, input, meta);
+    const tokens = await em.transactional(async (tx) => {
+      await this.audit.record(tx, {
+        tenantId: tenant.id,
+        action: 'UserLogin',
+        actor: { type: 'user', id: user.id },
+        target: { type: 'user', id: user.id },
+        meta,
+        details: { method: input.totpCode ? 'password+totp' : input.emailOtpCode ? 'password+email_otp' : 'password' },
+      });
+      return this.sessions.start(tx, tenant, user, meta);
+    });
+    return { user, tokens };
+  }
+
+  /**
+   * Self-service sign-up as a `Member` (SPEC.md auth/signup). The user is `Pending` when the tenant
+   * requires email verification, `Active` otherwise. Audits `UserSignup` and `SessionCreated`.
+   * @throws ApiError 409 `email_taken` when the email already belongs to a user of the tenant.
+   */
+  async signup(em: EntityManager, tenant: Tenant, email: string, password: string, meta: RequestMeta): Promise<SignIn> {
+    const passwordHash = await hashPassword(password);
+    const now = new Date();
+    const user: User = {
+      id: randomUUID(),
+      tenantId: tenant.id,
+      email: normalizeEmail(email),
+      passwordHash,
+      status: tenant.requireEmailVerification ? 'Pending' : 'Active',
+      role: 'Member',
+      createdAt: now,
+      updatedAt: now,
+      lastLoginAt: null,
+      emailVerifiedAt: null,
+      deletedAt: null,
+      totpSecretEnc: null,
+      totpEnrolledAt: null,
+      totpPendingSecretEnc: null,
+      totpLastUsedStep: null,
+    };
+    try {
+      const tokens = await em.transactional(async (tx) => {
+        await tx.insert(UserSchema, user);
+        await this.audit.record(tx, {
+          tenantId: tenant.id,
+          action: 'UserSignup',
+          actor: { type: 'user', id: user.id },
+          target: { type: 'user', id: user.id },
+          meta,
+          details: { email: user.email, role: user.role, via: 'signup' },
+        });
+        return this.sessions.start(tx, tenant, user, meta);
+      });
+      return { user, tokens };
+    } catch (err) {
+      if (isUniqueViolation(err)) throw conflict('email_taken', 'A user with this email already exists in the tenant');
+      throw err;
+    }
+  }
+}
