@@ -6,6 +6,7 @@ import { AccountService } from './services/account-service.js';
 import { AuditService } from './services/audit-service.js';
 import { AuthService } from './services/auth-service.js';
 import { CredentialService } from './services/credential-service.js';
+import { Mailer } from './services/mailer.js';
 import { MfaService } from './services/mfa-service.js';
 import { SessionService } from './services/session-service.js';
 import { TenantService } from './services/tenant-service.js';
@@ -16,6 +17,7 @@ export interface AppServices {
   logger: Logger;
   orm: MikroORM;
   keyring: Keyring;
+  mailer: Mailer;
   audit: AuditService;
   sessions: SessionService;
   tenants: TenantService;
@@ -35,11 +37,13 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
   const audit = new AuditService();
   const sessions = new SessionService(config, audit);
   const mfa = new MfaService();
+  const mailer = new Mailer(config, logger);
   return {
     config,
     logger,
     orm,
     keyring,
+    mailer,
     audit,
     sessions,
     tenants: new TenantService(sessions, audit),
@@ -47,7 +51,7 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     auth: new AuthService(sessions, mfa, audit),
     accounts: new AccountService(sessions, audit),
     credentials: new CredentialService(config, logger),
-    disposers: [],
+    disposers: [() => mailer.close()],
     readiness: new Map([['database', async () => void (await orm.em.execute('select 1'))]]),
   };
 }
