@@ -22,7 +22,13 @@ function redactUrl(url: string): string {
  * @throws DatabaseUnavailableError when the server does not answer.
  */
 export async function openDatabase(clientUrl: string, poolMax?: number): Promise<MikroORM> {
-  const orm = await MikroORM.init(createOrmConfig({ clientUrl, poolMax }));
+  let orm: MikroORM;
+  try {
+    orm = await MikroORM.init(createOrmConfig({ clientUrl, poolMax }));
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new DatabaseUnavailableError(`cannot reach the database at ${redactUrl(clientUrl)}: ${reason}`);
+  }
   const status = await orm.checkConnection();
   if (!status.ok) {
     await orm.close(true);
