@@ -15,6 +15,6 @@ export default defineConfig({
     hookTimeout: 120_000,
     fileParallelism: !embedded,
     pool: 'forks',
-    reporters: ['default'],
+    reporters: ['default', './test/reporters/summary-reporter.ts'],
   },
 });
