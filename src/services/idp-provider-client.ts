@@ -165,7 +165,9 @@ export class IdpProviderClient {
       });
     }
     if (err instanceof oidc.WWWAuthenticateChallengeError) {
-      return unauthorized('code_exchange_failed', 'The identity provider refused the client authentication');
+      const error = err.cause.find((challenge) => challenge.parameters.error)?.parameters.error ?? 'invalid_client';
+      this.logger.info({ providerError: error, status: err.status }, 'identity provider refused the client authentication');
+      return unauthorized('code_exchange_failed', 'The identity provider refused the client authentication', { error });
     }
     if (code !== undefined && ID_TOKEN_ERROR_CODES.has(code)) {
       this.logger.info({ code, message: (err as Error).message }, 'ID token failed verification');

@@ -13,6 +13,8 @@ export interface ProviderAccount {
 export interface TestOpenIdProvider {
   /** `http://127.0.0.1:<port>`: the issuer to pass as `IDP_ISSUER`. */
   issuer: string;
+  /** Path of every request the provider received, in order. */
+  requests: string[];
   /** Registers (or replaces) a confidential client using `client_secret_basic`. */
   addClient(clientId: string, clientSecret: string, redirectUri: string): Promise<void>;
   /** Creates or replaces an account the login form accepts by its `sub`. */
@@ -71,7 +73,12 @@ export async function startOpenIdProvider(port = 0): Promise<TestOpenIdProvider>
       return { accountId: sub, claims: async () => ({ sub, ...account }) };
     },
   });
-  server.on('request', provider.callback());
+  const requests: string[] = [];
+  const handle = provider.callback();
+  server.on('request', (req, res) => {
+    requests.push(new URL(req.url ?? '/', issuer).pathname);
+    handle(req, res);
+  });
 
   const isCallback = (url: URL, clientOrigin: string) => url.origin === clientOrigin || url.origin !== issuer;
 
@@ -107,6 +114,7 @@ export async function startOpenIdProvider(port = 0): Promise<TestOpenIdProvider>
 
   return {
     issuer,
+    requests,
     async addClient(clientId, clientSecret, redirectUri) {
       await provider.Client.adapter.upsert(clientId, {
         client_id: clientId,
