@@ -250,6 +250,19 @@ describe('external identity-provider sign-in', () => {
     expect(res.body.details.error).toBe('invalid_grant');
   });
 
+  it('answers 401 issuer_mismatch when the RFC 9207 iss parameter is missing or names another issuer', async () => {
+    const tenant = await idpTenant();
+    const { sub } = newAccount();
+    for (const iss of ['http://127.0.0.1:1', undefined]) {
+      const callback = await provider.signIn(await startUrl(tenant.slug), sub);
+      expect(callback.searchParams.get('iss')).toBe(provider.issuer);
+      if (iss === undefined) callback.searchParams.delete('iss');
+      else callback.searchParams.set('iss', iss);
+      expectError(await followCallback(callback), 401, 'UNAUTHORIZED', 'issuer_mismatch');
+    }
+    expect(await sql('select 1 from idp_identity where tenant_id = ?', [tenant.id])).toHaveLength(0);
+  });
+
   it('answers 401 id_token_invalid when the ID token nonce is not the one of the request', async () => {
     const tenant = await idpTenant();
     const { sub } = newAccount();
@@ -290,6 +303,15 @@ describe('external identity-provider sign-in', () => {
     // DELETE again: still ok, nothing more audited.
     expect((await api.delete(`/v1/${configured.slug}/oauth/idp/credentials`, { token: configured.accessToken })).status).toBe(200);
     expect(await sql(`select 1 from audit_event where tenant_id = ? and action = 'IdpOauthUnlinked'`, [configured.id])).toHaveLength(1);
+  });
+
+  it('describes the four routes in the OpenAPI document', async () => {
+    const doc = (await api.get('/v1/openapi.json')).body;
+    const base = '/v1/{tenantSlug}/oauth/idp';
+    expect(Object.keys(doc.paths[`${base}/start`])).toContain('get');
+    expect(Object.keys(doc.paths[`${base}/credentials`]).sort()).toEqual(expect.arrayContaining(['delete', 'put']));
+    const query = (doc.paths[`${base}/callback`].get.parameters as { name: string; in: string }[]).filter((p) => p.in === 'query').map((p) => p.name);
+    expect(query).toEqual(expect.arrayContaining(['code', 'state', 'error', 'error_description']));
   });
 
   it('is 404 for an unknown tenant', async () => {

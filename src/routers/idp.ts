@@ -43,7 +43,7 @@ export const idpRouter = router({
         summary: 'Complete sign-in with the external identity provider; returns a session',
         description: 'Signs in the user linked to the provider account, or links the user with the same provider-verified '
           + 'email, or creates a Member. details.reason: `idp_error`, `invalid_state`, `state_reused`, `state_expired`, '
-          + '`missing_code`, `idp_not_configured`, `idp_unavailable`, `code_exchange_failed`, `id_token_invalid`, '
+          + '`missing_code`, `idp_not_configured`, `idp_unavailable`, `issuer_mismatch`, `code_exchange_failed`, `id_token_invalid`, '
           + '`idp_email_missing`, `idp_email_unverified`, `user_suspended`, `email_not_verified`.',
         errorResponses: {
           400: 'Bad, reused or expired state; missing code; not configured; provider unreachable',

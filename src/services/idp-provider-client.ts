@@ -103,8 +103,9 @@ export class IdpProviderClient {
    * Exchanges the authorization code at the token endpoint (with the PKCE verifier) and verifies the
    * ID token: signature against the provider's JWKS, `iss`, `aud`/`azp`, `exp`/`iat` and `nonce`
    * (OIDC Core §3.1.3.7). Missing email claims are read from the UserInfo endpoint for the same `sub`.
-   * @throws ApiError 400 `idp_unavailable` (provider unreachable), 401 `code_exchange_failed`
-   *   (the token endpoint refused the code or the client), 401 `id_token_invalid`.
+   * @throws ApiError 400 `idp_unavailable` (provider unreachable), 401 `issuer_mismatch` (RFC 9207
+   *   `iss` missing or wrong), 401 `code_exchange_failed` (the token endpoint refused the code or the
+   *   client), 401 `id_token_invalid`.
    */
   async exchangeCode(
     issuer: string,
@@ -114,6 +115,11 @@ export class IdpProviderClient {
     expected: { nonce: string; codeVerifier: string },
   ): Promise<IdpIdentityClaims> {
     const config = await this.configuration(issuer, credentials);
+    const { issuer: expectedIssuer, authorization_response_iss_parameter_supported: issSupported } = config.serverMetadata();
+    // RFC 9207 §2.4 (mix-up defence): openid-client checks this too; checked first for a clear reason.
+    if (response.iss !== undefined ? response.iss !== expectedIssuer : issSupported === true) {
+      throw unauthorized('issuer_mismatch', 'The authorization response does not come from the configured identity provider');
+    }
     const currentUrl = new URL(redirectUri);
     currentUrl.searchParams.set('code', response.code);
     currentUrl.searchParams.set('state', response.state);

@@ -178,7 +178,7 @@ export class IdpService {
    * A soft-deleted user is never revived. Audits `UserLogin` (method `idp`) and `SessionCreated`.
    * @throws ApiError 401 `idp_error` (the provider sent `error`), 400 `invalid_state` / `state_reused`
    *   / `state_expired`, 400 `missing_code`, 400 `idp_not_configured`, 400 `idp_unavailable`,
-   *   401 `code_exchange_failed`, 401 `id_token_invalid`, 401 `idp_email_missing` /
+   *   401 `issuer_mismatch`, 401 `code_exchange_failed`, 401 `id_token_invalid`, 401 `idp_email_missing` /
    *   `idp_email_unverified`, 401 `user_suspended`.
    */
   async callback(em: EntityManager, tenant: Tenant, params: IdpCallbackParams, meta: RequestMeta): Promise<SignIn> {
