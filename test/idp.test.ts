@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, createTenant, expectError, PASSWORD, signupMember, unique, type ApiResponse, type TestTenant } from './helpers/api.js';
 import { freePort, startOpenIdProvider, type TestOpenIdProvider } from './helpers/oidc-provider.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { ConfigError, loadConfig } from '../src/config.js';
 import { idpClientSecretAssociatedData } from '../src/services/idp-service.js';
 
 let provider: TestOpenIdProvider;
@@ -174,6 +175,20 @@ describe('external identity-provider sign-in', () => {
     expect(again.body.user.id).not.toBe(first.body.user.id);
     const [old] = await sql<{ deleted_at: Date | null }>('select deleted_at from app_user where id = ?', [first.body.user.id]);
     expect(old!.deleted_at).not.toBeNull();
+  });
+
+  it('activates a Pending user whose own email the provider verified', async () => {
+    const tenant = await idpTenant();
+    const member = await signupMember(api, tenant.slug);
+    await sql(`update app_user set status = 'Pending', email_verified_at = null where id = ? and tenant_id = ?`, [member.id, tenant.id]);
+    const { sub } = newAccount(member.email);
+    const session = await signInThroughProvider(tenant.slug, sub);
+    expect(session.status, JSON.stringify(session.body)).toBe(200);
+    expect(session.body.user).toMatchObject({ id: member.id, status: 'Active' });
+    const [row] = await sql<{ status: string; email_verified_at: Date | null }>('select status, email_verified_at from app_user where id = ?', [member.id]);
+    expect(row!.status).toBe('Active');
+    expect(row!.email_verified_at).not.toBeNull();
+    expect(await sql(`select 1 from audit_event where tenant_id = ? and action = 'UserEmailVerified' and target_id = ?`, [tenant.id, member.id])).toHaveLength(1);
   });
 
   it('refuses a suspended user', async () => {
@@ -382,6 +397,19 @@ describe('an identity provider that is unreachable at first', () => {
     } finally {
       await lateServer.close();
       await late?.close();
+    }
+  });
+});
+
+describe('IDP_ISSUER', () => {
+  it('must be https, or http on a loopback host only', () => {
+    const base = { DATA_DIR: '/tmp', JWT_SECRET: 'x'.repeat(48), ENCRYPTION_KEYS: `v1:${Buffer.alloc(32, 1).toString('base64')}` };
+    expect(loadConfig({ ...base }).idpIssuer).toBe('https://accounts.google.com');
+    for (const ok of ['https://idp.example.com', 'http://127.0.0.1:9000', 'http://localhost:9000', 'http://[::1]:9000']) {
+      expect(loadConfig({ ...base, IDP_ISSUER: ok }).idpIssuer).toBe(ok);
+    }
+    for (const bad of ['http://idp.example.com', 'http://10.0.0.1', 'ftp://127.0.0.1']) {
+      expect(() => loadConfig({ ...base, IDP_ISSUER: bad })).toThrow(ConfigError);
     }
   });
 });
