@@ -6,6 +6,8 @@ import { AccountService } from './services/account-service.js';
 import { AuditService } from './services/audit-service.js';
 import { AuthService } from './services/auth-service.js';
 import { CredentialService } from './services/credential-service.js';
+import { IdpProviderClient } from './services/idp-provider-client.js';
+import { IdpService } from './services/idp-service.js';
 import { Mailer } from './services/mailer.js';
 import { MfaService } from './services/mfa-service.js';
 import { SessionService } from './services/session-service.js';
@@ -25,6 +27,8 @@ export interface AppServices {
   auth: AuthService;
   accounts: AccountService;
   credentials: CredentialService;
+  /** External identity-provider sign-in (OpenID Connect authorization code + PKCE). */
+  idp: IdpService;
   /** Named readiness probes for `GET /ready`; each rejects when its dependency does not answer. */
   readiness: Map<string, () => Promise<void>>;
   /** Closers run at shutdown after the HTTP server drained (Redis clients, mail transports, timers). */
@@ -51,6 +55,7 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     auth: new AuthService(sessions, mfa, audit),
     accounts: new AccountService(sessions, audit),
     credentials: new CredentialService(config, logger),
+    idp: new IdpService(config, keyring, new IdpProviderClient(logger), sessions, audit),
     disposers: [() => mailer.close()],
     readiness: new Map([['database', async () => void (await orm.em.execute('select 1'))]]),
   };

@@ -51,6 +51,16 @@ const booleanString = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * True when `url` is plain HTTP to a loopback host (`localhost`, `127.0.0.0/8`, `[::1]`): an OpenID
+ * provider on the same machine, for development and tests. Only such issuers may skip TLS.
+ */
+export function isLoopbackHttpUrl(url: URL): boolean {
+  return url.protocol === 'http:' && (LOOPBACK_HOSTS.has(url.hostname) || /^127(\.\d{1,3}){3}$/.test(url.hostname));
+}
+
 const envSchema = z.object({
   NODE_ENV: z.string().default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -72,7 +82,10 @@ const envSchema = z.object({
   JWT_SECRET: z.string().optional(),
   ENCRYPTION_KEYS: z.string().optional(),
   PUBLIC_URL: z.url().optional(),
-  IDP_ISSUER: z.url().default('https://accounts.google.com'),
+  IDP_ISSUER: z
+    .url()
+    .refine((v) => new URL(v).protocol === 'https:' || isLoopbackHttpUrl(new URL(v)), 'must be an https:// URL (http:// only on a loopback host)')
+    .default('https://accounts.google.com'),
   RATE_LIMIT_SCALE: z.coerce
     .number()
     .refine((n) => Number.isFinite(n) && n > 0, 'must be a number greater than 0')

@@ -1,5 +1,6 @@
 import { router } from '../trpc.js';
 import { authRouter } from './auth.js';
+import { idpRouter } from './idp.js';
 import { meRouter } from './me.js';
 import { tenantsRouter } from './tenants.js';
 
@@ -8,6 +9,7 @@ export const appRouter = router({
   tenants: tenantsRouter,
   auth: authRouter,
   me: meRouter,
+  idp: idpRouter,
 });
 
 /** The router type for end-to-end typed TypeScript clients of the `/trpc` endpoint. */

@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import { adminProcedure } from '../middleware/auth.js';
+import { tenantProcedure } from '../middleware/tenant.js';
+import { router } from '../trpc.js';
+import { OK, okOutput, sessionOutput, toSession } from './schemas.js';
+
+const tags = ['idp'];
+
+/** SPEC.md part 8: identity-provider clientId and clientSecret, 1 to 512 characters each. */
+const idpCredential = z.string().min(1).max(512);
+
+/**
+ * The authorization response of RFC 6749 §4.1.2 / §4.1.2.1 as SPEC.md lists it, plus the RFC 9207
+ * `iss` parameter that providers such as oidc-provider add. Upper bounds keep abuse cheap.
+ */
+const callbackInput = z.object({
+  code: z.string().min(1).max(4096).optional(),
+  state: z.string().min(1).max(1024).optional(),
+  error: z.string().min(1).max(256).optional(),
+  error_description: z.string().max(4096).optional(),
+  iss: z.string().min(1).max(2048).optional().meta({ description: 'RFC 9207 issuer identifier, when the provider sends one' }),
+});
+
+export const idpRouter = router({
+  start: tenantProcedure
+    .meta({
+      openapi: {
+        method: 'GET', path: '/v1/{tenantSlug}/oauth/idp/start', protect: false, tags,
+        summary: 'Start sign-in with the external identity provider (OpenID Connect, authorization code + PKCE)',
+        description: 'Send the browser to `authorizationUrl`; the provider redirects it to oauth/idp/callback. '
+          + 'The state, nonce and PKCE verifier are kept server-side, single use, for 10 minutes.',
+        errorResponses: { 400: 'Not configured (`idp_not_configured`) or provider unreachable (`idp_unavailable`)', 404: 'Unknown tenant' },
+      },
+    })
+    .input(z.object({}))
+    .output(z.object({ authorizationUrl: z.url() }))
+    .query(async ({ ctx }) => ({ authorizationUrl: await ctx.services.idp.start(ctx.em, ctx.tenant) })),
+
+  callback: tenantProcedure
+    .meta({
+      openapi: {
+        method: 'GET', path: '/v1/{tenantSlug}/oauth/idp/callback', protect: false, tags,
+        summary: 'Complete sign-in with the external identity provider; returns a session',
+        description: 'Signs in the user linked to the provider account, or links the user with the same provider-verified '
+          + 'email, or creates a Member. details.reason: `idp_error`, `invalid_state`, `state_reused`, `state_expired`, '
+          + '`missing_code`, `idp_not_configured`, `idp_unavailable`, `issuer_mismatch`, `code_exchange_failed`, `id_token_invalid`, '
+          + '`idp_email_missing`, `idp_email_unverified`, `user_suspended`, `email_not_verified`.',
+        errorResponses: {
+          400: 'Bad, reused or expired state; missing code; not configured; provider unreachable',
+          401: 'Provider error, refused code exchange, invalid ID token, unusable account',
+          404: 'Unknown tenant',
+          429: 'Rate limited',
+        },
+      },
+    })
+    .input(callbackInput)
+    .output(sessionOutput)
+    .query(async ({ ctx, input }) => {
+      const { user, tokens } = await ctx.services.idp.callback(ctx.em, ctx.tenant, input, ctx.meta);
+      return toSession(user, tokens);
+    }),
+
+  putCredentials: adminProcedure
+    .meta({
+      openapi: {
+        method: 'PUT', path: '/v1/{tenantSlug}/oauth/idp/credentials', protect: true, tags,
+        summary: 'Set the client id and secret registered at the identity provider (the secret is never returned)',
+        errorResponses: { 400: 'Invalid body', 401: 'Not signed in', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited' },
+      },
+    })
+    .input(z.object({ clientId: idpCredential, clientSecret: idpCredential }))
+    .output(okOutput)
+    .mutation(async ({ ctx, input }) => {
+      await ctx.services.idp.putCredentials(ctx.em, ctx.tenant, input.clientId, input.clientSecret, ctx.actor, ctx.meta);
+      return OK;
+    }),
+
+  deleteCredentials: adminProcedure
+    .meta({
+      openapi: {
+        method: 'DELETE', path: '/v1/{tenantSlug}/oauth/idp/credentials', protect: true, tags,
+        summary: 'Remove the identity-provider credentials, turning the sign-in off',
+        errorResponses: { 401: 'Not signed in', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited' },
+      },
+    })
+    .input(z.object({}))
+    .output(okOutput)
+    .mutation(async ({ ctx }) => {
+      await ctx.services.idp.deleteCredentials(ctx.em, ctx.tenant, ctx.actor, ctx.meta);
+      return OK;
+    }),
+});
