@@ -6,10 +6,13 @@ import { AccountService } from './services/account-service.js';
 import { AuditService } from './services/audit-service.js';
 import { AuthService } from './services/auth-service.js';
 import { CredentialService } from './services/credential-service.js';
+import { EmailOtpService } from './services/email-otp-service.js';
 import { Mailer } from './services/mailer.js';
 import { MfaService } from './services/mfa-service.js';
+import { MfaSignInService } from './services/mfa-sign-in-service.js';
 import { SessionService } from './services/session-service.js';
 import { TenantService } from './services/tenant-service.js';
+import { TotpService } from './services/totp-service.js';
 
 /** Every long-lived object of one service instance, built once at start-up (the composition root). */
 export interface AppServices {
@@ -21,8 +24,11 @@ export interface AppServices {
   audit: AuditService;
   sessions: SessionService;
   tenants: TenantService;
+  totp: TotpService;
+  emailOtp: EmailOtpService;
   mfa: MfaService;
   auth: AuthService;
+  mfaSignIn: MfaSignInService;
   accounts: AccountService;
   credentials: CredentialService;
   /** Named readiness probes for `GET /ready`; each rejects when its dependency does not answer. */
@@ -36,8 +42,11 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
   const keyring = new Keyring(config.encryptionKeys);
   const audit = new AuditService();
   const sessions = new SessionService(config, audit);
-  const mfa = new MfaService();
   const mailer = new Mailer(config, logger);
+  const totp = new TotpService(keyring, audit);
+  const emailOtp = new EmailOtpService(config, mailer, audit);
+  const mfa = new MfaService(totp, emailOtp, audit);
+  const auth = new AuthService(sessions, mfa, audit);
   return {
     config,
     logger,
@@ -47,8 +56,11 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     audit,
     sessions,
     tenants: new TenantService(sessions, audit),
+    totp,
+    emailOtp,
     mfa,
-    auth: new AuthService(sessions, mfa, audit),
+    auth,
+    mfaSignIn: new MfaSignInService(auth, mfa, totp, emailOtp, logger),
     accounts: new AccountService(sessions, audit),
     credentials: new CredentialService(config, logger),
     disposers: [() => mailer.close()],
