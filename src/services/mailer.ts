@@ -20,8 +20,7 @@ export interface MailMessage {
  * and a message that is safe to show (the SMTP reply itself is only logged).
  */
 export class MailDeliveryError extends ApiError {
-  override name = 'MailDeliveryError';
-
+  // No `name` override: the REST adapter recognises tRPC errors by `name === 'TRPCError'`.
   constructor() {
     super('SERVICE_UNAVAILABLE', 'The email could not be sent; try again later', { reason: 'mail_delivery_failed' });
   }
