@@ -195,6 +195,24 @@ describe('mfaPolicy Required', () => {
   });
 });
 
+describe('concurrent use of one code', () => {
+  it('lets exactly one of two parallel logins use the same email code', async () => {
+    const { tenant, member } = await tenantWithMember('Required');
+    const { code } = await requestCode(tenant.slug, member.email);
+    const body = { email: member.email, password: PASSWORD, emailOtpCode: code };
+    const results = await Promise.all([api.post(`/v1/${tenant.slug}/auth/login`, body), api.post(`/v1/${tenant.slug}/auth/login`, body)]);
+    expect(results.map((r) => r.status).sort()).toEqual([200, 401]);
+  });
+
+  it('lets exactly one of two parallel logins use the same TOTP code', async () => {
+    const { tenant, member } = await tenantWithMember('Required');
+    const authenticator = await enrollTotp(tenant.slug, member.accessToken);
+    const body = { email: member.email, password: PASSWORD, totpCode: await authenticator.nextCode() };
+    const results = await Promise.all([api.post(`/v1/${tenant.slug}/auth/login`, body), api.post(`/v1/${tenant.slug}/auth/login`, body)]);
+    expect(results.map((r) => r.status).sort()).toEqual([200, 401]);
+  });
+});
+
 describe('auth/request-email-otp', () => {
   it('answers ok for an unknown account without sending anything', async () => {
     const { tenant } = await tenantWithMember('Required');

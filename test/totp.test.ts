@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomBase62, sha256Hex } from '../src/security/tokens.js';
 import { totpSecretAad } from '../src/services/totp-service.js';
 import { Api, createTenant, expectError, PASSWORD, signupMember, unique, type TestTenant } from './helpers/api.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
@@ -34,6 +36,19 @@ async function auditActions(tenantId: string, userId: string): Promise<string[]>
     .fork()
     .execute('select action from audit_event where tenant_id = ? and target_id = ? order by created_at', [tenantId, userId])) as { action: string }[];
   return rows.map((r) => r.action);
+}
+
+/**
+ * An API key of the tenant, inserted straight into the table (the api-keys routes belong to another
+ * issue); stored like the service stores them, as a SHA-256 hash.
+ */
+async function insertApiKey(tenantId: string): Promise<string> {
+  const plaintext = `ak_test_${randomBase62(40)}`;
+  await server.services.orm.em.fork().execute(
+    `insert into api_key (id, tenant_id, name, environment, prefix, key_hash, created_at) values (?, ?, 'test', 'test', ?, ?, now())`,
+    [randomUUID(), tenantId, plaintext.slice(0, 12), sha256Hex(plaintext)],
+  );
+  return plaintext;
 }
 
 /** A tenant with a signed-up Member who enrolled TOTP through the initial steps. */
@@ -232,5 +247,27 @@ describe('users/{userId}/totp/disable', () => {
     const notUuid = await api.post(`/v1/${tenant.slug}/users/not-a-uuid/totp/disable`, undefined, { token: tenant.accessToken });
     expectError(notUuid, 404, 'NOT_FOUND');
     expect((await totpRow(member.id)).totp_enrolled_at).not.toBeNull();
+  });
+
+  it('is open to an API key of the tenant, audited with the key as actor', async () => {
+    const { tenant, member } = await enrolledMember();
+    const apiKey = await insertApiKey(tenant.id);
+    const res = await api.post(`/v1/${tenant.slug}/users/${member.id}/totp/disable`, undefined, { token: apiKey });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect((await totpRow(member.id)).totp_enrolled_at).toBeNull();
+    const [event] = (await server.services.orm.em
+      .fork()
+      .execute(`select actor_type from audit_event where tenant_id = ? and action = 'MfaTotpDisabled'`, [tenant.id])) as { actor_type: string }[];
+    expect(event!.actor_type).toBe('api_key');
+  });
+});
+
+describe('mfa/* with an API key', () => {
+  it('answers 401 user_token_required', async () => {
+    const tenant = await createTenant(api);
+    const apiKey = await insertApiKey(tenant.id);
+    expectError(await api.post(`/v1/${tenant.slug}/mfa/totp/enroll`, undefined, { token: apiKey }), 401, 'UNAUTHORIZED', 'user_token_required');
+    // The second use of the key also passes authentication (last_used_at is read back from the row).
+    expectError(await api.post(`/v1/${tenant.slug}/mfa/totp/verify`, { code: '123456' }, { token: apiKey }), 401, 'UNAUTHORIZED', 'user_token_required');
   });
 });
