@@ -8,10 +8,13 @@ import { AuthService } from './services/auth-service.js';
 import { CredentialService } from './services/credential-service.js';
 import { IdpProviderClient } from './services/idp-provider-client.js';
 import { IdpService } from './services/idp-service.js';
+import { EmailOtpService } from './services/email-otp-service.js';
 import { Mailer } from './services/mailer.js';
 import { MfaService } from './services/mfa-service.js';
+import { MfaSignInService } from './services/mfa-sign-in-service.js';
 import { SessionService } from './services/session-service.js';
 import { TenantService } from './services/tenant-service.js';
+import { TotpService } from './services/totp-service.js';
 
 /** Every long-lived object of one service instance, built once at start-up (the composition root). */
 export interface AppServices {
@@ -23,8 +26,11 @@ export interface AppServices {
   audit: AuditService;
   sessions: SessionService;
   tenants: TenantService;
+  totp: TotpService;
+  emailOtp: EmailOtpService;
   mfa: MfaService;
   auth: AuthService;
+  mfaSignIn: MfaSignInService;
   accounts: AccountService;
   credentials: CredentialService;
   /** External identity-provider sign-in (OpenID Connect authorization code + PKCE). */
@@ -40,8 +46,11 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
   const keyring = new Keyring(config.encryptionKeys);
   const audit = new AuditService();
   const sessions = new SessionService(config, audit);
-  const mfa = new MfaService();
   const mailer = new Mailer(config, logger);
+  const totp = new TotpService(keyring, audit);
+  const emailOtp = new EmailOtpService(config, mailer, audit);
+  const mfa = new MfaService(totp, emailOtp, audit);
+  const auth = new AuthService(sessions, mfa, audit);
   return {
     config,
     logger,
@@ -51,8 +60,11 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     audit,
     sessions,
     tenants: new TenantService(sessions, audit),
+    totp,
+    emailOtp,
     mfa,
-    auth: new AuthService(sessions, mfa, audit),
+    auth,
+    mfaSignIn: new MfaSignInService(auth, mfa, totp, emailOtp, logger),
     accounts: new AccountService(sessions, audit),
     credentials: new CredentialService(config, logger),
     idp: new IdpService(config, keyring, new IdpProviderClient(logger), sessions, audit),

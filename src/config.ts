@@ -206,3 +206,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     generatedSecrets,
   };
 }
+
+/**
+ * {@link loadConfig} for a command-line entry point (`npm start`, `npm run keys:rotate`): a
+ * ConfigError is written to stderr and the process exits with status 2.
+ */
+export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`configuration error: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+}

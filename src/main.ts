@@ -1,20 +1,11 @@
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfigOrExit } from './config.js';
 import { DatabaseUnavailableError } from './db/orm.js';
 import { createLogger } from './logger.js';
 import { startServer } from './server.js';
 
 /** `npm start`: validate the configuration, migrate, serve; stop cleanly on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`configuration error: ${err.message}\n`);
-      process.exit(2);
-    }
-    throw err;
-  }
+  const config = loadConfigOrExit();
   const logger = createLogger(config.logLevel);
   try {
     const server = await startServer(config, logger);

@@ -22,7 +22,9 @@ export interface ErrorEnvelope {
   details: Record<string, unknown>;
 }
 
-type TrpcCode = 'BAD_REQUEST' | 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND' | 'CONFLICT' | 'TOO_MANY_REQUESTS' | 'PAYLOAD_TOO_LARGE' | 'INTERNAL_SERVER_ERROR';
+type TrpcCode =
+  | 'BAD_REQUEST' | 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND' | 'CONFLICT' | 'TOO_MANY_REQUESTS' | 'PAYLOAD_TOO_LARGE'
+  | 'INTERNAL_SERVER_ERROR' | 'SERVICE_UNAVAILABLE';
 
 /**
  * A failure the service means to report: carries the envelope's `details` (with `reason` where one

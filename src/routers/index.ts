@@ -1,15 +1,20 @@
-import { router } from '../trpc.js';
+import { mergeRouters, router } from '../trpc.js';
 import { authRouter } from './auth.js';
 import { idpRouter } from './idp.js';
+import { authMfaRouter } from './auth-mfa.js';
 import { meRouter } from './me.js';
+import { mfaRouter } from './mfa.js';
 import { tenantsRouter } from './tenants.js';
+import { userMfaRouter } from './user-mfa.js';
 
 /** Every procedure of the service; REST paths come from each procedure's `openapi` meta. */
 export const appRouter = router({
   tenants: tenantsRouter,
-  auth: authRouter,
+  auth: mergeRouters(authRouter, authMfaRouter),
   me: meRouter,
   idp: idpRouter,
+  mfa: mfaRouter,
+  userMfa: userMfaRouter,
 });
 
 /** The router type for end-to-end typed TypeScript clients of the `/trpc` endpoint. */

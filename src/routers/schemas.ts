@@ -14,6 +14,12 @@ export const oneTimeCode = z.string().regex(/^\d{6}$/, 'must be exactly 6 digits
 export const opaqueToken = z.string().min(1).max(1024);
 export const isoDateTime = z.iso.datetime({ offset: true });
 
+/** The answer of a TOTP enroll step: the base32 shared secret and its otpauth URI (for a QR code). */
+export const totpEnrollmentOutput = z.object({
+  secret: z.string().meta({ description: 'RFC 4648 base32 shared secret (160 bits)' }),
+  otpauthUri: z.string().meta({ description: 'otpauth://totp/<issuer>:<email>?secret=…&issuer=…&algorithm=SHA1&digits=6&period=30' }),
+});
+
 /** `{ ok: true }`. */
 export const okOutput = z.object({ ok: z.literal(true) });
 export const OK = { ok: true } as const;

@@ -59,6 +59,35 @@ export class AuthService {
   }
 
   /**
+   * {@link verifyCredentials} for a step that signs the user in (login, TOTP initial steps): a
+   * `Pending` user is refused too.
+   * @throws ApiError 401 `invalid_credentials`, `user_suspended`, `email_not_verified`.
+   */
+  async verifySignInCredentials(em: EntityManager, tenant: Tenant, email: string, password: string, meta: RequestMeta): Promise<User> {
+    const user = await this.verifyCredentials(em, tenant, email, password, meta);
+    if (user.status === 'Pending') throw unauthorized('email_not_verified', 'The email address is not verified yet');
+    return user;
+  }
+
+  /**
+   * Starts the session of a user whose sign-in is complete, auditing `UserLogin` with
+   * `details.method` (e.g. `password`, `password+totp`) and `SessionCreated`, in one transaction.
+   */
+  async completeSignIn(em: EntityManager, tenant: Tenant, user: User, method: string, meta: RequestMeta): Promise<IssuedTokens> {
+    return em.transactional(async (tx) => {
+      await this.audit.record(tx, {
+        tenantId: tenant.id,
+        action: 'UserLogin',
+        actor: { type: 'user', id: user.id },
+        target: { type: 'user', id: user.id },
+        meta,
+        details: { method },
+      });
+      return this.sessions.start(tx, tenant, user, meta);
+    });
+  }
+
+  /**
    * Password login (SPEC.md "Login rules"): credentials, then the tenant MFA policy, then a new
    * session. Audits `UserLogin` (and `SessionCreated`).
    * @throws ApiError 401 `invalid_credentials`, `user_suspended`, `email_not_verified`, `mfa_required`,
@@ -70,20 +99,10 @@ export class AuthService {
     input: { email: string; password: string } & LoginCodes,
     meta: RequestMeta,
   ): Promise<SignIn> {
-    const user = await this.verifyCredentials(em, tenant, input.email, input.password, meta);
-    if (user.status === 'Pending') throw unauthorized('email_not_verified', 'The email address is not verified yet');
-    await this.mfa.enforceAtLogin(em, tenant, user, input, meta);
-    const tokens = await em.transactional(async (tx) => {
-      await this.audit.record(tx, {
-        tenantId: tenant.id,
-        action: 'UserLogin',
-        actor: { type: 'user', id: user.id },
-        target: { type: 'user', id: user.id },
-        meta,
-        details: { method: input.totpCode ? 'password+totp' : input.emailOtpCode ? 'password+email_otp' : 'password' },
-      });
-      return this.sessions.start(tx, tenant, user, meta);
-    });
+    const user = await this.verifySignInCredentials(em, tenant, input.email, input.password, meta);
+    const factor = await this.mfa.enforceAtLogin(em, tenant, user, input, meta);
+    const method = factor === 'totp' ? 'password+totp' : factor === 'email' ? 'password+email_otp' : 'password';
+    const tokens = await this.completeSignIn(em, tenant, user, method, meta);
     return { user, tokens };
   }
 

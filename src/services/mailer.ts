@@ -4,6 +4,7 @@ import path from 'node:path';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import { ApiError } from '../lib/errors.js';
 
 /** One outgoing mail, with both a plain-text and an HTML body. */
 export interface MailMessage {
@@ -13,12 +14,19 @@ export interface MailMessage {
   html: string;
 }
 
-/** Raised when the SMTP server refused or did not answer in time; the message is safe to show. */
-export class MailDeliveryError extends Error {
-  override name = 'MailDeliveryError';
+/**
+ * Raised when the SMTP server refused or did not answer in time. It is an API error: a procedure
+ * that lets it through answers 503 `SERVICE_UNAVAILABLE` with `details.reason` `mail_delivery_failed`
+ * and a message that is safe to show (the SMTP reply itself is only logged).
+ */
+export class MailDeliveryError extends ApiError {
+  // No `name` override: the REST adapter recognises tRPC errors by `name === 'TRPCError'`.
+  constructor() {
+    super('SERVICE_UNAVAILABLE', 'The email could not be sent; try again later', { reason: 'mail_delivery_failed' });
+  }
 }
 
-/** Seconds the SMTP client waits for a connection, the greeting and each socket read. */
+/** Milliseconds the SMTP client waits for a connection, the greeting and each socket read. */
 const SMTP_TIMEOUT_MS = 10_000;
 
 /**
@@ -54,7 +62,8 @@ export class Mailer {
 
   /**
    * Sends one message from `MAIL_FROM`.
-   * @throws MailDeliveryError when SMTP delivery fails or times out (after 10 s per step).
+   * @throws MailDeliveryError (503) when SMTP delivery fails or times out (10 s per step), or the
+   *   outbox file cannot be written.
    */
   async send(message: MailMessage): Promise<void> {
     try {
@@ -69,7 +78,7 @@ export class Mailer {
       }
     } catch (err) {
       this.logger.error({ err, to: message.to, subject: message.subject }, 'mail delivery failed');
-      throw new MailDeliveryError('The email could not be sent');
+      throw new MailDeliveryError();
     }
   }
 

@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Keyring } from '../src/security/keyring.js';
+import { idpClientSecretAssociatedData } from '../src/services/idp-service.js';
+import { reencryptSecrets } from '../src/services/key-rotation.js';
+import { totpSecretAad } from '../src/services/totp-service.js';
+import { Api, createTenant, PASSWORD, signupMember } from './helpers/api.js';
+import { startTestServer, TEST_ENCRYPTION_KEYS, type TestServer } from './helpers/server.js';
+import { Authenticator } from './helpers/totp.js';
+
+/** The test keyring (v1) plus a new v2 key. */
+const ROTATED_KEYS = `${TEST_ENCRYPTION_KEYS},v2:${Buffer.alloc(32, 9).toString('base64')}`;
+
+let oldServer: TestServer;
+let newServer: TestServer;
+
+beforeAll(async () => {
+  oldServer = await startTestServer();
+  newServer = await startTestServer({ ENCRYPTION_KEYS: ROTATED_KEYS });
+});
+afterAll(async () => {
+  await oldServer.close();
+  await newServer.close();
+});
+
+interface SecretsRow {
+  totp_secret_enc: string | null;
+  totp_pending_secret_enc: string | null;
+}
+
+async function userSecrets(userId: string): Promise<SecretsRow> {
+  const [row] = (await newServer.services.orm.em
+    .fork()
+    .execute('select totp_secret_enc, totp_pending_secret_enc from app_user where id = ?', [userId])) as SecretsRow[];
+  return row!;
+}
+
+describe('ENCRYPTION_KEYS rotation', () => {
+  it('keeps v1 secrets readable after v2 is added, and moves every secret of the tenant to v2', async () => {
+    const oldApi = new Api(oldServer.url);
+    const newApi = new Api(newServer.url);
+    const tenant = await createTenant(oldApi);
+
+    // Under v1: one member with an active TOTP factor, one with a pending enrollment, and an IdP secret.
+    const enrolled = await signupMember(oldApi, tenant.slug);
+    const enroll = await oldApi.post(`/v1/${tenant.slug}/mfa/totp/enroll`, undefined, { token: enrolled.accessToken });
+    const authenticator = new Authenticator(enroll.body.secret);
+    const verify = await oldApi.post(`/v1/${tenant.slug}/mfa/totp/verify`, { code: await authenticator.nextCode() }, { token: enrolled.accessToken });
+    expect(verify.status, JSON.stringify(verify.body)).toBe(200);
+    const pending = await signupMember(oldApi, tenant.slug);
+    const pendingEnroll = await oldApi.post(`/v1/${tenant.slug}/mfa/totp/enroll`, undefined, { token: pending.accessToken });
+    expect(pendingEnroll.status).toBe(200);
+    const idpSecret = 'idp-client-secret-value';
+    const em = newServer.services.orm.em.fork();
+    await em.execute('update tenant set idp_client_secret_enc = ? where id = ?', [
+      oldServer.services.keyring.encrypt(idpSecret, idpClientSecretAssociatedData(tenant.id)), tenant.id,
+    ]);
+    expect((await userSecrets(enrolled.id)).totp_secret_enc).toMatch(/^v1:/);
+    expect((await userSecrets(pending.id)).totp_pending_secret_enc).toMatch(/^v1:/);
+
+    // The service with v1,v2 still reads the v1 secret.
+    const beforeRotation = await newApi.post(`/v1/${tenant.slug}/auth/login`, {
+      email: enrolled.email, password: PASSWORD, totpCode: await authenticator.nextCode(),
+    });
+    expect(beforeRotation.status, JSON.stringify(beforeRotation.body)).toBe(200);
+
+    // Rotation, scoped to this tenant so test files running beside this one keep their v1 rows.
+    const report = await reencryptSecrets(em, newServer.services.keyring, { tenantId: tenant.id });
+    expect(report).toEqual({ keyVersion: 'v2', totpSecrets: 1, pendingTotpSecrets: 1, idpClientSecrets: 1, failures: [] });
+
+    const active = (await userSecrets(enrolled.id)).totp_secret_enc!;
+    const pendingEnc = (await userSecrets(pending.id)).totp_pending_secret_enc!;
+    expect(active).toMatch(/^v2:/);
+    expect(pendingEnc).toMatch(/^v2:/);
+    const v2Only = new Keyring([{ version: 'v2', key: Buffer.alloc(32, 9) }]);
+    expect(v2Only.decrypt(active, totpSecretAad(enrolled.id))).toBe(enroll.body.secret);
+    expect(v2Only.decrypt(pendingEnc, totpSecretAad(pending.id))).toBe(pendingEnroll.body.secret);
+    const [tenantRow] = (await em.execute('select idp_client_secret_enc from tenant where id = ?', [tenant.id])) as { idp_client_secret_enc: string }[];
+    expect(tenantRow!.idp_client_secret_enc).toMatch(/^v2:/);
+    expect(v2Only.decrypt(tenantRow!.idp_client_secret_enc, idpClientSecretAssociatedData(tenant.id))).toBe(idpSecret);
+
+    // Logins keep working on the rotated secret; a second run has nothing left to do.
+    const afterRotation = await newApi.post(`/v1/${tenant.slug}/auth/login`, {
+      email: enrolled.email, password: PASSWORD, totpCode: await authenticator.nextCode(),
+    });
+    expect(afterRotation.status, JSON.stringify(afterRotation.body)).toBe(200);
+    const again = await reencryptSecrets(em, newServer.services.keyring, { tenantId: tenant.id });
+    expect(again).toEqual({ keyVersion: 'v2', totpSecrets: 0, pendingTotpSecrets: 0, idpClientSecrets: 0, failures: [] });
+  });
+
+  it('reports, and leaves alone, secrets whose key is missing from the ring', async () => {
+    const api = new Api(oldServer.url);
+    const tenant = await createTenant(api);
+    const enroll = await api.post(`/v1/${tenant.slug}/mfa/totp/enroll`, undefined, { token: tenant.accessToken });
+    expect(enroll.status).toBe(200);
+    const em = oldServer.services.orm.em.fork();
+    const before = await userSecrets(tenant.adminId);
+
+    const withoutV1 = new Keyring([{ version: 'v3', key: Buffer.alloc(32, 3) }]);
+    const report = await reencryptSecrets(em, withoutV1, { tenantId: tenant.id });
+    expect(report.failures).toEqual([{ kind: 'pending_totp_secret', id: tenant.adminId }]);
+    expect(report.pendingTotpSecrets).toBe(0);
+    expect(await userSecrets(tenant.adminId)).toEqual(before);
+  });
+});
