@@ -3,13 +3,18 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { Keyring } from './security/keyring.js';
 import { AccountService } from './services/account-service.js';
+import { ApiKeyService } from './services/api-key-service.js';
+import { AuditLogService } from './services/audit-log-service.js';
 import { AuditService } from './services/audit-service.js';
 import { AuthService } from './services/auth-service.js';
 import { CredentialService } from './services/credential-service.js';
+import { InviteService } from './services/invite-service.js';
 import { Mailer } from './services/mailer.js';
 import { MfaService } from './services/mfa-service.js';
 import { SessionService } from './services/session-service.js';
 import { TenantService } from './services/tenant-service.js';
+import { TenantSettingsService } from './services/tenant-settings-service.js';
+import { UserDirectoryService } from './services/user-directory-service.js';
 
 /** Every long-lived object of one service instance, built once at start-up (the composition root). */
 export interface AppServices {
@@ -25,6 +30,11 @@ export interface AppServices {
   auth: AuthService;
   accounts: AccountService;
   credentials: CredentialService;
+  invites: InviteService;
+  apiKeys: ApiKeyService;
+  userDirectory: UserDirectoryService;
+  tenantSettings: TenantSettingsService;
+  auditLog: AuditLogService;
   /** Named readiness probes for `GET /ready`; each rejects when its dependency does not answer. */
   readiness: Map<string, () => Promise<void>>;
   /** Closers run at shutdown after the HTTP server drained (Redis clients, mail transports, timers). */
@@ -51,6 +61,11 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     auth: new AuthService(sessions, mfa, audit),
     accounts: new AccountService(sessions, audit),
     credentials: new CredentialService(config, logger),
+    invites: new InviteService(config, logger, sessions, mailer, audit),
+    apiKeys: new ApiKeyService(audit),
+    userDirectory: new UserDirectoryService(),
+    tenantSettings: new TenantSettingsService(audit),
+    auditLog: new AuditLogService(),
     disposers: [() => mailer.close()],
     readiness: new Map([['database', async () => void (await orm.em.execute('select 1'))]]),
   };

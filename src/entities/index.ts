@@ -1,5 +1,6 @@
 import { ApiKeySchema } from './api-key.js';
 import { AuditEventSchema } from './audit-event.js';
+import { InviteSchema } from './invite.js';
 import { RefreshTokenSchema } from './refresh-token.js';
 import { SessionSchema } from './session.js';
 import { TenantSchema } from './tenant.js';
@@ -7,10 +8,11 @@ import { UserSchema } from './user.js';
 
 export * from './api-key.js';
 export * from './audit-event.js';
+export * from './invite.js';
 export * from './refresh-token.js';
 export * from './session.js';
 export * from './tenant.js';
 export * from './user.js';
 
 /** Every entity schema the ORM knows; a new entity is added here. */
-export const ENTITIES = [TenantSchema, UserSchema, SessionSchema, RefreshTokenSchema, ApiKeySchema, AuditEventSchema];
+export const ENTITIES = [TenantSchema, UserSchema, SessionSchema, RefreshTokenSchema, ApiKeySchema, AuditEventSchema, InviteSchema];

@@ -1,13 +1,23 @@
 import { router } from '../trpc.js';
+import { apiKeysRouter } from './api-keys.js';
+import { auditRouter } from './audit.js';
 import { authRouter } from './auth.js';
+import { invitesRouter } from './invites.js';
 import { meRouter } from './me.js';
+import { tenantRouter } from './tenant.js';
 import { tenantsRouter } from './tenants.js';
+import { usersRouter } from './users.js';
 
 /** Every procedure of the service; REST paths come from each procedure's `openapi` meta. */
 export const appRouter = router({
   tenants: tenantsRouter,
   auth: authRouter,
   me: meRouter,
+  invites: invitesRouter,
+  apiKeys: apiKeysRouter,
+  users: usersRouter,
+  tenant: tenantRouter,
+  audit: auditRouter,
 });
 
 /** The router type for end-to-end typed TypeScript clients of the `/trpc` endpoint. */
