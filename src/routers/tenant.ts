@@ -4,6 +4,12 @@ import { adminProcedure } from '../middleware/auth.js';
 import { router } from '../trpc.js';
 
 const tags = ['tenant'];
+
+/**
+ * A JSON-body boolean that stays strict: the REST façade coerces body fields typed `z.boolean()`
+ * with `Boolean(value)` (so `"false"` would become true); a union of literals is left alone.
+ */
+const strictBoolean = z.union([z.literal(true), z.literal(false)]);
 const adminErrors = { 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited' };
 
 /** SPEC.md part 2 "Tenant", plus `requireEmailVerification`. The IdP client secret is never returned. */
@@ -61,7 +67,7 @@ export const tenantRouter = router({
       z.object({
         name: z.string().trim().min(1).max(120).optional(),
         mfaPolicy: z.enum(MFA_POLICIES).optional(),
-        requireEmailVerification: z.boolean().optional().meta({ description: 'New sign-ups stay Pending until they verify their email' }),
+        requireEmailVerification: strictBoolean.optional().meta({ description: 'New sign-ups stay Pending until they verify their email' }),
       }),
     )
     .output(tenantOutput)

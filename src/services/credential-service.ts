@@ -40,9 +40,10 @@ interface SessionUserRow {
 interface ApiKeyRow {
   id: string;
   tenant_id: string;
-  expires_at: Date | null;
-  revoked_at: Date | null;
-  last_used_at: Date | null;
+  /** Raw query rows may carry timestamps as strings: read them through `new Date(…)`. */
+  expires_at: Date | string | null;
+  revoked_at: Date | string | null;
+  last_used_at: Date | string | null;
 }
 
 /** How often at most `api_key.last_used_at` is written for one key, in milliseconds. */
@@ -100,8 +101,8 @@ export class CredentialService {
     if (row.tenant_id !== tenant.id) throw unauthorized('tenant_mismatch', 'The API key belongs to another tenant');
     if (row.revoked_at) throw unauthorized('api_key_revoked', 'The API key has been revoked');
     const now = Date.now();
-    if (row.expires_at && row.expires_at.getTime() <= now) throw unauthorized('api_key_expired', 'The API key has expired');
-    if (!row.last_used_at || now - row.last_used_at.getTime() > LAST_USED_WRITE_INTERVAL_MS) {
+    if (row.expires_at && new Date(row.expires_at).getTime() <= now) throw unauthorized('api_key_expired', 'The API key has expired');
+    if (!row.last_used_at || now - new Date(row.last_used_at).getTime() > LAST_USED_WRITE_INTERVAL_MS) {
       // Throttled: at most one write per key per interval, off the request's critical path.
       em
         .execute(
