@@ -124,6 +124,11 @@ describe('GET /v1/{tenantSlug}/audit', () => {
     expect(await audit(tenant, '?search=sea_ch')).toEqual([]);
     expect(await audit(tenant, `?search=${encodeURIComponent('_me-')}`)).toHaveLength(4);
     expect((await audit(tenant, '?search=tenant_creation&action=UserSignup')).map((i) => i.targetId)).toEqual([tenant.adminId]);
+    // A page filled from the newest events alone (first pass) equals the head of the full match list (second pass).
+    const full = await audit(tenant, '?search=session');
+    expect(full.length).toBeGreaterThan(2);
+    expect((await audit(tenant, '?search=session&limit=2')).map((i) => i.id)).toEqual(full.slice(0, 2).map((i) => i.id));
+    expect((await audit(tenant, `?search=h_me&userId=${member.id}&action=UserLogin`)).map((i) => i.action)).toEqual(['UserLogin']);
   });
 
   it.each([
