@@ -1,49 +1,36 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Api, createTenant, expectError, PASSWORD, signupMember, unique, type TestTenant } from './helpers/api.js';
-import { startTestServer, type TestServer } from './helpers/server.js';
-import { startSmtpSink, type SmtpSink } from './helpers/smtp-sink.js';
+import { describe, expect, it } from 'vitest';
+import { createTenant, expectError, PASSWORD, signupMember, unique, type TestTenant } from './helpers/api.js';
+import { useTestServer } from './helpers/suite.js';
 
-let server: TestServer;
-let sink: SmtpSink;
-let api: Api;
-
-beforeAll(async () => {
-  sink = await startSmtpSink();
-  server = await startTestServer({ SMTP_URL: sink.url });
-  api = new Api(server.url);
-});
-afterAll(async () => {
-  await server.close();
-  await sink.close();
-});
+const suite = useTestServer({ smtp: true });
 
 async function audit(tenant: TestTenant, query = '') {
-  const res = await api.get(`/v1/${tenant.slug}/audit${query}`, { token: tenant.accessToken });
+  const res = await suite.api.get(`/v1/${tenant.slug}/audit${query}`, { token: tenant.accessToken });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.items as Record<string, any>[];
 }
 
 describe('the admin story: invite, accept, sign in, API key created and revoked, all read back from the audit log', () => {
   it('works end to end', async () => {
-    const tenant = await createTenant(api);
+    const tenant = await createTenant(suite.api);
     const colleague = `colleague-${unique()}@example.com`;
 
-    const invited = await api.post(`/v1/${tenant.slug}/invites`, { email: colleague }, { token: tenant.accessToken });
+    const invited = await suite.api.post(`/v1/${tenant.slug}/invites`, { email: colleague }, { token: tenant.accessToken });
     expect(invited.status).toBe(200);
-    const mail = await sink.waitFor(colleague);
+    const mail = await suite.sink.waitFor(colleague);
     const token = new URL(/https?:\/\/\S+/.exec(mail.text)![0]).searchParams.get('token')!;
-    const accepted = await api.post('/v1/invites/accept', { token, password: PASSWORD });
+    const accepted = await suite.api.post('/v1/invites/accept', { token, password: PASSWORD });
     expect(accepted.status).toBe(200);
     expect(accepted.body.tenantSlug).toBe(tenant.slug);
-    const login = await api.post(`/v1/${accepted.body.tenantSlug}/auth/login`, { email: colleague, password: PASSWORD });
+    const login = await suite.api.post(`/v1/${accepted.body.tenantSlug}/auth/login`, { email: colleague, password: PASSWORD });
     expect(login.status).toBe(200);
     const userId = login.body.user.id as string;
 
-    const created = await api.post(`/v1/${tenant.slug}/api-keys`, { name: 'deploy bot', environment: 'live' }, { token: tenant.accessToken });
+    const created = await suite.api.post(`/v1/${tenant.slug}/api-keys`, { name: 'deploy bot', environment: 'live' }, { token: tenant.accessToken });
     const key = created.body.plaintext as string;
-    expect((await api.get(`/v1/${tenant.slug}/users`, { token: key })).status).toBe(200);
-    expect((await api.delete(`/v1/${tenant.slug}/api-keys/${created.body.apiKey.id}`, { token: tenant.accessToken })).status).toBe(200);
-    expectError(await api.get(`/v1/${tenant.slug}/users`, { token: key }), 401, 'UNAUTHORIZED', 'api_key_revoked');
+    expect((await suite.api.get(`/v1/${tenant.slug}/users`, { token: key })).status).toBe(200);
+    expect((await suite.api.delete(`/v1/${tenant.slug}/api-keys/${created.body.apiKey.id}`, { token: tenant.accessToken })).status).toBe(200);
+    expectError(await suite.api.get(`/v1/${tenant.slug}/users`, { token: key }), 401, 'UNAUTHORIZED', 'api_key_revoked');
 
     const inviteId = invited.body.invite.id;
     const keyId = created.body.apiKey.id;
@@ -69,9 +56,9 @@ describe('the admin story: invite, accept, sign in, API key created and revoked,
 
 describe('GET /v1/{tenantSlug}/audit', () => {
   it('returns items newest first with the CONTRACT fields, only of the own tenant', async () => {
-    const tenant = await createTenant(api);
-    const other = await createTenant(api);
-    await signupMember(api, tenant.slug);
+    const tenant = await createTenant(suite.api);
+    const other = await createTenant(suite.api);
+    await signupMember(suite.api, tenant.slug);
     const items = await audit(tenant);
     expect(items.map((i) => i.action)).toEqual(['SessionCreated', 'UserSignup', 'SessionCreated', 'UserSignup', 'TenantCreated']);
     expect(Object.keys(items[0]!).sort()).toEqual(
@@ -84,8 +71,8 @@ describe('GET /v1/{tenantSlug}/audit', () => {
   });
 
   it('pages with limit and an exclusive before', async () => {
-    const tenant = await createTenant(api);
-    for (let i = 0; i < 3; i++) await signupMember(api, tenant.slug);
+    const tenant = await createTenant(suite.api);
+    for (let i = 0; i < 3; i++) await signupMember(suite.api, tenant.slug);
     const all = await audit(tenant, '?limit=200');
     expect(all).toHaveLength(9);
     expect(await audit(tenant)).toHaveLength(9);
@@ -98,9 +85,9 @@ describe('GET /v1/{tenantSlug}/audit', () => {
   });
 
   it('filters by userId as actor or target', async () => {
-    const tenant = await createTenant(api);
-    const member = await signupMember(api, tenant.slug);
-    expect((await api.delete(`/v1/${tenant.slug}/users/${member.id}`, { token: tenant.accessToken })).status).toBe(200);
+    const tenant = await createTenant(suite.api);
+    const member = await signupMember(suite.api, tenant.slug);
+    expect((await suite.api.delete(`/v1/${tenant.slug}/users/${member.id}`, { token: tenant.accessToken })).status).toBe(200);
     const items = await audit(tenant, `?userId=${member.id}`);
     // The member signed up (actor and target), started a session (actor), and was deleted by the admin (target).
     expect(items.map((i) => i.action)).toEqual(['UserSoftDeleted', 'SessionCreated', 'UserSignup']);
@@ -111,9 +98,9 @@ describe('GET /v1/{tenantSlug}/audit', () => {
   });
 
   it('searches action, email and details text case-insensitively, with LIKE wildcards taken literally', async () => {
-    const tenant = await createTenant(api);
-    const member = await signupMember(api, tenant.slug, `Search_Me-${unique()}@Example.com`);
-    await api.post(`/v1/${tenant.slug}/auth/login`, { email: member.email, password: PASSWORD });
+    const tenant = await createTenant(suite.api);
+    const member = await signupMember(suite.api, tenant.slug, `Search_Me-${unique()}@Example.com`);
+    await suite.api.post(`/v1/${tenant.slug}/auth/login`, { email: member.email, password: PASSWORD });
 
     const byEmail = await audit(tenant, `?search=${encodeURIComponent(member.email.toUpperCase())}`);
     // UserSignup carries the email in details; UserLogin and SessionCreated name the member as actor.
@@ -140,7 +127,7 @@ describe('GET /v1/{tenantSlug}/audit', () => {
     ['limit not an integer', '?limit=1.5'],
     ['search over 200', `?search=${'s'.repeat(201)}`],
   ])('answers 400 for %s', async (_label, query) => {
-    const tenant = await createTenant(api);
-    expectError(await api.get(`/v1/${tenant.slug}/audit${query}`, { token: tenant.accessToken }), 400, 'BAD_REQUEST');
+    const tenant = await createTenant(suite.api);
+    expectError(await suite.api.get(`/v1/${tenant.slug}/audit${query}`, { token: tenant.accessToken }), 400, 'BAD_REQUEST');
   });
 });
