@@ -3,18 +3,23 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { Keyring } from './security/keyring.js';
 import { AccountService } from './services/account-service.js';
+import { ApiKeyService } from './services/api-key-service.js';
+import { AuditLogService } from './services/audit-log-service.js';
 import { AuditService } from './services/audit-service.js';
 import { AuthService } from './services/auth-service.js';
 import { CredentialService } from './services/credential-service.js';
 import { IdpProviderClient } from './services/idp-provider-client.js';
 import { IdpService } from './services/idp-service.js';
 import { EmailOtpService } from './services/email-otp-service.js';
+import { InviteService } from './services/invite-service.js';
 import { Mailer } from './services/mailer.js';
 import { MfaService } from './services/mfa-service.js';
 import { MfaSignInService } from './services/mfa-sign-in-service.js';
 import { SessionService } from './services/session-service.js';
 import { TenantService } from './services/tenant-service.js';
 import { TotpService } from './services/totp-service.js';
+import { TenantSettingsService } from './services/tenant-settings-service.js';
+import { UserDirectoryService } from './services/user-directory-service.js';
 
 /** Every long-lived object of one service instance, built once at start-up (the composition root). */
 export interface AppServices {
@@ -35,6 +40,11 @@ export interface AppServices {
   credentials: CredentialService;
   /** External identity-provider sign-in (OpenID Connect authorization code + PKCE). */
   idp: IdpService;
+  invites: InviteService;
+  apiKeys: ApiKeyService;
+  userDirectory: UserDirectoryService;
+  tenantSettings: TenantSettingsService;
+  auditLog: AuditLogService;
   /** Named readiness probes for `GET /ready`; each rejects when its dependency does not answer. */
   readiness: Map<string, () => Promise<void>>;
   /** Closers run at shutdown after the HTTP server drained (Redis clients, mail transports, timers). */
@@ -68,6 +78,11 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     accounts: new AccountService(sessions, audit),
     credentials: new CredentialService(config, logger),
     idp: new IdpService(config, keyring, new IdpProviderClient(logger), sessions, audit),
+    invites: new InviteService(config, logger, sessions, mailer, audit),
+    apiKeys: new ApiKeyService(audit),
+    userDirectory: new UserDirectoryService(),
+    tenantSettings: new TenantSettingsService(audit),
+    auditLog: new AuditLogService(),
     disposers: [() => mailer.close()],
     readiness: new Map([['database', async () => void (await orm.em.execute('select 1'))]]),
   };

@@ -1,6 +1,4 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomBase62, sha256Hex } from '../src/security/tokens.js';
 import { totpSecretAad } from '../src/services/totp-service.js';
 import { Api, createTenant, expectError, PASSWORD, signupMember, unique, type TestTenant } from './helpers/api.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
@@ -42,13 +40,10 @@ async function auditActions(tenantId: string, userId: string): Promise<string[]>
  * An API key of the tenant, inserted straight into the table (the api-keys routes belong to another
  * issue); stored like the service stores them, as a SHA-256 hash.
  */
-async function insertApiKey(tenantId: string): Promise<string> {
-  const plaintext = `ak_test_${randomBase62(40)}`;
-  await server.services.orm.em.fork().execute(
-    `insert into api_key (id, tenant_id, name, environment, prefix, key_hash, created_at) values (?, ?, 'test', 'test', ?, ?, now())`,
-    [randomUUID(), tenantId, plaintext.slice(0, 12), sha256Hex(plaintext)],
-  );
-  return plaintext;
+async function createApiKey(tenant: TestTenant): Promise<string> {
+  const res = await api.post(`/v1/${tenant.slug}/api-keys`, { name: 'totp test', environment: 'test' }, { token: tenant.accessToken });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.plaintext as string;
 }
 
 /** A tenant with a signed-up Member who enrolled TOTP through the initial steps. */
@@ -251,7 +246,7 @@ describe('users/{userId}/totp/disable', () => {
 
   it('is open to an API key of the tenant, audited with the key as actor', async () => {
     const { tenant, member } = await enrolledMember();
-    const apiKey = await insertApiKey(tenant.id);
+    const apiKey = await createApiKey(tenant);
     const res = await api.post(`/v1/${tenant.slug}/users/${member.id}/totp/disable`, undefined, { token: apiKey });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect((await totpRow(member.id)).totp_enrolled_at).toBeNull();
@@ -265,7 +260,7 @@ describe('users/{userId}/totp/disable', () => {
 describe('mfa/* with an API key', () => {
   it('answers 401 user_token_required', async () => {
     const tenant = await createTenant(api);
-    const apiKey = await insertApiKey(tenant.id);
+    const apiKey = await createApiKey(tenant);
     expectError(await api.post(`/v1/${tenant.slug}/mfa/totp/enroll`, undefined, { token: apiKey }), 401, 'UNAUTHORIZED', 'user_token_required');
     // The second use of the key also passes authentication (last_used_at is read back from the row).
     expectError(await api.post(`/v1/${tenant.slug}/mfa/totp/verify`, { code: '123456' }, { token: apiKey }), 401, 'UNAUTHORIZED', 'user_token_required');

@@ -2,6 +2,7 @@ import { ApiKeySchema } from './api-key.js';
 import { AuditEventSchema } from './audit-event.js';
 import { IdpAuthRequestSchema, IdpIdentitySchema } from './idp.js';
 import { EmailOtpSchema } from './email-otp.js';
+import { InviteSchema } from './invite.js';
 import { RefreshTokenSchema } from './refresh-token.js';
 import { SessionSchema } from './session.js';
 import { TenantSchema } from './tenant.js';
@@ -11,6 +12,7 @@ export * from './api-key.js';
 export * from './audit-event.js';
 export * from './idp.js';
 export * from './email-otp.js';
+export * from './invite.js';
 export * from './refresh-token.js';
 export * from './session.js';
 export * from './tenant.js';
@@ -19,5 +21,5 @@ export * from './user.js';
 /** Every entity schema the ORM knows; a new entity is added here. */
 export const ENTITIES = [
   TenantSchema, UserSchema, SessionSchema, RefreshTokenSchema, ApiKeySchema, AuditEventSchema,
-  IdpAuthRequestSchema, IdpIdentitySchema, EmailOtpSchema,
+  IdpAuthRequestSchema, IdpIdentitySchema, EmailOtpSchema, InviteSchema,
 ];

@@ -2,6 +2,7 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261123000000_initial } from './Migration20261123000000_initial.js';
 import { Migration20261123030000_idp } from './Migration20261123030000_idp.js';
 import { Migration20261123010000_email_otp } from './Migration20261123010000_email_otp.js';
+import { Migration20261123020000_invites_audit_search } from './Migration20261123020000_invites_audit_search.js';
 
 /**
  * Every committed migration, in the order it is applied. Listed explicitly so the same list runs
@@ -10,5 +11,6 @@ import { Migration20261123010000_email_otp } from './Migration20261123010000_ema
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261123000000_initial', class: Migration20261123000000_initial },
   { name: 'Migration20261123010000_email_otp', class: Migration20261123010000_email_otp },
+  { name: 'Migration20261123020000_invites_audit_search', class: Migration20261123020000_invites_audit_search },
   { name: 'Migration20261123030000_idp', class: Migration20261123030000_idp },
 ];

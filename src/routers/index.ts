@@ -6,6 +6,11 @@ import { meRouter } from './me.js';
 import { mfaRouter } from './mfa.js';
 import { tenantsRouter } from './tenants.js';
 import { userMfaRouter } from './user-mfa.js';
+import { apiKeysRouter } from './api-keys.js';
+import { auditRouter } from './audit.js';
+import { invitesRouter } from './invites.js';
+import { tenantRouter } from './tenant.js';
+import { usersRouter } from './users.js';
 
 /** Every procedure of the service; REST paths come from each procedure's `openapi` meta. */
 export const appRouter = router({
@@ -15,6 +20,11 @@ export const appRouter = router({
   idp: idpRouter,
   mfa: mfaRouter,
   userMfa: userMfaRouter,
+  invites: invitesRouter,
+  apiKeys: apiKeysRouter,
+  users: usersRouter,
+  tenant: tenantRouter,
+  audit: auditRouter,
 });
 
 /** The router type for end-to-end typed TypeScript clients of the `/trpc` endpoint. */

@@ -40,9 +40,9 @@ interface SessionUserRow {
 interface ApiKeyRow {
   id: string;
   tenant_id: string;
-  /** Raw `execute` rows carry timestamps as strings (or Dates, depending on the driver): read with `new Date()`. */
+  /** Raw query rows may carry timestamps as strings: read them through `new Date(…)`. */
   expires_at: Date | string | null;
-  revoked_at: Date | null;
+  revoked_at: Date | string | null;
   last_used_at: Date | string | null;
 }
 

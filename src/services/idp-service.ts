@@ -66,9 +66,9 @@ function authRequestAssociatedData(tenantId: string, requestId: string): string 
 
 /** The `idpOauthEnabled` / `idpClientId` / `hasIdpClientSecret` fields of a tenant. */
 export function idpSettingsView(tenant: Tenant): IdpSettingsView {
-  const hasSecret = tenant.idpClientSecretEnc !== null;
+  const hasSecret = tenant.idpClientSecretEnc !== null && tenant.idpClientSecretEnc !== '';
   return {
-    idpOauthEnabled: tenant.idpClientId !== null && hasSecret,
+    idpOauthEnabled: Boolean(tenant.idpClientId) && hasSecret,
     idpClientId: tenant.idpClientId ?? '',
     hasIdpClientSecret: hasSecret,
   };

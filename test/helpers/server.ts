@@ -33,6 +33,8 @@ export async function startTestServer(env: Record<string, string | undefined> = 
     ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS,
     RATE_LIMIT_SCALE: '1000',
     LOG_LEVEL: 'debug',
+    // the embedded PGlite socket multiplexes one session: one connection per instance keeps protocol messages apart
+    DATABASE_POOL_MAX: inject('embeddedDatabase') ? '1' : '10',
     ...env,
   });
   const logs: string[] = [];

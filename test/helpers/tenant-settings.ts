@@ -1,8 +1,8 @@
 import type { TestServer } from './server.js';
 
 /**
- * Sets a tenant's MFA policy straight in the database (PATCH /tenant belongs to another issue;
- * the lead repoints this to the API at merge).
+ * Test fixture: sets a tenant's MFA policy straight in the database, for tests about login
+ * behaviour under a policy. PATCH /tenant itself is tested in tenant-admin.test.ts.
  */
 export async function setMfaPolicy(server: TestServer, tenantSlug: string, policy: 'Disabled' | 'Optional' | 'Required'): Promise<void> {
   const rows = await server.services.orm.em.fork().execute('update tenant set mfa_policy = ? where slug = ? returning id', [policy, tenantSlug]);

@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import { API_KEY_ENVIRONMENTS, type ApiKey } from '../entities/api-key.js';
+import { adminProcedure } from '../middleware/auth.js';
+import { router } from '../trpc.js';
+import { isoDateTime, OK, okOutput, queryBoolean } from './schemas.js';
+
+const tags = ['api-keys'];
+const adminErrors = { 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or key', 429: 'Rate limited' };
+
+/** CONTRACT.md apiKey object; never carries the key or its hash. */
+export const apiKeyOutput = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    environment: z.enum(API_KEY_ENVIRONMENTS),
+    prefix: z.string().meta({ description: 'First 12 characters of the key, to recognise it' }),
+    createdAt: z.string(),
+    expiresAt: z.string().nullable(),
+    lastUsedAt: z.string().nullable().meta({ description: 'Updated at most once a minute' }),
+    revokedAt: z.string().nullable(),
+  })
+  .meta({ id: 'ApiKey' });
+
+const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
+
+function toApiKeyOutput(key: ApiKey): z.infer<typeof apiKeyOutput> {
+  return {
+    id: key.id,
+    name: key.name,
+    environment: key.environment,
+    prefix: key.prefix,
+    createdAt: key.createdAt.toISOString(),
+    expiresAt: iso(key.expiresAt),
+    lastUsedAt: iso(key.lastUsedAt),
+    revokedAt: iso(key.revokedAt),
+  };
+}
+
+export const apiKeysRouter = router({
+  list: adminProcedure
+    .meta({
+      openapi: {
+        method: 'GET', path: '/v1/{tenantSlug}/api-keys', protect: true, tags,
+        summary: 'List API keys, newest first (revoked ones on request)',
+        errorResponses: { ...adminErrors, 400: 'Invalid query' },
+      },
+    })
+    .input(z.object({ includeRevoked: queryBoolean.optional() }))
+    .output(z.object({ items: z.array(apiKeyOutput) }))
+    .query(async ({ ctx, input }) => {
+      const keys = await ctx.services.apiKeys.list(ctx.em, ctx.tenant, input.includeRevoked ?? false);
+      return { items: keys.map(toApiKeyOutput) };
+    }),
+
+  create: adminProcedure
+    .meta({
+      openapi: {
+        method: 'POST', path: '/v1/{tenantSlug}/api-keys', protect: true, tags,
+        summary: 'Create an API key; the plaintext is returned only in this response',
+        errorResponses: { ...adminErrors, 400: 'Invalid body or expiresAt not in the future' },
+      },
+    })
+    .input(
+      z.object({
+        name: z.string().trim().min(1).max(120),
+        environment: z.enum(API_KEY_ENVIRONMENTS),
+        expiresAt: isoDateTime.optional(),
+      }),
+    )
+    .output(z.object({ plaintext: z.string().meta({ description: '`ak_live_…` or `ak_test_…`; shown once' }), apiKey: apiKeyOutput }))
+    .mutation(async ({ ctx, input }) => {
+      const { apiKey, plaintext } = await ctx.services.apiKeys.create(
+        ctx.em, ctx.tenant,
+        { name: input.name, environment: input.environment, expiresAt: input.expiresAt ? new Date(input.expiresAt) : undefined },
+        ctx.actor, ctx.meta,
+      );
+      return { plaintext, apiKey: toApiKeyOutput(apiKey) };
+    }),
+
+  revoke: adminProcedure
+    .meta({
+      openapi: {
+        method: 'DELETE', path: '/v1/{tenantSlug}/api-keys/{id}', protect: true, tags,
+        summary: 'Revoke an API key; it is refused from the next request on',
+        errorResponses: adminErrors,
+      },
+    })
+    .input(z.object({ id: z.string().min(1).max(200) }))
+    .output(okOutput)
+    .mutation(async ({ ctx, input }) => {
+      await ctx.services.apiKeys.revoke(ctx.em, ctx.tenant, input.id, ctx.actor, ctx.meta);
+      return OK;
+    }),
+});

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { ACTOR_TYPES, AUDIT_ACTIONS } from '../entities/audit-event.js';
+import { adminProcedure } from '../middleware/auth.js';
+import { AUDIT_DEFAULT_LIMIT, AUDIT_MAX_LIMIT } from '../services/audit-log-service.js';
+import { router } from '../trpc.js';
+import { isoDateTime } from './schemas.js';
+
+/** CONTRACT.md "Audit" item. */
+export const auditEventOutput = z
+  .object({
+    id: z.string(),
+    action: z.enum(AUDIT_ACTIONS),
+    actorType: z.enum(ACTOR_TYPES),
+    actorId: z.string().nullable(),
+    targetType: z.string().nullable(),
+    targetId: z.string().nullable(),
+    ip: z.string().nullable(),
+    userAgent: z.string().nullable(),
+    details: z.record(z.string(), z.unknown()),
+    createdAt: z.string(),
+  })
+  .meta({ id: 'AuditEvent' });
+
+export const auditRouter = router({
+  list: adminProcedure
+    .meta({
+      openapi: {
+        method: 'GET', path: '/v1/{tenantSlug}/audit', protect: true, tags: ['audit'],
+        summary: 'Read the audit log, newest first',
+        description:
+          `\`limit\` 1 to ${AUDIT_MAX_LIMIT}, default ${AUDIT_DEFAULT_LIMIT}. \`before\` is exclusive: pass the last item's createdAt for the next page. ` +
+          '`userId` matches the actor or the target. `search` matches the action, the details text and the email of the acting or targeted user, case-insensitively.',
+        errorResponses: { 400: 'Invalid query', 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited' },
+      },
+    })
+    .input(
+      z.object({
+        action: z.enum(AUDIT_ACTIONS).optional(),
+        userId: z.uuid().optional(),
+        before: isoDateTime.optional(),
+        limit: z.coerce.number().int().min(1).max(AUDIT_MAX_LIMIT).optional(),
+        search: z.string().min(1).max(200).optional(),
+      }),
+    )
+    .output(z.object({ items: z.array(auditEventOutput) }))
+    .query(async ({ ctx, input }) => {
+      const items = await ctx.services.auditLog.list(ctx.em, ctx.tenant.id, {
+        action: input.action,
+        userId: input.userId,
+        before: input.before ? new Date(input.before) : undefined,
+        search: input.search,
+        limit: input.limit ?? AUDIT_DEFAULT_LIMIT,
+      });
+      return { items: items.map((item) => ({ ...item, createdAt: item.createdAt.toISOString() })) };
+    }),
+});

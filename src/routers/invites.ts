@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import { INVITE_STATUSES, type Invite } from '../entities/invite.js';
+import { USER_ROLES } from '../entities/user.js';
+import { adminProcedure } from '../middleware/auth.js';
+import { INVITE_DEFAULT_TTL_SECONDS, INVITE_MAX_TTL_SECONDS, INVITE_MIN_TTL_SECONDS } from '../services/invite-service.js';
+import { publicProcedure, router } from '../trpc.js';
+import { email, newPassword, OK, okOutput, opaqueToken, queryBoolean, tenantSessionOutput, toSession } from './schemas.js';
+
+const tags = ['invites'];
+const adminErrors = { 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or invite' };
+
+/** CONTRACT.md invite object. */
+export const inviteOutput = z
+  .object({
+    id: z.string(),
+    email: z.string(),
+    role: z.enum(USER_ROLES),
+    status: z.enum(INVITE_STATUSES),
+    expiresAt: z.string(),
+    createdAt: z.string(),
+    invitedBy: z.string().nullable().meta({ description: 'Id of the user or API key that created the invite' }),
+  })
+  .meta({ id: 'Invite' });
+
+function toInviteOutput(invite: Invite): z.infer<typeof inviteOutput> {
+  return {
+    id: invite.id,
+    email: invite.email,
+    role: invite.role,
+    status: invite.status,
+    expiresAt: invite.expiresAt.toISOString(),
+    createdAt: invite.createdAt.toISOString(),
+    invitedBy: invite.invitedBy,
+  };
+}
+
+export const invitesRouter = router({
+  accept: publicProcedure
+    .meta({
+      openapi: {
+        method: 'POST', path: '/v1/invites/accept', protect: false, tags,
+        summary: 'Accept an invite with a new password: creates the user and signs them in',
+        errorResponses: {
+          400: 'Invalid body', 401: 'Unknown, revoked, used (`invite_invalid`) or expired (`invite_expired`) token',
+          409: 'The email already belongs to a user of the tenant', 429: 'Rate limited',
+        },
+      },
+    })
+    .input(z.object({ token: opaqueToken, password: newPassword }))
+    .output(tenantSessionOutput)
+    .mutation(async ({ ctx, input }) => {
+      const { tenant, user, tokens } = await ctx.services.invites.accept(ctx.em, input.token, input.password, ctx.meta);
+      return { ...toSession(user, tokens), tenantSlug: tenant.slug };
+    }),
+
+  list: adminProcedure
+    .meta({
+      openapi: {
+        method: 'GET', path: '/v1/{tenantSlug}/invites', protect: true, tags,
+        summary: 'List invites, newest first (open and expired; accepted and revoked on request)',
+        errorResponses: { ...adminErrors, 400: 'Invalid query', 429: 'Rate limited' },
+      },
+    })
+    .input(z.object({ includeAccepted: queryBoolean.optional(), includeRevoked: queryBoolean.optional() }))
+    .output(z.object({ items: z.array(inviteOutput) }))
+    .query(async ({ ctx, input }) => {
+      const invites = await ctx.services.invites.list(
+        ctx.em, ctx.tenant, { includeAccepted: input.includeAccepted ?? false, includeRevoked: input.includeRevoked ?? false }, ctx.meta,
+      );
+      return { items: invites.map(toInviteOutput) };
+    }),
+
+  create: adminProcedure
+    .meta({
+      openapi: {
+        method: 'POST', path: '/v1/{tenantSlug}/invites', protect: true, tags,
+        summary: 'Invite an email address; the accept link is mailed and the token returned once',
+        errorResponses: { ...adminErrors, 400: 'Invalid body', 409: 'The email already belongs to a user of the tenant', 429: 'Rate limited' },
+      },
+    })
+    .input(
+      z.object({
+        email,
+        role: z.enum(USER_ROLES).optional().meta({ description: 'Default `Member`' }),
+        ttlSeconds: z
+          .number()
+          .int()
+          .min(INVITE_MIN_TTL_SECONDS)
+          .max(INVITE_MAX_TTL_SECONDS)
+          .optional()
+          .meta({ description: `Lifetime in seconds, ${INVITE_MIN_TTL_SECONDS} to ${INVITE_MAX_TTL_SECONDS}; default ${INVITE_DEFAULT_TTL_SECONDS}` }),
+      }),
+    )
+    .output(z.object({ token: z.string(), invite: inviteOutput }))
+    .mutation(async ({ ctx, input }) => {
+      const { invite, token } = await ctx.services.invites.create(ctx.em, ctx.tenant, input, ctx.actor, ctx.meta);
+      return { token, invite: toInviteOutput(invite) };
+    }),
+
+  revoke: adminProcedure
+    .meta({
+      openapi: {
+        method: 'DELETE', path: '/v1/{tenantSlug}/invites/{id}', protect: true, tags,
+        summary: 'Revoke an open invite; its token stops working',
+        errorResponses: { ...adminErrors, 409: 'The invite was accepted or has expired', 429: 'Rate limited' },
+      },
+    })
+    .input(z.object({ id: z.string().min(1).max(200) }))
+    .output(okOutput)
+    .mutation(async ({ ctx, input }) => {
+      await ctx.services.invites.revoke(ctx.em, ctx.tenant, input.id, ctx.actor, ctx.meta);
+      return OK;
+    }),
+});

@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { idpSettingsView } from '../services/idp-service.js';
+import { MFA_POLICIES, TENANT_PLANS, type Tenant } from '../entities/tenant.js';
+import { adminProcedure } from '../middleware/auth.js';
+import { router } from '../trpc.js';
+
+const tags = ['tenant'];
+
+/**
+ * A JSON-body boolean that stays strict: the REST façade coerces body fields typed `z.boolean()`
+ * with `Boolean(value)` (so `"false"` would become true); a union of literals is left alone.
+ */
+const strictBoolean = z.union([z.literal(true), z.literal(false)]);
+const adminErrors = { 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited' };
+
+/** SPEC.md part 2 "Tenant", plus `requireEmailVerification`. The IdP client secret is never returned. */
+export const tenantOutput = z
+  .object({
+    id: z.string(),
+    slug: z.string(),
+    name: z.string(),
+    plan: z.enum(TENANT_PLANS),
+    mfaPolicy: z.enum(MFA_POLICIES),
+    idpOauthEnabled: z.boolean().meta({ description: 'True when both the IdP client id and secret are configured' }),
+    idpClientId: z.string().meta({ description: 'Empty when unset' }),
+    hasIdpClientSecret: z.boolean(),
+    requireEmailVerification: z.boolean(),
+    createdAt: z.string(),
+  })
+  .meta({ id: 'Tenant' });
+
+/** Shapes a tenant row as SPEC.md's Tenant object. */
+export function toTenantOutput(tenant: Tenant): z.infer<typeof tenantOutput> {
+  return {
+    id: tenant.id,
+    slug: tenant.slug,
+    name: tenant.name,
+    plan: tenant.plan,
+    mfaPolicy: tenant.mfaPolicy,
+    ...idpSettingsView(tenant),
+    requireEmailVerification: tenant.requireEmailVerification,
+    createdAt: tenant.createdAt.toISOString(),
+  };
+}
+
+export const tenantRouter = router({
+  get: adminProcedure
+    .meta({
+      openapi: { method: 'GET', path: '/v1/{tenantSlug}/tenant', protect: true, tags, summary: 'The tenant and its settings', errorResponses: adminErrors },
+    })
+    .input(z.object({}))
+    .output(tenantOutput)
+    .query(({ ctx }) => toTenantOutput(ctx.tenant)),
+
+  update: adminProcedure
+    .meta({
+      openapi: {
+        method: 'PATCH', path: '/v1/{tenantSlug}/tenant', protect: true, tags,
+        summary: 'Change the name, MFA policy or email-verification requirement (the slug never changes)',
+        errorResponses: { ...adminErrors, 400: 'Invalid body' },
+      },
+    })
+    .input(
+      z.object({
+        name: z.string().trim().min(1).max(120).optional(),
+        mfaPolicy: z.enum(MFA_POLICIES).optional(),
+        requireEmailVerification: strictBoolean.optional().meta({ description: 'New sign-ups stay Pending until they verify their email' }),
+      }),
+    )
+    .output(tenantOutput)
+    .mutation(async ({ ctx, input }) => {
+      const tenant = await ctx.services.tenantSettings.update(ctx.em, ctx.tenant.id, input, ctx.actor, ctx.meta);
+      return toTenantOutput(tenant);
+    }),
+});
