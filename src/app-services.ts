@@ -3,11 +3,16 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { Keyring } from './security/keyring.js';
 import { AccountService } from './services/account-service.js';
+import { AccountTokenService } from './services/account-token-service.js';
 import { AuditService } from './services/audit-service.js';
 import { AuthService } from './services/auth-service.js';
 import { CredentialService } from './services/credential-service.js';
+import { DataExportService } from './services/data-export-service.js';
+import { EmailVerificationService } from './services/email-verification-service.js';
+import { ErasureService } from './services/erasure-service.js';
 import { Mailer } from './services/mailer.js';
 import { MfaService } from './services/mfa-service.js';
+import { PasswordResetService } from './services/password-reset-service.js';
 import { SessionService } from './services/session-service.js';
 import { TenantService } from './services/tenant-service.js';
 
@@ -25,6 +30,10 @@ export interface AppServices {
   auth: AuthService;
   accounts: AccountService;
   credentials: CredentialService;
+  emailVerification: EmailVerificationService;
+  passwordReset: PasswordResetService;
+  dataExport: DataExportService;
+  erasure: ErasureService;
   /** Named readiness probes for `GET /ready`; each rejects when its dependency does not answer. */
   readiness: Map<string, () => Promise<void>>;
   /** Closers run at shutdown after the HTTP server drained (Redis clients, mail transports, timers). */
@@ -38,6 +47,8 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
   const sessions = new SessionService(config, audit);
   const mfa = new MfaService();
   const mailer = new Mailer(config, logger);
+  const accountTokens = new AccountTokenService(mailer, logger);
+  const emailVerification = new EmailVerificationService(config, accountTokens, audit);
   return {
     config,
     logger,
@@ -51,6 +62,10 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     auth: new AuthService(sessions, mfa, audit),
     accounts: new AccountService(sessions, audit),
     credentials: new CredentialService(config, logger),
+    emailVerification,
+    passwordReset: new PasswordResetService(config, accountTokens, sessions, emailVerification, audit),
+    dataExport: new DataExportService(audit),
+    erasure: new ErasureService(config, logger, audit),
     disposers: [() => mailer.close()],
     readiness: new Map([['database', async () => void (await orm.em.execute('select 1'))]]),
   };

@@ -1,3 +1,4 @@
+import { AccountTokenSchema } from './account-token.js';
 import { ApiKeySchema } from './api-key.js';
 import { AuditEventSchema } from './audit-event.js';
 import { RefreshTokenSchema } from './refresh-token.js';
@@ -5,6 +6,7 @@ import { SessionSchema } from './session.js';
 import { TenantSchema } from './tenant.js';
 import { UserSchema } from './user.js';
 
+export * from './account-token.js';
 export * from './api-key.js';
 export * from './audit-event.js';
 export * from './refresh-token.js';
@@ -13,4 +15,4 @@ export * from './tenant.js';
 export * from './user.js';
 
 /** Every entity schema the ORM knows; a new entity is added here. */
-export const ENTITIES = [TenantSchema, UserSchema, SessionSchema, RefreshTokenSchema, ApiKeySchema, AuditEventSchema];
+export const ENTITIES = [TenantSchema, UserSchema, SessionSchema, RefreshTokenSchema, ApiKeySchema, AuditEventSchema, AccountTokenSchema];

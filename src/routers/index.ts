@@ -1,5 +1,7 @@
 import { router } from '../trpc.js';
+import { accountRouter } from './account.js';
 import { authRouter } from './auth.js';
+import { lifecycleRouter } from './lifecycle.js';
 import { meRouter } from './me.js';
 import { tenantsRouter } from './tenants.js';
 
@@ -8,6 +10,8 @@ export const appRouter = router({
   tenants: tenantsRouter,
   auth: authRouter,
   me: meRouter,
+  account: accountRouter,
+  lifecycle: lifecycleRouter,
 });
 
 /** The router type for end-to-end typed TypeScript clients of the `/trpc` endpoint. */
