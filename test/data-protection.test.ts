@@ -56,6 +56,7 @@ describe('data export (GDPR art. 15/20)', () => {
     expect(data.user).toMatchObject({ id: member.id, email: member.email, role: 'Member', status: 'Active', deletedAt: null });
     expect(data.tenant).toMatchObject({ id: tenant.id, slug: tenant.slug });
     expect(data.mfa).toEqual({ totpEnrolled: false, totpEnrolledAt: null });
+    expect(data.idpLinks).toEqual([]);
     expect(data.sessions).toHaveLength(2);
     expect(data.sessions.some((s: { userAgent: string | null }) => s.userAgent === 'export-test/1.0')).toBe(true);
     const actions = data.auditEvents.map((e: { action: string }) => e.action);

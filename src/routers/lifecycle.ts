@@ -40,6 +40,9 @@ const userExportOutput = z
         userAgent: z.string().nullable(),
       }),
     ),
+    idpLinks: z.array(
+      z.object({ issuer: z.string(), subject: z.string(), email: z.string().nullable(), createdAt: timestamp, lastLoginAt: nullableTimestamp }),
+    ),
     auditEvents: z.array(
       z.object({
         id: z.string(),

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ActorType, AuditAction, AuditEvent } from '../entities/audit-event.js';
+import { tableExists } from '../db/table-exists.js';
 import type { Tenant } from '../entities/tenant.js';
 import type { UserRole, UserStatus } from '../entities/user.js';
 import { notFound } from '../lib/errors.js';
@@ -34,6 +35,8 @@ export interface UserDataExport {
     ip: string | null;
     userAgent: string | null;
   }[];
+  /** Accounts at the external identity provider linked to the user (issuer, subject, asserted email). */
+  idpLinks: { issuer: string; subject: string; email: string | null; createdAt: string; lastLoginAt: string | null }[];
   /** Audit events the user performed or that concern them or their sessions, oldest first. */
   auditEvents: (Omit<AuditEvent, 'tenantId' | 'createdAt'> & { createdAt: string })[];
 }
@@ -60,6 +63,14 @@ interface SessionRow {
   revoked_reason: string | null;
   ip: string | null;
   user_agent: string | null;
+}
+
+interface IdpLinkRow {
+  issuer: string;
+  subject: string;
+  email: string | null;
+  created_at: Date;
+  last_login_at: Date | null;
 }
 
 interface AuditRow {
@@ -113,6 +124,13 @@ export class DataExportService {
          from session where tenant_id = ? and user_id = ? order by created_at, id`,
       [tenant.id, user.id],
     )) as SessionRow[];
+    const idpLinks = (await tableExists(em, 'idp_identity'))
+      ? ((await em.execute(
+          `select issuer, subject, email, created_at, last_login_at from idp_identity
+            where tenant_id = ? and user_id = ? order by created_at`,
+          [tenant.id, user.id],
+        )) as IdpLinkRow[])
+      : [];
     const events = (await em.execute(
       `select id, action, actor_type, actor_id, target_type, target_id, ip, user_agent, details, created_at
          from audit_event
@@ -147,6 +165,13 @@ export class DataExportService {
         revokedReason: s.revoked_reason,
         ip: s.ip,
         userAgent: s.user_agent,
+      })),
+      idpLinks: idpLinks.map((l) => ({
+        issuer: l.issuer,
+        subject: l.subject,
+        email: l.email,
+        createdAt: iso(l.created_at)!,
+        lastLoginAt: iso(l.last_login_at),
       })),
       auditEvents: events.map((e) => {
         const own = e.actor_id === user.id || e.actor_type === 'system';

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import { tableExists } from '../db/table-exists.js';
 import type { Tenant } from '../entities/tenant.js';
 import { SYSTEM_ACTOR, type Actor, type RequestMeta } from '../lib/request-meta.js';
 import type { AuditService } from './audit-service.js';
@@ -76,7 +77,8 @@ export class ErasureService {
    *
    * For each user: the personal data in the tenant's audit rows about them is scrubbed (their email
    * wherever it is a top-level `details` value; IP and user agent of rows they or the system
-   * performed), the row is deleted (sessions, refresh tokens and mailed tokens go with it), and
+   * performed), invites they accepted or that were closed for their address are deleted, the row is
+   * deleted (sessions, refresh tokens, mailed tokens and IdP links go with it), and
    * `UserHardDeleted` plus `GdprErasureCompleted` are audited with the user id only. A tenant is
    * deleted with everything it holds, audit log included; that is logged, not audited.
    * @param now the reference time (tests pass a later one).
@@ -110,8 +112,15 @@ export class ErasureService {
         for update of u skip locked for key share of t skip locked`,
       [cutoff, ERASURE_BATCH_SIZE],
     )) as ExpiredUserRow[];
+    const invites = users.length > 0 && (await tableExists(tx, 'invite'));
     for (const user of users) {
       const scrubbed = await this.scrubAuditRows(tx, user);
+      // The invite the user accepted, and closed invites to their address, hold their email.
+      if (invites) {
+        await tx.execute(`delete from invite where tenant_id = ? and (accepted_user_id = ? or (email = ? and status <> 'Open'))`, [
+          user.tenant_id, user.id, user.email,
+        ]);
+      }
       await tx.execute('delete from app_user where id = ? and tenant_id = ?', [user.id, user.tenant_id]);
       const target = { type: 'user', id: user.id };
       const deletedAt = new Date(user.deleted_at).toISOString();
