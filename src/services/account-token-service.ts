@@ -38,8 +38,8 @@ export class AccountTokenService {
 
   /**
    * Issues a token (in its own transaction, replacing earlier ones) and mails it to the user. The
-   * delivery runs after the caller has answered, so neither the answer nor its duration depends on
-   * the mail; a failed delivery is logged, and the user can ask again.
+   * delivery runs after the caller has answered, so the answer's duration does not depend on SMTP;
+   * a failed delivery is logged, and the user can ask again.
    * @param compose builds the message from the token and a link.
    * @param link the URL the mail points to for a token.
    */

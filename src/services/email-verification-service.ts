@@ -39,8 +39,8 @@ export class EmailVerificationService {
 
   /**
    * auth/request-email-verification: mails a new token when a live, unverified user has this email.
-   * Answers the same way whether or not the account exists, and the mail is delivered after the
-   * answer so its duration reveals nothing either.
+   * Answers the same way whether or not the account exists; the mail is delivered after the answer,
+   * so SMTP's duration does not show in the response time.
    */
   async request(em: EntityManager, tenant: Tenant, email: string): Promise<void> {
     const user = await em.findOne(UserSchema, { tenantId: tenant.id, email: normalizeEmail(email), deletedAt: null }, { disableIdentityMap: true });

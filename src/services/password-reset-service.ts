@@ -36,8 +36,8 @@ export class PasswordResetService {
 
   /**
    * auth/password-reset/request: when a live user of the tenant has this email, issues a reset
-   * token (replacing any earlier one) and mails it. Nothing in the answer or its duration tells
-   * whether the account exists: the mail is delivered after the answer.
+   * token (replacing any earlier one) and mails it. The answer is the same whether the account
+   * exists, and the mail is delivered after it, so SMTP's duration does not show in the response time.
    */
   async request(em: EntityManager, tenant: Tenant, email: string): Promise<void> {
     const user = await em.findOne(UserSchema, { tenantId: tenant.id, email: normalizeEmail(email), deletedAt: null }, { disableIdentityMap: true });
