@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -169,8 +170,10 @@ export class ErasureService {
 
 /**
  * Runs {@link ErasureService.sweepExpired} every `intervalSeconds` seconds on a fresh entity
- * manager, one run at a time per instance (instances coordinate through row locks). The timer is
- * unref'd so it never keeps the process alive; failures are logged and retried at the next tick.
+ * manager, one run at a time per instance (instances coordinate through row locks). The first run
+ * comes after a random part of the interval, so instances started together do not sweep together
+ * and an instance restarted more often than the interval still sweeps now and then. The timer is
+ * unref'd so it never keeps the process alive; failures are logged and retried at the next run.
  * @returns a stopper that clears the timer and waits for a running sweep (for `services.disposers`).
  */
 export function scheduleErasureSweep(
@@ -180,9 +183,11 @@ export function scheduleErasureSweep(
   logger: Logger,
 ): () => Promise<void> {
   if (intervalSeconds <= 0) return async () => undefined;
+  const intervalMs = intervalSeconds * 1000;
+  let stopped = false;
   let running: Promise<void> | undefined;
-  const timer = setInterval(() => {
-    if (running) return;
+  const arm = (delayMs: number): NodeJS.Timeout => setTimeout(tick, delayMs).unref();
+  function tick(): void {
     running = erasure
       .sweepExpired(forkEntityManager())
       .then(
@@ -191,11 +196,13 @@ export function scheduleErasureSweep(
       )
       .finally(() => {
         running = undefined;
+        if (!stopped) timer = arm(intervalMs);
       });
-  }, intervalSeconds * 1000);
-  timer.unref();
+  }
+  let timer = arm(randomInt(intervalMs));
   return async () => {
-    clearInterval(timer);
+    stopped = true;
+    clearTimeout(timer);
     await running;
   };
 }
