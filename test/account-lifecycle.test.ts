@@ -34,12 +34,22 @@ async function auditActions(tenantId: string, userId: string): Promise<{ action:
 }
 
 const isVerification = (m: { subject: string }) => m.subject.startsWith('Confirm your email address');
+
+/** Asks for a verification mail through the API and returns its token. */
+async function requestVerification(slug: string, email: string): Promise<string> {
+  const res = await api.post(`/v1/${slug}/auth/request-email-verification`, { email });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return tokenFromMail((await sink.waitFor(email, isVerification)).text);
+}
 const isReset = (m: { subject: string }) => m.subject.startsWith('Reset your password');
 
 describe('email verification', () => {
-  it('mails a PUBLIC_URL link after signup; opening it verifies the address once (UserEmailVerified)', async () => {
+  it('mails a PUBLIC_URL link on request where the tenant does not require verification; opening it verifies once (UserEmailVerified)', async () => {
     const tenant = await createTenant(api);
     const member = await signupMember(api, tenant.slug);
+    const issued = (await db().execute('select count(*)::int as n from account_token where user_id = ?', [member.id])) as { n: number }[];
+    expect(issued[0]!.n).toBe(0); // no mail at signup: the tenant did not ask for verification
+    expect((await api.post(`/v1/${tenant.slug}/auth/request-email-verification`, { email: member.email })).status).toBe(200);
     const mail = await sink.waitFor(member.email, isVerification);
     const link = /https:\/\/id\.example\.test\/v1\/[^\s"<]+/.exec(mail.text)?.[0];
     expect(link).toBeDefined();
@@ -108,7 +118,7 @@ describe('email verification', () => {
     const tenant = await createTenant(api);
     const other = await createTenant(api);
     const member = await signupMember(api, tenant.slug);
-    const token = tokenFromMail((await sink.waitFor(member.email, isVerification)).text);
+    const token = await requestVerification(tenant.slug, member.email);
     expectError(await api.post(`/v1/${other.slug}/auth/verify-email`, { token }), 401, 'UNAUTHORIZED', 'invalid_token');
     await db().execute(`update account_token set expires_at = ? where user_id = ?`, [new Date(Date.now() - 1000), member.id]);
     expectError(await api.post(`/v1/${tenant.slug}/auth/verify-email`, { token }), 401, 'UNAUTHORIZED', 'token_expired');
@@ -120,7 +130,7 @@ describe('email verification', () => {
   it('stores only the SHA-256 hash of a mailed token', async () => {
     const tenant = await createTenant(api);
     const member = await signupMember(api, tenant.slug);
-    const token = tokenFromMail((await sink.waitFor(member.email, isVerification)).text);
+    const token = await requestVerification(tenant.slug, member.email);
     const rows = (await db().execute('select token_hash from account_token where user_id = ?', [member.id])) as { token_hash: string }[];
     expect(rows).toHaveLength(1);
     expect(rows[0]!.token_hash).toMatch(/^[0-9a-f]{64}$/);

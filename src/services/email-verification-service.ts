@@ -38,6 +38,17 @@ export class EmailVerificationService {
   }
 
   /**
+   * After auth/signup: mails the verification link when the tenant requires verification (the new
+   * user is `Pending` until it is used). Other tenants' users verify on request only
+   * (auth/request-email-verification), so a signup there sends no mail the tenant did not ask for.
+   * @returns whether a link was sent.
+   */
+  async sendAfterSignup(em: EntityManager, tenant: Tenant, user: User): Promise<boolean> {
+    if (!tenant.requireEmailVerification) return false;
+    return this.send(em, tenant, user);
+  }
+
+  /**
    * auth/request-email-verification: mails a new token when a live, unverified user has this email.
    * Answers the same way whether or not the account exists; the mail is delivered after the answer,
    * so SMTP's duration does not show in the response time.
