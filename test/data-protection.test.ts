@@ -1,3 +1,4 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Api, createTenant, expectError, PASSWORD, signupMember, unique, type TestTenant } from './helpers/api.js';
@@ -33,6 +34,16 @@ async function auditRows(tenantId: string): Promise<{ action: string; target_id:
  */
 async function ageDeletion(table: 'app_user' | 'tenant', id: string, days: number): Promise<void> {
   await db().execute(`update ${table} set deleted_at = ? where id = ? and deleted_at is not null`, [new Date(Date.now() - days * DAY_MS), id]);
+}
+
+/** Stores an API key for the tenant directly (the API-key routes are another feature's) and returns its plaintext. */
+async function apiKeyFor(tenant: TestTenant): Promise<string> {
+  const plaintext = `ak_test_${randomBytes(32).toString('hex')}`;
+  await db().execute(
+    `insert into api_key (id, tenant_id, name, environment, prefix, key_hash, created_at) values (?, ?, 'export test', 'test', ?, ?, ?)`,
+    [randomUUID(), tenant.id, plaintext.slice(0, 12), createHash('sha256').update(plaintext).digest('hex'), new Date()],
+  );
+  return plaintext;
 }
 
 async function softDeletedMember(tenant: TestTenant) {
@@ -88,6 +99,12 @@ describe('data export (GDPR art. 15/20)', () => {
     expect(adminEvents.every((e: { ip: string | null; userAgent: string | null }) => e.ip === null && e.userAgent === null)).toBe(true);
 
     expectError(await api.get(`/v1/${tenant.slug}/users/${peer.id}/export`, { token: member.accessToken }), 403, 'FORBIDDEN');
+    const key = await apiKeyFor(tenant);
+    const byKey = await api.get(`/v1/${tenant.slug}/users/${peer.id}/export`, { token: key });
+    expect(byKey.status, JSON.stringify(byKey.body)).toBe(200);
+    expect(byKey.body.user.id).toBe(peer.id);
+    // A fresh key: the foundation's second use of a key reads last_used_at from a raw row (fixed by issue 4).
+    expectError(await api.get(`/v1/${tenant.slug}/me/export`, { token: await apiKeyFor(tenant) }), 401, 'UNAUTHORIZED', 'user_token_required');
     expectError(await api.get(`/v1/${tenant.slug}/users/${member.id}/export`), 401, 'UNAUTHORIZED');
     expectError(await api.get(`/v1/${other.slug}/users/${member.id}/export`, { token: other.accessToken }), 404, 'NOT_FOUND');
     expectError(await api.get(`/v1/${tenant.slug}/users/not-a-uuid/export`, { token: tenant.accessToken }), 400, 'BAD_REQUEST');
@@ -109,6 +126,7 @@ describe('tenant soft deletion', () => {
     const member = await signupMember(api, tenant.slug);
     expectError(await api.delete(`/v1/${tenant.slug}/tenant`, { token: member.accessToken }), 403, 'FORBIDDEN');
     expectError(await api.delete(`/v1/${tenant.slug}/tenant`), 401, 'UNAUTHORIZED');
+    expectError(await api.delete(`/v1/${tenant.slug}/tenant`, { token: await apiKeyFor(tenant) }), 401, 'UNAUTHORIZED', 'user_token_required');
 
     const res = await api.delete(`/v1/${tenant.slug}/tenant`, { token: tenant.accessToken });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
