@@ -15,6 +15,11 @@ import { InviteService } from './services/invite-service.js';
 import { Mailer } from './services/mailer.js';
 import { MfaService } from './services/mfa-service.js';
 import { MfaSignInService } from './services/mfa-sign-in-service.js';
+import { AccountTokenService } from './services/account-token-service.js';
+import { DataExportService } from './services/data-export-service.js';
+import { EmailVerificationService } from './services/email-verification-service.js';
+import { ErasureService } from './services/erasure-service.js';
+import { PasswordResetService } from './services/password-reset-service.js';
 import { SessionService } from './services/session-service.js';
 import { TenantService } from './services/tenant-service.js';
 import { TotpService } from './services/totp-service.js';
@@ -45,6 +50,10 @@ export interface AppServices {
   userDirectory: UserDirectoryService;
   tenantSettings: TenantSettingsService;
   auditLog: AuditLogService;
+  emailVerification: EmailVerificationService;
+  passwordReset: PasswordResetService;
+  dataExport: DataExportService;
+  erasure: ErasureService;
   /** Named readiness probes for `GET /ready`; each rejects when its dependency does not answer. */
   readiness: Map<string, () => Promise<void>>;
   /** Closers run at shutdown after the HTTP server drained (Redis clients, mail transports, timers). */
@@ -61,6 +70,8 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
   const emailOtp = new EmailOtpService(config, mailer, audit);
   const mfa = new MfaService(totp, emailOtp, audit);
   const auth = new AuthService(sessions, mfa, audit);
+  const accountTokens = new AccountTokenService(mailer, logger);
+  const emailVerification = new EmailVerificationService(config, accountTokens, audit);
   return {
     config,
     logger,
@@ -83,6 +94,10 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     userDirectory: new UserDirectoryService(),
     tenantSettings: new TenantSettingsService(audit),
     auditLog: new AuditLogService(),
+    emailVerification,
+    passwordReset: new PasswordResetService(config, accountTokens, sessions, emailVerification, audit),
+    dataExport: new DataExportService(audit),
+    erasure: new ErasureService(config, logger, audit),
     disposers: [() => mailer.close()],
     readiness: new Map([['database', async () => void (await orm.em.execute('select 1'))]]),
   };

@@ -36,6 +36,8 @@ export interface Config {
   corsOrigins: string[];
   /** Days a soft-deleted user is kept before erasure. */
   userRetentionDays: number;
+  /** Seconds between two runs of the erasure sweep of each instance; 0 turns the timer off. */
+  erasureSweepIntervalSeconds: number;
   /** Names of secrets that were generated into DATA_DIR because the variable was unset. */
   generatedSecrets: string[];
 }
@@ -94,6 +96,7 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   CORS_ORIGINS: z.string().default(''),
   USER_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
+  ERASURE_SWEEP_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(604_800).default(3600),
 });
 
 /**
@@ -203,6 +206,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     corsOrigins: e.CORS_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean),
     userRetentionDays: e.USER_RETENTION_DAYS,
+    erasureSweepIntervalSeconds: e.ERASURE_SWEEP_INTERVAL_SECONDS,
     generatedSecrets,
   };
 }

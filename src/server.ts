@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { createServices, type AppServices } from './app-services.js';
 import type { Config } from './config.js';
@@ -8,6 +8,7 @@ import { startEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
 import { openDatabase } from './db/orm.js';
 import { createLogger } from './logger.js';
 import { createApp } from './rest/app.js';
+import { scheduleErasureSweep } from './services/erasure-service.js';
 
 /** A running service instance. */
 export interface RunningServer {
@@ -55,6 +56,9 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const port = (server.address() as AddressInfo).port;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   logger.info({ port }, 'listening');
+  services.disposers.push(
+    scheduleErasureSweep(services.erasure, () => orm.em.fork() as EntityManager, config.erasureSweepIntervalSeconds, logger),
+  );
 
   let closing: Promise<void> | undefined;
   const close = (graceMs = 10_000): Promise<void> => {

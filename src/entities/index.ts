@@ -1,3 +1,4 @@
+import { AccountTokenSchema } from './account-token.js';
 import { ApiKeySchema } from './api-key.js';
 import { AuditEventSchema } from './audit-event.js';
 import { IdpAuthRequestSchema, IdpIdentitySchema } from './idp.js';
@@ -8,6 +9,7 @@ import { SessionSchema } from './session.js';
 import { TenantSchema } from './tenant.js';
 import { UserSchema } from './user.js';
 
+export * from './account-token.js';
 export * from './api-key.js';
 export * from './audit-event.js';
 export * from './idp.js';
@@ -21,5 +23,5 @@ export * from './user.js';
 /** Every entity schema the ORM knows; a new entity is added here. */
 export const ENTITIES = [
   TenantSchema, UserSchema, SessionSchema, RefreshTokenSchema, ApiKeySchema, AuditEventSchema,
-  IdpAuthRequestSchema, IdpIdentitySchema, EmailOtpSchema, InviteSchema,
+  IdpAuthRequestSchema, IdpIdentitySchema, EmailOtpSchema, InviteSchema, AccountTokenSchema,
 ];

@@ -3,6 +3,7 @@ import { Migration20261123000000_initial } from './Migration20261123000000_initi
 import { Migration20261123030000_idp } from './Migration20261123030000_idp.js';
 import { Migration20261123010000_email_otp } from './Migration20261123010000_email_otp.js';
 import { Migration20261123020000_invites_audit_search } from './Migration20261123020000_invites_audit_search.js';
+import { Migration20261123040000_account_token } from './Migration20261123040000_account_token.js';
 
 /**
  * Every committed migration, in the order it is applied. Listed explicitly so the same list runs
@@ -13,4 +14,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261123010000_email_otp', class: Migration20261123010000_email_otp },
   { name: 'Migration20261123020000_invites_audit_search', class: Migration20261123020000_invites_audit_search },
   { name: 'Migration20261123030000_idp', class: Migration20261123030000_idp },
+  { name: 'Migration20261123040000_account_token', class: Migration20261123040000_account_token },
 ];

@@ -11,6 +11,9 @@ export const authRouter = router({
     .meta({
       openapi: {
         method: 'POST', path: '/v1/{tenantSlug}/auth/signup', protect: false, tags, summary: 'Sign up as a Member with email and password',
+        description:
+          'When the tenant requires email verification, a verification link is mailed and the user is `Pending`: the session ' +
+          'is issued but its tokens answer 401 `email_not_verified` until the address is verified (auth/verify-email).',
         errorResponses: { 400: 'Invalid body', 404: 'Unknown tenant', 409: 'Email taken', 429: 'Rate limited' },
       },
     })
@@ -18,6 +21,7 @@ export const authRouter = router({
     .output(sessionOutput)
     .mutation(async ({ ctx, input }) => {
       const { user, tokens } = await ctx.services.auth.signup(ctx.em, ctx.tenant, input.email, input.password, ctx.meta);
+      await ctx.services.emailVerification.sendAfterSignup(ctx.em, ctx.tenant, user);
       return toSession(user, tokens);
     }),
 

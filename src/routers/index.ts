@@ -2,6 +2,8 @@ import { mergeRouters, router } from '../trpc.js';
 import { authRouter } from './auth.js';
 import { idpRouter } from './idp.js';
 import { authMfaRouter } from './auth-mfa.js';
+import { accountRouter } from './account.js';
+import { lifecycleRouter } from './lifecycle.js';
 import { meRouter } from './me.js';
 import { mfaRouter } from './mfa.js';
 import { tenantsRouter } from './tenants.js';
@@ -25,6 +27,8 @@ export const appRouter = router({
   users: usersRouter,
   tenant: tenantRouter,
   audit: auditRouter,
+  account: accountRouter,
+  lifecycle: lifecycleRouter,
 });
 
 /** The router type for end-to-end typed TypeScript clients of the `/trpc` endpoint. */

@@ -26,7 +26,8 @@ export class AccountService {
 
   /**
    * Soft-deletes a user (CONTRACT.md): `deletedAt` set, every session ended at once, hidden from lists,
-   * unable to log in; audits `UserSoftDeleted`. The last active Admin cannot be deleted.
+   * unable to log in; audits `UserSoftDeleted` and `GdprErasureRequested` (the erasure sweep hard-deletes
+   * the user `USER_RETENTION_DAYS` later). The last active Admin cannot be deleted.
    * @throws ApiError 404 unknown user, 409 `last_admin`.
    */
   async softDelete(em: EntityManager, tenant: Tenant, userId: string, actor: Actor, meta: RequestMeta): Promise<void> {
@@ -51,6 +52,15 @@ export class AccountService {
         target: { type: 'user', id: user.id },
         meta,
         details: { email: user.email },
+      });
+      // The erasure sweep hard-deletes the user USER_RETENTION_DAYS after `deletedAt` (GDPR art. 17).
+      await this.audit.record(tx, {
+        tenantId: tenant.id,
+        action: 'GdprErasureRequested',
+        actor,
+        target: { type: 'user', id: user.id },
+        meta,
+        details: { deletedAt: now.toISOString() },
       });
     });
   }

@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { v7 as uuidv7 } from 'uuid';
 import { AuditEventSchema, type AuditAction } from '../entities/audit-event.js';
 import type { Actor, RequestMeta } from '../lib/request-meta.js';
 
@@ -21,7 +21,9 @@ export class AuditService {
    */
   async record(em: EntityManager, input: AuditInput): Promise<void> {
     await em.insert(AuditEventSchema, {
-      id: randomUUID(),
+      // RFC 9562 UUIDv7: time-ordered and monotonic within this process, so events of one
+      // operation written in the same millisecond still list in the order they happened.
+      id: uuidv7(),
       tenantId: input.tenantId,
       action: input.action,
       actorType: input.actor.type,

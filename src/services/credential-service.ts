@@ -62,7 +62,8 @@ export class CredentialService {
   /**
    * @param authorization the raw `Authorization` header.
    * @throws ApiError 401 `missing_credential`, `invalid_token`, `token_expired`, `tenant_mismatch`,
-   *   `session_revoked`, `user_suspended`, `api_key_revoked`, `api_key_expired`.
+   *   `session_revoked`, `user_suspended`, `email_not_verified` (a `Pending` user's session works once
+   *   the address is verified), `api_key_revoked`, `api_key_expired`.
    */
   async authenticate(em: EntityManager, tenant: Tenant, authorization: string | undefined): Promise<Principal> {
     const match = authorization ? /^Bearer[ \t]+(\S{1,4096})[ \t]*$/i.exec(authorization) : null;
@@ -88,6 +89,7 @@ export class CredentialService {
     const row = rows[0];
     if (!row || row.revoked_at || row.user_deleted_at) throw unauthorized('session_revoked', 'The session has ended');
     if (row.status === 'Suspended') throw unauthorized('user_suspended', 'The account is suspended');
+    if (row.status === 'Pending') throw unauthorized('email_not_verified', 'The email address is not verified yet');
     return { kind: 'user', tenantId: tenant.id, userId: row.user_id, sessionId: claims.sid, role: row.role };
   }
 

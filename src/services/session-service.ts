@@ -97,7 +97,8 @@ export class SessionService {
    * @returns the new tokens and the user they belong to.
    * @throws ApiError 401 `invalid_token` (unknown), `refresh_token_expired`, `session_revoked`,
    *   `refresh_token_reused` (a rotated token presented again: the whole family is revoked and
-   *   `SessionFamilyCompromised` audited); a deleted or suspended user's session is revoked (`session_revoked`).
+   *   `SessionFamilyCompromised` audited); a deleted or suspended user's session is revoked (`session_revoked`);
+   *   a `Pending` user gets `email_not_verified` and the token is not rotated.
    */
   async refresh(em: EntityManager, tenant: Tenant, presented: string, meta: RequestMeta): Promise<{ tokens: IssuedTokens; user: User }> {
     const tokenHash = sha256Hex(presented);
@@ -115,6 +116,8 @@ export class SessionService {
       if (!winner) return null;
       const user = await tx.findOne(UserSchema, { id: winner.user_id, tenantId: tenant.id }, { disableIdentityMap: true });
       if (!user || user.deletedAt || user.status === 'Suspended') return { winner, user: null };
+      // Throwing rolls the rotation back: the token stays usable once the address is verified.
+      if (user.status === 'Pending') throw unauthorized('email_not_verified', 'The email address is not verified yet');
       const refreshToken = await this.insertRefreshToken(tx, tenant.id, winner.session_id, winner.id, now);
       await tx.execute('update session set last_refreshed_at = ? where id = ?', [now, winner.session_id]);
       return { winner, user, tokens: this.tokens(tenant.id, user.id, user.role, winner.session_id, refreshToken) };
