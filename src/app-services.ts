@@ -1,6 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
+import { closeRedis, createRedisClient, pingRedis } from './db/redis.js';
 import { Keyring } from './security/keyring.js';
 import { AccountService } from './services/account-service.js';
 import { AuditService } from './services/audit-service.js';
@@ -8,6 +9,7 @@ import { AuthService } from './services/auth-service.js';
 import { CredentialService } from './services/credential-service.js';
 import { Mailer } from './services/mailer.js';
 import { MfaService } from './services/mfa-service.js';
+import { RateLimitService } from './services/rate-limiter.js';
 import { SessionService } from './services/session-service.js';
 import { TenantService } from './services/tenant-service.js';
 
@@ -25,19 +27,31 @@ export interface AppServices {
   auth: AuthService;
   accounts: AccountService;
   credentials: CredentialService;
+  /** Rate limits (CONTRACT.md), shared through Redis when `REDIS_URL` is set. */
+  rateLimits: RateLimitService;
   /** Named readiness probes for `GET /ready`; each rejects when its dependency does not answer. */
   readiness: Map<string, () => Promise<void>>;
   /** Closers run at shutdown after the HTTP server drained (Redis clients, mail transports, timers). */
   disposers: (() => Promise<void>)[];
 }
 
-/** Wires the services together; performs no I/O. */
+/**
+ * Wires the services together. The only I/O it starts is the background connection to Redis when
+ * `REDIS_URL` is set (the client is closed by a disposer and probed by the `redis` readiness check).
+ */
 export function createServices(config: Config, logger: Logger, orm: MikroORM): AppServices {
   const keyring = new Keyring(config.encryptionKeys);
   const audit = new AuditService();
   const sessions = new SessionService(config, audit);
   const mfa = new MfaService();
   const mailer = new Mailer(config, logger);
+  const redis = config.redisUrl ? createRedisClient(config.redisUrl, logger) : undefined;
+  const readiness = new Map<string, () => Promise<void>>([['database', async () => void (await orm.em.execute('select 1'))]]);
+  const disposers: (() => Promise<void>)[] = [() => mailer.close()];
+  if (redis) {
+    readiness.set('redis', () => pingRedis(redis));
+    disposers.push(() => closeRedis(redis));
+  }
   return {
     config,
     logger,
@@ -51,7 +65,8 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     auth: new AuthService(sessions, mfa, audit),
     accounts: new AccountService(sessions, audit),
     credentials: new CredentialService(config, logger),
-    disposers: [() => mailer.close()],
-    readiness: new Map([['database', async () => void (await orm.em.execute('select 1'))]]),
+    rateLimits: new RateLimitService({ scale: config.rateLimitScale, keyPrefix: config.redisKeyPrefix, redis, logger }),
+    disposers,
+    readiness,
   };
 }

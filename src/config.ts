@@ -20,6 +20,8 @@ export interface Config {
   databaseUrl: string | undefined;
   dataDir: string;
   redisUrl: string | undefined;
+  /** Prefix of every Redis key this service writes; instances sharing limits use the same one. */
+  redisKeyPrefix: string;
   smtpUrl: string | undefined;
   mailFrom: string;
   /** HS256 key bytes, at least 32. */
@@ -64,6 +66,10 @@ const envSchema = z.object({
     .string()
     .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
     .optional(),
+  REDIS_KEY_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1 to 64 characters of A-Z a-z 0-9 _ . : -')
+    .default('tenant-identity'),
   SMTP_URL: z
     .string()
     .regex(/^smtps?:\/\//, 'must be a smtp:// or smtps:// URL')
@@ -179,6 +185,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL,
     dataDir,
     redisUrl: e.REDIS_URL,
+    redisKeyPrefix: e.REDIS_KEY_PREFIX,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
     jwtSecret,

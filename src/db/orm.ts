@@ -1,19 +1,10 @@
 import { MikroORM } from '@mikro-orm/postgresql';
 import { createOrmConfig } from '../../mikro-orm.config.js';
+import { redactUrl } from '../lib/redact-url.js';
 
 /** Raised when the database cannot be reached at start-up; the message names the address. */
 export class DatabaseUnavailableError extends Error {
   override name = 'DatabaseUnavailableError';
-}
-
-function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return '<unparseable DATABASE_URL>';
-  }
 }
 
 /**
@@ -26,7 +17,7 @@ export async function openDatabase(clientUrl: string, poolMax?: number): Promise
   const status = await orm.checkConnection();
   if (!status.ok) {
     await orm.close(true);
-    throw new DatabaseUnavailableError(`cannot reach the database at ${redactUrl(clientUrl)}: ${status.reason}`);
+    throw new DatabaseUnavailableError(`cannot reach the database at ${redactUrl(clientUrl, 'DATABASE_URL')}: ${status.reason}`);
   }
   await orm.getMigrator().up();
   return orm;
