@@ -45,6 +45,9 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     throw err;
   }
   const services = createServices(config, logger, orm);
+  // Probe every dependency once before listening, so that one connecting in the background (Redis)
+  // is up for the first request; a failing probe does not stop the start (/ready reports it).
+  await Promise.allSettled([...services.readiness.values()].map((probe) => probe()));
   const app = createApp(services);
   const server: Server = createServer(app);
   server.keepAliveTimeout = 65_000;

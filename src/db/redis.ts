@@ -46,8 +46,28 @@ export function createRedisClient(url: string, logger: Logger): Redis {
   return redis;
 }
 
-/** Readiness probe: resolves when Redis answers PING within REDIS_TIMEOUT_MS. */
+/** Waits up to REDIS_TIMEOUT_MS for a connection that is being opened right now (start-up). */
+async function settleFirstConnect(redis: Redis): Promise<void> {
+  if (redis.status !== 'wait' && redis.status !== 'connecting' && redis.status !== 'connect') return;
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      redis.off('ready', done);
+      redis.off('error', done);
+      resolve();
+    };
+    const timer = setTimeout(done, REDIS_TIMEOUT_MS);
+    redis.once('ready', done);
+    redis.once('error', done);
+  });
+}
+
+/**
+ * Readiness probe: resolves when Redis answers PING within REDIS_TIMEOUT_MS (waiting that long for
+ * a connection still being opened); rejects at once while Redis is known to be unreachable.
+ */
 export async function pingRedis(redis: Redis): Promise<void> {
+  await settleFirstConnect(redis);
   const answer = await redis.ping();
   if (answer !== 'PONG') throw new Error(`unexpected PING answer ${answer}`);
 }
