@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Api, createTenant, expectError, PASSWORD, signupMember, unique, type ApiResponse, type TestTenant } from './helpers/api.js';
+import { deleteRedisKeys } from './helpers/redis.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 /**
@@ -38,11 +39,8 @@ describe.runIf(runnable)('three instances on one PostgreSQL and one Redis', () =
   });
   afterAll(async () => {
     await Promise.all(instances.map((s) => s.close()));
-    if (redis) {
-      const keys = await redis.keys(`${keyPrefix}:*`);
-      if (keys.length > 0) await redis.del(...keys);
-      await redis.quit();
-    }
+    await redis?.quit();
+    if (runnable) await deleteRedisKeys(redisUrl!, keyPrefix);
   });
 
   it('shares the login limit: a burst of bad logins spread over the instances gets 429 with Retry-After on every instance', async () => {
