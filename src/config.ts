@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -32,7 +33,11 @@ export interface Config {
   idpIssuer: string;
   /** Multiplier applied to every rate-limit threshold; always > 0. */
   rateLimitScale: number;
-  trustProxy: boolean;
+  /**
+   * Express `trust proxy`: `false` (socket address), `true` (left-most `X-Forwarded-For` entry), or
+   * the addresses/subnets of the proxies to trust (the client is the right-most untrusted hop).
+   */
+  trustProxy: boolean | string[];
   logLevel: string;
   /** Origins allowed by CORS; empty means no cross-origin browser access. */
   corsOrigins: string[];
@@ -52,6 +57,21 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 const booleanString = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+/** Express's names for address ranges, accepted in a `TRUST_PROXY` list. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** `TRUST_PROXY` as a comma-separated list of proxy addresses, CIDR subnets or range names. */
+const trustedProxyList = z
+  .string()
+  .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+  .refine(
+    (list) => list.length > 0 && list.every((entry) => {
+      const [address = '', bits, extra] = entry.split('/');
+      return PROXY_RANGE_NAMES.has(entry) || (isIP(address) !== 0 && extra === undefined && (bits === undefined || /^\d{1,3}$/.test(bits)));
+    }),
+    'must be true, false, or a comma-separated list of proxy addresses, CIDR subnets, loopback, linklocal or uniquelocal',
+  );
 
 const envSchema = z.object({
   NODE_ENV: z.string().default('development'),
@@ -83,7 +103,7 @@ const envSchema = z.object({
     .number()
     .refine((n) => Number.isFinite(n) && n > 0, 'must be a number greater than 0')
     .default(1),
-  TRUST_PROXY: booleanString.default(false),
+  TRUST_PROXY: z.union([booleanString, trustedProxyList]).default(false),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   CORS_ORIGINS: z.string().default(''),
   USER_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),

@@ -183,6 +183,13 @@ describe('client IP', () => {
     expectRateLimited(await bogusLogin(api, '198.51.100.7'), 60);
   });
 
+  it('with TRUST_PROXY listing the proxies, takes the right-most untrusted hop, so a forged left part changes nothing', async () => {
+    const api = await limited({ RATE_LIMIT_SCALE: '0.1', TRUST_PROXY: 'loopback' });
+    for (let i = 0; i < 10; i += 1) expectError(await bogusLogin(api, `10.9.9.${i + 1}, 198.51.100.9`), 404, 'NOT_FOUND');
+    expectRateLimited(await bogusLogin(api, '10.9.9.200, 198.51.100.9'), 60);
+    expectError(await bogusLogin(api, '198.51.100.9, 198.51.100.10'), 404, 'NOT_FOUND');
+  });
+
   it('keys IPv6 clients by their /64 and IPv4-mapped addresses as IPv4', () => {
     expect(rateLimitClientKey('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1:2::/64');
     expect(rateLimitClientKey('2001:db8:1:2:bbbb:cccc:dddd:eeee')).toBe('2001:db8:1:2::/64');
