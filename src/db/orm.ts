@@ -7,8 +7,32 @@ export class DatabaseUnavailableError extends Error {
   override name = 'DatabaseUnavailableError';
 }
 
+/** PostgreSQL advisory-lock key held while migrating, so instances started together migrate in turn. */
+export const MIGRATION_LOCK_KEY = 7_283_640_021;
+
 /**
- * Connects MikroORM to PostgreSQL and applies every pending committed migration.
+ * Applies pending migrations while holding the session-level advisory lock MIGRATION_LOCK_KEY on a
+ * connection of its own: several instances starting at once on one database migrate one after the
+ * other (the later ones find nothing pending). A crashed holder's lock ends with its session.
+ */
+async function migrateUnderLock(orm: MikroORM): Promise<void> {
+  const knex = orm.em.getConnection().getKnex();
+  const lockConnection: unknown = await knex.client.acquireConnection();
+  try {
+    await knex.raw('select pg_advisory_lock(?)', [MIGRATION_LOCK_KEY]).connection(lockConnection);
+    try {
+      await orm.getMigrator().up();
+    } finally {
+      await knex.raw('select pg_advisory_unlock(?)', [MIGRATION_LOCK_KEY]).connection(lockConnection);
+    }
+  } finally {
+    await knex.client.releaseConnection(lockConnection);
+  }
+}
+
+/**
+ * Connects MikroORM to PostgreSQL and applies every pending committed migration (serialised across
+ * instances by an advisory lock; with a single pooled connection, the embedded case, without it).
  * @param poolMax most pooled connections.
  * @throws DatabaseUnavailableError when the server does not answer.
  */
@@ -19,6 +43,7 @@ export async function openDatabase(clientUrl: string, poolMax?: number): Promise
     await orm.close(true);
     throw new DatabaseUnavailableError(`cannot reach the database at ${redactUrl(clientUrl, 'DATABASE_URL')}: ${status.reason}`);
   }
-  await orm.getMigrator().up();
+  if (poolMax === 1) await orm.getMigrator().up();
+  else await migrateUnderLock(orm);
   return orm;
 }

@@ -1,10 +1,11 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Api, createTenant, PASSWORD, signupMember, type TestTenant } from './helpers/api.js';
+import { Api, createTenant, PASSWORD, signupMember, unique, type TestTenant } from './helpers/api.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 /**
- * PostgreSQL dropping the service's connections (as a server restart or failover does). Only this
+ * The service against a real PostgreSQL server when things are not calm: instances starting together
+ * on an empty database, and PostgreSQL dropping the service's connections (as a server restart or failover does). Only this
  * instance's own backends are terminated, found through its pool, so other tests sharing the
  * server are untouched.
  */
@@ -63,5 +64,29 @@ describe.skipIf(inject('embeddedDatabase'))('PostgreSQL connections terminated u
     const login = await api.post(`/v1/${tenant.slug}/auth/login`, { email: member.email, password: PASSWORD });
     expect(login.status, JSON.stringify(login.body)).toBe(200);
     expect(backendPids(server).some((pid) => !pids.includes(pid))).toBe(true);
+  });
+});
+
+describe.skipIf(inject('embeddedDatabase'))('instances started together on an empty database', () => {
+  it('all start: migrations run once, in turn, under an advisory lock', async () => {
+    const url = new URL(inject('databaseUrl'));
+    const name = `idp_fresh_${unique()}`;
+    const admin = new pg.Client({ connectionString: url.toString() });
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    url.pathname = `/${name}`;
+    const started = await Promise.allSettled([1, 2, 3].map(() => startTestServer({ DATABASE_URL: url.toString() })));
+    try {
+      expect(started.map((s) => s.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
+      const servers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+      const tenant = await createTenant(new Api(servers[0]!.url));
+      for (const server of servers) {
+        expect((await new Api(server.url).get(`/v1/${tenant.slug}/me`, { token: tenant.accessToken })).status).toBe(200);
+      }
+    } finally {
+      await Promise.all(started.map((s) => (s.status === 'fulfilled' ? s.value.close() : undefined)));
+      await admin.query(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    }
   });
 });
