@@ -21,7 +21,9 @@ export function createOrmConfig(opts: OrmConnectionOptions): Options {
     entities: ENTITIES,
     extensions: [Migrator],
     discovery: { warnWhenNoEntities: true },
-    pool: { min: 0, max: opts.poolMax ?? 10, idleTimeoutMillis: 30_000 },
+    // A request waits at most 10 s for a connection (knex's default is 60 s), so while PostgreSQL is
+    // away requests fail promptly; dead connections are discarded and new ones opened on demand.
+    pool: { min: 0, max: opts.poolMax ?? 10, idleTimeoutMillis: 30_000, acquireTimeoutMillis: 10_000 },
     driverOptions: { connection: { application_name: 'tenant-identity' } },
     migrations: {
       migrationsList: MIGRATIONS,
