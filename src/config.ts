@@ -20,6 +20,8 @@ export interface Config {
   /** `postgres://…` of a real server, or undefined for the embedded PGlite default. */
   databaseUrl: string | undefined;
   dataDir: string;
+  /** Most PostgreSQL connections this instance holds (`DATABASE_POOL_MAX`). */
+  databasePoolMax: number;
   redisUrl: string | undefined;
   /** Prefix of every Redis key this service writes; instances sharing limits use the same one. */
   redisKeyPrefix: string;
@@ -82,6 +84,7 @@ const envSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
     .optional(),
   DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
@@ -204,6 +207,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
     dataDir,
+    databasePoolMax: e.DATABASE_POOL_MAX,
     redisUrl: e.REDIS_URL,
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     smtpUrl: e.SMTP_URL,

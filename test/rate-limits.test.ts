@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { rateLimitClientKey } from '../src/services/rate-limiter.js';
 import { Api, createTenant, expectError, PASSWORD, signupMember, unique, type ApiResponse, type TestTenant } from './helpers/api.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
@@ -7,16 +7,22 @@ import { startTestServer, type TestServer } from './helpers/server.js';
  * Rate limits on one instance with the in-process store. `setup` (the default, very high scale)
  * creates tenants and users; the limited instances use RATE_LIMIT_SCALE 1 or 0.1 so the thresholds
  * of CONTRACT.md are reached with few requests. Counters are per instance here, so tests on
- * different instances never share them.
+ * different instances never share them. At most two instances are open at a time (the embedded
+ * database serves few connections), each with one pooled connection there.
  */
+const poolEnv: Record<string, string> = inject('embeddedDatabase') ? { DATABASE_POOL_MAX: '1' } : {};
 let setup: TestServer;
 let setupApi: Api;
 const servers: TestServer[] = [];
 
 async function limited(env: Record<string, string>): Promise<Api> {
-  const server = await startTestServer(env);
+  const server = await startTestServer({ ...poolEnv, ...env });
   servers.push(server);
   return new Api(server.url);
+}
+
+async function closeLimited(): Promise<void> {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
 }
 
 function from(ip: string | undefined): { headers: Record<string, string> } {
@@ -40,12 +46,13 @@ function expectRateLimited(res: ApiResponse, maxSeconds: number): void {
 let tenant: TestTenant;
 
 beforeAll(async () => {
-  setup = await startTestServer();
+  setup = await startTestServer(poolEnv);
   setupApi = new Api(setup.url);
   tenant = await createTenant(setupApi);
 });
 afterAll(async () => {
-  await Promise.all([setup, ...servers].map((s) => s.close()));
+  await closeLimited();
+  await setup?.close();
 });
 
 describe('login brute-force defence (scale 1)', () => {
@@ -53,6 +60,7 @@ describe('login brute-force defence (scale 1)', () => {
   beforeAll(async () => {
     api = await limited({ RATE_LIMIT_SCALE: '1', TRUST_PROXY: 'true' });
   });
+  afterAll(closeLimited);
 
   it('answers the 11th failed login of one account from one IP with 429, Retry-After and details.retryAfterSeconds', async () => {
     const { email } = await signupMember(setupApi, tenant.slug);
@@ -117,6 +125,7 @@ describe('account-wide bound (scale 0.1: 1 failure per account+IP, 10 per accoun
   beforeAll(async () => {
     api = await limited({ RATE_LIMIT_SCALE: '0.1', TRUST_PROXY: 'true' });
   });
+  afterAll(closeLimited);
 
   it('stops a distributed attack on one account but keeps the IP the user signed in from open', async () => {
     const { email } = await signupMember(setupApi, tenant.slug);
@@ -137,6 +146,7 @@ describe('per-IP and per-credential budgets (scale 0.1)', () => {
   beforeAll(async () => {
     api = await limited({ RATE_LIMIT_SCALE: '0.1', TRUST_PROXY: 'true' });
   });
+  afterAll(closeLimited);
 
   it('refresh: 12 per minute per IP', async () => {
     for (let i = 0; i < 12; i += 1) {
@@ -168,6 +178,7 @@ describe('per-IP and per-credential budgets (scale 0.1)', () => {
 });
 
 describe('client IP', () => {
+  afterEach(closeLimited);
   const bogusLogin = (api: Api, ip: string) => api.post('/v1/no-such-tenant-x/auth/login', { email: 'a@example.com', password: 'x' }, from(ip));
 
   it('ignores X-Forwarded-For without TRUST_PROXY (the socket address is the key)', async () => {

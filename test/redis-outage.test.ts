@@ -1,5 +1,5 @@
 import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Api, createTenant, expectError, PASSWORD, signupMember, unique, type ApiResponse, type TestTenant } from './helpers/api.js';
 import { deleteRedisKeys } from './helpers/redis.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
@@ -9,6 +9,8 @@ import { startTestServer, type TestServer } from './helpers/server.js';
  * proxy owned by this test, so the outage is made by closing the proxy, never by touching Redis.
  */
 const redisUrl = process.env.TEST_REDIS_URL;
+/** The embedded database serves few connections: one per instance there. */
+const poolEnv: Record<string, string> = inject('embeddedDatabase') ? { DATABASE_POOL_MAX: '1' } : {};
 
 /** A TCP relay to Redis that can be cut and restored on the same port. */
 class RedisRelay {
@@ -65,7 +67,7 @@ describe.runIf(Boolean(redisUrl))('Redis outage', () => {
 
   beforeAll(async () => {
     await relay.start();
-    server = await startTestServer({ REDIS_URL: `redis://127.0.0.1:${relay.port}`, REDIS_KEY_PREFIX: keyPrefix, RATE_LIMIT_SCALE: '1' });
+    server = await startTestServer({ REDIS_URL: `redis://127.0.0.1:${relay.port}`, REDIS_KEY_PREFIX: keyPrefix, RATE_LIMIT_SCALE: '1', ...poolEnv });
     api = new Api(server.url);
     tenant = await createTenant(api);
   });
@@ -108,7 +110,7 @@ describe.runIf(Boolean(redisUrl))('Redis outage', () => {
     await closed.start();
     const port = closed.port;
     await closed.stop();
-    const cut = await startTestServer({ REDIS_URL: `redis://127.0.0.1:${port}`, RATE_LIMIT_SCALE: '1' });
+    const cut = await startTestServer({ REDIS_URL: `redis://127.0.0.1:${port}`, RATE_LIMIT_SCALE: '1', ...poolEnv });
     try {
       const cutApi = new Api(cut.url);
       const ready = await cutApi.get('/ready');
