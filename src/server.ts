@@ -38,7 +38,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       embedded = await startEmbeddedDatabase(config.dataDir);
       logger.info({ dataDir: config.dataDir }, 'DATABASE_URL is not set: using the embedded PostgreSQL (PGlite)');
     }
-    orm = await openDatabase(config.databaseUrl ?? embedded!.url, embedded ? 1 : config.databasePoolMax);
+    orm = await openDatabase(config.databaseUrl ?? embedded!.url, embedded ? 1 : config.databasePoolMax, logger);
   } catch (err) {
     await orm?.close(true);
     await embedded?.close();

@@ -64,6 +64,8 @@ describe.skipIf(inject('embeddedDatabase'))('PostgreSQL connections terminated u
     const login = await api.post(`/v1/${tenant.slug}/auth/login`, { email: member.email, password: PASSWORD });
     expect(login.status, JSON.stringify(login.body)).toBe(200);
     expect(backendPids(server).some((pid) => !pids.includes(pid))).toBe(true);
+    // The pool's notice of the dropped connections reaches the service log, not bare stdout.
+    expect(server.logs.some((l) => l.includes('database driver warning'))).toBe(true);
   });
 });
 

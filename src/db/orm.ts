@@ -1,4 +1,5 @@
 import { MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
 import { createOrmConfig } from '../../mikro-orm.config.js';
 import { redactUrl } from '../lib/redact-url.js';
 
@@ -34,10 +35,12 @@ async function migrateUnderLock(orm: MikroORM): Promise<void> {
  * Connects MikroORM to PostgreSQL and applies every pending committed migration (serialised across
  * instances by an advisory lock; with a single pooled connection, the embedded case, without it).
  * @param poolMax most pooled connections.
+ * @param logger receives the driver's warnings (e.g. a connection the server closed) as JSON lines.
  * @throws DatabaseUnavailableError when the server does not answer.
  */
-export async function openDatabase(clientUrl: string, poolMax?: number): Promise<MikroORM> {
-  const orm = await MikroORM.init(createOrmConfig({ clientUrl, poolMax }));
+export async function openDatabase(clientUrl: string, poolMax?: number, logger?: Logger): Promise<MikroORM> {
+  const onDriverWarning = logger ? (message: string) => logger.warn({ driver: String(message) }, 'database driver warning') : undefined;
+  const orm = await MikroORM.init(createOrmConfig({ clientUrl, poolMax, onDriverWarning }));
   const status = await orm.checkConnection();
   if (!status.ok) {
     await orm.close(true);
