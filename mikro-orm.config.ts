@@ -9,6 +9,8 @@ export interface OrmConnectionOptions {
   clientUrl: string;
   /** Most pooled connections; the embedded PGlite socket serialises queries, so it uses 1. */
   poolMax?: number;
+  /** Receives the driver's (knex's) own warnings, e.g. a pooled connection the server closed; default: stdout. */
+  onDriverWarning?: (message: string) => void;
 }
 
 /**
@@ -21,8 +23,13 @@ export function createOrmConfig(opts: OrmConnectionOptions): Options {
     entities: ENTITIES,
     extensions: [Migrator],
     discovery: { warnWhenNoEntities: true },
-    pool: { min: 0, max: opts.poolMax ?? 10, idleTimeoutMillis: 30_000 },
-    driverOptions: { connection: { application_name: 'tenant-identity' } },
+    // A request waits at most 10 s for a connection (knex's default is 60 s), so while PostgreSQL is
+    // away requests fail promptly; dead connections are discarded and new ones opened on demand.
+    pool: { min: 0, max: opts.poolMax ?? 10, idleTimeoutMillis: 30_000, acquireTimeoutMillis: 10_000 },
+    driverOptions: {
+      connection: { application_name: 'tenant-identity' },
+      ...(opts.onDriverWarning ? { log: { warn: opts.onDriverWarning, error: opts.onDriverWarning } } : {}),
+    },
     migrations: {
       migrationsList: MIGRATIONS,
       tableName: 'mikro_orm_migrations',

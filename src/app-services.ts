@@ -1,6 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
+import { closeRedis, createRedisClient, pingRedis } from './db/redis.js';
 import { Keyring } from './security/keyring.js';
 import { AccountService } from './services/account-service.js';
 import { ApiKeyService } from './services/api-key-service.js';
@@ -20,6 +21,7 @@ import { DataExportService } from './services/data-export-service.js';
 import { EmailVerificationService } from './services/email-verification-service.js';
 import { ErasureService } from './services/erasure-service.js';
 import { PasswordResetService } from './services/password-reset-service.js';
+import { RateLimitService } from './services/rate-limiter.js';
 import { SessionService } from './services/session-service.js';
 import { TenantService } from './services/tenant-service.js';
 import { TotpService } from './services/totp-service.js';
@@ -54,13 +56,18 @@ export interface AppServices {
   passwordReset: PasswordResetService;
   dataExport: DataExportService;
   erasure: ErasureService;
+  /** Rate limits (CONTRACT.md), shared through Redis when `REDIS_URL` is set. */
+  rateLimits: RateLimitService;
   /** Named readiness probes for `GET /ready`; each rejects when its dependency does not answer. */
   readiness: Map<string, () => Promise<void>>;
   /** Closers run at shutdown after the HTTP server drained (Redis clients, mail transports, timers). */
   disposers: (() => Promise<void>)[];
 }
 
-/** Wires the services together; performs no I/O. */
+/**
+ * Wires the services together. The only I/O it starts is the background connection to Redis when
+ * `REDIS_URL` is set (the client is closed by a disposer and probed by the `redis` readiness check).
+ */
 export function createServices(config: Config, logger: Logger, orm: MikroORM): AppServices {
   const keyring = new Keyring(config.encryptionKeys);
   const audit = new AuditService();
@@ -72,6 +79,13 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
   const auth = new AuthService(sessions, mfa, audit);
   const accountTokens = new AccountTokenService(mailer, logger);
   const emailVerification = new EmailVerificationService(config, accountTokens, audit);
+  const redis = config.redisUrl ? createRedisClient(config.redisUrl, logger) : undefined;
+  const readiness = new Map<string, () => Promise<void>>([['database', async () => void (await orm.em.execute('select 1'))]]);
+  const disposers: (() => Promise<void>)[] = [() => mailer.close()];
+  if (redis) {
+    readiness.set('redis', () => pingRedis(redis));
+    disposers.push(() => closeRedis(redis));
+  }
   return {
     config,
     logger,
@@ -98,7 +112,8 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     passwordReset: new PasswordResetService(config, accountTokens, sessions, emailVerification, audit),
     dataExport: new DataExportService(audit),
     erasure: new ErasureService(config, logger, audit),
-    disposers: [() => mailer.close()],
-    readiness: new Map([['database', async () => void (await orm.em.execute('select 1'))]]),
+    rateLimits: new RateLimitService({ scale: config.rateLimitScale, keyPrefix: config.redisKeyPrefix, redis, logger }),
+    disposers,
+    readiness,
   };
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -19,7 +20,11 @@ export interface Config {
   /** `postgres://…` of a real server, or undefined for the embedded PGlite default. */
   databaseUrl: string | undefined;
   dataDir: string;
+  /** Most PostgreSQL connections this instance holds (`DATABASE_POOL_MAX`). */
+  databasePoolMax: number;
   redisUrl: string | undefined;
+  /** Prefix of every Redis key this service writes; instances sharing limits use the same one. */
+  redisKeyPrefix: string;
   smtpUrl: string | undefined;
   mailFrom: string;
   /** HS256 key bytes, at least 32. */
@@ -30,7 +35,11 @@ export interface Config {
   idpIssuer: string;
   /** Multiplier applied to every rate-limit threshold; always > 0. */
   rateLimitScale: number;
-  trustProxy: boolean;
+  /**
+   * Express `trust proxy`: `false` (socket address), `true` (left-most `X-Forwarded-For` entry), or
+   * the addresses/subnets of the proxies to trust (the client is the right-most untrusted hop).
+   */
+  trustProxy: boolean | string[];
   logLevel: string;
   /** Origins allowed by CORS; empty means no cross-origin browser access. */
   corsOrigins: string[];
@@ -62,6 +71,20 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 export function isLoopbackHttpUrl(url: URL): boolean {
   return url.protocol === 'http:' && (LOOPBACK_HOSTS.has(url.hostname) || /^127(\.\d{1,3}){3}$/.test(url.hostname));
 }
+/** Express's names for address ranges, accepted in a `TRUST_PROXY` list. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** `TRUST_PROXY` as a comma-separated list of proxy addresses, CIDR subnets or range names. */
+const trustedProxyList = z
+  .string()
+  .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+  .refine(
+    (list) => list.length > 0 && list.every((entry) => {
+      const [address = '', bits, extra] = entry.split('/');
+      return PROXY_RANGE_NAMES.has(entry) || (isIP(address) !== 0 && extra === undefined && (bits === undefined || /^\d{1,3}$/.test(bits)));
+    }),
+    'must be true, false, or a comma-separated list of proxy addresses, CIDR subnets, loopback, linklocal or uniquelocal',
+  );
 
 const envSchema = z.object({
   NODE_ENV: z.string().default('development'),
@@ -72,10 +95,15 @@ const envSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
     .optional(),
   DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
     .optional(),
+  REDIS_KEY_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1 to 64 characters of A-Z a-z 0-9 _ . : -')
+    .default('tenant-identity'),
   SMTP_URL: z
     .string()
     .regex(/^smtps?:\/\//, 'must be a smtp:// or smtps:// URL')
@@ -92,7 +120,7 @@ const envSchema = z.object({
     .number()
     .refine((n) => Number.isFinite(n) && n > 0, 'must be a number greater than 0')
     .default(1),
-  TRUST_PROXY: booleanString.default(false),
+  TRUST_PROXY: z.union([booleanString, trustedProxyList]).default(false),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   CORS_ORIGINS: z.string().default(''),
   USER_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
@@ -194,7 +222,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
     dataDir,
+    databasePoolMax: e.DATABASE_POOL_MAX,
     redisUrl: e.REDIS_URL,
+    redisKeyPrefix: e.REDIS_KEY_PREFIX,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
     jwtSecret,

@@ -39,13 +39,16 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       embedded = await startEmbeddedDatabase(config.dataDir);
       logger.info({ dataDir: config.dataDir }, 'DATABASE_URL is not set: using the embedded PostgreSQL (PGlite)');
     }
-    orm = await openDatabase(config.databaseUrl ?? embedded!.url, embedded ? 1 : undefined);
+    orm = await openDatabase(config.databaseUrl ?? embedded!.url, embedded ? 1 : config.databasePoolMax, logger);
   } catch (err) {
     await orm?.close(true);
     await embedded?.close();
     throw err;
   }
   const services = createServices(config, logger, orm);
+  // Probe every dependency once before listening, so that one connecting in the background (Redis)
+  // is up for the first request; a failing probe does not stop the start (/ready reports it).
+  await Promise.allSettled([...services.readiness.values()].map((probe) => probe()));
   const app = createApp(services);
   const server: Server = createServer(app);
   server.keepAliveTimeout = 65_000;

@@ -5,6 +5,7 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { AppServices } from './app-services.js';
 import { ApiError, DEFAULT_MESSAGES } from './lib/errors.js';
 import type { RequestMeta } from './lib/request-meta.js';
+import { applyRateLimits } from './middleware/rate-limit.js';
 
 /** What every procedure sees: the services, a request-scoped entity manager and the HTTP exchange. */
 export interface RequestContext {
@@ -68,5 +69,9 @@ const t = initTRPC
 export const router = t.router;
 export const mergeRouters = t.mergeRouters;
 export const middleware = t.middleware;
-export const publicProcedure = t.procedure;
+/**
+ * The base of every procedure: applies the rate limits of src/services/rate-limit-rules.ts for the
+ * procedure's path before anything else runs (429 with `Retry-After`).
+ */
+export const publicProcedure = t.procedure.use(({ ctx, path, getRawInput, next }) => applyRateLimits(ctx, path, getRawInput, next));
 export const createCallerFactory = t.createCallerFactory;

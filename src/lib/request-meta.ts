@@ -1,6 +1,6 @@
 /** Where a request came from, recorded on sessions and audit events. */
 export interface RequestMeta {
-  /** Client IP: the socket address, or the first `X-Forwarded-For` hop when `TRUST_PROXY` is on. */
+  /** Client IP: the socket address, or taken from `X-Forwarded-For` as `TRUST_PROXY` says. */
   ip: string | null;
   /** `User-Agent` header, cut to 512 characters. */
   userAgent: string | null;

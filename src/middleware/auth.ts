@@ -1,6 +1,7 @@
 import { forbidden, unauthorized } from '../lib/errors.js';
 import type { Actor } from '../lib/request-meta.js';
 import type { Principal } from '../services/credential-service.js';
+import { limitCredential } from './rate-limit.js';
 import { tenantProcedure } from './tenant.js';
 
 /** The audit actor of a principal. */
@@ -9,11 +10,13 @@ export function actorOf(principal: Principal): Actor {
 }
 
 /**
- * Any credential of the route's tenant: a user's access token or an API key (SPEC.md part 5).
- * @throws ApiError 401 with the credential service's reasons.
+ * Any credential of the route's tenant: a user's access token or an API key (SPEC.md part 5), within
+ * its per-credential rate limit.
+ * @throws ApiError 401 with the credential service's reasons; 429 when the credential's budget is spent.
  */
 export const authenticatedProcedure = tenantProcedure.use(async ({ ctx, next }) => {
   const principal = await ctx.services.credentials.authenticate(ctx.em, ctx.tenant, ctx.req.headers.authorization);
+  await limitCredential(ctx, principal);
   return next({ ctx: { principal, actor: actorOf(principal) } });
 });
 

@@ -1,0 +1,131 @@
+import { TRPCError } from '@trpc/server';
+import { normalizeEmail } from '../lib/email.js';
+import { ApiError, tooManyRequests } from '../lib/errors.js';
+import type { Principal } from '../services/credential-service.js';
+import {
+  ACCOUNT_FAILURES_ALL_IPS,
+  ACCOUNT_FAILURES_PER_IP,
+  KNOWN_SIGN_IN_IP,
+  PASSWORD_ACCEPTED_REASONS,
+  PER_CREDENTIAL,
+  PROCEDURE_RATE_LIMITS,
+  type AccountAttemptMode,
+  type RateLimitBudget,
+} from '../services/rate-limit-rules.js';
+import { rateLimitClientKey } from '../services/rate-limiter.js';
+import type { RequestContext } from '../trpc.js';
+
+/** What a tRPC middleware's `next()` resolves to, as far as the limits need it. */
+interface NextResult {
+  ok: boolean;
+  error?: unknown;
+}
+
+/**
+ * Spends one hit of `budget` for `key`.
+ * @throws ApiError 429 `TOO_MANY_REQUESTS` with `details.retryAfterSeconds`, after setting the
+ *   `Retry-After` header (RFC 9110 §10.2.3) on the response.
+ */
+async function spend(ctx: RequestContext, budget: RateLimitBudget, key: string): Promise<void> {
+  const decision = await ctx.services.rateLimits.consume(budget, key);
+  if (!decision.allowed) throw refuse(ctx, budget, decision.retryAfterSeconds);
+}
+
+function refuse(ctx: RequestContext, budget: RateLimitBudget, retryAfterSeconds: number): ApiError {
+  if (!ctx.res.headersSent) ctx.res.setHeader('Retry-After', String(retryAfterSeconds));
+  ctx.services.logger.info({ budget: budget.name, ip: ctx.meta.ip, retryAfterSeconds }, 'rate limited');
+  return tooManyRequests(retryAfterSeconds);
+}
+
+/** `tenantSlug:email` from a procedure's raw input, or null when either is missing. */
+function accountKeyOf(rawInput: unknown): string | null {
+  if (typeof rawInput !== 'object' || rawInput === null) return null;
+  const { tenantSlug, email } = rawInput as { tenantSlug?: unknown; email?: unknown };
+  if (typeof tenantSlug !== 'string' || typeof email !== 'string' || !tenantSlug || !email.includes('@') || email.length > 254) return null;
+  return `${tenantSlug}:${normalizeEmail(email)}`;
+}
+
+type Outcome = 'success' | 'failure' | 'not_an_attempt';
+
+/** Classifies a credential procedure's result for the brute-force counters. */
+function outcomeOf(result: NextResult): Outcome {
+  if (result.ok) return 'success';
+  const error = result.error;
+  if (!(error instanceof TRPCError) || error.code !== 'UNAUTHORIZED') return 'not_an_attempt';
+  const reason = error instanceof ApiError ? error.details.reason : undefined;
+  return typeof reason === 'string' && PASSWORD_ACCEPTED_REASONS.has(reason) ? 'not_an_attempt' : 'failure';
+}
+
+/**
+ * OWASP brute-force defence around a credential-checking procedure. One attempt is reserved before
+ * the procedure runs (so a parallel burst cannot exceed the budget), in two counters:
+ * - account + client IP (`ACCOUNT_FAILURES_PER_IP`): tight; a success from that IP clears it, and an
+ *   attacker elsewhere never touches it;
+ * - account across all IPs (`ACCOUNT_FAILURES_ALL_IPS`): a higher bound against distributed
+ *   guessing, skipped for an IP the account signed in from within `KNOWN_SIGN_IN_IP`, so the real
+ *   user's usual address is not locked out by it either.
+ * Answers that are not failed guesses (validation, unknown tenant, `mfa_required`, …) give the
+ * reserved attempt back.
+ */
+async function guardAccount<R extends NextResult>(
+  ctx: RequestContext,
+  accountKey: string,
+  clientKey: string,
+  mode: AccountAttemptMode,
+  next: () => Promise<R>,
+): Promise<R> {
+  const limits = ctx.services.rateLimits;
+  const accountIpKey = `${accountKey}|${clientKey}`;
+  await spend(ctx, ACCOUNT_FAILURES_PER_IP, accountIpKey);
+  const knownIp = await limits.isMarked(KNOWN_SIGN_IN_IP, accountIpKey);
+  if (!knownIp) {
+    const accountWide = await limits.consume(ACCOUNT_FAILURES_ALL_IPS, accountKey);
+    if (!accountWide.allowed) {
+      await limits.refund(ACCOUNT_FAILURES_PER_IP, accountIpKey);
+      throw refuse(ctx, ACCOUNT_FAILURES_ALL_IPS, accountWide.retryAfterSeconds);
+    }
+  }
+  const refundAccountWide = () => (knownIp ? Promise.resolve() : limits.refund(ACCOUNT_FAILURES_ALL_IPS, accountKey));
+
+  const result = await next();
+  const outcome = outcomeOf(result);
+  if (outcome === 'not_an_attempt') {
+    await Promise.all([limits.refund(ACCOUNT_FAILURES_PER_IP, accountIpKey), refundAccountWide()]);
+  } else if (outcome === 'success' && mode === 'reset') {
+    await Promise.all([limits.reset(ACCOUNT_FAILURES_PER_IP, accountIpKey), refundAccountWide(), limits.mark(KNOWN_SIGN_IN_IP, accountIpKey)]);
+  }
+  return result;
+}
+
+/**
+ * The central rate-limit step of every procedure (added to `publicProcedure` in src/trpc.ts): looks
+ * up `path` in PROCEDURE_RATE_LIMITS, spends the per-IP budget, then runs the procedure inside the
+ * per-account brute-force guard when the rule has one. Runs before input parsing, so it reads
+ * `tenantSlug` and `email` from the raw input.
+ * @throws ApiError 429 with `Retry-After` when a budget is spent.
+ */
+export async function applyRateLimits<R extends NextResult>(
+  ctx: RequestContext,
+  path: string,
+  getRawInput: () => Promise<unknown>,
+  next: () => Promise<R>,
+): Promise<R> {
+  const rule = PROCEDURE_RATE_LIMITS[path];
+  if (!rule) return next();
+  const clientKey = rateLimitClientKey(ctx.meta.ip);
+  if (rule.ip) await spend(ctx, rule.ip, `${path}|${clientKey}`);
+  if (!rule.account) return next();
+  const accountKey = accountKeyOf(await getRawInput());
+  if (!accountKey) return next();
+  return guardAccount(ctx, accountKey, clientKey, rule.account, next);
+}
+
+/**
+ * The per-credential budget of authenticated routes (CONTRACT.md: 600 per minute): keyed by the
+ * session of a user access token, or by the API key.
+ * @throws ApiError 429 with `Retry-After` when the budget is spent.
+ */
+export async function limitCredential(ctx: RequestContext, principal: Principal): Promise<void> {
+  const key = principal.kind === 'user' ? `session:${principal.sessionId}` : `api_key:${principal.apiKeyId}`;
+  await spend(ctx, PER_CREDENTIAL, key);
+}

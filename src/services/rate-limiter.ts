@@ -1,0 +1,115 @@
+import { isIPv6 } from 'node:net';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { RateLimitBudget } from './rate-limit-rules.js';
+
+/** The answer to one hit: allowed, or refused with the seconds until the window frees a point. */
+export type RateLimitDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+
+export interface RateLimitServiceOptions {
+  /** `RATE_LIMIT_SCALE`: multiplies every budget's points (> 0). */
+  scale: number;
+  /** Prefix of every store key, e.g. `tenant-identity` → `tenant-identity:rl:<budget>:<key>`. */
+  keyPrefix: string;
+  /** Shared store; without it counters live in this process only. */
+  redis?: Redis;
+  logger: Logger;
+}
+
+/**
+ * Rate limiting on rate-limiter-flexible (CONTRACT.md "Rate limits"). With Redis every instance
+ * shares the counters; each Redis limiter has an in-process insurance limiter with the same budget,
+ * used while Redis is unreachable, so the service keeps answering and keeps limiting per instance.
+ * A limiter failure that is not a refusal never fails the request (fail open, logged).
+ */
+export class RateLimitService {
+  private readonly limiters = new Map<string, RateLimiterAbstract>();
+
+  constructor(private readonly options: RateLimitServiceOptions) {}
+
+  /** `redis` when a shared store is configured, `memory` otherwise. */
+  get store(): 'redis' | 'memory' {
+    return this.options.redis ? 'redis' : 'memory';
+  }
+
+  /** A budget's threshold after `RATE_LIMIT_SCALE`, at least 1. */
+  scaledPoints(budget: RateLimitBudget): number {
+    return Math.max(1, Math.round(budget.points * this.options.scale));
+  }
+
+  private limiter(budget: RateLimitBudget): RateLimiterAbstract {
+    let limiter = this.limiters.get(budget.name);
+    if (!limiter) {
+      const opts = { points: this.scaledPoints(budget), duration: budget.durationSeconds, keyPrefix: `${this.options.keyPrefix}:rl:${budget.name}` };
+      const { redis } = this.options;
+      limiter = redis
+        ? new RateLimiterRedis({ ...opts, storeClient: redis, rejectIfRedisNotReady: true, insuranceLimiter: new RateLimiterMemory(opts) })
+        : new RateLimiterMemory(opts);
+      this.limiters.set(budget.name, limiter);
+    }
+    return limiter;
+  }
+
+  private failOpen(err: unknown, budget: RateLimitBudget, operation: string): void {
+    this.options.logger.error({ err, budget: budget.name, operation }, 'rate limiter failed; request allowed');
+  }
+
+  /**
+   * Counts one hit of `key` against `budget`.
+   * @returns `{allowed:false, retryAfterSeconds}` (whole seconds, ≥ 1) once the budget is spent.
+   */
+  async consume(budget: RateLimitBudget, key: string): Promise<RateLimitDecision> {
+    try {
+      await this.limiter(budget).consume(key);
+      return { allowed: true };
+    } catch (err) {
+      if (err instanceof RateLimiterRes) return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(err.msBeforeNext / 1000)) };
+      this.failOpen(err, budget, 'consume');
+      return { allowed: true };
+    }
+  }
+
+  /** Gives back one hit counted by `consume` (the request turned out not to be an attempt). */
+  async refund(budget: RateLimitBudget, key: string): Promise<void> {
+    await this.limiter(budget).reward(key, 1).catch((err: unknown) => this.failOpen(err, budget, 'refund'));
+  }
+
+  /** Clears `key`'s counter in `budget`. */
+  async reset(budget: RateLimitBudget, key: string): Promise<void> {
+    await this.limiter(budget).delete(key).catch((err: unknown) => this.failOpen(err, budget, 'reset'));
+  }
+
+  /** Records `key` as present for `budget.durationSeconds` (a marker, not a count). */
+  async mark(budget: RateLimitBudget, key: string): Promise<void> {
+    await this.limiter(budget).set(key, 1, budget.durationSeconds).catch((err: unknown) => this.failOpen(err, budget, 'mark'));
+  }
+
+  /** True while a `mark` of `key` is alive. */
+  async isMarked(budget: RateLimitBudget, key: string): Promise<boolean> {
+    try {
+      const res = await this.limiter(budget).get(key);
+      return res !== null && res.consumedPoints > 0;
+    } catch (err) {
+      this.failOpen(err, budget, 'isMarked');
+      return false;
+    }
+  }
+}
+
+/**
+ * The part of a client IP that identifies one client for rate limiting: the address itself for
+ * IPv4 (also when IPv4-mapped, `::ffff:a.b.c.d`), the /64 prefix for IPv6, since one subscriber
+ * usually holds a whole /64 and could otherwise rotate through it.
+ */
+export function rateLimitClientKey(ip: string | null): string {
+  if (!ip) return 'unknown';
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(ip);
+  if (mapped) return mapped[1]!;
+  if (!isIPv6(ip)) return ip;
+  const [head = '', tail = ''] = ip.toLowerCase().split('%')[0]!.split('::');
+  const headGroups = head ? head.split(':') : [];
+  const tailGroups = ip.includes('::') && tail ? tail.split(':') : [];
+  const groups = ip.includes('::') ? [...headGroups, ...Array(8 - headGroups.length - tailGroups.length).fill('0'), ...tailGroups] : headGroups;
+  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}
