@@ -6,6 +6,7 @@ import type { AppServices } from '../app-services.js';
 import { appRouter } from '../routers/index.js';
 import { createRequestContext } from '../trpc.js';
 import { envelopeAdapterErrors, sendError } from './error-envelope.js';
+import { rejectUnsafeText, strictCors } from './http-hardening.js';
 import { buildOpenApiDocument } from './openapi.js';
 
 /** Largest accepted request body, in bytes. */
@@ -58,6 +59,7 @@ export function createApp(services: AppServices): express.Express {
   app.set('trust proxy', config.trustProxy);
   app.set('etag', false);
   app.use(helmet());
+  app.use(strictCors(config.corsOrigins));
 
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
@@ -84,6 +86,7 @@ export function createApp(services: AppServices): express.Express {
   });
   app.use(express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] }));
   app.use(requireJsonBody);
+  app.use(rejectUnsafeText);
 
   const createContext = ({ req, res }: { req: Request; res: Response }) => createRequestContext(services, req, res);
   const onError = ({ error, path }: { error: { code: string; message: string; cause?: unknown }; path?: string }) => {
