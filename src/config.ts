@@ -98,7 +98,7 @@ export function parseCorsOrigins(value: string): string[] {
       let origin: string | undefined;
       try {
         const url = new URL(entry);
-        if (url.protocol === 'http:' || url.protocol === 'https:') origin = url.origin;
+        if ((url.protocol === 'http:' || url.protocol === 'https:') && !entry.includes('*')) origin = url.origin;
       } catch {
         origin = undefined;
       }
