@@ -6,7 +6,7 @@ import type { AppServices } from '../app-services.js';
 import { appRouter } from '../routers/index.js';
 import { createRequestContext } from '../trpc.js';
 import { envelopeAdapterErrors, sendError } from './error-envelope.js';
-import { rejectUnsafeText, strictCors } from './http-hardening.js';
+import { screenRequestInput, strictCors } from './http-hardening.js';
 import { buildOpenApiDocument } from './openapi.js';
 
 /** Largest accepted request body, in bytes. */
@@ -41,6 +41,11 @@ function errorHandler(services: AppServices) {
       return sendError(res, 'PAYLOAD_TOO_LARGE', 'The request body is too large', { reason: 'body_too_large', limitBytes: MAX_BODY_BYTES });
     }
     if (type === 'encoding.unsupported' || type === 'charset.unsupported' || type === 'request.size.invalid' || type === 'request.aborted') {
+      return sendError(res, 'BAD_REQUEST', 'The request body could not be read', { reason: 'unreadable_body' });
+    }
+    const status = typeof err === 'object' && err !== null ? (err as { status?: unknown }).status : undefined;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      // Any other client-side body failure of the parser (e.g. a Content-Encoding that does not decode).
       return sendError(res, 'BAD_REQUEST', 'The request body could not be read', { reason: 'unreadable_body' });
     }
     services.logger.error({ err, method: req.method, path: req.path }, 'unhandled error');
@@ -86,7 +91,7 @@ export function createApp(services: AppServices): express.Express {
   });
   app.use(express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] }));
   app.use(requireJsonBody);
-  app.use(rejectUnsafeText);
+  app.use(screenRequestInput);
 
   const createContext = ({ req, res }: { req: Request; res: Response }) => createRequestContext(services, req, res);
   const onError = ({ error, path }: { error: { code: string; message: string; cause?: unknown }; path?: string }) => {

@@ -52,31 +52,39 @@ export function isSafeText(value: string): boolean {
   return !value.includes('\u0000') && !LONE_SURROGATE.test(value);
 }
 
-/** Walks a parsed JSON value iteratively (no recursion, so deep nesting cannot overflow the stack). */
-function containsUnsafeText(root: unknown): boolean {
-  const stack: unknown[] = [root];
+/** Deepest nesting of arrays and objects accepted in a JSON body (this API's inputs need 3). */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * Walks a parsed JSON value iteratively (no recursion, so deep nesting cannot overflow the stack).
+ * @returns why the value is refused, or undefined when it is acceptable.
+ */
+function inspectJson(root: unknown): 'invalid_characters' | 'body_too_deep' | undefined {
+  const stack: { value: unknown; depth: number }[] = [{ value: root, depth: 0 }];
   while (stack.length > 0) {
-    const value = stack.pop();
+    const { value, depth } = stack.pop()!;
     if (typeof value === 'string') {
-      if (!isSafeText(value)) return true;
-    } else if (Array.isArray(value)) {
-      stack.push(...value);
+      if (!isSafeText(value)) return 'invalid_characters';
     } else if (typeof value === 'object' && value !== null) {
+      if (depth >= MAX_JSON_DEPTH) return 'body_too_deep';
       for (const [key, item] of Object.entries(value)) {
-        if (!isSafeText(key)) return true;
-        stack.push(item);
+        if (!isSafeText(key)) return 'invalid_characters';
+        stack.push({ value: item, depth: depth + 1 });
       }
     }
   }
-  return false;
+  return undefined;
 }
 
 /**
- * Refuses, with 400 `invalid_characters`, a request whose path, query or JSON body holds a NUL
- * character or a lone surrogate (OWASP ASVS V1 input encoding), and with 400 `malformed_path` a path
- * whose percent-encoding is broken. Runs after body parsing, before any procedure.
+ * Screens a request before any procedure sees it (OWASP ASVS V1 encoding, V2 validation):
+ * - 400 `malformed_path` / `malformed_query`: broken percent-encoding;
+ * - 400 `invalid_characters`: a NUL character or a lone surrogate in the path, query or JSON body;
+ * - 400 `body_not_object`: a JSON body that is not an object (every body of this API is one);
+ * - 400 `body_too_deep`: objects or arrays nested deeper than `MAX_JSON_DEPTH`.
+ * Runs after body parsing.
  */
-export function rejectUnsafeText(req: Request, res: Response, next: NextFunction): void {
+export function screenRequestInput(req: Request, res: Response, next: NextFunction): void {
   let path: string;
   try {
     path = decodeURIComponent(req.path);
@@ -90,10 +98,16 @@ export function rejectUnsafeText(req: Request, res: Response, next: NextFunction
   } catch {
     return sendError(res, 'BAD_REQUEST', 'The query string is not validly percent-encoded', { reason: 'malformed_query' });
   }
-  if (!isSafeText(path) || !isSafeText(query) || containsUnsafeText(req.body)) {
-    return sendError(res, 'BAD_REQUEST', 'The request holds a NUL character or an invalid Unicode sequence', {
-      reason: 'invalid_characters',
-    });
+  const body: unknown = req.body;
+  if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
+    return sendError(res, 'BAD_REQUEST', 'The request body must be a JSON object', { reason: 'body_not_object' });
+  }
+  const refusal = !isSafeText(path) || !isSafeText(query) ? 'invalid_characters' : inspectJson(body);
+  if (refusal === 'invalid_characters') {
+    return sendError(res, 'BAD_REQUEST', 'The request holds a NUL character or an invalid Unicode sequence', { reason: refusal });
+  }
+  if (refusal === 'body_too_deep') {
+    return sendError(res, 'BAD_REQUEST', `The request body nests deeper than ${MAX_JSON_DEPTH} levels`, { reason: refusal, maxDepth: MAX_JSON_DEPTH });
   }
   next();
 }
