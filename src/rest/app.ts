@@ -8,6 +8,7 @@ import { createRequestContext } from '../trpc.js';
 import { envelopeAdapterErrors, sendError } from './error-envelope.js';
 import { screenRequestInput, strictCors } from './http-hardening.js';
 import { buildOpenApiDocument } from './openapi.js';
+import { logRequests } from './request-log.js';
 
 /** Largest accepted request body, in bytes. */
 export const MAX_BODY_BYTES = 100 * 1024;
@@ -63,6 +64,7 @@ export function createApp(services: AppServices): express.Express {
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
   app.set('etag', false);
+  app.use(logRequests(logger));
   app.use(helmet());
   app.use(strictCors(config.corsOrigins));
 

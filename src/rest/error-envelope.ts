@@ -1,9 +1,11 @@
 import type { NextFunction, Request, Response } from 'express';
 import { DEFAULT_MESSAGES, ERROR_STATUS, type ErrorCode, type ErrorEnvelope } from '../lib/errors.js';
+import { noteError } from './request-log.js';
 
 /** Writes the error envelope of SPEC.md part 7 with its status. */
 export function sendError(res: Response, code: ErrorCode, message: string, details: Record<string, unknown> = {}): void {
   const body: ErrorEnvelope = { code, message, details };
+  noteError(res, code, details);
   res.status(ERROR_STATUS[code]).type('application/json').send(JSON.stringify(body));
 }
 
@@ -43,6 +45,7 @@ export function envelopeAdapterErrors(_req: Request, res: Response, next: NextFu
     const [chunk] = args;
     if (res.statusCode >= 400 && typeof chunk === 'string') {
       const { status, body } = toEnvelope(res.statusCode, chunk);
+      noteError(res, body.code, body.details);
       res.statusCode = status;
       args[0] = JSON.stringify(body);
     }
