@@ -40,12 +40,26 @@ describe('security headers', () => {
   it.each(['/health', '/v1/openapi.json', '/v1/no-such-tenant-route/me'])('sets helmet headers on %s', async (path) => {
     const res = await send(server.url, 'GET', path);
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
-    expect(res.headers.get('x-frame-options')).toBe('SAMEORIGIN');
-    expect(res.headers.get('strict-transport-security')).toMatch(/max-age=\d+/);
-    expect(res.headers.get('content-security-policy')).toContain("default-src 'self'");
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    const hsts = res.headers.get('strict-transport-security') ?? '';
+    expect(Number(/max-age=(\d+)/.exec(hsts)?.[1])).toBeGreaterThanOrEqual(31_536_000);
+    expect(hsts).toContain('includeSubDomains');
+    const csp = res.headers.get('content-security-policy') ?? '';
+    for (const directive of ["default-src 'none'", "base-uri 'none'", "object-src 'none'", "frame-ancestors 'none'"]) expect(csp).toContain(directive);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json; charset=utf-8$/i);
     expect(res.headers.get('referrer-policy')).toBe('no-referrer');
     expect(res.headers.get('cross-origin-opener-policy')).toBe('same-origin');
     expect(res.headers.get('x-powered-by')).toBeNull();
+  });
+
+  it('does not support TRACE (nor any method the API does not use)', async () => {
+    for (const method of ['TRACE', 'CONNECT']) {
+      const res = await rawExchange(server.port, `${method} /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      expect(res).not.toMatch(/^HTTP\/1\.1 2/);
+    }
+    const put = await send(server.url, 'PUT', '/health');
+    expect(put.status).toBe(404);
+    expectEnvelope(put, 'PUT /health');
   });
 
   it('marks every token response and every error Cache-Control: no-store (RFC 6749 §5.1)', async () => {
@@ -57,6 +71,7 @@ describe('security headers', () => {
     for (const res of [signup, login, refresh, refused]) {
       expect(res.status === 200 || res.status === 401).toBe(true);
       expect(res.headers.get('cache-control')).toBe('no-store');
+      expect(res.headers.get('content-type')).toMatch(/^application\/json; charset=utf-8$/i);
     }
   });
 });

@@ -65,7 +65,17 @@ export function createApp(services: AppServices): express.Express {
   app.set('trust proxy', config.trustProxy);
   app.set('etag', false);
   app.use(logRequests(logger));
-  app.use(helmet());
+  // An API that serves only JSON: nothing may load, frame or submit anything (OWASP ASVS V3.4).
+  app.use(
+    helmet({
+      contentSecurityPolicy: {
+        useDefaults: false,
+        directives: { defaultSrc: ["'none'"], baseUri: ["'none'"], objectSrc: ["'none'"], frameAncestors: ["'none'"], formAction: ["'none'"] },
+      },
+      frameguard: { action: 'deny' },
+      strictTransportSecurity: { maxAge: 31_536_000, includeSubDomains: true },
+    }),
+  );
   app.use(strictCors(config.corsOrigins));
 
   app.get('/health', (_req, res) => {

@@ -37,12 +37,14 @@ function toEnvelope(status: number, raw: string): { status: number; body: ErrorE
 
 /**
  * Express middleware for the REST façade: every error the tRPC-to-OpenAPI adapter writes leaves as
- * exactly `{ code, message, details }`, with the status of CONTRACT.md "Errors".
+ * exactly `{ code, message, details }`, with the status of CONTRACT.md "Errors". Every JSON answer
+ * of the adapter also names its charset (`application/json; charset=utf-8`, OWASP ASVS 4.1.1).
  */
 export function envelopeAdapterErrors(_req: Request, res: Response, next: NextFunction): void {
   const end = res.end.bind(res) as (...args: unknown[]) => Response;
   res.end = ((...args: unknown[]) => {
     const [chunk] = args;
+    if (!res.headersSent && res.getHeader('content-type') === 'application/json') res.setHeader('Content-Type', 'application/json; charset=utf-8');
     if (res.statusCode >= 400 && typeof chunk === 'string') {
       const { status, body } = toEnvelope(res.statusCode, chunk);
       noteError(res, body.code, body.details);
