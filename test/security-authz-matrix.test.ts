@@ -110,6 +110,18 @@ describe('authorization matrix', () => {
     expect(mismatched).toEqual([]);
   });
 
+  it('carries no credential in a URL: no password, token, secret or key in any path or query parameter', () => {
+    // OWASP ASVS 14.2.1. The IdP callback's `code`/`state` are OAuth's own front-channel parameters.
+    const credentialName = /password|token|secret|apikey|plaintext|otp/i;
+    const offending = routes.flatMap((r) =>
+      Object.keys(inputJsonSchema(r).properties ?? {})
+        .filter((field) => !r.usesBody || r.pathParams.includes(field))
+        .filter((field) => credentialName.test(field))
+        .map((field) => `${r.procedure}.${field}`),
+    );
+    expect(offending).toEqual([]);
+  });
+
   it.each(routes.map((r) => [`${r.procedure} (${r.method} ${r.path})`, r] as const))('%s', async (_name, route) => {
     const access = ACCESS_CLASSES[route.procedure];
     expect(access, `${route.procedure} is not in ACCESS_CLASSES`).toBeDefined();

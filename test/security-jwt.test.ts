@@ -1,7 +1,7 @@
 import { createHmac, generateKeyPairSync, randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Api, createTenant, expectError, signupMember, type TestTenant } from './helpers/api.js';
+import { Api, createTenant, expectError, PASSWORD, signupMember, type TestTenant } from './helpers/api.js';
 import { claimsOf, signWithTestSecret } from './helpers/principals.js';
 import { startTestServer, TEST_JWT_SECRET, type TestServer } from './helpers/server.js';
 
@@ -152,5 +152,31 @@ describe('access-token attacks', () => {
       const res = await api.get(`/v1/${tenant.slug}/me`, { headers: { authorization } });
       expectError(res, 401, 'UNAUTHORIZED');
     }
+  });
+});
+
+describe('ended sessions fail at once (OWASP ASVS 7.4)', () => {
+  it('refuses the tokens of a user who deleted their account', async () => {
+    const member = await signupMember(api, tenant.slug);
+    expect((await api.delete(`/v1/${tenant.slug}/me`, { token: member.accessToken })).status).toBe(200);
+    expectError(await api.get(`/v1/${tenant.slug}/me`, { token: member.accessToken }), 401, 'UNAUTHORIZED', 'session_revoked');
+    expect((await api.post(`/v1/${tenant.slug}/auth/refresh`, { refreshToken: member.refreshToken })).status).toBe(401);
+  });
+
+  it('ends the other sessions after a password change, keeping the one that changed it', async () => {
+    const member = await signupMember(api, tenant.slug);
+    const other = await api.post(`/v1/${tenant.slug}/auth/login`, { email: member.email, password: PASSWORD });
+    expect(other.status).toBe(200);
+    const changed = await api.patch(`/v1/${tenant.slug}/me/password`, { currentPassword: PASSWORD, newPassword: `${PASSWORD} v2` }, { token: member.accessToken });
+    expect(changed.status).toBe(200);
+    expectError(await api.get(`/v1/${tenant.slug}/me`, { token: other.body.accessToken }), 401, 'UNAUTHORIZED', 'session_revoked');
+    expect((await api.get(`/v1/${tenant.slug}/me`, { token: member.accessToken })).status).toBe(200);
+  });
+
+  it('refuses every token of a session once logout-all ran', async () => {
+    const member = await signupMember(api, tenant.slug);
+    const res = await api.post(`/v1/${tenant.slug}/auth/logout-all`, undefined, { token: member.accessToken });
+    expect(res.status).toBe(200);
+    expectError(await api.get(`/v1/${tenant.slug}/me`, { token: member.accessToken }), 401, 'UNAUTHORIZED', 'session_revoked');
   });
 });
