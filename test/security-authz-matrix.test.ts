@@ -152,4 +152,25 @@ describe('authorization matrix', () => {
       }
     }
   });
+
+  it('refuses the same callers on the typed /trpc endpoint (no second pathway)', async () => {
+    const p = await createPrincipals(api, server);
+    const refusals: [Caller, string | undefined][] = [
+      ['none', undefined], ['adminOfAnotherTenant', foreign.accessToken], ['revokedSession', p.revokedToken], ['expiredToken', p.expiredToken],
+    ];
+    for (const route of routes.filter((r) => ACCESS_CLASSES[r.procedure] !== 'public')) {
+      const input = JSON.stringify(sampleInput(route, p));
+      const call = (token: string | undefined) =>
+        route.type === 'query'
+          ? send(server.url, 'GET', `/trpc/${route.procedure}?input=${encodeURIComponent(input)}`, { token })
+          : send(server.url, 'POST', `/trpc/${route.procedure}`, { token, body: input });
+      const cases: [Caller, string | undefined, number][] = refusals.map(([caller, token]) => [caller, token, 401]);
+      if (ACCESS_CLASSES[route.procedure] === 'admin') cases.push(['member', p.memberToken, 403]);
+      if (ACCESS_CLASSES[route.procedure] === 'user') cases.push(['apiKey', p.apiKey, 401]);
+      for (const [caller, token, status] of cases) {
+        const res = await call(token);
+        expect(res.status, `/trpc/${route.procedure} as ${caller}: ${res.text.slice(0, 300)}`).toBe(status);
+      }
+    }
+  });
 });

@@ -2,7 +2,7 @@ import { createHmac, generateKeyPairSync, randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, createTenant, expectError, PASSWORD, signupMember, type TestTenant } from './helpers/api.js';
-import { claimsOf, signWithTestSecret } from './helpers/principals.js';
+import { claimsOf, issueApiKey, signWithTestSecret } from './helpers/principals.js';
 import { startTestServer, TEST_JWT_SECRET, type TestServer } from './helpers/server.js';
 
 /**
@@ -178,5 +178,30 @@ describe('ended sessions fail at once (OWASP ASVS 7.4)', () => {
     const res = await api.post(`/v1/${tenant.slug}/auth/logout-all`, undefined, { token: member.accessToken });
     expect(res.status).toBe(200);
     expectError(await api.get(`/v1/${tenant.slug}/me`, { token: member.accessToken }), 401, 'UNAUTHORIZED', 'session_revoked');
+  });
+});
+
+describe('API keys as bearer credentials', () => {
+  it('keep working after their first use has been recorded, and stop at once when expired or revoked', async () => {
+    const key = await issueApiKey(api, server, tenant);
+    const route = `/v1/${tenant.slug}/me`;
+    // On a user-only route an API key is a known key refused with user_token_required, never a 500.
+    expectError(await api.get(route, { token: key.plaintext }), 401, 'UNAUTHORIZED', 'user_token_required');
+    const em = server.services.orm.em.fork();
+    for (let i = 0; i < 50; i++) {
+      const [row] = (await em.execute('select last_used_at from api_key where id = ?', [key.id])) as { last_used_at: unknown }[];
+      if (row?.last_used_at) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expectError(await api.get(route, { token: key.plaintext }), 401, 'UNAUTHORIZED', 'user_token_required');
+    await em.execute('update api_key set expires_at = ? where id = ?', [new Date(Date.now() - 1000), key.id]);
+    expectError(await api.get(route, { token: key.plaintext }), 401, 'UNAUTHORIZED', 'api_key_expired');
+    await em.execute('update api_key set expires_at = null, revoked_at = now() where id = ?', [key.id]);
+    expectError(await api.get(route, { token: key.plaintext }), 401, 'UNAUTHORIZED', 'api_key_revoked');
+  });
+
+  it('is refused on another tenant with tenant_mismatch', async () => {
+    const key = await issueApiKey(api, server, tenant);
+    expectError(await api.get(`/v1/${other.slug}/me`, { token: key.plaintext }), 401, 'UNAUTHORIZED', 'tenant_mismatch');
   });
 });

@@ -58,6 +58,8 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export interface RouteInfo {
   /** tRPC path, e.g. `auth.login`. */
   procedure: string;
+  /** tRPC procedure type: how the `/trpc` endpoint is called (GET for queries, POST for mutations). */
+  type: 'query' | 'mutation' | 'subscription';
   method: HttpMethod;
   /** OpenAPI path template, e.g. `/v1/{tenantSlug}/api-keys/{id}`. */
   path: string;
@@ -72,7 +74,7 @@ export interface RouteInfo {
 }
 
 interface ProcedureLike {
-  _def: { inputs: z.ZodObject[]; meta?: { openapi?: { method: HttpMethod; path: string; protect?: boolean; enabled?: boolean } } };
+  _def: { type: RouteInfo['type']; inputs: z.ZodObject[]; meta?: { openapi?: { method: HttpMethod; path: string; protect?: boolean; enabled?: boolean } } };
 }
 
 /** Every procedure of `appRouter` exposed over REST, read from the router itself. */
@@ -85,6 +87,7 @@ export function listRoutes(): RouteInfo[] {
       const input = p._def.inputs.reduce<z.ZodObject>((merged, next) => merged.merge(next), z.object({}));
       return {
         procedure,
+        type: p._def.type,
         method: openapi.method,
         path: openapi.path,
         protect: openapi.protect !== false,
