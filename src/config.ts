@@ -128,6 +128,32 @@ const envSchema = z.object({
 });
 
 /**
+ * Parses `CORS_ORIGINS`: comma-separated exact origins (`https://app.example.com`,
+ * `http://localhost:5173`). A wildcard, a path or anything that is not an http(s) origin is refused:
+ * CORS must name every browser origin it trusts (OWASP ASVS V3.4).
+ * @throws ConfigError naming the offending entry.
+ */
+export function parseCorsOrigins(value: string): string[] {
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      let origin: string | undefined;
+      try {
+        const url = new URL(entry);
+        if ((url.protocol === 'http:' || url.protocol === 'https:') && !entry.includes('*')) origin = url.origin;
+      } catch {
+        origin = undefined;
+      }
+      if (!origin || origin !== entry.replace(/\/$/, '')) {
+        throw new ConfigError(`CORS_ORIGINS: "${entry}" is not an exact http(s) origin such as https://app.example.com (no wildcard, no path)`);
+      }
+      return origin;
+    });
+}
+
+/**
  * Parses `ENCRYPTION_KEYS` (`v1:<base64 32 bytes>,v2:<…>`).
  * @throws ConfigError when an entry is malformed, a version repeats or a key is not 32 bytes.
  */
@@ -234,7 +260,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitScale: e.RATE_LIMIT_SCALE,
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
-    corsOrigins: e.CORS_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean),
+    corsOrigins: parseCorsOrigins(e.CORS_ORIGINS),
     userRetentionDays: e.USER_RETENTION_DAYS,
     erasureSweepIntervalSeconds: e.ERASURE_SWEEP_INTERVAL_SECONDS,
     generatedSecrets,

@@ -9,6 +9,7 @@ import { openDatabase } from './db/orm.js';
 import { createLogger } from './logger.js';
 import { createApp } from './rest/app.js';
 import { scheduleErasureSweep } from './services/erasure-service.js';
+import { answerClientError } from './rest/http-hardening.js';
 
 /** A running service instance. */
 export interface RunningServer {
@@ -52,6 +53,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const app = createApp(services);
   const server: Server = createServer(app);
   server.keepAliveTimeout = 65_000;
+  server.on('clientError', answerClientError(logger));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());

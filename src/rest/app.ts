@@ -6,7 +6,9 @@ import type { AppServices } from '../app-services.js';
 import { appRouter } from '../routers/index.js';
 import { createRequestContext } from '../trpc.js';
 import { envelopeAdapterErrors, sendError } from './error-envelope.js';
+import { screenRequestInput, strictCors } from './http-hardening.js';
 import { buildOpenApiDocument } from './openapi.js';
+import { logRequests } from './request-log.js';
 
 /** Largest accepted request body, in bytes. */
 export const MAX_BODY_BYTES = 100 * 1024;
@@ -42,6 +44,11 @@ function errorHandler(services: AppServices) {
     if (type === 'encoding.unsupported' || type === 'charset.unsupported' || type === 'request.size.invalid' || type === 'request.aborted') {
       return sendError(res, 'BAD_REQUEST', 'The request body could not be read', { reason: 'unreadable_body' });
     }
+    const status = typeof err === 'object' && err !== null ? (err as { status?: unknown }).status : undefined;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      // Any other client-side body failure of the parser (e.g. a Content-Encoding that does not decode).
+      return sendError(res, 'BAD_REQUEST', 'The request body could not be read', { reason: 'unreadable_body' });
+    }
     services.logger.error({ err, method: req.method, path: req.path }, 'unhandled error');
     sendError(res, 'INTERNAL_SERVER_ERROR', 'Internal server error');
   };
@@ -57,7 +64,19 @@ export function createApp(services: AppServices): express.Express {
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
   app.set('etag', false);
-  app.use(helmet());
+  app.use(logRequests(logger));
+  // An API that serves only JSON: nothing may load, frame or submit anything (OWASP ASVS V3.4).
+  app.use(
+    helmet({
+      contentSecurityPolicy: {
+        useDefaults: false,
+        directives: { defaultSrc: ["'none'"], baseUri: ["'none'"], objectSrc: ["'none'"], frameAncestors: ["'none'"], formAction: ["'none'"] },
+      },
+      frameguard: { action: 'deny' },
+      strictTransportSecurity: { maxAge: 31_536_000, includeSubDomains: true },
+    }),
+  );
+  app.use(strictCors(config.corsOrigins));
 
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
@@ -84,6 +103,7 @@ export function createApp(services: AppServices): express.Express {
   });
   app.use(express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] }));
   app.use(requireJsonBody);
+  app.use(screenRequestInput);
 
   const createContext = ({ req, res }: { req: Request; res: Response }) => createRequestContext(services, req, res);
   const onError = ({ error, path }: { error: { code: string; message: string; cause?: unknown }; path?: string }) => {

@@ -1,9 +1,11 @@
 import type { NextFunction, Request, Response } from 'express';
 import { DEFAULT_MESSAGES, ERROR_STATUS, type ErrorCode, type ErrorEnvelope } from '../lib/errors.js';
+import { noteError } from './request-log.js';
 
 /** Writes the error envelope of SPEC.md part 7 with its status. */
 export function sendError(res: Response, code: ErrorCode, message: string, details: Record<string, unknown> = {}): void {
   const body: ErrorEnvelope = { code, message, details };
+  noteError(res, code, details);
   res.status(ERROR_STATUS[code]).type('application/json').send(JSON.stringify(body));
 }
 
@@ -35,14 +37,17 @@ function toEnvelope(status: number, raw: string): { status: number; body: ErrorE
 
 /**
  * Express middleware for the REST façade: every error the tRPC-to-OpenAPI adapter writes leaves as
- * exactly `{ code, message, details }`, with the status of CONTRACT.md "Errors".
+ * exactly `{ code, message, details }`, with the status of CONTRACT.md "Errors". Every JSON answer
+ * of the adapter also names its charset (`application/json; charset=utf-8`, OWASP ASVS 4.1.1).
  */
 export function envelopeAdapterErrors(_req: Request, res: Response, next: NextFunction): void {
   const end = res.end.bind(res) as (...args: unknown[]) => Response;
   res.end = ((...args: unknown[]) => {
     const [chunk] = args;
+    if (!res.headersSent && res.getHeader('content-type') === 'application/json') res.setHeader('Content-Type', 'application/json; charset=utf-8');
     if (res.statusCode >= 400 && typeof chunk === 'string') {
       const { status, body } = toEnvelope(res.statusCode, chunk);
+      noteError(res, body.code, body.details);
       res.statusCode = status;
       args[0] = JSON.stringify(body);
     }

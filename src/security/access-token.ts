@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import type { UserRole } from '../entities/user.js';
 
@@ -21,7 +22,8 @@ export interface AccessTokenClaims {
 export type AccessTokenFailure = 'token_expired' | 'invalid_token';
 
 /**
- * Signs an RFC 7519 JWT with HS256: `exp = iat + 900`, `iss` and `aud` fixed.
+ * Signs an RFC 7519 JWT with HS256: `exp = iat + 900`, `iss` and `aud` fixed, and a random `jti`
+ * (RFC 7519 §4.1.7) so two tokens of one session issued within the same second still differ.
  * @param secret the `JWT_SECRET` bytes (≥ 32).
  */
 export function signAccessToken(claims: AccessTokenClaims, secret: Buffer): string {
@@ -31,6 +33,7 @@ export function signAccessToken(claims: AccessTokenClaims, secret: Buffer): stri
     expiresIn: ACCESS_TOKEN_TTL_SECONDS,
     issuer: ACCESS_TOKEN_ISSUER,
     audience: ACCESS_TOKEN_AUDIENCE,
+    jwtid: randomUUID(),
   });
 }
 

@@ -37,13 +37,18 @@ interface SessionUserRow {
   revoked_at: Date | null;
 }
 
+/** Raw rows may carry timestamps as `Date` or as text depending on the driver's type parsing. */
 interface ApiKeyRow {
   id: string;
   tenant_id: string;
-  /** Raw query rows may carry timestamps as strings: read them through `new Date(…)`. */
   expires_at: Date | string | null;
   revoked_at: Date | string | null;
   last_used_at: Date | string | null;
+}
+
+/** Milliseconds since the epoch of a raw timestamp column, or null. */
+function epochMs(value: Date | string | null): number | null {
+  return value === null ? null : new Date(value).getTime();
 }
 
 /** How often at most `api_key.last_used_at` is written for one key, in milliseconds. */
@@ -103,8 +108,10 @@ export class CredentialService {
     if (row.tenant_id !== tenant.id) throw unauthorized('tenant_mismatch', 'The API key belongs to another tenant');
     if (row.revoked_at) throw unauthorized('api_key_revoked', 'The API key has been revoked');
     const now = Date.now();
-    if (row.expires_at && new Date(row.expires_at).getTime() <= now) throw unauthorized('api_key_expired', 'The API key has expired');
-    if (!row.last_used_at || now - new Date(row.last_used_at).getTime() > LAST_USED_WRITE_INTERVAL_MS) {
+    const expiresAt = epochMs(row.expires_at);
+    const lastUsedAt = epochMs(row.last_used_at);
+    if (expiresAt !== null && expiresAt <= now) throw unauthorized('api_key_expired', 'The API key has expired');
+    if (lastUsedAt === null || now - lastUsedAt > LAST_USED_WRITE_INTERVAL_MS) {
       // Throttled: at most one write per key per interval, off the request's critical path.
       em
         .execute(

@@ -16,7 +16,8 @@ export default class SummaryReporter implements Reporter {
         else if (state === 'failed') failed++;
         else skipped++;
       }
-      if (module.state() === 'failed' && [...module.children.allTests()].length === 0) failed++;
+      // A file that failed outside any test (a hook, an import) counts as one failure.
+      if (module.state() === 'failed' && [...module.children.allTests('failed')].length === 0) failed++;
     }
     process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }

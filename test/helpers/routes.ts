@@ -1,0 +1,183 @@
+import { z } from 'zod';
+import { appRouter } from '../../src/routers/index.js';
+
+/**
+ * Who may call a procedure (CONTRACT.md "Roles", SPEC.md part 5.6):
+ * - `public`: no bearer token; any credential sent is ignored.
+ * - `user`: a user's access token only (`/me*`, `auth/logout-all`, `mfa/*`); an API key gets 401
+ *   `user_token_required`.
+ * - `admin`: tenant administration and invites: an Admin user or an API key of the tenant; a Member 403.
+ * - `adminUser`: an Admin *user* only (tenant deletion): a Member 403, an API key 401 `user_token_required`.
+ * - `authenticated`: any credential of the tenant (user of either role, or API key).
+ */
+export type AccessClass = 'public' | 'user' | 'admin' | 'adminUser' | 'authenticated';
+
+/**
+ * The expected access class of every procedure, keyed by tRPC path: every canonical name of BRIEF.md,
+ * whether or not its router is merged yet. A procedure of `appRouter` missing here fails the
+ * authorization matrix: a new route must be classified before it can ship.
+ */
+export const ACCESS_CLASSES: Record<string, AccessClass> = {
+  'tenants.create': 'public',
+  'auth.signup': 'public',
+  'auth.login': 'public',
+  'auth.refresh': 'public',
+  'auth.logout': 'public',
+  'auth.requestEmailOtp': 'public',
+  'auth.totpInitialEnroll': 'public',
+  'auth.totpInitialVerify': 'public',
+  'idp.start': 'public',
+  'idp.callback': 'public',
+  'invites.accept': 'public',
+  'account.verifyEmail': 'public',
+  'account.verifyEmailLink': 'public',
+  'account.requestEmailVerification': 'public',
+  'account.requestPasswordReset': 'public',
+  'account.completePasswordReset': 'public',
+
+  'auth.logoutAll': 'user',
+  'me.get': 'user',
+  'me.delete': 'user',
+  'me.changePassword': 'user',
+  'mfa.totpEnroll': 'user',
+  'mfa.totpVerify': 'user',
+  'lifecycle.exportMe': 'user',
+
+  'userMfa.disableTotp': 'admin',
+  'idp.putCredentials': 'admin',
+  'idp.deleteCredentials': 'admin',
+  'invites.list': 'admin',
+  'invites.create': 'admin',
+  'invites.revoke': 'admin',
+  'apiKeys.list': 'admin',
+  'apiKeys.create': 'admin',
+  'apiKeys.revoke': 'admin',
+  'audit.list': 'admin',
+  'tenant.get': 'admin',
+  'tenant.update': 'admin',
+  'users.list': 'admin',
+  'users.delete': 'admin',
+  'lifecycle.exportUser': 'admin',
+
+  'lifecycle.deleteTenant': 'adminUser',
+};
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** One REST route of the service as the router declares it. */
+export interface RouteInfo {
+  /** tRPC path, e.g. `auth.login`. */
+  procedure: string;
+  /** tRPC procedure type: how the `/trpc` endpoint is called (GET for queries, POST for mutations). */
+  type: 'query' | 'mutation' | 'subscription';
+  method: HttpMethod;
+  /** OpenAPI path template, e.g. `/v1/{tenantSlug}/api-keys/{id}`. */
+  path: string;
+  /** `meta.openapi.protect`. */
+  protect: boolean;
+  /** Names of the `{…}` parameters of `path`. */
+  pathParams: string[];
+  /** True when the input travels in a JSON body (POST, PUT, PATCH); else in the query string. */
+  usesBody: boolean;
+  /** The procedure's inputs merged into one object schema (as the REST adapter merges them). */
+  input: z.ZodObject;
+}
+
+interface ProcedureLike {
+  _def: { type: RouteInfo['type']; inputs: z.ZodObject[]; meta?: { openapi?: { method: HttpMethod; path: string; protect?: boolean; enabled?: boolean } } };
+}
+
+/** Every procedure of `appRouter` exposed over REST, read from the router itself. */
+export function listRoutes(): RouteInfo[] {
+  const procedures = appRouter._def.procedures as unknown as Record<string, ProcedureLike>;
+  return Object.entries(procedures)
+    .filter(([, p]) => p._def.meta?.openapi && p._def.meta.openapi.enabled !== false)
+    .map(([procedure, p]) => {
+      const openapi = p._def.meta!.openapi!;
+      const input = p._def.inputs.reduce<z.ZodObject>((merged, next) => merged.merge(next), z.object({}));
+      return {
+        procedure,
+        type: p._def.type,
+        method: openapi.method,
+        path: openapi.path,
+        protect: openapi.protect !== false,
+        pathParams: [...openapi.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!),
+        usesBody: openapi.method === 'POST' || openapi.method === 'PUT' || openapi.method === 'PATCH',
+        input,
+      };
+    })
+    .sort((a, b) => a.procedure.localeCompare(b.procedure));
+}
+
+/** Every procedure of `appRouter` (REST-exposed or not), to detect one that escapes the matrix. */
+export function listProcedureNames(): string[] {
+  return Object.keys(appRouter._def.procedures).sort();
+}
+
+/** The JSON Schema (input side) of a route's merged input. */
+export function inputJsonSchema(route: RouteInfo): JsonSchema {
+  return z.toJSONSchema(route.input, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+}
+
+/** The subset of JSON Schema (draft 2020-12) that `z.toJSONSchema` emits for this service's inputs. */
+export interface JsonSchema {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  additionalProperties?: boolean | JsonSchema;
+  items?: JsonSchema;
+  minItems?: number;
+  maxItems?: number;
+  enum?: unknown[];
+  const?: unknown;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  format?: string;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  allOf?: JsonSchema[];
+  default?: unknown;
+}
+
+/** Fills a path template with values (percent-encoded). */
+export function fillPath(template: string, values: Record<string, unknown>): string {
+  return template.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(String(values[name] ?? '')));
+}
+
+/** Splits an input object into the request the REST façade expects: path, query string, body. */
+export function toRequest(route: RouteInfo, input: Record<string, unknown>): { url: string; body: Record<string, unknown> | undefined } {
+  const rest: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(input)) if (!route.pathParams.includes(key)) rest[key] = value;
+  let url = fillPath(route.path, input);
+  if (route.usesBody) return { url, body: rest };
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(rest)) {
+    if (value === undefined) continue;
+    for (const item of Array.isArray(value) ? value : [value]) query.append(key, typeof item === 'object' && item !== null ? JSON.stringify(item) : String(item));
+  }
+  const qs = query.toString();
+  if (qs) url += `?${qs}`;
+  return { url, body: undefined };
+}
+
+/** What the server parses for a request built by `toRequest`: JSON round-trip, or strings from the query. */
+export function inputAsServerSees(route: RouteInfo, input: Record<string, unknown>): Record<string, unknown> {
+  const { url, body } = toRequest(route, input);
+  const pathValues: Record<string, string> = {};
+  for (const name of route.pathParams) pathValues[name] = String(input[name] ?? '');
+  if (body !== undefined) return { ...(JSON.parse(JSON.stringify(body)) as Record<string, unknown>), ...pathValues };
+  const query: Record<string, unknown> = {};
+  const params = new URL(url, 'http://x').searchParams;
+  for (const key of new Set(params.keys())) {
+    const all = params.getAll(key);
+    // Express's query parser gives repeated keys as an array; the adapter drops empty values.
+    if (all.length === 1 && all[0] === '') continue;
+    query[key] = all.length > 1 ? all : all[0];
+  }
+  return { ...query, ...pathValues };
+}
