@@ -14,6 +14,8 @@ import { startTestServer, type TestServer } from './helpers/server.js';
 
 /** Runs per route and property: enough to reach every field several times, small enough for 2 cores. */
 const RUNS = 20;
+// Reproducible by default, so CI cannot flake; FC_SEED=<n> explores other cases.
+fc.configureGlobal({ seed: process.env.FC_SEED ? Number(process.env.FC_SEED) : 20261123 });
 
 let server: TestServer;
 let api: Api;

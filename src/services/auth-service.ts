@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Tenant } from '../entities/tenant.js';
+import { newUser } from '../entities/new-user.js';
 import { UserSchema, type User } from '../entities/user.js';
 import { normalizeEmail } from '../lib/email.js';
 import { conflict, isUniqueViolation, unauthorized } from '../lib/errors.js';
@@ -114,23 +114,13 @@ export class AuthService {
   async signup(em: EntityManager, tenant: Tenant, email: string, password: string, meta: RequestMeta): Promise<SignIn> {
     const passwordHash = await hashPassword(password);
     const now = new Date();
-    const user: User = {
-      id: randomUUID(),
+    const user = newUser({
       tenantId: tenant.id,
       email: normalizeEmail(email),
       passwordHash,
       status: tenant.requireEmailVerification ? 'Pending' : 'Active',
       role: 'Member',
-      createdAt: now,
-      updatedAt: now,
-      lastLoginAt: null,
-      emailVerifiedAt: null,
-      deletedAt: null,
-      totpSecretEnc: null,
-      totpEnrolledAt: null,
-      totpPendingSecretEnc: null,
-      totpLastUsedStep: null,
-    };
+    }, now);
     try {
       const tokens = await em.transactional(async (tx) => {
         await tx.insert(UserSchema, user);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { TenantSchema, type Tenant } from '../entities/tenant.js';
+import { newUser } from '../entities/new-user.js';
 import { UserSchema, type User } from '../entities/user.js';
 import { normalizeEmail } from '../lib/email.js';
 import { badRequest, conflict, isUniqueViolation } from '../lib/errors.js';
@@ -63,23 +64,7 @@ export class TenantService {
       updatedAt: now,
       deletedAt: null,
     };
-    const user: User = {
-      id: randomUUID(),
-      tenantId: tenant.id,
-      email: normalizeEmail(input.email),
-      passwordHash,
-      status: 'Active',
-      role: 'Admin',
-      createdAt: now,
-      updatedAt: now,
-      lastLoginAt: null,
-      emailVerifiedAt: null,
-      deletedAt: null,
-      totpSecretEnc: null,
-      totpEnrolledAt: null,
-      totpPendingSecretEnc: null,
-      totpLastUsedStep: null,
-    };
+    const user = newUser({ tenantId: tenant.id, email: normalizeEmail(input.email), passwordHash, status: 'Active', role: 'Admin' }, now);
     try {
       const tokens = await em.transactional(async (tx) => {
         await tx.insert(TenantSchema, tenant);

@@ -144,9 +144,14 @@ export interface JsonSchema {
   default?: unknown;
 }
 
+/** A string with lone UTF-16 surrogates replaced by U+FFFD, as a browser sends them in a URL. */
+function wellFormed(value: string): string {
+  return value.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+}
+
 /** Fills a path template with values (percent-encoded). */
 export function fillPath(template: string, values: Record<string, unknown>): string {
-  return template.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(String(values[name] ?? '')));
+  return template.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(wellFormed(String(values[name] ?? ''))));
 }
 
 /** Splits an input object into the request the REST façade expects: path, query string, body. */
