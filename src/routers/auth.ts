@@ -77,7 +77,6 @@ export const authRouter = router({
         errorResponses: { 401: 'Not signed in', 404: 'Unknown tenant' },
       },
     })
-    .input(z.object({}))
     .output(z.object({ ok: z.literal(true), count: z.number().int() }))
     .mutation(async ({ ctx }) => {
       const count = await ctx.services.accounts.logoutAll(ctx.em, ctx.tenant, ctx.principal.userId, ctx.meta);

@@ -32,7 +32,6 @@ export const idpRouter = router({
         errorResponses: { 400: 'Not configured (`idp_not_configured`) or provider unreachable (`idp_unavailable`)', 404: 'Unknown tenant' },
       },
     })
-    .input(z.object({}))
     .output(z.object({ authorizationUrl: z.url() }))
     .query(async ({ ctx }) => ({ authorizationUrl: await ctx.services.idp.start(ctx.em, ctx.tenant) })),
 
@@ -83,7 +82,6 @@ export const idpRouter = router({
         errorResponses: { 401: 'Not signed in', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited' },
       },
     })
-    .input(z.object({}))
     .output(okOutput)
     .mutation(async ({ ctx }) => {
       await ctx.services.idp.deleteCredentials(ctx.em, ctx.tenant, ctx.actor, ctx.meta);

@@ -76,7 +76,6 @@ export const lifecycleRouter = router({
         errorResponses: { 401: 'Not signed in', 404: 'Unknown tenant', 429: 'Rate limited' },
       },
     })
-    .input(z.object({}))
     .output(userExportOutput)
     .query(async ({ ctx }) => {
       const data = await ctx.services.dataExport.exportUser(ctx.em, ctx.tenant, ctx.principal.userId, 'self', ctx.actor, ctx.meta);
@@ -107,7 +106,6 @@ export const lifecycleRouter = router({
         errorResponses: { 401: 'Not signed in, or an API key', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited' },
       },
     })
-    .input(z.object({}))
     .output(okOutput)
     .mutation(async ({ ctx }) => {
       if (ctx.principal.kind !== 'user') {

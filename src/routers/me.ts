@@ -13,7 +13,6 @@ export const meRouter = router({
         errorResponses: { 401: 'Not signed in', 404: 'Unknown tenant' },
       },
     })
-    .input(z.object({}))
     .output(userOutput)
     .query(async ({ ctx }) => {
       const user = await ctx.services.accounts.getUser(ctx.em, ctx.tenant.id, ctx.principal.userId);
@@ -28,7 +27,6 @@ export const meRouter = router({
         errorResponses: { 401: 'Not signed in', 404: 'Unknown tenant', 409: 'Last admin' },
       },
     })
-    .input(z.object({}))
     .output(okOutput)
     .mutation(async ({ ctx }) => {
       await ctx.services.accounts.softDelete(ctx.em, ctx.tenant, ctx.principal.userId, ctx.actor, ctx.meta);

@@ -15,7 +15,6 @@ export const mfaRouter = router({
         errorResponses: { 401: 'Not signed in', 403: 'MFA disabled for the tenant', 404: 'Unknown tenant', 409: 'TOTP already enrolled' },
       },
     })
-    .input(z.object({}))
     .output(totpEnrollmentOutput)
     .mutation(async ({ ctx }) => {
       const user = await ctx.services.accounts.getUser(ctx.em, ctx.tenant.id, ctx.principal.userId);

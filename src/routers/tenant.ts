@@ -48,7 +48,6 @@ export const tenantRouter = router({
     .meta({
       openapi: { method: 'GET', path: '/v1/{tenantSlug}/tenant', protect: true, tags, summary: 'The tenant and its settings', errorResponses: adminErrors },
     })
-    .input(z.object({}))
     .output(tenantOutput)
     .query(({ ctx }) => toTenantOutput(ctx.tenant)),
 

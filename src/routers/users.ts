@@ -13,7 +13,6 @@ export const usersRouter = router({
         errorResponses: { 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited' },
       },
     })
-    .input(z.object({}))
     .output(z.object({ items: z.array(userOutput) }))
     .query(async ({ ctx }) => {
       const users = await ctx.services.userDirectory.list(ctx.em, ctx.tenant.id);
