@@ -36,6 +36,8 @@ export interface Config {
   corsOrigins: string[];
   /** Days a soft-deleted user is kept before erasure. */
   userRetentionDays: number;
+  /** HTTP worker processes `npm start` runs (node:cluster); 1 = a single process. */
+  webConcurrency: number;
   /** Names of secrets that were generated into DATA_DIR because the variable was unset. */
   generatedSecrets: string[];
 }
@@ -81,6 +83,7 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   CORS_ORIGINS: z.string().default(''),
   USER_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
+  WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
 });
 
 /**
@@ -169,6 +172,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       generatedSecrets.push('ENCRYPTION_KEYS');
     }
   }
+  if (e.WEB_CONCURRENCY > 1 && !e.DATABASE_URL) {
+    throw new ConfigError('WEB_CONCURRENCY above 1 needs DATABASE_URL: the embedded database serves one process only');
+  }
   const jwtSecret = Buffer.from(jwtSecretText, 'utf8');
   if (jwtSecret.length < 32) throw new ConfigError('JWT_SECRET must be at least 32 bytes');
 
@@ -190,6 +196,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     corsOrigins: e.CORS_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean),
     userRetentionDays: e.USER_RETENTION_DAYS,
+    webConcurrency: e.WEB_CONCURRENCY,
     generatedSecrets,
   };
 }

@@ -1,9 +1,14 @@
+import cluster from 'node:cluster';
+import { runClusterPrimary } from './cluster.js';
 import { ConfigError, loadConfig } from './config.js';
 import { DatabaseUnavailableError } from './db/orm.js';
 import { createLogger } from './logger.js';
 import { startServer } from './server.js';
 
-/** `npm start`: validate the configuration, migrate, serve; stop cleanly on SIGTERM/SIGINT. */
+/**
+ * `npm start`: validate the configuration, migrate, serve; stop cleanly on SIGTERM/SIGINT.
+ * With `WEB_CONCURRENCY` > 1 this process becomes a node:cluster primary running that many workers.
+ */
 async function main(): Promise<void> {
   let config;
   try {
@@ -16,6 +21,10 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = createLogger(config.logLevel);
+  if (config.webConcurrency > 1 && cluster.isPrimary) {
+    await runClusterPrimary(config.webConcurrency, logger);
+    return;
+  }
   try {
     const server = await startServer(config, logger);
     const shutdown = (signal: string) => {
