@@ -34,7 +34,7 @@ export interface AppServices {
 /** Wires the services together; performs no I/O. */
 export function createServices(config: Config, logger: Logger, orm: MikroORM): AppServices {
   const keyring = new Keyring(config.encryptionKeys);
-  const audit = new AuditService();
+  const audit = new AuditService(orm.em.getEventManager());
   const sessions = new SessionService(config, audit);
   const mfa = new MfaService();
   const mailer = new Mailer(config, logger);

@@ -8,6 +8,7 @@ import type { RequestMeta } from '../lib/request-meta.js';
 import { hashPassword } from '../security/passwords.js';
 import type { AuditService } from './audit-service.js';
 import type { IssuedTokens, SessionService } from './session-service.js';
+import { rowToEntity } from '../db/rows.js';
 
 /** Longest tenant slug (a DNS label). */
 export const SLUG_MAX_LENGTH = 63;
@@ -102,8 +103,13 @@ export class TenantService {
     }
   }
 
-  /** The live (not soft-deleted) tenant with this slug, or null. */
+  /**
+   * The live (not soft-deleted) tenant with this slug, or null. Read on every tenant-scoped request
+   * (never cached, so a deletion or policy change is seen at once by every instance); plain SQL
+   * skips the ORM's per-call query building.
+   */
   async findBySlug(em: EntityManager, slug: string): Promise<Tenant | null> {
-    return em.findOne(TenantSchema, { slug, deletedAt: null }, { disableIdentityMap: true });
+    const rows = (await em.execute('select * from tenant where slug = ? and deleted_at is null', [slug])) as Record<string, unknown>[];
+    return rows[0] ? rowToEntity(em, TenantSchema, rows[0]) : null;
   }
 }
