@@ -48,6 +48,8 @@ export class Seeder {
 
   static async connect(url: string): Promise<Seeder> {
     const client = new pg.Client({ connectionString: url });
+    // Errors surface through the failing query; this keeps a dropped connection from crashing the run.
+    client.on('error', () => undefined);
     await client.connect();
     return new Seeder(client);
   }
@@ -85,7 +87,7 @@ export class Seeder {
         `insert into audit_event (id, tenant_id, action, actor_type, actor_id, target_type, target_id, ip, user_agent, details, created_at)
          select gen_random_uuid(), $1,
                 (array['UserLogin','SessionCreated','UserLoginFailed','SessionRevoked','UserSignup'])[1 + g % 5],
-                'user', $2, 'user', $2::text, '203.0.113.' || (g % 250), 'bench/1.0',
+                'user', $2::uuid, 'user', $2::text, '203.0.113.' || (g % 250), 'bench/1.0',
                 jsonb_build_object('email', 'user' || (g % 10000) || '@bench.test'),
                 now() - make_interval(secs => $3 - g)
            from generate_series($4::int, $5::int) g`,

@@ -65,8 +65,10 @@ const CLOCK_TICKS_PER_SECOND = 100;
 
 /** What a process tree used during one measurement window. */
 export interface ProcessWindow {
-  /** Highest summed resident set size seen, in bytes. */
+  /** Highest summed resident set size of the tree seen, in bytes. */
   peakRssBytes: number;
+  /** Highest resident set size of any single process of the tree, in bytes. */
+  peakProcessRssBytes: number;
   /** CPU seconds (user + system) the tree used: with the request count, the cost of one request
    *  independent of how loaded the machine is. */
   cpuSeconds: number;
@@ -78,6 +80,7 @@ export interface ProcessWindow {
  */
 export class ProcessMonitor {
   private peak = 0;
+  private peakProcess = 0;
   private pids: number[] = [];
   private timer: NodeJS.Timeout | undefined;
   private samples = 0;
@@ -95,7 +98,12 @@ export class ProcessMonitor {
   private sample(): void {
     // Re-read the tree now and then: cluster workers may be replaced.
     if (this.samples++ % 20 === 0) this.pids = processTree(this.root);
-    const total = this.pids.reduce((sum, pid) => sum + rssOf(pid), 0);
+    let total = 0;
+    for (const pid of this.pids) {
+      const rss = rssOf(pid);
+      total += rss;
+      if (rss > this.peakProcess) this.peakProcess = rss;
+    }
     if (total > this.peak) this.peak = total;
   }
 
@@ -111,8 +119,9 @@ export class ProcessMonitor {
       cpuSeconds += used - (this.cpuAtWindowStart.get(pid) ?? 0);
     }
     this.cpuAtWindowStart = now;
-    const window = { peakRssBytes: this.peak, cpuSeconds };
+    const window = { peakRssBytes: this.peak, peakProcessRssBytes: this.peakProcess, cpuSeconds };
     this.peak = 0;
+    this.peakProcess = 0;
     return window;
   }
 
