@@ -149,6 +149,20 @@ describe('plain-SQL look-ups', () => {
     expect(res.body.tenant).toEqual({ slug: t.slug, name: expect.any(String) });
   });
 
+  it('reads tenant and session in one query yet refuses an ended session, a suspended user and a foreign token at once', async () => {
+    const a = await createTenant(api);
+    const b = await createTenant(api);
+    const m = await signupMember(api, a.slug);
+    expect((await api.get(`/v1/${a.slug}/me`, { token: m.accessToken })).status).toBe(200);
+    expectError(await api.get(`/v1/${b.slug}/me`, { token: m.accessToken }), 401, 'UNAUTHORIZED', 'tenant_mismatch');
+    await em().execute(`update app_user set status = 'Suspended' where id = ?`, [m.id]);
+    expectError(await api.get(`/v1/${a.slug}/me`, { token: m.accessToken }), 401, 'UNAUTHORIZED', 'user_suspended');
+    await em().execute(`update app_user set status = 'Active' where id = ?`, [m.id]);
+    expect((await api.post(`/v1/${a.slug}/auth/logout`, { refreshToken: m.refreshToken })).status).toBe(200);
+    expectError(await api.get(`/v1/${a.slug}/me`, { token: m.accessToken }), 401, 'UNAUTHORIZED', 'session_revoked');
+    expectError(await api.get(`/v1/unknown-${unique()}/me`, { token: a.accessToken }), 404, 'NOT_FOUND');
+  });
+
   it('sees a tenant deletion at once (no cache)', async () => {
     const t = await createTenant(api);
     expect((await api.get(`/v1/${t.slug}/me`, { token: t.accessToken })).status).toBe(200);

@@ -103,13 +103,18 @@ export class TenantService {
     }
   }
 
-  /**
-   * The live (not soft-deleted) tenant with this slug, or null. Read on every tenant-scoped request
-   * (never cached, so a deletion or policy change is seen at once by every instance); plain SQL
-   * skips the ORM's per-call query building.
-   */
+  /** The live (not soft-deleted) tenant with this slug, or null (see {@link findLiveTenantBySlug}). */
   async findBySlug(em: EntityManager, slug: string): Promise<Tenant | null> {
-    const rows = (await em.execute('select * from tenant where slug = ? and deleted_at is null', [slug])) as Record<string, unknown>[];
-    return rows[0] ? rowToEntity(em, TenantSchema, rows[0]) : null;
+    return findLiveTenantBySlug(em, slug);
   }
+}
+
+/**
+ * The live (not soft-deleted) tenant with this slug, or null. Read on every tenant-scoped request
+ * and never cached, so a deletion or policy change is seen at once by every instance; plain SQL
+ * skips the ORM's per-call query building.
+ */
+export async function findLiveTenantBySlug(em: EntityManager, slug: string): Promise<Tenant | null> {
+  const rows = (await em.execute('select * from tenant where slug = ? and deleted_at is null', [slug])) as Record<string, unknown>[];
+  return rows[0] ? rowToEntity(em, TenantSchema, rows[0]) : null;
 }
