@@ -1,9 +1,15 @@
-import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 
 /** Every scenario the suite knows, in the order they run. */
 export const SCENARIO_NAMES = ['me', 'refresh', 'users-list', 'audit', 'login', 'login+totp', 'signup'] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
+
+/**
+ * The service runs with its V8 old generation capped at 128 MiB, the recommended setting for the
+ * 250 MB memory budget of docs/performance.md (V8 otherwise grows the heap under load far past
+ * what it keeps live). `--service-node-options ''` runs it with Node's defaults.
+ */
+export const DEFAULT_SERVICE_NODE_OPTIONS = '--max-old-space-size=128';
 
 /** Settings of one `npm run bench`; each comes from a `--flag` or else its `BENCH_*` variable. */
 export interface BenchOptions {
@@ -25,6 +31,8 @@ export interface BenchOptions {
   scenarios: ScenarioName[];
   /** Keep the bench database afterwards (for inspection). */
   keepDatabase: boolean;
+  /** Node.js options of the service processes only (their `NODE_OPTIONS`). */
+  serviceNodeOptions: string;
   /** Start the service with `--cpu-prof` and leave the profiles in this directory. */
   cpuProfileDir: string | undefined;
   resultsFile: string;
@@ -34,12 +42,13 @@ const FLAGS = {
   duration: { type: 'string', env: 'BENCH_DURATION', help: 'seconds per scenario (10)' },
   connections: { type: 'string', env: 'BENCH_CONNECTIONS', help: 'connections for reads and refresh (32)' },
   'hash-connections': { type: 'string', env: 'BENCH_HASH_CONNECTIONS', help: 'connections for login/signup (16)' },
-  processes: { type: 'string', env: 'BENCH_PROCESSES', help: 'service processes (number of cores)' },
+  processes: { type: 'string', env: 'BENCH_PROCESSES', help: 'service processes, WEB_CONCURRENCY (1)' },
   'argon2-seconds': { type: 'string', env: 'BENCH_ARGON2_SECONDS', help: 'seconds of the argon2 ceiling (5)' },
   users: { type: 'string', env: 'BENCH_USERS', help: 'users seeded in the users-list tenant (10000)' },
   'audit-events': { type: 'string', env: 'BENCH_AUDIT_EVENTS', help: 'events seeded in the audit tenant (1000000)' },
   scenarios: { type: 'string', env: 'BENCH_SCENARIOS', help: `comma-separated subset of ${SCENARIO_NAMES.join(',')}` },
   'keep-db': { type: 'boolean', env: 'BENCH_KEEP_DB', help: 'keep the bench database' },
+  'service-node-options': { type: 'string', env: 'BENCH_SERVICE_NODE_OPTIONS', help: `NODE_OPTIONS of the service only (${DEFAULT_SERVICE_NODE_OPTIONS})` },
   'cpu-prof': { type: 'string', env: 'BENCH_CPU_PROF', help: 'directory for service --cpu-prof profiles' },
   out: { type: 'string', env: 'BENCH_OUT', help: 'results file (bench/results/latest.json)' },
   help: { type: 'boolean', env: '', help: 'this text' },
@@ -84,12 +93,13 @@ export function loadBenchOptions(argv = process.argv.slice(2), env = process.env
     durationSeconds: positiveInt('duration', get('duration'), 10),
     connections: positiveInt('connections', get('connections'), 32),
     hashConnections: positiveInt('hash-connections', get('hash-connections'), 16),
-    serviceProcesses: positiveInt('processes', get('processes'), availableParallelism()),
+    serviceProcesses: positiveInt('processes', get('processes'), 1),
     argon2Seconds: positiveInt('argon2-seconds', get('argon2-seconds'), 5),
     users: positiveInt('users', get('users'), 10_000),
     auditEvents: positiveInt('audit-events', get('audit-events'), 1_000_000),
     scenarios: scenarios as ScenarioName[],
     keepDatabase: truthy(get('keep-db')),
+    serviceNodeOptions: get('service-node-options') ?? DEFAULT_SERVICE_NODE_OPTIONS,
     cpuProfileDir: get('cpu-prof') || undefined,
     resultsFile: get('out') || 'bench/results/latest.json',
   };

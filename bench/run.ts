@@ -183,7 +183,7 @@ async function main(): Promise<void> {
     database = await createBenchDatabase(options.databaseUrl);
     log(`database ${database.name} created`);
     if (options.cpuProfileDir) mkdirSync(options.cpuProfileDir, { recursive: true });
-    service = await startService({ databaseUrl: database.url, redisUrl: options.redisUrl, processes: options.serviceProcesses, cpuProfileDir: options.cpuProfileDir });
+    service = await startService({ databaseUrl: database.url, redisUrl: options.redisUrl, processes: options.serviceProcesses, cpuProfileDir: options.cpuProfileDir, nodeOptions: options.serviceNodeOptions });
     log(`service up at ${service.url} (pid ${service.pid})`);
     monitor = new ProcessMonitor(service.pid);
     monitor.start();

@@ -179,6 +179,7 @@ export async function startService(opts: {
   redisUrl: string;
   processes: number;
   cpuProfileDir?: string | undefined;
+  nodeOptions?: string | undefined;
 }): Promise<ServiceProcess> {
   const port = await freePort();
   const nodeArgs = opts.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfileDir}`] : [];
@@ -196,6 +197,7 @@ export async function startService(opts: {
       RATE_LIMIT_SCALE: '1000000',
       LOG_LEVEL: 'warn',
       WEB_CONCURRENCY: String(opts.processes),
+      NODE_OPTIONS: opts.nodeOptions ?? '',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { TenantSchema, type Tenant } from '../entities/tenant.js';
-import type { UserRole } from '../entities/user.js';
+import { UserSchema, type User, type UserRole } from '../entities/user.js';
 import { unauthorized } from '../lib/errors.js';
 import { rowToEntity } from '../db/rows.js';
 import { verifyAccessToken, type AccessTokenClaims } from '../security/access-token.js';
@@ -54,8 +54,10 @@ interface PrefetchedSession {
   row: SessionUserRow | undefined;
 }
 
-/** Columns the tenant + session query adds beside the tenant's own; `cred_found` tells a miss. */
-const PREFETCH_COLUMNS = ['cred_found', 'cred_user_id', 'cred_role', 'cred_status', 'cred_user_deleted_at', 'cred_revoked_at'] as const;
+/** Columns the tenant + session query adds beside the tenant's own (no tenant column starts with `cred_`). */
+const SESSION_FOUND = 'cred_session_found';
+const SESSION_REVOKED_AT = 'cred_session_revoked_at';
+const USER_COLUMN_PREFIX = 'cred_user__';
 
 /** How often at most `api_key.last_used_at` is written for one key, in milliseconds. */
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
@@ -67,6 +69,10 @@ const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 export class CredentialService {
   /** Session rows read with the tenant of the same request, keyed by that request's tenant object. */
   private readonly prefetched = new WeakMap<Tenant, PrefetchedSession>();
+  /** The user rows read by those queries, keyed by the request's entity manager. */
+  private readonly requestUsers = new WeakMap<EntityManager, User>();
+  /** `u.<column> as cred_user__<column>` for every column of app_user, built once. */
+  private userColumns: string | undefined;
 
   constructor(
     private readonly config: Config,
@@ -84,9 +90,14 @@ export class CredentialService {
     const verified = token && !isApiKey(token) ? verifyAccessToken(token, this.config.jwtSecret) : undefined;
     if (!token || !verified?.ok) return findLiveTenantBySlug(em, slug);
     const { claims } = verified;
+    this.userColumns ??= em
+      .getMetadata()
+      .get<User>(UserSchema.meta.className)
+      .props.flatMap((p) => p.fieldNames ?? [])
+      .map((column) => `u.${column} as ${USER_COLUMN_PREFIX}${column}`)
+      .join(', ');
     const rows = (await em.execute(
-      `select t.*, s.id is not null as cred_found, u.id as cred_user_id, u.role as cred_role, u.status as cred_status,
-              u.deleted_at as cred_user_deleted_at, s.revoked_at as cred_revoked_at
+      `select t.*, s.id is not null as ${SESSION_FOUND}, s.revoked_at as ${SESSION_REVOKED_AT}, ${this.userColumns}
          from tenant t
          left join session s on s.id = ? and s.tenant_id = t.id and s.user_id = ?
          left join app_user u on u.id = s.user_id
@@ -95,20 +106,38 @@ export class CredentialService {
     )) as Record<string, unknown>[];
     const row = rows[0];
     if (!row) return null;
-    const tenantColumns = { ...row };
-    for (const column of PREFETCH_COLUMNS) delete tenantColumns[column];
+    const tenantColumns: Record<string, unknown> = {};
+    const userColumns: Record<string, unknown> = {};
+    for (const [column, value] of Object.entries(row)) {
+      if (column.startsWith(USER_COLUMN_PREFIX)) userColumns[column.slice(USER_COLUMN_PREFIX.length)] = value;
+      else if (column !== SESSION_FOUND && column !== SESSION_REVOKED_AT) tenantColumns[column] = value;
+    }
     const tenant = rowToEntity(em, TenantSchema, tenantColumns);
-    const session: SessionUserRow | undefined = row.cred_found
-      ? {
-          user_id: row.cred_user_id as string,
-          role: row.cred_role as UserRole,
-          status: row.cred_status as string,
-          user_deleted_at: row.cred_user_deleted_at as Date | null,
-          revoked_at: row.cred_revoked_at as Date | null,
-        }
-      : undefined;
+    if (!row[SESSION_FOUND]) {
+      this.prefetched.set(tenant, { token, claims, row: undefined });
+      return tenant;
+    }
+    const user = rowToEntity(em, UserSchema, userColumns);
+    const session: SessionUserRow = {
+      user_id: user.id,
+      role: user.role,
+      status: user.status,
+      user_deleted_at: user.deletedAt,
+      revoked_at: row[SESSION_REVOKED_AT] as Date | null,
+    };
     this.prefetched.set(tenant, { token, claims, row: session });
+    this.requestUsers.set(em, user);
     return tenant;
+  }
+
+  /**
+   * The user an access token of this request was checked against, as read by `resolveTenant` a
+   * moment earlier in the same request (with `em`, the request's entity manager), or undefined.
+   * Lets GET /me answer without reading the row a second time.
+   */
+  userReadWithCredential(em: EntityManager, principal: UserPrincipal): User | undefined {
+    const user = this.requestUsers.get(em);
+    return user && user.id === principal.userId && user.tenantId === principal.tenantId && !user.deletedAt ? user : undefined;
   }
 
   /**
