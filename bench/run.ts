@@ -152,7 +152,8 @@ function printTable(rows: ScenarioReport[], ceilings: Ceilings): void {
 async function main(): Promise<void> {
   const options = loadBenchOptions();
   const startedAt = new Date();
-  log(`machine: ${JSON.stringify(machine())}`);
+  const machineAtStart = machine();
+  log(`machine: ${JSON.stringify(machineAtStart)}`);
   log(`options: ${options.durationSeconds} s per scenario, ${options.connections}/${options.hashConnections} connections, ${options.serviceProcesses} service processes`);
 
   let database: BenchDatabase | undefined;
@@ -243,7 +244,7 @@ async function main(): Promise<void> {
       startedAt: startedAt.toISOString(),
       finishedAt: new Date().toISOString(),
       command: `npm run bench ${process.argv.slice(2).join(' ')}`.trim(),
-      machine: machine(),
+      machine: { ...machine(), loadAverageAtStart: machineAtStart.loadAverage },
       options: { ...options, databaseUrl: undefined },
       ceilings,
       scenarios: rows,
