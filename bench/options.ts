@@ -57,7 +57,7 @@ const FLAGS = {
 function positiveInt(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive integer, got "${value}"`);
+  if (!Number.isInteger(n) || n <= 0) throw Object.assign(new Error(`--${name} must be a positive integer, got "${value}"`), { code: 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' });
   return n;
 }
 
@@ -84,7 +84,9 @@ export function loadBenchOptions(argv = process.argv.slice(2), env = process.env
     ? scenarioList.split(',').map((s) => s.trim()).filter(Boolean)
     : [...SCENARIO_NAMES];
   for (const s of scenarios) {
-    if (!(SCENARIO_NAMES as readonly string[]).includes(s)) throw new Error(`unknown scenario "${s}" (known: ${SCENARIO_NAMES.join(', ')})`);
+    if (!(SCENARIO_NAMES as readonly string[]).includes(s)) {
+      throw Object.assign(new Error(`unknown scenario "${s}" (known: ${SCENARIO_NAMES.join(', ')})`), { code: 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' });
+    }
   }
   const truthy = (v: string | undefined) => v === 'true' || v === '1' || v === 'yes';
   return {

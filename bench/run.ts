@@ -245,7 +245,8 @@ async function main(): Promise<void> {
       finishedAt: new Date().toISOString(),
       command: `npm run bench ${process.argv.slice(2).join(' ')}`.trim(),
       machine: { ...machine(), loadAverageAtStart: machineAtStart.loadAverage },
-      options: { ...options, databaseUrl: undefined },
+      // the URLs may carry passwords
+      options: { ...options, databaseUrl: undefined, redisUrl: undefined },
       ceilings,
       scenarios: rows,
       peakRssBytes,
@@ -262,6 +263,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  console.error(err);
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) console.error(`${(err as Error).message} (see npm run bench -- --help)`);
+  else console.error(err);
   process.exit(1);
 });
