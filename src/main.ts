@@ -1,3 +1,4 @@
+import './threadpool.js';
 import cluster from 'node:cluster';
 import { runClusterPrimary } from './cluster.js';
 import { ConfigError, loadConfig } from './config.js';

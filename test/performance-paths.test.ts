@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
+import { defaultThreadpoolSize } from '../src/threadpool.js';
 import { Api, createTenant, expectError, signupMember, unique } from './helpers/api.js';
 import { startTestServer, TEST_ENCRYPTION_KEYS, TEST_JWT_SECRET, type TestServer } from './helpers/server.js';
 
@@ -209,5 +210,16 @@ describe('WEB_CONCURRENCY', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(out.match(/"msg":"stopped"/g)).toHaveLength(2);
+  });
+});
+
+describe('libuv thread pool size of npm start', () => {
+  it('is the cores per service process, at least 2, unless UV_THREADPOOL_SIZE is set', () => {
+    expect(defaultThreadpoolSize({}, 8)).toBe(8);
+    expect(defaultThreadpoolSize({ WEB_CONCURRENCY: '2' }, 8)).toBe(4);
+    expect(defaultThreadpoolSize({ WEB_CONCURRENCY: '2' }, 2)).toBe(2);
+    expect(defaultThreadpoolSize({}, 1)).toBe(2);
+    expect(defaultThreadpoolSize({ WEB_CONCURRENCY: 'x' }, 6)).toBe(6);
+    expect(defaultThreadpoolSize({ UV_THREADPOOL_SIZE: '16' }, 2)).toBeUndefined();
   });
 });
