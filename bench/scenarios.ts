@@ -12,7 +12,14 @@ export type CeilingKind = 'argon2' | 'http';
 
 /** A scenario ready to be loaded, or the reason it cannot run in this build. */
 export type Prepared =
-  | { kind: 'ready'; requests: RequestSpec[]; connections: number; amount?: number }
+  | {
+      kind: 'ready';
+      requests: RequestSpec[];
+      connections: number;
+      amount?: number;
+      /** Load run at the same time but not reported (e.g. logins while `me` is measured). */
+      background?: { requests: RequestSpec[]; connections: number };
+    }
   | { kind: 'skipped'; reason: string };
 
 export interface Scenario {
@@ -121,6 +128,20 @@ function authenticatedGet(path: string, tokens: string[]): RequestSpec[] {
   ];
 }
 
+/** POST auth/login of random seeded users `user<n>@bench.test` with their password. */
+function passwordLogins(slug: string, users: number): RequestSpec[] {
+  return [
+    {
+      method: 'POST',
+      path: `/v1/${slug}/auth/login`,
+      setupRequest(req: RawRequest) {
+        const n = 1 + Math.floor(Math.random() * users);
+        return { ...req, headers: JSON_HEADERS, body: JSON.stringify({ email: `user${n}@bench.test`, password: BENCH_PASSWORD }) };
+      },
+    },
+  ];
+}
+
 /** The scenarios of the issue, in `options.scenarios` order. */
 export function buildScenarios(fx: BenchFixture, argon2HashesPerSecond: () => number): Scenario[] {
   const { options, api } = fx;
@@ -196,19 +217,21 @@ export function buildScenarios(fx: BenchFixture, argon2HashesPerSecond: () => nu
       description: 'POST auth/login with email and password of a random seeded user (one argon2id verification)',
       async prepare() {
         const tenant = await fx.usersTenant();
+        return { kind: 'ready', connections: options.hashConnections, requests: passwordLogins(tenant.slug, options.users) };
+      },
+    },
+    {
+      name: 'me-during-login',
+      ceiling: 'http',
+      description: 'GET /me on 4 connections while the login scenario runs beside it: hashing must not stall other requests',
+      async prepare() {
+        const tenant = await fx.usersTenant();
+        const sessions = await fx.sessions();
         return {
           kind: 'ready',
-          connections: options.hashConnections,
-          requests: [
-            {
-              method: 'POST',
-              path: `/v1/${tenant.slug}/auth/login`,
-              setupRequest(req: RawRequest) {
-                const n = 1 + Math.floor(Math.random() * options.users);
-                return { ...req, headers: JSON_HEADERS, body: JSON.stringify({ email: `user${n}@bench.test`, password: BENCH_PASSWORD }) };
-              },
-            },
-          ],
+          connections: 4,
+          requests: authenticatedGet(`/v1/${tenant.slug}/me`, sessions.map((s) => s.accessToken)),
+          background: { connections: options.hashConnections, requests: passwordLogins(tenant.slug, options.users) },
         };
       },
     },
