@@ -70,7 +70,7 @@ export interface AppServices {
  */
 export function createServices(config: Config, logger: Logger, orm: MikroORM): AppServices {
   const keyring = new Keyring(config.encryptionKeys);
-  const audit = new AuditService();
+  const audit = new AuditService(orm.em.getEventManager());
   const sessions = new SessionService(config, audit);
   const mailer = new Mailer(config, logger);
   const totp = new TotpService(keyring, audit);

@@ -47,6 +47,8 @@ export interface Config {
   userRetentionDays: number;
   /** Seconds between two runs of the erasure sweep of each instance; 0 turns the timer off. */
   erasureSweepIntervalSeconds: number;
+  /** HTTP worker processes `npm start` runs (node:cluster); 1 = a single process. */
+  webConcurrency: number;
   /** Names of secrets that were generated into DATA_DIR because the variable was unset. */
   generatedSecrets: string[];
 }
@@ -125,6 +127,7 @@ const envSchema = z.object({
   CORS_ORIGINS: z.string().default(''),
   USER_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
   ERASURE_SWEEP_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(604_800).default(3600),
+  WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
 });
 
 /**
@@ -239,6 +242,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       generatedSecrets.push('ENCRYPTION_KEYS');
     }
   }
+  if (e.WEB_CONCURRENCY > 1 && !e.DATABASE_URL) {
+    throw new ConfigError('WEB_CONCURRENCY above 1 needs DATABASE_URL: the embedded database serves one process only');
+  }
   const jwtSecret = Buffer.from(jwtSecretText, 'utf8');
   if (jwtSecret.length < 32) throw new ConfigError('JWT_SECRET must be at least 32 bytes');
 
@@ -263,6 +269,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: parseCorsOrigins(e.CORS_ORIGINS),
     userRetentionDays: e.USER_RETENTION_DAYS,
     erasureSweepIntervalSeconds: e.ERASURE_SWEEP_INTERVAL_SECONDS,
+    webConcurrency: e.WEB_CONCURRENCY,
     generatedSecrets,
   };
 }

@@ -1,12 +1,24 @@
+import './threadpool.js';
+import cluster from 'node:cluster';
+import { runClusterPrimary } from './cluster.js';
 import { ConfigError, loadConfigOrExit } from './config.js';
-import { DatabaseUnavailableError } from './db/orm.js';
 import { createLogger } from './logger.js';
-import { startServer } from './server.js';
 
-/** `npm start`: validate the configuration, migrate, serve; stop cleanly on SIGTERM/SIGINT. */
+/**
+ * `npm start`: validate the configuration, migrate, serve; stop cleanly on SIGTERM/SIGINT.
+ * With `WEB_CONCURRENCY` > 1 this process becomes a node:cluster primary running that many workers;
+ * the primary never loads the service itself (the server modules are imported by workers only),
+ * which keeps its memory small.
+ */
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const logger = createLogger(config.logLevel);
+  if (config.webConcurrency > 1 && cluster.isPrimary) {
+    await runClusterPrimary(config.webConcurrency, logger);
+    return;
+  }
+  const { startServer } = await import('./server.js');
+  const { DatabaseUnavailableError } = await import('./db/orm.js');
   try {
     const server = await startServer(config, logger);
     const shutdown = (signal: string) => {

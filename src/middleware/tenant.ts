@@ -8,11 +8,12 @@ export const tenantSlugInput = z.object({
 });
 
 /**
- * A procedure under `/v1/{tenantSlug}`: resolves the live tenant into `ctx.tenant`.
+ * A procedure under `/v1/{tenantSlug}`: resolves the live tenant into `ctx.tenant` (with an access
+ * token, its session is read in the same query for the auth middleware; see CredentialService).
  * @throws ApiError 404 `tenant_not_found` for an unknown or deleted slug.
  */
 export const tenantProcedure = publicProcedure.input(tenantSlugInput).use(async ({ ctx, input, next }) => {
-  const tenant = await ctx.services.tenants.findBySlug(ctx.em, input.tenantSlug);
+  const tenant = await ctx.services.credentials.resolveTenant(ctx.em, input.tenantSlug, ctx.req.headers.authorization);
   if (!tenant) throw notFound('Tenant not found', 'tenant_not_found');
   return next({ ctx: { tenant } });
 });

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import type { UserRole } from '../entities/user.js';
 
@@ -21,13 +21,28 @@ export interface AccessTokenClaims {
 /** Why a presented access token was refused; becomes `details.reason`. */
 export type AccessTokenFailure = 'token_expired' | 'invalid_token';
 
+const secretKeys = new WeakMap<Buffer, KeyObject>();
+
+/**
+ * The HMAC key object of a secret, made once per secret. Handing jsonwebtoken a raw Buffer makes it
+ * try (and fail, by exception) to parse the bytes as a PEM public/private key on every call first.
+ */
+function hmacKey(secret: Buffer): KeyObject {
+  let key = secretKeys.get(secret);
+  if (!key) {
+    key = createSecretKey(secret);
+    secretKeys.set(secret, key);
+  }
+  return key;
+}
+
 /**
  * Signs an RFC 7519 JWT with HS256: `exp = iat + 900`, `iss` and `aud` fixed, and a random `jti`
  * (RFC 7519 §4.1.7) so two tokens of one session issued within the same second still differ.
  * @param secret the `JWT_SECRET` bytes (≥ 32).
  */
 export function signAccessToken(claims: AccessTokenClaims, secret: Buffer): string {
-  return jwt.sign({ tid: claims.tid, sid: claims.sid, role: claims.role }, secret, {
+  return jwt.sign({ tid: claims.tid, sid: claims.sid, role: claims.role }, hmacKey(secret), {
     algorithm: 'HS256',
     subject: claims.sub,
     expiresIn: ACCESS_TOKEN_TTL_SECONDS,
@@ -47,7 +62,7 @@ export function verifyAccessToken(
   secret: Buffer,
 ): { ok: true; claims: AccessTokenClaims } | { ok: false; reason: AccessTokenFailure } {
   try {
-    const payload = jwt.verify(token, secret, {
+    const payload = jwt.verify(token, hmacKey(secret), {
       algorithms: ['HS256'],
       issuer: ACCESS_TOKEN_ISSUER,
       audience: ACCESS_TOKEN_AUDIENCE,

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Tenant } from '../entities/tenant.js';
 import { newUser } from '../entities/new-user.js';
 import { UserSchema, type User } from '../entities/user.js';
+import { rowToEntity } from '../db/rows.js';
 import { normalizeEmail } from '../lib/email.js';
 import { conflict, isUniqueViolation, unauthorized } from '../lib/errors.js';
 import type { RequestMeta } from '../lib/request-meta.js';
@@ -25,8 +26,13 @@ export class AuthService {
   ) {}
 
   /** The live (not deleted) user of a tenant with this email (compared case-insensitively), or null. */
-  findLiveUserByEmail(em: EntityManager, tenantId: string, email: string): Promise<User | null> {
-    return em.findOne(UserSchema, { tenantId, email: normalizeEmail(email), deletedAt: null }, { disableIdentityMap: true });
+  async findLiveUserByEmail(em: EntityManager, tenantId: string, email: string): Promise<User | null> {
+    // Plain SQL on the login path: the ORM's findOne would build the query and fork per call.
+    const rows = (await em.execute('select * from app_user where tenant_id = ? and email = ? and deleted_at is null', [
+      tenantId,
+      normalizeEmail(email),
+    ])) as Record<string, unknown>[];
+    return rows[0] ? rowToEntity(em, UserSchema, rows[0]) : null;
   }
 
   /**

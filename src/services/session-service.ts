@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
-import { RefreshTokenSchema } from '../entities/refresh-token.js';
 import { SessionSchema } from '../entities/session.js';
 import type { Tenant } from '../entities/tenant.js';
 import { UserSchema, type User, type UserRole } from '../entities/user.js';
@@ -10,6 +9,7 @@ import type { Actor, RequestMeta } from '../lib/request-meta.js';
 import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from '../security/access-token.js';
 import { randomToken, sha256Hex } from '../security/tokens.js';
 import type { AuditService } from './audit-service.js';
+import { rowToEntity } from '../db/rows.js';
 
 /** Lifetime of a refresh token in seconds (SPEC.md part 8: 30 days). */
 export const REFRESH_TOKEN_TTL_SECONDS = 2_592_000;
@@ -34,12 +34,6 @@ export type RevokeReason =
   | 'password_reset'
   | 'tenant_deleted';
 
-interface RotatedRow {
-  id: string;
-  session_id: string;
-  user_id: string;
-}
-
 interface PresentedTokenRow {
   id: string;
   session_id: string;
@@ -47,6 +41,7 @@ interface PresentedTokenRow {
   rotated_at: Date | null;
   expires_at: Date;
   revoked_at: Date | null;
+  user_status: string;
 }
 
 /**
@@ -66,19 +61,25 @@ export class SessionService {
   async start(em: EntityManager, tenant: Tenant, user: User, meta: RequestMeta): Promise<IssuedTokens> {
     const now = new Date();
     const sessionId = randomUUID();
-    await em.insert(SessionSchema, {
-      id: sessionId,
-      tenantId: tenant.id,
-      userId: user.id,
-      createdAt: now,
-      lastRefreshedAt: null,
-      revokedAt: null,
-      revokedReason: null,
-      ip: meta.ip,
-      userAgent: meta.userAgent,
-    });
-    const refreshToken = await this.insertRefreshToken(em, tenant.id, sessionId, null, now);
-    await em.execute('update app_user set last_login_at = ? where id = ?', [now, user.id]);
+    const refreshToken = randomToken(32);
+    // One round trip: the session, its first refresh token and the user's lastLoginAt. The foreign
+    // key of refresh_token is checked at the end of the statement, when the session row exists.
+    await em.execute(
+      `with new_session as (
+         insert into session (id, tenant_id, user_id, created_at, last_refreshed_at, revoked_at, revoked_reason, ip, user_agent)
+         values (?, ?, ?, ?, null, null, null, ?, ?)
+       ), first_token as (
+         insert into refresh_token (id, session_id, tenant_id, token_hash, parent_id, created_at, expires_at, rotated_at)
+         values (?, ?, ?, ?, null, ?, ?, null)
+       )
+       update app_user set last_login_at = ? where id = ?`,
+      [
+        sessionId, tenant.id, user.id, now, meta.ip, meta.userAgent,
+        randomUUID(), sessionId, tenant.id, sha256Hex(refreshToken), now, new Date(now.getTime() + REFRESH_TOKEN_TTL_SECONDS * 1000),
+        now, user.id,
+      ],
+      'run',
+    );
     user.lastLoginAt = now;
     await this.audit.record(em, {
       tenantId: tenant.id,
@@ -92,8 +93,8 @@ export class SessionService {
 
   /**
    * Exchanges a refresh token for a new pair (SPEC.md "Refresh rules"). The presented token is
-   * rotated by a conditional UPDATE in a transaction, so of two concurrent exchanges exactly one wins;
-   * the loser is treated as a replay. Manages its own transactions: call it outside one.
+   * rotated by a conditional UPDATE, so of two concurrent exchanges exactly one wins; the loser is
+   * treated as a replay. Manages its own transactions: call it outside one.
    * @returns the new tokens and the user they belong to.
    * @throws ApiError 401 `invalid_token` (unknown), `refresh_token_expired`, `session_revoked`,
    *   `refresh_token_reused` (a rotated token presented again: the whole family is revoked and
@@ -102,38 +103,53 @@ export class SessionService {
    */
   async refresh(em: EntityManager, tenant: Tenant, presented: string, meta: RequestMeta): Promise<{ tokens: IssuedTokens; user: User }> {
     const tokenHash = sha256Hex(presented);
-    const outcome = await em.transactional(async (tx) => {
-      const now = new Date();
-      const rotated = (await tx.execute(
-        `update refresh_token rt set rotated_at = ?
-          from session s
-         where rt.token_hash = ? and rt.tenant_id = ? and rt.rotated_at is null and rt.expires_at > ?
-           and s.id = rt.session_id and s.revoked_at is null
-         returning rt.id, rt.session_id, s.user_id`,
-        [now, tokenHash, tenant.id, now],
-      )) as RotatedRow[];
-      const winner = rotated[0];
-      if (!winner) return null;
-      const user = await tx.findOne(UserSchema, { id: winner.user_id, tenantId: tenant.id }, { disableIdentityMap: true });
-      if (!user || user.deletedAt || user.status === 'Suspended') return { winner, user: null };
-      // Throwing rolls the rotation back: the token stays usable once the address is verified.
-      if (user.status === 'Pending') throw unauthorized('email_not_verified', 'The email address is not verified yet');
-      const refreshToken = await this.insertRefreshToken(tx, tenant.id, winner.session_id, winner.id, now);
-      await tx.execute('update session set last_refreshed_at = ? where id = ?', [now, winner.session_id]);
-      return { winner, user, tokens: this.tokens(tenant.id, user.id, user.role, winner.session_id, refreshToken) };
-    });
-    if (!outcome) return this.explainRefreshFailure(em, tenant, tokenHash, meta);
-    if (!outcome.user || !outcome.tokens) {
-      await this.revokeSession(em, tenant.id, outcome.winner.session_id, 'user_deleted', { type: 'system', id: null }, meta);
+    const now = new Date();
+    const successor = randomToken(32);
+    // One statement, one round trip: rotate the presented token (the conditional UPDATE is the
+    // lock that lets exactly one of two concurrent exchanges win), read its live owner, and only
+    // then issue the successor and touch the session. A statement is atomic on its own.
+    const rows = (await em.execute(
+      `with rotated as (
+         update refresh_token rt set rotated_at = ?
+           from session s
+          where rt.token_hash = ? and rt.tenant_id = ? and rt.rotated_at is null and rt.expires_at > ?
+            and s.id = rt.session_id and s.revoked_at is null
+            -- a Pending user's token is not spent: it works once the address is verified
+            and not exists (select 1 from app_user pu where pu.id = s.user_id and pu.status = 'Pending')
+         returning rt.id, rt.session_id, s.user_id
+       ), owner as (
+         select u.* from app_user u join rotated r on u.id = r.user_id
+          where u.tenant_id = ? and u.deleted_at is null and u.status <> 'Suspended'
+       ), issued as (
+         insert into refresh_token (id, session_id, tenant_id, token_hash, parent_id, created_at, expires_at, rotated_at)
+         select ?, r.session_id, ?, ?, r.id, ?, ?, null from rotated r where exists (select 1 from owner)
+         returning session_id
+       ), touched as (
+         update session set last_refreshed_at = ? where id in (select session_id from issued)
+       )
+       select o.*, r.session_id as rotated_session_id from rotated r left join owner o on true`,
+      [
+        now, tokenHash, tenant.id, now,
+        tenant.id,
+        randomUUID(), tenant.id, sha256Hex(successor), now, new Date(now.getTime() + REFRESH_TOKEN_TTL_SECONDS * 1000),
+        now,
+      ],
+    )) as (Record<string, unknown> & { rotated_session_id: string; id: string | null })[];
+    const row = rows[0];
+    if (!row) return this.explainRefreshFailure(em, tenant, tokenHash, meta);
+    const { rotated_session_id: sessionId, ...userRow } = row;
+    if (!userRow.id) {
+      await this.revokeSession(em, tenant.id, sessionId, 'user_deleted', { type: 'system', id: null }, meta);
       throw unauthorized('session_revoked', 'The session has ended');
     }
-    return { tokens: outcome.tokens, user: outcome.user };
+    const user = rowToEntity(em, UserSchema, userRow);
+    return { tokens: this.tokens(tenant.id, user.id, user.role, sessionId, successor), user };
   }
 
   private async explainRefreshFailure(em: EntityManager, tenant: Tenant, tokenHash: string, meta: RequestMeta): Promise<never> {
     const rows = (await em.execute(
-      `select rt.id, rt.session_id, s.user_id, rt.rotated_at, rt.expires_at, s.revoked_at
-         from refresh_token rt join session s on s.id = rt.session_id
+      `select rt.id, rt.session_id, s.user_id, rt.rotated_at, rt.expires_at, s.revoked_at, u.status as user_status
+         from refresh_token rt join session s on s.id = rt.session_id join app_user u on u.id = s.user_id
         where rt.token_hash = ? and rt.tenant_id = ?`,
       [tokenHash, tenant.id],
     )) as PresentedTokenRow[];
@@ -155,6 +171,9 @@ export class SessionService {
       throw unauthorized('refresh_token_reused', 'The refresh token was already used; the session has been ended');
     }
     if (row.revoked_at) throw unauthorized('session_revoked', 'The session has ended');
+    if (row.user_status === 'Pending' && new Date(row.expires_at).getTime() > Date.now()) {
+      throw unauthorized('email_not_verified', 'The email address is not verified yet');
+    }
     throw unauthorized('refresh_token_expired', 'The refresh token has expired');
   }
 
@@ -247,27 +266,6 @@ export class SessionService {
       });
     }
     return rows.length;
-  }
-
-  private async insertRefreshToken(
-    em: EntityManager,
-    tenantId: string,
-    sessionId: string,
-    parentId: string | null,
-    now: Date,
-  ): Promise<string> {
-    const token = randomToken(32);
-    await em.insert(RefreshTokenSchema, {
-      id: randomUUID(),
-      sessionId,
-      tenantId,
-      tokenHash: sha256Hex(token),
-      parentId,
-      createdAt: now,
-      expiresAt: new Date(now.getTime() + REFRESH_TOKEN_TTL_SECONDS * 1000),
-      rotatedAt: null,
-    });
-    return token;
   }
 
   private tokens(tenantId: string, userId: string, role: UserRole, sessionId: string, refreshToken: string): IssuedTokens {

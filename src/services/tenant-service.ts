@@ -9,6 +9,7 @@ import type { RequestMeta } from '../lib/request-meta.js';
 import { hashPassword } from '../security/passwords.js';
 import type { AuditService } from './audit-service.js';
 import type { IssuedTokens, SessionService } from './session-service.js';
+import { rowToEntity } from '../db/rows.js';
 
 /** Longest tenant slug (a DNS label). */
 export const SLUG_MAX_LENGTH = 63;
@@ -87,8 +88,18 @@ export class TenantService {
     }
   }
 
-  /** The live (not soft-deleted) tenant with this slug, or null. */
+  /** The live (not soft-deleted) tenant with this slug, or null (see {@link findLiveTenantBySlug}). */
   async findBySlug(em: EntityManager, slug: string): Promise<Tenant | null> {
-    return em.findOne(TenantSchema, { slug, deletedAt: null }, { disableIdentityMap: true });
+    return findLiveTenantBySlug(em, slug);
   }
+}
+
+/**
+ * The live (not soft-deleted) tenant with this slug, or null. Read on every tenant-scoped request
+ * and never cached, so a deletion or policy change is seen at once by every instance; plain SQL
+ * skips the ORM's per-call query building.
+ */
+export async function findLiveTenantBySlug(em: EntityManager, slug: string): Promise<Tenant | null> {
+  const rows = (await em.execute('select * from tenant where slug = ? and deleted_at is null', [slug])) as Record<string, unknown>[];
+  return rows[0] ? rowToEntity(em, TenantSchema, rows[0]) : null;
 }

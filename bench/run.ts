@@ -1,0 +1,283 @@
+/**
+ * `npm run bench`: the performance suite of docs/performance.md. Creates its own database on the
+ * server of DATABASE_URL, starts the compiled service as a separate process tree (cluster workers,
+ * Redis), seeds data with SQL, measures the ceilings (argon2id hashes/s, bare node:http answers/s),
+ * loads each scenario with autocannon, prints a table and writes bench/results/latest.json.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, totalmem } from 'node:os';
+import path from 'node:path';
+import argon2 from 'argon2';
+import { ARGON2_OPTIONS } from '../src/security/passwords.js';
+import { JsonClient } from './client.js';
+import { createBenchDatabase, Seeder, type BenchDatabase } from './database.js';
+import { runLoad, type LoadResult } from './load.js';
+import { loadBenchOptions, type BenchOptions, type ScenarioName } from './options.js';
+import { BENCH_PASSWORD, BenchFixture, buildScenarios, type CeilingKind } from './scenarios.js';
+import { freePort, ProcessMonitor, startService, stopChild, waitForOk, type ServiceProcess } from './service.js';
+
+const log = (line: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
+
+/** One row of the report. */
+interface ScenarioReport {
+  scenario: ScenarioName;
+  description: string;
+  status: 'measured' | 'skipped' | 'failed';
+  reason?: string;
+  connections?: number;
+  result?: LoadResult;
+  /** Peak RSS of the whole service (cluster primary + workers), in bytes. */
+  peakRssBytes?: number;
+  /** Peak RSS of its largest single process, in bytes. */
+  peakProcessRssBytes?: number;
+  /** Service CPU milliseconds per successful request (user + system, all processes). */
+  cpuMsPerRequest?: number;
+  /** The load run beside the measured one, when the scenario has one. */
+  background?: LoadResult;
+  ceiling: CeilingKind;
+  ceilingPerSecond?: number;
+  ratio?: number;
+  aim?: { text: string; met: boolean };
+}
+
+interface Ceilings {
+  argon2: { hashesPerSecond: number; concurrency: number; params: typeof ARGON2_OPTIONS };
+  http: LoadResult & { processes: number };
+}
+
+function machine() {
+  let model = cpus()[0]?.model ?? 'unknown';
+  try {
+    model = /model name\s*:\s*(.+)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? model;
+  } catch {
+    // not Linux
+  }
+  let load: string | undefined;
+  try {
+    load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  } catch {
+    // not Linux
+  }
+  return { cores: availableParallelism(), cpuModel: model, memoryBytes: totalmem(), node: process.version, loadAverage: load };
+}
+
+/** Runs a TypeScript child script (through tsx) and returns its stdout. */
+function runChild(script: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${script} exited with ${code}`))));
+  });
+}
+
+async function measureArgon2(options: BenchOptions): Promise<Ceilings['argon2']> {
+  const cores = availableParallelism();
+  const out = await runChild('bench/argon2-ceiling.ts', [String(options.argon2Seconds), String(cores)], {
+    UV_THREADPOOL_SIZE: String(Math.max(4, cores)),
+  });
+  const parsed = JSON.parse(out.trim()) as { hashesPerSecond: number; concurrency: number };
+  return { hashesPerSecond: parsed.hashesPerSecond, concurrency: parsed.concurrency, params: ARGON2_OPTIONS };
+}
+
+async function measureBareHttp(options: BenchOptions): Promise<Ceilings['http']> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/http-ceiling.ts'], {
+    env: { ...process.env, PORT: String(port), PROCESSES: String(options.serviceProcesses) },
+    stdio: 'inherit',
+  });
+  try {
+    const url = `http://127.0.0.1:${port}`;
+    await waitForOk(url, 30_000, child);
+    const result = await runLoad({ url, connections: options.connections, durationSeconds: options.durationSeconds, requests: [{ method: 'GET', path: '/' }] });
+    return { ...result, processes: options.serviceProcesses };
+  } finally {
+    await stopChild(child);
+  }
+}
+
+/** The issue's aims, checked against a measured row. */
+function aimOf(row: ScenarioReport): ScenarioReport['aim'] {
+  const r = row.result;
+  if (!r) return undefined;
+  switch (row.scenario) {
+    case 'me':
+      return { text: '>= 5000 req/s, p99 < 25 ms', met: r.requestsPerSecond >= 5000 && r.p99Ms < 25 };
+    case 'refresh':
+      return { text: '>= 1500 req/s', met: r.requestsPerSecond >= 1500 };
+    case 'login':
+      return { text: '>= 80% of argon2 ceiling', met: (row.ratio ?? 0) >= 0.8 };
+    case 'audit':
+      return { text: 'p99 < 50 ms', met: r.p99Ms < 50 };
+    case 'me-during-login':
+      return { text: 'p99 < 25 ms (as me)', met: r.p99Ms < 25 };
+    default:
+      return undefined;
+  }
+}
+
+const mb = (bytes: number | undefined) => (bytes === undefined ? '' : (bytes / 1024 / 1024).toFixed(0));
+
+function printTable(rows: ScenarioReport[], ceilings: Ceilings): void {
+  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'RSS MB all/1 proc', 'CPU ms/req', 'ceiling /s', 'ratio', 'aim'];
+  const table: string[][] = [
+    ['ceiling: argon2id', ceilings.argon2.hashesPerSecond.toFixed(1), '', '', '', '', '', '', '',
+      `hashes/s, m=${ARGON2_OPTIONS.memoryCost} KiB t=${ARGON2_OPTIONS.timeCost} p=${ARGON2_OPTIONS.parallelism}, ${ceilings.argon2.concurrency} in flight`],
+    ['ceiling: bare http', ceilings.http.requestsPerSecond.toFixed(0), ceilings.http.p50Ms.toFixed(1), ceilings.http.p99Ms.toFixed(1),
+      String(ceilings.http.errors), '', '', '', '', `${ceilings.http.processes} node:http process(es)`],
+  ];
+  const notes: string[] = [];
+  for (const r of rows) {
+    if (r.status !== 'measured' || !r.result) {
+      notes.push(`${r.scenario}: ${r.reason ?? r.status}`);
+      continue;
+    }
+    table.push([
+      r.scenario,
+      r.result.requestsPerSecond.toFixed(0),
+      r.result.p50Ms.toFixed(1),
+      r.result.p99Ms.toFixed(1),
+      String(r.result.errors),
+      `${mb(r.peakRssBytes)}/${mb(r.peakProcessRssBytes)}`,
+      r.cpuMsPerRequest === undefined ? '' : r.cpuMsPerRequest.toFixed(2),
+      `${r.ceiling} ${r.ceilingPerSecond?.toFixed(0)}`,
+      r.ratio === undefined ? '' : `${(r.ratio * 100).toFixed(1)}%`,
+      r.aim ? `${r.aim.met ? 'met' : 'MISSED'}: ${r.aim.text}` : '',
+    ]);
+  }
+  const all = [header, ...table];
+  const widths = header.map((_, i) => Math.max(...all.map((l) => l[i]!.length)));
+  for (const l of all) console.log(l.map((c, i) => (i === 0 || i === 9 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd());
+  for (const note of notes) console.log(note);
+}
+
+async function main(): Promise<void> {
+  const options = loadBenchOptions();
+  const startedAt = new Date();
+  const machineAtStart = machine();
+  log(`machine: ${JSON.stringify(machineAtStart)}`);
+  log(`options: ${options.durationSeconds} s per scenario, ${options.connections}/${options.hashConnections} connections, ${options.serviceProcesses} service processes`);
+
+  let database: BenchDatabase | undefined;
+  let service: ServiceProcess | undefined;
+  let seeder: Seeder | undefined;
+  let monitor: ProcessMonitor | undefined;
+  const cleanup = async () => {
+    monitor?.stop();
+    await seeder?.close().catch(() => undefined);
+    seeder = undefined;
+    await service?.stop();
+    service = undefined;
+    if (database && !options.keepDatabase) await database.drop().catch((err: unknown) => log(`could not drop ${database!.name}: ${String(err)}`));
+    else if (database) log(`kept database ${database.name}`);
+    database = undefined;
+  };
+  process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
+
+  try {
+    log('ceiling: argon2id hashes/s on all cores');
+    const argon2Ceiling = await measureArgon2(options);
+    log(`ceiling: argon2id ${argon2Ceiling.hashesPerSecond.toFixed(1)} hashes/s`);
+    log('ceiling: bare node:http JSON answers');
+    const httpCeiling = await measureBareHttp(options);
+    log(`ceiling: bare http ${httpCeiling.requestsPerSecond.toFixed(0)} req/s`);
+    const ceilings: Ceilings = { argon2: argon2Ceiling, http: httpCeiling };
+
+    database = await createBenchDatabase(options.databaseUrl);
+    log(`database ${database.name} created`);
+    if (options.cpuProfileDir) mkdirSync(options.cpuProfileDir, { recursive: true });
+    service = await startService({ databaseUrl: database.url, redisUrl: options.redisUrl, processes: options.serviceProcesses, cpuProfileDir: options.cpuProfileDir, nodeOptions: options.serviceNodeOptions });
+    log(`service up at ${service.url} (pid ${service.pid})`);
+    monitor = new ProcessMonitor(service.pid);
+    monitor.start();
+    seeder = await Seeder.connect(database.url);
+    const passwordHash = await argon2.hash(BENCH_PASSWORD, ARGON2_OPTIONS);
+    const fixture = new BenchFixture(new JsonClient(service.url), seeder, options, passwordHash, log);
+
+    const rows: ScenarioReport[] = [];
+    for (const scenario of buildScenarios(fixture, () => ceilings.argon2.hashesPerSecond)) {
+      const row: ScenarioReport = { scenario: scenario.name, description: scenario.description, status: 'skipped', ceiling: scenario.ceiling };
+      rows.push(row);
+      try {
+        log(`${scenario.name}: preparing`);
+        const prepared = await scenario.prepare();
+        if (prepared.kind === 'skipped') {
+          row.reason = prepared.reason;
+          log(`${scenario.name}: ${prepared.reason}`);
+          continue;
+        }
+        log(`${scenario.name}: ${prepared.amount ? `${prepared.amount} requests` : `${options.durationSeconds} s`} with ${prepared.connections} connections`);
+        monitor.takeWindow();
+        const background = prepared.background
+          ? runLoad({ url: service.url, durationSeconds: options.durationSeconds, ...prepared.background })
+          : undefined;
+        const result = await runLoad({ url: service.url, connections: prepared.connections, durationSeconds: options.durationSeconds, requests: prepared.requests, amount: prepared.amount });
+        const beside = await background;
+        if (beside) {
+          row.background = beside;
+          log(`${scenario.name}: beside it ${beside.requestsPerSecond.toFixed(1)} req/s, p99 ${beside.p99Ms} ms, ${beside.errors} errors`);
+        }
+        row.status = 'measured';
+        row.connections = prepared.connections;
+        row.result = result;
+        const used = monitor.takeWindow();
+        row.peakRssBytes = used.peakRssBytes;
+        row.peakProcessRssBytes = used.peakProcessRssBytes;
+        // With a background load the service's CPU time is not this scenario's alone.
+        row.cpuMsPerRequest = result.ok > 0 && !beside ? (used.cpuSeconds * 1000) / result.ok : undefined;
+        row.ceilingPerSecond = scenario.ceiling === 'argon2' ? ceilings.argon2.hashesPerSecond : ceilings.http.requestsPerSecond;
+        row.ratio = result.requestsPerSecond / row.ceilingPerSecond;
+        row.aim = aimOf(row);
+        log(
+          `${scenario.name}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, ` +
+            `${row.cpuMsPerRequest?.toFixed(2)} CPU ms/req, ${result.errors} errors ${JSON.stringify(result.statusCounts)}`,
+        );
+      } catch (err) {
+        row.status = 'failed';
+        row.reason = `failed: ${(err as Error).message.slice(0, 300)}`;
+        log(`${scenario.name}: ${row.reason}`);
+      }
+    }
+    const errorLines = service.logs.filter((l) => /"level":(50|60)/.test(l));
+    if (errorLines.length > 0) log(`the service logged ${errorLines.length} errors; last: ${errorLines.at(-1)}`);
+
+    const peakRssBytes = Math.max(0, ...rows.map((r) => r.peakRssBytes ?? 0));
+    const peakProcessRssBytes = Math.max(0, ...rows.map((r) => r.peakProcessRssBytes ?? 0));
+    console.log('');
+    printTable(rows, ceilings);
+    const aimRss = (bytes: number) => (bytes < 250 * 1024 * 1024 ? 'met' : 'MISSED');
+    console.log(
+      `\npeak service RSS over all scenarios: ${mb(peakRssBytes)} MB for all ${options.serviceProcesses > 1 ? `${options.serviceProcesses + 1} processes (primary + workers)` : 'of it'} ` +
+        `(aim < 250 MB: ${aimRss(peakRssBytes)}), ${mb(peakProcessRssBytes)} MB for the largest process (${aimRss(peakProcessRssBytes)})`,
+    );
+
+    const report = {
+      startedAt: startedAt.toISOString(),
+      finishedAt: new Date().toISOString(),
+      command: `npm run bench ${process.argv.slice(2).join(' ')}`.trim(),
+      machine: { ...machine(), loadAverageAtStart: machineAtStart.loadAverage },
+      // the URLs may carry passwords
+      options: { ...options, databaseUrl: undefined, redisUrl: undefined },
+      ceilings,
+      scenarios: rows,
+      peakRssBytes,
+      peakProcessRssBytes,
+      serviceErrorLogLines: errorLines.slice(-20),
+    };
+    mkdirSync(path.dirname(options.resultsFile), { recursive: true });
+    writeFileSync(options.resultsFile, JSON.stringify(report, null, 2) + '\n');
+    log(`results written to ${options.resultsFile}`);
+    if (rows.some((r) => r.status === 'failed')) process.exitCode = 1;
+  } finally {
+    await cleanup();
+  }
+}
+
+main().catch((err: unknown) => {
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) console.error(`${(err as Error).message} (see npm run bench -- --help)`);
+  else console.error(err);
+  process.exit(1);
+});

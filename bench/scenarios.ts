@@ -1,0 +1,322 @@
+import type { RawRequest, RequestSpec } from 'autocannon';
+import * as OTPAuth from 'otpauth';
+import { mapConcurrent, type JsonClient } from './client.js';
+import type { Seeder } from './database.js';
+import type { BenchOptions, ScenarioName } from './options.js';
+
+/** The password of every seeded and created bench account. */
+export const BENCH_PASSWORD = 'correct horse battery staple';
+
+/** Which limit a scenario is compared with. */
+export type CeilingKind = 'argon2' | 'http';
+
+/** A scenario ready to be loaded, or the reason it cannot run in this build. */
+export type Prepared =
+  | {
+      kind: 'ready';
+      requests: RequestSpec[];
+      connections: number;
+      amount?: number;
+      /** Load run at the same time but not reported (e.g. logins while `me` is measured). */
+      background?: { requests: RequestSpec[]; connections: number };
+    }
+  | { kind: 'skipped'; reason: string };
+
+export interface Scenario {
+  name: ScenarioName;
+  ceiling: CeilingKind;
+  /** What one request does, for the report. */
+  description: string;
+  prepare(): Promise<Prepared>;
+}
+
+interface BenchTenant {
+  slug: string;
+  id: string;
+  adminId: string;
+  adminToken: string;
+}
+
+interface SignedIn {
+  accessToken: string;
+  refreshToken: string;
+}
+
+const ROUTE_MISSING = 'skipped: route not available';
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+/** Everything the scenarios share: the tenants, the seeded data and a few signed-in sessions. */
+export class BenchFixture {
+  private tenants = new Map<string, BenchTenant>();
+
+  constructor(
+    readonly api: JsonClient,
+    readonly seeder: Seeder,
+    readonly options: BenchOptions,
+    /** argon2id PHC hash of {@link BENCH_PASSWORD} at the service's parameters. */
+    readonly passwordHash: string,
+    readonly log: (line: string) => void,
+  ) {}
+
+  /** Creates (once) a tenant through POST /v1/tenants; its admin's token is kept. */
+  async tenant(name: string): Promise<BenchTenant> {
+    const existing = this.tenants.get(name);
+    if (existing) return existing;
+    const body = await this.api.expectOk('POST', '/v1/tenants', {
+      tenant: { name },
+      admin: { email: `admin@${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}.bench.test`, password: BENCH_PASSWORD },
+    });
+    const slug = body.tenantSlug as string;
+    const tenant = { slug, id: await this.seeder.tenantIdOf(slug), adminId: body.user.id as string, adminToken: body.accessToken as string };
+    this.tenants.set(name, tenant);
+    return tenant;
+  }
+
+  private usersTenantReady: Promise<BenchTenant> | undefined;
+
+  /** The tenant with `options.users` seeded Members `user<n>@bench.test`. */
+  usersTenant(): Promise<BenchTenant> {
+    this.usersTenantReady ??= (async () => {
+      const tenant = await this.tenant('Bench Users');
+      this.log(`seeding ${this.options.users} users`);
+      await this.seeder.seedUsers(tenant.id, 'user', this.options.users, this.passwordHash);
+      return tenant;
+    })();
+    return this.usersTenantReady;
+  }
+
+  private sessionsReady: Promise<SignedIn[]> | undefined;
+
+  /** One signed-in session per connection (plus spares) of distinct seeded users. */
+  sessions(): Promise<SignedIn[]> {
+    this.sessionsReady ??= (async () => {
+      const tenant = await this.usersTenant();
+      const count = this.options.connections + 16;
+      this.log(`signing in ${count} users`);
+      return mapConcurrent(Array.from({ length: count }, (_, i) => i + 1), 8, async (n) => {
+        const body = await this.api.expectOk('POST', `/v1/${tenant.slug}/auth/login`, { email: `user${n}@bench.test`, password: BENCH_PASSWORD });
+        return { accessToken: body.accessToken as string, refreshToken: body.refreshToken as string };
+      });
+    })();
+    return this.sessionsReady;
+  }
+}
+
+/** 404 from a probe of a route that needs a live tenant means the route is not in this build. */
+async function probe(api: JsonClient, method: string, path: string, body: unknown, token: string): Promise<Prepared | undefined> {
+  const res = await api.request(method, path, body, token);
+  if (res.status === 404) return { kind: 'skipped', reason: ROUTE_MISSING };
+  if (res.status !== 200) return { kind: 'skipped', reason: `skipped: probe ${method} ${path} answered ${res.status} ${JSON.stringify(res.body).slice(0, 200)}` };
+  return undefined;
+}
+
+function bearer(token: string): Record<string, string> {
+  return { authorization: `Bearer ${token}` };
+}
+
+/** A GET with a bearer token, the tokens taken round-robin from `tokens`. */
+function authenticatedGet(path: string, tokens: string[]): RequestSpec[] {
+  let next = 0;
+  return [
+    {
+      method: 'GET',
+      path,
+      setupRequest(req: RawRequest) {
+        return { ...req, headers: bearer(tokens[next++ % tokens.length]!) };
+      },
+    },
+  ];
+}
+
+/** POST auth/login of random seeded users `user<n>@bench.test` with their password. */
+function passwordLogins(slug: string, users: number): RequestSpec[] {
+  return [
+    {
+      method: 'POST',
+      path: `/v1/${slug}/auth/login`,
+      setupRequest(req: RawRequest) {
+        const n = 1 + Math.floor(Math.random() * users);
+        return { ...req, headers: JSON_HEADERS, body: JSON.stringify({ email: `user${n}@bench.test`, password: BENCH_PASSWORD }) };
+      },
+    },
+  ];
+}
+
+/** The scenarios of the issue, in `options.scenarios` order. */
+export function buildScenarios(fx: BenchFixture, argon2HashesPerSecond: () => number): Scenario[] {
+  const { options, api } = fx;
+  const all: Scenario[] = [
+    {
+      name: 'me',
+      ceiling: 'http',
+      description: 'GET /v1/{slug}/me with a user access token (tenant, session and user checked per request)',
+      async prepare() {
+        const tenant = await fx.usersTenant();
+        const sessions = await fx.sessions();
+        return { kind: 'ready', connections: options.connections, requests: authenticatedGet(`/v1/${tenant.slug}/me`, sessions.map((s) => s.accessToken)) };
+      },
+    },
+    {
+      name: 'refresh',
+      ceiling: 'http',
+      description: 'POST auth/refresh; each connection follows its own rotating token chain',
+      async prepare() {
+        const tenant = await fx.usersTenant();
+        // Tokens ready to be presented. A successful refresh puts its successor back; a failed one
+        // ends that chain. autocannon clears its per-connection context between requests, so the
+        // chains live here. There are more chains than connections, so a connection always finds one.
+        const ready = (await fx.sessions()).map((s) => s.refreshToken);
+        const path = `/v1/${tenant.slug}/auth/refresh`;
+        return {
+          kind: 'ready',
+          connections: options.connections,
+          requests: [
+            {
+              method: 'POST',
+              path,
+              setupRequest(req: RawRequest) {
+                const refreshToken = ready.shift() ?? 'no-chain-left';
+                return { ...req, headers: JSON_HEADERS, body: JSON.stringify({ refreshToken }) };
+              },
+              onResponse(status: number, body: string) {
+                if (status === 200) ready.push((JSON.parse(body) as { refreshToken: string }).refreshToken);
+              },
+            },
+          ],
+        };
+      },
+    },
+    {
+      name: 'users-list',
+      ceiling: 'http',
+      description: `GET /v1/{slug}/users as an admin, tenant of ${options.users} users`,
+      async prepare() {
+        const tenant = await fx.usersTenant();
+        const path = `/v1/${tenant.slug}/users`;
+        const missing = await probe(api, 'GET', path, undefined, tenant.adminToken);
+        if (missing) return missing;
+        return { kind: 'ready', connections: options.connections, requests: authenticatedGet(path, [tenant.adminToken]) };
+      },
+    },
+    {
+      name: 'audit',
+      ceiling: 'http',
+      description: `GET /v1/{slug}/audit?limit=50 as an admin, tenant of ${options.auditEvents} events`,
+      async prepare() {
+        const tenant = await fx.tenant('Bench Audit');
+        const path = `/v1/${tenant.slug}/audit?limit=50`;
+        const missing = await probe(api, 'GET', path, undefined, tenant.adminToken);
+        if (missing) return missing;
+        await seedAudit(fx, tenant);
+        return { kind: 'ready', connections: options.connections, requests: authenticatedGet(path, [tenant.adminToken]) };
+      },
+    },
+    {
+      name: 'login',
+      ceiling: 'argon2',
+      description: 'POST auth/login with email and password of a random seeded user (one argon2id verification)',
+      async prepare() {
+        const tenant = await fx.usersTenant();
+        return { kind: 'ready', connections: options.hashConnections, requests: passwordLogins(tenant.slug, options.users) };
+      },
+    },
+    {
+      name: 'me-during-login',
+      ceiling: 'http',
+      description: 'GET /me on 4 connections while the login scenario runs beside it: hashing must not stall other requests',
+      async prepare() {
+        const tenant = await fx.usersTenant();
+        const sessions = await fx.sessions();
+        return {
+          kind: 'ready',
+          connections: 4,
+          requests: authenticatedGet(`/v1/${tenant.slug}/me`, sessions.map((s) => s.accessToken)),
+          background: { connections: options.hashConnections, requests: passwordLogins(tenant.slug, options.users) },
+        };
+      },
+    },
+    {
+      name: 'login+totp',
+      ceiling: 'argon2',
+      description: 'POST auth/login with password and TOTP code, tenant mfaPolicy Required; each enrolled user signs in once',
+      prepare: () => prepareTotpLogin(fx, argon2HashesPerSecond()),
+    },
+    {
+      name: 'signup',
+      ceiling: 'argon2',
+      description: 'POST auth/signup with a new email (one argon2id hash, user + session + audit rows)',
+      async prepare() {
+        const tenant = await fx.tenant('Bench Signup');
+        let n = 0;
+        return {
+          kind: 'ready',
+          connections: options.hashConnections,
+          requests: [
+            {
+              method: 'POST',
+              path: `/v1/${tenant.slug}/auth/signup`,
+              setupRequest(req: RawRequest) {
+                return { ...req, headers: JSON_HEADERS, body: JSON.stringify({ email: `signup${++n}@bench.test`, password: BENCH_PASSWORD }) };
+              },
+            },
+          ],
+        };
+      },
+    },
+  ];
+  return all.filter((s) => options.scenarios.includes(s.name));
+}
+
+async function seedAudit(fx: BenchFixture, tenant: BenchTenant): Promise<void> {
+  const total = fx.options.auditEvents;
+  const started = Date.now();
+  await fx.seeder.seedAuditEvents(tenant.id, tenant.adminId, total, (done) => {
+    if (done % 200_000 === 0 || done === total) fx.log(`seeded ${done}/${total} audit events (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+  });
+}
+
+/**
+ * login+totp: enough users enrolled through the API (sign in, mfa/totp/enroll, mfa/totp/verify) for
+ * about one run at the argon2 ceiling, then mfaPolicy Required. A TOTP code is accepted once per user
+ * and step, so each user signs in once, with the code of the next step (±1 step is accepted, and it
+ * is later than the step used to verify the enrollment).
+ */
+async function prepareTotpLogin(fx: BenchFixture, hashesPerSecond: number): Promise<Prepared> {
+  const { api, options } = fx;
+  const tenant = await fx.tenant('Bench MFA');
+  const policyProbe = await probe(api, 'PATCH', `/v1/${tenant.slug}/tenant`, { mfaPolicy: 'Optional' }, tenant.adminToken);
+  if (policyProbe) return policyProbe;
+  const enrollProbe = await probe(api, 'POST', `/v1/${tenant.slug}/mfa/totp/enroll`, undefined, tenant.adminToken);
+  if (enrollProbe) return enrollProbe;
+
+  const count = Math.min(5000, Math.max(20, Math.ceil(hashesPerSecond * options.durationSeconds * 1.1)));
+  fx.log(`enrolling TOTP for ${count} users (about ${(count / Math.max(1, hashesPerSecond)).toFixed(0)} s of hashing)`);
+  await fx.seeder.seedUsers(tenant.id, 'mfa', count, fx.passwordHash);
+  const secrets = await mapConcurrent(Array.from({ length: count }, (_, i) => i + 1), options.hashConnections, async (n) => {
+    const email = `mfa${n}@bench.test`;
+    const session = await api.expectOk('POST', `/v1/${tenant.slug}/auth/login`, { email, password: BENCH_PASSWORD });
+    const enrolled = await api.expectOk('POST', `/v1/${tenant.slug}/mfa/totp/enroll`, undefined, session.accessToken);
+    const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(enrolled.secret as string), algorithm: 'SHA1', digits: 6, period: 30 });
+    await api.expectOk('POST', `/v1/${tenant.slug}/mfa/totp/verify`, { code: totp.generate() }, session.accessToken);
+    return { email, totp };
+  });
+  await api.expectOk('PATCH', `/v1/${tenant.slug}/tenant`, { mfaPolicy: 'Required' }, tenant.adminToken);
+
+  let next = 0;
+  return {
+    kind: 'ready',
+    connections: options.hashConnections,
+    amount: count,
+    requests: [
+      {
+        method: 'POST',
+        path: `/v1/${tenant.slug}/auth/login`,
+        setupRequest(req: RawRequest) {
+          const user = secrets[next++ % secrets.length]!;
+          const totpCode = user.totp.generate({ timestamp: Date.now() + 30_000 });
+          return { ...req, headers: JSON_HEADERS, body: JSON.stringify({ email: user.email, password: BENCH_PASSWORD, totpCode }) };
+        },
+      },
+    ],
+  };
+}
