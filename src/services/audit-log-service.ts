@@ -21,7 +21,8 @@ export interface AuditQuery {
 /** One audit event as read back (CONTRACT.md "Audit" item). */
 export type AuditItem = Omit<AuditEvent, 'tenantId'>;
 
-interface AuditRow {
+/** An `audit_event` row as plain SQL returns it. */
+export interface AuditRow {
   id: string;
   action: AuditAction;
   actor_type: ActorType;
@@ -77,7 +78,7 @@ export class AuditLogService {
     const plan = this.plan(tenantId, query);
     let rows = (await em.execute(plan.main.sql, plan.main.params)) as AuditRow[];
     if (plan.fallback && rows.length < query.limit) rows = (await em.execute(plan.fallback.sql, plan.fallback.params)) as AuditRow[];
-    return rows.map(toItem);
+    return rows.map(toAuditItem);
   }
 
   /**
@@ -146,7 +147,8 @@ export class AuditLogService {
   }
 }
 
-function toItem(row: AuditRow): AuditItem {
+/** An audit row as the API shows it (CONTRACT.md "Audit" item). */
+export function toAuditItem(row: AuditRow): AuditItem {
   return {
     id: row.id,
     action: row.action,

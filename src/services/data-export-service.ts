@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { ActorType, AuditAction, AuditEvent } from '../entities/audit-event.js';
+import { toAuditItem, type AuditRow } from './audit-log-service.js';
+import type { AuditEvent } from '../entities/audit-event.js';
 import { tableExists } from '../db/table-exists.js';
 import type { Tenant } from '../entities/tenant.js';
 import type { UserRole, UserStatus } from '../entities/user.js';
@@ -73,18 +74,6 @@ interface IdpLinkRow {
   last_login_at: Date | null;
 }
 
-interface AuditRow {
-  id: string;
-  action: AuditAction;
-  actor_type: ActorType;
-  actor_id: string | null;
-  target_type: string | null;
-  target_id: string | null;
-  ip: string | null;
-  user_agent: string | null;
-  details: Record<string, unknown> | string;
-  created_at: Date;
-}
 
 const iso = (d: Date | string | null): string | null => (d === null ? null : new Date(d).toISOString());
 
@@ -174,19 +163,10 @@ export class DataExportService {
         lastLoginAt: iso(l.last_login_at),
       })),
       auditEvents: events.map((e) => {
+        // other people's IP and user agent stay out of this user's export
         const own = e.actor_id === user.id || e.actor_type === 'system';
-        return {
-          id: e.id,
-          action: e.action,
-          actorType: e.actor_type,
-          actorId: e.actor_id,
-          targetType: e.target_type,
-          targetId: e.target_id,
-          ip: own ? e.ip : null,
-          userAgent: own ? e.user_agent : null,
-          details: typeof e.details === 'string' ? (JSON.parse(e.details) as Record<string, unknown>) : e.details,
-          createdAt: iso(e.created_at)!,
-        };
+        const item = toAuditItem(e);
+        return { ...item, ip: own ? item.ip : null, userAgent: own ? item.userAgent : null, createdAt: item.createdAt.toISOString() };
       }),
     };
     await this.audit.record(em, {

@@ -1,3 +1,4 @@
+import { newUser } from '../entities/new-user.js';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
@@ -340,23 +341,7 @@ export class IdpService {
 
   /** A new Active Member without a password, its email verified by the provider. Audits `UserSignup`. */
   private async createMember(tx: EntityManager, tenant: Tenant, email: string, identity: IdpIdentityClaims, meta: RequestMeta, now: Date): Promise<User> {
-    const user: User = {
-      id: randomUUID(),
-      tenantId: tenant.id,
-      email,
-      passwordHash: null,
-      status: 'Active',
-      role: 'Member',
-      createdAt: now,
-      updatedAt: now,
-      lastLoginAt: null,
-      emailVerifiedAt: now,
-      deletedAt: null,
-      totpSecretEnc: null,
-      totpEnrolledAt: null,
-      totpPendingSecretEnc: null,
-      totpLastUsedStep: null,
-    };
+    const user = newUser({ tenantId: tenant.id, email, passwordHash: null, status: 'Active', role: 'Member', emailVerifiedAt: now }, now);
     await tx.insert(UserSchema, user);
     await this.audit.record(tx, {
       tenantId: tenant.id,
