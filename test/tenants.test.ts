@@ -1,23 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Api, createTenant, expectError, PASSWORD, unique } from './helpers/api.js';
-import { startTestServer, type TestServer } from './helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { createTenant, expectError, PASSWORD, unique } from './helpers/api.js';
+import { useTestServer } from './helpers/suite.js';
 
-let server: TestServer;
-let api: Api;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  api = new Api(server.url);
-});
-afterAll(async () => {
-  await server.close();
-});
+const suite = useTestServer();
 
 describe('POST /v1/tenants', () => {
   it('creates a tenant from the nested body with an Admin session and tenantSlug', async () => {
     const name = `Acme ${unique()} Inc.`;
     const email = `Owner-${unique()}@Example.com`;
-    const res = await api.post('/v1/tenants', { tenant: { name }, admin: { email, password: PASSWORD } });
+    const res = await suite.api.post('/v1/tenants', { tenant: { name }, admin: { email, password: PASSWORD } });
     expect(res.status).toBe(200);
     expect(res.body.tenantSlug).toBe(name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, ''));
     expect(res.body.tenant).toMatchObject({ slug: res.body.tenantSlug, name });
@@ -27,13 +18,13 @@ describe('POST /v1/tenants', () => {
     expect(res.body.accessToken.split('.')).toHaveLength(3);
     expect(res.headers.get('cache-control')).toBe('no-store');
 
-    const tenant = await api.get(`/v1/${res.body.tenantSlug}/me`, { token: res.body.accessToken });
+    const tenant = await suite.api.get(`/v1/${res.body.tenantSlug}/me`, { token: res.body.accessToken });
     expect(tenant.status).toBe(200);
     expect(tenant.body.tenant).toEqual({ slug: res.body.tenantSlug, name });
   });
 
   it('accepts the flat body form', async () => {
-    const res = await api.post('/v1/tenants', { name: `Flat ${unique()}`, email: `f-${unique()}@example.com`, password: PASSWORD });
+    const res = await suite.api.post('/v1/tenants', { name: `Flat ${unique()}`, email: `f-${unique()}@example.com`, password: PASSWORD });
     expect(res.status).toBe(200);
     expect(res.body.user.role).toBe('Admin');
     expect(typeof res.body.tenantSlug).toBe('string');
@@ -41,14 +32,14 @@ describe('POST /v1/tenants', () => {
 
   it('answers 409 for a taken slug', async () => {
     const name = `Dup ${unique()}`;
-    await createTenant(api, name);
-    const res = await api.post('/v1/tenants', { name: name.toUpperCase(), email: `x-${unique()}@example.com`, password: PASSWORD });
+    await createTenant(suite.api, name);
+    const res = await suite.api.post('/v1/tenants', { name: name.toUpperCase(), email: `x-${unique()}@example.com`, password: PASSWORD });
     expectError(res, 409, 'CONFLICT');
   });
 
   it('limits the slug to 63 characters', async () => {
     const name = `${unique()}${'x'.repeat(110)}`;
-    const res = await api.post('/v1/tenants', { name, email: `l-${unique()}@example.com`, password: PASSWORD });
+    const res = await suite.api.post('/v1/tenants', { name, email: `l-${unique()}@example.com`, password: PASSWORD });
     expect(res.status).toBe(200);
     expect(res.body.tenantSlug).toHaveLength(63);
   });
@@ -64,12 +55,12 @@ describe('POST /v1/tenants', () => {
     ['email over 254', { name: 'ok', email: `${'a'.repeat(250)}@b.co`, password: PASSWORD }],
     ['name without letters', { name: '!!!', email: 'a@b.co', password: PASSWORD }],
   ])('answers 400 for %s', async (_label, body) => {
-    const res = await api.post('/v1/tenants', body);
+    const res = await suite.api.post('/v1/tenants', body);
     expectError(res, 400, 'BAD_REQUEST');
   });
 
   it('lists the validation issues in details.issues', async () => {
-    const res = await api.post('/v1/tenants', { name: 'ok', email: 'nope', password: 'short' });
+    const res = await suite.api.post('/v1/tenants', { name: 'ok', email: 'nope', password: 'short' });
     expectError(res, 400, 'BAD_REQUEST');
     const paths = (res.body.details.issues as { path: string }[]).map((i) => i.path).sort();
     expect(paths).toEqual(['email', 'password']);
