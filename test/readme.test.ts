@@ -26,7 +26,7 @@ function walkthroughBlocks(): string[] {
 
 describe('README walk-through', () => {
   it('runs as written against a running service', async () => {
-    const [script] = walkthroughBlocks().map((b) => b.replaceAll('http://localhost:3000', server.url));
+    const script = walkthroughBlocks()[0]!.replaceAll('http://localhost:3000', server.url);
     const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script], { timeout: 60_000 });
     // 1. tenant creation prints a session, 3. /me prints the admin, 5. logout prints ok
     expect(stdout).toContain('"tenantSlug":"acme-inc"');
