@@ -177,6 +177,23 @@ describe('erasure sweep (GDPR art. 17)', () => {
     expect((await api.post(`/v1/${tenant.slug}/auth/signup`, { email: erased.email, password: PASSWORD })).status).toBe(200);
   });
 
+  it('erases the invite an erased user accepted, which holds their email', async () => {
+    const tenant = await createTenant(api);
+    const email = `invitee-${unique()}@example.com`;
+    const invite = await api.post(`/v1/${tenant.slug}/invites`, { email }, { token: tenant.accessToken });
+    expect(invite.status, JSON.stringify(invite.body)).toBe(200);
+    const accepted = await api.post('/v1/invites/accept', { token: invite.body.token, password: PASSWORD });
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    const userId = accepted.body.user.id as string;
+    expect((await api.delete(`/v1/${tenant.slug}/users/${userId}`, { token: tenant.accessToken })).status).toBe(200);
+    await ageDeletion('app_user', userId, 31);
+
+    await server.services.erasure.sweepExpired(db());
+
+    const invites = (await db().execute('select count(*)::int as n from invite where tenant_id = ? and email = ?', [tenant.id, email])) as { n: number }[];
+    expect(invites[0]!.n).toBe(0);
+  });
+
   it('erases a soft-deleted tenant with everything it holds after the retention period, freeing its slug', async () => {
     const name = `Gone ${unique()}`;
     const tenant = await createTenant(api, name);

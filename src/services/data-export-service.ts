@@ -1,7 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { toAuditItem, type AuditRow } from './audit-log-service.js';
 import type { AuditEvent } from '../entities/audit-event.js';
-import { tableExists } from '../db/table-exists.js';
 import type { Tenant } from '../entities/tenant.js';
 import type { UserRole, UserStatus } from '../entities/user.js';
 import { notFound } from '../lib/errors.js';
@@ -113,13 +112,11 @@ export class DataExportService {
          from session where tenant_id = ? and user_id = ? order by created_at, id`,
       [tenant.id, user.id],
     )) as SessionRow[];
-    const idpLinks = (await tableExists(em, 'idp_identity'))
-      ? ((await em.execute(
-          `select issuer, subject, email, created_at, last_login_at from idp_identity
-            where tenant_id = ? and user_id = ? order by created_at`,
-          [tenant.id, user.id],
-        )) as IdpLinkRow[])
-      : [];
+    const idpLinks = (await em.execute(
+      `select issuer, subject, email, created_at, last_login_at from idp_identity
+        where tenant_id = ? and user_id = ? order by created_at`,
+      [tenant.id, user.id],
+    )) as IdpLinkRow[];
     const events = (await em.execute(
       `select id, action, actor_type, actor_id, target_type, target_id, ip, user_agent, details, created_at
          from audit_event

@@ -2,7 +2,6 @@ import { randomInt } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { tableExists } from '../db/table-exists.js';
 import type { Tenant } from '../entities/tenant.js';
 import { SYSTEM_ACTOR, type Actor, type RequestMeta } from '../lib/request-meta.js';
 import type { AuditService } from './audit-service.js';
@@ -113,15 +112,12 @@ export class ErasureService {
         for update of u skip locked for key share of t skip locked`,
       [cutoff, ERASURE_BATCH_SIZE],
     )) as ExpiredUserRow[];
-    const invites = users.length > 0 && (await tableExists(tx, 'invite'));
     for (const user of users) {
       const scrubbed = await this.scrubAuditRows(tx, user);
       // The invite the user accepted, and closed invites to their address, hold their email.
-      if (invites) {
-        await tx.execute(`delete from invite where tenant_id = ? and (accepted_user_id = ? or (email = ? and status <> 'Open'))`, [
-          user.tenant_id, user.id, user.email,
-        ]);
-      }
+      await tx.execute(`delete from invite where tenant_id = ? and (accepted_user_id = ? or (email = ? and status <> 'Open'))`, [
+        user.tenant_id, user.id, user.email,
+      ]);
       await tx.execute('delete from app_user where id = ? and tenant_id = ?', [user.id, user.tenant_id]);
       const target = { type: 'user', id: user.id };
       const deletedAt = new Date(user.deleted_at).toISOString();
