@@ -12,7 +12,7 @@
 import pg from 'pg';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { openDatabase } from '../src/db/orm.js';
-import { AuditLogService, type AuditQuery, type AuditSql } from '../src/services/audit-log-service.js';
+import { AuditLogService, type AuditQuery, type AuditSql } from '../src/services/audit/audit-log-service.js';
 
 const SCRATCH = 'idp_audit_explain';
 const EVENTS = Number(process.env.EVENTS ?? 1_000_000);

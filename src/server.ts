@@ -8,7 +8,7 @@ import { startEmbeddedDatabase, type EmbeddedDatabase } from './db/embedded.js';
 import { openDatabase } from './db/orm.js';
 import { createLogger } from './logger.js';
 import { createApp } from './rest/app.js';
-import { scheduleErasureSweep } from './services/erasure-service.js';
+import { scheduleErasureSweep } from './services/lifecycle/erasure-service.js';
 import { answerClientError } from './rest/http-hardening.js';
 
 /** A running service instance. */

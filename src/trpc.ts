@@ -67,7 +67,6 @@ const t = initTRPC
   });
 
 export const router = t.router;
-export const mergeRouters = t.mergeRouters;
 export const middleware = t.middleware;
 /**
  * The base of every procedure: applies the rate limits of src/services/rate-limit-rules.ts for the

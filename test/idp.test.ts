@@ -4,7 +4,7 @@ import { Api, createTenant, expectError, PASSWORD, signupMember, unique, type Ap
 import { freePort, startOpenIdProvider, type TestOpenIdProvider } from './helpers/oidc-provider.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { ConfigError, loadConfig } from '../src/config.js';
-import { idpClientSecretAssociatedData } from '../src/services/idp-service.js';
+import { idpClientSecretAssociatedData } from '../src/services/idp/idp-service.js';
 
 let provider: TestOpenIdProvider;
 let server: TestServer;

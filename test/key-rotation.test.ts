@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Keyring } from '../src/security/keyring.js';
-import { idpClientSecretAssociatedData } from '../src/services/idp-service.js';
-import { reencryptSecrets } from '../src/services/key-rotation.js';
-import { totpSecretAad } from '../src/services/totp-service.js';
+import { idpClientSecretAssociatedData } from '../src/services/idp/idp-service.js';
+import { reencryptSecrets } from '../src/security/key-rotation.js';
+import { totpSecretAad } from '../src/services/mfa/totp-service.js';
 import { Api, createTenant, PASSWORD, signupMember } from './helpers/api.js';
 import { startTestServer, TEST_ENCRYPTION_KEYS, type TestServer } from './helpers/server.js';
 import { Authenticator } from './helpers/totp.js';

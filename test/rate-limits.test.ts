@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { rateLimitClientKey } from '../src/services/rate-limiter.js';
+import { rateLimitClientKey } from '../src/services/rate-limits/rate-limiter.js';
 import { Api, createTenant, expectError, PASSWORD, signupMember, unique, type ApiResponse, type TestTenant } from './helpers/api.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 

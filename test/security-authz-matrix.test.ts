@@ -115,7 +115,7 @@ describe('authorization matrix', () => {
     // The one exception is the mailed email-verification link (GET auth/verify-email?token=…): a link
     // in a mail must carry its single-use, 24-hour token, as every verification mail does; it proves
     // only control of the mailbox and is spent on first use (docs/decisions.md, issue 9).
-    const allowed = new Set(['account.verifyEmailLink.token']);
+    const allowed = new Set(['auth.verifyEmailLink.token']);
     const credentialName = /password|token|secret|apikey|plaintext|otp/i;
     const offending = routes.flatMap((r) =>
       Object.keys(inputJsonSchema(r).properties ?? {})

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { totpSecretAad } from '../src/services/totp-service.js';
+import { totpSecretAad } from '../src/services/mfa/totp-service.js';
 import { Api, createTenant, expectError, PASSWORD, signupMember, unique, type TestTenant } from './helpers/api.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { setMfaPolicy } from './helpers/tenant-settings.js';

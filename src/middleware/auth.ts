@@ -1,6 +1,6 @@
 import { forbidden, unauthorized } from '../lib/errors.js';
 import type { Actor } from '../lib/request-meta.js';
-import type { Principal } from '../services/credential-service.js';
+import type { Principal } from '../services/sessions/credential-service.js';
 import { limitCredential } from './rate-limit.js';
 import { tenantProcedure } from './tenant.js';
 

@@ -1,7 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import { normalizeEmail } from '../lib/email.js';
 import { ApiError, tooManyRequests } from '../lib/errors.js';
-import type { Principal } from '../services/credential-service.js';
+import type { Principal } from '../services/sessions/credential-service.js';
 import {
   ACCOUNT_FAILURES_ALL_IPS,
   ACCOUNT_FAILURES_PER_IP,
@@ -11,8 +11,8 @@ import {
   PROCEDURE_RATE_LIMITS,
   type AccountAttemptMode,
   type RateLimitBudget,
-} from '../services/rate-limit-rules.js';
-import { rateLimitClientKey } from '../services/rate-limiter.js';
+} from '../services/rate-limits/rate-limit-rules.js';
+import { rateLimitClientKey } from '../services/rate-limits/rate-limiter.js';
 import type { RequestContext } from '../trpc.js';
 
 /** What a tRPC middleware's `next()` resolves to, as far as the limits need it. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ACTOR_TYPES, AUDIT_ACTIONS } from '../entities/audit-event.js';
 import { adminProcedure } from '../middleware/auth.js';
-import { AUDIT_DEFAULT_LIMIT, AUDIT_MAX_LIMIT } from '../services/audit-log-service.js';
+import { AUDIT_DEFAULT_LIMIT, AUDIT_MAX_LIMIT } from '../services/audit/audit-log-service.js';
 import { router } from '../trpc.js';
 import { isoDateTime } from './schemas.js';
 

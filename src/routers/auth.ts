@@ -2,10 +2,12 @@ import { z } from 'zod';
 import { userProcedure } from '../middleware/auth.js';
 import { tenantProcedure } from '../middleware/tenant.js';
 import { router } from '../trpc.js';
-import { email, newPassword, OK, okOutput, oneTimeCode, opaqueToken, presentedPassword, sessionOutput, toSession } from './schemas.js';
+import { email, newPassword, OK, okOutput, oneTimeCode, opaqueToken, presentedPassword, sessionOutput, toSession, totpEnrollmentOutput } from './schemas.js';
 
 const tags = ['auth'];
+const accountTags = ['account'];
 
+/** Every `/v1/{tenantSlug}/auth/*` procedure: sign-up, sign-in, sessions, second-factor sign-in steps, email verification and password reset. */
 export const authRouter = router({
   signup: tenantProcedure
     .meta({
@@ -81,5 +83,143 @@ export const authRouter = router({
     .mutation(async ({ ctx }) => {
       const count = await ctx.services.accounts.logoutAll(ctx.em, ctx.tenant, ctx.principal.userId, ctx.meta);
       return { ok: true as const, count };
+    }),
+
+  requestEmailOtp: tenantProcedure
+    .meta({
+      openapi: {
+        method: 'POST', path: '/v1/{tenantSlug}/auth/request-email-otp', protect: false, tags,
+        summary: 'Mail a 6-digit sign-in code (valid 10 minutes, single use) for the email factor',
+        description:
+          'Accepts `email` alone or with `password`. Answers `ok` whether or not the account exists; a code is sent only ' +
+          'when the tenant policy uses the email factor for that user. A new request replaces the previous code.',
+        errorResponses: {
+          400: 'Invalid body', 401: 'Wrong password (when one is given)', 404: 'Unknown tenant', 429: 'Rate limited',
+          503: 'The mail could not be sent',
+        },
+      },
+    })
+    .input(z.object({ email, password: presentedPassword.optional() }))
+    .output(okOutput)
+    .mutation(async ({ ctx, input }) => {
+      await ctx.services.mfaSignIn.requestEmailOtp(ctx.em, ctx.tenant, input.email, input.password, ctx.meta);
+      return OK;
+    }),
+
+  totpInitialEnroll: tenantProcedure
+    .meta({
+      openapi: {
+        method: 'POST', path: '/v1/{tenantSlug}/auth/totp/initial-enroll', protect: false, tags,
+        summary: 'Step 1 of TOTP enrollment for a user without a factor: a new secret and its otpauth URI',
+        errorResponses: {
+          400: 'Invalid body', 401: 'Invalid credentials', 403: 'MFA disabled for the tenant', 404: 'Unknown tenant',
+          409: 'TOTP already enrolled', 429: 'Rate limited',
+        },
+      },
+    })
+    .input(z.object({ email, password: presentedPassword }))
+    .output(totpEnrollmentOutput)
+    .mutation(({ ctx, input }) => ctx.services.mfaSignIn.totpInitialEnroll(ctx.em, ctx.tenant, input.email, input.password, ctx.meta)),
+
+  totpInitialVerify: tenantProcedure
+    .meta({
+      openapi: {
+        method: 'POST', path: '/v1/{tenantSlug}/auth/totp/initial-verify', protect: false, tags,
+        summary: 'Step 2 of TOTP enrollment: activate the factor with a code and sign in',
+        description: 'The code field is `code`; `totpCode` is accepted as an alias. Exactly one of them is required.',
+        errorResponses: {
+          400: 'Invalid body', 401: 'Invalid credentials or code', 403: 'MFA disabled for the tenant', 404: 'Unknown tenant',
+          409: 'TOTP already enrolled, or enrollment not started', 429: 'Rate limited',
+        },
+      },
+    })
+    .input(
+      z
+        .object({ email, password: presentedPassword, code: oneTimeCode.optional(), totpCode: oneTimeCode.optional() })
+        .refine((body) => (body.code === undefined) !== (body.totpCode === undefined), {
+          message: 'exactly one of code or totpCode is required',
+          path: ['code'],
+        }),
+    )
+    .output(sessionOutput)
+    .mutation(async ({ ctx, input }) => {
+      const code = (input.code ?? input.totpCode)!;
+      const { user, tokens } = await ctx.services.mfaSignIn.totpInitialVerify(ctx.em, ctx.tenant, input.email, input.password, code, ctx.meta);
+      return toSession(user, tokens);
+    }),
+
+  verifyEmail: tenantProcedure
+    .meta({
+      openapi: {
+        method: 'POST', path: '/v1/{tenantSlug}/auth/verify-email', protect: false, tags: accountTags,
+        summary: 'Verify the email address with the mailed token; a Pending user becomes Active',
+        errorResponses: { 400: 'Invalid body', 401: 'Invalid, used or expired token', 404: 'Unknown tenant', 429: 'Rate limited' },
+      },
+    })
+    .input(z.object({ token: opaqueToken }))
+    .output(okOutput)
+    .mutation(async ({ ctx, input }) => {
+      await ctx.services.emailVerification.verify(ctx.em, ctx.tenant, input.token, ctx.meta);
+      return OK;
+    }),
+
+  verifyEmailLink: tenantProcedure
+    .meta({
+      openapi: {
+        method: 'GET', path: '/v1/{tenantSlug}/auth/verify-email', protect: false, tags: accountTags,
+        summary: 'The link of the verification mail: same as POST auth/verify-email with the token in the query',
+        errorResponses: { 400: 'Missing token', 401: 'Invalid, used or expired token', 404: 'Unknown tenant', 429: 'Rate limited' },
+      },
+    })
+    .input(z.object({ token: opaqueToken }))
+    .output(okOutput)
+    .query(async ({ ctx, input }) => {
+      await ctx.services.emailVerification.verify(ctx.em, ctx.tenant, input.token, ctx.meta);
+      return OK;
+    }),
+
+  requestEmailVerification: tenantProcedure
+    .meta({
+      openapi: {
+        method: 'POST', path: '/v1/{tenantSlug}/auth/request-email-verification', protect: false, tags: accountTags,
+        summary: 'Mail a new verification link; answers ok whether or not the account exists',
+        errorResponses: { 400: 'Invalid body', 404: 'Unknown tenant', 429: 'Rate limited' },
+      },
+    })
+    .input(z.object({ email }))
+    .output(okOutput)
+    .mutation(async ({ ctx, input }) => {
+      await ctx.services.emailVerification.request(ctx.em, ctx.tenant, input.email);
+      return OK;
+    }),
+
+  requestPasswordReset: tenantProcedure
+    .meta({
+      openapi: {
+        method: 'POST', path: '/v1/{tenantSlug}/auth/password-reset/request', protect: false, tags: accountTags,
+        summary: 'Mail a single-use password-reset token (valid 1 hour); answers ok whether or not the account exists',
+        errorResponses: { 400: 'Invalid body', 404: 'Unknown tenant', 429: 'Rate limited' },
+      },
+    })
+    .input(z.object({ email }))
+    .output(okOutput)
+    .mutation(async ({ ctx, input }) => {
+      await ctx.services.passwordReset.request(ctx.em, ctx.tenant, input.email);
+      return OK;
+    }),
+
+  completePasswordReset: tenantProcedure
+    .meta({
+      openapi: {
+        method: 'POST', path: '/v1/{tenantSlug}/auth/password-reset/complete', protect: false, tags: accountTags,
+        summary: 'Set a new password with the mailed token; every session of the user ends',
+        errorResponses: { 400: 'Invalid body', 401: 'Invalid, used or expired token', 404: 'Unknown tenant', 429: 'Rate limited' },
+      },
+    })
+    .input(z.object({ token: opaqueToken, newPassword }))
+    .output(z.object({ ok: z.literal(true), sessionsEnded: z.number().int() }))
+    .mutation(async ({ ctx, input }) => {
+      const sessionsEnded = await ctx.services.passwordReset.complete(ctx.em, ctx.tenant, input.token, input.newPassword, ctx.meta);
+      return { ok: true as const, sessionsEnded };
     }),
 });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { INVITE_STATUSES, type Invite } from '../entities/invite.js';
 import { USER_ROLES } from '../entities/user.js';
 import { adminProcedure } from '../middleware/auth.js';
-import { INVITE_DEFAULT_TTL_SECONDS, INVITE_MAX_TTL_SECONDS, INVITE_MIN_TTL_SECONDS } from '../services/invite-service.js';
+import { INVITE_DEFAULT_TTL_SECONDS, INVITE_MAX_TTL_SECONDS, INVITE_MIN_TTL_SECONDS } from '../services/invites/invite-service.js';
 import { publicProcedure, router } from '../trpc.js';
 import { email, newPassword, OK, okOutput, opaqueToken, queryBoolean, tenantSessionOutput, toSession } from './schemas.js';
 

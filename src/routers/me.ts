@@ -2,9 +2,11 @@ import { z } from 'zod';
 import { userProcedure } from '../middleware/auth.js';
 import { router } from '../trpc.js';
 import { newPassword, OK, okOutput, presentedPassword, toUserOutput, userOutput } from './schemas.js';
+import { asAttachment, dataProtectionTags, userExportOutput } from './user-export.js';
 
 const tags = ['me'];
 
+/** Every `/v1/{tenantSlug}/me*` procedure: the signed-in user's own account. */
 export const meRouter = router({
   get: userProcedure
     .meta({
@@ -51,5 +53,19 @@ export const meRouter = router({
         ctx.em, tenant, principal.userId, principal.sessionId, input.currentPassword, input.newPassword, ctx.meta,
       );
       return OK;
+    }),
+
+  exportMe: userProcedure
+    .meta({
+      openapi: {
+        method: 'GET', path: '/v1/{tenantSlug}/me/export', tags: dataProtectionTags, protect: true,
+        summary: 'Download everything held about the signed-in user as JSON (GDPR art. 15/20)',
+        errorResponses: { 401: 'Not signed in', 404: 'Unknown tenant', 429: 'Rate limited' },
+      },
+    })
+    .output(userExportOutput)
+    .query(async ({ ctx }) => {
+      const data = await ctx.services.dataExport.exportUser(ctx.em, ctx.tenant, ctx.principal.userId, 'self', ctx.actor, ctx.meta);
+      return asAttachment(ctx, data);
     }),
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { USER_ROLES, USER_STATUSES, type User } from '../entities/user.js';
-import type { IssuedTokens } from '../services/session-service.js';
+import type { IssuedTokens } from '../services/sessions/session-service.js';
 
 /** SPEC.md part 8 limits shared by several routes. */
 export const email = z.email().max(254);

@@ -1,8 +1,11 @@
 import { z } from 'zod';
-import { idpSettingsView } from '../services/idp-service.js';
-import { MFA_POLICIES, TENANT_PLANS, type Tenant } from '../entities/tenant.js';
+import { idpSettingsView } from '../services/idp/idp-service.js';
+import { MFA_POLICIES, type Tenant, TENANT_PLANS } from '../entities/tenant.js';
 import { adminProcedure } from '../middleware/auth.js';
 import { router } from '../trpc.js';
+import { unauthorized } from '../lib/errors.js';
+import { OK, okOutput } from './schemas.js';
+import { dataProtectionTags } from './user-export.js';
 
 const tags = ['tenant'];
 
@@ -43,6 +46,7 @@ export function toTenantOutput(tenant: Tenant): z.infer<typeof tenantOutput> {
   };
 }
 
+/** Every `/v1/{tenantSlug}/tenant` procedure: the tenant's settings and its deletion. */
 export const tenantRouter = router({
   get: adminProcedure
     .meta({
@@ -70,5 +74,23 @@ export const tenantRouter = router({
     .mutation(async ({ ctx, input }) => {
       const tenant = await ctx.services.tenantSettings.update(ctx.em, ctx.tenant.id, input, ctx.actor, ctx.meta);
       return toTenantOutput(tenant);
+    }),
+
+  deleteTenant: adminProcedure
+    .meta({
+      openapi: {
+        method: 'DELETE', path: '/v1/{tenantSlug}/tenant', tags: dataProtectionTags, protect: true,
+        summary: 'Delete (soft) the tenant: every session ends and its routes answer 404; data is erased after USER_RETENTION_DAYS',
+        description: 'Needs an Admin user access token; an API key gets 401 `user_token_required`.',
+        errorResponses: { 401: 'Not signed in, or an API key', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited' },
+      },
+    })
+    .output(okOutput)
+    .mutation(async ({ ctx }) => {
+      if (ctx.principal.kind !== 'user') {
+        throw unauthorized('user_token_required', 'Deleting the tenant needs an Admin user access token, not an API key');
+      }
+      await ctx.services.erasure.softDeleteTenant(ctx.em, ctx.tenant, ctx.actor, ctx.meta);
+      return OK;
     }),
 });

@@ -2,9 +2,11 @@ import { z } from 'zod';
 import { adminProcedure } from '../middleware/auth.js';
 import { router } from '../trpc.js';
 import { OK, okOutput, toUserOutput, userOutput } from './schemas.js';
+import { asAttachment, dataProtectionTags, userExportOutput } from './user-export.js';
 
 const tags = ['users'];
 
+/** Every `/v1/{tenantSlug}/users*` procedure: the tenant's user administration (Admin or API key). */
 export const usersRouter = router({
   list: adminProcedure
     .meta({
@@ -35,5 +37,35 @@ export const usersRouter = router({
     .mutation(async ({ ctx, input }) => {
       await ctx.services.accounts.softDelete(ctx.em, ctx.tenant, input.userId, ctx.actor, ctx.meta);
       return OK;
+    }),
+
+  disableTotp: adminProcedure
+    .meta({
+      openapi: {
+        method: 'POST', path: '/v1/{tenantSlug}/users/{userId}/totp/disable', tags, protect: true,
+        summary: "Remove a user's TOTP factor (active and pending); idempotent",
+        errorResponses: { 401: 'Not signed in', 403: 'Not an admin', 404: 'Unknown tenant or user', 429: 'Rate limited' },
+      },
+    })
+    .input(z.object({ userId: z.string().min(1) }))
+    .output(okOutput)
+    .mutation(async ({ ctx, input }) => {
+      await ctx.services.totp.disable(ctx.em, ctx.tenant, input.userId, ctx.actor, ctx.meta);
+      return OK;
+    }),
+
+  exportUser: adminProcedure
+    .meta({
+      openapi: {
+        method: 'GET', path: '/v1/{tenantSlug}/users/{userId}/export', tags: dataProtectionTags, protect: true,
+        summary: 'Download everything held about a user of the tenant as JSON (admin; soft-deleted users included until erased)',
+        errorResponses: { 400: 'Invalid user id', 401: 'Not signed in', 403: 'Not an admin', 404: 'Unknown tenant or user', 429: 'Rate limited' },
+      },
+    })
+    .input(z.object({ userId: z.uuid() }))
+    .output(userExportOutput)
+    .query(async ({ ctx, input }) => {
+      const data = await ctx.services.dataExport.exportUser(ctx.em, ctx.tenant, input.userId, 'admin', ctx.actor, ctx.meta);
+      return asAttachment(ctx, data);
     }),
 });

@@ -29,11 +29,11 @@ export const ACCESS_CLASSES: Record<string, AccessClass> = {
   'idp.start': 'public',
   'idp.callback': 'public',
   'invites.accept': 'public',
-  'account.verifyEmail': 'public',
-  'account.verifyEmailLink': 'public',
-  'account.requestEmailVerification': 'public',
-  'account.requestPasswordReset': 'public',
-  'account.completePasswordReset': 'public',
+  'auth.verifyEmail': 'public',
+  'auth.verifyEmailLink': 'public',
+  'auth.requestEmailVerification': 'public',
+  'auth.requestPasswordReset': 'public',
+  'auth.completePasswordReset': 'public',
 
   'auth.logoutAll': 'user',
   'me.get': 'user',
@@ -41,9 +41,9 @@ export const ACCESS_CLASSES: Record<string, AccessClass> = {
   'me.changePassword': 'user',
   'mfa.totpEnroll': 'user',
   'mfa.totpVerify': 'user',
-  'lifecycle.exportMe': 'user',
+  'me.exportMe': 'user',
 
-  'userMfa.disableTotp': 'admin',
+  'users.disableTotp': 'admin',
   'idp.putCredentials': 'admin',
   'idp.deleteCredentials': 'admin',
   'invites.list': 'admin',
@@ -57,9 +57,9 @@ export const ACCESS_CLASSES: Record<string, AccessClass> = {
   'tenant.update': 'admin',
   'users.list': 'admin',
   'users.delete': 'admin',
-  'lifecycle.exportUser': 'admin',
+  'users.exportUser': 'admin',
 
-  'lifecycle.deleteTenant': 'adminUser',
+  'tenant.deleteTenant': 'adminUser',
 };
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

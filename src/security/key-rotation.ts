@@ -1,0 +1,100 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Keyring } from './keyring.js';
+import { idpClientSecretAssociatedData } from '../services/idp/idp-service.js';
+import { totpSecretAad } from '../services/mfa/totp-service.js';
+
+
+/** What {@link reencryptSecrets} did. */
+export interface ReencryptionReport {
+  /** Key version everything was moved to. */
+  keyVersion: string;
+  /** Ciphertexts rewritten, per kind. */
+  totpSecrets: number;
+  pendingTotpSecrets: number;
+  idpClientSecrets: number;
+  /** Ciphertexts that could not be decrypted (key version missing from the ring, or tampered); left as they are. */
+  failures: { kind: 'totp_secret' | 'pending_totp_secret' | 'idp_client_secret'; id: string }[];
+}
+
+/** Which rows to rotate: every tenant by default, or one tenant (a staged rotation, or a test). */
+export interface RotationScope {
+  tenantId?: string;
+}
+
+/** Users read per query while walking a tenant. */
+const USER_PAGE_SIZE = 500;
+
+interface UserSecretsRow {
+  id: string;
+  totp_secret_enc: string | null;
+  totp_pending_secret_enc: string | null;
+}
+
+type Column = 'totp_secret_enc' | 'totp_pending_secret_enc';
+
+/**
+ * Key rotation (`npm run keys:rotate`): rewrites every field-encrypted secret made under an older key
+ * of the ring (TOTP secrets, pending TOTP secrets, tenants' IdP client secrets) under the newest key,
+ * tenant by tenant (or only `scope.tenantId`). Each row is updated only if its ciphertext is still the one read, so a concurrent
+ * enrollment is never overwritten; running it again changes nothing. Safe while the service runs.
+ */
+export async function reencryptSecrets(em: EntityManager, keyring: Keyring, scope: RotationScope = {}): Promise<ReencryptionReport> {
+  const report: ReencryptionReport = { keyVersion: keyring.currentVersion, totpSecrets: 0, pendingTotpSecrets: 0, idpClientSecrets: 0, failures: [] };
+
+  /** Re-encrypts one ciphertext; null when it is current already or cannot be decrypted (recorded). */
+  const rewrap = (ciphertext: string | null, aad: string, kind: ReencryptionReport['failures'][number]['kind'], id: string): string | null => {
+    if (ciphertext === null || !keyring.needsReencryption(ciphertext)) return null;
+    try {
+      return keyring.encrypt(keyring.decrypt(ciphertext, aad), aad);
+    } catch {
+      report.failures.push({ kind, id });
+      return null;
+    }
+  };
+
+  const tenants = (await em.execute(
+    `select id, idp_client_secret_enc from tenant${scope.tenantId ? ' where id = ?' : ''} order by id`,
+    scope.tenantId ? [scope.tenantId] : [],
+  )) as {
+    id: string;
+    idp_client_secret_enc: string | null;
+  }[];
+  for (const tenant of tenants) {
+    const idpSecret = rewrap(tenant.idp_client_secret_enc, idpClientSecretAssociatedData(tenant.id), 'idp_client_secret', tenant.id);
+    if (idpSecret !== null) {
+      const updated = await em.execute('update tenant set idp_client_secret_enc = ? where id = ? and idp_client_secret_enc = ? returning id', [
+        idpSecret, tenant.id, tenant.idp_client_secret_enc,
+      ]);
+      report.idpClientSecrets += updated.length;
+    }
+
+    let after = '00000000-0000-0000-0000-000000000000';
+    for (;;) {
+      const users = (await em.execute(
+        `select id, totp_secret_enc, totp_pending_secret_enc from app_user
+         where tenant_id = ? and id > ? and (totp_secret_enc is not null or totp_pending_secret_enc is not null)
+         order by id limit ?`,
+        [tenant.id, after, USER_PAGE_SIZE],
+      )) as UserSecretsRow[];
+      for (const user of users) {
+        const jobs: [Column, 'totp_secret' | 'pending_totp_secret'][] = [
+          ['totp_secret_enc', 'totp_secret'],
+          ['totp_pending_secret_enc', 'pending_totp_secret'],
+        ];
+        for (const [column, kind] of jobs) {
+          const fresh = rewrap(user[column], totpSecretAad(user.id), kind, user.id);
+          if (fresh === null) continue;
+          const updated = await em.execute(
+            `update app_user set ${column} = ? where id = ? and tenant_id = ? and ${column} = ? returning id`,
+            [fresh, user.id, tenant.id, user[column]],
+          );
+          if (kind === 'totp_secret') report.totpSecrets += updated.length;
+          else report.pendingTotpSecrets += updated.length;
+        }
+      }
+      if (users.length < USER_PAGE_SIZE) break;
+      after = users.at(-1)!.id;
+    }
+  }
+  return report;
+}

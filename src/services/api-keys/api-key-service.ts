@@ -1,0 +1,95 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ApiKeySchema, type ApiKey, type ApiKeyEnvironment } from '../../entities/api-key.js';
+import type { Tenant } from '../../entities/tenant.js';
+import { badRequest, notFound } from '../../lib/errors.js';
+import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import { isUuid } from '../../lib/uuid.js';
+import { randomBase62, sha256Hex } from '../../security/tokens.js';
+import type { AuditService } from '../audit/audit-service.js';
+
+/** Random base62 characters after `ak_live_` / `ak_test_`: 40 × log2(62) ≈ 238 bits. */
+export const API_KEY_RANDOM_LENGTH = 40;
+/** Characters of the plaintext kept visible as `prefix` (`ak_live_` plus four random ones). */
+export const API_KEY_VISIBLE_PREFIX_LENGTH = 12;
+
+/** What an admin gives to create a key (SPEC.md POST api-keys). */
+export interface CreateApiKeyInput {
+  name: string;
+  environment: ApiKeyEnvironment;
+  expiresAt?: Date;
+}
+
+/**
+ * The tenant's API keys (SPEC.md part 5.5, CONTRACT.md "API keys"): creation, listing, revocation.
+ * Authentication with a key lives in CredentialService.
+ */
+export class ApiKeyService {
+  constructor(private readonly audit: AuditService) {}
+
+  /**
+   * Creates a key `ak_<environment>_<40 base62>`; only its SHA-256 and a 12-character prefix are
+   * stored. Audits `ApiKeyCreated` (name, environment, prefix; never the key).
+   * @returns the stored key and the plaintext, which is never available again.
+   * @throws ApiError 400 `expires_at_in_past` when `expiresAt` is not in the future.
+   */
+  async create(em: EntityManager, tenant: Tenant, input: CreateApiKeyInput, actor: Actor, meta: RequestMeta): Promise<{ apiKey: ApiKey; plaintext: string }> {
+    const now = new Date();
+    if (input.expiresAt && input.expiresAt.getTime() <= now.getTime()) {
+      throw badRequest('expires_at_in_past', 'expiresAt must be in the future');
+    }
+    const plaintext = `ak_${input.environment}_${randomBase62(API_KEY_RANDOM_LENGTH)}`;
+    const apiKey: ApiKey = {
+      id: randomUUID(),
+      tenantId: tenant.id,
+      name: input.name,
+      environment: input.environment,
+      prefix: plaintext.slice(0, API_KEY_VISIBLE_PREFIX_LENGTH),
+      keyHash: sha256Hex(plaintext),
+      createdAt: now,
+      createdBy: actor.id,
+      expiresAt: input.expiresAt ?? null,
+      lastUsedAt: null,
+      revokedAt: null,
+    };
+    await em.transactional(async (tx) => {
+      await tx.insert(ApiKeySchema, apiKey);
+      await this.audit.record(tx, {
+        tenantId: tenant.id, action: 'ApiKeyCreated', actor, target: { type: 'api_key', id: apiKey.id }, meta,
+        details: {
+          name: apiKey.name, environment: apiKey.environment, prefix: apiKey.prefix,
+          expiresAt: apiKey.expiresAt ? apiKey.expiresAt.toISOString() : null,
+        },
+      });
+    });
+    return { apiKey, plaintext };
+  }
+
+  /** The tenant's keys, newest first; revoked ones only when `includeRevoked`. */
+  list(em: EntityManager, tenant: Tenant, includeRevoked: boolean): Promise<ApiKey[]> {
+    return em.find(
+      ApiKeySchema,
+      includeRevoked ? { tenantId: tenant.id } : { tenantId: tenant.id, revokedAt: null },
+      { orderBy: { createdAt: 'desc', id: 'desc' }, disableIdentityMap: true },
+    );
+  }
+
+  /**
+   * Revokes a key: from the next request on it gets 401 `api_key_revoked`. Audits `ApiKeyRevoked`.
+   * Revoking an already revoked key changes nothing and answers the same.
+   * @throws ApiError 404 when the tenant has no key with this id.
+   */
+  async revoke(em: EntityManager, tenant: Tenant, apiKeyId: string, actor: Actor, meta: RequestMeta): Promise<void> {
+    if (!isUuid(apiKeyId)) throw notFound('API key not found');
+    await em.transactional(async (tx) => {
+      const apiKey = await tx.findOne(ApiKeySchema, { id: apiKeyId, tenantId: tenant.id }, { disableIdentityMap: true });
+      if (!apiKey) throw notFound('API key not found');
+      const revoked = await tx.nativeUpdate(ApiKeySchema, { id: apiKey.id, tenantId: tenant.id, revokedAt: null }, { revokedAt: new Date() });
+      if (revoked === 0) return;
+      await this.audit.record(tx, {
+        tenantId: tenant.id, action: 'ApiKeyRevoked', actor, target: { type: 'api_key', id: apiKey.id }, meta,
+        details: { name: apiKey.name, environment: apiKey.environment, prefix: apiKey.prefix },
+      });
+    });
+  }
+}

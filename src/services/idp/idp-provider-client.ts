@@ -1,0 +1,249 @@
+import * as oidc from 'openid-client';
+import type { Logger } from 'pino';
+import { isLoopbackHttpUrl } from '../../config.js';
+import { badRequest, unauthorized, type ApiError } from '../../lib/errors.js';
+
+/** Seconds a discovered provider metadata document is used before it is fetched again. */
+export const DISCOVERY_TTL_SECONDS = 86_400;
+/** Seconds allowed for each HTTP request to the provider (discovery, token, JWKS, userinfo). */
+export const PROVIDER_TIMEOUT_SECONDS = 10;
+/** Scopes requested at the provider: an OpenID Connect sign-in with the email claims (OIDC Core §5.4). */
+export const IDP_SCOPES = 'openid email';
+
+/** The client registration of one tenant at the provider (`PUT oauth/idp/credentials`), secret decrypted. */
+export interface IdpClientCredentials {
+  clientId: string;
+  clientSecret: string;
+}
+
+/** What a verified ID token (and, for missing email claims, the UserInfo response) says about the user. */
+export interface IdpIdentityClaims {
+  issuer: string;
+  /** The `sub` claim. */
+  subject: string;
+  /** Lower-cased by the caller; null when the provider shares none. */
+  email: string | null;
+  /** True only when the provider asserted `email_verified: true`. */
+  emailVerified: boolean;
+}
+
+/** The parameters of an authorization request that must be kept until its callback. */
+export interface AuthorizationRequest {
+  authorizationUrl: string;
+  state: string;
+  nonce: string;
+  codeVerifier: string;
+}
+
+/** The authorization response parameters the provider sent back to the callback. */
+export interface AuthorizationResponse {
+  code: string;
+  state: string;
+  /** RFC 9207 issuer identifier, when the provider sends one. */
+  iss?: string | undefined;
+}
+
+interface CachedMetadata {
+  metadata: oidc.ServerMetadata;
+  fetchedAt: number;
+}
+
+function errorCodeOf(err: unknown): string | undefined {
+  return typeof err === 'object' && err !== null && typeof (err as { code?: unknown }).code === 'string'
+    ? (err as { code: string }).code
+    : undefined;
+}
+
+/** Failures of the ID token's own checks (claims, timestamps, signature, key selection). */
+const ID_TOKEN_ERROR_CODES = new Set([
+  'OAUTH_JWT_CLAIM_COMPARISON_FAILED',
+  'OAUTH_JWT_TIMESTAMP_CHECK_FAILED',
+  'OAUTH_JWS_SIGNATURE_VERIFICATION_FAILED',
+  'OAUTH_KEY_SELECTION_FAILED',
+  'OAUTH_INVALID_RESPONSE',
+  'OAUTH_PARSE_ERROR',
+]);
+
+/**
+ * The service's side of OpenID Connect 1.0 with one external provider, through `openid-client`
+ * (authorization code flow, RFC 6749 §4.1, with PKCE S256, RFC 7636). The provider's discovery
+ * document is fetched once per issuer and reused; a failed discovery is not cached, so the next
+ * request retries. The JWKS used to verify ID token signatures is shared between requests too.
+ */
+export class IdpProviderClient {
+  private readonly metadata = new Map<string, CachedMetadata>();
+  private readonly pending = new Map<string, Promise<oidc.ServerMetadata>>();
+  private readonly jwks = new Map<string, oidc.ExportedJWKSCache>();
+
+  constructor(private readonly logger: Logger) {}
+
+  /**
+   * Builds the authorization URL (OIDC Core §3.1.2.1) with fresh `state`, `nonce` and PKCE S256
+   * `code_challenge`; the caller keeps `state`, `nonce` and `codeVerifier` server-side.
+   * @throws ApiError 400 `idp_unavailable` when the provider's discovery document cannot be fetched.
+   */
+  async authorizationRequest(issuer: string, credentials: IdpClientCredentials, redirectUri: string): Promise<AuthorizationRequest> {
+    const config = await this.configuration(issuer, credentials);
+    const codeVerifier = oidc.randomPKCECodeVerifier();
+    const state = oidc.randomState();
+    const nonce = oidc.randomNonce();
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: redirectUri,
+      response_type: 'code',
+      scope: IDP_SCOPES,
+      state,
+      nonce,
+      code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier),
+      code_challenge_method: 'S256',
+    });
+    return { authorizationUrl: url.href, state, nonce, codeVerifier };
+  }
+
+  /**
+   * Exchanges the authorization code at the token endpoint (with the PKCE verifier) and verifies the
+   * ID token: signature against the provider's JWKS, `iss`, `aud`/`azp`, `exp`/`iat` and `nonce`
+   * (OIDC Core §3.1.3.7). Missing email claims are read from the UserInfo endpoint for the same `sub`.
+   * @throws ApiError 400 `idp_unavailable` (provider unreachable), 401 `issuer_mismatch` (RFC 9207
+   *   `iss` missing or wrong), 401 `code_exchange_failed` (the token endpoint refused the code or the
+   *   client), 401 `id_token_invalid`.
+   */
+  async exchangeCode(
+    issuer: string,
+    credentials: IdpClientCredentials,
+    redirectUri: string,
+    response: AuthorizationResponse,
+    expected: { nonce: string; codeVerifier: string },
+  ): Promise<IdpIdentityClaims> {
+    const config = await this.configuration(issuer, credentials);
+    const { issuer: expectedIssuer, authorization_response_iss_parameter_supported: issSupported } = config.serverMetadata();
+    // RFC 9207 §2.4 (mix-up defence): openid-client checks this too; checked first for a clear reason.
+    if (response.iss !== undefined ? response.iss !== expectedIssuer : issSupported === true) {
+      throw unauthorized('issuer_mismatch', 'The authorization response does not come from the configured identity provider');
+    }
+    const currentUrl = new URL(redirectUri);
+    currentUrl.searchParams.set('code', response.code);
+    currentUrl.searchParams.set('state', response.state);
+    if (response.iss !== undefined) currentUrl.searchParams.set('iss', response.iss);
+
+    let tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>;
+    try {
+      tokens = await oidc.authorizationCodeGrant(config, currentUrl, {
+        expectedState: response.state,
+        expectedNonce: expected.nonce,
+        pkceCodeVerifier: expected.codeVerifier,
+        idTokenExpected: true,
+      });
+    } catch (err) {
+      throw this.exchangeError(err);
+    } finally {
+      this.keepJwks(issuer, config);
+    }
+    const claims = tokens.claims();
+    if (!claims) throw unauthorized('id_token_invalid', 'The identity provider returned no ID token');
+
+    let email = claims.email;
+    let emailVerified = claims.email_verified;
+    if (email === undefined && config.serverMetadata().userinfo_endpoint) {
+      try {
+        const info = await oidc.fetchUserInfo(config, tokens.access_token, claims.sub);
+        email = info.email;
+        emailVerified = info.email_verified;
+      } catch (err) {
+        throw this.exchangeError(err);
+      }
+    }
+    return {
+      issuer: claims.iss,
+      subject: claims.sub,
+      email: typeof email === 'string' && email.length > 0 ? email : null,
+      emailVerified: emailVerified === true || emailVerified === 'true',
+    };
+  }
+
+  /** Maps an openid-client failure to the API error the caller sees; logs it without secrets. */
+  private exchangeError(err: unknown): ApiError {
+    const code = errorCodeOf(err);
+    if (err instanceof oidc.ResponseBodyError) {
+      this.logger.info({ providerError: err.error, status: err.status }, 'identity provider refused the code exchange');
+      return unauthorized('code_exchange_failed', 'The identity provider refused the authorization code', {
+        error: err.error,
+        ...(err.error_description ? { errorDescription: err.error_description } : {}),
+      });
+    }
+    if (err instanceof oidc.WWWAuthenticateChallengeError) {
+      const error = err.cause.find((challenge) => challenge.parameters.error)?.parameters.error ?? 'invalid_client';
+      this.logger.info({ providerError: error, status: err.status }, 'identity provider refused the client authentication');
+      return unauthorized('code_exchange_failed', 'The identity provider refused the client authentication', { error });
+    }
+    if (code !== undefined && ID_TOKEN_ERROR_CODES.has(code)) {
+      this.logger.info({ code, message: (err as Error).message }, 'ID token failed verification');
+      return unauthorized('id_token_invalid', 'The ID token from the identity provider failed verification', { check: code });
+    }
+    if (err instanceof oidc.AuthorizationResponseError) {
+      return unauthorized('idp_error', 'The identity provider refused the sign-in', { error: err.error });
+    }
+    if (code === 'OAUTH_RESPONSE_IS_NOT_CONFORM' || code === 'OAUTH_RESPONSE_IS_NOT_JSON') {
+      return unauthorized('code_exchange_failed', 'The identity provider answered the code exchange with an error');
+    }
+    this.logger.warn({ err }, 'identity provider request failed');
+    return badRequest('idp_unavailable', 'The identity provider could not be reached');
+  }
+
+  /** A client configuration for one tenant's credentials against the (cached) provider metadata. */
+  private async configuration(issuer: string, credentials: IdpClientCredentials): Promise<oidc.Configuration> {
+    const metadata = await this.serverMetadata(issuer);
+    const supported = metadata.token_endpoint_auth_methods_supported;
+    // RFC 8414 §2: an absent list means client_secret_basic; prefer it, fall back to client_secret_post.
+    const clientAuth = !supported || supported.includes('client_secret_basic')
+      ? oidc.ClientSecretBasic(credentials.clientSecret)
+      : oidc.ClientSecretPost(credentials.clientSecret);
+    const config = new oidc.Configuration(metadata, credentials.clientId, { client_secret: credentials.clientSecret }, clientAuth);
+    config.timeout = PROVIDER_TIMEOUT_SECONDS;
+    if (isLoopbackHttpUrl(new URL(issuer))) oidc.allowInsecureRequests(config);
+    oidc.enableNonRepudiationChecks(config);
+    const jwks = this.jwks.get(issuer);
+    if (jwks) oidc.setJwksCache(config, jwks);
+    return config;
+  }
+
+  private keepJwks(issuer: string, config: oidc.Configuration): void {
+    const jwks = oidc.getJwksCache(config);
+    if (jwks) this.jwks.set(issuer, jwks);
+  }
+
+  /**
+   * The provider's discovery document (OpenID Connect Discovery 1.0, issuer validated by
+   * openid-client). Cached per issuer for {@link DISCOVERY_TTL_SECONDS}; concurrent callers share one
+   * fetch; a failure is not cached; a stale document is still used when a refresh fails.
+   * @throws ApiError 400 `idp_unavailable`.
+   */
+  private async serverMetadata(issuer: string): Promise<oidc.ServerMetadata> {
+    const cached = this.metadata.get(issuer);
+    if (cached && Date.now() - cached.fetchedAt < DISCOVERY_TTL_SECONDS * 1000) return cached.metadata;
+    let fetching = this.pending.get(issuer);
+    if (!fetching) {
+      fetching = this.discover(issuer).finally(() => this.pending.delete(issuer));
+      this.pending.set(issuer, fetching);
+    }
+    try {
+      const metadata = await fetching;
+      this.metadata.set(issuer, { metadata, fetchedAt: Date.now() });
+      return metadata;
+    } catch (err) {
+      if (cached) {
+        this.logger.warn({ err, issuer }, 'identity provider discovery refresh failed; using the previous document');
+        return cached.metadata;
+      }
+      this.logger.warn({ err, issuer }, 'identity provider discovery failed');
+      throw badRequest('idp_unavailable', 'The identity provider could not be reached');
+    }
+  }
+
+  private async discover(issuer: string): Promise<oidc.ServerMetadata> {
+    const url = new URL(issuer);
+    const execute = isLoopbackHttpUrl(url) ? [oidc.allowInsecureRequests] : [];
+    // Discovery needs no client; the placeholder id is never sent to the provider.
+    const config = await oidc.discovery(url, 'discovery', undefined, oidc.None(), { execute, timeout: PROVIDER_TIMEOUT_SECONDS });
+    return { ...config.serverMetadata() };
+  }
+}

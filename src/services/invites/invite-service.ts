@@ -1,0 +1,249 @@
+import { randomUUID } from 'node:crypto';
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import type { Config } from '../../config.js';
+import { InviteSchema, type Invite, type InviteStatus } from '../../entities/invite.js';
+import { TenantSchema, type Tenant } from '../../entities/tenant.js';
+import { newUser } from '../../entities/new-user.js';
+import { UserSchema, type User, type UserRole } from '../../entities/user.js';
+import { normalizeEmail } from '../../lib/email.js';
+import { conflict, isUniqueViolation, notFound, unauthorized } from '../../lib/errors.js';
+import { SYSTEM_ACTOR, type Actor, type RequestMeta } from '../../lib/request-meta.js';
+import { isUuid } from '../../lib/uuid.js';
+import { hashPassword } from '../../security/passwords.js';
+import { randomToken, sha256Hex } from '../../security/tokens.js';
+import type { AuditService } from '../audit/audit-service.js';
+import type { Mailer } from '../mail/mailer.js';
+import type { IssuedTokens, SessionService } from '../sessions/session-service.js';
+
+/** Default invite lifetime in seconds (CONTRACT.md "Invites": 7 days). */
+export const INVITE_DEFAULT_TTL_SECONDS = 604_800;
+/** Shortest and longest invite lifetime in seconds (5 minutes, 30 days). */
+export const INVITE_MIN_TTL_SECONDS = 300;
+export const INVITE_MAX_TTL_SECONDS = 2_592_000;
+
+/** What an admin asks for when inviting someone. */
+export interface CreateInviteInput {
+  email: string;
+  role?: UserRole;
+  /** Lifetime in seconds, 300 to 2592000; default 604800. */
+  ttlSeconds?: number;
+}
+
+/** Which closed invites a list includes besides the open and expired ones. */
+export interface ListInvitesOptions {
+  includeAccepted: boolean;
+  includeRevoked: boolean;
+}
+
+/** The result of an accepted invite: the new user, their first session and their tenant. */
+export interface AcceptedInvite {
+  tenant: Tenant;
+  user: User;
+  tokens: IssuedTokens;
+}
+
+/**
+ * Invitations (SPEC.md part 4 "Invites", CONTRACT.md "Invites"): an admin invites an email with a
+ * role; the invitee receives a mail with a one-time link and, by accepting it with a password,
+ * becomes an `Active` user of the tenant and is signed in.
+ */
+export class InviteService {
+  constructor(
+    private readonly config: Config,
+    private readonly logger: Logger,
+    private readonly sessions: SessionService,
+    private readonly mailer: Mailer,
+    private readonly audit: AuditService,
+  ) {}
+
+  /**
+   * Creates an invite, audits `InviteCreated`, and mails the accept link (`PUBLIC_URL` +
+   * `/invites/accept?token=…`). Open invites to the same email are revoked first (audited as
+   * `InviteRevoked`, reason `superseded`), so only the newest link works. A failed delivery is
+   * logged, not raised: the invite stands and the returned token can be handed over another way.
+   * @returns the invite and its plaintext token (the only time the token is available).
+   * @throws ApiError 409 `email_taken` when the email already belongs to a live user of the tenant.
+   */
+  async create(em: EntityManager, tenant: Tenant, input: CreateInviteInput, actor: Actor, meta: RequestMeta): Promise<{ invite: Invite; token: string }> {
+    const email = normalizeEmail(input.email);
+    const token = randomToken(32);
+    const now = new Date();
+    const invite: Invite = {
+      id: randomUUID(),
+      tenantId: tenant.id,
+      email,
+      role: input.role ?? 'Member',
+      status: 'Open',
+      tokenHash: sha256Hex(token),
+      invitedByType: actor.type,
+      invitedBy: actor.id,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + (input.ttlSeconds ?? INVITE_DEFAULT_TTL_SECONDS) * 1000),
+      acceptedAt: null,
+      acceptedUserId: null,
+      revokedAt: null,
+    };
+    await em.transactional(async (tx) => {
+      const existing = await tx.count(UserSchema, { tenantId: tenant.id, email, deletedAt: null });
+      if (existing > 0) throw conflict('email_taken', 'A user with this email already exists in the tenant');
+      const superseded = (await tx.execute(
+        `update invite set status = 'Revoked', revoked_at = ? where tenant_id = ? and email = ? and status = 'Open' returning id`,
+        [now, tenant.id, email],
+      )) as { id: string }[];
+      for (const row of superseded) {
+        await this.audit.record(tx, {
+          tenantId: tenant.id, action: 'InviteRevoked', actor, target: { type: 'invite', id: row.id }, meta,
+          details: { email, reason: 'superseded', supersededBy: invite.id },
+        });
+      }
+      await tx.insert(InviteSchema, invite);
+      await this.audit.record(tx, {
+        tenantId: tenant.id, action: 'InviteCreated', actor, target: { type: 'invite', id: invite.id }, meta,
+        details: { email, role: invite.role, expiresAt: invite.expiresAt.toISOString() },
+      });
+    });
+    await this.sendInviteMail(tenant, invite, token);
+    return { invite, token };
+  }
+
+  private async sendInviteMail(tenant: Tenant, invite: Invite, token: string): Promise<void> {
+    const link = `${this.config.publicUrl}/invites/accept?token=${encodeURIComponent(token)}`;
+    const expires = invite.expiresAt.toISOString();
+    try {
+      await this.mailer.send({
+        to: invite.email,
+        subject: `You are invited to ${tenant.name}`,
+        text:
+          `You have been invited to join ${tenant.name} as ${invite.role}.\n\n` +
+          `Accept the invitation and choose a password:\n${link}\n\n` +
+          `Invitation token: ${token}\nThe invitation expires at ${expires}.\n`,
+        html:
+          `<p>You have been invited to join <b>${escapeHtml(tenant.name)}</b> as ${invite.role}.</p>` +
+          `<p><a href="${escapeHtml(link)}">Accept the invitation</a> and choose a password.</p>` +
+          `<p>Invitation token: <code>${escapeHtml(token)}</code><br>The invitation expires at ${expires}.</p>`,
+      });
+    } catch (err) {
+      this.logger.warn({ err, inviteId: invite.id, tenantId: tenant.id }, 'invite mail could not be delivered');
+    }
+  }
+
+  /**
+   * The tenant's invites, newest first: open and expired ones always, accepted and revoked ones on
+   * request. Open invites past their expiry are marked `Expired` first (see {@link expireDue}).
+   */
+  async list(em: EntityManager, tenant: Tenant, options: ListInvitesOptions, meta: RequestMeta): Promise<Invite[]> {
+    await this.expireDue(em, tenant.id, meta);
+    const statuses: InviteStatus[] = ['Open', 'Expired'];
+    if (options.includeAccepted) statuses.push('Accepted');
+    if (options.includeRevoked) statuses.push('Revoked');
+    return em.find(
+      InviteSchema,
+      { tenantId: tenant.id, status: { $in: statuses } },
+      { orderBy: { createdAt: 'desc', id: 'desc' }, disableIdentityMap: true },
+    );
+  }
+
+  /**
+   * Marks every open invite of the tenant whose `expiresAt` has passed as `Expired` and audits one
+   * `InviteExpired` per invite (actor `system`). Runs lazily when invites are listed or presented.
+   * @returns how many invites expired now.
+   */
+  async expireDue(em: EntityManager, tenantId: string, meta: RequestMeta, inviteId?: string): Promise<number> {
+    return em.transactional(async (tx) => {
+      const params: unknown[] = [tenantId, new Date()];
+      if (inviteId) params.push(inviteId);
+      const rows = (await tx.execute(
+        `update invite set status = 'Expired' where tenant_id = ? and status = 'Open' and expires_at <= ?
+          ${inviteId ? 'and id = ?' : ''} returning id, email, expires_at`,
+        params,
+      )) as { id: string; email: string; expires_at: Date }[];
+      for (const row of rows) {
+        await this.audit.record(tx, {
+          tenantId, action: 'InviteExpired', actor: SYSTEM_ACTOR, target: { type: 'invite', id: row.id }, meta,
+          details: { email: row.email, expiredAt: new Date(row.expires_at).toISOString() },
+        });
+      }
+      return rows.length;
+    });
+  }
+
+  /**
+   * Revokes an open invite (its token stops working) and audits `InviteRevoked`. Revoking an
+   * already revoked invite answers without change.
+   * @throws ApiError 404 unknown id, 409 `invite_not_open` when it was accepted or has expired.
+   */
+  async revoke(em: EntityManager, tenant: Tenant, inviteId: string, actor: Actor, meta: RequestMeta): Promise<void> {
+    if (!isUuid(inviteId)) throw notFound('Invite not found');
+    await this.expireDue(em, tenant.id, meta, inviteId);
+    await em.transactional(async (tx) => {
+      const invite = await tx.findOne(InviteSchema, { id: inviteId, tenantId: tenant.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, disableIdentityMap: true });
+      if (!invite) throw notFound('Invite not found');
+      if (invite.status === 'Revoked') return;
+      if (invite.status !== 'Open') throw conflict('invite_not_open', `The invite is ${invite.status.toLowerCase()} and cannot be revoked`);
+      await tx.nativeUpdate(InviteSchema, { id: invite.id, tenantId: tenant.id }, { status: 'Revoked', revokedAt: new Date() });
+      await this.audit.record(tx, {
+        tenantId: tenant.id, action: 'InviteRevoked', actor, target: { type: 'invite', id: invite.id }, meta,
+        details: { email: invite.email, reason: 'revoked' },
+      });
+    });
+  }
+
+  /**
+   * Accepts an invite (POST /v1/invites/accept): creates the invited user (`Active`, email counted
+   * as verified, the invite's role) with the given password, starts a session, and marks the invite
+   * `Accepted`, all in one transaction. Audits `InviteAccepted`, `UserSignup`, `SessionCreated`.
+   * @throws ApiError 401 `invite_invalid` (unknown, revoked or already accepted token, or a deleted
+   *   tenant), 401 `invite_expired` (also marks it `Expired` and audits `InviteExpired`),
+   *   409 `email_taken` when the email already belongs to a live user of the tenant.
+   */
+  async accept(em: EntityManager, token: string, password: string, meta: RequestMeta): Promise<AcceptedInvite> {
+    const found = await em.findOne(InviteSchema, { tokenHash: sha256Hex(token) }, { disableIdentityMap: true });
+    const tenant = found ? await em.findOne(TenantSchema, { id: found.tenantId, deletedAt: null }, { disableIdentityMap: true }) : null;
+    if (!found || !tenant || found.status === 'Revoked' || found.status === 'Accepted') {
+      throw unauthorized('invite_invalid', 'The invitation is not valid');
+    }
+    if (found.status === 'Expired' || (await this.expireDue(em, tenant.id, meta, found.id)) > 0) {
+      throw unauthorized('invite_expired', 'The invitation has expired');
+    }
+    const passwordHash = await hashPassword(password);
+    const now = new Date();
+    const user = newUser(
+      { tenantId: tenant.id, email: found.email, passwordHash, status: 'Active', role: found.role, emailVerifiedAt: now },
+      now,
+    );
+    try {
+      const tokens = await em.transactional(async (tx) => {
+        // Only one of two concurrent acceptances of the same token claims the invite.
+        const claimed = await tx.nativeUpdate(
+          InviteSchema,
+          { id: found.id, status: 'Open', expiresAt: { $gt: now } },
+          { status: 'Accepted', acceptedAt: now, acceptedUserId: user.id },
+        );
+        if (claimed === 0) throw unauthorized('invite_invalid', 'The invitation is not valid');
+        const existing = await tx.count(UserSchema, { tenantId: tenant.id, email: user.email, deletedAt: null });
+        if (existing > 0) throw conflict('email_taken', 'A user with this email already exists in the tenant');
+        await tx.insert(UserSchema, user);
+        const actor: Actor = { type: 'user', id: user.id };
+        await this.audit.record(tx, {
+          tenantId: tenant.id, action: 'InviteAccepted', actor, target: { type: 'invite', id: found.id }, meta,
+          details: { email: user.email, role: user.role, userId: user.id },
+        });
+        await this.audit.record(tx, {
+          tenantId: tenant.id, action: 'UserSignup', actor, target: { type: 'user', id: user.id }, meta,
+          details: { email: user.email, role: user.role, via: 'invite', inviteId: found.id },
+        });
+        return this.sessions.start(tx, tenant, user, meta);
+      });
+      return { tenant, user, tokens };
+    } catch (err) {
+      if (isUniqueViolation(err)) throw conflict('email_taken', 'A user with this email already exists in the tenant');
+      throw err;
+    }
+  }
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}

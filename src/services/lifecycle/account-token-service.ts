@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import { AccountTokenSchema, type AccountTokenPurpose } from '../../entities/account-token.js';
+import type { Tenant } from '../../entities/tenant.js';
+import type { User } from '../../entities/user.js';
+import { unauthorized } from '../../lib/errors.js';
+import { randomToken, sha256Hex } from '../../security/tokens.js';
+import type { TokenMailInput } from './account-mail.js';
+import type { MailMessage, Mailer } from '../mail/mailer.js';
+
+/** Seconds each kind of mailed token stays valid: 24 hours to verify an address, 1 hour to reset a password. */
+export const ACCOUNT_TOKEN_TTL_SECONDS: Record<AccountTokenPurpose, number> = {
+  email_verification: 86_400,
+  password_reset: 3_600,
+};
+
+/** A token just issued: the plaintext to mail (never stored) and when it expires. */
+export interface IssuedAccountToken {
+  token: string;
+  expiresAt: Date;
+}
+
+interface TokenStateRow {
+  consumed_at: Date | null;
+  expires_at: Date;
+}
+
+/**
+ * Single-use tokens mailed to users (email verification, password reset; OWASP Forgot Password
+ * Cheat Sheet): 256 random bits, stored as SHA-256 hashes, expiring, consumed at most once.
+ */
+export class AccountTokenService {
+  constructor(
+    private readonly mailer: Mailer,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * Issues a token (in its own transaction, replacing earlier ones) and mails it to the user. The
+   * delivery runs after the caller has answered, so the answer's duration does not depend on SMTP;
+   * a failed delivery is logged, and the user can ask again.
+   * @param compose builds the message from the token and a link.
+   * @param link the URL the mail points to for a token.
+   */
+  async issueAndMail(
+    em: EntityManager,
+    tenant: Tenant,
+    user: User,
+    purpose: AccountTokenPurpose,
+    link: (token: string) => string,
+    compose: (input: TokenMailInput) => MailMessage,
+  ): Promise<void> {
+    const { token } = await em.transactional((tx) => this.issue(tx, tenant.id, user.id, purpose));
+    const message = compose({ to: user.email, tenantName: tenant.name, link: link(token), token, ttlSeconds: ACCOUNT_TOKEN_TTL_SECONDS[purpose] });
+    void this.mailer.send(message).catch((err: unknown) => this.logger.warn({ err, userId: user.id, purpose }, 'account mail not delivered'));
+  }
+
+  /**
+   * Issues a new token for `purpose`; any earlier unused token of the same user and purpose is
+   * deleted, so only the newest mail works. Call inside the transaction of the operation.
+   */
+  async issue(em: EntityManager, tenantId: string, userId: string, purpose: AccountTokenPurpose, now = new Date()): Promise<IssuedAccountToken> {
+    await em.execute('delete from account_token where tenant_id = ? and user_id = ? and purpose = ? and consumed_at is null', [
+      tenantId, userId, purpose,
+    ]);
+    const token = randomToken(32);
+    const expiresAt = new Date(now.getTime() + ACCOUNT_TOKEN_TTL_SECONDS[purpose] * 1000);
+    await em.insert(AccountTokenSchema, {
+      id: randomUUID(),
+      tenantId,
+      userId,
+      purpose,
+      tokenHash: sha256Hex(token),
+      createdAt: now,
+      expiresAt,
+      consumedAt: null,
+    });
+    return { token, expiresAt };
+  }
+
+  /**
+   * The user a presented token belongs to, without consuming it (to check it before slow work).
+   * @throws ApiError 401 `invalid_token` (unknown, used, other tenant or purpose), 401 `token_expired`.
+   */
+  async peek(em: EntityManager, tenantId: string, presented: string, purpose: AccountTokenPurpose): Promise<string> {
+    const rows = (await em.execute(
+      'select user_id, consumed_at, expires_at from account_token where token_hash = ? and tenant_id = ? and purpose = ?',
+      [sha256Hex(presented), tenantId, purpose],
+    )) as (TokenStateRow & { user_id: string })[];
+    const row = rows[0];
+    this.assertUsable(row);
+    return row!.user_id;
+  }
+
+  /**
+   * Consumes a token with one conditional UPDATE, so of two concurrent uses exactly one succeeds.
+   * Call inside the transaction of the operation the token allows.
+   * @returns the id of the user the token belongs to.
+   * @throws ApiError 401 `invalid_token` (unknown, already used, other tenant or purpose), 401 `token_expired`.
+   */
+  async consume(em: EntityManager, tenantId: string, presented: string, purpose: AccountTokenPurpose, now = new Date()): Promise<string> {
+    const tokenHash = sha256Hex(presented);
+    const rows = (await em.execute(
+      `update account_token set consumed_at = ?
+        where token_hash = ? and tenant_id = ? and purpose = ? and consumed_at is null and expires_at > ?
+        returning user_id`,
+      [now, tokenHash, tenantId, purpose, now],
+    )) as { user_id: string }[];
+    if (rows[0]) return rows[0].user_id;
+    const state = (await em.execute(
+      'select consumed_at, expires_at from account_token where token_hash = ? and tenant_id = ? and purpose = ?',
+      [tokenHash, tenantId, purpose],
+    )) as TokenStateRow[];
+    this.assertUsable(state[0], now);
+    throw unauthorized('invalid_token', 'The token is not valid');
+  }
+
+  private assertUsable(row: TokenStateRow | undefined, now = new Date()): void {
+    if (!row || row.consumed_at) throw unauthorized('invalid_token', 'The token is not valid');
+    if (new Date(row.expires_at).getTime() <= now.getTime()) throw unauthorized('token_expired', 'The token has expired');
+  }
+}

@@ -1,0 +1,179 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { toAuditItem, type AuditRow } from '../audit/audit-log-service.js';
+import type { AuditEvent } from '../../entities/audit-event.js';
+import type { Tenant } from '../../entities/tenant.js';
+import type { UserRole, UserStatus } from '../../entities/user.js';
+import { notFound } from '../../lib/errors.js';
+import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import type { AuditService } from '../audit/audit-service.js';
+
+/** Everything the service holds about one user (GDPR art. 15 access, art. 20 portability), as JSON. */
+export interface UserDataExport {
+  format: 'tenant-identity.user-export.v1';
+  exportedAt: string;
+  user: {
+    id: string;
+    email: string;
+    status: UserStatus;
+    role: UserRole;
+    createdAt: string;
+    updatedAt: string;
+    lastLoginAt: string | null;
+    emailVerifiedAt: string | null;
+    deletedAt: string | null;
+  };
+  tenant: { id: string; slug: string; name: string };
+  /** Second-factor enrollment state; the TOTP secret itself is never exported. */
+  mfa: { totpEnrolled: boolean; totpEnrolledAt: string | null };
+  /** Every session (sign-in) of the user; refresh tokens and their hashes are not exported. */
+  sessions: {
+    id: string;
+    createdAt: string;
+    lastRefreshedAt: string | null;
+    revokedAt: string | null;
+    revokedReason: string | null;
+    ip: string | null;
+    userAgent: string | null;
+  }[];
+  /** Accounts at the external identity provider linked to the user (issuer, subject, asserted email). */
+  idpLinks: { issuer: string; subject: string; email: string | null; createdAt: string; lastLoginAt: string | null }[];
+  /** Audit events the user performed or that concern them or their sessions, oldest first. */
+  auditEvents: (Omit<AuditEvent, 'tenantId' | 'createdAt'> & { createdAt: string })[];
+}
+
+interface UserRow {
+  id: string;
+  email: string;
+  status: UserStatus;
+  role: UserRole;
+  created_at: Date;
+  updated_at: Date;
+  last_login_at: Date | null;
+  email_verified_at: Date | null;
+  deleted_at: Date | null;
+  totp_enrolled_at: Date | null;
+  totp_active: boolean;
+}
+
+interface SessionRow {
+  id: string;
+  created_at: Date;
+  last_refreshed_at: Date | null;
+  revoked_at: Date | null;
+  revoked_reason: string | null;
+  ip: string | null;
+  user_agent: string | null;
+}
+
+interface IdpLinkRow {
+  issuer: string;
+  subject: string;
+  email: string | null;
+  created_at: Date;
+  last_login_at: Date | null;
+}
+
+
+const iso = (d: Date | string | null): string | null => (d === null ? null : new Date(d).toISOString());
+
+/** Builds personal-data exports (GDPR art. 15 and 20). */
+export class DataExportService {
+  constructor(private readonly audit: AuditService) {}
+
+  /**
+   * Exports one user of the tenant, soft-deleted ones included (their data is still held until the
+   * erasure sweep). Audits `GdprExportRequested` before and `GdprExportCompleted` after collecting.
+   * The IP address and user agent of events someone else performed are left out: they are that
+   * person's data, not the subject's.
+   * @param requestedBy `self` (GET me/export) or `admin` (GET users/{userId}/export).
+   * @throws ApiError 404 when the tenant holds no user with this id.
+   */
+  async exportUser(
+    em: EntityManager,
+    tenant: Tenant,
+    userId: string,
+    requestedBy: 'self' | 'admin',
+    actor: Actor,
+    meta: RequestMeta,
+  ): Promise<UserDataExport> {
+    const users = (await em.execute(
+      `select id, email, status, role, created_at, updated_at, last_login_at, email_verified_at, deleted_at,
+              totp_enrolled_at, (totp_secret_enc is not null and totp_enrolled_at is not null) as totp_active
+         from app_user where id = ? and tenant_id = ?`,
+      [userId, tenant.id],
+    )) as UserRow[];
+    const user = users[0];
+    if (!user) throw notFound('User not found');
+    const target = { type: 'user', id: user.id };
+    await this.audit.record(em, { tenantId: tenant.id, action: 'GdprExportRequested', actor, target, meta, details: { requestedBy } });
+
+    const sessions = (await em.execute(
+      `select id, created_at, last_refreshed_at, revoked_at, revoked_reason, ip, user_agent
+         from session where tenant_id = ? and user_id = ? order by created_at, id`,
+      [tenant.id, user.id],
+    )) as SessionRow[];
+    const idpLinks = (await em.execute(
+      `select issuer, subject, email, created_at, last_login_at from idp_identity
+        where tenant_id = ? and user_id = ? order by created_at`,
+      [tenant.id, user.id],
+    )) as IdpLinkRow[];
+    const events = (await em.execute(
+      `select id, action, actor_type, actor_id, target_type, target_id, ip, user_agent, details, created_at
+         from audit_event
+        where tenant_id = ?
+          and (actor_id = ? or (target_type = 'user' and target_id = ?)
+               or (target_type = 'session' and target_id in (select id::text from session where tenant_id = ? and user_id = ?)))
+        order by created_at, id`,
+      [tenant.id, user.id, user.id, tenant.id, user.id],
+    )) as AuditRow[];
+
+    const result: UserDataExport = {
+      format: 'tenant-identity.user-export.v1',
+      exportedAt: new Date().toISOString(),
+      user: {
+        id: user.id,
+        email: user.email,
+        status: user.status,
+        role: user.role,
+        createdAt: iso(user.created_at)!,
+        updatedAt: iso(user.updated_at)!,
+        lastLoginAt: iso(user.last_login_at),
+        emailVerifiedAt: iso(user.email_verified_at),
+        deletedAt: iso(user.deleted_at),
+      },
+      tenant: { id: tenant.id, slug: tenant.slug, name: tenant.name },
+      mfa: { totpEnrolled: user.totp_active, totpEnrolledAt: user.totp_active ? iso(user.totp_enrolled_at) : null },
+      sessions: sessions.map((s) => ({
+        id: s.id,
+        createdAt: iso(s.created_at)!,
+        lastRefreshedAt: iso(s.last_refreshed_at),
+        revokedAt: iso(s.revoked_at),
+        revokedReason: s.revoked_reason,
+        ip: s.ip,
+        userAgent: s.user_agent,
+      })),
+      idpLinks: idpLinks.map((l) => ({
+        issuer: l.issuer,
+        subject: l.subject,
+        email: l.email,
+        createdAt: iso(l.created_at)!,
+        lastLoginAt: iso(l.last_login_at),
+      })),
+      auditEvents: events.map((e) => {
+        // other people's IP and user agent stay out of this user's export
+        const own = e.actor_id === user.id || e.actor_type === 'system';
+        const item = toAuditItem(e);
+        return { ...item, ip: own ? item.ip : null, userAgent: own ? item.userAgent : null, createdAt: item.createdAt.toISOString() };
+      }),
+    };
+    await this.audit.record(em, {
+      tenantId: tenant.id,
+      action: 'GdprExportCompleted',
+      actor,
+      target,
+      meta,
+      details: { requestedBy, sessions: result.sessions.length, auditEvents: result.auditEvents.length },
+    });
+    return result;
+  }
+}

@@ -1,0 +1,98 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Config } from '../../config.js';
+import type { Tenant } from '../../entities/tenant.js';
+import { UserSchema, type User } from '../../entities/user.js';
+import { normalizeEmail } from '../../lib/email.js';
+import { unauthorized } from '../../lib/errors.js';
+import type { RequestMeta } from '../../lib/request-meta.js';
+import type { AccountTokenService } from './account-token-service.js';
+import { verificationMail } from './account-mail.js';
+import type { AuditService } from '../audit/audit-service.js';
+
+/**
+ * Email verification: a mailed single-use token proves the user controls the address. Users of a
+ * tenant with `requireEmailVerification` stay `Pending` (no sign-in) until then.
+ */
+export class EmailVerificationService {
+  constructor(
+    private readonly config: Config,
+    private readonly tokens: AccountTokenService,
+    private readonly audit: AuditService,
+  ) {}
+
+  /** The link a verification mail carries: the GET verify-email route of this service. */
+  verificationLink(tenant: Tenant, token: string): string {
+    return `${this.config.publicUrl}/v1/${encodeURIComponent(tenant.slug)}/auth/verify-email?token=${encodeURIComponent(token)}`;
+  }
+
+  /**
+   * Issues a verification token for a user whose address is not verified yet (replacing any
+   * earlier one) and mails it after the caller's answer; an undelivered mail is logged, not raised:
+   * the account exists either way and the user can ask again (auth/request-email-verification).
+   * @returns false when the address was already verified (nothing sent).
+   */
+  async send(em: EntityManager, tenant: Tenant, user: User): Promise<boolean> {
+    if (user.emailVerifiedAt) return false;
+    await this.tokens.issueAndMail(em, tenant, user, 'email_verification', (token) => this.verificationLink(tenant, token), verificationMail);
+    return true;
+  }
+
+  /**
+   * After auth/signup: mails the verification link when the tenant requires verification (the new
+   * user is `Pending` until it is used). Other tenants' users verify on request only
+   * (auth/request-email-verification), so a signup there sends no mail the tenant did not ask for.
+   * @returns whether a link was sent.
+   */
+  async sendAfterSignup(em: EntityManager, tenant: Tenant, user: User): Promise<boolean> {
+    if (!tenant.requireEmailVerification) return false;
+    return this.send(em, tenant, user);
+  }
+
+  /**
+   * auth/request-email-verification: mails a new token when a live, unverified user has this email.
+   * Answers the same way whether or not the account exists; the mail is delivered after the answer,
+   * so SMTP's duration does not show in the response time.
+   */
+  async request(em: EntityManager, tenant: Tenant, email: string): Promise<void> {
+    const user = await em.findOne(UserSchema, { tenantId: tenant.id, email: normalizeEmail(email), deletedAt: null }, { disableIdentityMap: true });
+    if (user) await this.send(em, tenant, user);
+  }
+
+  /**
+   * auth/verify-email: consumes the token, sets `emailVerifiedAt`, turns a `Pending` user `Active`
+   * and audits `UserEmailVerified`.
+   * @throws ApiError 401 `invalid_token` (unknown, used, or the user was deleted), 401 `token_expired`.
+   */
+  async verify(em: EntityManager, tenant: Tenant, presented: string, meta: RequestMeta): Promise<void> {
+    await em.transactional(async (tx) => {
+      const userId = await this.tokens.consume(tx, tenant.id, presented, 'email_verification');
+      await this.markVerified(tx, tenant, userId, 'email_verification', meta);
+    });
+  }
+
+  /**
+   * Marks a live user's address verified (a mailed token reached them) and activates a `Pending`
+   * user; audits `UserEmailVerified` the first time. Call inside a transaction.
+   * @throws ApiError 401 `invalid_token` when the user no longer exists or was deleted.
+   */
+  async markVerified(em: EntityManager, tenant: Tenant, userId: string, via: 'email_verification' | 'password_reset', meta: RequestMeta): Promise<void> {
+    const now = new Date();
+    const rows = (await em.execute(
+      `update app_user set email_verified_at = coalesce(email_verified_at, ?),
+              status = case when status = 'Pending' then 'Active' else status end, updated_at = ?
+        where id = ? and tenant_id = ? and deleted_at is null
+        returning email_verified_at`,
+      [now, now, userId, tenant.id],
+    )) as { email_verified_at: Date }[];
+    if (!rows[0]) throw unauthorized('invalid_token', 'The token is not valid');
+    if (new Date(rows[0].email_verified_at).getTime() !== now.getTime()) return;
+    await this.audit.record(em, {
+      tenantId: tenant.id,
+      action: 'UserEmailVerified',
+      actor: { type: 'user', id: userId },
+      target: { type: 'user', id: userId },
+      meta,
+      details: { via },
+    });
+  }
+}

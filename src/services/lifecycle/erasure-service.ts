@@ -1,0 +1,204 @@
+import { randomInt } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import type { Config } from '../../config.js';
+import type { Tenant } from '../../entities/tenant.js';
+import { SYSTEM_ACTOR, type Actor, type RequestMeta } from '../../lib/request-meta.js';
+import type { AuditService } from '../audit/audit-service.js';
+
+/** Users (and tenants) erased per transaction by one sweep step. */
+export const ERASURE_BATCH_SIZE = 100;
+
+/** What one sweep erased. */
+export interface SweepResult {
+  /** Ids of the users hard-deleted by this sweep (not by a concurrent one). */
+  userIds: string[];
+  /** Ids of the tenants hard-deleted by this sweep. */
+  tenantIds: string[];
+}
+
+interface ExpiredUserRow {
+  id: string;
+  tenant_id: string;
+  email: string;
+  deleted_at: Date;
+}
+
+/** Milliseconds in a day. */
+const DAY_MS = 86_400_000;
+
+/**
+ * Deletion and erasure (GDPR art. 17): soft deletion of a tenant, and the scheduled sweep that
+ * hard-deletes users and tenants soft-deleted more than `USER_RETENTION_DAYS` days ago.
+ */
+export class ErasureService {
+  constructor(
+    private readonly config: Config,
+    private readonly logger: Logger,
+    private readonly audit: AuditService,
+  ) {}
+
+  /**
+   * Soft-deletes a tenant (DELETE tenant): `deletedAt` is set, so every route of its slug answers
+   * 404 from now on and no one can sign in; every live session ends. The data (and the slug) stay
+   * until the erasure sweep, `USER_RETENTION_DAYS` later. Audits `TenantSoftDeleted` and
+   * `GdprErasureRequested`.
+   * @returns how many sessions were ended.
+   */
+  async softDeleteTenant(em: EntityManager, tenant: Tenant, actor: Actor, meta: RequestMeta): Promise<number> {
+    return em.transactional(async (tx) => {
+      const now = new Date();
+      await tx.execute('update tenant set deleted_at = ?, updated_at = ? where id = ? and deleted_at is null', [now, now, tenant.id]);
+      const ended = (await tx.execute(
+        `update session set revoked_at = ?, revoked_reason = 'tenant_deleted' where tenant_id = ? and revoked_at is null returning id`,
+        [now, tenant.id],
+      )) as { id: string }[];
+      const target = { type: 'tenant', id: tenant.id };
+      await this.audit.record(tx, {
+        tenantId: tenant.id, action: 'TenantSoftDeleted', actor, target, meta, details: { slug: tenant.slug, sessionsEnded: ended.length },
+      });
+      await this.audit.record(tx, {
+        tenantId: tenant.id, action: 'GdprErasureRequested', actor, target, meta,
+        details: { erasureAfter: this.erasureDate(now).toISOString() },
+      });
+      return ended.length;
+    });
+  }
+
+  /** When something soft-deleted at `deletedAt` becomes due for erasure. */
+  erasureDate(deletedAt: Date): Date {
+    return new Date(deletedAt.getTime() + this.config.userRetentionDays * DAY_MS);
+  }
+
+  /**
+   * Hard-deletes every user and tenant soft-deleted before `now - USER_RETENTION_DAYS`. Safe with
+   * several instances sweeping at once: rows are claimed with `FOR UPDATE SKIP LOCKED` in batches of
+   * {@link ERASURE_BATCH_SIZE}, so each is erased by exactly one sweep and none waits on another.
+   *
+   * For each user: the personal data in the tenant's audit rows about them is scrubbed (their email
+   * wherever it is a top-level `details` value; IP and user agent of rows they or the system
+   * performed), invites they accepted or that were closed for their address are deleted, the row is
+   * deleted (sessions, refresh tokens, mailed tokens and IdP links go with it), and
+   * `UserHardDeleted` plus `GdprErasureCompleted` are audited with the user id only. A tenant is
+   * deleted with everything it holds, audit log included; that is logged, not audited.
+   * @param now the reference time (tests pass a later one).
+   */
+  async sweepExpired(em: EntityManager, now: Date = new Date()): Promise<SweepResult> {
+    const cutoff = new Date(now.getTime() - this.config.userRetentionDays * DAY_MS);
+    const result: SweepResult = { userIds: [], tenantIds: [] };
+    for (;;) {
+      const erased = await em.transactional((tx) => this.eraseUserBatch(tx, cutoff));
+      result.userIds.push(...erased);
+      if (erased.length < ERASURE_BATCH_SIZE) break;
+    }
+    for (;;) {
+      const erased = await em.transactional((tx) => this.eraseTenantBatch(tx, cutoff));
+      result.tenantIds.push(...erased);
+      if (erased.length < ERASURE_BATCH_SIZE) break;
+    }
+    if (result.userIds.length || result.tenantIds.length) {
+      this.logger.info({ users: result.userIds.length, tenants: result.tenantIds, cutoff }, 'erasure sweep erased expired data');
+    }
+    return result;
+  }
+
+  private async eraseUserBatch(tx: EntityManager, cutoff: Date): Promise<string[]> {
+    const users = (await tx.execute(
+      // Also key-share-lock the tenant row: a concurrent sweep erasing that tenant (FOR UPDATE) then
+      // skips it instead of the two waiting on each other's locks.
+      `select u.id, u.tenant_id, u.email, u.deleted_at from app_user u join tenant t on t.id = u.tenant_id
+        where u.deleted_at is not null and u.deleted_at < ?
+        order by u.deleted_at, u.id limit ?
+        for update of u skip locked for key share of t skip locked`,
+      [cutoff, ERASURE_BATCH_SIZE],
+    )) as ExpiredUserRow[];
+    for (const user of users) {
+      const scrubbed = await this.scrubAuditRows(tx, user);
+      // The invite the user accepted, and closed invites to their address, hold their email.
+      await tx.execute(`delete from invite where tenant_id = ? and (accepted_user_id = ? or (email = ? and status <> 'Open'))`, [
+        user.tenant_id, user.id, user.email,
+      ]);
+      await tx.execute('delete from app_user where id = ? and tenant_id = ?', [user.id, user.tenant_id]);
+      const target = { type: 'user', id: user.id };
+      const deletedAt = new Date(user.deleted_at).toISOString();
+      await this.audit.record(tx, { tenantId: user.tenant_id, action: 'UserHardDeleted', actor: SYSTEM_ACTOR, target, details: { deletedAt } });
+      await this.audit.record(tx, {
+        tenantId: user.tenant_id, action: 'GdprErasureCompleted', actor: SYSTEM_ACTOR, target,
+        details: { auditEventsScrubbed: scrubbed, retentionDays: this.config.userRetentionDays },
+      });
+    }
+    return users.map((u) => u.id);
+  }
+
+  /**
+   * Removes an erased user's personal data from the audit rows of their tenant. Ids stay: without
+   * the user row they point at no one, and the log keeps its shape.
+   * @returns how many rows were changed.
+   */
+  private async scrubAuditRows(tx: EntityManager, user: ExpiredUserRow): Promise<number> {
+    const rows = (await tx.execute(
+      `update audit_event a set
+          ip = case when a.actor_id = ? or a.actor_type = 'system' then null else a.ip end,
+          user_agent = case when a.actor_id = ? or a.actor_type = 'system' then null else a.user_agent end,
+          details = (select coalesce(jsonb_object_agg(e.key, e.value), '{}'::jsonb)
+                       from jsonb_each(a.details) e where e.value <> to_jsonb(?::text))
+        where a.tenant_id = ?
+          and (a.actor_id = ?
+               or (a.target_type = 'user' and a.target_id = ?)
+               or (a.target_type = 'session' and a.target_id in (select s.id::text from session s where s.tenant_id = ? and s.user_id = ?))
+               or exists (select 1 from jsonb_each(a.details) e where e.value = to_jsonb(?::text)))
+        returning a.id`,
+      [user.id, user.id, user.email, user.tenant_id, user.id, user.id, user.tenant_id, user.id, user.email],
+    )) as { id: string }[];
+    return rows.length;
+  }
+
+  private async eraseTenantBatch(tx: EntityManager, cutoff: Date): Promise<string[]> {
+    const tenants = (await tx.execute(
+      `select id from tenant where deleted_at is not null and deleted_at < ?
+        order by deleted_at, id limit ? for update skip locked`,
+      [cutoff, ERASURE_BATCH_SIZE],
+    )) as { id: string }[];
+    for (const tenant of tenants) await tx.execute('delete from tenant where id = ?', [tenant.id]);
+    return tenants.map((t) => t.id);
+  }
+}
+
+/**
+ * Runs {@link ErasureService.sweepExpired} every `intervalSeconds` seconds on a fresh entity
+ * manager, one run at a time per instance (instances coordinate through row locks). The first run
+ * comes after a random part of the interval, so instances started together do not sweep together
+ * and an instance restarted more often than the interval still sweeps now and then. The timer is
+ * unref'd so it never keeps the process alive; failures are logged and retried at the next run.
+ * @returns a stopper that clears the timer and waits for a running sweep (for `services.disposers`).
+ */
+export function scheduleErasureSweep(
+  erasure: ErasureService,
+  forkEntityManager: () => EntityManager,
+  intervalSeconds: number,
+  logger: Logger,
+): () => Promise<void> {
+  if (intervalSeconds <= 0) return async () => undefined;
+  const intervalMs = intervalSeconds * 1000;
+  let stopped = false;
+  let running: Promise<void> | undefined;
+  const arm = (delayMs: number): NodeJS.Timeout => setTimeout(tick, delayMs).unref();
+  function tick(): void {
+    running = erasure
+      .sweepExpired(forkEntityManager())
+      .then(
+        () => undefined,
+        (err: unknown) => logger.error({ err }, 'erasure sweep failed'),
+      )
+      .finally(() => {
+        running = undefined;
+        if (!stopped) timer = arm(intervalMs);
+      });
+  }
+  let timer = arm(randomInt(intervalMs));
+  return async () => {
+    stopped = true;
+    clearTimeout(timer);
+    await running;
+  };
+}

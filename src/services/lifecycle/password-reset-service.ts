@@ -1,0 +1,77 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Config } from '../../config.js';
+import type { Tenant } from '../../entities/tenant.js';
+import { UserSchema } from '../../entities/user.js';
+import { normalizeEmail } from '../../lib/email.js';
+import { unauthorized } from '../../lib/errors.js';
+import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import { hashPassword } from '../../security/passwords.js';
+import type { AccountTokenService } from './account-token-service.js';
+import { passwordResetMail } from './account-mail.js';
+import type { AuditService } from '../audit/audit-service.js';
+import type { EmailVerificationService } from './email-verification-service.js';
+import type { SessionService } from '../sessions/session-service.js';
+
+/**
+ * Forgotten-password reset with a mailed single-use token (OWASP Forgot Password Cheat Sheet):
+ * the request answers the same whether the account exists, the token is valid one hour, and
+ * completing it ends every session of the user.
+ */
+export class PasswordResetService {
+  constructor(
+    private readonly config: Config,
+    private readonly tokens: AccountTokenService,
+    private readonly sessions: SessionService,
+    private readonly emailVerification: EmailVerificationService,
+    private readonly audit: AuditService,
+  ) {}
+
+  /**
+   * The link a reset mail carries: the `/reset-password` page of the front end served at
+   * `PUBLIC_URL`, which asks for the new password and calls auth/password-reset/complete.
+   */
+  resetLink(tenant: Tenant, token: string): string {
+    return `${this.config.publicUrl}/reset-password?tenant=${encodeURIComponent(tenant.slug)}&token=${encodeURIComponent(token)}`;
+  }
+
+  /**
+   * auth/password-reset/request: when a live user of the tenant has this email, issues a reset
+   * token (replacing any earlier one) and mails it. The answer is the same whether the account
+   * exists, and the mail is delivered after it, so SMTP's duration does not show in the response time.
+   */
+  async request(em: EntityManager, tenant: Tenant, email: string): Promise<void> {
+    const user = await em.findOne(UserSchema, { tenantId: tenant.id, email: normalizeEmail(email), deletedAt: null }, { disableIdentityMap: true });
+    if (!user) return;
+    await this.tokens.issueAndMail(em, tenant, user, 'password_reset', (token) => this.resetLink(tenant, token), passwordResetMail);
+  }
+
+  /**
+   * auth/password-reset/complete: consumes the token, sets the new password (argon2id), ends every
+   * session of the user and audits `UserPasswordChanged` (`details.via` = `password_reset`). The
+   * token reached the user's mailbox, so an unverified address becomes verified (`UserEmailVerified`).
+   * @returns how many sessions were ended.
+   * @throws ApiError 401 `invalid_token` (unknown, used, or the user was deleted), 401 `token_expired`.
+   */
+  async complete(em: EntityManager, tenant: Tenant, presented: string, newPassword: string, meta: RequestMeta): Promise<number> {
+    // Check before hashing so an invalid token costs no argon2 work; the consume below decides.
+    await this.tokens.peek(em, tenant.id, presented, 'password_reset');
+    const passwordHash = await hashPassword(newPassword);
+    return em.transactional(async (tx) => {
+      const userId = await this.tokens.consume(tx, tenant.id, presented, 'password_reset');
+      const actor: Actor = { type: 'user', id: userId };
+      const updated = await tx.nativeUpdate(UserSchema, { id: userId, tenantId: tenant.id, deletedAt: null }, { passwordHash, updatedAt: new Date() });
+      if (updated === 0) throw unauthorized('invalid_token', 'The token is not valid');
+      await this.emailVerification.markVerified(tx, tenant, userId, 'password_reset', meta);
+      const ended = await this.sessions.revokeAllForUser(tx, tenant.id, userId, 'password_reset', actor, meta);
+      await this.audit.record(tx, {
+        tenantId: tenant.id,
+        action: 'UserPasswordChanged',
+        actor,
+        target: { type: 'user', id: userId },
+        meta,
+        details: { via: 'password_reset', sessionsEnded: ended },
+      });
+      return ended;
+    });
+  }
+}

@@ -1,0 +1,125 @@
+import { createHmac, hkdfSync } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Config } from '../../config.js';
+import type { Tenant } from '../../entities/tenant.js';
+import type { User } from '../../entities/user.js';
+import { escapeHtml } from '../../lib/html.js';
+import type { RequestMeta } from '../../lib/request-meta.js';
+import { constantTimeEqual, randomDigits } from '../../security/tokens.js';
+import type { AuditService } from '../audit/audit-service.js';
+import type { Mailer } from '../mail/mailer.js';
+
+/** CONTRACT.md "MFA": 6 digits, valid 10 minutes (600 seconds), at most 5 tries. */
+export const EMAIL_OTP_DIGITS = 6;
+export const EMAIL_OTP_TTL_SECONDS = 600;
+export const EMAIL_OTP_MAX_ATTEMPTS = 5;
+
+interface AttemptRow {
+  code_hash: string;
+  attempts: number;
+}
+
+/**
+ * The email one-time code second factor. One open code per user (a new one replaces it), stored as
+ * an HMAC-SHA256 under a key derived from `JWT_SECRET` (so a copy of the table alone cannot be
+ * brute-forced over the 10^6 codes), deleted once used or after the fifth try.
+ */
+export class EmailOtpService {
+  private readonly hmacKey: Buffer;
+
+  constructor(
+    config: Config,
+    private readonly mailer: Mailer,
+    private readonly audit: AuditService,
+  ) {
+    this.hmacKey = Buffer.from(hkdfSync('sha256', config.jwtSecret, Buffer.alloc(0), 'email-otp-code-v1', 32));
+  }
+
+  /**
+   * Creates a new code for the user (replacing an open one) and mails it, in plain text and HTML.
+   * Audits `MfaEmailOtpSent` (never the code).
+   * @throws MailDeliveryError (503 `mail_delivery_failed`) when the mail cannot be sent; the new code
+   *   is then removed again.
+   */
+  async send(em: EntityManager, tenant: Tenant, user: User, meta: RequestMeta): Promise<void> {
+    const code = randomDigits(EMAIL_OTP_DIGITS);
+    const codeHash = this.hash(tenant.id, user.id, code);
+    const now = new Date();
+    const expiresAt = new Date(now.getTime() + EMAIL_OTP_TTL_SECONDS * 1000);
+    await em.execute(
+      `insert into email_otp (user_id, tenant_id, code_hash, attempts, created_at, expires_at) values (?, ?, ?, 0, ?, ?)
+       on conflict (user_id) do update
+         set code_hash = excluded.code_hash, attempts = 0, created_at = excluded.created_at, expires_at = excluded.expires_at`,
+      [user.id, tenant.id, codeHash, now, expiresAt],
+    );
+    try {
+      await this.mailer.send(codeMail(tenant.name, user.email, code));
+    } catch (err) {
+      await em.execute('delete from email_otp where user_id = ? and tenant_id = ? and code_hash = ?', [user.id, tenant.id, codeHash]);
+      throw err;
+    }
+    await this.audit.record(em, {
+      tenantId: tenant.id,
+      action: 'MfaEmailOtpSent',
+      actor: { type: 'user', id: user.id },
+      target: { type: 'user', id: user.id },
+      meta,
+      details: { expiresInSeconds: EMAIL_OTP_TTL_SECONDS },
+    });
+  }
+
+  /**
+   * Checks a code: every try counts (atomically, so concurrent guesses share the 5 tries); a right
+   * code is deleted as it is accepted, so it works once. Audits `MfaEmailOtpVerified` or
+   * `MfaEmailOtpFailed` (with `details.reason` `no_open_code` or `wrong_code`).
+   * @returns whether the code was accepted.
+   */
+  async verify(em: EntityManager, tenant: Tenant, user: User, code: string, meta: RequestMeta): Promise<boolean> {
+    const [row] = (await em.execute(
+      `update email_otp set attempts = attempts + 1
+       where user_id = ? and tenant_id = ? and attempts < ? and expires_at > ? returning code_hash, attempts`,
+      [user.id, tenant.id, EMAIL_OTP_MAX_ATTEMPTS, new Date()],
+    )) as AttemptRow[];
+    let accepted = false;
+    if (row && constantTimeEqual(row.code_hash, this.hash(tenant.id, user.id, code))) {
+      const consumed = await em.execute('delete from email_otp where user_id = ? and tenant_id = ? and code_hash = ? returning user_id', [
+        user.id, tenant.id, row.code_hash,
+      ]);
+      accepted = consumed.length > 0;
+    } else if (row && row.attempts >= EMAIL_OTP_MAX_ATTEMPTS) {
+      await em.execute('delete from email_otp where user_id = ? and tenant_id = ? and code_hash = ?', [user.id, tenant.id, row.code_hash]);
+    }
+    await this.audit.record(em, {
+      tenantId: tenant.id,
+      action: accepted ? 'MfaEmailOtpVerified' : 'MfaEmailOtpFailed',
+      actor: { type: 'user', id: user.id },
+      target: { type: 'user', id: user.id },
+      meta,
+      details: accepted
+        ? {}
+        : { reason: row ? 'wrong_code' : 'no_open_code', attemptsLeft: row ? Math.max(0, EMAIL_OTP_MAX_ATTEMPTS - row.attempts) : 0 },
+    });
+    return accepted;
+  }
+
+  private hash(tenantId: string, userId: string, code: string): string {
+    return createHmac('sha256', this.hmacKey).update(`${tenantId}:${userId}:${code}`, 'utf8').digest('hex');
+  }
+}
+
+/** The sign-in code mail, plain text and HTML. */
+function codeMail(tenantName: string, to: string, code: string) {
+  const minutes = EMAIL_OTP_TTL_SECONDS / 60;
+  const subject = `Your sign-in code for ${tenantName}`;
+  const text =
+    `Your sign-in code for ${tenantName} is: ${code}\n\n` +
+    `It is valid for ${minutes} minutes and works once.\n` +
+    `If you did not ask for it, ignore this mail; nobody can sign in with the code alone.\n`;
+  const name = escapeHtml(tenantName);
+  const html =
+    `<p>Your sign-in code for <strong>${name}</strong> is:</p>` +
+    `<p style="font-size:24px;font-weight:bold;letter-spacing:4px">${code}</p>` +
+    `<p>It is valid for ${minutes} minutes and works once.</p>` +
+    `<p>If you did not ask for it, ignore this mail; nobody can sign in with the code alone.</p>`;
+  return { to, subject, text, html };
+}

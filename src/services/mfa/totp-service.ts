@@ -1,0 +1,176 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Secret, TOTP } from 'otpauth';
+import type { Tenant } from '../../entities/tenant.js';
+import { UserSchema, type User } from '../../entities/user.js';
+import { conflict, forbidden, notFound, unauthorized } from '../../lib/errors.js';
+import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import type { Keyring } from '../../security/keyring.js';
+import type { AuditService } from '../audit/audit-service.js';
+
+/** RFC 6238 parameters (CONTRACT.md "MFA"): HMAC-SHA-1, 6 digits, 30-second step, ±1 step accepted. */
+export const TOTP_ALGORITHM = 'SHA1';
+export const TOTP_DIGITS = 6;
+export const TOTP_PERIOD_SECONDS = 30;
+export const TOTP_WINDOW_STEPS = 1;
+/** Bytes of a generated shared secret (160 bits, RFC 4226 §4's recommended length). */
+export const TOTP_SECRET_BYTES = 20;
+
+/** What an enroll step hands out: the base32 shared secret and its `otpauth://totp/...` URI. */
+export interface TotpEnrollment {
+  secret: string;
+  otpauthUri: string;
+}
+
+/** Associated data binding a TOTP secret ciphertext (active or pending) to its user. */
+export function totpSecretAad(userId: string): string {
+  return `totp:${userId}`;
+}
+
+/** True when the user has an active (verified) TOTP factor. */
+export function isTotpEnrolled(user: User): boolean {
+  return user.totpSecretEnc !== null && user.totpEnrolledAt !== null;
+}
+
+/**
+ * RFC 6238 TOTP second factor: enrollment (pending secret, then activation by a first code), code
+ * checks at login with replay protection, and removal by an admin. Secrets are stored only as
+ * keyring ciphertexts (`app_user.totp_secret_enc`, `totp_pending_secret_enc`).
+ */
+export class TotpService {
+  constructor(
+    private readonly keyring: Keyring,
+    private readonly audit: AuditService,
+  ) {}
+
+  /**
+   * Generates a new secret and keeps it, encrypted, as the user's pending secret (replacing any
+   * earlier pending one); the active factor is untouched until {@link confirmEnrollment}.
+   * The otpauth URI carries the tenant name as issuer and `issuer:email` as account label.
+   * @throws ApiError 403 `mfa_disabled` when the tenant policy is `Disabled`, 409
+   *   `totp_already_enrolled` when the user already has an active factor.
+   */
+  async startEnrollment(em: EntityManager, tenant: Tenant, user: User): Promise<TotpEnrollment> {
+    this.assertEnrollable(tenant, user);
+    const secret = new Secret({ size: TOTP_SECRET_BYTES });
+    const pending = this.keyring.encrypt(secret.base32, totpSecretAad(user.id));
+    await em.nativeUpdate(UserSchema, { id: user.id, tenantId: tenant.id }, { totpPendingSecretEnc: pending, updatedAt: new Date() });
+    const otpauthUri = this.totpFor(secret, tenant, user).toString();
+    return { secret: secret.base32, otpauthUri };
+  }
+
+  /**
+   * Activates the pending secret when `code` matches it (±1 step). The step used is remembered, so
+   * the same code cannot also complete a login. Audits `MfaTotpEnrolled`.
+   * @throws ApiError 403 `mfa_disabled`, 409 `totp_already_enrolled`, 409 `totp_enrollment_not_started`
+   *   (no pending secret), 401 `invalid_mfa_code`.
+   */
+  async confirmEnrollment(em: EntityManager, tenant: Tenant, user: User, code: string, actor: Actor, meta: RequestMeta): Promise<void> {
+    this.assertEnrollable(tenant, user);
+    const pending = user.totpPendingSecretEnc;
+    if (!pending) throw conflict('totp_enrollment_not_started', 'Start TOTP enrollment before verifying a code');
+    const step = this.matchingStep(this.keyring.decrypt(pending, totpSecretAad(user.id)), code);
+    if (step === null) throw unauthorized('invalid_mfa_code', 'The one-time code is not valid');
+    const now = new Date();
+    // Conditional on the pending secret still being the one checked, so two concurrent
+    // verifications (or a concurrent re-enroll) cannot both activate.
+    const activated = await em.execute(
+      `update app_user set totp_secret_enc = totp_pending_secret_enc, totp_pending_secret_enc = null,
+         totp_enrolled_at = ?, totp_last_used_step = ?, updated_at = ?
+       where id = ? and tenant_id = ? and totp_pending_secret_enc = ? and totp_secret_enc is null returning id`,
+      [now, step, now, user.id, tenant.id, pending],
+    );
+    if (activated.length === 0) throw conflict('totp_enrollment_changed', 'The TOTP enrollment changed meanwhile; start again');
+    await this.audit.record(em, {
+      tenantId: tenant.id,
+      action: 'MfaTotpEnrolled',
+      actor,
+      target: { type: 'user', id: user.id },
+      meta,
+    });
+  }
+
+  /**
+   * Checks a login code against the user's active secret: accepted within ±1 step, and only for a
+   * step later than the last one accepted for this user (a code is accepted once). Audits
+   * `MfaTotpVerified` on success.
+   * @returns false when the user has no active factor, the code is wrong, or it was already used.
+   */
+  async verifyLoginCode(em: EntityManager, tenant: Tenant, user: User, code: string, meta: RequestMeta): Promise<boolean> {
+    if (!isTotpEnrolled(user)) return false;
+    const step = this.matchingStep(this.keyring.decrypt(user.totpSecretEnc!, totpSecretAad(user.id)), code);
+    if (step === null) return false;
+    const accepted = await em.execute(
+      `update app_user set totp_last_used_step = ?
+       where id = ? and tenant_id = ? and (totp_last_used_step is null or totp_last_used_step < ?) returning id`,
+      [step, user.id, tenant.id, step],
+    );
+    if (accepted.length === 0) return false;
+    await this.audit.record(em, {
+      tenantId: tenant.id,
+      action: 'MfaTotpVerified',
+      actor: { type: 'user', id: user.id },
+      target: { type: 'user', id: user.id },
+      meta,
+    });
+    return true;
+  }
+
+  /**
+   * Removes a user's TOTP factor, active and pending (admin route `users/{userId}/totp/disable`).
+   * Idempotent: a user without a factor also answers normally. Audits `MfaTotpDisabled` with
+   * `details.wasEnrolled`.
+   * @throws ApiError 404 when the user is not a live user of the tenant.
+   */
+  async disable(em: EntityManager, tenant: Tenant, userId: string, actor: Actor, meta: RequestMeta): Promise<void> {
+    const user = UUID_PATTERN.test(userId)
+      ? await em.findOne(UserSchema, { id: userId, tenantId: tenant.id, deletedAt: null }, { disableIdentityMap: true })
+      : null;
+    if (!user) throw notFound('User not found');
+    await em.transactional(async (tx) => {
+      await tx.nativeUpdate(
+        UserSchema,
+        { id: user.id, tenantId: tenant.id },
+        { totpSecretEnc: null, totpEnrolledAt: null, totpPendingSecretEnc: null, totpLastUsedStep: null, updatedAt: new Date() },
+      );
+      await this.audit.record(tx, {
+        tenantId: tenant.id,
+        action: 'MfaTotpDisabled',
+        actor,
+        target: { type: 'user', id: user.id },
+        meta,
+        details: { wasEnrolled: isTotpEnrolled(user) },
+      });
+    });
+  }
+
+  private assertEnrollable(tenant: Tenant, user: User): void {
+    if (tenant.mfaPolicy === 'Disabled') throw forbidden('mfa_disabled', 'Second factors are disabled for this tenant');
+    if (isTotpEnrolled(user)) throw conflict('totp_already_enrolled', 'TOTP is already enrolled for this user');
+  }
+
+  private totpFor(secret: Secret, tenant: Tenant, user: User): TOTP {
+    return new TOTP({
+      issuer: tenant.name,
+      label: user.email,
+      secret,
+      algorithm: TOTP_ALGORITHM,
+      digits: TOTP_DIGITS,
+      period: TOTP_PERIOD_SECONDS,
+    });
+  }
+
+  /** The RFC 6238 time step `code` belongs to (now ±1), or null when it matches none. */
+  private matchingStep(base32Secret: string, code: string): number | null {
+    const totp = new TOTP({
+      secret: Secret.fromBase32(base32Secret),
+      algorithm: TOTP_ALGORITHM,
+      digits: TOTP_DIGITS,
+      period: TOTP_PERIOD_SECONDS,
+    });
+    const timestamp = Date.now();
+    const delta = totp.validate({ token: code, timestamp, window: TOTP_WINDOW_STEPS });
+    return delta === null ? null : totp.counter({ timestamp }) + delta;
+  }
+}
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,0 +1,84 @@
+/**
+ * The rate limits of CONTRACT.md "Rate limits", in one table keyed by tRPC procedure path. Every
+ * `points` value is multiplied by `RATE_LIMIT_SCALE` when the limiter is built. Procedures that are
+ * not listed carry no per-IP or per-account limit (authenticated routes still get the per-credential
+ * budget in src/middleware/auth.ts).
+ */
+
+/** A fixed-window budget: at most `points` hits per `durationSeconds` for one key. */
+export interface RateLimitBudget {
+  /** Stable name, part of every store key (`<prefix>:<name>:<key>`). */
+  name: string;
+  points: number;
+  durationSeconds: number;
+}
+
+/**
+ * How a credential-checking procedure feeds the per-account brute-force counters (OWASP
+ * Authentication Cheat Sheet, "Protect against automated attacks").
+ * - `reset`: only failed attempts count; a success clears the account+IP counter and marks the IP
+ *   as one the account signed in from.
+ * - `count`: every request counts (the procedure sends mail whatever the outcome), failures too.
+ */
+export type AccountAttemptMode = 'reset' | 'count';
+
+/** The limits one procedure is subject to. */
+export interface ProcedureRateLimits {
+  /** Requests per client IP; the key also holds the procedure path, so each route has its own budget. */
+  ip?: RateLimitBudget;
+  /** Brute-force accounting keyed by tenant slug + email read from the raw input. */
+  account?: AccountAttemptMode;
+}
+
+/** Login, request-email-otp, the initial TOTP steps, IdP callback: 100 requests per minute per IP. */
+export const SIGN_IN_PER_IP: RateLimitBudget = { name: 'ip_sign_in', points: 100, durationSeconds: 60 };
+/** Signup, tenant creation, invite acceptance: 20 per hour per IP. */
+export const ACCOUNT_CREATION_PER_IP: RateLimitBudget = { name: 'ip_account_creation', points: 20, durationSeconds: 3600 };
+/** Refresh: 120 per minute per IP. */
+export const REFRESH_PER_IP: RateLimitBudget = { name: 'ip_refresh', points: 120, durationSeconds: 60 };
+/** Authenticated routes: 600 per minute per credential (session or API key). */
+export const PER_CREDENTIAL: RateLimitBudget = { name: 'credential', points: 600, durationSeconds: 60 };
+
+/**
+ * CONTRACT.md's tenant + email limit (10 per 15 minutes), counted per source IP so that an attacker
+ * elsewhere cannot exhaust it for the real user. Failed attempts only for `reset` procedures.
+ */
+export const ACCOUNT_FAILURES_PER_IP: RateLimitBudget = { name: 'account_ip', points: 10, durationSeconds: 900 };
+/**
+ * Account-wide bound across every IP (a distributed attack on one account): 100 failed attempts per
+ * 15 minutes. Not applied to IPs the account successfully signed in from (see KNOWN_SIGN_IN_IP).
+ */
+export const ACCOUNT_FAILURES_ALL_IPS: RateLimitBudget = { name: 'account', points: 100, durationSeconds: 900 };
+/**
+ * How long an IP stays "known" for an account after a successful sign-in from it: 14 days (kept
+ * under the 24.8-day ceiling of a Node.js timer, which the in-process store relies on).
+ */
+export const KNOWN_SIGN_IN_IP: RateLimitBudget = { name: 'account_known_ip', points: 1, durationSeconds: 14 * 24 * 3600 };
+
+/**
+ * Rules by tRPC procedure path (the canonical names of BRIEF.md). Procedures added by other
+ * branches start matching once they are merged.
+ */
+export const PROCEDURE_RATE_LIMITS: Readonly<Record<string, ProcedureRateLimits>> = {
+  'auth.login': { ip: SIGN_IN_PER_IP, account: 'reset' },
+  'auth.requestEmailOtp': { ip: SIGN_IN_PER_IP, account: 'count' },
+  'auth.totpInitialEnroll': { ip: SIGN_IN_PER_IP, account: 'reset' },
+  'auth.totpInitialVerify': { ip: SIGN_IN_PER_IP, account: 'reset' },
+  'idp.start': { ip: SIGN_IN_PER_IP },
+  'idp.callback': { ip: SIGN_IN_PER_IP },
+  'auth.requestEmailVerification': { ip: SIGN_IN_PER_IP, account: 'count' },
+  'auth.requestPasswordReset': { ip: SIGN_IN_PER_IP, account: 'count' },
+  'auth.completePasswordReset': { ip: SIGN_IN_PER_IP },
+  'auth.verifyEmail': { ip: SIGN_IN_PER_IP },
+  'auth.verifyEmailLink': { ip: SIGN_IN_PER_IP },
+  'auth.signup': { ip: ACCOUNT_CREATION_PER_IP },
+  'tenants.create': { ip: ACCOUNT_CREATION_PER_IP },
+  'invites.accept': { ip: ACCOUNT_CREATION_PER_IP },
+  'auth.refresh': { ip: REFRESH_PER_IP },
+};
+
+/**
+ * 401 reasons given only after the password was accepted: such an answer is not a failed guess and
+ * gives the attempt back. Every other 401 of a credential procedure counts as a failure.
+ */
+export const PASSWORD_ACCEPTED_REASONS: ReadonlySet<string> = new Set(['mfa_required', 'user_suspended', 'email_not_verified']);

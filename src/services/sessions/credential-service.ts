@@ -1,0 +1,226 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import type { Config } from '../../config.js';
+import { TenantSchema, type Tenant } from '../../entities/tenant.js';
+import { UserSchema, type User, type UserRole } from '../../entities/user.js';
+import { unauthorized } from '../../lib/errors.js';
+import { rowToEntity } from '../../db/rows.js';
+import { verifyAccessToken, type AccessTokenClaims } from '../../security/access-token.js';
+import { sha256Hex } from '../../security/tokens.js';
+import { findLiveTenantBySlug } from '../tenants/tenant-service.js';
+
+/** Plaintext API keys start with one of these (SPEC.md part 5.5). */
+export const API_KEY_PREFIXES = ['ak_live_', 'ak_test_'] as const;
+
+/** A person signed in through a session. */
+export interface UserPrincipal {
+  kind: 'user';
+  tenantId: string;
+  userId: string;
+  sessionId: string;
+  /** The role as stored now, not as it was when the token was signed. */
+  role: UserRole;
+}
+
+/** A tenant's server acting through an API key; it acts as an Admin of its tenant. */
+export interface ApiKeyPrincipal {
+  kind: 'api_key';
+  tenantId: string;
+  apiKeyId: string;
+}
+
+export type Principal = UserPrincipal | ApiKeyPrincipal;
+
+interface SessionUserRow {
+  user_id: string;
+  role: UserRole;
+  status: string;
+  user_deleted_at: Date | null;
+  revoked_at: Date | null;
+}
+
+/** Raw rows may carry timestamps as `Date` or as text depending on the driver's type parsing. */
+interface ApiKeyRow {
+  id: string;
+  tenant_id: string;
+  expires_at: Date | string | null;
+  revoked_at: Date | string | null;
+  last_used_at: Date | string | null;
+}
+
+/** Milliseconds since the epoch of a raw timestamp column, or null. */
+function epochMs(value: Date | string | null): number | null {
+  return value === null ? null : new Date(value).getTime();
+}
+
+/** The session check of an access token, read together with its tenant (see `resolveTenant`). */
+interface PrefetchedSession {
+  token: string;
+  claims: AccessTokenClaims;
+  row: SessionUserRow | undefined;
+}
+
+/** Columns the tenant + session query adds beside the tenant's own (no tenant column starts with `cred_`). */
+const SESSION_FOUND = 'cred_session_found';
+const SESSION_REVOKED_AT = 'cred_session_revoked_at';
+const USER_COLUMN_PREFIX = 'cred_user__';
+
+/** How often at most `api_key.last_used_at` is written for one key, in milliseconds. */
+const LAST_USED_WRITE_INTERVAL_MS = 60_000;
+
+/**
+ * Resolves the bearer credential of a request (SPEC.md part 5) to a principal of the route's tenant.
+ * Access tokens are checked against their session on every request, so an ended session fails at once.
+ */
+export class CredentialService {
+  /** Session rows read with the tenant of the same request, keyed by that request's tenant object. */
+  private readonly prefetched = new WeakMap<Tenant, PrefetchedSession>();
+  /** The user rows read by those queries, keyed by the request's entity manager. */
+  private readonly requestUsers = new WeakMap<EntityManager, User>();
+  /** `u.<column> as cred_user__<column>` for every column of app_user, built once. */
+  private userColumns: string | undefined;
+
+  constructor(
+    private readonly config: Config,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * The live (not soft-deleted) tenant of a slug, or null; the tenant look-up of every tenant-scoped
+   * request. When `authorization` carries an access token that verifies, the same query also reads
+   * the token's session and user (the check `authenticate` needs), so an authenticated request costs
+   * one round trip less. Nothing is cached: both are read fresh for this request.
+   */
+  async resolveTenant(em: EntityManager, slug: string, authorization: string | undefined): Promise<Tenant | null> {
+    const token = bearerToken(authorization);
+    const verified = token && !isApiKey(token) ? verifyAccessToken(token, this.config.jwtSecret) : undefined;
+    if (!token || !verified?.ok) return findLiveTenantBySlug(em, slug);
+    const { claims } = verified;
+    this.userColumns ??= em
+      .getMetadata()
+      .get<User>(UserSchema.meta.className)
+      .props.flatMap((p) => p.fieldNames ?? [])
+      .map((column) => `u.${column} as ${USER_COLUMN_PREFIX}${column}`)
+      .join(', ');
+    const rows = (await em.execute(
+      `select t.*, s.id is not null as ${SESSION_FOUND}, s.revoked_at as ${SESSION_REVOKED_AT}, ${this.userColumns}
+         from tenant t
+         left join session s on s.id = ? and s.tenant_id = t.id and s.user_id = ?
+         left join app_user u on u.id = s.user_id
+        where t.slug = ? and t.deleted_at is null`,
+      [claims.sid, claims.sub, slug],
+    )) as Record<string, unknown>[];
+    const row = rows[0];
+    if (!row) return null;
+    const tenantColumns: Record<string, unknown> = {};
+    const userColumns: Record<string, unknown> = {};
+    for (const [column, value] of Object.entries(row)) {
+      if (column.startsWith(USER_COLUMN_PREFIX)) userColumns[column.slice(USER_COLUMN_PREFIX.length)] = value;
+      else if (column !== SESSION_FOUND && column !== SESSION_REVOKED_AT) tenantColumns[column] = value;
+    }
+    const tenant = rowToEntity(em, TenantSchema, tenantColumns);
+    if (!row[SESSION_FOUND]) {
+      this.prefetched.set(tenant, { token, claims, row: undefined });
+      return tenant;
+    }
+    const user = rowToEntity(em, UserSchema, userColumns);
+    const session: SessionUserRow = {
+      user_id: user.id,
+      role: user.role,
+      status: user.status,
+      user_deleted_at: user.deletedAt,
+      revoked_at: row[SESSION_REVOKED_AT] as Date | null,
+    };
+    this.prefetched.set(tenant, { token, claims, row: session });
+    this.requestUsers.set(em, user);
+    return tenant;
+  }
+
+  /**
+   * The user an access token of this request was checked against, as read by `resolveTenant` a
+   * moment earlier in the same request (with `em`, the request's entity manager), or undefined.
+   * Lets GET /me answer without reading the row a second time.
+   */
+  userReadWithCredential(em: EntityManager, principal: UserPrincipal): User | undefined {
+    const user = this.requestUsers.get(em);
+    return user && user.id === principal.userId && user.tenantId === principal.tenantId && !user.deletedAt ? user : undefined;
+  }
+
+  /**
+   * @param authorization the raw `Authorization` header.
+   * @throws ApiError 401 `missing_credential`, `invalid_token`, `token_expired`, `tenant_mismatch`,
+   *   `session_revoked`, `user_suspended`, `email_not_verified` (a `Pending` user's session works once
+   *   the address is verified), `api_key_revoked`, `api_key_expired`.
+   */
+  async authenticate(em: EntityManager, tenant: Tenant, authorization: string | undefined): Promise<Principal> {
+    const token = bearerToken(authorization);
+    if (!token) throw unauthorized('missing_credential', 'A bearer token is required');
+    if (isApiKey(token)) return this.authenticateApiKey(em, tenant, token);
+    return this.authenticateAccessToken(em, tenant, token);
+  }
+
+  private async authenticateAccessToken(em: EntityManager, tenant: Tenant, token: string): Promise<UserPrincipal> {
+    const prefetched = this.prefetched.get(tenant);
+    let claims: AccessTokenClaims;
+    if (prefetched?.token === token) {
+      claims = prefetched.claims;
+    } else {
+      const verified = verifyAccessToken(token, this.config.jwtSecret);
+      if (!verified.ok) {
+        throw unauthorized(verified.reason, verified.reason === 'token_expired' ? 'The access token has expired' : 'The access token is not valid');
+      }
+      claims = verified.claims;
+    }
+    if (claims.tid !== tenant.id) throw unauthorized('tenant_mismatch', 'The token belongs to another tenant');
+    const row = prefetched?.token === token ? prefetched.row : await this.readSession(em, tenant, claims);
+    if (!row || row.revoked_at || row.user_deleted_at) throw unauthorized('session_revoked', 'The session has ended');
+    if (row.status === 'Suspended') throw unauthorized('user_suspended', 'The account is suspended');
+    if (row.status === 'Pending') throw unauthorized('email_not_verified', 'The email address is not verified yet');
+    return { kind: 'user', tenantId: tenant.id, userId: row.user_id, sessionId: claims.sid, role: row.role };
+  }
+
+  private async readSession(em: EntityManager, tenant: Tenant, claims: AccessTokenClaims): Promise<SessionUserRow | undefined> {
+    const rows = (await em.execute(
+      `select u.id as user_id, u.role, u.status, u.deleted_at as user_deleted_at, s.revoked_at
+         from session s join app_user u on u.id = s.user_id
+        where s.id = ? and s.tenant_id = ? and s.user_id = ?`,
+      [claims.sid, tenant.id, claims.sub],
+    )) as SessionUserRow[];
+    return rows[0];
+  }
+
+  private async authenticateApiKey(em: EntityManager, tenant: Tenant, token: string): Promise<ApiKeyPrincipal> {
+    const rows = (await em.execute(
+      'select id, tenant_id, expires_at, revoked_at, last_used_at from api_key where key_hash = ?',
+      [sha256Hex(token)],
+    )) as ApiKeyRow[];
+    const row = rows[0];
+    if (!row) throw unauthorized('invalid_token', 'The API key is not valid');
+    if (row.tenant_id !== tenant.id) throw unauthorized('tenant_mismatch', 'The API key belongs to another tenant');
+    if (row.revoked_at) throw unauthorized('api_key_revoked', 'The API key has been revoked');
+    const now = Date.now();
+    const expiresAt = epochMs(row.expires_at);
+    const lastUsedAt = epochMs(row.last_used_at);
+    if (expiresAt !== null && expiresAt <= now) throw unauthorized('api_key_expired', 'The API key has expired');
+    if (lastUsedAt === null || now - lastUsedAt > LAST_USED_WRITE_INTERVAL_MS) {
+      // Throttled: at most one write per key per interval, off the request's critical path.
+      em
+        .execute(
+          `update api_key set last_used_at = ? where id = ? and (last_used_at is null or last_used_at < ?)`,
+          [new Date(now), row.id, new Date(now - LAST_USED_WRITE_INTERVAL_MS)],
+        )
+        .catch((err: unknown) => this.logger.warn({ err, apiKeyId: row.id }, 'could not record API key use'));
+    }
+    return { kind: 'api_key', tenantId: tenant.id, apiKeyId: row.id };
+  }
+}
+
+/** The token of an `Authorization: Bearer <token>` header, or undefined. */
+function bearerToken(authorization: string | undefined): string | undefined {
+  const match = authorization ? /^Bearer[ \t]+(\S{1,4096})[ \t]*$/i.exec(authorization) : null;
+  return match?.[1];
+}
+
+function isApiKey(token: string): boolean {
+  return API_KEY_PREFIXES.some((p) => token.startsWith(p));
+}

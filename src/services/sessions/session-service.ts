@@ -1,0 +1,280 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Config } from '../../config.js';
+import { SessionSchema } from '../../entities/session.js';
+import type { Tenant } from '../../entities/tenant.js';
+import { UserSchema, type User, type UserRole } from '../../entities/user.js';
+import { unauthorized } from '../../lib/errors.js';
+import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from '../../security/access-token.js';
+import { randomToken, sha256Hex } from '../../security/tokens.js';
+import type { AuditService } from '../audit/audit-service.js';
+import { rowToEntity } from '../../db/rows.js';
+
+/** Lifetime of a refresh token in seconds (SPEC.md part 8: 30 days). */
+export const REFRESH_TOKEN_TTL_SECONDS = 2_592_000;
+
+/** What a sign-in hands the client (SPEC.md part 2 "Session", without `user`). */
+export interface IssuedTokens {
+  accessToken: string;
+  refreshToken: string;
+  accessTokenExpiresIn: number;
+  refreshTokenExpiresIn: number;
+  sessionId: string;
+}
+
+/** Why a session family ended; stored in `session.revoked_reason`. */
+export type RevokeReason =
+  | 'logout'
+  | 'logout_all'
+  | 'refresh_token_reused'
+  | 'user_deleted'
+  | 'user_suspended'
+  | 'password_changed'
+  | 'password_reset'
+  | 'tenant_deleted';
+
+interface PresentedTokenRow {
+  id: string;
+  session_id: string;
+  user_id: string;
+  rotated_at: Date | null;
+  expires_at: Date;
+  revoked_at: Date | null;
+  user_status: string;
+}
+
+/**
+ * Sessions and their rotating refresh tokens (SPEC.md part 5.2–5.4, RFC 6749 §6 and §10.4,
+ * OAuth 2.0 Security BCP refresh-token rotation with reuse detection).
+ */
+export class SessionService {
+  constructor(
+    private readonly config: Config,
+    private readonly audit: AuditService,
+  ) {}
+
+  /**
+   * Starts a session for `user`: a new family with its first refresh token, `lastLoginAt` updated,
+   * and `SessionCreated` audited. Call inside the transaction of the sign-in it belongs to.
+   */
+  async start(em: EntityManager, tenant: Tenant, user: User, meta: RequestMeta): Promise<IssuedTokens> {
+    const now = new Date();
+    const sessionId = randomUUID();
+    const refreshToken = randomToken(32);
+    // One round trip: the session, its first refresh token and the user's lastLoginAt. The foreign
+    // key of refresh_token is checked at the end of the statement, when the session row exists.
+    await em.execute(
+      `with new_session as (
+         insert into session (id, tenant_id, user_id, created_at, last_refreshed_at, revoked_at, revoked_reason, ip, user_agent)
+         values (?, ?, ?, ?, null, null, null, ?, ?)
+       ), first_token as (
+         insert into refresh_token (id, session_id, tenant_id, token_hash, parent_id, created_at, expires_at, rotated_at)
+         values (?, ?, ?, ?, null, ?, ?, null)
+       )
+       update app_user set last_login_at = ? where id = ?`,
+      [
+        sessionId, tenant.id, user.id, now, meta.ip, meta.userAgent,
+        randomUUID(), sessionId, tenant.id, sha256Hex(refreshToken), now, new Date(now.getTime() + REFRESH_TOKEN_TTL_SECONDS * 1000),
+        now, user.id,
+      ],
+      'run',
+    );
+    user.lastLoginAt = now;
+    await this.audit.record(em, {
+      tenantId: tenant.id,
+      action: 'SessionCreated',
+      actor: { type: 'user', id: user.id },
+      target: { type: 'session', id: sessionId },
+      meta,
+    });
+    return this.tokens(tenant.id, user.id, user.role, sessionId, refreshToken);
+  }
+
+  /**
+   * Exchanges a refresh token for a new pair (SPEC.md "Refresh rules"). The presented token is
+   * rotated by a conditional UPDATE, so of two concurrent exchanges exactly one wins; the loser is
+   * treated as a replay. Manages its own transactions: call it outside one.
+   * @returns the new tokens and the user they belong to.
+   * @throws ApiError 401 `invalid_token` (unknown), `refresh_token_expired`, `session_revoked`,
+   *   `refresh_token_reused` (a rotated token presented again: the whole family is revoked and
+   *   `SessionFamilyCompromised` audited); a deleted or suspended user's session is revoked (`session_revoked`);
+   *   a `Pending` user gets `email_not_verified` and the token is not rotated.
+   */
+  async refresh(em: EntityManager, tenant: Tenant, presented: string, meta: RequestMeta): Promise<{ tokens: IssuedTokens; user: User }> {
+    const tokenHash = sha256Hex(presented);
+    const now = new Date();
+    const successor = randomToken(32);
+    // One statement, one round trip: rotate the presented token (the conditional UPDATE is the
+    // lock that lets exactly one of two concurrent exchanges win), read its live owner, and only
+    // then issue the successor and touch the session. A statement is atomic on its own.
+    const rows = (await em.execute(
+      `with rotated as (
+         update refresh_token rt set rotated_at = ?
+           from session s
+          where rt.token_hash = ? and rt.tenant_id = ? and rt.rotated_at is null and rt.expires_at > ?
+            and s.id = rt.session_id and s.revoked_at is null
+            -- a Pending user's token is not spent: it works once the address is verified
+            and not exists (select 1 from app_user pu where pu.id = s.user_id and pu.status = 'Pending')
+         returning rt.id, rt.session_id, s.user_id
+       ), owner as (
+         select u.* from app_user u join rotated r on u.id = r.user_id
+          where u.tenant_id = ? and u.deleted_at is null and u.status <> 'Suspended'
+       ), issued as (
+         insert into refresh_token (id, session_id, tenant_id, token_hash, parent_id, created_at, expires_at, rotated_at)
+         select ?, r.session_id, ?, ?, r.id, ?, ?, null from rotated r where exists (select 1 from owner)
+         returning session_id
+       ), touched as (
+         update session set last_refreshed_at = ? where id in (select session_id from issued)
+       )
+       select o.*, r.session_id as rotated_session_id from rotated r left join owner o on true`,
+      [
+        now, tokenHash, tenant.id, now,
+        tenant.id,
+        randomUUID(), tenant.id, sha256Hex(successor), now, new Date(now.getTime() + REFRESH_TOKEN_TTL_SECONDS * 1000),
+        now,
+      ],
+    )) as (Record<string, unknown> & { rotated_session_id: string; id: string | null })[];
+    const row = rows[0];
+    if (!row) return this.explainRefreshFailure(em, tenant, tokenHash, meta);
+    const { rotated_session_id: sessionId, ...userRow } = row;
+    if (!userRow.id) {
+      await this.revokeSession(em, tenant.id, sessionId, 'user_deleted', { type: 'system', id: null }, meta);
+      throw unauthorized('session_revoked', 'The session has ended');
+    }
+    const user = rowToEntity(em, UserSchema, userRow);
+    return { tokens: this.tokens(tenant.id, user.id, user.role, sessionId, successor), user };
+  }
+
+  private async explainRefreshFailure(em: EntityManager, tenant: Tenant, tokenHash: string, meta: RequestMeta): Promise<never> {
+    const rows = (await em.execute(
+      `select rt.id, rt.session_id, s.user_id, rt.rotated_at, rt.expires_at, s.revoked_at, u.status as user_status
+         from refresh_token rt join session s on s.id = rt.session_id join app_user u on u.id = s.user_id
+        where rt.token_hash = ? and rt.tenant_id = ?`,
+      [tokenHash, tenant.id],
+    )) as PresentedTokenRow[];
+    const row = rows[0];
+    if (!row) throw unauthorized('invalid_token', 'The refresh token is not valid');
+    if (row.rotated_at) {
+      await em.transactional(async (tx) => {
+        const revoked = await this.revokeSession(tx, tenant.id, row.session_id, 'refresh_token_reused', { type: 'system', id: null }, meta);
+        if (!revoked) return;
+        await this.audit.record(tx, {
+          tenantId: tenant.id,
+          action: 'SessionFamilyCompromised',
+          actor: { type: 'system', id: null },
+          target: { type: 'session', id: row.session_id },
+          meta,
+          details: { userId: row.user_id, refreshTokenId: row.id },
+        });
+      });
+      throw unauthorized('refresh_token_reused', 'The refresh token was already used; the session has been ended');
+    }
+    if (row.revoked_at) throw unauthorized('session_revoked', 'The session has ended');
+    if (row.user_status === 'Pending' && new Date(row.expires_at).getTime() > Date.now()) {
+      throw unauthorized('email_not_verified', 'The email address is not verified yet');
+    }
+    throw unauthorized('refresh_token_expired', 'The refresh token has expired');
+  }
+
+  /**
+   * Ends the session a refresh token belongs to (auth/logout). Unknown, foreign or already-ended
+   * tokens are ignored so the answer reveals nothing.
+   * @returns true when a live session was ended.
+   */
+  async endByRefreshToken(em: EntityManager, tenant: Tenant, presented: string, meta: RequestMeta): Promise<boolean> {
+    const rows = (await em.execute(
+      `select s.id, s.user_id from refresh_token rt join session s on s.id = rt.session_id
+        where rt.token_hash = ? and rt.tenant_id = ? and s.revoked_at is null`,
+      [sha256Hex(presented), tenant.id],
+    )) as { id: string; user_id: string }[];
+    const row = rows[0];
+    if (!row) return false;
+    const actor: Actor = { type: 'user', id: row.user_id };
+    const ended = await this.revokeSession(em, tenant.id, row.id, 'logout', actor, meta);
+    if (ended) {
+      await this.audit.record(em, {
+        tenantId: tenant.id,
+        action: 'UserLogout',
+        actor,
+        target: { type: 'user', id: row.user_id },
+        meta,
+        details: { sessionId: row.id },
+      });
+    }
+    return ended;
+  }
+
+  /**
+   * Revokes one live session and audits `SessionRevoked`.
+   * @returns false when it had already ended.
+   */
+  async revokeSession(
+    em: EntityManager,
+    tenantId: string,
+    sessionId: string,
+    reason: RevokeReason,
+    actor: Actor,
+    meta: RequestMeta,
+  ): Promise<boolean> {
+    const updated = await em.nativeUpdate(
+      SessionSchema,
+      { id: sessionId, tenantId, revokedAt: null },
+      { revokedAt: new Date(), revokedReason: reason },
+    );
+    if (updated === 0) return false;
+    await this.audit.record(em, {
+      tenantId,
+      action: 'SessionRevoked',
+      actor,
+      target: { type: 'session', id: sessionId },
+      meta,
+      details: { reason },
+    });
+    return true;
+  }
+
+  /**
+   * Revokes every live session of a user (logout-all, deletion, suspension, password change), each
+   * audited as `SessionRevoked`.
+   * @param exceptSessionId a session to keep, e.g. the one changing its own password.
+   * @returns how many sessions were ended.
+   */
+  async revokeAllForUser(
+    em: EntityManager,
+    tenantId: string,
+    userId: string,
+    reason: RevokeReason,
+    actor: Actor,
+    meta: RequestMeta,
+    exceptSessionId?: string,
+  ): Promise<number> {
+    const rows = (await em.execute(
+      `update session set revoked_at = ?, revoked_reason = ?
+        where tenant_id = ? and user_id = ? and revoked_at is null and id <> ?
+        returning id`,
+      [new Date(), reason, tenantId, userId, exceptSessionId ?? '00000000-0000-0000-0000-000000000000'],
+    )) as { id: string }[];
+    for (const row of rows) {
+      await this.audit.record(em, {
+        tenantId,
+        action: 'SessionRevoked',
+        actor,
+        target: { type: 'session', id: row.id },
+        meta,
+        details: { reason },
+      });
+    }
+    return rows.length;
+  }
+
+  private tokens(tenantId: string, userId: string, role: UserRole, sessionId: string, refreshToken: string): IssuedTokens {
+    return {
+      accessToken: signAccessToken({ sub: userId, tid: tenantId, sid: sessionId, role }, this.config.jwtSecret),
+      refreshToken,
+      accessTokenExpiresIn: ACCESS_TOKEN_TTL_SECONDS,
+      refreshTokenExpiresIn: REFRESH_TOKEN_TTL_SECONDS,
+      sessionId,
+    };
+  }
+}

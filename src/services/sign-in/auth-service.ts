@@ -1,0 +1,149 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Tenant } from '../../entities/tenant.js';
+import { newUser } from '../../entities/new-user.js';
+import { UserSchema, type User } from '../../entities/user.js';
+import { rowToEntity } from '../../db/rows.js';
+import { normalizeEmail } from '../../lib/email.js';
+import { conflict, isUniqueViolation, unauthorized } from '../../lib/errors.js';
+import type { RequestMeta } from '../../lib/request-meta.js';
+import { hashPassword, passwordNeedsRehash, verifyPassword } from '../../security/passwords.js';
+import type { AuditService } from '../audit/audit-service.js';
+import type { LoginCodes, MfaService } from '../mfa/mfa-service.js';
+import type { IssuedTokens, SessionService } from '../sessions/session-service.js';
+
+/** A signed-in user with the tokens of the new session. */
+export interface SignIn {
+  user: User;
+  tokens: IssuedTokens;
+}
+
+/** Password sign-up and sign-in (SPEC.md part 4 "Authentication"). */
+export class AuthService {
+  constructor(
+    private readonly sessions: SessionService,
+    private readonly mfa: MfaService,
+    private readonly audit: AuditService,
+  ) {}
+
+  /** The live (not deleted) user of a tenant with this email (compared case-insensitively), or null. */
+  async findLiveUserByEmail(em: EntityManager, tenantId: string, email: string): Promise<User | null> {
+    // Plain SQL on the login path: the ORM's findOne would build the query and fork per call.
+    const rows = (await em.execute('select * from app_user where tenant_id = ? and email = ? and deleted_at is null', [
+      tenantId,
+      normalizeEmail(email),
+    ])) as Record<string, unknown>[];
+    return rows[0] ? rowToEntity(em, UserSchema, rows[0]) : null;
+  }
+
+  /**
+   * Verifies email and password; an unknown email costs one hash too (CONTRACT.md). Failures are
+   * audited as `UserLoginFailed`.
+   * @returns the user.
+   * @throws ApiError 401 `invalid_credentials` (same text whether the email is unknown or the password
+   *   wrong), 401 `user_suspended`.
+   */
+  async verifyCredentials(em: EntityManager, tenant: Tenant, email: string, password: string, meta: RequestMeta): Promise<User> {
+    const user = await this.findLiveUserByEmail(em, tenant.id, email);
+    const ok = await verifyPassword(user?.passwordHash ?? null, password);
+    if (!user || !ok) {
+      await this.audit.record(em, {
+        tenantId: tenant.id,
+        action: 'UserLoginFailed',
+        actor: user ? { type: 'user', id: user.id } : { type: 'system', id: null },
+        target: user ? { type: 'user', id: user.id } : undefined,
+        meta,
+        details: { email: normalizeEmail(email), reason: 'invalid_credentials' },
+      });
+      throw unauthorized('invalid_credentials', 'Invalid email or password');
+    }
+    if (user.status === 'Suspended') throw unauthorized('user_suspended', 'The account is suspended');
+    if (user.passwordHash && passwordNeedsRehash(user.passwordHash)) {
+      const rehashed = await hashPassword(password);
+      await em.nativeUpdate(UserSchema, { id: user.id }, { passwordHash: rehashed });
+    }
+    return user;
+  }
+
+  /**
+   * {@link verifyCredentials} for a step that signs the user in (login, TOTP initial steps): a
+   * `Pending` user is refused too.
+   * @throws ApiError 401 `invalid_credentials`, `user_suspended`, `email_not_verified`.
+   */
+  async verifySignInCredentials(em: EntityManager, tenant: Tenant, email: string, password: string, meta: RequestMeta): Promise<User> {
+    const user = await this.verifyCredentials(em, tenant, email, password, meta);
+    if (user.status === 'Pending') throw unauthorized('email_not_verified', 'The email address is not verified yet');
+    return user;
+  }
+
+  /**
+   * Starts the session of a user whose sign-in is complete, auditing `UserLogin` with
+   * `details.method` (e.g. `password`, `password+totp`) and `SessionCreated`, in one transaction.
+   */
+  async completeSignIn(em: EntityManager, tenant: Tenant, user: User, method: string, meta: RequestMeta): Promise<IssuedTokens> {
+    return em.transactional(async (tx) => {
+      await this.audit.record(tx, {
+        tenantId: tenant.id,
+        action: 'UserLogin',
+        actor: { type: 'user', id: user.id },
+        target: { type: 'user', id: user.id },
+        meta,
+        details: { method },
+      });
+      return this.sessions.start(tx, tenant, user, meta);
+    });
+  }
+
+  /**
+   * Password login (SPEC.md "Login rules"): credentials, then the tenant MFA policy, then a new
+   * session. Audits `UserLogin` (and `SessionCreated`).
+   * @throws ApiError 401 `invalid_credentials`, `user_suspended`, `email_not_verified`, `mfa_required`,
+   *   `invalid_mfa_code`.
+   */
+  async login(
+    em: EntityManager,
+    tenant: Tenant,
+    input: { email: string; password: string } & LoginCodes,
+    meta: RequestMeta,
+  ): Promise<SignIn> {
+    const user = await this.verifySignInCredentials(em, tenant, input.email, input.password, meta);
+    const factor = await this.mfa.enforceAtLogin(em, tenant, user, input, meta);
+    const method = factor === 'totp' ? 'password+totp' : factor === 'email' ? 'password+email_otp' : 'password';
+    const tokens = await this.completeSignIn(em, tenant, user, method, meta);
+    return { user, tokens };
+  }
+
+  /**
+   * Self-service sign-up as a `Member` (SPEC.md auth/signup). The user is `Pending` when the tenant
+   * requires email verification, `Active` otherwise. Audits `UserSignup` and `SessionCreated`.
+   * @throws ApiError 409 `email_taken` when the email already belongs to a user of the tenant.
+   */
+  async signup(em: EntityManager, tenant: Tenant, email: string, password: string, meta: RequestMeta): Promise<SignIn> {
+    const passwordHash = await hashPassword(password);
+    const now = new Date();
+    const user = newUser({
+      tenantId: tenant.id,
+      email: normalizeEmail(email),
+      passwordHash,
+      status: tenant.requireEmailVerification ? 'Pending' : 'Active',
+      role: 'Member',
+    }, now);
+    try {
+      const tokens = await em.transactional(async (tx) => {
+        await tx.insert(UserSchema, user);
+        await this.audit.record(tx, {
+          tenantId: tenant.id,
+          action: 'UserSignup',
+          actor: { type: 'user', id: user.id },
+          target: { type: 'user', id: user.id },
+          meta,
+          details: { email: user.email, role: user.role, via: 'signup' },
+        });
+        return this.sessions.start(tx, tenant, user, meta);
+      });
+      return { user, tokens };
+    } catch (err) {
+      if (isUniqueViolation(err)) throw conflict('email_taken', 'A user with this email already exists in the tenant');
+      throw err;
+    }
+  }
+}

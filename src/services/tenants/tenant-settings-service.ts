@@ -1,0 +1,53 @@
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { TenantSchema, type MfaPolicy, type Tenant } from '../../entities/tenant.js';
+import { notFound } from '../../lib/errors.js';
+import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import type { AuditService } from '../audit/audit-service.js';
+
+/** The settings an admin may change with PATCH tenant; every field optional. */
+export interface TenantSettingsPatch {
+  /** 1 to 120 characters; the slug stays as it was derived at creation. */
+  name?: string;
+  mfaPolicy?: MfaPolicy;
+  /** When true, users who sign up stay `Pending` until they verify their email. */
+  requireEmailVerification?: boolean;
+}
+
+type SettingName = keyof TenantSettingsPatch;
+const SETTINGS: SettingName[] = ['name', 'mfaPolicy', 'requireEmailVerification'];
+
+/** A tenant's own settings (SPEC.md GET/PATCH tenant). */
+export class TenantSettingsService {
+  constructor(private readonly audit: AuditService) {}
+
+  /**
+   * Applies the given settings under a row lock and audits `TenantUpdated` with
+   * `details.changes` = `{ field: { from, to } }` for the fields whose value changed. A patch that
+   * changes nothing writes nothing and records no event.
+   * @returns the tenant as stored afterwards.
+   * @throws ApiError 404 when the tenant was deleted meanwhile.
+   */
+  async update(em: EntityManager, tenantId: string, patch: TenantSettingsPatch, actor: Actor, meta: RequestMeta): Promise<Tenant> {
+    return em.transactional(async (tx) => {
+      const tenant = await tx.findOne(TenantSchema, { id: tenantId, deletedAt: null }, { lockMode: LockMode.PESSIMISTIC_WRITE, disableIdentityMap: true });
+      if (!tenant) throw notFound('Tenant not found', 'tenant_not_found');
+      const changes: Record<string, { from: unknown; to: unknown }> = {};
+      const update: Partial<Tenant> = {};
+      for (const field of SETTINGS) {
+        const next = patch[field];
+        if (next === undefined || next === tenant[field]) continue;
+        changes[field] = { from: tenant[field], to: next };
+        Object.assign(update, { [field]: next });
+      }
+      if (Object.keys(changes).length === 0) return tenant;
+      update.updatedAt = new Date();
+      await tx.nativeUpdate(TenantSchema, { id: tenant.id }, update);
+      await this.audit.record(tx, {
+        tenantId: tenant.id, action: 'TenantUpdated', actor, target: { type: 'tenant', id: tenant.id }, meta,
+        details: { changes },
+      });
+      return { ...tenant, ...update };
+    });
+  }
+}

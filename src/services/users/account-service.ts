@@ -1,0 +1,123 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Tenant } from '../../entities/tenant.js';
+import { UserSchema, type User } from '../../entities/user.js';
+import { conflict, notFound, unauthorized } from '../../lib/errors.js';
+import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import { hashPassword, verifyPassword } from '../../security/passwords.js';
+import type { AuditService } from '../audit/audit-service.js';
+import type { SessionService } from '../sessions/session-service.js';
+import { rowToEntity } from '../../db/rows.js';
+
+/** The signed-in user's own account: profile, deletion, password, sessions. */
+export class AccountService {
+  constructor(
+    private readonly sessions: SessionService,
+    private readonly audit: AuditService,
+  ) {}
+
+  /**
+   * The live user of a tenant by id.
+   * @throws ApiError 404 when absent or deleted.
+   */
+  async getUser(em: EntityManager, tenantId: string, userId: string): Promise<User> {
+    // Plain SQL: this is the read of GET /me, a hot path; the ORM's query building costs more than the query.
+    const rows = (await em.execute('select * from app_user where id = ? and tenant_id = ? and deleted_at is null', [userId, tenantId])) as Record<string, unknown>[];
+    if (!rows[0]) throw notFound('User not found');
+    return rowToEntity(em, UserSchema, rows[0]);
+  }
+
+  /**
+   * Soft-deletes a user (CONTRACT.md): `deletedAt` set, every session ended at once, hidden from lists,
+   * unable to log in; audits `UserSoftDeleted` and `GdprErasureRequested` (the erasure sweep hard-deletes
+   * the user `USER_RETENTION_DAYS` later). The last active Admin cannot be deleted.
+   * @throws ApiError 404 unknown user, 409 `last_admin`.
+   */
+  async softDelete(em: EntityManager, tenant: Tenant, userId: string, actor: Actor, meta: RequestMeta): Promise<void> {
+    await em.transactional(async (tx) => {
+      // Lock the tenant's active admins so two concurrent deletions cannot remove the last two.
+      const admins = (await tx.execute(
+        `select id from app_user where tenant_id = ? and role = 'Admin' and status = 'Active' and deleted_at is null
+          order by id for update`,
+        [tenant.id],
+      )) as { id: string }[];
+      const user = await this.getUser(tx, tenant.id, userId);
+      if (user.role === 'Admin' && user.status === 'Active' && admins.length <= 1) {
+        throw conflict('last_admin', 'The last active admin of a tenant cannot be removed');
+      }
+      const now = new Date();
+      await tx.nativeUpdate(UserSchema, { id: user.id, tenantId: tenant.id }, { deletedAt: now, updatedAt: now });
+      await this.sessions.revokeAllForUser(tx, tenant.id, user.id, 'user_deleted', actor, meta);
+      await this.audit.record(tx, {
+        tenantId: tenant.id,
+        action: 'UserSoftDeleted',
+        actor,
+        target: { type: 'user', id: user.id },
+        meta,
+        details: { email: user.email },
+      });
+      // The erasure sweep hard-deletes the user USER_RETENTION_DAYS after `deletedAt` (GDPR art. 17).
+      await this.audit.record(tx, {
+        tenantId: tenant.id,
+        action: 'GdprErasureRequested',
+        actor,
+        target: { type: 'user', id: user.id },
+        meta,
+        details: { deletedAt: now.toISOString() },
+      });
+    });
+  }
+
+  /**
+   * Changes the signed-in user's password after checking the current one. Every other session of
+   * the user ends; the calling session stays. Audits `UserPasswordChanged`.
+   * @throws ApiError 401 `invalid_credentials` when `currentPassword` is wrong.
+   */
+  async changePassword(
+    em: EntityManager,
+    tenant: Tenant,
+    userId: string,
+    sessionId: string,
+    currentPassword: string,
+    newPassword: string,
+    meta: RequestMeta,
+  ): Promise<void> {
+    const user = await this.getUser(em, tenant.id, userId);
+    if (!(await verifyPassword(user.passwordHash, currentPassword))) {
+      throw unauthorized('invalid_credentials', 'The current password is not correct');
+    }
+    const passwordHash = await hashPassword(newPassword);
+    const actor: Actor = { type: 'user', id: user.id };
+    await em.transactional(async (tx) => {
+      await tx.nativeUpdate(UserSchema, { id: user.id, tenantId: tenant.id }, { passwordHash, updatedAt: new Date() });
+      const ended = await this.sessions.revokeAllForUser(tx, tenant.id, user.id, 'password_changed', actor, meta, sessionId);
+      await this.audit.record(tx, {
+        tenantId: tenant.id,
+        action: 'UserPasswordChanged',
+        actor,
+        target: { type: 'user', id: user.id },
+        meta,
+        details: { otherSessionsEnded: ended },
+      });
+    });
+  }
+
+  /**
+   * Ends every session of the user, the calling one included (auth/logout-all). Audits `UserLogout`.
+   * @returns how many sessions were ended.
+   */
+  async logoutAll(em: EntityManager, tenant: Tenant, userId: string, meta: RequestMeta): Promise<number> {
+    const actor: Actor = { type: 'user', id: userId };
+    return em.transactional(async (tx) => {
+      const count = await this.sessions.revokeAllForUser(tx, tenant.id, userId, 'logout_all', actor, meta);
+      await this.audit.record(tx, {
+        tenantId: tenant.id,
+        action: 'UserLogout',
+        actor,
+        target: { type: 'user', id: userId },
+        meta,
+        details: { allSessions: true, count },
+      });
+      return count;
+    });
+  }
+}
