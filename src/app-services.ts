@@ -16,6 +16,9 @@ import { InviteService } from './services/invites/invite-service.js';
 import { Mailer } from './services/mail/mailer.js';
 import { MfaService } from './services/mfa/mfa-service.js';
 import { MfaSignInService } from './services/mfa/mfa-sign-in-service.js';
+import { FactorChangeNotifier } from './services/mfa/factor-change-notice.js';
+import { MfaEnrollmentService } from './services/mfa/mfa-enrollment-service.js';
+import { MfaChallengeService } from './services/mfa/mfa-challenge-service.js';
 import { AccountTokenService } from './services/lifecycle/account-token-service.js';
 import { DataExportService } from './services/lifecycle/data-export-service.js';
 import { EmailVerificationService } from './services/lifecycle/email-verification-service.js';
@@ -43,6 +46,10 @@ export interface AppServices {
   mfa: MfaService;
   auth: AuthService;
   mfaSignIn: MfaSignInService;
+  /** TOTP enrolment by a signed-in user, behind the recent-sign-in check. */
+  mfaEnrollment: MfaEnrollmentService;
+  /** The second step of a provider sign-in that needs a factor (`auth/mfa/complete`). */
+  mfaChallenges: MfaChallengeService;
   accounts: AccountService;
   credentials: CredentialService;
   /** External identity-provider sign-in (OpenID Connect authorization code + PKCE). */
@@ -73,11 +80,13 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
   const audit = new AuditService(orm.em.getEventManager());
   const sessions = new SessionService(config, audit);
   const mailer = new Mailer(config, logger);
-  const totp = new TotpService(keyring, audit);
+  const totp = new TotpService(keyring, audit, new FactorChangeNotifier(mailer, logger));
   const emailOtp = new EmailOtpService(config, mailer, audit);
   const mfa = new MfaService(totp, emailOtp, audit);
   const auth = new AuthService(sessions, mfa, audit);
   const accountTokens = new AccountTokenService(mailer, logger);
+  const accounts = new AccountService(sessions, audit, accountTokens);
+  const mfaChallenges = new MfaChallengeService(auth, mfa);
   const emailVerification = new EmailVerificationService(config, accountTokens, audit);
   const redis = config.redisUrl ? createRedisClient(config.redisUrl, logger) : undefined;
   const readiness = new Map<string, () => Promise<void>>([['database', async () => void (await orm.em.execute('select 1'))]]);
@@ -100,9 +109,11 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     mfa,
     auth,
     mfaSignIn: new MfaSignInService(auth, mfa, totp, emailOtp, logger),
-    accounts: new AccountService(sessions, audit),
+    mfaEnrollment: new MfaEnrollmentService(accounts, totp),
+    mfaChallenges,
+    accounts,
     credentials: new CredentialService(config, logger),
-    idp: new IdpService(config, keyring, new IdpProviderClient(logger), sessions, audit),
+    idp: new IdpService(config, keyring, new IdpProviderClient(logger), auth, mfa, mfaChallenges, sessions, audit),
     invites: new InviteService(config, logger, sessions, mailer, audit),
     apiKeys: new ApiKeyService(audit),
     userDirectory: new UserDirectoryService(),

@@ -35,6 +35,8 @@ export interface Config {
   idpIssuer: string;
   /** Multiplier applied to every rate-limit threshold; always > 0. */
   rateLimitScale: number;
+  /** Invites one tenant may create in any 24 hours (`INVITES_PER_TENANT_PER_DAY`); not scaled by `rateLimitScale`. */
+  invitesPerTenantPerDay: number;
   /**
    * Express `trust proxy`: `false` (socket address), `true` (left-most `X-Forwarded-For` entry), or
    * the addresses/subnets of the proxies to trust (the client is the right-most untrusted hop).
@@ -122,6 +124,7 @@ const envSchema = z.object({
     .number()
     .refine((n) => Number.isFinite(n) && n > 0, 'must be a number greater than 0')
     .default(1),
+  INVITES_PER_TENANT_PER_DAY: z.coerce.number().int().min(1).max(1_000_000).default(100),
   TRUST_PROXY: z.union([booleanString, trustedProxyList]).default(false),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   CORS_ORIGINS: z.string().default(''),
@@ -264,6 +267,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
     idpIssuer: e.IDP_ISSUER,
     rateLimitScale: e.RATE_LIMIT_SCALE,
+    invitesPerTenantPerDay: e.INVITES_PER_TENANT_PER_DAY,
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
     corsOrigins: parseCorsOrigins(e.CORS_ORIGINS),

@@ -97,7 +97,8 @@ describe('mfaPolicy Required', () => {
 
     const passwordOnly = await api.post(`/v1/${tenant.slug}/auth/login`, { email: member.email, password: PASSWORD });
     expectError(passwordOnly, 401, 'UNAUTHORIZED', 'mfa_required');
-    expect(passwordOnly.body.details.methods).toEqual(['totp', 'email']);
+    // An enrolled user is offered TOTP only: no fallback to the mailbox.
+    expect(passwordOnly.body.details.methods).toEqual(['totp']);
 
     const wrong = await api.post(`/v1/${tenant.slug}/auth/login`, { email: member.email, password: PASSWORD, totpCode: authenticator.wrongCode() });
     expectError(wrong, 401, 'UNAUTHORIZED', 'invalid_mfa_code');
@@ -108,21 +109,27 @@ describe('mfaPolicy Required', () => {
     const replay = await api.post(`/v1/${tenant.slug}/auth/login`, { email: member.email, password: PASSWORD, totpCode });
     expectError(replay, 401, 'UNAUTHORIZED', 'invalid_mfa_code');
 
-    // The email factor also works for an enrolled user.
-    const { code } = await requestCode(tenant.slug, member.email, PASSWORD);
-    const byEmail = await api.post(`/v1/${tenant.slug}/auth/login`, { email: member.email, password: PASSWORD, emailOtpCode: code });
-    expect(byEmail.status, JSON.stringify(byEmail.body)).toBe(200);
+    // The email factor is neither sent nor accepted for an enrolled user.
+    const codeMails = () => mailsTo(member.email).filter((m) => m.subject.includes('sign-in code')).length;
+    const before = codeMails();
+    const ask = await api.post(`/v1/${tenant.slug}/auth/request-email-otp`, { email: member.email, password: PASSWORD });
+    expect(ask.status).toBe(200);
+    const byEmail = await api.post(`/v1/${tenant.slug}/auth/login`, { email: member.email, password: PASSWORD, emailOtpCode: '123456' });
+    expectError(byEmail, 401, 'UNAUTHORIZED', 'invalid_mfa_code');
+    expect(codeMails()).toBe(before);
 
     expect(await actionsFor(tenant.id, member.id)).toEqual(expect.arrayContaining(['MfaTotpEnrolled', 'MfaTotpVerified', 'UserLoginFailed']));
   });
 
   it('lets a user without a factor enroll TOTP through the initial steps and get a session', async () => {
     const { tenant, member } = await tenantWithMember('Required');
-    const enroll = await api.post(`/v1/${tenant.slug}/auth/totp/initial-enroll`, { email: member.email, password: PASSWORD });
+    // Under Required the mailbox is proved too: one emailed code serves both steps.
+    const { code: emailOtpCode } = await requestCode(tenant.slug, member.email);
+    const enroll = await api.post(`/v1/${tenant.slug}/auth/totp/initial-enroll`, { email: member.email, password: PASSWORD, emailOtpCode });
     expect(enroll.status, JSON.stringify(enroll.body)).toBe(200);
     const authenticator = new Authenticator(enroll.body.secret);
     const verify = await api.post(`/v1/${tenant.slug}/auth/totp/initial-verify`, {
-      email: member.email, password: PASSWORD, totpCode: await authenticator.nextCode(),
+      email: member.email, password: PASSWORD, totpCode: await authenticator.nextCode(), emailOtpCode,
     });
     expect(verify.status, JSON.stringify(verify.body)).toBe(200);
     const login = await api.post(`/v1/${tenant.slug}/auth/login`, {
@@ -290,6 +297,6 @@ describe('mfaPolicy Disabled', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const otp = await api.post(`/v1/${tenant.slug}/auth/request-email-otp`, { email: member.email });
     expect(otp.status).toBe(200);
-    expect(mailsTo(member.email)).toHaveLength(0);
+    expect(mailsTo(member.email).filter((m) => m.subject.includes('sign-in code'))).toHaveLength(0);
   });
 });

@@ -10,6 +10,11 @@ export interface Session {
   userId: string;
   createdAt: Date;
   lastRefreshedAt: Date | null;
+  /**
+   * When the session was last authenticated by a password, the provider or a second factor (its
+   * start); refreshing does not renew it. Null for sessions older than the column.
+   */
+  authenticatedAt: Date | null;
   revokedAt: Date | null;
   /** Why the family ended: `logout`, `logout_all`, `refresh_token_reused`, `user_deleted`, … */
   revokedReason: string | null;
@@ -26,6 +31,7 @@ export const SessionSchema = new EntitySchema<Session>({
     userId: { type: 'uuid' },
     createdAt: { type: 'Date' },
     lastRefreshedAt: { type: 'Date', nullable: true },
+    authenticatedAt: { type: 'Date', nullable: true },
     revokedAt: { type: 'Date', nullable: true },
     revokedReason: { type: 'string', length: 32, nullable: true },
     ip: { type: 'string', length: 64, nullable: true },

@@ -121,6 +121,39 @@ export async function applyRateLimits<R extends NextResult>(
 }
 
 /**
+ * Runs a service call that may refuse with its own 429 (e.g. the daily invite limit) and sets the
+ * `Retry-After` header (RFC 9110 §10.2.3) from the error's `details.retryAfterSeconds`.
+ */
+export async function withRetryAfter<T>(res: RequestContext['res'], call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    const seconds = err instanceof ApiError && err.code === 'TOO_MANY_REQUESTS' ? err.details.retryAfterSeconds : undefined;
+    if (typeof seconds === 'number' && !res.headersSent) res.setHeader('Retry-After', String(seconds));
+    throw err;
+  }
+}
+
+/**
+ * Runs a password check that has no `email` in its input (`PATCH me/password`) inside the same
+ * per-account brute-force budget as login ({@link guardAccount}, mode `reset`), keyed by the tenant
+ * slug and the account's email, so guesses there and at login share one budget.
+ * @throws ApiError 429 with `Retry-After` when the budget is spent; otherwise what `attempt` throws.
+ */
+export async function withAccountBudget<T>(ctx: RequestContext, tenantSlug: string, email: string, attempt: () => Promise<T>): Promise<T> {
+  type Outcome = NextResult & { value?: T };
+  const result = await guardAccount<Outcome>(ctx, `${tenantSlug}:${normalizeEmail(email)}`, rateLimitClientKey(ctx.meta.ip), 'reset', async () => {
+    try {
+      return { ok: true, value: await attempt() };
+    } catch (error) {
+      return { ok: false, error };
+    }
+  });
+  if (!result.ok) throw result.error;
+  return result.value as T;
+}
+
+/**
  * The per-credential budget of authenticated routes (CONTRACT.md: 600 per minute): keyed by the
  * session of a user access token, or by the API key.
  * @throws ApiError 429 with `Retry-After` when the budget is spent.

@@ -111,31 +111,44 @@ export const authRouter = router({
       openapi: {
         method: 'POST', path: '/v1/{tenantSlug}/auth/totp/initial-enroll', protect: false, tags,
         summary: 'Step 1 of TOTP enrollment for a user without a factor: a new secret and its otpauth URI',
+        description:
+          'Under mfaPolicy `Required` the password alone never enrols a factor: `emailOtpCode` (from auth/request-email-otp) ' +
+          'is needed too, else 401 `mfa_required` with details.methods `["email"]`; the same code also serves initial-verify.',
         errorResponses: {
-          400: 'Invalid body', 401: 'Invalid credentials', 403: 'MFA disabled for the tenant', 404: 'Unknown tenant',
+          400: 'Invalid body', 401: 'Invalid credentials, `mfa_required` or `invalid_mfa_code`', 403: 'MFA disabled for the tenant', 404: 'Unknown tenant',
           409: 'TOTP already enrolled', 429: 'Rate limited',
         },
       },
     })
-    .input(z.object({ email, password: presentedPassword }))
+    .input(z.object({ email, password: presentedPassword, emailOtpCode: oneTimeCode.optional() }))
     .output(totpEnrollmentOutput)
-    .mutation(({ ctx, input }) => ctx.services.mfaSignIn.totpInitialEnroll(ctx.em, ctx.tenant, input.email, input.password, ctx.meta)),
+    .mutation(({ ctx, input }) =>
+      ctx.services.mfaSignIn.totpInitialEnroll(ctx.em, ctx.tenant, input.email, input.password, input.emailOtpCode, ctx.meta),
+    ),
 
   totpInitialVerify: tenantProcedure
     .meta({
       openapi: {
         method: 'POST', path: '/v1/{tenantSlug}/auth/totp/initial-verify', protect: false, tags,
         summary: 'Step 2 of TOTP enrollment: activate the factor with a code and sign in',
-        description: 'The code field is `code`; `totpCode` is accepted as an alias. Exactly one of them is required.',
+        description:
+          'The code field is `code`; `totpCode` is accepted as an alias. Exactly one of them is required. Under mfaPolicy ' +
+          '`Required` the `emailOtpCode` given to initial-enroll is needed again (401 `mfa_required` without it).',
         errorResponses: {
-          400: 'Invalid body', 401: 'Invalid credentials or code', 403: 'MFA disabled for the tenant', 404: 'Unknown tenant',
+          400: 'Invalid body', 401: 'Invalid credentials or code, or `mfa_required`', 403: 'MFA disabled for the tenant', 404: 'Unknown tenant',
           409: 'TOTP already enrolled, or enrollment not started', 429: 'Rate limited',
         },
       },
     })
     .input(
       z
-        .object({ email, password: presentedPassword, code: oneTimeCode.optional(), totpCode: oneTimeCode.optional() })
+        .object({
+          email,
+          password: presentedPassword,
+          code: oneTimeCode.optional(),
+          totpCode: oneTimeCode.optional(),
+          emailOtpCode: oneTimeCode.optional(),
+        })
         .refine((body) => (body.code === undefined) !== (body.totpCode === undefined), {
           message: 'exactly one of code or totpCode is required',
           path: ['code'],
@@ -144,7 +157,41 @@ export const authRouter = router({
     .output(sessionOutput)
     .mutation(async ({ ctx, input }) => {
       const code = (input.code ?? input.totpCode)!;
-      const { user, tokens } = await ctx.services.mfaSignIn.totpInitialVerify(ctx.em, ctx.tenant, input.email, input.password, code, ctx.meta);
+      const { user, tokens } = await ctx.services.mfaSignIn.totpInitialVerify(
+        ctx.em, ctx.tenant, input.email, input.password, code, input.emailOtpCode, ctx.meta,
+      );
+      return toSession(user, tokens);
+    }),
+
+  mfaComplete: tenantProcedure
+    .meta({
+      openapi: {
+        method: 'POST', path: '/v1/{tenantSlug}/auth/mfa/complete', protect: false, tags,
+        summary: 'Complete a sign-in that answered `mfa_required` with an mfaToken, with a TOTP or email code',
+        description:
+          'A provider sign-in (oauth/idp/callback) under an MFA policy answers 401 `mfa_required` with details.methods and a ' +
+          'single-use details.mfaToken valid 5 minutes, unless the provider reported multi-factor authentication (`amr`). ' +
+          'Send the token with `totpCode` (methods `["totp"]`) or `emailOtpCode` (methods `["email"]`, from auth/request-email-otp). ' +
+          'Five wrong codes spend the token.',
+        errorResponses: {
+          400: 'Invalid body',
+          401: '`invalid_token`, `token_expired`, `invalid_mfa_code`, `user_suspended`',
+          404: 'Unknown tenant',
+          429: 'Rate limited',
+        },
+      },
+    })
+    .input(
+      z
+        .object({ mfaToken: opaqueToken, totpCode: oneTimeCode.optional(), emailOtpCode: oneTimeCode.optional() })
+        .refine((body) => body.totpCode !== undefined || body.emailOtpCode !== undefined, {
+          message: 'one of totpCode or emailOtpCode is required',
+          path: ['totpCode'],
+        }),
+    )
+    .output(sessionOutput)
+    .mutation(async ({ ctx, input }) => {
+      const { user, tokens } = await ctx.services.mfaChallenges.complete(ctx.em, ctx.tenant, input.mfaToken, input, ctx.meta);
       return toSession(user, tokens);
     }),
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { INVITE_STATUSES, type Invite } from '../entities/invite.js';
 import { USER_ROLES } from '../entities/user.js';
 import { adminProcedure } from '../middleware/auth.js';
+import { withRetryAfter } from '../middleware/rate-limit.js';
 import { INVITE_DEFAULT_TTL_SECONDS, INVITE_MAX_TTL_SECONDS, INVITE_MIN_TTL_SECONDS } from '../services/invites/invite-service.js';
 import { publicProcedure, router } from '../trpc.js';
 import { email, newPassword, OK, okOutput, opaqueToken, queryBoolean, tenantSessionOutput, toSession } from './schemas.js';
@@ -75,7 +76,11 @@ export const invitesRouter = router({
       openapi: {
         method: 'POST', path: '/v1/{tenantSlug}/invites', protect: true, tags,
         summary: 'Invite an email address; the accept link is mailed and the token returned once',
-        errorResponses: { ...adminErrors, 400: 'Invalid body', 409: 'The email already belongs to a user of the tenant', 429: 'Rate limited' },
+        description: 'At most `INVITES_PER_TENANT_PER_DAY` (default 100) invites per tenant in any 24 hours; beyond that 429 with Retry-After.',
+        errorResponses: {
+          ...adminErrors, 400: 'Invalid body', 409: 'The email already belongs to a user of the tenant',
+          429: 'Rate limited, or the daily invite limit of the tenant is spent',
+        },
       },
     })
     .input(
@@ -93,7 +98,7 @@ export const invitesRouter = router({
     )
     .output(z.object({ token: z.string(), invite: inviteOutput }))
     .mutation(async ({ ctx, input }) => {
-      const { invite, token } = await ctx.services.invites.create(ctx.em, ctx.tenant, input, ctx.actor, ctx.meta);
+      const { invite, token } = await withRetryAfter(ctx.res, () => ctx.services.invites.create(ctx.em, ctx.tenant, input, ctx.actor, ctx.meta));
       return { token, invite: toInviteOutput(invite) };
     }),
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { userProcedure } from '../middleware/auth.js';
+import { withAccountBudget } from '../middleware/rate-limit.js';
 import { router } from '../trpc.js';
 import { newPassword, OK, okOutput, presentedPassword, toUserOutput, userOutput } from './schemas.js';
 import { asAttachment, dataProtectionTags, userExportOutput } from './user-export.js';
@@ -41,16 +42,18 @@ export const meRouter = router({
     .meta({
       openapi: {
         method: 'PATCH', path: '/v1/{tenantSlug}/me/password', tags, protect: true,
-        summary: 'Change the password; the other sessions of the user end',
-        errorResponses: { 400: 'Invalid body', 401: 'Not signed in or wrong current password', 404: 'Unknown tenant' },
+        summary: 'Change the password; the other sessions and open reset links of the user end',
+        description: 'Wrong current passwords count against the same per-account budget as login (429 with Retry-After) and are audited.',
+        errorResponses: { 400: 'Invalid body', 401: 'Not signed in or wrong current password', 404: 'Unknown tenant', 429: 'Rate limited' },
       },
     })
     .input(z.object({ currentPassword: presentedPassword, newPassword }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
       const { tenant, principal } = ctx;
-      await ctx.services.accounts.changePassword(
-        ctx.em, tenant, principal.userId, principal.sessionId, input.currentPassword, input.newPassword, ctx.meta,
+      const user = await ctx.services.accounts.getUser(ctx.em, tenant.id, principal.userId);
+      await withAccountBudget(ctx, tenant.slug, user.email, () =>
+        ctx.services.accounts.changePassword(ctx.em, tenant, user, principal.sessionId, input.currentPassword, input.newPassword, ctx.meta),
       );
       return OK;
     }),

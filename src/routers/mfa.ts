@@ -12,22 +12,24 @@ export const mfaRouter = router({
       openapi: {
         method: 'POST', path: '/v1/{tenantSlug}/mfa/totp/enroll', tags, protect: true,
         summary: 'Start TOTP enrollment: a new secret and its otpauth URI (active after mfa/totp/verify)',
-        errorResponses: { 401: 'Not signed in', 403: 'MFA disabled for the tenant', 404: 'Unknown tenant', 409: 'TOTP already enrolled' },
+        description:
+          'Needs a recent sign-in: the session was authenticated (password, provider or factor) less than 10 minutes ago; ' +
+          'refreshing does not renew that. Otherwise 401 `reauthentication_required`: sign in again.',
+        errorResponses: { 401: 'Not signed in, or `reauthentication_required`', 403: 'MFA disabled for the tenant', 404: 'Unknown tenant', 409: 'TOTP already enrolled' },
       },
     })
     .output(totpEnrollmentOutput)
-    .mutation(async ({ ctx }) => {
-      const user = await ctx.services.accounts.getUser(ctx.em, ctx.tenant.id, ctx.principal.userId);
-      return ctx.services.totp.startEnrollment(ctx.em, ctx.tenant, user);
-    }),
+    .mutation(({ ctx }) => ctx.services.mfaEnrollment.start(ctx.em, ctx.tenant, ctx.principal)),
 
   totpVerify: userProcedure
     .meta({
       openapi: {
         method: 'POST', path: '/v1/{tenantSlug}/mfa/totp/verify', tags, protect: true,
         summary: 'Activate the pending TOTP secret with a code from the authenticator app',
+        description:
+          'Needs a recent sign-in like mfa/totp/enroll (else 401 `reauthentication_required`). The user is mailed a notice of the new factor.',
         errorResponses: {
-          400: 'Invalid body', 401: 'Not signed in or wrong code', 403: 'MFA disabled for the tenant', 404: 'Unknown tenant',
+          400: 'Invalid body', 401: 'Not signed in, wrong code, or `reauthentication_required`', 403: 'MFA disabled for the tenant', 404: 'Unknown tenant',
           409: 'TOTP already enrolled, or enrollment not started',
         },
       },
@@ -35,8 +37,7 @@ export const mfaRouter = router({
     .input(z.object({ code: oneTimeCode }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      const user = await ctx.services.accounts.getUser(ctx.em, ctx.tenant.id, ctx.principal.userId);
-      await ctx.services.totp.confirmEnrollment(ctx.em, ctx.tenant, user, input.code, ctx.actor, ctx.meta);
+      await ctx.services.mfaEnrollment.confirm(ctx.em, ctx.tenant, ctx.principal, input.code, ctx.actor, ctx.meta);
       return OK;
     }),
 });

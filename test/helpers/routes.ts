@@ -26,6 +26,7 @@ export const ACCESS_CLASSES: Record<string, AccessClass> = {
   'auth.requestEmailOtp': 'public',
   'auth.totpInitialEnroll': 'public',
   'auth.totpInitialVerify': 'public',
+  'auth.mfaComplete': 'public',
   'idp.start': 'public',
   'idp.callback': 'public',
   'invites.accept': 'public',

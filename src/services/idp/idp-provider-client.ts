@@ -25,6 +25,8 @@ export interface IdpIdentityClaims {
   email: string | null;
   /** True only when the provider asserted `email_verified: true`. */
   emailVerified: boolean;
+  /** The ID token's `amr` claim (RFC 8176 authentication method references); empty when absent. */
+  amr: string[];
 }
 
 /** The parameters of an authorization request that must be kept until its callback. */
@@ -157,6 +159,7 @@ export class IdpProviderClient {
       subject: claims.sub,
       email: typeof email === 'string' && email.length > 0 ? email : null,
       emailVerified: emailVerified === true || emailVerified === 'true',
+      amr: Array.isArray(claims.amr) ? claims.amr.filter((value): value is string => typeof value === 'string') : [],
     };
   }
 

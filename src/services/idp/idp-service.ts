@@ -12,7 +12,10 @@ import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { Keyring } from '../../security/keyring.js';
 import { sha256Hex } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
-import type { SignIn } from '../sign-in/auth-service.js';
+import type { AuthService, SignIn } from '../sign-in/auth-service.js';
+import type { MfaChallengeService } from '../mfa/mfa-challenge-service.js';
+import type { MfaService } from '../mfa/mfa-service.js';
+import { isTotpEnrolled } from '../mfa/totp-service.js';
 import type { IdpClientCredentials, IdpIdentityClaims, IdpProviderClient } from './idp-provider-client.js';
 import type { SessionService } from '../sessions/session-service.js';
 
@@ -53,6 +56,23 @@ interface LinkRow {
   user_id: string;
 }
 
+/**
+ * RFC 8176 method references by factor category. A provider sign-in counts as multi-factor when
+ * its `amr` holds `mfa`, or methods of two different categories (e.g. `pwd` and `otp`).
+ */
+const AMR_CATEGORIES: Readonly<Record<string, 'knowledge' | 'possession' | 'inherence'>> = {
+  pwd: 'knowledge', pin: 'knowledge', kba: 'knowledge',
+  otp: 'possession', hwk: 'possession', swk: 'possession', sms: 'possession', tel: 'possession', sc: 'possession', pop: 'possession',
+  face: 'inherence', fpt: 'inherence', iris: 'inherence', retina: 'inherence', vbm: 'inherence',
+};
+
+/** True when the ID token's `amr` shows the provider itself did multi-factor authentication. */
+export function providerDidMfa(amr: readonly string[]): boolean {
+  if (amr.includes('mfa')) return true;
+  const categories = new Set(amr.map((method) => AMR_CATEGORIES[method]).filter((category) => category !== undefined));
+  return categories.size >= 2;
+}
+
 const storedSecrets = z.object({ codeVerifier: z.string().min(1), nonce: z.string().min(1) });
 const validEmail = z.email().max(254);
 
@@ -85,6 +105,9 @@ export class IdpService {
     private readonly config: Config,
     private readonly keyring: Keyring,
     private readonly provider: IdpProviderClient,
+    private readonly auth: AuthService,
+    private readonly mfa: MfaService,
+    private readonly challenges: MfaChallengeService,
     private readonly sessions: SessionService,
     private readonly audit: AuditService,
   ) {}
@@ -174,13 +197,19 @@ export class IdpService {
 
   /**
    * Completes a sign-in (OIDC Core §3.1.2.5–3.1.3.7): spends the state, exchanges the code, verifies
-   * the ID token, then signs in the user linked to the provider subject, or links the live user with
-   * the same provider-verified email (`IdpOauthLinked`), or creates an Active Member and links it.
-   * A soft-deleted user is never revived. Audits `UserLogin` (method `idp`) and `SessionCreated`.
+   * the ID token, then resolves the user (docs/idp.md "Linking"): the user linked to the provider
+   * subject; or the live user with the same provider-verified email, linked (`IdpOauthLinked`) — when
+   * that account's email was never verified, the provider identity takes it over and everything of
+   * the pre-registration (password, factors, pending secrets, codes, mailed tokens, sessions) is
+   * removed first; or a new Active Member. A soft-deleted user is never revived. Then the tenant's
+   * MFA policy applies as at password login: it is satisfied by an `amr` showing multi-factor
+   * authentication at the provider, otherwise the answer is 401 `mfa_required` with
+   * `details.methods` and a single-use `details.mfaToken` for `auth/mfa/complete`. Audits `UserLogin`
+   * (method `idp`) and `SessionCreated` when a session starts.
    * @throws ApiError 401 `idp_error` (the provider sent `error`), 400 `invalid_state` / `state_reused`
    *   / `state_expired`, 400 `missing_code`, 400 `idp_not_configured`, 400 `idp_unavailable`,
    *   401 `issuer_mismatch`, 401 `code_exchange_failed`, 401 `id_token_invalid`, 401 `idp_email_missing` /
-   *   `idp_email_unverified`, 401 `user_suspended`.
+   *   `idp_email_unverified`, 401 `user_suspended`, 401 `mfa_required`.
    */
   async callback(em: EntityManager, tenant: Tenant, params: IdpCallbackParams, meta: RequestMeta): Promise<SignIn> {
     if (params.error !== undefined) {
@@ -207,13 +236,27 @@ export class IdpService {
       { code: params.code, state: params.state, iss: params.iss },
       secrets,
     );
+    let user: User;
     try {
-      return await this.signInIdentity(em, tenant, identity, meta);
+      user = await this.resolveIdentity(em, tenant, identity, meta);
     } catch (err) {
       // Two first sign-ins of the same person at once: the loser finds the winner's link on retry.
-      if (isUniqueViolation(err)) return this.signInIdentity(em, tenant, identity, meta);
-      throw err;
+      if (!isUniqueViolation(err)) throw err;
+      user = await this.resolveIdentity(em, tenant, identity, meta);
     }
+    if (this.mfa.requiredMethods(tenant, user).length > 0 && !providerDidMfa(identity.amr)) {
+      const challenge = await this.challenges.issue(em, tenant, user, 'idp', identity.issuer);
+      throw unauthorized('mfa_required', 'A second factor is required; complete the sign-in at auth/mfa/complete', {
+        methods: challenge.methods,
+        mfaToken: challenge.mfaToken,
+        expiresInSeconds: challenge.expiresInSeconds,
+      });
+    }
+    const tokens = await this.auth.completeSignIn(em, tenant, user, 'idp', meta, {
+      issuer: identity.issuer,
+      ...(identity.amr.length > 0 ? { amr: identity.amr, providerMfa: providerDidMfa(identity.amr) } : {}),
+    });
+    return { user, tokens };
   }
 
   /** The tenant's decrypted client credentials. @throws ApiError 400 `idp_not_configured`. */
@@ -252,12 +295,17 @@ export class IdpService {
     throw badRequest('state_expired', 'The sign-in took too long; start again');
   }
 
-  /** Resolves the provider identity to a user (link, email match or new Member) and starts a session. */
-  private async signInIdentity(em: EntityManager, tenant: Tenant, identity: IdpIdentityClaims, meta: RequestMeta): Promise<SignIn> {
+  /**
+   * Resolves the provider identity to a user (link, email match or new Member), in one transaction.
+   * An account whose email was never verified is taken over by the provider identity, which has just
+   * proved the address ({@link reclaimUnverified}); a verified one is linked as it is.
+   */
+  private async resolveIdentity(em: EntityManager, tenant: Tenant, identity: IdpIdentityClaims, meta: RequestMeta): Promise<User> {
     return em.transactional(async (tx) => {
       const now = new Date();
       const email = this.verifiedEmailOf(identity);
       let user = await this.linkedUser(tx, tenant, identity);
+      let via: 'verified_email' | 'new_user' | 'reclaimed_unverified_account' | null = null;
       if (!user) {
         if (!email) {
           throw identity.email === null
@@ -266,23 +314,19 @@ export class IdpService {
         }
         const existing = await tx.findOne(UserSchema, { tenantId: tenant.id, email, deletedAt: null }, { disableIdentityMap: true });
         user = existing ?? (await this.createMember(tx, tenant, email, identity, meta, now));
-        await this.link(tx, tenant, user, identity, existing ? 'verified_email' : 'new_user', meta, now);
+        via = !existing ? 'new_user' : existing.emailVerifiedAt === null ? 'reclaimed_unverified_account' : 'verified_email';
       }
       if (user.status === 'Suspended') throw unauthorized('user_suspended', 'The account is suspended');
-      if (user.status === 'Pending') await this.verifyPendingEmail(tx, tenant, user, email, meta, now);
+      if (user.emailVerifiedAt === null && email !== null && email === user.email) {
+        await this.reclaimUnverified(tx, tenant, user, identity, meta, now);
+      } else if (user.status === 'Pending') {
+        throw unauthorized('email_not_verified', 'The email address is not verified yet');
+      }
+      if (via) await this.link(tx, tenant, user, identity, via, meta, now);
       await tx.execute('update idp_identity set last_login_at = ? where tenant_id = ? and issuer = ? and subject = ?', [
         now, tenant.id, identity.issuer, identity.subject,
       ]);
-      await this.audit.record(tx, {
-        tenantId: tenant.id,
-        action: 'UserLogin',
-        actor: { type: 'user', id: user.id },
-        target: { type: 'user', id: user.id },
-        meta,
-        details: { method: 'idp', issuer: identity.issuer },
-      });
-      const tokens = await this.sessions.start(tx, tenant, user, meta);
-      return { user, tokens };
+      return user;
     });
   }
 
@@ -315,7 +359,7 @@ export class IdpService {
     tenant: Tenant,
     user: User,
     identity: IdpIdentityClaims,
-    via: 'verified_email' | 'new_user',
+    via: 'verified_email' | 'new_user' | 'reclaimed_unverified_account',
     meta: RequestMeta,
     now: Date,
   ): Promise<void> {
@@ -355,22 +399,49 @@ export class IdpService {
   }
 
   /**
-   * A `Pending` user (email not yet verified) whose own address the provider has just verified
-   * becomes Active (`UserEmailVerified`); otherwise the sign-in is refused like a password login.
-   * @throws ApiError 401 `email_not_verified`.
+   * The provider identity takes over an account whose email was never verified (docs/idp.md
+   * "Pre-registered accounts"): whoever registered it never proved the address, while the provider
+   * just did, so nothing of the pre-registration may survive. Removes the password, the TOTP factor
+   * (active and pending), any open email code, mailed token and MFA challenge, and every other
+   * provider link; ends every session (`SessionRevoked`, reason `account_taken_over`); marks the
+   * address verified and a `Pending` user `Active`. The role is kept. Audits `UserPasswordChanged`
+   * (`via: account_reclaimed`), `MfaTotpDisabled` when a factor was removed, and `UserEmailVerified`.
    */
-  private async verifyPendingEmail(tx: EntityManager, tenant: Tenant, user: User, email: string | null, meta: RequestMeta, now: Date): Promise<void> {
-    if (email !== user.email) throw unauthorized('email_not_verified', 'The email address is not verified yet');
-    await tx.nativeUpdate(UserSchema, { id: user.id, tenantId: tenant.id }, { status: 'Active', emailVerifiedAt: now, updatedAt: now });
-    user.status = 'Active';
-    user.emailVerifiedAt = now;
+  private async reclaimUnverified(tx: EntityManager, tenant: Tenant, user: User, identity: IdpIdentityClaims, meta: RequestMeta, now: Date): Promise<void> {
+    const system: Actor = { type: 'system', id: null };
+    const target = { type: 'user', id: user.id };
+    const hadPassword = user.passwordHash !== null;
+    const hadTotp = isTotpEnrolled(user) || user.totpPendingSecretEnc !== null;
+    await tx.execute(
+      `update app_user set password_hash = null, totp_secret_enc = null, totp_enrolled_at = null, totp_pending_secret_enc = null,
+         totp_last_used_step = null, email_verified_at = ?, status = case when status = 'Pending' then 'Active' else status end, updated_at = ?
+       where id = ? and tenant_id = ?`,
+      [now, now, user.id, tenant.id],
+    );
+    await tx.execute('delete from email_otp where user_id = ? and tenant_id = ?', [user.id, tenant.id]);
+    await tx.execute('delete from account_token where user_id = ? and tenant_id = ? and consumed_at is null', [user.id, tenant.id]);
+    await tx.execute('delete from mfa_challenge where user_id = ? and tenant_id = ?', [user.id, tenant.id]);
+    await tx.execute('delete from idp_identity where user_id = ? and tenant_id = ? and not (issuer = ? and subject = ?)', [
+      user.id, tenant.id, identity.issuer, identity.subject,
+    ]);
+    const sessionsEnded = await this.sessions.revokeAllForUser(tx, tenant.id, user.id, 'account_taken_over', system, meta);
+    Object.assign(user, {
+      passwordHash: null, totpSecretEnc: null, totpEnrolledAt: null, totpPendingSecretEnc: null, totpLastUsedStep: null,
+      emailVerifiedAt: now, status: user.status === 'Pending' ? 'Active' : user.status,
+    } satisfies Partial<User>);
+    const reason = 'account_reclaimed';
+    if (hadPassword) {
+      await this.audit.record(tx, {
+        tenantId: tenant.id, action: 'UserPasswordChanged', actor: system, target, meta,
+        details: { via: reason, passwordRemoved: true, sessionsEnded, issuer: identity.issuer },
+      });
+    }
+    if (hadTotp) {
+      await this.audit.record(tx, { tenantId: tenant.id, action: 'MfaTotpDisabled', actor: system, target, meta, details: { reason } });
+    }
     await this.audit.record(tx, {
-      tenantId: tenant.id,
-      action: 'UserEmailVerified',
-      actor: { type: 'user', id: user.id },
-      target: { type: 'user', id: user.id },
-      meta,
-      details: { email, via: 'idp' },
+      tenantId: tenant.id, action: 'UserEmailVerified', actor: { type: 'user', id: user.id }, target, meta,
+      details: { email: user.email, via: 'idp', reclaimed: true, sessionsEnded },
     });
   }
 }

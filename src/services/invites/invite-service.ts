@@ -8,13 +8,15 @@ import { TenantSchema, type Tenant } from '../../entities/tenant.js';
 import { newUser } from '../../entities/new-user.js';
 import { UserSchema, type User, type UserRole } from '../../entities/user.js';
 import { normalizeEmail } from '../../lib/email.js';
-import { conflict, isUniqueViolation, notFound, unauthorized } from '../../lib/errors.js';
+import { conflict, isUniqueViolation, notFound, tooManyRequests, unauthorized } from '../../lib/errors.js';
+import { escapeHtml } from '../../lib/html.js';
 import { SYSTEM_ACTOR, type Actor, type RequestMeta } from '../../lib/request-meta.js';
 import { isUuid } from '../../lib/uuid.js';
 import { hashPassword } from '../../security/passwords.js';
 import { randomToken, sha256Hex } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { Mailer } from '../mail/mailer.js';
+import { quotedTenantName } from '../mail/tenant-name.js';
 import type { IssuedTokens, SessionService } from '../sessions/session-service.js';
 
 /** Default invite lifetime in seconds (CONTRACT.md "Invites": 7 days). */
@@ -22,6 +24,8 @@ export const INVITE_DEFAULT_TTL_SECONDS = 604_800;
 /** Shortest and longest invite lifetime in seconds (5 minutes, 30 days). */
 export const INVITE_MIN_TTL_SECONDS = 300;
 export const INVITE_MAX_TTL_SECONDS = 2_592_000;
+/** The window of the per-tenant invite limit (`INVITES_PER_TENANT_PER_DAY`): 24 hours, in seconds. */
+export const INVITE_LIMIT_WINDOW_SECONDS = 86_400;
 
 /** What an admin asks for when inviting someone. */
 export interface CreateInviteInput {
@@ -63,8 +67,12 @@ export class InviteService {
    * `/invites/accept?token=…`). Open invites to the same email are revoked first (audited as
    * `InviteRevoked`, reason `superseded`), so only the newest link works. A failed delivery is
    * logged, not raised: the invite stands and the returned token can be handed over another way.
+   * At most `INVITES_PER_TENANT_PER_DAY` invites per tenant in any 24 hours (counted from the invite
+   * table under a lock of the tenant row, so instances and concurrent requests share it), so the
+   * service cannot be used to mail arbitrary addresses in bulk (docs/security.md "Mail").
    * @returns the invite and its plaintext token (the only time the token is available).
-   * @throws ApiError 409 `email_taken` when the email already belongs to a live user of the tenant.
+   * @throws ApiError 409 `email_taken` when the email already belongs to a live user of the tenant;
+   *   429 `rate_limited` (with `details.retryAfterSeconds`) when the tenant's daily invites are spent.
    */
   async create(em: EntityManager, tenant: Tenant, input: CreateInviteInput, actor: Actor, meta: RequestMeta): Promise<{ invite: Invite; token: string }> {
     const email = normalizeEmail(input.email);
@@ -88,6 +96,7 @@ export class InviteService {
     await em.transactional(async (tx) => {
       const existing = await tx.count(UserSchema, { tenantId: tenant.id, email, deletedAt: null });
       if (existing > 0) throw conflict('email_taken', 'A user with this email already exists in the tenant');
+      await this.assertDailyInviteBudget(tx, tenant, now);
       const superseded = (await tx.execute(
         `update invite set status = 'Revoked', revoked_at = ? where tenant_id = ? and email = ? and status = 'Open' returning id`,
         [now, tenant.id, email],
@@ -108,19 +117,39 @@ export class InviteService {
     return { invite, token };
   }
 
+  /**
+   * Refuses a new invite when the tenant created `invitesPerTenantPerDay` in the last 24 hours.
+   * Locks the tenant row, so concurrent creations are counted one after the other.
+   * @throws ApiError 429 `rate_limited` with `details.retryAfterSeconds` (when the oldest counted invite leaves the window).
+   */
+  private async assertDailyInviteBudget(tx: EntityManager, tenant: Tenant, now: Date): Promise<void> {
+    await tx.execute('select id from tenant where id = ? for update', [tenant.id]);
+    const since = new Date(now.getTime() - INVITE_LIMIT_WINDOW_SECONDS * 1000);
+    const [row] = (await tx.execute(
+      'select count(*)::int as n, min(created_at) as oldest from invite where tenant_id = ? and created_at > ?',
+      [tenant.id, since],
+    )) as { n: number; oldest: Date | null }[];
+    if (!row || row.n < this.config.invitesPerTenantPerDay) return;
+    const freesAt = new Date(row.oldest ?? now).getTime() + INVITE_LIMIT_WINDOW_SECONDS * 1000;
+    throw tooManyRequests(Math.max(1, Math.ceil((freesAt - now.getTime()) / 1000)));
+  }
+
   private async sendInviteMail(tenant: Tenant, invite: Invite, token: string): Promise<void> {
     const link = `${this.config.publicUrl}/invites/accept?token=${encodeURIComponent(token)}`;
     const expires = invite.expiresAt.toISOString();
+    // The tenant name is chosen by whoever created the tenant: quoted, defanged, never a link.
+    const name = quotedTenantName(tenant.name);
+    const notice = 'The workspace name above was chosen by its administrators; this service has not checked it.';
     try {
       await this.mailer.send({
         to: invite.email,
-        subject: `You are invited to ${tenant.name}`,
+        subject: `You are invited to the workspace ${name}`,
         text:
-          `You have been invited to join ${tenant.name} as ${invite.role}.\n\n` +
+          `You have been invited to join the workspace ${name} as ${invite.role}.\n${notice}\n\n` +
           `Accept the invitation and choose a password:\n${link}\n\n` +
           `Invitation token: ${token}\nThe invitation expires at ${expires}.\n`,
         html:
-          `<p>You have been invited to join <b>${escapeHtml(tenant.name)}</b> as ${invite.role}.</p>` +
+          `<p>You have been invited to join the workspace <b>${escapeHtml(name)}</b> as ${invite.role}.<br>${escapeHtml(notice)}</p>` +
           `<p><a href="${escapeHtml(link)}">Accept the invitation</a> and choose a password.</p>` +
           `<p>Invitation token: <code>${escapeHtml(token)}</code><br>The invitation expires at ${expires}.</p>`,
       });
@@ -242,8 +271,4 @@ export class InviteService {
       throw err;
     }
   }
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

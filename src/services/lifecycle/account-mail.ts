@@ -1,4 +1,5 @@
 import type { MailMessage } from '../mail/mailer.js';
+import { quotedTenantName } from '../mail/tenant-name.js';
 
 function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -40,10 +41,11 @@ function tokenMail(input: TokenMailInput, subject: string, intro: string, action
 
 /** The mail asking a user to confirm their address (email verification). */
 export function verificationMail(input: TokenMailInput): MailMessage {
+  const tenant = quotedTenantName(input.tenantName);
   return tokenMail(
     input,
-    `Confirm your email address for ${input.tenantName}`,
-    `Please confirm that ${input.to} is your email address for ${input.tenantName}.`,
+    `Confirm your email address for ${tenant}`,
+    `Please confirm that ${input.to} is your email address for ${tenant}.`,
     'Confirm my email address',
     'If you did not sign up, ignore this mail.',
   );
@@ -51,10 +53,11 @@ export function verificationMail(input: TokenMailInput): MailMessage {
 
 /** The mail carrying a password-reset token. */
 export function passwordResetMail(input: TokenMailInput): MailMessage {
+  const tenant = quotedTenantName(input.tenantName);
   return tokenMail(
     input,
-    `Reset your password for ${input.tenantName}`,
-    `Someone asked to reset the password of ${input.to} for ${input.tenantName}.`,
+    `Reset your password for ${tenant}`,
+    `Someone asked to reset the password of ${input.to} for ${tenant}.`,
     'Choose a new password',
     'If it was not you, ignore this mail: your password stays as it is.',
   );

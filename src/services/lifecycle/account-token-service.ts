@@ -80,6 +80,19 @@ export class AccountTokenService {
   }
 
   /**
+   * Ends every open token of a user for `purpose` (e.g. reset links once the password changed), so a
+   * link mailed earlier cannot be used afterwards. Call inside the transaction of the change.
+   * @returns how many tokens were ended.
+   */
+  async revokeOpen(em: EntityManager, tenantId: string, userId: string, purpose: AccountTokenPurpose): Promise<number> {
+    const rows = await em.execute(
+      'delete from account_token where tenant_id = ? and user_id = ? and purpose = ? and consumed_at is null returning id',
+      [tenantId, userId, purpose],
+    );
+    return rows.length;
+  }
+
+  /**
    * The user a presented token belongs to, without consuming it (to check it before slow work).
    * @throws ApiError 401 `invalid_token` (unknown, used, other tenant or purpose), 401 `token_expired`.
    */

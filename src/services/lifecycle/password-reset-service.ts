@@ -46,8 +46,8 @@ export class PasswordResetService {
   }
 
   /**
-   * auth/password-reset/complete: consumes the token, sets the new password (argon2id), ends every
-   * session of the user and audits `UserPasswordChanged` (`details.via` = `password_reset`). The
+   * auth/password-reset/complete: consumes the token, ends any other open reset token of the user,
+   * sets the new password (argon2id), ends every session of the user and audits `UserPasswordChanged` (`details.via` = `password_reset`). The
    * token reached the user's mailbox, so an unverified address becomes verified (`UserEmailVerified`).
    * @returns how many sessions were ended.
    * @throws ApiError 401 `invalid_token` (unknown, used, or the user was deleted), 401 `token_expired`.
@@ -58,6 +58,7 @@ export class PasswordResetService {
     const passwordHash = await hashPassword(newPassword);
     return em.transactional(async (tx) => {
       const userId = await this.tokens.consume(tx, tenant.id, presented, 'password_reset');
+      await this.tokens.revokeOpen(tx, tenant.id, userId, 'password_reset');
       const actor: Actor = { type: 'user', id: userId };
       const updated = await tx.nativeUpdate(UserSchema, { id: userId, tenantId: tenant.id, deletedAt: null }, { passwordHash, updatedAt: new Date() });
       if (updated === 0) throw unauthorized('invalid_token', 'The token is not valid');

@@ -8,6 +8,7 @@ import type { RequestMeta } from '../../lib/request-meta.js';
 import { constantTimeEqual, randomDigits } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { Mailer } from '../mail/mailer.js';
+import { quotedTenantName } from '../mail/tenant-name.js';
 
 /** CONTRACT.md "MFA": 6 digits, valid 10 minutes (600 seconds), at most 5 tries. */
 export const EMAIL_OTP_DIGITS = 6;
@@ -72,16 +73,20 @@ export class EmailOtpService {
    * Checks a code: every try counts (atomically, so concurrent guesses share the 5 tries); a right
    * code is deleted as it is accepted, so it works once. Audits `MfaEmailOtpVerified` or
    * `MfaEmailOtpFailed` (with `details.reason` `no_open_code` or `wrong_code`).
+   * @param options.keep leave a right code open (still counted as a try), for the first of two steps
+   *   one code serves (`auth/totp/initial-enroll` then `initial-verify`, docs/mfa.md).
    * @returns whether the code was accepted.
    */
-  async verify(em: EntityManager, tenant: Tenant, user: User, code: string, meta: RequestMeta): Promise<boolean> {
+  async verify(em: EntityManager, tenant: Tenant, user: User, code: string, meta: RequestMeta, options: { keep?: boolean } = {}): Promise<boolean> {
     const [row] = (await em.execute(
       `update email_otp set attempts = attempts + 1
        where user_id = ? and tenant_id = ? and attempts < ? and expires_at > ? returning code_hash, attempts`,
       [user.id, tenant.id, EMAIL_OTP_MAX_ATTEMPTS, new Date()],
     )) as AttemptRow[];
     let accepted = false;
-    if (row && constantTimeEqual(row.code_hash, this.hash(tenant.id, user.id, code))) {
+    if (row && constantTimeEqual(row.code_hash, this.hash(tenant.id, user.id, code)) && options.keep) {
+      accepted = true;
+    } else if (row && constantTimeEqual(row.code_hash, this.hash(tenant.id, user.id, code))) {
       const consumed = await em.execute('delete from email_otp where user_id = ? and tenant_id = ? and code_hash = ? returning user_id', [
         user.id, tenant.id, row.code_hash,
       ]);
@@ -96,10 +101,15 @@ export class EmailOtpService {
       target: { type: 'user', id: user.id },
       meta,
       details: accepted
-        ? {}
+        ? options.keep ? { kept: true } : {}
         : { reason: row ? 'wrong_code' : 'no_open_code', attemptsLeft: row ? Math.max(0, EMAIL_OTP_MAX_ATTEMPTS - row.attempts) : 0 },
     });
     return accepted;
+  }
+
+  /** Deletes the user's open code, if any (after a step that one code served twice has completed). */
+  async discard(em: EntityManager, tenant: Tenant, user: User): Promise<void> {
+    await em.execute('delete from email_otp where user_id = ? and tenant_id = ?', [user.id, tenant.id]);
   }
 
   private hash(tenantId: string, userId: string, code: string): string {
@@ -110,12 +120,13 @@ export class EmailOtpService {
 /** The sign-in code mail, plain text and HTML. */
 function codeMail(tenantName: string, to: string, code: string) {
   const minutes = EMAIL_OTP_TTL_SECONDS / 60;
-  const subject = `Your sign-in code for ${tenantName}`;
+  const tenant = quotedTenantName(tenantName);
+  const subject = `Your sign-in code for ${tenant}`;
   const text =
-    `Your sign-in code for ${tenantName} is: ${code}\n\n` +
+    `Your sign-in code for ${tenant} is: ${code}\n\n` +
     `It is valid for ${minutes} minutes and works once.\n` +
     `If you did not ask for it, ignore this mail; nobody can sign in with the code alone.\n`;
-  const name = escapeHtml(tenantName);
+  const name = escapeHtml(tenant);
   const html =
     `<p>Your sign-in code for <strong>${name}</strong> is:</p>` +
     `<p style="font-size:24px;font-weight:bold;letter-spacing:4px">${code}</p>` +

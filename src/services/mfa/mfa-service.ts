@@ -17,9 +17,10 @@ export interface LoginCodes {
 export type SecondFactorMethod = 'totp' | 'email';
 
 /**
- * Applies the tenant MFA policy at login (CONTRACT.md "MFA").
+ * Applies the tenant MFA policy at login (docs/mfa.md).
  * `Disabled`: password alone. `Optional`: users with TOTP enrolled must give a TOTP code.
- * `Required`: every user needs a second factor (TOTP, or the email code).
+ * `Required`: every user needs a second factor: a user with TOTP enrolled gives a TOTP code (no
+ * email fallback, so a stolen mailbox plus password is not enough); the others the email code.
  */
 export class MfaService {
   constructor(
@@ -28,12 +29,50 @@ export class MfaService {
     private readonly audit: AuditService,
   ) {}
 
-  /** The factors a user must choose from at login under the tenant policy; empty when none is needed. */
+  /**
+   * The factors a user must choose from at login under the tenant policy; empty when none is needed.
+   * A TOTP-enrolled user is offered TOTP only; under `Required` a user without TOTP is offered the
+   * email code and TOTP (the latter meaning enrolment through `auth/totp/initial-*`).
+   */
   requiredMethods(tenant: Tenant, user: User): SecondFactorMethod[] {
     const enrolled = isTotpEnrolled(user);
     if (tenant.mfaPolicy === 'Disabled') return [];
-    if (tenant.mfaPolicy === 'Optional') return enrolled ? ['totp'] : [];
-    return enrolled ? ['totp', 'email'] : ['email', 'totp'];
+    if (enrolled) return ['totp'];
+    return tenant.mfaPolicy === 'Required' ? ['email', 'totp'] : [];
+  }
+
+  /**
+   * The factors that can complete a sign-in that already proved the first factor without a password
+   * (a provider sign-in, `auth/mfa/complete`): TOTP when enrolled, else the email code; empty when
+   * the policy needs no second factor for this user.
+   */
+  completionMethods(tenant: Tenant, user: User): SecondFactorMethod[] {
+    const methods = this.requiredMethods(tenant, user);
+    if (methods.length === 0) return [];
+    return isTotpEnrolled(user) ? ['totp'] : ['email'];
+  }
+
+  /**
+   * Checks one second-factor code against the methods allowed (TOTP first when both codes are
+   * given). Audits `MfaTotpVerified` / `MfaEmailOtpVerified` / `MfaEmailOtpFailed` through the factor
+   * services; the caller audits the failed sign-in.
+   * @returns the method that accepted a code, or null when none did.
+   */
+  async verifyAnyCode(
+    em: EntityManager,
+    tenant: Tenant,
+    user: User,
+    methods: SecondFactorMethod[],
+    codes: LoginCodes,
+    meta: RequestMeta,
+  ): Promise<SecondFactorMethod | null> {
+    if (codes.totpCode && methods.includes('totp') && (await this.totp.verifyLoginCode(em, tenant, user, codes.totpCode, meta))) {
+      return 'totp';
+    }
+    if (codes.emailOtpCode && methods.includes('email') && (await this.emailOtp.verify(em, tenant, user, codes.emailOtpCode, meta))) {
+      return 'email';
+    }
+    return null;
   }
 
   /**
@@ -51,20 +90,21 @@ export class MfaService {
     if (!codes.totpCode && !codes.emailOtpCode) {
       throw unauthorized('mfa_required', 'A second factor is required', { methods });
     }
-    if (codes.totpCode && methods.includes('totp') && (await this.totp.verifyLoginCode(em, tenant, user, codes.totpCode, meta))) {
-      return 'totp';
-    }
-    if (codes.emailOtpCode && methods.includes('email') && (await this.emailOtp.verify(em, tenant, user, codes.emailOtpCode, meta))) {
-      return 'email';
-    }
+    const accepted = await this.verifyAnyCode(em, tenant, user, methods, codes, meta);
+    if (accepted) return accepted;
+    await this.recordFailedCode(em, tenant, user, methods, meta);
+    throw unauthorized('invalid_mfa_code', 'The one-time code is not valid');
+  }
+
+  /** Audits a sign-in step refused for a wrong second-factor code as `UserLoginFailed` (`invalid_mfa_code`). */
+  async recordFailedCode(em: EntityManager, tenant: Tenant, user: User, methods: SecondFactorMethod[], meta: RequestMeta, extra: Record<string, unknown> = {}): Promise<void> {
     await this.audit.record(em, {
       tenantId: tenant.id,
       action: 'UserLoginFailed',
       actor: { type: 'user', id: user.id },
       target: { type: 'user', id: user.id },
       meta,
-      details: { email: user.email, reason: 'invalid_mfa_code', methods },
+      details: { email: user.email, reason: 'invalid_mfa_code', methods, ...extra },
     });
-    throw unauthorized('invalid_mfa_code', 'The one-time code is not valid');
   }
 }

@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Tenant } from '../../entities/tenant.js';
+import type { User } from '../../entities/user.js';
+import { unauthorized } from '../../lib/errors.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
 import type { AuthService, SignIn } from '../sign-in/auth-service.js';
 import type { EmailOtpService } from './email-otp-service.js';
@@ -43,24 +45,72 @@ export class MfaSignInService {
 
   /**
    * `auth/totp/initial-enroll`: step 1 of TOTP enrollment for a user signing in with a password.
-   * @throws ApiError 401 (credentials), 403 `mfa_disabled`, 409 `totp_already_enrolled`.
+   * Under `Required` the password alone never enrols a factor: a valid `emailOtpCode` (from
+   * `auth/request-email-otp`) proves the mailbox too; it stays open so the same code also serves
+   * step 2 (docs/mfa.md "Bootstrap under Required").
+   * @throws ApiError 401 (credentials), 401 `mfa_required` (`details.methods: ["email"]`) or
+   *   `invalid_mfa_code`, 403 `mfa_disabled`, 409 `totp_already_enrolled`.
    */
-  async totpInitialEnroll(em: EntityManager, tenant: Tenant, email: string, password: string, meta: RequestMeta): Promise<TotpEnrollment> {
+  async totpInitialEnroll(
+    em: EntityManager,
+    tenant: Tenant,
+    email: string,
+    password: string,
+    emailOtpCode: string | undefined,
+    meta: RequestMeta,
+  ): Promise<TotpEnrollment> {
     const user = await this.auth.verifySignInCredentials(em, tenant, email, password, meta);
+    this.totp.assertEnrollable(tenant, user);
+    await this.proveMailbox(em, tenant, user, emailOtpCode, { keep: true }, meta);
     return this.totp.startEnrollment(em, tenant, user);
   }
 
   /**
    * `auth/totp/initial-verify`: step 2; activates the factor with a first code and signs the user in
-   * (the activating code counts as the second factor). Audits `MfaTotpEnrolled` and `UserLogin`
-   * (`details.method` `password+totp`).
-   * @throws ApiError 401 (credentials) or `invalid_mfa_code`, 403 `mfa_disabled`, 409
-   *   `totp_already_enrolled` / `totp_enrollment_not_started`.
+   * (the activating code counts as the second factor). Under `Required` the email code of step 1
+   * is needed again; it is spent once the factor is active. Audits `MfaTotpEnrolled` and `UserLogin` (`details.method`
+   * `password+totp`) and mails the factor-change notice.
+   * @throws ApiError 401 (credentials), `mfa_required` (`details.methods: ["email"]`) or
+   *   `invalid_mfa_code`, 403 `mfa_disabled`, 409 `totp_already_enrolled` / `totp_enrollment_not_started`.
    */
-  async totpInitialVerify(em: EntityManager, tenant: Tenant, email: string, password: string, code: string, meta: RequestMeta): Promise<SignIn> {
+  async totpInitialVerify(
+    em: EntityManager,
+    tenant: Tenant,
+    email: string,
+    password: string,
+    code: string,
+    emailOtpCode: string | undefined,
+    meta: RequestMeta,
+  ): Promise<SignIn> {
     const user = await this.auth.verifySignInCredentials(em, tenant, email, password, meta);
+    this.totp.assertEnrollable(tenant, user);
+    await this.proveMailbox(em, tenant, user, emailOtpCode, { keep: true }, meta);
     await this.totp.confirmEnrollment(em, tenant, user, code, { type: 'user', id: user.id }, meta);
+    if (tenant.mfaPolicy === 'Required') await this.emailOtp.discard(em, tenant, user);
     const tokens = await this.auth.completeSignIn(em, tenant, user, 'password+totp', meta);
     return { user, tokens };
+  }
+
+  /**
+   * Under `Required`, checks the email code that proves the user also holds the mailbox; other
+   * policies need nothing here. A wrong code is audited as `UserLoginFailed`.
+   * @throws ApiError 401 `mfa_required` (`details.methods: ["email"]`) without a code, 401
+   *   `invalid_mfa_code` for a wrong, used or expired one.
+   */
+  private async proveMailbox(
+    em: EntityManager,
+    tenant: Tenant,
+    user: User,
+    emailOtpCode: string | undefined,
+    options: { keep: boolean },
+    meta: RequestMeta,
+  ): Promise<void> {
+    if (tenant.mfaPolicy !== 'Required') return;
+    if (emailOtpCode === undefined) {
+      throw unauthorized('mfa_required', 'Enrolling a factor under this policy needs the emailed code too', { methods: ['email'] });
+    }
+    if (await this.emailOtp.verify(em, tenant, user, emailOtpCode, meta, options)) return;
+    await this.mfa.recordFailedCode(em, tenant, user, ['email'], meta);
+    throw unauthorized('invalid_mfa_code', 'The one-time code is not valid');
   }
 }

@@ -6,6 +6,7 @@ import { conflict, forbidden, notFound, unauthorized } from '../../lib/errors.js
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { Keyring } from '../../security/keyring.js';
 import type { AuditService } from '../audit/audit-service.js';
+import type { FactorChangeNotifier } from './factor-change-notice.js';
 
 /** RFC 6238 parameters (CONTRACT.md "MFA"): HMAC-SHA-1, 6 digits, 30-second step, ±1 step accepted. */
 export const TOTP_ALGORITHM = 'SHA1';
@@ -40,6 +41,7 @@ export class TotpService {
   constructor(
     private readonly keyring: Keyring,
     private readonly audit: AuditService,
+    private readonly notices: FactorChangeNotifier,
   ) {}
 
   /**
@@ -60,7 +62,8 @@ export class TotpService {
 
   /**
    * Activates the pending secret when `code` matches it (±1 step). The step used is remembered, so
-   * the same code cannot also complete a login. Audits `MfaTotpEnrolled`.
+   * the same code cannot also complete a login. Audits `MfaTotpEnrolled` and mails the user the
+   * factor-change notice.
    * @throws ApiError 403 `mfa_disabled`, 409 `totp_already_enrolled`, 409 `totp_enrollment_not_started`
    *   (no pending secret), 401 `invalid_mfa_code`.
    */
@@ -87,6 +90,7 @@ export class TotpService {
       target: { type: 'user', id: user.id },
       meta,
     });
+    await this.notices.notify(tenant, user, 'totp_enrolled', actor);
   }
 
   /**
@@ -118,7 +122,7 @@ export class TotpService {
   /**
    * Removes a user's TOTP factor, active and pending (admin route `users/{userId}/totp/disable`).
    * Idempotent: a user without a factor also answers normally. Audits `MfaTotpDisabled` with
-   * `details.wasEnrolled`.
+   * `details.wasEnrolled`; when an active factor was removed, mails the user the factor-change notice.
    * @throws ApiError 404 when the user is not a live user of the tenant.
    */
   async disable(em: EntityManager, tenant: Tenant, userId: string, actor: Actor, meta: RequestMeta): Promise<void> {
@@ -141,9 +145,14 @@ export class TotpService {
         details: { wasEnrolled: isTotpEnrolled(user) },
       });
     });
+    if (isTotpEnrolled(user)) await this.notices.notify(tenant, user, 'totp_disabled', actor);
   }
 
-  private assertEnrollable(tenant: Tenant, user: User): void {
+  /**
+   * Checks that the user may enrol a factor now.
+   * @throws ApiError 403 `mfa_disabled` when the tenant policy is `Disabled`, 409 `totp_already_enrolled`.
+   */
+  assertEnrollable(tenant: Tenant, user: User): void {
     if (tenant.mfaPolicy === 'Disabled') throw forbidden('mfa_disabled', 'Second factors are disabled for this tenant');
     if (isTotpEnrolled(user)) throw conflict('totp_already_enrolled', 'TOTP is already enrolled for this user');
   }

@@ -64,6 +64,8 @@ export const PROCEDURE_RATE_LIMITS: Readonly<Record<string, ProcedureRateLimits>
   'auth.requestEmailOtp': { ip: SIGN_IN_PER_IP, account: 'count' },
   'auth.totpInitialEnroll': { ip: SIGN_IN_PER_IP, account: 'reset' },
   'auth.totpInitialVerify': { ip: SIGN_IN_PER_IP, account: 'reset' },
+  // No email in the body: each mfaToken allows 5 wrong codes, and the factors have their own limits.
+  'auth.mfaComplete': { ip: SIGN_IN_PER_IP },
   'idp.start': { ip: SIGN_IN_PER_IP },
   'idp.callback': { ip: SIGN_IN_PER_IP },
   'auth.requestEmailVerification': { ip: SIGN_IN_PER_IP, account: 'count' },

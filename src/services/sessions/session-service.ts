@@ -32,7 +32,8 @@ export type RevokeReason =
   | 'user_suspended'
   | 'password_changed'
   | 'password_reset'
-  | 'tenant_deleted';
+  | 'tenant_deleted'
+  | 'account_taken_over';
 
 interface PresentedTokenRow {
   id: string;
@@ -56,7 +57,8 @@ export class SessionService {
 
   /**
    * Starts a session for `user`: a new family with its first refresh token, `lastLoginAt` updated,
-   * and `SessionCreated` audited. Call inside the transaction of the sign-in it belongs to.
+   * `authenticatedAt` set to now (every start follows a password, provider or factor check; see
+   * docs/mfa.md "Recent sign-in"), and `SessionCreated` audited. Call inside the transaction of the sign-in it belongs to.
    */
   async start(em: EntityManager, tenant: Tenant, user: User, meta: RequestMeta): Promise<IssuedTokens> {
     const now = new Date();
@@ -66,15 +68,15 @@ export class SessionService {
     // key of refresh_token is checked at the end of the statement, when the session row exists.
     await em.execute(
       `with new_session as (
-         insert into session (id, tenant_id, user_id, created_at, last_refreshed_at, revoked_at, revoked_reason, ip, user_agent)
-         values (?, ?, ?, ?, null, null, null, ?, ?)
+         insert into session (id, tenant_id, user_id, created_at, last_refreshed_at, authenticated_at, revoked_at, revoked_reason, ip, user_agent)
+         values (?, ?, ?, ?, null, ?, null, null, ?, ?)
        ), first_token as (
          insert into refresh_token (id, session_id, tenant_id, token_hash, parent_id, created_at, expires_at, rotated_at)
          values (?, ?, ?, ?, null, ?, ?, null)
        )
        update app_user set last_login_at = ? where id = ?`,
       [
-        sessionId, tenant.id, user.id, now, meta.ip, meta.userAgent,
+        sessionId, tenant.id, user.id, now, now, meta.ip, meta.userAgent,
         randomUUID(), sessionId, tenant.id, sha256Hex(refreshToken), now, new Date(now.getTime() + REFRESH_TOKEN_TTL_SECONDS * 1000),
         now, user.id,
       ],

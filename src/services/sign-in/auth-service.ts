@@ -35,6 +35,15 @@ export class AuthService {
     return rows[0] ? rowToEntity(em, UserSchema, rows[0]) : null;
   }
 
+  /** The live (not deleted) user of a tenant by id, or null. */
+  async findLiveUserById(em: EntityManager, tenantId: string, userId: string): Promise<User | null> {
+    const rows = (await em.execute('select * from app_user where id = ? and tenant_id = ? and deleted_at is null', [
+      userId,
+      tenantId,
+    ])) as Record<string, unknown>[];
+    return rows[0] ? rowToEntity(em, UserSchema, rows[0]) : null;
+  }
+
   /**
    * Verifies email and password; an unknown email costs one hash too (CONTRACT.md). Failures are
    * audited as `UserLoginFailed`.
@@ -77,9 +86,17 @@ export class AuthService {
 
   /**
    * Starts the session of a user whose sign-in is complete, auditing `UserLogin` with
-   * `details.method` (e.g. `password`, `password+totp`) and `SessionCreated`, in one transaction.
+   * `details.method` (e.g. `password`, `password+totp`, `idp`, `idp+totp`) plus `details` and
+   * `SessionCreated`, in one transaction.
    */
-  async completeSignIn(em: EntityManager, tenant: Tenant, user: User, method: string, meta: RequestMeta): Promise<IssuedTokens> {
+  async completeSignIn(
+    em: EntityManager,
+    tenant: Tenant,
+    user: User,
+    method: string,
+    meta: RequestMeta,
+    details: Record<string, unknown> = {},
+  ): Promise<IssuedTokens> {
     return em.transactional(async (tx) => {
       await this.audit.record(tx, {
         tenantId: tenant.id,
@@ -87,7 +104,7 @@ export class AuthService {
         actor: { type: 'user', id: user.id },
         target: { type: 'user', id: user.id },
         meta,
-        details: { method },
+        details: { method, ...details },
       });
       return this.sessions.start(tx, tenant, user, meta);
     });

@@ -6,6 +6,7 @@ import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import { hashPassword, verifyPassword } from '../../security/passwords.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { SessionService } from '../sessions/session-service.js';
+import type { AccountTokenService } from '../lifecycle/account-token-service.js';
 import { rowToEntity } from '../../db/rows.js';
 
 /** The signed-in user's own account: profile, deletion, password, sessions. */
@@ -13,6 +14,7 @@ export class AccountService {
   constructor(
     private readonly sessions: SessionService,
     private readonly audit: AuditService,
+    private readonly accountTokens: AccountTokenService,
   ) {}
 
   /**
@@ -69,20 +71,30 @@ export class AccountService {
 
   /**
    * Changes the signed-in user's password after checking the current one. Every other session of
-   * the user ends; the calling session stays. Audits `UserPasswordChanged`.
+   * the user ends; the calling session stays; every open password-reset link of the user ends too.
+   * Audits `UserPasswordChanged`; a wrong current password is audited as `UserLoginFailed`
+   * (`details.reason` `invalid_credentials`, `via` `password_change`). The caller runs it inside the
+   * login brute-force budget of the account (docs/security.md).
    * @throws ApiError 401 `invalid_credentials` when `currentPassword` is wrong.
    */
   async changePassword(
     em: EntityManager,
     tenant: Tenant,
-    userId: string,
+    user: User,
     sessionId: string,
     currentPassword: string,
     newPassword: string,
     meta: RequestMeta,
   ): Promise<void> {
-    const user = await this.getUser(em, tenant.id, userId);
     if (!(await verifyPassword(user.passwordHash, currentPassword))) {
+      await this.audit.record(em, {
+        tenantId: tenant.id,
+        action: 'UserLoginFailed',
+        actor: { type: 'user', id: user.id },
+        target: { type: 'user', id: user.id },
+        meta,
+        details: { email: user.email, reason: 'invalid_credentials', via: 'password_change' },
+      });
       throw unauthorized('invalid_credentials', 'The current password is not correct');
     }
     const passwordHash = await hashPassword(newPassword);
@@ -90,13 +102,14 @@ export class AccountService {
     await em.transactional(async (tx) => {
       await tx.nativeUpdate(UserSchema, { id: user.id, tenantId: tenant.id }, { passwordHash, updatedAt: new Date() });
       const ended = await this.sessions.revokeAllForUser(tx, tenant.id, user.id, 'password_changed', actor, meta, sessionId);
+      const resetLinksEnded = await this.accountTokens.revokeOpen(tx, tenant.id, user.id, 'password_reset');
       await this.audit.record(tx, {
         tenantId: tenant.id,
         action: 'UserPasswordChanged',
         actor,
         target: { type: 'user', id: user.id },
         meta,
-        details: { otherSessionsEnded: ended },
+        details: { otherSessionsEnded: ended, resetLinksEnded },
       });
     });
   }

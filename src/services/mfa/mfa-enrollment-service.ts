@@ -1,0 +1,75 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Tenant } from '../../entities/tenant.js';
+import { unauthorized } from '../../lib/errors.js';
+import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import type { AccountService } from '../users/account-service.js';
+import type { TotpEnrollment, TotpService } from './totp-service.js';
+
+/**
+ * Seconds since the session was last authenticated (password, provider or factor) within which it
+ * may add a factor: 10 minutes (docs/mfa.md "Recent sign-in", OWASP ASVS V6 re-authentication).
+ */
+export const RECENT_SIGN_IN_SECONDS = 600;
+
+/** The signed-in user's session, as a factor change needs it. */
+export interface EnrollingSession {
+  userId: string;
+  /** The `sid` claim of the access token. */
+  sessionId: string;
+}
+
+interface SessionAuthRow {
+  authenticated_at: Date | null;
+}
+
+/**
+ * TOTP enrolment by a signed-in user (`mfa/totp/enroll`, `mfa/totp/verify`). A stolen access token
+ * (or a session kept alive by refreshing) must not be enough to add a factor and lock the owner out,
+ * so both steps need a recent sign-in: the session's `authenticated_at` less than
+ * {@link RECENT_SIGN_IN_SECONDS} ago. Refreshing does not renew it; signing in again does.
+ */
+export class MfaEnrollmentService {
+  constructor(
+    private readonly accounts: AccountService,
+    private readonly totp: TotpService,
+  ) {}
+
+  /**
+   * Step 1: a new pending secret for the session's user.
+   * @throws ApiError 401 `reauthentication_required`, 403 `mfa_disabled`, 409 `totp_already_enrolled`.
+   */
+  async start(em: EntityManager, tenant: Tenant, session: EnrollingSession): Promise<TotpEnrollment> {
+    await this.assertRecentSignIn(em, tenant, session);
+    const user = await this.accounts.getUser(em, tenant.id, session.userId);
+    return this.totp.startEnrollment(em, tenant, user);
+  }
+
+  /**
+   * Step 2: activates the pending secret with a code (audited, and the user is mailed a notice).
+   * @throws ApiError 401 `reauthentication_required` / `invalid_mfa_code`, 403 `mfa_disabled`, 409
+   *   `totp_already_enrolled` / `totp_enrollment_not_started`.
+   */
+  async confirm(em: EntityManager, tenant: Tenant, session: EnrollingSession, code: string, actor: Actor, meta: RequestMeta): Promise<void> {
+    await this.assertRecentSignIn(em, tenant, session);
+    const user = await this.accounts.getUser(em, tenant.id, session.userId);
+    await this.totp.confirmEnrollment(em, tenant, user, code, actor, meta);
+  }
+
+  /**
+   * Reads the session row (tenant-scoped) and checks it was authenticated recently.
+   * @throws ApiError 401 `reauthentication_required` (with `details.maxAgeSeconds`).
+   */
+  private async assertRecentSignIn(em: EntityManager, tenant: Tenant, session: EnrollingSession): Promise<void> {
+    const rows = (await em.execute(
+      'select authenticated_at from session where id = ? and tenant_id = ? and user_id = ? and revoked_at is null',
+      [session.sessionId, tenant.id, session.userId],
+    )) as SessionAuthRow[];
+    const authenticatedAt = rows[0]?.authenticated_at;
+    const ageMs = authenticatedAt ? Date.now() - new Date(authenticatedAt).getTime() : Number.POSITIVE_INFINITY;
+    if (ageMs >= RECENT_SIGN_IN_SECONDS * 1000) {
+      throw unauthorized('reauthentication_required', 'Sign in again to change your second factors', {
+        maxAgeSeconds: RECENT_SIGN_IN_SECONDS,
+      });
+    }
+  }
+}
