@@ -7,6 +7,8 @@ import Provider from 'oidc-provider';
 export interface ProviderAccount {
   email?: string;
   email_verified?: boolean;
+  /** RFC 8176 `amr` the provider puts in the ID token after this account signs in (none when absent). */
+  amr?: string[];
 }
 
 /** A real OpenID Connect provider (oidc-provider 9) on 127.0.0.1, driven without a browser. */
@@ -63,16 +65,25 @@ export async function startOpenIdProvider(port = 0): Promise<TestOpenIdProvider>
   const provider = new Provider(issuer, {
     jwks: { keys: [{ ...signingKey, kid: 'test-key', alg: 'RS256', use: 'sig' }] },
     cookies: { keys: ['test-provider-cookie-key-0123456789'] },
-    claims: { openid: ['sub'], email: ['email', 'email_verified'] },
+    claims: { openid: ['sub', 'amr'], email: ['email', 'email_verified'] },
     pkce: { required: () => true },
     ttl: { Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 600, AuthorizationCode: 60, IdToken: 600 },
     features: { devInteractions: { enabled: true } },
     async findAccount(_ctx: unknown, sub: string) {
       const account = accounts.get(sub);
       if (!account) return undefined;
-      return { accountId: sub, claims: async () => ({ sub, ...account }) };
+      const { amr: _amr, ...claims } = account;
+      return { accountId: sub, claims: async () => ({ sub, ...claims }) };
     },
   });
+  // The development login page finishes with `{ login: { accountId } }`; add the account's `amr`,
+  // as a provider that did multi-factor authentication would.
+  const finishInteraction = provider.interactionFinished.bind(provider);
+  provider.interactionFinished = (req, res, result, options) => {
+    const login = result.login as { accountId: string } | undefined;
+    const amr = login ? accounts.get(login.accountId)?.amr : undefined;
+    return finishInteraction(req, res, amr ? { ...result, login: { ...login, amr } } : result, options);
+  };
   const requests: string[] = [];
   const handle = provider.callback();
   server.on('request', (req, res) => {

@@ -13,6 +13,13 @@ declare module 'oidc-provider' {
     readonly Client: { readonly adapter: ClientAdapter };
     callback(): (req: IncomingMessage, res: ServerResponse) => void;
     on(event: string, listener: (...args: unknown[]) => void): this;
+    /** Ends a user interaction with its result (`{ login: { accountId, amr? } }`, `{ consent }`, …). */
+    interactionFinished(
+      req: IncomingMessage,
+      res: ServerResponse,
+      result: Record<string, unknown>,
+      options?: Record<string, unknown>,
+    ): Promise<void>;
   }
 
   export default Provider;
