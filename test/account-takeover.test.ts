@@ -32,7 +32,11 @@ beforeAll(async () => {
     PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, IDP_ISSUER: provider.issuer, SMTP_URL: sink.url,
   });
   api = new Api(server.url);
-  strict = await startTestServer({ SMTP_URL: sink.url, RATE_LIMIT_SCALE: '1', INVITES_PER_TENANT_PER_DAY: String(INVITES_PER_DAY) });
+  const strictPort = await freePort();
+  strict = await startTestServer({
+    PORT: String(strictPort), PUBLIC_URL: `http://127.0.0.1:${strictPort}`, IDP_ISSUER: provider.issuer, SMTP_URL: sink.url,
+    RATE_LIMIT_SCALE: '1', INVITES_PER_TENANT_PER_DAY: String(INVITES_PER_DAY),
+  });
   strictApi = new Api(strict.url);
 });
 afterAll(async () => {
@@ -69,24 +73,29 @@ async function auditActions(tenantId: string, userId: string): Promise<{ action:
 }
 
 /** A tenant whose admin configured a client at the test provider. */
-async function idpTenant(): Promise<TestTenant> {
-  const tenant = await createTenant(api, `Idp ${unique()}`);
+async function idpTenant(client = api): Promise<TestTenant> {
+  const tenant = await createTenant(client, `Idp ${unique()}`);
   const clientId = `client-${unique()}`;
   const clientSecret = `secret-${unique()}-${unique()}`;
-  await provider.addClient(clientId, clientSecret, `${server.url}/v1/${tenant.slug}/oauth/idp/callback`);
-  const put = await api.put(`/v1/${tenant.slug}/oauth/idp/credentials`, { clientId, clientSecret }, { token: tenant.accessToken });
+  await provider.addClient(clientId, clientSecret, `${client.baseUrl}/v1/${tenant.slug}/oauth/idp/callback`);
+  const put = await client.put(`/v1/${tenant.slug}/oauth/idp/credentials`, { clientId, clientSecret }, { token: tenant.accessToken });
   expect(put.status, JSON.stringify(put.body)).toBe(200);
   return tenant;
 }
 
-/** The whole provider flow for a fresh provider account; returns the callback's answer. */
-async function providerSignIn(slug: string, email: string, options: { verified?: boolean; amr?: string[]; sub?: string } = {}): Promise<ApiResponse> {
+/** The whole provider flow for a provider account (a fresh one unless `sub`); returns the callback's answer. */
+async function providerSignIn(
+  slug: string,
+  email: string,
+  options: { verified?: boolean; amr?: string[]; sub?: string; client?: Api } = {},
+): Promise<ApiResponse> {
+  const client = options.client ?? api;
   const sub = options.sub ?? `sub-${unique()}`;
   provider.setAccount(sub, { email, email_verified: options.verified ?? true, ...(options.amr ? { amr: options.amr } : {}) });
-  const start = await api.get(`/v1/${slug}/oauth/idp/start`);
+  const start = await client.get(`/v1/${slug}/oauth/idp/start`);
   expect(start.status, JSON.stringify(start.body)).toBe(200);
   const callback = await provider.signIn(start.body.authorizationUrl as string, sub);
-  return api.get(callback.pathname + callback.search);
+  return client.get(callback.pathname + callback.search);
 }
 
 async function enrollTotp(slug: string, token: string, client = api): Promise<Authenticator> {
@@ -263,6 +272,29 @@ describe('finding 3: provider sign-in follows the MFA policy', () => {
     expect(viaMfa.status, JSON.stringify(viaMfa.body)).toBe(200);
     const passwordOnly = await providerSignIn(tenant.slug, `idp-${unique()}@example.com`, { amr: ['pwd'] });
     expectError(passwordOnly, 401, 'UNAUTHORIZED', 'mfa_required');
+  });
+
+  it('spends the mfaToken after 5 wrong codes, and wrong codes count against the account login budget', async () => {
+    const tenant = await idpTenant(strictApi);
+    await (strict.services.orm.em.fork() as EntityManager).execute('update tenant set mfa_policy = ? where id = ?', ['Required', tenant.id]);
+    const email = `idp-${unique()}@example.com`;
+    const sub = `sub-${unique()}`;
+    for (let round = 0; round < 2; round++) {
+      const challenge = await providerSignIn(tenant.slug, email, { sub, client: strictApi });
+      expectError(challenge, 401, 'UNAUTHORIZED', 'mfa_required');
+      const mfaToken = challenge.body.details.mfaToken as string;
+      for (let i = 0; i < 5; i++) {
+        const wrong = await strictApi.post(`/v1/${tenant.slug}/auth/mfa/complete`, { mfaToken, emailOtpCode: '000000' });
+        expectError(wrong, 401, 'UNAUTHORIZED', 'invalid_mfa_code');
+      }
+      const spent = await strictApi.post(`/v1/${tenant.slug}/auth/mfa/complete`, { mfaToken, emailOtpCode: '000000' });
+      expectError(spent, 401, 'UNAUTHORIZED', 'invalid_token');
+    }
+    // Ten wrong codes spent the account's budget from this address: the next try is refused before any code is checked.
+    const last = await providerSignIn(tenant.slug, email, { sub, client: strictApi });
+    const blocked = await strictApi.post(`/v1/${tenant.slug}/auth/mfa/complete`, { mfaToken: last.body.details.mfaToken, emailOtpCode: '123456' });
+    expectError(blocked, 429, 'TOO_MANY_REQUESTS');
+    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 
   it('is in the OpenAPI document', async () => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { userProcedure } from '../middleware/auth.js';
+import { withAccountBudget } from '../middleware/rate-limit.js';
 import { tenantProcedure } from '../middleware/tenant.js';
 import { router } from '../trpc.js';
 import { email, newPassword, OK, okOutput, oneTimeCode, opaqueToken, presentedPassword, sessionOutput, toSession, totpEnrollmentOutput } from './schemas.js';
@@ -172,7 +173,7 @@ export const authRouter = router({
           'A provider sign-in (oauth/idp/callback) under an MFA policy answers 401 `mfa_required` with details.methods and a ' +
           'single-use details.mfaToken valid 5 minutes, unless the provider reported multi-factor authentication (`amr`). ' +
           'Send the token with `totpCode` (methods `["totp"]`) or `emailOtpCode` (methods `["email"]`, from auth/request-email-otp). ' +
-          'Five wrong codes spend the token.',
+          'Five wrong codes spend the token; wrong codes also count against the account\'s login budget.',
         errorResponses: {
           400: 'Invalid body',
           401: '`invalid_token`, `token_expired`, `invalid_mfa_code`, `user_suspended`',
@@ -191,7 +192,9 @@ export const authRouter = router({
     )
     .output(sessionOutput)
     .mutation(async ({ ctx, input }) => {
-      const { user, tokens } = await ctx.services.mfaChallenges.complete(ctx.em, ctx.tenant, input.mfaToken, input, ctx.meta);
+      const complete = () => ctx.services.mfaChallenges.complete(ctx.em, ctx.tenant, input.mfaToken, input, ctx.meta);
+      const email = await ctx.services.mfaChallenges.accountEmailOf(ctx.em, ctx.tenant, input.mfaToken);
+      const { user, tokens } = email ? await withAccountBudget(ctx, ctx.tenant.slug, email, complete) : await complete();
       return toSession(user, tokens);
     }),
 

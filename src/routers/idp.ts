@@ -41,12 +41,15 @@ export const idpRouter = router({
         method: 'GET', path: '/v1/{tenantSlug}/oauth/idp/callback', protect: false, tags,
         summary: 'Complete sign-in with the external identity provider; returns a session',
         description: 'Signs in the user linked to the provider account, or links the user with the same provider-verified '
-          + 'email, or creates a Member. details.reason: `idp_error`, `invalid_state`, `state_reused`, `state_expired`, '
+          + 'email (an account whose email was never verified is taken over: its password, factors and sessions are removed), '
+          + 'or creates a Member. When the tenant MFA policy needs a second factor and the ID token `amr` does not show one, '
+          + 'answers 401 `mfa_required` with details.methods and a single-use details.mfaToken (5 minutes) for auth/mfa/complete. '
+          + 'details.reason: `idp_error`, `invalid_state`, `state_reused`, `state_expired`, '
           + '`missing_code`, `idp_not_configured`, `idp_unavailable`, `issuer_mismatch`, `code_exchange_failed`, `id_token_invalid`, '
-          + '`idp_email_missing`, `idp_email_unverified`, `user_suspended`, `email_not_verified`.',
+          + '`idp_email_missing`, `idp_email_unverified`, `user_suspended`, `email_not_verified`, `mfa_required`.',
         errorResponses: {
           400: 'Bad, reused or expired state; missing code; not configured; provider unreachable',
-          401: 'Provider error, refused code exchange, invalid ID token, unusable account',
+          401: 'Provider error, refused code exchange, invalid ID token, unusable account, or `mfa_required`',
           404: 'Unknown tenant',
           429: 'Rate limited',
         },

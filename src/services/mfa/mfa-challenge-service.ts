@@ -61,6 +61,19 @@ export class MfaChallengeService {
     return { mfaToken: token, methods: this.methodsFor(user), expiresInSeconds: MFA_CHALLENGE_TTL_SECONDS };
   }
 
+  /**
+   * The email of the user an open challenge belongs to, or null (unknown, spent, expired, other
+   * tenant), so `auth/mfa/complete` can run in the login brute-force budget of that account.
+   */
+  async accountEmailOf(em: EntityManager, tenant: Tenant, mfaToken: string): Promise<string | null> {
+    const rows = (await em.execute(
+      `select u.email from mfa_challenge c join app_user u on u.id = c.user_id and u.tenant_id = c.tenant_id
+        where c.token_hash = ? and c.tenant_id = ? and c.consumed_at is null and c.expires_at > ?`,
+      [sha256Hex(mfaToken), tenant.id, new Date()],
+    )) as { email: string }[];
+    return rows[0]?.email ?? null;
+  }
+
   /** The factors that can complete a challenge of `user`: TOTP when enrolled, else the email code. */
   methodsFor(user: User): SecondFactorMethod[] {
     return isTotpEnrolled(user) ? ['totp'] : ['email'];

@@ -64,7 +64,7 @@ export const PROCEDURE_RATE_LIMITS: Readonly<Record<string, ProcedureRateLimits>
   'auth.requestEmailOtp': { ip: SIGN_IN_PER_IP, account: 'count' },
   'auth.totpInitialEnroll': { ip: SIGN_IN_PER_IP, account: 'reset' },
   'auth.totpInitialVerify': { ip: SIGN_IN_PER_IP, account: 'reset' },
-  // No email in the body: each mfaToken allows 5 wrong codes, and the factors have their own limits.
+  // No email in the body: the router applies the account budget of the token's user (withAccountBudget).
   'auth.mfaComplete': { ip: SIGN_IN_PER_IP },
   'idp.start': { ip: SIGN_IN_PER_IP },
   'idp.callback': { ip: SIGN_IN_PER_IP },
