@@ -197,7 +197,7 @@ export class IdpService {
 
   /**
    * Completes a sign-in (OIDC Core §3.1.2.5–3.1.3.7): spends the state, exchanges the code, verifies
-   * the ID token, then resolves the user (docs/idp.md "Linking"): the user linked to the provider
+   * the ID token, then resolves the user (docs/idp.md "Who is signed in"): the user linked to the provider
    * subject; or the live user with the same provider-verified email, linked (`IdpOauthLinked`) — when
    * that account's email was never verified, the provider identity takes it over and everything of
    * the pre-registration (password, factors, pending secrets, codes, mailed tokens, sessions) is

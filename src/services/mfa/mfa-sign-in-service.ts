@@ -68,8 +68,8 @@ export class MfaSignInService {
   /**
    * `auth/totp/initial-verify`: step 2; activates the factor with a first code and signs the user in
    * (the activating code counts as the second factor). Under `Required` the email code of step 1
-   * is needed again; it is spent once the factor is active. Audits `MfaTotpEnrolled` and `UserLogin` (`details.method`
-   * `password+totp`) and mails the factor-change notice.
+   * is needed again; it is spent once the factor is active. Audits `MfaTotpEnrolled` and `UserLogin`
+   * (`details.method` `password+totp`) and mails the factor-change notice.
    * @throws ApiError 401 (credentials), `mfa_required` (`details.methods: ["email"]`) or
    *   `invalid_mfa_code`, 403 `mfa_disabled`, 409 `totp_already_enrolled` / `totp_enrollment_not_started`.
    */
