@@ -69,6 +69,7 @@ export class AuthService {
     if (user.passwordHash && passwordNeedsRehash(user.passwordHash)) {
       const rehashed = await hashPassword(password);
       await em.nativeUpdate(UserSchema, { id: user.id }, { passwordHash: rehashed });
+      user.passwordHash = rehashed;
     }
     return user;
   }
@@ -87,7 +88,12 @@ export class AuthService {
   /**
    * Starts the session of a user whose sign-in is complete, auditing `UserLogin` with
    * `details.method` (e.g. `password`, `password+totp`, `idp`, `idp+totp`) plus `details` and
-   * `SessionCreated`, in one transaction.
+   * `SessionCreated`, in one transaction. For a sign-in that checked the password (`password*`), the
+   * user row is locked and the password must still be the one checked: a password reset, change or
+   * provider takeover that committed in between (and ended every session) is not outrun by a
+   * session started just after it.
+   * @throws ApiError 401 `invalid_credentials` when the password changed (or the user was deleted or
+   *   suspended) since it was checked.
    */
   async completeSignIn(
     em: EntityManager,
@@ -98,6 +104,7 @@ export class AuthService {
     details: Record<string, unknown> = {},
   ): Promise<IssuedTokens> {
     return em.transactional(async (tx) => {
+      if (method.startsWith('password')) await this.assertPasswordUnchanged(tx, tenant, user);
       await this.audit.record(tx, {
         tenantId: tenant.id,
         action: 'UserLogin',
@@ -108,6 +115,21 @@ export class AuthService {
       });
       return this.sessions.start(tx, tenant, user, meta);
     });
+  }
+
+  /**
+   * Locks the user row (`FOR UPDATE`, so it waits for a concurrent reset or takeover to commit) and
+   * checks the stored password hash is still the one the sign-in verified.
+   * @throws ApiError 401 `invalid_credentials` otherwise.
+   */
+  private async assertPasswordUnchanged(tx: EntityManager, tenant: Tenant, user: User): Promise<void> {
+    const rows = (await tx.execute(
+      `select password_hash from app_user where id = ? and tenant_id = ? and deleted_at is null and status <> 'Suspended' for update`,
+      [user.id, tenant.id],
+    )) as { password_hash: string | null }[];
+    if (!rows[0] || rows[0].password_hash === null || rows[0].password_hash !== user.passwordHash) {
+      throw unauthorized('invalid_credentials', 'Invalid email or password');
+    }
   }
 
   /**
