@@ -13,7 +13,7 @@ import {
   type RateLimitBudget,
 } from '../services/rate-limits/rate-limit-rules.js';
 import { rateLimitClientKey } from '../services/rate-limits/rate-limiter.js';
-import type { RequestContext } from '../trpc.js';
+import type { RequestContext } from '../context.js';
 
 /** What a tRPC middleware's `next()` resolves to, as far as the limits need it. */
 interface NextResult {

@@ -4,7 +4,7 @@ import helmet from 'helmet';
 import { createOpenApiExpressMiddleware } from 'trpc-to-openapi';
 import type { AppServices } from '../app-services.js';
 import { appRouter } from '../routers/index.js';
-import { createRequestContext } from '../trpc.js';
+import { createRequestContext } from '../context.js';
 import { envelopeAdapterErrors, sendError } from './error-envelope.js';
 import { screenRequestInput, strictCors } from './http-hardening.js';
 import { buildOpenApiDocument } from './openapi.js';

@@ -17,9 +17,7 @@ export const meRouter = router({
     })
     .output(userOutput)
     .query(async ({ ctx }) => {
-      const user =
-        ctx.services.credentials.userReadWithCredential(ctx.em, ctx.principal) ??
-        (await ctx.services.accounts.getUser(ctx.em, ctx.tenant.id, ctx.principal.userId));
+      const user = ctx.sessionUser ?? (await ctx.services.accounts.getUser(ctx.em, ctx.tenant.id, ctx.principal.userId));
       return toUserOutput(user, ctx.tenant);
     }),
 

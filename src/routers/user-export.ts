@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { USER_ROLES, USER_STATUSES } from '../entities/user.js';
 import type { UserDataExport } from '../services/lifecycle/data-export-service.js';
-import type { RequestContext } from '../trpc.js';
+import type { RequestContext } from '../context.js';
 
 /** OpenAPI tag of the personal-data and tenant-deletion operations. */
 export const dataProtectionTags = ['data protection'];
