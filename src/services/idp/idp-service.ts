@@ -15,6 +15,7 @@ import type { AuditService } from '../audit/audit-service.js';
 import type { SignIn } from '../sign-in/auth-service.js';
 import type { IdpClientCredentials, IdpIdentityClaims, IdpProviderClient } from './idp-provider-client.js';
 import type { SessionService } from '../sessions/session-service.js';
+import { findLiveUserByEmail } from '../users/user-lookup.js';
 
 /** Seconds an authorization request (its state, nonce and PKCE verifier) stays usable. */
 export const IDP_AUTH_REQUEST_TTL_SECONDS = 600;
@@ -264,7 +265,7 @@ export class IdpService {
             ? unauthorized('idp_email_missing', 'The identity provider did not share an email address')
             : unauthorized('idp_email_unverified', 'The identity provider has not verified this email address');
         }
-        const existing = await tx.findOne(UserSchema, { tenantId: tenant.id, email, deletedAt: null }, { disableIdentityMap: true });
+        const existing = await findLiveUserByEmail(tx, tenant.id, email);
         user = existing ?? (await this.createMember(tx, tenant, email, identity, meta, now));
         await this.link(tx, tenant, user, identity, existing ? 'verified_email' : 'new_user', meta, now);
       }

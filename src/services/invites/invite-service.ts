@@ -16,6 +16,7 @@ import { randomToken, sha256Hex } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { Mailer } from '../mail/mailer.js';
 import type { IssuedTokens, SessionService } from '../sessions/session-service.js';
+import { escapeHtml } from '../../lib/html.js';
 
 /** Default invite lifetime in seconds (CONTRACT.md "Invites": 7 days). */
 export const INVITE_DEFAULT_TTL_SECONDS = 604_800;
@@ -244,6 +245,3 @@ export class InviteService {
   }
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}

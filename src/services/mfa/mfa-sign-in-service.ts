@@ -6,6 +6,7 @@ import type { AuthService, SignIn } from '../sign-in/auth-service.js';
 import type { EmailOtpService } from './email-otp-service.js';
 import type { MfaService } from './mfa-service.js';
 import type { TotpEnrollment, TotpService } from './totp-service.js';
+import { findLiveUserByEmail } from '../users/user-lookup.js';
 
 /**
  * The MFA steps that happen before a session exists (SPEC.md part 4): asking for an email code,
@@ -31,7 +32,7 @@ export class MfaSignInService {
   async requestEmailOtp(em: EntityManager, tenant: Tenant, email: string, password: string | undefined, meta: RequestMeta): Promise<void> {
     const user =
       password === undefined
-        ? await this.auth.findLiveUserByEmail(em, tenant.id, email)
+        ? await findLiveUserByEmail(em, tenant.id, email)
         : await this.auth.verifySignInCredentials(em, tenant, email, password, meta);
     if (!user || user.status !== 'Active') return;
     if (!this.mfa.requiredMethods(tenant, user).includes('email')) {

@@ -28,11 +28,6 @@ export class RateLimitService {
 
   constructor(private readonly options: RateLimitServiceOptions) {}
 
-  /** `redis` when a shared store is configured, `memory` otherwise. */
-  get store(): 'redis' | 'memory' {
-    return this.options.redis ? 'redis' : 'memory';
-  }
-
   /** A budget's threshold after `RATE_LIMIT_SCALE`, at least 1. */
   scaledPoints(budget: RateLimitBudget): number {
     return Math.max(1, Math.round(budget.points * this.options.scale));

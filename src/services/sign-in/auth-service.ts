@@ -2,7 +2,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Tenant } from '../../entities/tenant.js';
 import { newUser } from '../../entities/new-user.js';
 import { UserSchema, type User } from '../../entities/user.js';
-import { rowToEntity } from '../../db/rows.js';
 import { normalizeEmail } from '../../lib/email.js';
 import { conflict, isUniqueViolation, unauthorized } from '../../lib/errors.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
@@ -10,6 +9,7 @@ import { hashPassword, passwordNeedsRehash, verifyPassword } from '../../securit
 import type { AuditService } from '../audit/audit-service.js';
 import type { LoginCodes, MfaService } from '../mfa/mfa-service.js';
 import type { IssuedTokens, SessionService } from '../sessions/session-service.js';
+import { findLiveUserByEmail } from '../users/user-lookup.js';
 
 /** A signed-in user with the tokens of the new session. */
 export interface SignIn {
@@ -25,16 +25,6 @@ export class AuthService {
     private readonly audit: AuditService,
   ) {}
 
-  /** The live (not deleted) user of a tenant with this email (compared case-insensitively), or null. */
-  async findLiveUserByEmail(em: EntityManager, tenantId: string, email: string): Promise<User | null> {
-    // Plain SQL on the login path: the ORM's findOne would build the query and fork per call.
-    const rows = (await em.execute('select * from app_user where tenant_id = ? and email = ? and deleted_at is null', [
-      tenantId,
-      normalizeEmail(email),
-    ])) as Record<string, unknown>[];
-    return rows[0] ? rowToEntity(em, UserSchema, rows[0]) : null;
-  }
-
   /**
    * Verifies email and password; an unknown email costs one hash too (CONTRACT.md). Failures are
    * audited as `UserLoginFailed`.
@@ -43,7 +33,7 @@ export class AuthService {
    *   wrong), 401 `user_suspended`.
    */
   async verifyCredentials(em: EntityManager, tenant: Tenant, email: string, password: string, meta: RequestMeta): Promise<User> {
-    const user = await this.findLiveUserByEmail(em, tenant.id, email);
+    const user = await findLiveUserByEmail(em, tenant.id, email);
     const ok = await verifyPassword(user?.passwordHash ?? null, password);
     if (!user || !ok) {
       await this.audit.record(em, {

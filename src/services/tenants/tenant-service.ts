@@ -87,11 +87,6 @@ export class TenantService {
       throw err;
     }
   }
-
-  /** The live (not soft-deleted) tenant with this slug, or null (see {@link findLiveTenantBySlug}). */
-  async findBySlug(em: EntityManager, slug: string): Promise<Tenant | null> {
-    return findLiveTenantBySlug(em, slug);
-  }
 }
 
 /**
