@@ -56,7 +56,7 @@ export interface AppServices {
   passwordReset: PasswordResetService;
   dataExport: DataExportService;
   erasure: ErasureService;
-  /** Rate limits (CONTRACT.md), shared through Redis when `REDIS_URL` is set. */
+  /** Rate limits (docs/api-rules.md "Rate limits"), shared through Redis when `REDIS_URL` is set. */
   rateLimits: RateLimitService;
   /** Named readiness probes for `GET /ready`; each rejects when its dependency does not answer. */
   readiness: Map<string, () => Promise<void>>;

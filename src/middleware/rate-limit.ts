@@ -121,7 +121,7 @@ export async function applyRateLimits<R extends NextResult>(
 }
 
 /**
- * The per-credential budget of authenticated routes (CONTRACT.md: 600 per minute): keyed by the
+ * The per-credential budget of authenticated routes (600 per minute, docs/api-rules.md "Rate limits"): keyed by the
  * session of a user access token, or by the API key.
  * @throws ApiError 429 with `Retry-After` when the budget is spent.
  */

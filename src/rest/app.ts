@@ -92,7 +92,7 @@ function errorHandler(services: AppServices) {
 
 /**
  * The HTTP application: `/health`, `/ready`, `/v1/openapi.json`, the typed tRPC endpoint at `/trpc`,
- * and the REST façade of SPEC.md part 4 generated from the same procedures.
+ * and the REST façade (/v1/…) generated from the same procedures.
  */
 export function createApp(services: AppServices): express.Express {
   const { config, logger } = services;

@@ -22,7 +22,7 @@ export const IDP_AUTH_REQUEST_TTL_SECONDS = 600;
 /** Seconds a spent or expired request row is kept, so a replay is reported as such, before it is purged. */
 export const IDP_AUTH_REQUEST_RETENTION_SECONDS = 3_600;
 
-/** The query of `GET oauth/idp/callback` (SPEC.md part 4, plus RFC 9207 `iss`). */
+/** The query of `GET oauth/idp/callback` (RFC 6749 §4.1.2, plus RFC 9207 `iss`; docs/idp.md). */
 export interface IdpCallbackParams {
   code?: string | undefined;
   state?: string | undefined;
@@ -31,7 +31,7 @@ export interface IdpCallbackParams {
   iss?: string | undefined;
 }
 
-/** The tenant's IdP settings as the Tenant resource shows them (SPEC.md part 2); never the secret. */
+/** The tenant's IdP settings as the Tenant resource shows them (docs/idp.md); never the secret. */
 export interface IdpSettingsView {
   idpOauthEnabled: boolean;
   idpClientId: string;
@@ -77,7 +77,7 @@ export function idpSettingsView(tenant: Tenant): IdpSettingsView {
 }
 
 /**
- * External identity-provider sign-in (SPEC.md "External identity-provider sign-in"): the tenant's
+ * External identity-provider sign-in (docs/idp.md): the tenant's
  * client credentials, the start of an OpenID Connect authorization code flow with PKCE, and the
  * callback that signs in, links or creates the user.
  */

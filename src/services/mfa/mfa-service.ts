@@ -7,7 +7,7 @@ import type { AuditService } from '../audit/audit-service.js';
 import type { EmailOtpService } from './email-otp-service.js';
 import { isTotpEnrolled, type TotpService } from './totp-service.js';
 
-/** Second-factor codes a login request may carry (SPEC.md part 4 "Login rules"). */
+/** Second-factor codes a login request may carry (docs/mfa.md). */
 export interface LoginCodes {
   totpCode?: string | undefined;
   emailOtpCode?: string | undefined;
@@ -17,7 +17,7 @@ export interface LoginCodes {
 export type SecondFactorMethod = 'totp' | 'email';
 
 /**
- * Applies the tenant MFA policy at login (CONTRACT.md "MFA").
+ * Applies the tenant MFA policy at login (docs/mfa.md).
  * `Disabled`: password alone. `Optional`: users with TOTP enrolled must give a TOTP code.
  * `Required`: every user needs a second factor (TOTP, or the email code).
  */

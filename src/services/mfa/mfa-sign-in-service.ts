@@ -9,7 +9,7 @@ import type { TotpEnrollment, TotpService } from './totp-service.js';
 import { findLiveUserByEmail } from '../users/user-lookup.js';
 
 /**
- * The MFA steps that happen before a session exists (SPEC.md part 4): asking for an email code,
+ * The MFA steps that happen before a session exists (docs/mfa.md): asking for an email code,
  * and the two-step TOTP enrollment of a user who has no factor yet, authenticated by password.
  */
 export class MfaSignInService {

@@ -9,7 +9,7 @@ import { verifyAccessToken, type AccessTokenClaims } from '../../security/access
 import { sha256Hex } from '../../security/tokens.js';
 import { findLiveTenantBySlug } from '../tenants/tenant-service.js';
 
-/** Plaintext API keys start with one of these (SPEC.md part 5.5). */
+/** Plaintext API keys start with one of these (docs/api-rules.md "Resources"). */
 export const API_KEY_PREFIXES = ['ak_live_', 'ak_test_'] as const;
 
 /** A person signed in through a session. */
@@ -82,7 +82,7 @@ const USER_COLUMN_PREFIX = 'cred_user__';
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 
 /**
- * Resolves the bearer credential of a request (SPEC.md part 5) to a principal of the route's tenant.
+ * Resolves the bearer credential of a request (docs/api-rules.md "Credentials and sessions") to a principal of the route's tenant.
  * Access tokens are checked against their session on every request, so an ended session fails at once.
  */
 export class CredentialService {

@@ -17,7 +17,7 @@ export interface SignIn {
   tokens: IssuedTokens;
 }
 
-/** Password sign-up and sign-in (SPEC.md part 4 "Authentication"). */
+/** Password sign-up and sign-in (docs/api-rules.md "Credentials and sessions"). */
 export class AuthService {
   constructor(
     private readonly sessions: SessionService,
@@ -26,7 +26,7 @@ export class AuthService {
   ) {}
 
   /**
-   * Verifies email and password; an unknown email costs one hash too (CONTRACT.md). Failures are
+   * Verifies email and password; an unknown email costs one hash too (docs/api-rules.md). Failures are
    * audited as `UserLoginFailed`.
    * @returns the user.
    * @throws ApiError 401 `invalid_credentials` (same text whether the email is unknown or the password
@@ -84,7 +84,7 @@ export class AuthService {
   }
 
   /**
-   * Password login (SPEC.md "Login rules"): credentials, then the tenant MFA policy, then a new
+   * Password login (docs/api-rules.md "Credentials and sessions"): credentials, then the tenant MFA policy, then a new
    * session. Audits `UserLogin` (and `SessionCreated`).
    * @throws ApiError 401 `invalid_credentials`, `user_suspended`, `email_not_verified`, `mfa_required`,
    *   `invalid_mfa_code`.
@@ -103,7 +103,7 @@ export class AuthService {
   }
 
   /**
-   * Self-service sign-up as a `Member` (SPEC.md auth/signup). The user is `Pending` when the tenant
+   * Self-service sign-up as a `Member` (POST auth/signup in the OpenAPI document). The user is `Pending` when the tenant
    * requires email verification, `Active` otherwise. Audits `UserSignup` and `SessionCreated`.
    * @throws ApiError 409 `email_taken` when the email already belongs to a user of the tenant.
    */

@@ -15,7 +15,7 @@ import { rowToEntity } from '../../db/rows.js';
 export const SLUG_MAX_LENGTH = 63;
 
 /**
- * Derives a tenant slug from its name (CONTRACT.md "Tenants and users"): lower-cased, runs of
+ * Derives a tenant slug from its name (docs/api-rules.md "Resources"): lower-cased, runs of
  * characters outside `[a-z0-9]` become `-`, leading and trailing `-` trimmed, at most 63 characters.
  * @returns the slug, possibly empty when the name has no letter or digit.
  */

@@ -27,7 +27,7 @@ export class AccountService {
   }
 
   /**
-   * Soft-deletes a user (CONTRACT.md): `deletedAt` set, every session ended at once, hidden from lists,
+   * Soft-deletes a user (docs/api-rules.md "Resources"): `deletedAt` set, every session ended at once, hidden from lists,
    * unable to log in; audits `UserSoftDeleted` and `GdprErasureRequested` (the erasure sweep hard-deletes
    * the user `USER_RETENTION_DAYS` later). The last active Admin cannot be deleted.
    * @throws ApiError 404 unknown user, 409 `last_admin`.
