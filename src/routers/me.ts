@@ -64,6 +64,6 @@ export const meRouter = router({
     .output(userExportOutput)
     .query(async ({ ctx }) => {
       const data = await ctx.services.dataExport.exportUser(ctx.em, ctx.tenant, ctx.principal.userId, 'self', ctx.actor, ctx.meta);
-      return asAttachment(ctx, data);
+      return asAttachment(ctx.res, data);
     }),
 });

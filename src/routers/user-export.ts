@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { USER_ROLES, USER_STATUSES } from '../entities/user.js';
-import type { RequestContext } from '../context.js';
+import type { Response } from 'express';
 import { auditEventOutput } from './schemas.js';
 
 /** OpenAPI tag of the personal-data and tenant-deletion operations. */
@@ -49,7 +49,7 @@ export const userExportOutput = z
 export type UserDataExport = z.infer<typeof userExportOutput>;
 
 /** Lets a browser save the export as a file. */
-export function asAttachment(ctx: RequestContext, data: UserDataExport): UserDataExport {
-  ctx.res.setHeader('Content-Disposition', `attachment; filename="user-export-${data.user.id}.json"`);
+export function asAttachment(res: Response, data: UserDataExport): UserDataExport {
+  res.setHeader('Content-Disposition', `attachment; filename="user-export-${data.user.id}.json"`);
   return data;
 }

@@ -88,6 +88,6 @@ export const usersRouter = router({
     .output(userExportOutput)
     .query(async ({ ctx, input }) => {
       const data = await ctx.services.dataExport.exportUser(ctx.em, ctx.tenant, input.userId, 'admin', ctx.actor, ctx.meta);
-      return asAttachment(ctx, data);
+      return asAttachment(ctx.res, data);
     }),
 });
