@@ -1,7 +1,7 @@
 import { forbidden, unauthorized } from '../lib/errors.js';
 import type { Actor } from '../lib/request-meta.js';
 import type { User } from '../entities/user.js';
-import type { Principal, SessionCheck } from '../services/sessions/credential-service.js';
+import type { Principal, SessionCheck } from '../services/sessions/bearer-authentication-service.js';
 import { limitCredential } from './rate-limit.js';
 import { tenantProcedure } from './tenant.js';
 

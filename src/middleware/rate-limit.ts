@@ -1,7 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import { normalizeEmail } from '../lib/email.js';
 import { ApiError, tooManyRequests } from '../lib/errors.js';
-import type { Principal } from '../services/sessions/credential-service.js';
+import type { Principal } from '../services/sessions/bearer-authentication-service.js';
 import {
   ACCOUNT_FAILURES_ALL_IPS,
   ACCOUNT_FAILURES_PER_IP,

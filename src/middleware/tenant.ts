@@ -10,7 +10,7 @@ export const tenantSlugInput = z.object({
 /**
  * A procedure under `/v1/{tenantSlug}`: resolves the live tenant into `ctx.tenant`. With an access
  * token, its session and user are read in the same query and carried to the auth middleware in
- * `ctx.sessionCheck` (see CredentialService.resolveTenant and docs/architecture.md).
+ * `ctx.sessionCheck` (see BearerAuthenticationService.resolveTenant and docs/architecture.md).
  * @throws ApiError 404 `tenant_not_found` for an unknown or deleted slug.
  */
 export const tenantProcedure = publicProcedure.input(tenantSlugInput).use(async ({ ctx, input, next }) => {

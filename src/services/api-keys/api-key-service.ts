@@ -22,7 +22,7 @@ export interface CreateApiKeyInput {
 
 /**
  * The tenant's API keys (docs/api-rules.md "Resources", docs/decisions.md "API keys"): creation, listing, revocation.
- * Authentication with a key lives in CredentialService.
+ * Authentication with a key lives in BearerAuthenticationService.
  */
 export class ApiKeyService {
   constructor(private readonly audit: AuditService) {}

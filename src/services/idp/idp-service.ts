@@ -12,7 +12,7 @@ import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { Keyring } from '../../security/keyring.js';
 import { sha256Hex } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
-import type { SignIn } from '../sign-in/auth-service.js';
+import type { SignIn } from '../sign-in/password-sign-in-service.js';
 import type { IdpClientCredentials, IdpIdentityClaims, IdpProviderClient } from './idp-provider-client.js';
 import type { SessionService } from '../sessions/session-service.js';
 import { findLiveUserByEmail } from '../users/user-lookup.js';

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Tenant } from '../../entities/tenant.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
-import type { AuthService, SignIn } from '../sign-in/auth-service.js';
+import type { PasswordSignInService, SignIn } from '../sign-in/password-sign-in-service.js';
 import type { EmailOtpService } from './email-otp-service.js';
 import type { MfaService } from './mfa-service.js';
 import type { TotpEnrollment, TotpService } from './totp-service.js';
@@ -14,7 +14,7 @@ import { findLiveUserByEmail } from '../users/user-lookup.js';
  */
 export class MfaSignInService {
   constructor(
-    private readonly auth: AuthService,
+    private readonly auth: PasswordSignInService,
     private readonly mfa: MfaService,
     private readonly totp: TotpService,
     private readonly emailOtp: EmailOtpService,

@@ -18,7 +18,7 @@ export interface SignIn {
 }
 
 /** Password sign-up and sign-in (docs/api-rules.md "Credentials and sessions"). */
-export class AuthService {
+export class PasswordSignInService {
   constructor(
     private readonly sessions: SessionService,
     private readonly mfa: MfaService,

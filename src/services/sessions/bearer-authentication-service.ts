@@ -85,7 +85,7 @@ const LAST_USED_WRITE_INTERVAL_MS = 60_000;
  * Resolves the bearer credential of a request (docs/api-rules.md "Credentials and sessions") to a principal of the route's tenant.
  * Access tokens are checked against their session on every request, so an ended session fails at once.
  */
-export class CredentialService {
+export class BearerAuthenticationService {
   /** `u.<column> as cred_user__<column>` for every column of app_user, built once. */
   private userColumns: string | undefined;
 

@@ -9,7 +9,7 @@ import type { SessionService } from '../sessions/session-service.js';
 import { rowToEntity } from '../../db/rows.js';
 
 /** The signed-in user's own account: profile, deletion, password, sessions. */
-export class AccountService {
+export class UserAccountService {
   constructor(
     private readonly sessions: SessionService,
     private readonly audit: AuditService,
