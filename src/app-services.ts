@@ -3,12 +3,12 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { closeRedis, createRedisClient, pingRedis } from './db/redis.js';
 import { Keyring } from './security/keyring.js';
-import { AccountService } from './services/users/account-service.js';
+import { UserAccountService } from './services/users/user-account-service.js';
 import { ApiKeyService } from './services/api-keys/api-key-service.js';
 import { AuditLogService } from './services/audit/audit-log-service.js';
 import { AuditService } from './services/audit/audit-service.js';
-import { AuthService } from './services/sign-in/auth-service.js';
-import { CredentialService } from './services/sessions/credential-service.js';
+import { PasswordSignInService } from './services/sign-in/password-sign-in-service.js';
+import { BearerAuthenticationService } from './services/sessions/bearer-authentication-service.js';
 import { IdpProviderClient } from './services/idp/idp-provider-client.js';
 import { IdpService } from './services/idp/idp-service.js';
 import { EmailOtpService } from './services/mfa/email-otp-service.js';
@@ -44,14 +44,14 @@ export interface AppServices {
   totp: TotpService;
   emailOtp: EmailOtpService;
   mfa: MfaService;
-  auth: AuthService;
+  auth: PasswordSignInService;
   mfaSignIn: MfaSignInService;
   /** TOTP enrolment by a signed-in user, behind the recent-sign-in check. */
   mfaEnrollment: MfaEnrollmentService;
   /** The second step of a provider sign-in that needs a factor (`auth/mfa/complete`). */
   mfaChallenges: MfaChallengeService;
-  accounts: AccountService;
-  credentials: CredentialService;
+  accounts: UserAccountService;
+  credentials: BearerAuthenticationService;
   /** External identity-provider sign-in (OpenID Connect authorization code + PKCE). */
   idp: IdpService;
   invites: InviteService;
@@ -63,7 +63,7 @@ export interface AppServices {
   passwordReset: PasswordResetService;
   dataExport: DataExportService;
   erasure: ErasureService;
-  /** Rate limits (CONTRACT.md), shared through Redis when `REDIS_URL` is set. */
+  /** Rate limits (docs/api-rules.md "Rate limits"), shared through Redis when `REDIS_URL` is set. */
   rateLimits: RateLimitService;
   /** Named readiness probes for `GET /ready`; each rejects when its dependency does not answer. */
   readiness: Map<string, () => Promise<void>>;
@@ -83,9 +83,9 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
   const totp = new TotpService(keyring, audit, new FactorChangeNotifier(mailer, logger));
   const emailOtp = new EmailOtpService(config, mailer, audit);
   const mfa = new MfaService(totp, emailOtp, audit);
-  const auth = new AuthService(sessions, mfa, audit);
+  const auth = new PasswordSignInService(sessions, mfa, audit);
   const accountTokens = new AccountTokenService(mailer, logger);
-  const accounts = new AccountService(sessions, audit, accountTokens);
+  const accounts = new UserAccountService(sessions, audit, accountTokens);
   const mfaChallenges = new MfaChallengeService(auth, mfa);
   const emailVerification = new EmailVerificationService(config, accountTokens, audit);
   const redis = config.redisUrl ? createRedisClient(config.redisUrl, logger) : undefined;
@@ -112,7 +112,7 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     mfaEnrollment: new MfaEnrollmentService(accounts, totp),
     mfaChallenges,
     accounts,
-    credentials: new CredentialService(config, logger),
+    credentials: new BearerAuthenticationService(config, logger),
     idp: new IdpService(config, keyring, new IdpProviderClient(logger), auth, mfa, mfaChallenges, sessions, audit),
     invites: new InviteService(config, logger, sessions, mailer, audit),
     apiKeys: new ApiKeyService(audit),

@@ -4,7 +4,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 
-/** One AES-256 key of the field-encryption keyring (CONTRACT.md `ENCRYPTION_KEYS`). */
+/** One AES-256 key of the field-encryption keyring (`ENCRYPTION_KEYS`, docs/operations.md). */
 export interface KeyringEntry {
   /** Version label as written in the variable, e.g. `v1`. Stored beside every ciphertext. */
   version: string;
@@ -12,7 +12,7 @@ export interface KeyringEntry {
   key: Buffer;
 }
 
-/** The validated service configuration (CONTRACT.md "Running"). */
+/** The validated service configuration (README.md configuration table, docs/operations.md). */
 export interface Config {
   nodeEnv: string;
   port: number;
@@ -210,7 +210,7 @@ function loadDevSecrets(dataDir: string, need: { jwt: boolean; keys: boolean }):
 }
 
 /**
- * Validates the environment and builds the configuration (CONTRACT.md "Running").
+ * Validates the environment and builds the configuration (README.md configuration table, docs/operations.md).
  * Unset `JWT_SECRET` / `ENCRYPTION_KEYS` are generated once into `DATA_DIR` outside production.
  * @param env usually `process.env`.
  * @throws ConfigError with a message naming the variable and what is wrong with it.

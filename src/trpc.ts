@@ -1,33 +1,8 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { initTRPC } from '@trpc/server';
-import type { Request, Response } from 'express';
 import type { OpenApiMeta } from 'trpc-to-openapi';
-import type { AppServices } from './app-services.js';
+import type { RequestContext } from './context.js';
 import { ApiError, DEFAULT_MESSAGES } from './lib/errors.js';
-import type { RequestMeta } from './lib/request-meta.js';
 import { applyRateLimits } from './middleware/rate-limit.js';
-
-/** What every procedure sees: the services, a request-scoped entity manager and the HTTP exchange. */
-export interface RequestContext {
-  services: AppServices;
-  /** A fork of the ORM's entity manager for this request only. */
-  em: EntityManager;
-  req: Request;
-  res: Response;
-  meta: RequestMeta;
-}
-
-/** Builds the context of one request (shared by the REST façade and the /trpc endpoint). */
-export function createRequestContext(services: AppServices, req: Request, res: Response): RequestContext {
-  const userAgent = req.get('user-agent');
-  return {
-    services,
-    em: services.orm.em.fork() as EntityManager,
-    req,
-    res,
-    meta: { ip: req.ip ?? null, userAgent: userAgent ? userAgent.slice(0, 512) : null },
-  };
-}
 
 interface ZodLikeIssue {
   path: PropertyKey[];
@@ -42,7 +17,7 @@ function zodIssues(cause: unknown): { path: string; message: string }[] | undefi
 }
 
 /** The `data` every error carries on the tRPC endpoint; the REST façade turns it into the envelope. */
-export interface ErrorData {
+interface ErrorData {
   code: string;
   httpStatus: number;
   path?: string;
@@ -67,10 +42,8 @@ const t = initTRPC
   });
 
 export const router = t.router;
-export const middleware = t.middleware;
 /**
- * The base of every procedure: applies the rate limits of src/services/rate-limit-rules.ts for the
+ * The base of every procedure: applies the rate limits of src/services/rate-limits/rate-limit-rules.ts for the
  * procedure's path before anything else runs (429 with `Retry-After`).
  */
 export const publicProcedure = t.procedure.use(({ ctx, path, getRawInput, next }) => applyRateLimits(ctx, path, getRawInput, next));
-export const createCallerFactory = t.createCallerFactory;

@@ -3,7 +3,7 @@ import { EntitySchema } from '@mikro-orm/core';
 export const API_KEY_ENVIRONMENTS = ['live', 'test'] as const;
 export type ApiKeyEnvironment = (typeof API_KEY_ENVIRONMENTS)[number];
 
-/** A tenant's server credential (SPEC.md part 5.5), stored as a SHA-256 hash with a visible prefix. */
+/** A tenant's server credential (docs/api-rules.md "Resources"), stored as a SHA-256 hash with a visible prefix. */
 export interface ApiKey {
   id: string;
   tenantId: string;

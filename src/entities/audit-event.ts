@@ -1,6 +1,6 @@
 import { EntitySchema } from '@mikro-orm/core';
 
-/** Every audit action of SPEC.md part 6. */
+/** Every audit action (docs/audit.md). */
 export const AUDIT_ACTIONS = [
   'UserSignup', 'UserLogin', 'UserLoginFailed', 'UserLogout', 'UserPasswordChanged', 'UserEmailVerified',
   'UserSoftDeleted', 'UserHardDeleted',
@@ -17,7 +17,7 @@ export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 export const ACTOR_TYPES = ['user', 'api_key', 'system'] as const;
 export type ActorType = (typeof ACTOR_TYPES)[number];
 
-/** One audit log row (CONTRACT.md "Audit"). Never holds a secret. */
+/** One audit log row (docs/audit.md). Never holds a secret. */
 export interface AuditEvent {
   id: string;
   tenantId: string;

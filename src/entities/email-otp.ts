@@ -1,7 +1,7 @@
 import { EntitySchema } from '@mikro-orm/core';
 
 /**
- * The open email one-time code of a user (CONTRACT.md "MFA"): at most one per user, a new request
+ * The open email one-time code of a user (docs/mfa.md): at most one per user, a new request
  * replaces it. Only an HMAC-SHA256 of the code is stored; the row is deleted when the code is used.
  */
 export interface EmailOtp {

@@ -5,7 +5,7 @@ export const INVITE_STATUSES = ['Open', 'Accepted', 'Revoked', 'Expired'] as con
 export type InviteStatus = (typeof INVITE_STATUSES)[number];
 
 /**
- * An invitation to join a tenant (SPEC.md part 2 "Invite", CONTRACT.md "Invites"). The token is
+ * An invitation to join a tenant (docs/decisions.md "Invites"). The token is
  * stored only as its SHA-256 hash. An `Open` invite past `expiresAt` is marked `Expired` the next
  * time it is listed or presented.
  */

@@ -1,7 +1,7 @@
 import { EntitySchema } from '@mikro-orm/core';
 
 /**
- * One sign-in: the refresh-token family of SPEC.md part 2. Its id is the `sid` claim of every access
+ * One sign-in: the refresh-token family (docs/api-rules.md "Credentials and sessions"). Its id is the `sid` claim of every access
  * token issued in it; revoking it ends those access tokens at once.
  */
 export interface Session {

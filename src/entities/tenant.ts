@@ -5,7 +5,7 @@ export type TenantPlan = (typeof TENANT_PLANS)[number];
 export const MFA_POLICIES = ['Disabled', 'Optional', 'Required'] as const;
 export type MfaPolicy = (typeof MFA_POLICIES)[number];
 
-/** A workspace (SPEC.md part 2 "Tenant"). Soft-deleted tenants keep their row with `deletedAt`. */
+/** A workspace (docs/api-rules.md "Resources"). Soft-deleted tenants keep their row with `deletedAt`. */
 export interface Tenant {
   id: string;
   slug: string;

@@ -5,7 +5,7 @@ export type UserStatus = (typeof USER_STATUSES)[number];
 export const USER_ROLES = ['Member', 'Admin'] as const;
 export type UserRole = (typeof USER_ROLES)[number];
 
-/** A person of one tenant (SPEC.md part 2 "User"). Emails are stored lower-cased. */
+/** A person of one tenant (docs/api-rules.md "Resources"). Emails are stored lower-cased. */
 export interface User {
   id: string;
   tenantId: string;

@@ -1,7 +1,7 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { TRPCError } from '@trpc/server';
 
-/** The error codes of CONTRACT.md "Errors" with their HTTP statuses. */
+/** The error codes of docs/api-rules.md "Errors" with their HTTP statuses. */
 export const ERROR_STATUS = {
   BAD_REQUEST: 400,
   UNAUTHORIZED: 401,
@@ -15,7 +15,7 @@ export const ERROR_STATUS = {
 } as const;
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-/** The body of every error response: `{ code, message, details }` (SPEC.md part 7). */
+/** The body of every error response: `{ code, message, details }` (docs/api-rules.md "Errors"). */
 export interface ErrorEnvelope {
   code: ErrorCode;
   message: string;
@@ -43,7 +43,7 @@ export class ApiError extends TRPCError {
 export const badRequest = (reason: string, message: string, extra: Record<string, unknown> = {}): ApiError =>
   new ApiError('BAD_REQUEST', message, { reason, ...extra });
 
-/** 401 `UNAUTHORIZED`; `reason` is one of CONTRACT.md's `details.reason` values. */
+/** 401 `UNAUTHORIZED`; `reason` is a stable `details.reason` value (docs/api-rules.md "Errors"). */
 export const unauthorized = (reason: string, message: string, extra: Record<string, unknown> = {}): ApiError =>
   new ApiError('UNAUTHORIZED', message, { reason, ...extra });
 

@@ -6,7 +6,7 @@ export interface RequestMeta {
   userAgent: string | null;
 }
 
-/** Who performed an audited operation (CONTRACT.md "Audit": `actorType`, `actorId`). */
+/** Who performed an audited operation (docs/audit.md: `actorType`, `actorId`). */
 export interface Actor {
   type: 'user' | 'api_key' | 'system';
   id: string | null;

@@ -1,6 +1,7 @@
 import { forbidden, unauthorized } from '../lib/errors.js';
 import type { Actor } from '../lib/request-meta.js';
-import type { Principal } from '../services/sessions/credential-service.js';
+import type { User } from '../entities/user.js';
+import type { Principal, SessionCheck } from '../services/sessions/bearer-authentication-service.js';
 import { limitCredential } from './rate-limit.js';
 import { tenantProcedure } from './tenant.js';
 
@@ -10,14 +11,25 @@ export function actorOf(principal: Principal): Actor {
 }
 
 /**
- * Any credential of the route's tenant: a user's access token or an API key (SPEC.md part 5), within
- * its per-credential rate limit.
+ * The user row the tenant query read with the session check, when it is the principal's live user
+ * (GET me answers from it without a second read), else undefined.
+ */
+function userReadWithSession(principal: Principal, sessionCheck: SessionCheck | undefined): User | undefined {
+  const user = sessionCheck?.user;
+  if (principal.kind !== 'user' || !user) return undefined;
+  return user.id === principal.userId && user.tenantId === principal.tenantId && !user.deletedAt ? user : undefined;
+}
+
+/**
+ * Any credential of the route's tenant: a user's access token or an API key (docs/security.md),
+ * within its per-credential rate limit. Adds `principal`, `actor` and `sessionUser` (the user row
+ * read with the session check, when there is one) to the context.
  * @throws ApiError 401 with the credential service's reasons; 429 when the credential's budget is spent.
  */
 export const authenticatedProcedure = tenantProcedure.use(async ({ ctx, next }) => {
-  const principal = await ctx.services.credentials.authenticate(ctx.em, ctx.tenant, ctx.req.headers.authorization);
+  const principal = await ctx.services.credentials.authenticate(ctx.em, ctx.tenant, ctx.req.headers.authorization, ctx.sessionCheck);
   await limitCredential(ctx, principal);
-  return next({ ctx: { principal, actor: actorOf(principal) } });
+  return next({ ctx: { principal, actor: actorOf(principal), sessionUser: userReadWithSession(principal, ctx.sessionCheck) } });
 });
 
 /**
@@ -30,7 +42,7 @@ export const userProcedure = authenticatedProcedure.use(({ ctx, next }) => {
 });
 
 /**
- * Tenant administration (CONTRACT.md "Roles"): an Admin user or an API key of the tenant.
+ * Tenant administration (docs/security.md, roles): an Admin user or an API key of the tenant.
  * @throws ApiError 403 `admin_required` for a Member.
  */
 export const adminProcedure = authenticatedProcedure.use(({ ctx, next }) => {

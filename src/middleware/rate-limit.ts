@@ -1,7 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import { normalizeEmail } from '../lib/email.js';
 import { ApiError, tooManyRequests } from '../lib/errors.js';
-import type { Principal } from '../services/sessions/credential-service.js';
+import type { Principal } from '../services/sessions/bearer-authentication-service.js';
 import {
   ACCOUNT_FAILURES_ALL_IPS,
   ACCOUNT_FAILURES_PER_IP,
@@ -13,7 +13,7 @@ import {
   type RateLimitBudget,
 } from '../services/rate-limits/rate-limit-rules.js';
 import { rateLimitClientKey } from '../services/rate-limits/rate-limiter.js';
-import type { RequestContext } from '../trpc.js';
+import type { RequestContext } from '../context.js';
 
 /** What a tRPC middleware's `next()` resolves to, as far as the limits need it. */
 interface NextResult {
@@ -154,7 +154,7 @@ export async function withAccountBudget<T>(ctx: RequestContext, tenantSlug: stri
 }
 
 /**
- * The per-credential budget of authenticated routes (CONTRACT.md: 600 per minute): keyed by the
+ * The per-credential budget of authenticated routes (600 per minute, docs/api-rules.md "Rate limits"): keyed by the
  * session of a user access token, or by the API key.
  * @throws ApiError 429 with `Retry-After` when the budget is spent.
  */

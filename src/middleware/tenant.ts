@@ -8,12 +8,13 @@ export const tenantSlugInput = z.object({
 });
 
 /**
- * A procedure under `/v1/{tenantSlug}`: resolves the live tenant into `ctx.tenant` (with an access
- * token, its session is read in the same query for the auth middleware; see CredentialService).
+ * A procedure under `/v1/{tenantSlug}`: resolves the live tenant into `ctx.tenant`. With an access
+ * token, its session and user are read in the same query and carried to the auth middleware in
+ * `ctx.sessionCheck` (see BearerAuthenticationService.resolveTenant and docs/architecture.md).
  * @throws ApiError 404 `tenant_not_found` for an unknown or deleted slug.
  */
 export const tenantProcedure = publicProcedure.input(tenantSlugInput).use(async ({ ctx, input, next }) => {
-  const tenant = await ctx.services.credentials.resolveTenant(ctx.em, input.tenantSlug, ctx.req.headers.authorization);
-  if (!tenant) throw notFound('Tenant not found', 'tenant_not_found');
-  return next({ ctx: { tenant } });
+  const resolved = await ctx.services.credentials.resolveTenant(ctx.em, input.tenantSlug, ctx.req.headers.authorization);
+  if (!resolved) throw notFound('Tenant not found', 'tenant_not_found');
+  return next({ ctx: { tenant: resolved.tenant, sessionCheck: resolved.sessionCheck } });
 });

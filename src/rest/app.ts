@@ -4,7 +4,7 @@ import helmet from 'helmet';
 import { createOpenApiExpressMiddleware } from 'trpc-to-openapi';
 import type { AppServices } from '../app-services.js';
 import { appRouter } from '../routers/index.js';
-import { createRequestContext } from '../trpc.js';
+import { createRequestContext } from '../context.js';
 import { envelopeAdapterErrors, sendError } from './error-envelope.js';
 import { screenRequestInput, strictCors } from './http-hardening.js';
 import { buildOpenApiDocument } from './openapi.js';
@@ -33,6 +33,42 @@ function requireJsonBody(req: Request, res: Response, next: NextFunction): void 
   next();
 }
 
+/**
+ * helmet's headers for an API that serves only JSON: nothing may load, frame or submit anything
+ * (OWASP ASVS V3.4). They do not depend on the request, so helmet runs once at start-up against a
+ * recording response and every request gets the recorded headers in one `setHeaders` call.
+ */
+function securityHeaders(): express.RequestHandler {
+  const setHelmetHeaders = helmet({
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: { defaultSrc: ["'none'"], baseUri: ["'none'"], objectSrc: ["'none'"], frameAncestors: ["'none'"], formAction: ["'none'"] },
+    },
+    frameguard: { action: 'deny' },
+    strictTransportSecurity: { maxAge: 31_536_000, includeSubDomains: true },
+  });
+  const headers = new Map<string, string>();
+  const removed: string[] = [];
+  const recorder = {
+    setHeader: (name: string, value: string) => headers.set(name, value),
+    removeHeader: (name: string) => removed.push(name),
+  };
+  let completed = false;
+  setHelmetHeaders({} as never, recorder as never, () => (completed = true));
+  if (!completed) throw new Error('helmet did not complete synchronously');
+  return (_req, res, next) => {
+    res.setHeaders(headers);
+    for (const name of removed) res.removeHeader(name);
+    next();
+  };
+}
+
+/** Every answer after the health, readiness and OpenAPI routes is never cached (tokens, personal data). */
+function noStore(_req: Request, res: Response, next: NextFunction): void {
+  res.setHeader('Cache-Control', 'no-store');
+  next();
+}
+
 /** Maps body-parser failures and anything unexpected to the envelope; never leaks a stack or SQL. */
 function errorHandler(services: AppServices) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
@@ -56,7 +92,7 @@ function errorHandler(services: AppServices) {
 
 /**
  * The HTTP application: `/health`, `/ready`, `/v1/openapi.json`, the typed tRPC endpoint at `/trpc`,
- * and the REST façade of SPEC.md part 4 generated from the same procedures.
+ * and the REST façade (/v1/…) generated from the same procedures.
  */
 export function createApp(services: AppServices): express.Express {
   const { config, logger } = services;
@@ -65,17 +101,7 @@ export function createApp(services: AppServices): express.Express {
   app.set('trust proxy', config.trustProxy);
   app.set('etag', false);
   app.use(logRequests(logger));
-  // An API that serves only JSON: nothing may load, frame or submit anything (OWASP ASVS V3.4).
-  app.use(
-    helmet({
-      contentSecurityPolicy: {
-        useDefaults: false,
-        directives: { defaultSrc: ["'none'"], baseUri: ["'none'"], objectSrc: ["'none'"], frameAncestors: ["'none'"], formAction: ["'none'"] },
-      },
-      frameguard: { action: 'deny' },
-      strictTransportSecurity: { maxAge: 31_536_000, includeSubDomains: true },
-    }),
-  );
+  app.use(securityHeaders());
   app.use(strictCors(config.corsOrigins));
 
   app.get('/health', (_req, res) => {
@@ -97,10 +123,7 @@ export function createApp(services: AppServices): express.Express {
     res.type('application/json').send(openApiDocument);
   });
 
-  app.use((_req, res, next) => {
-    res.setHeader('Cache-Control', 'no-store');
-    next();
-  });
+  app.use(noStore);
   app.use(express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] }));
   app.use(requireJsonBody);
   app.use(screenRequestInput);

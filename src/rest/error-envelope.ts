@@ -2,7 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { DEFAULT_MESSAGES, ERROR_STATUS, type ErrorCode, type ErrorEnvelope } from '../lib/errors.js';
 import { noteError } from './request-log.js';
 
-/** Writes the error envelope of SPEC.md part 7 with its status. */
+/** Writes the error envelope of docs/api-rules.md "Errors" with its status. */
 export function sendError(res: Response, code: ErrorCode, message: string, details: Record<string, unknown> = {}): void {
   const body: ErrorEnvelope = { code, message, details };
   noteError(res, code, details);
@@ -37,7 +37,7 @@ function toEnvelope(status: number, raw: string): { status: number; body: ErrorE
 
 /**
  * Express middleware for the REST façade: every error the tRPC-to-OpenAPI adapter writes leaves as
- * exactly `{ code, message, details }`, with the status of CONTRACT.md "Errors". Every JSON answer
+ * exactly `{ code, message, details }`, with the status of docs/api-rules.md "Errors". Every JSON answer
  * of the adapter also names its charset (`application/json; charset=utf-8`, OWASP ASVS 4.1.1).
  */
 export function envelopeAdapterErrors(_req: Request, res: Response, next: NextFunction): void {

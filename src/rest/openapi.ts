@@ -2,7 +2,7 @@ import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { appRouter } from '../routers/index.js';
 
 /**
- * The OpenAPI 3 description of every REST route (SPEC.md part 9: `info.version` 0.0.0), generated
+ * The OpenAPI 3 description of every REST route (`info.version` 0.0.0), generated
  * from the tRPC procedures' `openapi` meta and Zod schemas, plus the service routes.
  * @param publicUrl base of the `servers` entry.
  */

@@ -24,6 +24,7 @@ export function logRequests(logger: Logger) {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const status = res.statusCode;
+      if (status < 400 && !logger.isLevelEnabled('debug')) return;
       const entry = {
         method: req.method,
         path: req.path,

@@ -7,7 +7,7 @@ import { isoDateTime, OK, okOutput, queryBoolean } from './schemas.js';
 const tags = ['api-keys'];
 const adminErrors = { 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or key', 429: 'Rate limited' };
 
-/** CONTRACT.md apiKey object; never carries the key or its hash. */
+/** The API key as the API shows it (docs/api-rules.md "Resources"); never carries the key or its hash. */
 export const apiKeyOutput = z
   .object({
     id: z.string(),

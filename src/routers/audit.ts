@@ -1,26 +1,10 @@
 import { z } from 'zod';
-import { ACTOR_TYPES, AUDIT_ACTIONS } from '../entities/audit-event.js';
+import { AUDIT_ACTIONS } from '../entities/audit-event.js';
 import { adminProcedure } from '../middleware/auth.js';
 import { rejectEmptyQueryValues } from '../rest/empty-query-values.js';
 import { AUDIT_DEFAULT_LIMIT, AUDIT_MAX_LIMIT } from '../services/audit/audit-log-service.js';
 import { router } from '../trpc.js';
-import { isoDateTime } from './schemas.js';
-
-/** CONTRACT.md "Audit" item. */
-export const auditEventOutput = z
-  .object({
-    id: z.string(),
-    action: z.enum(AUDIT_ACTIONS),
-    actorType: z.enum(ACTOR_TYPES),
-    actorId: z.string().nullable(),
-    targetType: z.string().nullable(),
-    targetId: z.string().nullable(),
-    ip: z.string().nullable(),
-    userAgent: z.string().nullable(),
-    details: z.record(z.string(), z.unknown()),
-    createdAt: z.string(),
-  })
-  .meta({ id: 'AuditEvent' });
+import { auditEventOutput, isoDateTime } from './schemas.js';
 
 export const auditRouter = router({
   list: adminProcedure

@@ -6,11 +6,11 @@ import { OK, okOutput, sessionOutput, toSession } from './schemas.js';
 
 const tags = ['idp'];
 
-/** SPEC.md part 8: identity-provider clientId and clientSecret, 1 to 512 characters each. */
+/** docs/api-rules.md "Limits": identity-provider clientId and clientSecret, 1 to 512 characters each. */
 const idpCredential = z.string().min(1).max(512);
 
 /**
- * The authorization response of RFC 6749 §4.1.2 / §4.1.2.1 as SPEC.md lists it, plus the RFC 9207
+ * The authorization response of RFC 6749 §4.1.2 / §4.1.2.1 as docs/idp.md lists it, plus the RFC 9207
  * `iss` parameter that providers such as oidc-provider add. Upper bounds keep abuse cheap.
  */
 const callbackInput = z.object({

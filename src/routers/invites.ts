@@ -10,7 +10,7 @@ import { email, newPassword, OK, okOutput, opaqueToken, queryBoolean, tenantSess
 const tags = ['invites'];
 const adminErrors = { 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or invite' };
 
-/** CONTRACT.md invite object. */
+/** An invite as the API shows it (docs/api-rules.md "Resources"). */
 export const inviteOutput = z
   .object({
     id: z.string(),

@@ -18,9 +18,7 @@ export const meRouter = router({
     })
     .output(userOutput)
     .query(async ({ ctx }) => {
-      const user =
-        ctx.services.credentials.userReadWithCredential(ctx.em, ctx.principal) ??
-        (await ctx.services.accounts.getUser(ctx.em, ctx.tenant.id, ctx.principal.userId));
+      const user = ctx.sessionUser ?? (await ctx.services.accounts.getUser(ctx.em, ctx.tenant.id, ctx.principal.userId));
       return toUserOutput(user, ctx.tenant);
     }),
 
@@ -69,6 +67,6 @@ export const meRouter = router({
     .output(userExportOutput)
     .query(async ({ ctx }) => {
       const data = await ctx.services.dataExport.exportUser(ctx.em, ctx.tenant, ctx.principal.userId, 'self', ctx.actor, ctx.meta);
-      return asAttachment(ctx, data);
+      return asAttachment(ctx.res, data);
     }),
 });

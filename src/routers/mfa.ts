@@ -5,7 +5,7 @@ import { OK, okOutput, oneTimeCode, totpEnrollmentOutput } from './schemas.js';
 
 const tags = ['mfa'];
 
-/** TOTP enrollment of the signed-in user (SPEC.md part 4 "MFA (authenticated user)"); user tokens only. */
+/** TOTP enrollment of the signed-in user (docs/mfa.md); user tokens only. */
 export const mfaRouter = router({
   totpEnroll: userProcedure
     .meta({

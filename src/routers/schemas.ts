@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { ACTOR_TYPES, AUDIT_ACTIONS } from '../entities/audit-event.js';
 import { USER_ROLES, USER_STATUSES, type User } from '../entities/user.js';
 import type { IssuedTokens } from '../services/sessions/session-service.js';
 
-/** SPEC.md part 8 limits shared by several routes. */
+/** Limits shared (docs/api-rules.md "Limits") by several routes. */
 export const email = z.email().max(254);
 /** A password presented for checking (login, currentPassword): 1 to 1024 characters. */
 export const presentedPassword = z.string().min(1).max(1024);
@@ -40,7 +41,7 @@ export const sessionUser = z.object({
   status: z.enum(USER_STATUSES),
 });
 
-/** SPEC.md part 2 "Session". */
+/** A new session as sign-up, login and refresh answer it (docs/api-rules.md "Credentials and sessions"). */
 export const sessionOutput = z
   .object({
     user: sessionUser,
@@ -54,7 +55,7 @@ export const sessionOutput = z
 /** Session with `tenantSlug` (tenant creation, invite acceptance). */
 export const tenantSessionOutput = sessionOutput.extend({ tenantSlug: z.string() });
 
-/** Shapes a user and the tokens of their new session as SPEC.md's Session. */
+/** Shapes a user and the tokens of their new session as the `Session` schema. */
 export function toSession(user: User, tokens: IssuedTokens): z.infer<typeof sessionOutput> {
   return {
     user: { id: user.id, email: user.email, role: user.role, status: user.status },
@@ -65,7 +66,7 @@ export function toSession(user: User, tokens: IssuedTokens): z.infer<typeof sess
   };
 }
 
-/** SPEC.md part 2 "User" (GET me, users list). */
+/** A user as GET me and the users list show it (docs/api-rules.md "Resources"). */
 export const userOutput = z
   .object({
     id: z.string(),
@@ -81,7 +82,7 @@ export const userOutput = z
   })
   .meta({ id: 'User' });
 
-/** Shapes a user as SPEC.md's User object. `lastLoginAt` falls back to `createdAt` before any sign-in. */
+/** Shapes a user as the `User` schema. `lastLoginAt` falls back to `createdAt` before any sign-in. */
 export function toUserOutput(user: User, tenant: { slug: string; name: string }): z.infer<typeof userOutput> {
   return {
     id: user.id,
@@ -96,3 +97,19 @@ export function toUserOutput(user: User, tenant: { slug: string; name: string })
     emailVerified: user.emailVerifiedAt !== null,
   };
 }
+
+/** One audit event as GET audit and the personal-data export show it (docs/audit.md). */
+export const auditEventOutput = z
+  .object({
+    id: z.string(),
+    action: z.enum(AUDIT_ACTIONS),
+    actorType: z.enum(ACTOR_TYPES),
+    actorId: z.string().nullable(),
+    targetType: z.string().nullable(),
+    targetId: z.string().nullable(),
+    ip: z.string().nullable(),
+    userAgent: z.string().nullable(),
+    details: z.record(z.string(), z.unknown()),
+    createdAt: z.string(),
+  })
+  .meta({ id: 'AuditEvent' });

@@ -16,7 +16,7 @@ const tags = ['tenant'];
 const strictBoolean = z.union([z.literal(true), z.literal(false)]);
 const adminErrors = { 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited' };
 
-/** SPEC.md part 2 "Tenant", plus `requireEmailVerification`. The IdP client secret is never returned. */
+/** The tenant as the API shows it (docs/api-rules.md "Resources"), plus `requireEmailVerification`. The IdP client secret is never returned. */
 export const tenantOutput = z
   .object({
     id: z.string(),
@@ -32,7 +32,7 @@ export const tenantOutput = z
   })
   .meta({ id: 'Tenant' });
 
-/** Shapes a tenant row as SPEC.md's Tenant object. */
+/** Shapes a tenant row as the `Tenant` schema of the OpenAPI document. */
 export function toTenantOutput(tenant: Tenant): z.infer<typeof tenantOutput> {
   return {
     id: tenant.id,

@@ -6,7 +6,7 @@ const tenantName = z.string().trim().min(1).max(120);
 
 /**
  * POST /v1/tenants accepts the nested form `{tenant:{name}, admin:{email,password}}` or the flat form
- * `{name, email, password}` (SPEC.md part 4 "Tenants"); exactly one must be complete.
+ * `{name, email, password}` (POST /v1/tenants in the OpenAPI document); exactly one must be complete.
  */
 const createTenantInput = z
   .object({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { USER_ROLES, USER_STATUSES } from '../entities/user.js';
-import type { UserDataExport } from '../services/lifecycle/data-export-service.js';
-import type { RequestContext } from '../trpc.js';
+import type { Response } from 'express';
+import { auditEventOutput } from './schemas.js';
 
 /** OpenAPI tag of the personal-data and tenant-deletion operations. */
 export const dataProtectionTags = ['data protection'];
@@ -9,7 +9,7 @@ export const dataProtectionTags = ['data protection'];
 const timestamp = z.string().meta({ description: 'ISO 8601 date-time' });
 const nullableTimestamp = timestamp.nullable();
 
-/** GDPR art. 15/20 export of one user (see DataExportService). */
+/** GDPR art. 15/20 export of one user (see DataExportService): the one definition of its shape. */
 export const userExportOutput = z
   .object({
     format: z.literal('tenant-identity.user-export.v1'),
@@ -41,25 +41,15 @@ export const userExportOutput = z
     idpLinks: z.array(
       z.object({ issuer: z.string(), subject: z.string(), email: z.string().nullable(), createdAt: timestamp, lastLoginAt: nullableTimestamp }),
     ),
-    auditEvents: z.array(
-      z.object({
-        id: z.string(),
-        action: z.string(),
-        actorType: z.string(),
-        actorId: z.string().nullable(),
-        targetType: z.string().nullable(),
-        targetId: z.string().nullable(),
-        ip: z.string().nullable(),
-        userAgent: z.string().nullable(),
-        details: z.record(z.string(), z.unknown()),
-        createdAt: timestamp,
-      }),
-    ),
+    auditEvents: z.array(auditEventOutput).meta({ description: 'Audit events the user performed or that concern them or their sessions, oldest first' }),
   })
   .meta({ id: 'UserDataExport' });
 
+/** Everything the service holds about one user (GDPR art. 15 access, art. 20 portability), as JSON. */
+export type UserDataExport = z.infer<typeof userExportOutput>;
+
 /** Lets a browser save the export as a file. */
-export function asAttachment(ctx: RequestContext, data: UserDataExport): UserDataExport {
-  ctx.res.setHeader('Content-Disposition', `attachment; filename="user-export-${data.user.id}.json"`);
+export function asAttachment(res: Response, data: UserDataExport): UserDataExport {
+  res.setHeader('Content-Disposition', `attachment; filename="user-export-${data.user.id}.json"`);
   return data;
 }

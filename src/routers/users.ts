@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { adminProcedure } from '../middleware/auth.js';
+import type { User } from '../entities/user.js';
+import { USERS_PAGE_DEFAULT_LIMIT, USERS_PAGE_MAX_LIMIT } from '../services/users/user-directory-service.js';
 import { router } from '../trpc.js';
 import { OK, okOutput, toUserOutput, userOutput } from './schemas.js';
 import { asAttachment, dataProtectionTags, userExportOutput } from './user-export.js';
@@ -12,13 +14,33 @@ export const usersRouter = router({
     .meta({
       openapi: {
         method: 'GET', path: '/v1/{tenantSlug}/users', protect: true, tags, summary: 'List the live users of the tenant, oldest first',
-        errorResponses: { 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited' },
+        description:
+          'Without `limit` and `cursor`, every live user in one answer. With either, one page: `limit` 1 to ' +
+          `${USERS_PAGE_MAX_LIMIT} (default ${USERS_PAGE_DEFAULT_LIMIT}), and \`nextCursor\` to pass as \`cursor\` for the next page (null on the last).`,
+        errorResponses: {
+          400: 'Invalid `limit` or `cursor` (`invalid_cursor`)', 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited',
+        },
       },
     })
-    .output(z.object({ items: z.array(userOutput) }))
-    .query(async ({ ctx }) => {
-      const users = await ctx.services.userDirectory.list(ctx.em, ctx.tenant.id);
-      return { items: users.map((user) => toUserOutput(user, ctx.tenant)) };
+    .input(
+      z.object({
+        limit: z.coerce.number().int().min(1).max(USERS_PAGE_MAX_LIMIT).optional(),
+        cursor: z.string().min(1).max(512).optional(),
+      }),
+    )
+    .output(
+      z.object({
+        items: z.array(userOutput),
+        nextCursor: z.string().nullable().optional().meta({ description: 'Only on paged answers: the next page\'s `cursor`, null on the last page' }),
+      }),
+    )
+    .query(async ({ ctx, input }) => {
+      const toItem = (user: User) => toUserOutput(user, ctx.tenant);
+      if (input.limit === undefined && input.cursor === undefined) {
+        return { items: (await ctx.services.userDirectory.list(ctx.em, ctx.tenant.id)).map(toItem) };
+      }
+      const page = await ctx.services.userDirectory.listPage(ctx.em, ctx.tenant.id, input.limit ?? USERS_PAGE_DEFAULT_LIMIT, input.cursor);
+      return { items: page.users.map(toItem), nextCursor: page.nextCursor };
     }),
 
   delete: adminProcedure
@@ -66,6 +88,6 @@ export const usersRouter = router({
     .output(userExportOutput)
     .query(async ({ ctx, input }) => {
       const data = await ctx.services.dataExport.exportUser(ctx.em, ctx.tenant, input.userId, 'admin', ctx.actor, ctx.meta);
-      return asAttachment(ctx, data);
+      return asAttachment(ctx.res, data);
     }),
 });

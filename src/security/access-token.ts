@@ -2,12 +2,12 @@ import { createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import type { UserRole } from '../entities/user.js';
 
-/** Lifetime of an access token in seconds (SPEC.md part 8: 15 minutes). */
+/** Lifetime of an access token in seconds (15 minutes). */
 export const ACCESS_TOKEN_TTL_SECONDS = 900;
 export const ACCESS_TOKEN_ISSUER = 'tenant-identity';
 export const ACCESS_TOKEN_AUDIENCE = 'tenant-identity-api';
 
-/** The claims of an access token (CONTRACT.md "Credentials and sessions"; RFC 7519 names). */
+/** The claims of an access token (docs/api-rules.md "Credentials and sessions"; RFC 7519 names). */
 export interface AccessTokenClaims {
   /** User id. */
   sub: string;

@@ -5,7 +5,7 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
 /**
- * Field-level AES-256-GCM encryption with key versioning (SPEC.md part 5.9). A ciphertext is the text
+ * Field-level AES-256-GCM encryption with key versioning (docs/security.md). A ciphertext is the text
  * `<version>:<base64(iv ‖ tag ‖ ciphertext)>`; the last key of the ring encrypts, any key decrypts.
  * The associated data binds a ciphertext to its purpose (e.g. `totp:<userId>`), so it cannot be
  * copied into another row.

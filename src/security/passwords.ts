@@ -1,4 +1,5 @@
 import argon2 from 'argon2';
+import pLimit from 'p-limit';
 
 /**
  * argon2id parameters: OWASP Password Storage Cheat Sheet minimum (m = 19 MiB, t = 2, p = 1).
@@ -9,12 +10,25 @@ export const ARGON2_OPTIONS = { type: argon2.argon2id, memoryCost: 19_456, timeC
 let dummyHash: Promise<string> | undefined;
 
 /**
+ * Most argon2id computations in flight in this process: `PASSWORD_HASH_CONCURRENCY`, else libuv's
+ * thread-pool size (which `npm start` sizes to the cores, src/threadpool.ts). Hashes beyond it wait
+ * in this queue instead of libuv's, so a login storm never holds every pool thread hostage for
+ * other pool work, and with `PASSWORD_HASH_CONCURRENCY=1` on a small machine a core stays free
+ * for the event loop (docs/performance.md, "Hashing").
+ */
+export const PASSWORD_HASH_CONCURRENCY = Math.max(
+  1,
+  Math.floor(Number(process.env.PASSWORD_HASH_CONCURRENCY) || Number(process.env.UV_THREADPOOL_SIZE) || 4),
+);
+const hashing = pLimit(PASSWORD_HASH_CONCURRENCY);
+
+/**
  * Hashes a password with argon2id (RFC 9106) at {@link ARGON2_OPTIONS}. Runs on libuv's thread pool,
  * off the event loop.
  * @returns the PHC string (`$argon2id$v=19$m=19456,t=2,p=1$…`).
  */
 export function hashPassword(password: string): Promise<string> {
-  return argon2.hash(password, ARGON2_OPTIONS);
+  return hashing(() => argon2.hash(password, ARGON2_OPTIONS));
 }
 
 /**
@@ -25,11 +39,12 @@ export function hashPassword(password: string): Promise<string> {
 export async function verifyPassword(hash: string | null, password: string): Promise<boolean> {
   if (!hash) {
     dummyHash ??= hashPassword('timing-equaliser-not-a-real-password');
-    await argon2.verify(await dummyHash, password).catch(() => false);
+    const hash = await dummyHash;
+    await hashing(() => argon2.verify(hash, password)).catch(() => false);
     return false;
   }
   try {
-    return await argon2.verify(hash, password);
+    return await hashing(() => argon2.verify(hash, password));
   } catch {
     return false;
   }

@@ -13,7 +13,7 @@ export const API_KEY_RANDOM_LENGTH = 40;
 /** Characters of the plaintext kept visible as `prefix` (`ak_live_` plus four random ones). */
 export const API_KEY_VISIBLE_PREFIX_LENGTH = 12;
 
-/** What an admin gives to create a key (SPEC.md POST api-keys). */
+/** What an admin gives to create a key (POST api-keys in the OpenAPI document). */
 export interface CreateApiKeyInput {
   name: string;
   environment: ApiKeyEnvironment;
@@ -21,8 +21,8 @@ export interface CreateApiKeyInput {
 }
 
 /**
- * The tenant's API keys (SPEC.md part 5.5, CONTRACT.md "API keys"): creation, listing, revocation.
- * Authentication with a key lives in CredentialService.
+ * The tenant's API keys (docs/api-rules.md "Resources", docs/decisions.md "API keys"): creation, listing, revocation.
+ * Authentication with a key lives in BearerAuthenticationService.
  */
 export class ApiKeyService {
   constructor(private readonly audit: AuditService) {}

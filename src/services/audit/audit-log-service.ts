@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ActorType, AuditAction, AuditEvent } from '../../entities/audit-event.js';
 
-/** Default and largest page size of GET audit (CONTRACT.md "Audit"). */
+/** Default and largest page size of GET audit (docs/audit.md). */
 export const AUDIT_DEFAULT_LIMIT = 50;
 export const AUDIT_MAX_LIMIT = 200;
 
@@ -18,7 +18,7 @@ export interface AuditQuery {
   limit: number;
 }
 
-/** One audit event as read back (CONTRACT.md "Audit" item). */
+/** One audit event as read back (the `AuditEvent` schema of the OpenAPI document). */
 export type AuditItem = Omit<AuditEvent, 'tenantId'>;
 
 /** An `audit_event` row as plain SQL returns it. */
@@ -65,7 +65,7 @@ export interface AuditPlan {
 }
 
 /**
- * Reads a tenant's audit log (SPEC.md GET audit), newest first. The SQL is shaped for the indexes of
+ * Reads a tenant's audit log (GET audit, docs/audit.md), newest first. The SQL is shaped for the indexes of
  * the migrations (see docs/audit.md): the tenant/time and tenant/action/time indexes serve the plain
  * and `action` reads; `userId` runs as two ordered index reads (actor side, target side) merged;
  * `search` first filters the newest {@link AUDIT_SEARCH_RECENT_WINDOW} events and, when that yields
@@ -147,7 +147,7 @@ export class AuditLogService {
   }
 }
 
-/** An audit row as the API shows it (CONTRACT.md "Audit" item). */
+/** An audit row as the API shows it (the `AuditEvent` schema of the OpenAPI document). */
 export function toAuditItem(row: AuditRow): AuditItem {
   return {
     id: row.id,

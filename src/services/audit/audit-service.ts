@@ -21,7 +21,7 @@ const ROW_PLACEHOLDERS = `(${COLUMNS.map(() => '?').join(', ')})`;
 type AuditRow = unknown[];
 
 /**
- * Writes the audit log of SPEC.md part 6 (CONTRACT.md "Audit").
+ * Writes the audit log (docs/audit.md).
  *
  * Events recorded inside a top-level transaction are not inserted one by one: they are kept with
  * the transaction and written by one multi-row INSERT just before it commits (MikroORM's

@@ -12,19 +12,20 @@ import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { Keyring } from '../../security/keyring.js';
 import { sha256Hex } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
-import type { AuthService, SignIn } from '../sign-in/auth-service.js';
+import type { PasswordSignInService, SignIn } from '../sign-in/password-sign-in-service.js';
 import type { MfaChallengeService } from '../mfa/mfa-challenge-service.js';
 import type { MfaService } from '../mfa/mfa-service.js';
 import { isTotpEnrolled } from '../mfa/totp-service.js';
 import type { IdpClientCredentials, IdpIdentityClaims, IdpProviderClient } from './idp-provider-client.js';
 import type { SessionService } from '../sessions/session-service.js';
+import { findLiveUserByEmail } from '../users/user-lookup.js';
 
 /** Seconds an authorization request (its state, nonce and PKCE verifier) stays usable. */
 export const IDP_AUTH_REQUEST_TTL_SECONDS = 600;
 /** Seconds a spent or expired request row is kept, so a replay is reported as such, before it is purged. */
 export const IDP_AUTH_REQUEST_RETENTION_SECONDS = 3_600;
 
-/** The query of `GET oauth/idp/callback` (SPEC.md part 4, plus RFC 9207 `iss`). */
+/** The query of `GET oauth/idp/callback` (RFC 6749 §4.1.2, plus RFC 9207 `iss`; docs/idp.md). */
 export interface IdpCallbackParams {
   code?: string | undefined;
   state?: string | undefined;
@@ -33,7 +34,7 @@ export interface IdpCallbackParams {
   iss?: string | undefined;
 }
 
-/** The tenant's IdP settings as the Tenant resource shows them (SPEC.md part 2); never the secret. */
+/** The tenant's IdP settings as the Tenant resource shows them (docs/idp.md); never the secret. */
 export interface IdpSettingsView {
   idpOauthEnabled: boolean;
   idpClientId: string;
@@ -96,7 +97,7 @@ export function idpSettingsView(tenant: Tenant): IdpSettingsView {
 }
 
 /**
- * External identity-provider sign-in (SPEC.md "External identity-provider sign-in"): the tenant's
+ * External identity-provider sign-in (docs/idp.md): the tenant's
  * client credentials, the start of an OpenID Connect authorization code flow with PKCE, and the
  * callback that signs in, links or creates the user.
  */
@@ -105,7 +106,7 @@ export class IdpService {
     private readonly config: Config,
     private readonly keyring: Keyring,
     private readonly provider: IdpProviderClient,
-    private readonly auth: AuthService,
+    private readonly auth: PasswordSignInService,
     private readonly mfa: MfaService,
     private readonly challenges: MfaChallengeService,
     private readonly sessions: SessionService,
@@ -312,7 +313,7 @@ export class IdpService {
             ? unauthorized('idp_email_missing', 'The identity provider did not share an email address')
             : unauthorized('idp_email_unverified', 'The identity provider has not verified this email address');
         }
-        const existing = await tx.findOne(UserSchema, { tenantId: tenant.id, email, deletedAt: null }, { disableIdentityMap: true });
+        const existing = await findLiveUserByEmail(tx, tenant.id, email);
         user = existing ?? (await this.createMember(tx, tenant, email, identity, meta, now));
         via = !existing ? 'new_user' : existing.emailVerifiedAt === null ? 'reclaimed_unverified_account' : 'verified_email';
       }

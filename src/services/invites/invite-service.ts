@@ -19,7 +19,7 @@ import type { Mailer } from '../mail/mailer.js';
 import { quotedTenantName } from '../mail/tenant-name.js';
 import type { IssuedTokens, SessionService } from '../sessions/session-service.js';
 
-/** Default invite lifetime in seconds (CONTRACT.md "Invites": 7 days). */
+/** Default invite lifetime in seconds (7 days, docs/decisions.md "Invites"). */
 export const INVITE_DEFAULT_TTL_SECONDS = 604_800;
 /** Shortest and longest invite lifetime in seconds (5 minutes, 30 days). */
 export const INVITE_MIN_TTL_SECONDS = 300;
@@ -49,7 +49,7 @@ export interface AcceptedInvite {
 }
 
 /**
- * Invitations (SPEC.md part 4 "Invites", CONTRACT.md "Invites"): an admin invites an email with a
+ * Invitations (docs/decisions.md "Invites"): an admin invites an email with a
  * role; the invitee receives a mail with a one-time link and, by accepting it with a password,
  * becomes an `Active` user of the tenant and is signed in.
  */
@@ -272,3 +272,4 @@ export class InviteService {
     }
   }
 }
+

@@ -1,9 +1,6 @@
 import type { MailMessage } from '../mail/mailer.js';
 import { quotedTenantName } from '../mail/tenant-name.js';
-
-function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
+import { escapeHtml } from '../../lib/html.js';
 
 /** What a mailed token message needs: where to send it, the tenant's name and the token. */
 export interface TokenMailInput {

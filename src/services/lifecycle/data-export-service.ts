@@ -1,45 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { toAuditItem, type AuditRow } from '../audit/audit-log-service.js';
-import type { AuditEvent } from '../../entities/audit-event.js';
+import type { UserDataExport } from '../../routers/user-export.js';
 import type { Tenant } from '../../entities/tenant.js';
 import type { UserRole, UserStatus } from '../../entities/user.js';
 import { notFound } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { AuditService } from '../audit/audit-service.js';
-
-/** Everything the service holds about one user (GDPR art. 15 access, art. 20 portability), as JSON. */
-export interface UserDataExport {
-  format: 'tenant-identity.user-export.v1';
-  exportedAt: string;
-  user: {
-    id: string;
-    email: string;
-    status: UserStatus;
-    role: UserRole;
-    createdAt: string;
-    updatedAt: string;
-    lastLoginAt: string | null;
-    emailVerifiedAt: string | null;
-    deletedAt: string | null;
-  };
-  tenant: { id: string; slug: string; name: string };
-  /** Second-factor enrollment state; the TOTP secret itself is never exported. */
-  mfa: { totpEnrolled: boolean; totpEnrolledAt: string | null };
-  /** Every session (sign-in) of the user; refresh tokens and their hashes are not exported. */
-  sessions: {
-    id: string;
-    createdAt: string;
-    lastRefreshedAt: string | null;
-    revokedAt: string | null;
-    revokedReason: string | null;
-    ip: string | null;
-    userAgent: string | null;
-  }[];
-  /** Accounts at the external identity provider linked to the user (issuer, subject, asserted email). */
-  idpLinks: { issuer: string; subject: string; email: string | null; createdAt: string; lastLoginAt: string | null }[];
-  /** Audit events the user performed or that concern them or their sessions, oldest first. */
-  auditEvents: (Omit<AuditEvent, 'tenantId' | 'createdAt'> & { createdAt: string })[];
-}
 
 interface UserRow {
   id: string;

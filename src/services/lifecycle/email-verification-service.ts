@@ -1,13 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.js';
 import type { Tenant } from '../../entities/tenant.js';
-import { UserSchema, type User } from '../../entities/user.js';
-import { normalizeEmail } from '../../lib/email.js';
+import type { User } from '../../entities/user.js';
 import { unauthorized } from '../../lib/errors.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
 import type { AccountTokenService } from './account-token-service.js';
 import { verificationMail } from './account-mail.js';
 import type { AuditService } from '../audit/audit-service.js';
+import { findLiveUserByEmail } from '../users/user-lookup.js';
 
 /**
  * Email verification: a mailed single-use token proves the user controls the address. Users of a
@@ -54,7 +54,7 @@ export class EmailVerificationService {
    * so SMTP's duration does not show in the response time.
    */
   async request(em: EntityManager, tenant: Tenant, email: string): Promise<void> {
-    const user = await em.findOne(UserSchema, { tenantId: tenant.id, email: normalizeEmail(email), deletedAt: null }, { disableIdentityMap: true });
+    const user = await findLiveUserByEmail(em, tenant.id, email);
     if (user) await this.send(em, tenant, user);
   }
 

@@ -2,7 +2,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.js';
 import type { Tenant } from '../../entities/tenant.js';
 import { UserSchema } from '../../entities/user.js';
-import { normalizeEmail } from '../../lib/email.js';
 import { unauthorized } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import { hashPassword } from '../../security/passwords.js';
@@ -11,6 +10,7 @@ import { passwordResetMail } from './account-mail.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { EmailVerificationService } from './email-verification-service.js';
 import type { SessionService } from '../sessions/session-service.js';
+import { findLiveUserByEmail } from '../users/user-lookup.js';
 
 /**
  * Forgotten-password reset with a mailed single-use token (OWASP Forgot Password Cheat Sheet):
@@ -40,7 +40,7 @@ export class PasswordResetService {
    * exists, and the mail is delivered after it, so SMTP's duration does not show in the response time.
    */
   async request(em: EntityManager, tenant: Tenant, email: string): Promise<void> {
-    const user = await em.findOne(UserSchema, { tenantId: tenant.id, email: normalizeEmail(email), deletedAt: null }, { disableIdentityMap: true });
+    const user = await findLiveUserByEmail(em, tenant.id, email);
     if (!user) return;
     await this.tokens.issueAndMail(em, tenant, user, 'password_reset', (token) => this.resetLink(tenant, token), passwordResetMail);
   }

@@ -10,7 +10,7 @@ import type { AuditService } from '../audit/audit-service.js';
 import type { Mailer } from '../mail/mailer.js';
 import { quotedTenantName } from '../mail/tenant-name.js';
 
-/** CONTRACT.md "MFA": 6 digits, valid 10 minutes (600 seconds), at most 5 tries. */
+/** Email one-time codes (docs/mfa.md): 6 digits, valid 10 minutes (600 seconds), at most 5 tries. */
 export const EMAIL_OTP_DIGITS = 6;
 export const EMAIL_OTP_TTL_SECONDS = 600;
 export const EMAIL_OTP_MAX_ATTEMPTS = 5;

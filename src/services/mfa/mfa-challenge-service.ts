@@ -5,7 +5,8 @@ import type { User } from '../../entities/user.js';
 import { unauthorized } from '../../lib/errors.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
 import { randomToken, sha256Hex } from '../../security/tokens.js';
-import type { AuthService, SignIn } from '../sign-in/auth-service.js';
+import type { PasswordSignInService, SignIn } from '../sign-in/password-sign-in-service.js';
+import { findLiveUserById } from '../users/user-lookup.js';
 import type { LoginCodes, MfaService, SecondFactorMethod } from './mfa-service.js';
 import { isTotpEnrolled } from './totp-service.js';
 
@@ -41,7 +42,7 @@ interface ChallengeRow {
  */
 export class MfaChallengeService {
   constructor(
-    private readonly auth: AuthService,
+    private readonly auth: PasswordSignInService,
     private readonly mfa: MfaService,
   ) {}
 
@@ -98,7 +99,7 @@ export class MfaChallengeService {
     )) as ChallengeRow[];
     const challenge = rows[0];
     if (!challenge) return this.explainUnusable(em, tenant, tokenHash, now);
-    const user = await this.auth.findLiveUserById(em, tenant.id, challenge.user_id);
+    const user = await findLiveUserById(em, tenant.id, challenge.user_id);
     if (!user) {
       await this.spend(em, challenge.id);
       throw unauthorized('invalid_token', 'The MFA token is not valid');

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Tenant } from '../../entities/tenant.js';
 import { unauthorized } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
-import type { AccountService } from '../users/account-service.js';
+import type { UserAccountService } from '../users/user-account-service.js';
 import type { TotpEnrollment, TotpService } from './totp-service.js';
 
 /**
@@ -30,7 +30,7 @@ interface SessionAuthRow {
  */
 export class MfaEnrollmentService {
   constructor(
-    private readonly accounts: AccountService,
+    private readonly accounts: UserAccountService,
     private readonly totp: TotpService,
   ) {}
 

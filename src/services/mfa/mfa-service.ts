@@ -7,7 +7,7 @@ import type { AuditService } from '../audit/audit-service.js';
 import type { EmailOtpService } from './email-otp-service.js';
 import { isTotpEnrolled, type TotpService } from './totp-service.js';
 
-/** Second-factor codes a login request may carry (SPEC.md part 4 "Login rules"). */
+/** Second-factor codes a login request may carry (docs/mfa.md). */
 export interface LoginCodes {
   totpCode?: string | undefined;
   emailOtpCode?: string | undefined;

@@ -4,18 +4,19 @@ import type { Tenant } from '../../entities/tenant.js';
 import type { User } from '../../entities/user.js';
 import { unauthorized } from '../../lib/errors.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
-import type { AuthService, SignIn } from '../sign-in/auth-service.js';
+import type { PasswordSignInService, SignIn } from '../sign-in/password-sign-in-service.js';
 import type { EmailOtpService } from './email-otp-service.js';
 import type { MfaService } from './mfa-service.js';
 import type { TotpEnrollment, TotpService } from './totp-service.js';
+import { findLiveUserByEmail } from '../users/user-lookup.js';
 
 /**
- * The MFA steps that happen before a session exists (SPEC.md part 4): asking for an email code,
+ * The MFA steps that happen before a session exists (docs/mfa.md): asking for an email code,
  * and the two-step TOTP enrollment of a user who has no factor yet, authenticated by password.
  */
 export class MfaSignInService {
   constructor(
-    private readonly auth: AuthService,
+    private readonly auth: PasswordSignInService,
     private readonly mfa: MfaService,
     private readonly totp: TotpService,
     private readonly emailOtp: EmailOtpService,
@@ -33,7 +34,7 @@ export class MfaSignInService {
   async requestEmailOtp(em: EntityManager, tenant: Tenant, email: string, password: string | undefined, meta: RequestMeta): Promise<void> {
     const user =
       password === undefined
-        ? await this.auth.findLiveUserByEmail(em, tenant.id, email)
+        ? await findLiveUserByEmail(em, tenant.id, email)
         : await this.auth.verifySignInCredentials(em, tenant, email, password, meta);
     if (!user || user.status !== 'Active') return;
     if (!this.mfa.requiredMethods(tenant, user).includes('email')) {

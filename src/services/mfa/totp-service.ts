@@ -8,7 +8,7 @@ import type { Keyring } from '../../security/keyring.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { FactorChangeNotifier } from './factor-change-notice.js';
 
-/** RFC 6238 parameters (CONTRACT.md "MFA"): HMAC-SHA-1, 6 digits, 30-second step, ±1 step accepted. */
+/** RFC 6238 parameters (docs/mfa.md): HMAC-SHA-1, 6 digits, 30-second step, ±1 step accepted. */
 export const TOTP_ALGORITHM = 'SHA1';
 export const TOTP_DIGITS = 6;
 export const TOTP_PERIOD_SECONDS = 30;

@@ -1,5 +1,5 @@
 /**
- * The rate limits of CONTRACT.md "Rate limits", in one table keyed by tRPC procedure path. Every
+ * The rate limits of docs/api-rules.md "Rate limits", in one table keyed by tRPC procedure path. Every
  * `points` value is multiplied by `RATE_LIMIT_SCALE` when the limiter is built. Procedures that are
  * not listed carry no per-IP or per-account limit (authenticated routes still get the per-credential
  * budget in src/middleware/auth.ts).
@@ -40,7 +40,7 @@ export const REFRESH_PER_IP: RateLimitBudget = { name: 'ip_refresh', points: 120
 export const PER_CREDENTIAL: RateLimitBudget = { name: 'credential', points: 600, durationSeconds: 60 };
 
 /**
- * CONTRACT.md's tenant + email limit (10 per 15 minutes), counted per source IP so that an attacker
+ * The tenant + email limit (10 per 15 minutes), counted per source IP so that an attacker
  * elsewhere cannot exhaust it for the real user. Failed attempts only for `reset` procedures.
  */
 export const ACCOUNT_FAILURES_PER_IP: RateLimitBudget = { name: 'account_ip', points: 10, durationSeconds: 900 };
@@ -56,7 +56,7 @@ export const ACCOUNT_FAILURES_ALL_IPS: RateLimitBudget = { name: 'account', poin
 export const KNOWN_SIGN_IN_IP: RateLimitBudget = { name: 'account_known_ip', points: 1, durationSeconds: 14 * 24 * 3600 };
 
 /**
- * Rules by tRPC procedure path (the canonical names of BRIEF.md). Procedures added by other
+ * Rules by tRPC procedure path (the names the tRPC client calls). Procedures added by other
  * branches start matching once they are merged.
  */
 export const PROCEDURE_RATE_LIMITS: Readonly<Record<string, ProcedureRateLimits>> = {

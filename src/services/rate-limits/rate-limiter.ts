@@ -18,7 +18,7 @@ export interface RateLimitServiceOptions {
 }
 
 /**
- * Rate limiting on rate-limiter-flexible (CONTRACT.md "Rate limits"). With Redis every instance
+ * Rate limiting on rate-limiter-flexible (docs/api-rules.md "Rate limits"). With Redis every instance
  * shares the counters; each Redis limiter has an in-process insurance limiter with the same budget,
  * used while Redis is unreachable, so the service keeps answering and keeps limiting per instance.
  * A limiter failure that is not a refusal never fails the request (fail open, logged).
@@ -27,11 +27,6 @@ export class RateLimitService {
   private readonly limiters = new Map<string, RateLimiterAbstract>();
 
   constructor(private readonly options: RateLimitServiceOptions) {}
-
-  /** `redis` when a shared store is configured, `memory` otherwise. */
-  get store(): 'redis' | 'memory' {
-    return this.options.redis ? 'redis' : 'memory';
-  }
 
   /** A budget's threshold after `RATE_LIMIT_SCALE`, at least 1. */
   scaledPoints(budget: RateLimitBudget): number {

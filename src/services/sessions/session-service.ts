@@ -11,10 +11,10 @@ import { randomToken, sha256Hex } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { rowToEntity } from '../../db/rows.js';
 
-/** Lifetime of a refresh token in seconds (SPEC.md part 8: 30 days). */
+/** Lifetime of a refresh token in seconds (30 days). */
 export const REFRESH_TOKEN_TTL_SECONDS = 2_592_000;
 
-/** What a sign-in hands the client (SPEC.md part 2 "Session", without `user`). */
+/** What a sign-in hands the client (the `Session` schema of the OpenAPI document, without `user`). */
 export interface IssuedTokens {
   accessToken: string;
   refreshToken: string;
@@ -46,7 +46,7 @@ interface PresentedTokenRow {
 }
 
 /**
- * Sessions and their rotating refresh tokens (SPEC.md part 5.2–5.4, RFC 6749 §6 and §10.4,
+ * Sessions and their rotating refresh tokens (docs/api-rules.md "Credentials and sessions", RFC 6749 §6 and §10.4,
  * OAuth 2.0 Security BCP refresh-token rotation with reuse detection).
  */
 export class SessionService {
@@ -94,7 +94,7 @@ export class SessionService {
   }
 
   /**
-   * Exchanges a refresh token for a new pair (SPEC.md "Refresh rules"). The presented token is
+   * Exchanges a refresh token for a new pair (docs/api-rules.md "Credentials and sessions"). The presented token is
    * rotated by a conditional UPDATE, so of two concurrent exchanges exactly one wins; the loser is
    * treated as a replay. Manages its own transactions: call it outside one.
    * @returns the new tokens and the user they belong to.

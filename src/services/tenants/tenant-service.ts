@@ -15,7 +15,7 @@ import { rowToEntity } from '../../db/rows.js';
 export const SLUG_MAX_LENGTH = 63;
 
 /**
- * Derives a tenant slug from its name (CONTRACT.md "Tenants and users"): lower-cased, runs of
+ * Derives a tenant slug from its name (docs/api-rules.md "Resources"): lower-cased, runs of
  * characters outside `[a-z0-9]` become `-`, leading and trailing `-` trimmed, at most 63 characters.
  * @returns the slug, possibly empty when the name has no letter or digit.
  */
@@ -86,11 +86,6 @@ export class TenantService {
       if (isUniqueViolation(err)) throw conflict('slug_taken', `A tenant with the slug "${slug}" already exists`);
       throw err;
     }
-  }
-
-  /** The live (not soft-deleted) tenant with this slug, or null (see {@link findLiveTenantBySlug}). */
-  async findBySlug(em: EntityManager, slug: string): Promise<Tenant | null> {
-    return findLiveTenantBySlug(em, slug);
   }
 }
 

@@ -17,7 +17,7 @@ export interface TenantSettingsPatch {
 type SettingName = keyof TenantSettingsPatch;
 const SETTINGS: SettingName[] = ['name', 'mfaPolicy', 'requireEmailVerification'];
 
-/** A tenant's own settings (SPEC.md GET/PATCH tenant). */
+/** A tenant's own settings (GET/PATCH tenant in the OpenAPI document). */
 export class TenantSettingsService {
   constructor(private readonly audit: AuditService) {}
 

@@ -2,7 +2,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Tenant } from '../../entities/tenant.js';
 import { newUser } from '../../entities/new-user.js';
 import { UserSchema, type User } from '../../entities/user.js';
-import { rowToEntity } from '../../db/rows.js';
 import { normalizeEmail } from '../../lib/email.js';
 import { conflict, isUniqueViolation, unauthorized } from '../../lib/errors.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
@@ -10,6 +9,7 @@ import { hashPassword, passwordNeedsRehash, verifyPassword } from '../../securit
 import type { AuditService } from '../audit/audit-service.js';
 import type { LoginCodes, MfaService } from '../mfa/mfa-service.js';
 import type { IssuedTokens, SessionService } from '../sessions/session-service.js';
+import { findLiveUserByEmail } from '../users/user-lookup.js';
 
 /** A signed-in user with the tokens of the new session. */
 export interface SignIn {
@@ -17,42 +17,23 @@ export interface SignIn {
   tokens: IssuedTokens;
 }
 
-/** Password sign-up and sign-in (SPEC.md part 4 "Authentication"). */
-export class AuthService {
+/** Password sign-up and sign-in (docs/api-rules.md "Credentials and sessions"). */
+export class PasswordSignInService {
   constructor(
     private readonly sessions: SessionService,
     private readonly mfa: MfaService,
     private readonly audit: AuditService,
   ) {}
 
-  /** The live (not deleted) user of a tenant with this email (compared case-insensitively), or null. */
-  async findLiveUserByEmail(em: EntityManager, tenantId: string, email: string): Promise<User | null> {
-    // Plain SQL on the login path: the ORM's findOne would build the query and fork per call.
-    const rows = (await em.execute('select * from app_user where tenant_id = ? and email = ? and deleted_at is null', [
-      tenantId,
-      normalizeEmail(email),
-    ])) as Record<string, unknown>[];
-    return rows[0] ? rowToEntity(em, UserSchema, rows[0]) : null;
-  }
-
-  /** The live (not deleted) user of a tenant by id, or null. */
-  async findLiveUserById(em: EntityManager, tenantId: string, userId: string): Promise<User | null> {
-    const rows = (await em.execute('select * from app_user where id = ? and tenant_id = ? and deleted_at is null', [
-      userId,
-      tenantId,
-    ])) as Record<string, unknown>[];
-    return rows[0] ? rowToEntity(em, UserSchema, rows[0]) : null;
-  }
-
   /**
-   * Verifies email and password; an unknown email costs one hash too (CONTRACT.md). Failures are
+   * Verifies email and password; an unknown email costs one hash too (docs/api-rules.md). Failures are
    * audited as `UserLoginFailed`.
    * @returns the user.
    * @throws ApiError 401 `invalid_credentials` (same text whether the email is unknown or the password
    *   wrong), 401 `user_suspended`.
    */
   async verifyCredentials(em: EntityManager, tenant: Tenant, email: string, password: string, meta: RequestMeta): Promise<User> {
-    const user = await this.findLiveUserByEmail(em, tenant.id, email);
+    const user = await findLiveUserByEmail(em, tenant.id, email);
     const ok = await verifyPassword(user?.passwordHash ?? null, password);
     if (!user || !ok) {
       await this.audit.record(em, {
@@ -133,7 +114,7 @@ export class AuthService {
   }
 
   /**
-   * Password login (SPEC.md "Login rules"): credentials, then the tenant MFA policy, then a new
+   * Password login (docs/api-rules.md "Credentials and sessions"): credentials, then the tenant MFA policy, then a new
    * session. Audits `UserLogin` (and `SessionCreated`).
    * @throws ApiError 401 `invalid_credentials`, `user_suspended`, `email_not_verified`, `mfa_required`,
    *   `invalid_mfa_code`.
@@ -152,7 +133,7 @@ export class AuthService {
   }
 
   /**
-   * Self-service sign-up as a `Member` (SPEC.md auth/signup). The user is `Pending` when the tenant
+   * Self-service sign-up as a `Member` (POST auth/signup in the OpenAPI document). The user is `Pending` when the tenant
    * requires email verification, `Active` otherwise. Audits `UserSignup` and `SessionCreated`.
    * @throws ApiError 409 `email_taken` when the email already belongs to a user of the tenant.
    */

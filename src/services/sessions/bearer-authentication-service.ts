@@ -9,7 +9,7 @@ import { verifyAccessToken, type AccessTokenClaims } from '../../security/access
 import { sha256Hex } from '../../security/tokens.js';
 import { findLiveTenantBySlug } from '../tenants/tenant-service.js';
 
-/** Plaintext API keys start with one of these (SPEC.md part 5.5). */
+/** Plaintext API keys start with one of these (docs/api-rules.md "Resources"). */
 export const API_KEY_PREFIXES = ['ak_live_', 'ak_test_'] as const;
 
 /** A person signed in through a session. */
@@ -31,7 +31,7 @@ export interface ApiKeyPrincipal {
 
 export type Principal = UserPrincipal | ApiKeyPrincipal;
 
-interface SessionUserRow {
+export interface SessionUserRow {
   user_id: string;
   role: UserRole;
   status: string;
@@ -53,11 +53,24 @@ function epochMs(value: Date | string | null): number | null {
   return value === null ? null : new Date(value).getTime();
 }
 
-/** The session check of an access token, read together with its tenant (see `resolveTenant`). */
-interface PrefetchedSession {
+/**
+ * The session check of an access token, read in the same query as its tenant (see `resolveTenant`).
+ * It lives in the request's tRPC context (`ctx.sessionCheck`), never in the service.
+ */
+export interface SessionCheck {
+  /** The bearer token the check was made for; `authenticate` uses the check only for this token. */
   token: string;
   claims: AccessTokenClaims;
+  /** The session with its user, or undefined when no session of that user exists in the tenant. */
   row: SessionUserRow | undefined;
+  /** The user row read by the same query (GET me answers from it), or undefined. */
+  user: User | undefined;
+}
+
+/** The tenant of a request, with the session check of its access token when there is one. */
+export interface TenantResolution {
+  tenant: Tenant;
+  sessionCheck: SessionCheck | undefined;
 }
 
 /** Columns the tenant + session query adds beside the tenant's own (no tenant column starts with `cred_`). */
@@ -69,14 +82,10 @@ const USER_COLUMN_PREFIX = 'cred_user__';
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 
 /**
- * Resolves the bearer credential of a request (SPEC.md part 5) to a principal of the route's tenant.
+ * Resolves the bearer credential of a request (docs/api-rules.md "Credentials and sessions") to a principal of the route's tenant.
  * Access tokens are checked against their session on every request, so an ended session fails at once.
  */
-export class CredentialService {
-  /** Session rows read with the tenant of the same request, keyed by that request's tenant object. */
-  private readonly prefetched = new WeakMap<Tenant, PrefetchedSession>();
-  /** The user rows read by those queries, keyed by the request's entity manager. */
-  private readonly requestUsers = new WeakMap<EntityManager, User>();
+export class BearerAuthenticationService {
   /** `u.<column> as cred_user__<column>` for every column of app_user, built once. */
   private userColumns: string | undefined;
 
@@ -89,12 +98,16 @@ export class CredentialService {
    * The live (not soft-deleted) tenant of a slug, or null; the tenant look-up of every tenant-scoped
    * request. When `authorization` carries an access token that verifies, the same query also reads
    * the token's session and user (the check `authenticate` needs), so an authenticated request costs
-   * one round trip less. Nothing is cached: both are read fresh for this request.
+   * one round trip less. Nothing is cached: both are read fresh for this request, and the session
+   * check is returned to the caller (the tenant middleware puts it in the request's context).
    */
-  async resolveTenant(em: EntityManager, slug: string, authorization: string | undefined): Promise<Tenant | null> {
+  async resolveTenant(em: EntityManager, slug: string, authorization: string | undefined): Promise<TenantResolution | null> {
     const token = bearerToken(authorization);
     const verified = token && !isApiKey(token) ? verifyAccessToken(token, this.config.jwtSecret) : undefined;
-    if (!token || !verified?.ok) return findLiveTenantBySlug(em, slug);
+    if (!token || !verified?.ok) {
+      const tenant = await findLiveTenantBySlug(em, slug);
+      return tenant ? { tenant, sessionCheck: undefined } : null;
+    }
     const { claims } = verified;
     this.userColumns ??= em
       .getMetadata()
@@ -119,10 +132,7 @@ export class CredentialService {
       else if (column !== SESSION_FOUND && column !== SESSION_REVOKED_AT) tenantColumns[column] = value;
     }
     const tenant = rowToEntity(em, TenantSchema, tenantColumns);
-    if (!row[SESSION_FOUND]) {
-      this.prefetched.set(tenant, { token, claims, row: undefined });
-      return tenant;
-    }
+    if (!row[SESSION_FOUND]) return { tenant, sessionCheck: { token, claims, row: undefined, user: undefined } };
     const user = rowToEntity(em, UserSchema, userColumns);
     const session: SessionUserRow = {
       user_id: user.id,
@@ -131,38 +141,27 @@ export class CredentialService {
       user_deleted_at: user.deletedAt,
       revoked_at: row[SESSION_REVOKED_AT] as Date | null,
     };
-    this.prefetched.set(tenant, { token, claims, row: session });
-    this.requestUsers.set(em, user);
-    return tenant;
-  }
-
-  /**
-   * The user an access token of this request was checked against, as read by `resolveTenant` a
-   * moment earlier in the same request (with `em`, the request's entity manager), or undefined.
-   * Lets GET /me answer without reading the row a second time.
-   */
-  userReadWithCredential(em: EntityManager, principal: UserPrincipal): User | undefined {
-    const user = this.requestUsers.get(em);
-    return user && user.id === principal.userId && user.tenantId === principal.tenantId && !user.deletedAt ? user : undefined;
+    return { tenant, sessionCheck: { token, claims, row: session, user } };
   }
 
   /**
    * @param authorization the raw `Authorization` header.
+   * @param sessionCheck what `resolveTenant` read for this request, used when it is for the same token.
    * @throws ApiError 401 `missing_credential`, `invalid_token`, `token_expired`, `tenant_mismatch`,
    *   `session_revoked`, `user_suspended`, `email_not_verified` (a `Pending` user's session works once
    *   the address is verified), `api_key_revoked`, `api_key_expired`.
    */
-  async authenticate(em: EntityManager, tenant: Tenant, authorization: string | undefined): Promise<Principal> {
+  async authenticate(em: EntityManager, tenant: Tenant, authorization: string | undefined, sessionCheck?: SessionCheck): Promise<Principal> {
     const token = bearerToken(authorization);
     if (!token) throw unauthorized('missing_credential', 'A bearer token is required');
     if (isApiKey(token)) return this.authenticateApiKey(em, tenant, token);
-    return this.authenticateAccessToken(em, tenant, token);
+    return this.authenticateAccessToken(em, tenant, token, sessionCheck);
   }
 
-  private async authenticateAccessToken(em: EntityManager, tenant: Tenant, token: string): Promise<UserPrincipal> {
-    const prefetched = this.prefetched.get(tenant);
+  private async authenticateAccessToken(em: EntityManager, tenant: Tenant, token: string, sessionCheck: SessionCheck | undefined): Promise<UserPrincipal> {
+    const prefetched = sessionCheck?.token === token ? sessionCheck : undefined;
     let claims: AccessTokenClaims;
-    if (prefetched?.token === token) {
+    if (prefetched) {
       claims = prefetched.claims;
     } else {
       const verified = verifyAccessToken(token, this.config.jwtSecret);
@@ -172,7 +171,7 @@ export class CredentialService {
       claims = verified.claims;
     }
     if (claims.tid !== tenant.id) throw unauthorized('tenant_mismatch', 'The token belongs to another tenant');
-    const row = prefetched?.token === token ? prefetched.row : await this.readSession(em, tenant, claims);
+    const row = prefetched ? prefetched.row : await this.readSession(em, tenant, claims);
     if (!row || row.revoked_at || row.user_deleted_at) throw unauthorized('session_revoked', 'The session has ended');
     if (row.status === 'Suspended') throw unauthorized('user_suspended', 'The account is suspended');
     if (row.status === 'Pending') throw unauthorized('email_not_verified', 'The email address is not verified yet');

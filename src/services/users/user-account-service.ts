@@ -10,7 +10,7 @@ import type { AccountTokenService } from '../lifecycle/account-token-service.js'
 import { rowToEntity } from '../../db/rows.js';
 
 /** The signed-in user's own account: profile, deletion, password, sessions. */
-export class AccountService {
+export class UserAccountService {
   constructor(
     private readonly sessions: SessionService,
     private readonly audit: AuditService,
@@ -29,7 +29,7 @@ export class AccountService {
   }
 
   /**
-   * Soft-deletes a user (CONTRACT.md): `deletedAt` set, every session ended at once, hidden from lists,
+   * Soft-deletes a user (docs/api-rules.md "Resources"): `deletedAt` set, every session ended at once, hidden from lists,
    * unable to log in; audits `UserSoftDeleted` and `GdprErasureRequested` (the erasure sweep hard-deletes
    * the user `USER_RETENTION_DAYS` later). The last active Admin cannot be deleted.
    * @throws ApiError 404 unknown user, 409 `last_admin`.
