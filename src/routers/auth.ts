@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { userProcedure } from '../middleware/auth.js';
 import { tenantProcedure } from '../middleware/tenant.js';
 import { router } from '../trpc.js';
+import { deliverSession } from './session-delivery.js';
 import { email, newPassword, OK, okOutput, oneTimeCode, opaqueToken, presentedPassword, sessionOutput, toSession, totpEnrollmentOutput } from './schemas.js';
 
 const tags = ['auth'];
@@ -24,7 +25,7 @@ export const authRouter = router({
     .mutation(async ({ ctx, input }) => {
       const { user, tokens } = await ctx.services.auth.signup(ctx.em, ctx.tenant, input.email, input.password, ctx.meta);
       await ctx.services.emailVerification.sendAfterSignup(ctx.em, ctx.tenant, user);
-      return toSession(user, tokens);
+      return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens));
     }),
 
   login: tenantProcedure
@@ -40,7 +41,7 @@ export const authRouter = router({
     .output(sessionOutput)
     .mutation(async ({ ctx, input }) => {
       const { user, tokens } = await ctx.services.auth.login(ctx.em, ctx.tenant, input, ctx.meta);
-      return toSession(user, tokens);
+      return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens));
     }),
 
   refresh: tenantProcedure
@@ -55,7 +56,7 @@ export const authRouter = router({
     .output(sessionOutput)
     .mutation(async ({ ctx, input }) => {
       const { user, tokens } = await ctx.services.sessions.refresh(ctx.em, ctx.tenant, input.refreshToken, ctx.meta);
-      return toSession(user, tokens);
+      return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens));
     }),
 
   logout: tenantProcedure
@@ -145,7 +146,7 @@ export const authRouter = router({
     .mutation(async ({ ctx, input }) => {
       const code = (input.code ?? input.totpCode)!;
       const { user, tokens } = await ctx.services.mfaSignIn.totpInitialVerify(ctx.em, ctx.tenant, input.email, input.password, code, ctx.meta);
-      return toSession(user, tokens);
+      return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens));
     }),
 
   verifyEmail: tenantProcedure

@@ -34,6 +34,8 @@ export const ACCESS_CLASSES: Record<string, AccessClass> = {
   'auth.requestEmailVerification': 'public',
   'auth.requestPasswordReset': 'public',
   'auth.completePasswordReset': 'public',
+  'browser.refresh': 'public',
+  'browser.logout': 'public',
 
   'auth.logoutAll': 'user',
   'me.get': 'user',

@@ -60,7 +60,7 @@ export class InviteService {
 
   /**
    * Creates an invite, audits `InviteCreated`, and mails the accept link (`PUBLIC_URL` +
-   * `/invites/accept?token=…`). Open invites to the same email are revoked first (audited as
+   * `/app/{slug}/accept-invite?token=…`, a hosted page; docs/web.md). Open invites to the same email are revoked first (audited as
    * `InviteRevoked`, reason `superseded`), so only the newest link works. A failed delivery is
    * logged, not raised: the invite stands and the returned token can be handed over another way.
    * @returns the invite and its plaintext token (the only time the token is available).
@@ -109,7 +109,7 @@ export class InviteService {
   }
 
   private async sendInviteMail(tenant: Tenant, invite: Invite, token: string): Promise<void> {
-    const link = `${this.config.publicUrl}/invites/accept?token=${encodeURIComponent(token)}`;
+    const link = `${this.config.publicUrl}/app/${encodeURIComponent(tenant.slug)}/accept-invite?token=${encodeURIComponent(token)}`;
     const expires = invite.expiresAt.toISOString();
     try {
       await this.mailer.send({
