@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { ApiError } from '../lib/errors.js';
 import { tenantProcedure } from '../middleware/tenant.js';
 import { clearRefreshCookie, readRefreshCookie } from '../rest/refresh-cookie.js';
@@ -33,7 +32,6 @@ export const browserRouter = router({
 
   /** Ends the cookie's session (if any) and deletes the cookie; always `{ok:true}`. */
   logout: tenantProcedure
-    .input(z.object({}))
     .output(okOutput)
     .mutation(async ({ ctx }) => {
       const presented = readRefreshCookie(ctx.req, ctx.tenant.slug);
