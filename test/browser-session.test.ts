@@ -78,6 +78,16 @@ describe('browser session cookie on /trpc', () => {
     expect(foreign.status).toBe(401);
   });
 
+  it('every sign-in path of the pages (workspace creation, sign-up) hands a cookie that browser.refresh accepts', async () => {
+    const created = await trpcCall('tenants.create', { tenant: { name: `Cookie ${Date.now()}` }, admin: { email: `owner-${Date.now()}@example.com`, password: PASSWORD } });
+    const slug = created.body.result!.data.tenantSlug as string;
+    expect((await trpcCall('browser.refresh', { tenantSlug: slug }, { cookie: refreshCookie(created, slug) })).status).toBe(200);
+    const signup = await trpcCall('auth.signup', { tenantSlug: slug, email: `new-${Date.now()}@example.com`, password: PASSWORD });
+    expect(signup.status).toBe(200);
+    const refreshed = await trpcCall('browser.refresh', { tenantSlug: slug }, { cookie: refreshCookie(signup, slug) });
+    expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200);
+  });
+
   it('browser.logout ends the cookie\'s session and clears the cookie', async () => {
     const tenant = await createTenant(suite.api);
     const member = await signupMember(suite.api, tenant.slug);

@@ -123,7 +123,7 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await admin.getByLabel('Your email').fill(adminEmail);
     await admin.getByLabel('Password').fill(PASSWORD);
     await admin.getByRole('button', { name: 'Create workspace' }).click();
-    await admin.getByRole('heading', { name: 'Your account' }).waitFor();
+    await admin.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
     slug = new URL(admin.url()).pathname.split('/')[2]!;
     expect(admin.url()).toBe(`${server.url}/app/${slug}/account`);
     await expect(admin.getByText(adminEmail)).toBeTruthy();
@@ -136,7 +136,7 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     expect(await admin.evaluate(() => document.cookie)).toBe('');
     expect(await admin.evaluate(() => window.localStorage.length + window.sessionStorage.length)).toBe(0);
     await admin.reload();
-    await admin.getByRole('heading', { name: 'Your account' }).waitFor();
+    await admin.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
     await shoot(admin, 'account-desktop');
   });
 
@@ -153,11 +153,11 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     expect(await member.locator('.field-error').first().textContent()).toMatch(/12/);
     await member.getByLabel('Password').fill(PASSWORD);
     await member.getByRole('button', { name: 'Sign up' }).click();
-    await member.getByRole('heading', { name: 'Your account' }).waitFor();
+    await member.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
     expect(await member.getByRole('link', { name: 'Admin console' }).count()).toBe(0);
 
     await member.goto(`${server.url}/app/${slug}/admin`);
-    await member.getByRole('heading', { name: '403 · Admins only' }).waitFor();
+    await member.getByRole('heading', { name: '403 · Admins only', exact: true }).waitFor();
   });
 
   it('enrols TOTP from the QR code page, signs out, and signs in with the TOTP code', async () => {
@@ -175,10 +175,10 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     expect(await member.locator('dd').nth(3).textContent()).toBe('On');
 
     await member.getByRole('button', { name: 'Sign out', exact: true }).click();
-    await member.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await member.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
     expect(await member.context().cookies()).toHaveLength(0);
     await member.goto(`${server.url}/app/${slug}/account`);
-    await member.getByRole('heading', { name: 'Sign in' }).waitFor(); // no session any more
+    await member.getByRole('heading', { name: 'Sign in', exact: true }).waitFor(); // no session any more
 
     await member.getByLabel('Email').fill(memberEmail);
     await member.getByLabel('Password').fill(PASSWORD);
@@ -188,7 +188,7 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await member.getByRole('alert').waitFor();
     await member.getByLabel('Authenticator code').fill(await memberAuthenticator.nextCode());
     await member.getByRole('button', { name: 'Verify', exact: true }).click();
-    await member.getByRole('heading', { name: 'Your account' }).waitFor();
+    await member.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
     await shoot(member, 'account-phone');
   });
 
@@ -209,11 +209,11 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     expect(new URL(link).pathname).toBe(`/app/${slug}/accept-invite`);
     const colleague = await newPerson(PHONE);
     await colleague.goto(onServer(link));
-    await colleague.getByRole('heading', { name: 'Join the workspace' }).waitFor();
+    await colleague.getByRole('heading', { name: 'Join the workspace', exact: true }).waitFor();
     expect(new URL(colleague.url()).search).toBe(''); // the token leaves the address bar
     await colleague.getByLabel('Choose a password').fill(PASSWORD);
     await colleague.getByRole('button', { name: 'Accept invite' }).click();
-    await colleague.getByRole('heading', { name: 'Your account' }).waitFor();
+    await colleague.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
 
     await admin.getByRole('link', { name: 'Users' }).click();
     await admin.getByRole('cell', { name: colleagueEmail, exact: true }).waitFor();
@@ -259,7 +259,7 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await person.getByRole('alert').waitFor(); // the old password no longer works
     await person.getByLabel('Password').fill('a brand new long passphrase');
     await person.getByRole('button', { name: 'Sign in' }).click();
-    await person.getByRole('heading', { name: 'Your account' }).waitFor();
+    await person.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
   });
 
   it('finds each of those actions in the audit page with a filter', async () => {
