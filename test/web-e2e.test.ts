@@ -14,7 +14,6 @@ import { startSmtpSink, type SmtpSink } from './helpers/smtp-sink.js';
 const CHROMIUM = '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) {
-  // eslint-disable-next-line no-console
   console.warn(`web-e2e: skipped, ${CHROMIUM} is missing (apt-get install -y chromium; .ci/run installs it)`);
 }
 
@@ -36,7 +35,6 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
   function diagnoseOnFailure(name: string): void {
     onTestFailed(async () => {
       await Promise.all(pages.map((p, i) => p.screenshot({ path: path.join(SCREENSHOTS, `failed-${name}-${i}.png`), fullPage: true }).catch(() => undefined)));
-      // eslint-disable-next-line no-console
       console.error(`browser errors:\n${pageErrors.join('\n')}\npages: ${pages.map((p) => p.url()).join(', ')}`);
     });
   }
