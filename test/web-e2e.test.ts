@@ -169,8 +169,8 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     memberAuthenticator = new Authenticator(await member.getByLabel('Secret').inputValue());
     await member.getByLabel('Authenticator code').fill(await memberAuthenticator.nextCode());
     await member.getByRole('button', { name: 'Turn on' }).click();
-    await member.getByRole('button', { name: 'Set up authenticator app' }).waitFor({ state: 'detached' });
-    expect(await member.locator('dd').nth(3).textContent()).toBe('On');
+    await expect.poll(() => member.locator('dd').nth(3).textContent(), { timeout: 15_000 }).toBe('On');
+    expect(await member.getByRole('img', { name: 'QR code of the authenticator secret' }).count()).toBe(0);
 
     await member.getByRole('button', { name: 'Sign out', exact: true }).click();
     await member.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
