@@ -11,7 +11,8 @@ import express, { type Response } from 'express';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** Repository root, whether this file runs from `src/rest` (tsx, tests) or `dist/src/rest` (npm start). */
-const repoRoot = path.resolve(here, here.split(path.sep).includes('dist') ? '../../..' : '../..');
+const twoUp = path.resolve(here, '../..');
+const repoRoot = path.basename(twoUp) === 'dist' ? path.dirname(twoUp) : twoUp;
 
 /** Where `vite build` writes the pages (see web/vite.config.ts). */
 export const WEB_BUILD_DIR = path.join(repoRoot, 'dist', 'web');
