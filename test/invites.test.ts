@@ -37,7 +37,7 @@ describe('POST /v1/{tenantSlug}/invites', () => {
     expect(Date.parse(created.createdAt)).toBeGreaterThanOrEqual(before - 1000);
 
     const mail = await suite.sink.waitFor(email);
-    expect(mail.text).toContain(`${PUBLIC_URL}/invites/accept?token=${encodeURIComponent(token)}`);
+    expect(mail.text).toContain(`${PUBLIC_URL}/app/${tenant.slug}/accept-invite?token=${encodeURIComponent(token)}`);
     expect(mail.html).toContain(PUBLIC_URL);
 
     const listed = await suite.api.get(`/v1/${tenant.slug}/invites`, { token: tenant.accessToken });

@@ -31,7 +31,7 @@ describe('typed tRPC client', () => {
     expect(me.email).toBe(created.user.email);
     expect(me.tenant.slug).toBe(slug);
 
-    const refreshed = await client().auth.refresh.mutate({ tenantSlug: slug, refreshToken: created.refreshToken });
+    const refreshed = await client().auth.refresh.mutate({ tenantSlug: slug, refreshToken: created.refreshToken! });
     expect(refreshed.refreshToken).not.toBe(created.refreshToken);
   });
 

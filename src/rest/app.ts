@@ -9,6 +9,7 @@ import { envelopeAdapterErrors, sendError } from './error-envelope.js';
 import { screenRequestInput, strictCors } from './http-hardening.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { logRequests } from './request-log.js';
+import { webPages } from './web-pages.js';
 
 /** Largest accepted request body, in bytes. */
 export const MAX_BODY_BYTES = 100 * 1024;
@@ -122,6 +123,9 @@ export function createApp(services: AppServices): express.Express {
   app.get('/v1/openapi.json', (_req, res) => {
     res.type('application/json').send(openApiDocument);
   });
+
+  // The hosted pages and /docs set their own CSP and caching (src/rest/web-pages.ts).
+  app.use(webPages());
 
   app.use(noStore);
   app.use(express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] }));

@@ -3,6 +3,7 @@ import { userProcedure } from '../middleware/auth.js';
 import { withAccountBudget } from '../middleware/rate-limit.js';
 import { tenantProcedure } from '../middleware/tenant.js';
 import { router } from '../trpc.js';
+import { deliverSession } from './session-delivery.js';
 import { email, newPassword, OK, okOutput, oneTimeCode, opaqueToken, presentedPassword, sessionOutput, toSession, totpEnrollmentOutput } from './schemas.js';
 
 const tags = ['auth'];
@@ -25,7 +26,7 @@ export const authRouter = router({
     .mutation(async ({ ctx, input }) => {
       const { user, tokens } = await ctx.services.auth.signup(ctx.em, ctx.tenant, input.email, input.password, ctx.meta);
       await ctx.services.emailVerification.sendAfterSignup(ctx.em, ctx.tenant, user);
-      return toSession(user, tokens);
+      return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens));
     }),
 
   login: tenantProcedure
@@ -41,7 +42,7 @@ export const authRouter = router({
     .output(sessionOutput)
     .mutation(async ({ ctx, input }) => {
       const { user, tokens } = await ctx.services.auth.login(ctx.em, ctx.tenant, input, ctx.meta);
-      return toSession(user, tokens);
+      return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens));
     }),
 
   refresh: tenantProcedure
@@ -56,7 +57,7 @@ export const authRouter = router({
     .output(sessionOutput)
     .mutation(async ({ ctx, input }) => {
       const { user, tokens } = await ctx.services.sessions.refresh(ctx.em, ctx.tenant, input.refreshToken, ctx.meta);
-      return toSession(user, tokens);
+      return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens));
     }),
 
   logout: tenantProcedure
@@ -161,7 +162,7 @@ export const authRouter = router({
       const { user, tokens } = await ctx.services.mfaSignIn.totpInitialVerify(
         ctx.em, ctx.tenant, input.email, input.password, code, input.emailOtpCode, ctx.meta,
       );
-      return toSession(user, tokens);
+      return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens));
     }),
 
   mfaComplete: tenantProcedure
@@ -195,7 +196,7 @@ export const authRouter = router({
       const complete = () => ctx.services.mfaChallenges.complete(ctx.em, ctx.tenant, input.mfaToken, input, ctx.meta);
       const email = await ctx.services.mfaChallenges.accountEmailOf(ctx.em, ctx.tenant, input.mfaToken);
       const { user, tokens } = email ? await withAccountBudget(ctx, ctx.tenant.slug, email, complete) : await complete();
-      return toSession(user, tokens);
+      return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens));
     }),
 
   verifyEmail: tenantProcedure

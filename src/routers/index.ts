@@ -2,6 +2,7 @@ import { router } from '../trpc.js';
 import { apiKeysRouter } from './api-keys.js';
 import { auditRouter } from './audit.js';
 import { authRouter } from './auth.js';
+import { browserRouter } from './browser.js';
 import { idpRouter } from './idp.js';
 import { invitesRouter } from './invites.js';
 import { meRouter } from './me.js';
@@ -25,6 +26,7 @@ export const appRouter = router({
   users: usersRouter,
   tenant: tenantRouter,
   audit: auditRouter,
+  browser: browserRouter,
 });
 
 /** The router type for end-to-end typed TypeScript clients of the `/trpc` endpoint. */

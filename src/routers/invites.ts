@@ -5,6 +5,7 @@ import { adminProcedure } from '../middleware/auth.js';
 import { withRetryAfter } from '../middleware/rate-limit.js';
 import { INVITE_DEFAULT_TTL_SECONDS, INVITE_MAX_TTL_SECONDS, INVITE_MIN_TTL_SECONDS } from '../services/invites/invite-service.js';
 import { publicProcedure, router } from '../trpc.js';
+import { deliverSession } from './session-delivery.js';
 import { email, newPassword, OK, okOutput, opaqueToken, queryBoolean, tenantSessionOutput, toSession } from './schemas.js';
 
 const tags = ['invites'];
@@ -51,7 +52,7 @@ export const invitesRouter = router({
     .output(tenantSessionOutput)
     .mutation(async ({ ctx, input }) => {
       const { tenant, user, tokens } = await ctx.services.invites.accept(ctx.em, input.token, input.password, ctx.meta);
-      return { ...toSession(user, tokens), tenantSlug: tenant.slug };
+      return deliverSession(ctx, tenant.slug, { ...toSession(user, tokens), tenantSlug: tenant.slug });
     }),
 
   list: adminProcedure

@@ -46,7 +46,10 @@ export const sessionOutput = z
   .object({
     user: sessionUser,
     accessToken: z.string().meta({ description: 'HS256 JWT, valid 900 seconds' }),
-    refreshToken: z.string().meta({ description: 'Opaque, valid 2592000 seconds, rotated on every refresh' }),
+    refreshToken: z.string().optional().meta({
+      description: 'Opaque, valid 2592000 seconds, rotated on every refresh. Always present on the REST API; the hosted '
+        + 'pages receive it in an HttpOnly cookie instead (docs/decisions.md).',
+    }),
     accessTokenExpiresIn: z.number().int(),
     refreshTokenExpiresIn: z.number().int(),
   })

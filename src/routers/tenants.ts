@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { publicProcedure, router } from '../trpc.js';
 import { email, newPassword, tenantSessionOutput, toSession } from './schemas.js';
+import { deliverSession } from './session-delivery.js';
 
 const tenantName = z.string().trim().min(1).max(120);
 
@@ -54,10 +55,10 @@ export const tenantsRouter = router({
         ? { name: input.tenant.name, email: input.admin.email, password: input.admin.password }
         : { name: input.name!, email: input.email!, password: input.password! };
       const { tenant, user, tokens } = await ctx.services.tenants.create(ctx.em, form, ctx.meta);
-      return {
+      return deliverSession(ctx, tenant.slug, {
         ...toSession(user, tokens),
         tenantSlug: tenant.slug,
         tenant: { id: tenant.id, slug: tenant.slug, name: tenant.name },
-      };
+      });
     }),
 });

@@ -35,6 +35,8 @@ export const ACCESS_CLASSES: Record<string, AccessClass> = {
   'auth.requestEmailVerification': 'public',
   'auth.requestPasswordReset': 'public',
   'auth.completePasswordReset': 'public',
+  'browser.refresh': 'public',
+  'browser.logout': 'public',
 
   'auth.logoutAll': 'user',
   'me.get': 'user',
@@ -62,6 +64,13 @@ export const ACCESS_CLASSES: Record<string, AccessClass> = {
 
   'tenant.deleteTenant': 'adminUser',
 };
+
+/**
+ * Procedures served on `/trpc` only, by design: the hosted pages' cookie session (`browser.*`) reads
+ * a cookie scoped to the path `/trpc`, so a REST route could never receive it. test/browser-session.test.ts
+ * covers them (no cookie, another workspace's token, replay, sign-out).
+ */
+export const TRPC_ONLY_PROCEDURES: ReadonlySet<string> = new Set(['browser.refresh', 'browser.logout']);
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 

@@ -64,7 +64,7 @@ export class InviteService {
 
   /**
    * Creates an invite, audits `InviteCreated`, and mails the accept link (`PUBLIC_URL` +
-   * `/invites/accept?token=…`). Open invites to the same email are revoked first (audited as
+   * `/app/{slug}/accept-invite?token=…`, a hosted page; docs/web.md). Open invites to the same email are revoked first (audited as
    * `InviteRevoked`, reason `superseded`), so only the newest link works. A failed delivery is
    * logged, not raised: the invite stands and the returned token can be handed over another way.
    * At most `INVITES_PER_TENANT_PER_DAY` invites per tenant in any 24 hours (counted from the invite
@@ -135,7 +135,7 @@ export class InviteService {
   }
 
   private async sendInviteMail(tenant: Tenant, invite: Invite, token: string): Promise<void> {
-    const link = `${this.config.publicUrl}/invites/accept?token=${encodeURIComponent(token)}`;
+    const link = `${this.config.publicUrl}/app/${encodeURIComponent(tenant.slug)}/accept-invite?token=${encodeURIComponent(token)}`;
     const expires = invite.expiresAt.toISOString();
     // The tenant name is chosen by whoever created the tenant: quoted, defanged, never a link.
     const name = quotedTenantName(tenant.name);

@@ -20,9 +20,9 @@ export class EmailVerificationService {
     private readonly audit: AuditService,
   ) {}
 
-  /** The link a verification mail carries: the GET verify-email route of this service. */
+  /** The link a verification mail carries: the hosted verify-email page (docs/web.md), which calls auth/verify-email. */
   verificationLink(tenant: Tenant, token: string): string {
-    return `${this.config.publicUrl}/v1/${encodeURIComponent(tenant.slug)}/auth/verify-email?token=${encodeURIComponent(token)}`;
+    return `${this.config.publicUrl}/app/${encodeURIComponent(tenant.slug)}/verify-email?token=${encodeURIComponent(token)}`;
   }
 
   /**

@@ -27,11 +27,11 @@ export class PasswordResetService {
   ) {}
 
   /**
-   * The link a reset mail carries: the `/reset-password` page of the front end served at
-   * `PUBLIC_URL`, which asks for the new password and calls auth/password-reset/complete.
+   * The link a reset mail carries: the hosted `/app/{slug}/reset-password` page (docs/web.md),
+   * which asks for the new password and calls auth/password-reset/complete.
    */
   resetLink(tenant: Tenant, token: string): string {
-    return `${this.config.publicUrl}/reset-password?tenant=${encodeURIComponent(tenant.slug)}&token=${encodeURIComponent(token)}`;
+    return `${this.config.publicUrl}/app/${encodeURIComponent(tenant.slug)}/reset-password?token=${encodeURIComponent(token)}`;
   }
 
   /**

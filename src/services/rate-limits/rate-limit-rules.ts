@@ -77,6 +77,7 @@ export const PROCEDURE_RATE_LIMITS: Readonly<Record<string, ProcedureRateLimits>
   'tenants.create': { ip: ACCOUNT_CREATION_PER_IP },
   'invites.accept': { ip: ACCOUNT_CREATION_PER_IP },
   'auth.refresh': { ip: REFRESH_PER_IP },
+  'browser.refresh': { ip: REFRESH_PER_IP },
 };
 
 /**

@@ -1,0 +1,300 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { build } from 'vite';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { Authenticator } from './helpers/totp.js';
+import { startTestServer, type TestServer } from './helpers/server.js';
+import { startSmtpSink, type SmtpSink } from './helpers/smtp-sink.js';
+
+/**
+ * The hosted pages driven in a real browser (Debian's Chromium through playwright-core) against the
+ * real service and a real SMTP sink: people's journeys through /, /app/{slug}/… and /docs (docs/web.md).
+ */
+const CHROMIUM = '/usr/bin/chromium';
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) {
+  console.warn(`web-e2e: skipped, ${CHROMIUM} is missing (apt-get install -y chromium; .ci/run installs it)`);
+}
+
+const SCREENSHOTS = path.resolve('test-results/screenshots');
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 360, height: 740 };
+const PASSWORD = 'correct horse battery staple';
+
+describe.skipIf(!hasChromium)('web pages in a browser', () => {
+  let server: TestServer;
+  let sink: SmtpSink;
+  let browser: Browser;
+  const cspViolations: string[] = [];
+  const contexts: BrowserContext[] = [];
+  const pages: Page[] = [];
+  const pageErrors: string[] = [];
+
+  /** On a failure: a screenshot of every open page and the browser's errors, to see what a person saw. */
+  function diagnoseOnFailure(name: string): void {
+    onTestFailed(async () => {
+      await Promise.all(pages.map((p, i) => p.screenshot({ path: path.join(SCREENSHOTS, `failed-${name}-${i}.png`), fullPage: true }).catch(() => undefined)));
+      console.error(`browser errors:\n${pageErrors.join('\n')}\npages: ${pages.map((p) => p.url()).join(', ')}`);
+    });
+  }
+  const run = Date.now().toString(36);
+  const adminEmail = `owner-${run}@acme.test`;
+  const memberEmail = `member-${run}@acme.test`;
+  const colleagueEmail = `colleague-${run}@acme.test`;
+  let slug = '';
+  let admin: Page;
+  let member: Page;
+  let memberAuthenticator: Authenticator;
+
+  /** A fresh browser profile (own cookies and storage), as a separate person would have. */
+  async function newPerson(viewport = DESKTOP): Promise<Page> {
+    const context = await browser.newContext({ viewport });
+    contexts.push(context);
+    const page = await context.newPage();
+    page.on('console', (msg) => {
+      if (/Content Security Policy|Refused to/i.test(msg.text())) cspViolations.push(msg.text());
+      if (msg.type() === 'error') pageErrors.push(`${page.url()}: ${msg.text()}`);
+    });
+    page.on('pageerror', (err) => pageErrors.push(`${page.url()}: ${err.message}`));
+    pages.push(page);
+    return page;
+  }
+
+  /** A mailed link, opened on this test server (the link's path and query are what the mail decides). */
+  function onServer(link: string): string {
+    const url = new URL(link);
+    return `${server.url}${url.pathname}${url.search}`;
+  }
+
+  function linkIn(text: string): string {
+    const link = /https?:\/\/\S+\/app\/\S+/.exec(text)?.[0];
+    expect(link, text).toBeDefined();
+    return link!;
+  }
+
+  async function shoot(page: Page, name: string): Promise<void> {
+    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  }
+
+  beforeAll(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await build({ configFile: path.resolve('web/vite.config.ts'), logLevel: 'warn' });
+    sink = await startSmtpSink();
+    server = await startTestServer({ SMTP_URL: sink.url });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true, // each launch uses a fresh temporary profile (user data dir)
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  }, 300_000);
+
+  afterAll(async () => {
+    for (const context of contexts) await context.close().catch(() => undefined);
+    await browser?.close();
+    await server?.close();
+    await sink?.close();
+  });
+
+  it('serves pages with a strict CSP, HTML uncached and hashed assets immutable', async () => {
+    diagnoseOnFailure('1');
+    const html = await fetch(`${server.url}/app/anything/sign-in`);
+    expect(html.status).toBe(200);
+    expect(html.headers.get('cache-control')).toBe('no-store');
+    const csp = html.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    const body = await html.text();
+    expect(body).not.toMatch(/<script>(?!<\/script>)/); // no inline script
+    const asset = /\/assets\/[^"]+\.js/.exec(body)?.[0];
+    const assetRes = await fetch(`${server.url}${asset}`);
+    expect(assetRes.status).toBe(200);
+    expect(assetRes.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+  });
+
+  it('creates a workspace from /', async () => {
+    diagnoseOnFailure('2');
+    admin = await newPerson();
+    await admin.goto(`${server.url}/`);
+    await shoot(admin, 'home-desktop');
+    await admin.getByLabel('Workspace name').fill(`Acme ${run}`);
+    await admin.getByLabel('Your email').fill(adminEmail);
+    await admin.getByLabel('Password').fill(PASSWORD);
+    await admin.getByRole('button', { name: 'Create workspace' }).click();
+    await admin.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+    slug = new URL(admin.url()).pathname.split('/')[2]!;
+    expect(admin.url()).toBe(`${server.url}/app/${slug}/account`);
+    await expect(admin.getByText(adminEmail)).toBeTruthy();
+    expect(await admin.locator('dd').nth(1).textContent()).toBe('Admin');
+
+    // the refresh token is in an HttpOnly cookie on /trpc: a reload keeps the session, scripts cannot read it
+    const cookies = await admin.context().cookies();
+    expect(cookies).toHaveLength(1);
+    expect(cookies[0]).toMatchObject({ name: `refresh_${slug}`, path: '/trpc', httpOnly: true, sameSite: 'Strict' });
+    // evaluated in the page (strings, as this file is type-checked without the DOM library)
+    expect(await admin.evaluate('document.cookie')).toBe('');
+    expect(await admin.evaluate('window.localStorage.length + window.sessionStorage.length')).toBe(0);
+    await admin.reload();
+    await admin.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+    await shoot(admin, 'account-desktop');
+  });
+
+  it('signs up a Member, who gets a 403 page for the admin console', async () => {
+    diagnoseOnFailure('3');
+    member = await newPerson(PHONE);
+    await member.goto(`${server.url}/app/${slug}/sign-in`);
+    await shoot(member, 'sign-in-phone');
+    await member.getByRole('link', { name: 'Create an account' }).click();
+    await member.getByLabel('Email').fill(memberEmail);
+    await member.getByLabel('Password').fill('short');
+    await member.getByRole('button', { name: 'Sign up' }).click();
+    await member.getByRole('alert').waitFor();
+    expect(await member.locator('.field-error').first().textContent()).toMatch(/12/);
+    await member.getByLabel('Password').fill(PASSWORD);
+    await member.getByRole('button', { name: 'Sign up' }).click();
+    await member.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+    expect(await member.getByRole('link', { name: 'Admin console' }).count()).toBe(0);
+
+    await member.goto(`${server.url}/app/${slug}/admin`);
+    await member.getByRole('heading', { name: '403 · Admins only', exact: true }).waitFor();
+  });
+
+  it('enrols TOTP from the QR code page, signs out, and signs in with the TOTP code', async () => {
+    diagnoseOnFailure('4');
+    await member.goto(`${server.url}/app/${slug}/account`);
+    await member.getByRole('button', { name: 'Set up authenticator app' }).click();
+    const qr = member.getByRole('img', { name: 'QR code of the authenticator secret' });
+    await qr.waitFor();
+    expect(await qr.getAttribute('src')).toMatch(/^data:image\/png;base64,/);
+    await shoot(member, 'totp-enrolment-phone');
+    memberAuthenticator = new Authenticator(await member.getByLabel('Secret').inputValue());
+    await member.getByLabel('Authenticator code').fill(await memberAuthenticator.nextCode());
+    await member.getByRole('button', { name: 'Turn on' }).click();
+    await expect.poll(() => member.locator('dd').nth(3).textContent(), { timeout: 15_000 }).toBe('On');
+    expect(await member.getByRole('img', { name: 'QR code of the authenticator secret' }).count()).toBe(0);
+
+    await member.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await member.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+    expect(await member.context().cookies()).toHaveLength(0);
+    await member.goto(`${server.url}/app/${slug}/account`);
+    await member.getByRole('heading', { name: 'Sign in', exact: true }).waitFor(); // no session any more
+
+    await member.getByLabel('Email').fill(memberEmail);
+    await member.getByLabel('Password').fill(PASSWORD);
+    await member.getByRole('button', { name: 'Sign in' }).click();
+    await member.getByLabel('Authenticator code').fill(memberAuthenticator.wrongCode());
+    await member.getByRole('button', { name: 'Verify', exact: true }).click();
+    await member.getByRole('alert').waitFor();
+    await member.getByLabel('Authenticator code').fill(await memberAuthenticator.nextCode());
+    await member.getByRole('button', { name: 'Verify', exact: true }).click();
+    await member.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+    await shoot(member, 'account-phone');
+  });
+
+  it('invites a colleague from the console; the colleague accepts from the mailed link and shows in the users list', async () => {
+    diagnoseOnFailure('5');
+    await admin.getByRole('link', { name: 'Admin console' }).click();
+    await admin.getByRole('link', { name: 'Invites' }).click();
+    await admin.getByLabel('Email').fill(colleagueEmail);
+    await admin.getByLabel('Role').selectOption('Member');
+    await admin.getByLabel('Valid for (hours)').fill('48');
+    await admin.getByRole('button', { name: 'Send invite' }).click();
+    await admin.getByLabel('Invite link').waitFor();
+    await admin.getByRole('cell', { name: colleagueEmail, exact: true }).waitFor();
+    await shoot(admin, 'admin-invites-desktop');
+
+    const mail = await sink.waitFor(colleagueEmail, (m) => m.subject.startsWith('You are invited'));
+    const link = linkIn(mail.text);
+    expect(new URL(link).pathname).toBe(`/app/${slug}/accept-invite`);
+    const colleague = await newPerson(PHONE);
+    await colleague.goto(onServer(link));
+    await colleague.getByRole('heading', { name: 'Join the workspace', exact: true }).waitFor();
+    expect(new URL(colleague.url()).search).toBe(''); // the token leaves the address bar
+    await colleague.getByLabel('Choose a password').fill(PASSWORD);
+    await colleague.getByRole('button', { name: 'Accept invite' }).click();
+    await colleague.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+
+    await admin.getByRole('link', { name: 'Users' }).click();
+    await admin.getByRole('cell', { name: colleagueEmail, exact: true }).waitFor();
+    await admin.getByRole('cell', { name: memberEmail, exact: true }).waitFor();
+    await shoot(admin, 'admin-users-desktop');
+  });
+
+  it('creates an API key (plaintext shown once) and revokes it', async () => {
+    diagnoseOnFailure('6');
+    await admin.getByRole('link', { name: 'API keys' }).click();
+    await admin.getByLabel('Name').fill('billing backend');
+    await admin.getByRole('button', { name: 'Create key' }).click();
+    const plaintext = await admin.getByLabel('New API key').inputValue();
+    expect(plaintext).toMatch(/^ak_live_/);
+    const me = await fetch(`${server.url}/v1/${slug}/users`, { headers: { authorization: `Bearer ${plaintext}` } });
+    expect(me.status).toBe(200);
+    await shoot(admin, 'admin-api-keys-desktop');
+    await admin.getByRole('button', { name: 'Revoke API key billing backend' }).click();
+    await admin.getByRole('button', { name: 'Revoke API key billing backend' }).waitFor({ state: 'detached' });
+    const refused = await fetch(`${server.url}/v1/${slug}/users`, { headers: { authorization: `Bearer ${plaintext}` } });
+    expect(refused.status).toBe(401);
+  });
+
+  it('resets a password from the mailed link and signs in with the new one', async () => {
+    diagnoseOnFailure('7');
+    const person = await newPerson();
+    await person.goto(`${server.url}/app/${slug}/sign-in`);
+    await person.getByRole('link', { name: 'Forgot password?' }).click();
+    await person.getByLabel('Email').fill(colleagueEmail);
+    await person.getByRole('button', { name: 'Email me a reset link' }).click();
+    await person.getByRole('status').waitFor();
+    const mail = await sink.waitFor(colleagueEmail, (m) => m.subject.startsWith('Reset your password'));
+    const link = linkIn(mail.text);
+    expect(new URL(link).pathname).toBe(`/app/${slug}/reset-password`);
+    await person.goto(onServer(link));
+    await person.getByLabel('New password').fill('a brand new long passphrase');
+    await person.getByRole('button', { name: 'Set new password' }).click();
+    await person.getByRole('status').waitFor();
+    await person.getByRole('link', { name: 'Sign in' }).click();
+    await person.getByLabel('Email').fill(colleagueEmail);
+    await person.getByLabel('Password').fill(PASSWORD);
+    await person.getByRole('button', { name: 'Sign in' }).click();
+    await person.getByRole('alert').waitFor(); // the old password no longer works
+    await person.getByLabel('Password').fill('a brand new long passphrase');
+    await person.getByRole('button', { name: 'Sign in' }).click();
+    await person.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+  });
+
+  it('finds each of those actions in the audit page with a filter', async () => {
+    diagnoseOnFailure('8');
+    await admin.getByRole('link', { name: 'Audit log' }).click();
+    for (const action of ['TenantCreated', 'UserSignup', 'MfaTotpEnrolled', 'InviteCreated', 'InviteAccepted', 'ApiKeyCreated', 'ApiKeyRevoked', 'UserPasswordChanged']) {
+      await admin.getByLabel('Action').selectOption(action);
+      await admin.getByRole('button', { name: 'Apply filters' }).click();
+      await expect.poll(async () => [...new Set(await admin.locator('tbody tr td:nth-child(2)').allTextContents())], { timeout: 15_000 }).toEqual([action]);
+    }
+    await admin.getByLabel('Action').selectOption('');
+    await admin.getByLabel('Search').fill(colleagueEmail);
+    await admin.getByLabel('Limit').fill('2');
+    await admin.getByRole('button', { name: 'Apply filters' }).click();
+    await admin.locator('tbody tr').nth(1).waitFor();
+    const firstPage = await admin.locator('tbody tr td.details').allTextContents();
+    expect(firstPage).toHaveLength(2);
+    await admin.getByRole('button', { name: 'Older' }).click();
+    await admin.getByRole('button', { name: 'Newer' }).waitFor({ state: 'visible' });
+    await expect.poll(() => admin.locator('tbody tr td.details').allTextContents()).not.toEqual(firstPage);
+    await shoot(admin, 'admin-audit-desktop');
+    await admin.setViewportSize(PHONE);
+    await shoot(admin, 'admin-audit-phone');
+    await admin.setViewportSize(DESKTOP);
+  });
+
+  it('renders the API reference at /docs from the OpenAPI document', async () => {
+    diagnoseOnFailure('9');
+    const page = await newPerson();
+    await page.goto(`${server.url}/docs`);
+    await page.locator('.swagger-ui .info .title').waitFor();
+    await page.getByRole('button', { name: /Authorize/ }).first().waitFor();
+    await shoot(page, 'docs-desktop');
+    await page.setViewportSize(PHONE);
+    await shoot(page, 'docs-phone');
+    await shoot(admin, 'admin-audit-desktop-final');
+    expect(cspViolations).toEqual([]);
+  });
+});

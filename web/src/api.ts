@@ -1,0 +1,107 @@
+import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
+import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
+import type { AppRouter } from '../../src/routers/index.js';
+
+/** Inputs and outputs of every procedure, inferred from the server's router. */
+export type RouterInputs = inferRouterInputs<AppRouter>;
+export type RouterOutputs = inferRouterOutputs<AppRouter>;
+export type Session = RouterOutputs['auth']['login'];
+
+/** Access tokens in memory only, one per workspace; gone on reload (the refresh cookie restores them). */
+const accessTokens = new Map<string, { token: string; expiresAtMs: number }>();
+
+/** Keeps the access token of a new session (its refresh token, if any, is in the HttpOnly cookie). */
+export function rememberSession(tenantSlug: string, session: Pick<Session, 'accessToken' | 'accessTokenExpiresIn'>): void {
+  accessTokens.set(tenantSlug, { token: session.accessToken, expiresAtMs: Date.now() + session.accessTokenExpiresIn * 1000 });
+}
+
+/** Drops the workspace's access token (sign-out). */
+export function forgetSession(tenantSlug: string): void {
+  accessTokens.delete(tenantSlug);
+}
+
+function slugOf(input: unknown): string | undefined {
+  if (typeof input !== 'object' || input === null) return undefined;
+  const slug = (input as { tenantSlug?: unknown }).tenantSlug;
+  return typeof slug === 'string' ? slug : undefined;
+}
+
+/** Refreshes a little before expiry so that a page never sends an expired token. */
+const REFRESH_MARGIN_MS = 30_000;
+const refreshing = new Map<string, Promise<boolean>>();
+
+/**
+ * The typed client of the `/trpc` endpoint. Every call asks for the cookie transport of the refresh
+ * token and carries the workspace's access token, refreshed from the cookie when about to expire.
+ */
+export const trpc = createTRPCClient<AppRouter>({
+  links: [
+    httpLink({
+      url: '/trpc',
+      headers: async ({ op }) => {
+        const headers: Record<string, string> = { 'x-refresh-transport': 'cookie' };
+        const slug = slugOf(op.input);
+        if (slug && op.path !== 'browser.refresh') {
+          const held = accessTokens.get(slug);
+          if (held && held.expiresAtMs - Date.now() < REFRESH_MARGIN_MS) await restoreSession(slug);
+          const current = accessTokens.get(slug);
+          if (current) headers.authorization = `Bearer ${current.token}`;
+        }
+        return headers;
+      },
+    }),
+  ],
+});
+
+/**
+ * Makes sure the workspace has an access token: rotates the refresh cookie when there is none (or
+ * it is about to expire). Concurrent callers share one refresh.
+ * @returns true when signed in.
+ */
+export async function restoreSession(tenantSlug: string): Promise<boolean> {
+  const held = accessTokens.get(tenantSlug);
+  if (held && held.expiresAtMs - Date.now() >= REFRESH_MARGIN_MS) return true;
+  let pending = refreshing.get(tenantSlug);
+  if (!pending) {
+    pending = trpc.browser.refresh
+      .mutate({ tenantSlug })
+      .then((session) => {
+        rememberSession(tenantSlug, session);
+        return true;
+      })
+      .catch(() => {
+        forgetSession(tenantSlug);
+        return false;
+      })
+      .finally(() => refreshing.delete(tenantSlug));
+    refreshing.set(tenantSlug, pending);
+  }
+  return pending;
+}
+
+/** An error as a form shows it: one message for the alert region and messages per field. */
+export interface FormError {
+  message: string;
+  reason?: string;
+  details: Record<string, unknown>;
+  fields: Record<string, string>;
+}
+
+/** Reads the service's error envelope (`{code, message, details}`) from a failed call. */
+export function toFormError(err: unknown): FormError {
+  if (err instanceof TRPCClientError) {
+    const data = (err as TRPCClientError<AppRouter>).data;
+    const details = (data?.details ?? {}) as Record<string, unknown>;
+    const fields: Record<string, string> = {};
+    const issues = details.issues;
+    if (Array.isArray(issues)) {
+      for (const issue of issues as { path: string; message: string }[]) {
+        const key = issue.path.split('.').pop() ?? issue.path;
+        fields[key] ??= issue.message;
+      }
+    }
+    const reason = typeof details.reason === 'string' ? details.reason : undefined;
+    return { message: err.message, reason, details, fields };
+  }
+  return { message: 'Something went wrong. Check your connection and try again.', details: {}, fields: {} };
+}

@@ -1,0 +1,32 @@
+import { useQuery } from '@tanstack/react-query';
+import { useParams, useSearch } from '@tanstack/react-router';
+import { useEffect, useState } from 'react';
+import { restoreSession, trpc } from './api';
+
+/** The `{tenantSlug}` of the current `/app/{tenantSlug}/...` page. */
+export function useSlug(): string {
+  return useParams({ strict: false }).slug ?? '';
+}
+
+/**
+ * The `token` query parameter of a mailed link, read once and then removed from the address bar
+ * (and so from the history and any later Referer), per docs/decisions.md "issue 13".
+ */
+export function useLinkToken(): string | undefined {
+  const search = useSearch({ strict: false }) as { token?: unknown };
+  const [token] = useState(() => (typeof search.token === 'string' ? search.token : undefined));
+  useEffect(() => {
+    if (token && window.location.search) window.history.replaceState(window.history.state, '', window.location.pathname);
+  }, [token]);
+  return token;
+}
+
+/** Whether the browser holds a session for the workspace (restored from the refresh cookie). */
+export function useSignedIn(slug: string) {
+  return useQuery({ queryKey: ['session', slug], queryFn: () => restoreSession(slug), staleTime: 60_000 });
+}
+
+/** The signed-in user (`me.get`), once a session is known. */
+export function useMe(slug: string, enabled: boolean) {
+  return useQuery({ queryKey: ['me', slug], queryFn: () => trpc.me.get.query({ tenantSlug: slug }), enabled });
+}

@@ -1,0 +1,213 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link, Navigate, Outlet, useNavigate } from '@tanstack/react-router';
+import QRCode from 'qrcode';
+import { useState } from 'react';
+import { forgetSession, toFormError, trpc } from '../api';
+import { useMe, useSignedIn, useSlug } from '../hooks';
+import { ErrorAlert, Field, formValue, Notice } from '../ui';
+
+/** Pages that need a session: restores it from the refresh cookie, or sends the browser to sign-in. */
+export function SignedInLayout() {
+  const slug = useSlug();
+  const signedIn = useSignedIn(slug);
+  const me = useMe(slug, signedIn.data === true);
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const signOut = useMutation({
+    mutationFn: () => trpc.browser.logout.mutate({ tenantSlug: slug }),
+    onSettled: async () => {
+      forgetSession(slug);
+      queryClient.removeQueries({ queryKey: ['me', slug] });
+      queryClient.setQueryData(['session', slug], false);
+      await navigate({ to: '/app/$slug/sign-in', params: { slug } });
+    },
+  });
+
+  if (signedIn.isPending) return <p role="status" className="loading">Loading…</p>;
+  if (signedIn.data !== true) return <Navigate to="/app/$slug/sign-in" params={{ slug }} />;
+  return (
+    <>
+      <header className="topbar">
+        <span className="brand">{me.data?.tenant.name ?? slug}</span>
+        <nav aria-label="Main">
+          <Link to="/app/$slug/account" params={{ slug }}>Account</Link>
+          {me.data?.role === 'Admin' && <Link to="/app/$slug/admin" params={{ slug }}>Admin console</Link>}
+          <button type="button" className="link" onClick={() => signOut.mutate()}>Sign out</button>
+        </nav>
+      </header>
+      <Outlet />
+    </>
+  );
+}
+
+/** `/app/{slug}/account`: the signed-in user's own account. */
+export function AccountPage() {
+  const slug = useSlug();
+  const me = useMe(slug, true);
+  if (me.isPending) return <p role="status" className="loading">Loading…</p>;
+  if (me.error) return <ErrorAlert error={toFormError(me.error)} />;
+  const user = me.data;
+  return (
+    <main className="page" id="main">
+      <h1>Your account</h1>
+      <dl className="facts">
+        <dt>Email</dt>
+        <dd>{user.email}</dd>
+        <dt>Role</dt>
+        <dd>{user.role}</dd>
+        <dt>Workspace</dt>
+        <dd>{user.tenant.name} ({user.tenant.slug})</dd>
+        <dt>Authenticator app</dt>
+        <dd>{user.totpEnrolled ? 'On' : 'Off'}</dd>
+      </dl>
+      {!user.totpEnrolled && <TotpEnrolment slug={slug} />}
+      <ChangePassword slug={slug} />
+      <DataExport slug={slug} />
+      <SessionControls slug={slug} />
+      <DeleteAccount slug={slug} />
+    </main>
+  );
+}
+
+function TotpEnrolment({ slug }: { slug: string }) {
+  const queryClient = useQueryClient();
+  const enrol = useMutation({ mutationFn: () => trpc.mfa.totpEnroll.mutate({ tenantSlug: slug }) });
+  const qr = useQuery({
+    queryKey: ['totp-qr', enrol.data?.otpauthUri],
+    queryFn: () => QRCode.toDataURL(enrol.data!.otpauthUri, { errorCorrectionLevel: 'M', margin: 1, width: 220 }),
+    enabled: enrol.data !== undefined,
+    gcTime: 0,
+  });
+  const verify = useMutation({
+    mutationFn: (form: FormData) => trpc.mfa.totpVerify.mutate({ tenantSlug: slug, code: formValue(form, 'code') ?? '' }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['me', slug] }),
+  });
+  const error = enrol.error ? toFormError(enrol.error) : verify.error ? toFormError(verify.error) : null;
+  return (
+    <section aria-labelledby="totp-heading" className="panel">
+      <h2 id="totp-heading">Authenticator app</h2>
+      <ErrorAlert error={error} />
+      {!enrol.data ? (
+        <button type="button" onClick={() => enrol.mutate()} disabled={enrol.isPending}>Set up authenticator app</button>
+      ) : (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            verify.mutate(new FormData(e.currentTarget));
+          }}
+        >
+          <p>Scan the QR code with your authenticator app, or type the secret, then enter the 6-digit code it shows.</p>
+          {qr.data && <img src={qr.data} alt="QR code of the authenticator secret" width={220} height={220} className="qr" />}
+          <div className="field">
+            <label htmlFor="totp-secret">Secret</label>
+            <input id="totp-secret" readOnly value={enrol.data.secret} className="mono" />
+          </div>
+          <Field label="Authenticator code" name="code" inputMode="numeric" autoComplete="one-time-code" required error={error} />
+          <button type="submit" disabled={verify.isPending}>Turn on</button>
+        </form>
+      )}
+    </section>
+  );
+}
+
+function ChangePassword({ slug }: { slug: string }) {
+  const change = useMutation({
+    mutationFn: (form: FormData) =>
+      trpc.me.changePassword.mutate({
+        tenantSlug: slug,
+        currentPassword: formValue(form, 'currentPassword') ?? '',
+        newPassword: formValue(form, 'newPassword') ?? '',
+      }),
+  });
+  const error = change.error ? toFormError(change.error) : null;
+  return (
+    <section aria-labelledby="password-heading" className="panel">
+      <h2 id="password-heading">Change password</h2>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          const form = e.currentTarget;
+          change.mutate(new FormData(form), { onSuccess: () => form.reset() });
+        }}
+      >
+        <ErrorAlert error={error} />
+        {change.isSuccess && <Notice>Your password was changed.</Notice>}
+        <Field label="Current password" name="currentPassword" type="password" autoComplete="current-password" required error={error} />
+        <Field label="New password" name="newPassword" type="password" autoComplete="new-password" required error={error} hint="At least 12 characters." />
+        <button type="submit" disabled={change.isPending}>Change password</button>
+      </form>
+    </section>
+  );
+}
+
+function DataExport({ slug }: { slug: string }) {
+  const exportData = useMutation({
+    mutationFn: () => trpc.me.exportMe.query({ tenantSlug: slug }),
+    onSuccess: (data) => {
+      const url = URL.createObjectURL(new Blob([JSON.stringify(data, null, 2)], { type: 'application/json' }));
+      const a = document.createElement('a');
+      a.href = url;
+      a.download = `account-export-${slug}.json`;
+      a.click();
+      URL.revokeObjectURL(url);
+    },
+  });
+  return (
+    <section aria-labelledby="export-heading" className="panel">
+      <h2 id="export-heading">Your data</h2>
+      <ErrorAlert error={exportData.error ? toFormError(exportData.error) : null} />
+      <button type="button" className="secondary" onClick={() => exportData.mutate()} disabled={exportData.isPending}>Download my data</button>
+    </section>
+  );
+}
+
+function SessionControls({ slug }: { slug: string }) {
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const everywhere = useMutation({
+    mutationFn: () => trpc.auth.logoutAll.mutate({ tenantSlug: slug }),
+    onSuccess: async () => {
+      await trpc.browser.logout.mutate({ tenantSlug: slug }).catch(() => undefined);
+      forgetSession(slug);
+      queryClient.clear();
+      await navigate({ to: '/app/$slug/sign-in', params: { slug } });
+    },
+  });
+  return (
+    <section aria-labelledby="sessions-heading" className="panel">
+      <h2 id="sessions-heading">Sessions</h2>
+      <ErrorAlert error={everywhere.error ? toFormError(everywhere.error) : null} />
+      <button type="button" className="secondary" onClick={() => everywhere.mutate()} disabled={everywhere.isPending}>Sign out everywhere</button>
+    </section>
+  );
+}
+
+function DeleteAccount({ slug }: { slug: string }) {
+  const [confirming, setConfirming] = useState(false);
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const remove = useMutation({
+    mutationFn: () => trpc.me.delete.mutate({ tenantSlug: slug }),
+    onSuccess: async () => {
+      await trpc.browser.logout.mutate({ tenantSlug: slug }).catch(() => undefined);
+      forgetSession(slug);
+      queryClient.clear();
+      await navigate({ to: '/app/$slug/sign-in', params: { slug } });
+    },
+  });
+  return (
+    <section aria-labelledby="delete-heading" className="panel danger">
+      <h2 id="delete-heading">Delete account</h2>
+      <ErrorAlert error={remove.error ? toFormError(remove.error) : null} />
+      {!confirming ? (
+        <button type="button" className="danger" onClick={() => setConfirming(true)}>Delete my account</button>
+      ) : (
+        <div role="group" aria-label="Confirm account deletion">
+          <p>This signs you out everywhere and removes your account. It cannot be undone.</p>
+          <button type="button" className="danger" onClick={() => remove.mutate()} disabled={remove.isPending}>Yes, delete my account</button>
+          <button type="button" className="secondary" onClick={() => setConfirming(false)}>Cancel</button>
+        </div>
+      )}
+    </section>
+  );
+}

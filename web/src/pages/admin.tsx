@@ -1,0 +1,429 @@
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link, Outlet } from '@tanstack/react-router';
+import { useState } from 'react';
+import { toFormError, trpc, type RouterInputs, type RouterOutputs } from '../api';
+import { useMe, useSlug } from '../hooks';
+import { Checkbox, ErrorAlert, Field, formValue, Notice, Select } from '../ui';
+
+type Role = RouterInputs['invites']['create']['role'] & string;
+type Environment = RouterInputs['apiKeys']['create']['environment'];
+type MfaPolicy = RouterOutputs['tenant']['get']['mfaPolicy'];
+type AuditAction = NonNullable<RouterInputs['audit']['list']['action']>;
+
+const ROLES: readonly Role[] = ['Member', 'Admin'];
+const ENVIRONMENTS: readonly Environment[] = ['live', 'test'];
+const MFA_POLICIES: readonly MfaPolicy[] = ['Disabled', 'Optional', 'Required'];
+/** Every audit action; the Record type makes the compiler reject a missing or unknown one. */
+const AUDIT_ACTION_SET: Record<AuditAction, true> = {
+  UserSignup: true, UserLogin: true, UserLoginFailed: true, UserLogout: true, UserPasswordChanged: true, UserEmailVerified: true,
+  UserSoftDeleted: true, UserHardDeleted: true,
+  MfaTotpEnrolled: true, MfaTotpDisabled: true, MfaTotpVerified: true, MfaEmailOtpSent: true, MfaEmailOtpVerified: true, MfaEmailOtpFailed: true,
+  InviteCreated: true, InviteAccepted: true, InviteRevoked: true, InviteExpired: true,
+  ApiKeyCreated: true, ApiKeyRevoked: true,
+  SessionCreated: true, SessionRevoked: true, SessionFamilyCompromised: true,
+  TenantCreated: true, TenantUpdated: true, TenantSoftDeleted: true,
+  GdprExportRequested: true, GdprExportCompleted: true, GdprErasureRequested: true, GdprErasureCompleted: true,
+  IdpOauthLinked: true, IdpOauthUnlinked: true,
+};
+const AUDIT_ACTIONS = Object.keys(AUDIT_ACTION_SET) as AuditAction[];
+
+const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
+
+/** `/app/{slug}/admin/*`: the console's navigation; a Member sees a 403 page instead. */
+export function AdminLayout() {
+  const slug = useSlug();
+  const me = useMe(slug, true);
+  if (me.isPending) return <p role="status" className="loading">Loading…</p>;
+  if (me.data?.role !== 'Admin') {
+    return (
+      <main className="page" id="main">
+        <h1>403 · Admins only</h1>
+        <p>The admin console is for the workspace's admins. Ask one of them if you need access.</p>
+        <Link to="/app/$slug/account" params={{ slug }}>Back to your account</Link>
+      </main>
+    );
+  }
+  return (
+    <div className="admin">
+      <nav aria-label="Admin console" className="tabs">
+        <Link to="/app/$slug/admin" params={{ slug }} activeOptions={{ exact: true }}>Users</Link>
+        <Link to="/app/$slug/admin/invites" params={{ slug }}>Invites</Link>
+        <Link to="/app/$slug/admin/api-keys" params={{ slug }}>API keys</Link>
+        <Link to="/app/$slug/admin/settings" params={{ slug }}>Settings</Link>
+        <Link to="/app/$slug/admin/audit" params={{ slug }}>Audit log</Link>
+      </nav>
+      <Outlet />
+    </div>
+  );
+}
+
+/** Users: list, delete, disable TOTP. */
+export function UsersPage() {
+  const slug = useSlug();
+  const queryClient = useQueryClient();
+  const users = useQuery({ queryKey: ['users', slug], queryFn: () => trpc.users.list.query({ tenantSlug: slug }) });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['users', slug] });
+  const remove = useMutation({ mutationFn: (userId: string) => trpc.users.delete.mutate({ tenantSlug: slug, userId }), onSuccess: refresh });
+  const disableTotp = useMutation({ mutationFn: (userId: string) => trpc.users.disableTotp.mutate({ tenantSlug: slug, userId }), onSuccess: refresh });
+  const error = users.error ?? remove.error ?? disableTotp.error;
+  return (
+    <main className="page" id="main">
+      <h1>Users</h1>
+      <ErrorAlert error={error ? toFormError(error) : null} />
+      <div className="table-wrap">
+        <table>
+          <thead>
+            <tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col">Authenticator</th><th scope="col">Actions</th></tr>
+          </thead>
+          <tbody>
+            {users.data?.items.map((u) => (
+              <tr key={u.id}>
+                <td>{u.email}</td>
+                <td>{u.role}</td>
+                <td>{u.status}</td>
+                <td>{u.totpEnrolled ? 'On' : 'Off'}</td>
+                <td className="actions">
+                  {u.totpEnrolled && (
+                    <button type="button" className="secondary" aria-label={`Disable authenticator of ${u.email}`} onClick={() => disableTotp.mutate(u.id)}>
+                      Disable authenticator
+                    </button>
+                  )}
+                  <button type="button" className="danger" aria-label={`Delete ${u.email}`} onClick={() => remove.mutate(u.id)}>Delete</button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </main>
+  );
+}
+
+/** Invites: create (role, lifetime), list with the accepted/revoked filters, revoke, copy link. */
+export function InvitesPage() {
+  const slug = useSlug();
+  const queryClient = useQueryClient();
+  const [includeAccepted, setIncludeAccepted] = useState(false);
+  const [includeRevoked, setIncludeRevoked] = useState(false);
+  const invites = useQuery({
+    queryKey: ['invites', slug, includeAccepted, includeRevoked],
+    queryFn: () => trpc.invites.list.query({ tenantSlug: slug, includeAccepted, includeRevoked }),
+  });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['invites', slug] });
+  const create = useMutation({
+    mutationFn: (form: FormData) => {
+      const hours = Number(formValue(form, 'ttlHours') ?? '0');
+      return trpc.invites.create.mutate({
+        tenantSlug: slug,
+        email: formValue(form, 'email') ?? '',
+        role: (formValue(form, 'role') ?? 'Member') as Role,
+        ttlSeconds: hours > 0 ? Math.round(hours * 3600) : undefined,
+      });
+    },
+    onSuccess: refresh,
+  });
+  const revoke = useMutation({ mutationFn: (id: string) => trpc.invites.revoke.mutate({ tenantSlug: slug, id }), onSuccess: refresh });
+  const [copied, setCopied] = useState(false);
+  const error = create.error ? toFormError(create.error) : null;
+  const link = create.data ? `${window.location.origin}/app/${slug}/accept-invite?token=${encodeURIComponent(create.data.token)}` : null;
+  return (
+    <main className="page" id="main">
+      <h1>Invites</h1>
+      <section aria-labelledby="new-invite" className="panel">
+        <h2 id="new-invite">Invite someone</h2>
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            setCopied(false);
+            create.mutate(new FormData(e.currentTarget));
+          }}
+        >
+          <ErrorAlert error={error} />
+          <Field label="Email" name="email" type="email" required error={error} />
+          <Select label="Role" name="role" options={ROLES} defaultValue="Member" />
+          <Field label="Valid for (hours)" name="ttlHours" type="number" min={1} max={720} error={error} hint="Empty for the default lifetime." />
+          <button type="submit" disabled={create.isPending}>Send invite</button>
+        </form>
+        {link && (
+          <div className="created">
+            <Notice>Invite sent to {create.data?.invite.email}. The link was mailed; you can also share it yourself.</Notice>
+            <div className="field">
+              <label htmlFor="invite-link">Invite link</label>
+              <input id="invite-link" readOnly value={link} className="mono" />
+            </div>
+            <button type="button" className="secondary" onClick={() => void navigator.clipboard?.writeText(link).then(() => setCopied(true))}>
+              Copy link
+            </button>
+            {copied && <span role="status"> Copied.</span>}
+          </div>
+        )}
+      </section>
+      <section aria-labelledby="invite-list" className="panel">
+        <h2 id="invite-list">Invites</h2>
+        <div className="filters">
+          <Checkbox label="Show accepted" name="includeAccepted" onChange={setIncludeAccepted} />
+          <Checkbox label="Show revoked" name="includeRevoked" onChange={setIncludeRevoked} />
+        </div>
+        <ErrorAlert error={invites.error ? toFormError(invites.error) : revoke.error ? toFormError(revoke.error) : null} />
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col">Expires</th><th scope="col">Actions</th></tr>
+            </thead>
+            <tbody>
+              {invites.data?.items.map((i) => (
+                <tr key={i.id}>
+                  <td>{i.email}</td>
+                  <td>{i.role}</td>
+                  <td>{i.status}</td>
+                  <td>{when(i.expiresAt)}</td>
+                  <td className="actions">
+                    {i.status === 'Open' && (
+                      <button type="button" className="danger" aria-label={`Revoke invite of ${i.email}`} onClick={() => revoke.mutate(i.id)}>Revoke</button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </section>
+    </main>
+  );
+}
+
+/** API keys: create (plaintext shown once), list, revoke. */
+export function ApiKeysPage() {
+  const slug = useSlug();
+  const queryClient = useQueryClient();
+  const [includeRevoked, setIncludeRevoked] = useState(false);
+  const keys = useQuery({ queryKey: ['api-keys', slug, includeRevoked], queryFn: () => trpc.apiKeys.list.query({ tenantSlug: slug, includeRevoked }) });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['api-keys', slug] });
+  const create = useMutation({
+    mutationFn: (form: FormData) => {
+      const expires = formValue(form, 'expiresAt');
+      return trpc.apiKeys.create.mutate({
+        tenantSlug: slug,
+        name: formValue(form, 'name') ?? '',
+        environment: (formValue(form, 'environment') ?? 'live') as Environment,
+        expiresAt: expires ? new Date(expires).toISOString() : undefined,
+      });
+    },
+    onSuccess: refresh,
+  });
+  const revoke = useMutation({ mutationFn: (id: string) => trpc.apiKeys.revoke.mutate({ tenantSlug: slug, id }), onSuccess: refresh });
+  const error = create.error ? toFormError(create.error) : null;
+  return (
+    <main className="page" id="main">
+      <h1>API keys</h1>
+      <section aria-labelledby="new-key" className="panel">
+        <h2 id="new-key">Create an API key</h2>
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            create.mutate(new FormData(e.currentTarget));
+          }}
+        >
+          <ErrorAlert error={error} />
+          <Field label="Name" name="name" required error={error} />
+          <Select label="Environment" name="environment" options={ENVIRONMENTS} defaultValue="live" />
+          <Field label="Expires (optional)" name="expiresAt" type="datetime-local" error={error} />
+          <button type="submit" disabled={create.isPending}>Create key</button>
+        </form>
+        {create.data && (
+          <div className="created">
+            <Notice>Copy the key now: it is shown only once.</Notice>
+            <div className="field">
+              <label htmlFor="new-key-plaintext">New API key</label>
+              <input id="new-key-plaintext" readOnly value={create.data.plaintext} className="mono" />
+            </div>
+          </div>
+        )}
+      </section>
+      <section aria-labelledby="key-list" className="panel">
+        <h2 id="key-list">Keys</h2>
+        <Checkbox label="Show revoked" name="includeRevoked" onChange={setIncludeRevoked} />
+        <ErrorAlert error={keys.error ? toFormError(keys.error) : revoke.error ? toFormError(revoke.error) : null} />
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Environment</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col">Actions</th></tr>
+            </thead>
+            <tbody>
+              {keys.data?.items.map((k) => (
+                <tr key={k.id}>
+                  <td>{k.name}</td>
+                  <td className="mono">{k.prefix}</td>
+                  <td>{k.environment}</td>
+                  <td>{when(k.lastUsedAt)}</td>
+                  <td>{k.revokedAt ? `Revoked ${when(k.revokedAt)}` : k.expiresAt ? `Expires ${when(k.expiresAt)}` : 'Active'}</td>
+                  <td className="actions">
+                    {!k.revokedAt && (
+                      <button type="button" className="danger" aria-label={`Revoke API key ${k.name}`} onClick={() => revoke.mutate(k.id)}>Revoke</button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </section>
+    </main>
+  );
+}
+
+/** Workspace settings: name, MFA policy, email verification, IdP client (secret write-only). */
+export function SettingsPage() {
+  const slug = useSlug();
+  const queryClient = useQueryClient();
+  const tenant = useQuery({ queryKey: ['tenant', slug], queryFn: () => trpc.tenant.get.query({ tenantSlug: slug }) });
+  const update = useMutation({
+    mutationFn: (form: FormData) =>
+      trpc.tenant.update.mutate({
+        tenantSlug: slug,
+        name: formValue(form, 'name'),
+        mfaPolicy: formValue(form, 'mfaPolicy') as MfaPolicy | undefined,
+        requireEmailVerification: form.get('requireEmailVerification') === 'on',
+      }),
+    onSuccess: (data) => queryClient.setQueryData(['tenant', slug], data),
+  });
+  const putIdp = useMutation({
+    mutationFn: (form: FormData) =>
+      trpc.idp.putCredentials.mutate({ tenantSlug: slug, clientId: formValue(form, 'clientId') ?? '', clientSecret: formValue(form, 'clientSecret') ?? '' }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['tenant', slug] }),
+  });
+  const deleteIdp = useMutation({
+    mutationFn: () => trpc.idp.deleteCredentials.mutate({ tenantSlug: slug }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['tenant', slug] }),
+  });
+  if (tenant.isPending) return <p role="status" className="loading">Loading…</p>;
+  if (tenant.error) return <ErrorAlert error={toFormError(tenant.error)} />;
+  const t = tenant.data;
+  const updateError = update.error ? toFormError(update.error) : null;
+  const idpError = putIdp.error ? toFormError(putIdp.error) : deleteIdp.error ? toFormError(deleteIdp.error) : null;
+  return (
+    <main className="page" id="main">
+      <h1>Workspace settings</h1>
+      <section aria-labelledby="general" className="panel">
+        <h2 id="general">General</h2>
+        <form
+          key={t.createdAt + t.name + t.mfaPolicy + String(t.requireEmailVerification)}
+          onSubmit={(e) => {
+            e.preventDefault();
+            update.mutate(new FormData(e.currentTarget));
+          }}
+        >
+          <ErrorAlert error={updateError} />
+          {update.isSuccess && <Notice>Settings saved.</Notice>}
+          <Field label="Workspace name" name="name" defaultValue={t.name} required error={updateError} />
+          <Select label="Multi-factor authentication" name="mfaPolicy" options={MFA_POLICIES} defaultValue={t.mfaPolicy} />
+          <Checkbox label="Require email verification for new sign-ups" name="requireEmailVerification" defaultChecked={t.requireEmailVerification} />
+          <button type="submit" disabled={update.isPending}>Save settings</button>
+        </form>
+      </section>
+      <section aria-labelledby="idp" className="panel">
+        <h2 id="idp">External identity provider</h2>
+        <p>{t.idpOauthEnabled ? 'Sign-in with the provider is on.' : 'Sign-in with the provider is off.'}</p>
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            const form = e.currentTarget;
+            putIdp.mutate(new FormData(form), { onSuccess: () => form.reset() });
+          }}
+        >
+          <ErrorAlert error={idpError} />
+          <Field label="Client ID" name="clientId" defaultValue={t.idpClientId} required error={idpError} />
+          <Field
+            label="Client secret"
+            name="clientSecret"
+            type="password"
+            autoComplete="off"
+            required
+            error={idpError}
+            hint={t.hasIdpClientSecret ? 'A secret is stored; it is never shown. Enter it again to change the client.' : 'Never shown again once saved.'}
+          />
+          <button type="submit" disabled={putIdp.isPending}>Save provider</button>
+          {t.idpOauthEnabled && (
+            <button type="button" className="danger" onClick={() => deleteIdp.mutate()} disabled={deleteIdp.isPending}>Remove provider</button>
+          )}
+        </form>
+      </section>
+    </main>
+  );
+}
+
+interface AuditFilters {
+  action?: AuditAction;
+  userId?: string;
+  search?: string;
+  limit?: number;
+}
+
+/** The audit log with every filter of the API (action, user, before, search, limit) and paging back in time. */
+export function AuditPage() {
+  const slug = useSlug();
+  const [filters, setFilters] = useState<AuditFilters>({});
+  const [before, setBefore] = useState<string[]>([]);
+  const cursor = before.at(-1);
+  const audit = useQuery({
+    queryKey: ['audit', slug, filters, cursor],
+    queryFn: () => trpc.audit.list.query({ tenantSlug: slug, ...filters, before: cursor }),
+    placeholderData: keepPreviousData,
+  });
+  const error = audit.error ? toFormError(audit.error) : null;
+  const items = audit.data?.items ?? [];
+  const limit = filters.limit ?? 50;
+  return (
+    <main className="page" id="main">
+      <h1>Audit log</h1>
+      <form
+        className="filters panel"
+        aria-label="Audit filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const form = new FormData(e.currentTarget);
+          const limitValue = formValue(form, 'limit');
+          const beforeValue = formValue(form, 'before');
+          setFilters({
+            action: formValue(form, 'action') as AuditAction | undefined,
+            userId: formValue(form, 'userId'),
+            search: formValue(form, 'search'),
+            limit: limitValue ? Number(limitValue) : undefined,
+          });
+          setBefore(beforeValue ? [new Date(beforeValue).toISOString()] : []);
+        }}
+      >
+        <Select label="Action" name="action" options={AUDIT_ACTIONS} emptyLabel="Any action" />
+        <Field label="User ID" name="userId" error={error} />
+        <Field label="Search" name="search" error={error} hint="Action, details or email" />
+        <Field label="Before" name="before" type="datetime-local" error={error} />
+        <Field label="Limit" name="limit" type="number" min={1} max={200} error={error} />
+        <button type="submit">Apply filters</button>
+      </form>
+      <ErrorAlert error={error} />
+      <div className="table-wrap">
+        <table>
+          <thead>
+            <tr><th scope="col">Time</th><th scope="col">Action</th><th scope="col">Actor</th><th scope="col">Target</th><th scope="col">Details</th></tr>
+          </thead>
+          <tbody>
+            {items.map((item) => (
+              <tr key={item.id}>
+                <td>{when(item.createdAt)}</td>
+                <td>{item.action}</td>
+                <td>{item.actorType}{item.actorId ? ` ${item.actorId.slice(0, 8)}` : ''}</td>
+                <td>{item.targetType ?? ''}{item.targetId ? ` ${item.targetId.slice(0, 8)}` : ''}</td>
+                <td className="details">{JSON.stringify(item.details)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {items.length === 0 && !audit.isPending && <p>No events match.</p>}
+      <div className="pager">
+        <button type="button" className="secondary" disabled={before.length === 0} onClick={() => setBefore((b) => b.slice(0, -1))}>Newer</button>
+        <button type="button" className="secondary" disabled={items.length < limit} onClick={() => setBefore((b) => [...b, items.at(-1)!.createdAt])}>Older</button>
+      </div>
+    </main>
+  );
+}

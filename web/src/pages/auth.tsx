@@ -1,0 +1,278 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { Link, useNavigate } from '@tanstack/react-router';
+import { useState } from 'react';
+import { rememberSession, toFormError, trpc, type FormError } from '../api';
+import { useLinkToken, useSlug } from '../hooks';
+import { Card, ErrorAlert, Field, formValue, Notice } from '../ui';
+
+type SecondFactor = 'totp' | 'email';
+
+function factorsOf(error: FormError | null): SecondFactor[] {
+  if (error?.reason !== 'mfa_required') return [];
+  const methods = error.details.methods;
+  return Array.isArray(methods) ? methods.filter((m): m is SecondFactor => m === 'totp' || m === 'email') : [];
+}
+
+/** After a session is issued: keep the access token and open the account page. */
+function useSignedInNavigation(slug: string) {
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  return async (session: { accessToken: string; accessTokenExpiresIn: number }, tenantSlug = slug) => {
+    rememberSession(tenantSlug, session);
+    queryClient.removeQueries({ queryKey: ['me', tenantSlug] });
+    queryClient.setQueryData(['session', tenantSlug], true);
+    await navigate({ to: '/app/$slug/account', params: { slug: tenantSlug } });
+  };
+}
+
+/** `/app/{slug}/sign-in`: email and password, then the second factor when the tenant's policy asks. */
+export function SignInPage() {
+  const slug = useSlug();
+  const onSignedIn = useSignedInNavigation(slug);
+  const [credentials, setCredentials] = useState<{ email: string; password: string } | null>(null);
+  const [factors, setFactors] = useState<SecondFactor[]>([]);
+  const [emailCodeSent, setEmailCodeSent] = useState(false);
+
+  const login = useMutation({
+    mutationFn: (input: { email: string; password: string; totpCode?: string; emailOtpCode?: string }) =>
+      trpc.auth.login.mutate({ tenantSlug: slug, ...input }),
+    onSuccess: (session) => onSignedIn(session),
+    onError: (err, input) => {
+      const needed = factorsOf(toFormError(err));
+      if (needed.length > 0) {
+        setCredentials({ email: input.email, password: input.password });
+        setFactors(needed);
+      }
+    },
+  });
+  const sendEmailCode = useMutation({
+    mutationFn: () => trpc.auth.requestEmailOtp.mutate({ tenantSlug: slug, email: credentials!.email, password: credentials!.password }),
+    onSuccess: () => setEmailCodeSent(true),
+  });
+  const error = login.error ? toFormError(login.error) : null;
+  const shownError = error && error.reason !== 'mfa_required' ? error : null;
+
+  if (credentials && factors.length > 0) {
+    return (
+      <Card title="Second factor">
+        <ErrorAlert error={shownError ?? (sendEmailCode.error ? toFormError(sendEmailCode.error) : null)} />
+        {factors.includes('totp') && (
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              login.mutate({ ...credentials, totpCode: formValue(new FormData(e.currentTarget), 'totpCode') ?? '' });
+            }}
+          >
+            <Field label="Authenticator code" name="totpCode" inputMode="numeric" autoComplete="one-time-code" required error={shownError} />
+            <button type="submit" disabled={login.isPending}>Verify</button>
+          </form>
+        )}
+        {factors.includes('email') && (
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              login.mutate({ ...credentials, emailOtpCode: formValue(new FormData(e.currentTarget), 'emailOtpCode') ?? '' });
+            }}
+          >
+            <button type="button" className="secondary" onClick={() => sendEmailCode.mutate()} disabled={sendEmailCode.isPending}>
+              Email me a code
+            </button>
+            {emailCodeSent && <Notice>We sent a 6-digit code to {credentials.email}. It is valid for 10 minutes.</Notice>}
+            <Field label="Email code" name="emailOtpCode" inputMode="numeric" autoComplete="one-time-code" required error={shownError} />
+            <button type="submit" disabled={login.isPending}>Verify email code</button>
+          </form>
+        )}
+        <p>
+          <button type="button" className="link" onClick={() => setCredentials(null)}>Start over</button>
+        </p>
+      </Card>
+    );
+  }
+
+  return (
+    <Card title="Sign in">
+      <p className="muted">Workspace {slug}</p>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          const form = new FormData(e.currentTarget);
+          login.mutate({ email: formValue(form, 'email') ?? '', password: formValue(form, 'password') ?? '' });
+        }}
+      >
+        <ErrorAlert error={shownError} />
+        <Field label="Email" name="email" type="email" autoComplete="username" required error={shownError} />
+        <Field label="Password" name="password" type="password" autoComplete="current-password" required error={shownError} />
+        <button type="submit" disabled={login.isPending}>Sign in</button>
+      </form>
+      <nav aria-label="Account help" className="links">
+        <Link to="/app/$slug/forgot-password" params={{ slug }}>Forgot password?</Link>
+        <Link to="/app/$slug/sign-up" params={{ slug }}>Create an account</Link>
+      </nav>
+    </Card>
+  );
+}
+
+/** `/app/{slug}/sign-up`: a Member account with email and password. */
+export function SignUpPage() {
+  const slug = useSlug();
+  const onSignedIn = useSignedInNavigation(slug);
+  const [pendingEmail, setPendingEmail] = useState<string | null>(null);
+  const signup = useMutation({
+    mutationFn: (form: FormData) =>
+      trpc.auth.signup.mutate({ tenantSlug: slug, email: formValue(form, 'email') ?? '', password: formValue(form, 'password') ?? '' }),
+    onSuccess: async (session) => {
+      if (session.user.status === 'Pending') setPendingEmail(session.user.email);
+      else await onSignedIn(session);
+    },
+  });
+  const error = signup.error ? toFormError(signup.error) : null;
+  if (pendingEmail) {
+    return (
+      <Card title="Check your email">
+        <Notice>We sent a verification link to {pendingEmail}. Open it to activate your account, then sign in.</Notice>
+        <Link to="/app/$slug/sign-in" params={{ slug }}>Sign in</Link>
+      </Card>
+    );
+  }
+  return (
+    <Card title="Create your account">
+      <p className="muted">Workspace {slug}</p>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          signup.mutate(new FormData(e.currentTarget));
+        }}
+      >
+        <ErrorAlert error={error} />
+        <Field label="Email" name="email" type="email" autoComplete="username" required error={error} />
+        <Field label="Password" name="password" type="password" autoComplete="new-password" required error={error} hint="At least 12 characters." />
+        <button type="submit" disabled={signup.isPending}>Sign up</button>
+      </form>
+      <nav aria-label="Account help" className="links">
+        <Link to="/app/$slug/sign-in" params={{ slug }}>I already have an account</Link>
+      </nav>
+    </Card>
+  );
+}
+
+/** `/app/{slug}/forgot-password`: asks for a reset link (the answer never says whether the account exists). */
+export function ForgotPasswordPage() {
+  const slug = useSlug();
+  const request = useMutation({
+    mutationFn: (form: FormData) => trpc.auth.requestPasswordReset.mutate({ tenantSlug: slug, email: formValue(form, 'email') ?? '' }),
+  });
+  const error = request.error ? toFormError(request.error) : null;
+  return (
+    <Card title="Reset your password">
+      {request.isSuccess ? (
+        <Notice>If an account exists for that address, a reset link is on its way. It is valid for a limited time.</Notice>
+      ) : (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            request.mutate(new FormData(e.currentTarget));
+          }}
+        >
+          <ErrorAlert error={error} />
+          <Field label="Email" name="email" type="email" autoComplete="username" required error={error} />
+          <button type="submit" disabled={request.isPending}>Email me a reset link</button>
+        </form>
+      )}
+      <nav aria-label="Account help" className="links">
+        <Link to="/app/$slug/sign-in" params={{ slug }}>Back to sign-in</Link>
+      </nav>
+    </Card>
+  );
+}
+
+/** `/app/{slug}/reset-password?token=…` (the mailed link): sets a new password; every session ends. */
+export function ResetPasswordPage() {
+  const slug = useSlug();
+  const token = useLinkToken();
+  const complete = useMutation({
+    mutationFn: (form: FormData) =>
+      trpc.auth.completePasswordReset.mutate({ tenantSlug: slug, token: token ?? '', newPassword: formValue(form, 'newPassword') ?? '' }),
+  });
+  const error = complete.error ? toFormError(complete.error) : null;
+  return (
+    <Card title="Choose a new password">
+      {complete.isSuccess ? (
+        <Notice>Your password was changed and every session was signed out.</Notice>
+      ) : !token ? (
+        <div role="alert" className="alert">This reset link is incomplete. Ask for a new one.</div>
+      ) : (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            complete.mutate(new FormData(e.currentTarget));
+          }}
+        >
+          <ErrorAlert error={error} />
+          <Field label="New password" name="newPassword" type="password" autoComplete="new-password" required error={error} hint="At least 12 characters." />
+          <button type="submit" disabled={complete.isPending}>Set new password</button>
+        </form>
+      )}
+      <nav aria-label="Account help" className="links">
+        <Link to="/app/$slug/sign-in" params={{ slug }}>Sign in</Link>
+        <Link to="/app/$slug/forgot-password" params={{ slug }}>Ask for a new link</Link>
+      </nav>
+    </Card>
+  );
+}
+
+/**
+ * `/app/{slug}/verify-email?token=…` (the mailed link): verifies on a button press, not on load, so
+ * that a mail scanner opening the link does not spend it.
+ */
+export function VerifyEmailPage() {
+  const slug = useSlug();
+  const token = useLinkToken();
+  const verify = useMutation({ mutationFn: () => trpc.auth.verifyEmail.mutate({ tenantSlug: slug, token: token ?? '' }) });
+  const error = verify.error ? toFormError(verify.error) : null;
+  return (
+    <Card title="Verify your email">
+      <ErrorAlert error={error} />
+      {verify.isSuccess ? (
+        <Notice>Your email address is verified.</Notice>
+      ) : token ? (
+        <button type="button" onClick={() => verify.mutate()} disabled={verify.isPending}>Verify my email</button>
+      ) : (
+        <div role="alert" className="alert">This verification link is incomplete. Sign in and ask for a new one.</div>
+      )}
+      <nav aria-label="Account help" className="links">
+        <Link to="/app/$slug/sign-in" params={{ slug }}>Sign in</Link>
+      </nav>
+    </Card>
+  );
+}
+
+/** `/app/{slug}/accept-invite?token=…` (the mailed link): choose a password, join, and sign in. */
+export function AcceptInvitePage() {
+  const slug = useSlug();
+  const token = useLinkToken();
+  const onSignedIn = useSignedInNavigation(slug);
+  const accept = useMutation({
+    mutationFn: (form: FormData) => trpc.invites.accept.mutate({ token: token ?? '', password: formValue(form, 'password') ?? '' }),
+    onSuccess: (session) => onSignedIn(session, session.tenantSlug),
+  });
+  const error = accept.error ? toFormError(accept.error) : null;
+  return (
+    <Card title="Join the workspace">
+      {!token ? (
+        <div role="alert" className="alert">This invite link is incomplete. Ask your admin for a new one.</div>
+      ) : (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            accept.mutate(new FormData(e.currentTarget));
+          }}
+        >
+          <p className="muted">Workspace {slug}</p>
+          <ErrorAlert error={error} />
+          <Field label="Choose a password" name="password" type="password" autoComplete="new-password" required error={error} hint="At least 12 characters." />
+          <button type="submit" disabled={accept.isPending}>Accept invite</button>
+        </form>
+      )}
+    </Card>
+  );
+}

@@ -1,0 +1,73 @@
+import { createRootRoute, createRoute, createRouter, Link, Navigate, Outlet } from '@tanstack/react-router';
+import { useSlug } from './hooks';
+import { AccountPage, SignedInLayout } from './pages/account';
+import { AdminLayout, ApiKeysPage, AuditPage, InvitesPage, SettingsPage, UsersPage } from './pages/admin';
+import { AcceptInvitePage, ForgotPasswordPage, ResetPasswordPage, SignInPage, SignUpPage, VerifyEmailPage } from './pages/auth';
+import { HomePage } from './pages/home';
+
+function RootLayout() {
+  return (
+    <>
+      <a href="#main" className="skip">Skip to content</a>
+      <Outlet />
+    </>
+  );
+}
+
+function NotFoundPage() {
+  return (
+    <main className="card" id="main">
+      <h1>Page not found</h1>
+      <Link to="/">Home</Link>
+    </main>
+  );
+}
+
+function WorkspaceIndex() {
+  return <Navigate to="/app/$slug/account" params={{ slug: useSlug() }} />;
+}
+
+/** The `token` of a mailed link (`?token=…`); nothing else is read from the query string. */
+const tokenSearch = (search: Record<string, unknown>): { token?: string } => (typeof search.token === 'string' ? { token: search.token } : {});
+
+const rootRoute = createRootRoute({ component: RootLayout, notFoundComponent: NotFoundPage });
+const homeRoute = createRoute({ getParentRoute: () => rootRoute, path: '/', component: HomePage });
+const workspaceRoute = createRoute({ getParentRoute: () => rootRoute, path: '/app/$slug' });
+const workspaceIndexRoute = createRoute({ getParentRoute: () => workspaceRoute, path: '/', component: WorkspaceIndex });
+const signInRoute = createRoute({ getParentRoute: () => workspaceRoute, path: 'sign-in', component: SignInPage });
+const signUpRoute = createRoute({ getParentRoute: () => workspaceRoute, path: 'sign-up', component: SignUpPage });
+const forgotRoute = createRoute({ getParentRoute: () => workspaceRoute, path: 'forgot-password', component: ForgotPasswordPage });
+const resetRoute = createRoute({ getParentRoute: () => workspaceRoute, path: 'reset-password', component: ResetPasswordPage, validateSearch: tokenSearch });
+const verifyRoute = createRoute({ getParentRoute: () => workspaceRoute, path: 'verify-email', component: VerifyEmailPage, validateSearch: tokenSearch });
+const acceptRoute = createRoute({ getParentRoute: () => workspaceRoute, path: 'accept-invite', component: AcceptInvitePage, validateSearch: tokenSearch });
+const signedInRoute = createRoute({ getParentRoute: () => workspaceRoute, id: 'signed-in', component: SignedInLayout });
+const accountRoute = createRoute({ getParentRoute: () => signedInRoute, path: 'account', component: AccountPage });
+const adminRoute = createRoute({ getParentRoute: () => signedInRoute, path: 'admin', component: AdminLayout });
+const usersRoute = createRoute({ getParentRoute: () => adminRoute, path: '/', component: UsersPage });
+const invitesRoute = createRoute({ getParentRoute: () => adminRoute, path: 'invites', component: InvitesPage });
+const apiKeysRoute = createRoute({ getParentRoute: () => adminRoute, path: 'api-keys', component: ApiKeysPage });
+const settingsRoute = createRoute({ getParentRoute: () => adminRoute, path: 'settings', component: SettingsPage });
+const auditRoute = createRoute({ getParentRoute: () => adminRoute, path: 'audit', component: AuditPage });
+
+const routeTree = rootRoute.addChildren([
+  homeRoute,
+  workspaceRoute.addChildren([
+    workspaceIndexRoute,
+    signInRoute,
+    signUpRoute,
+    forgotRoute,
+    resetRoute,
+    verifyRoute,
+    acceptRoute,
+    signedInRoute.addChildren([accountRoute, adminRoute.addChildren([usersRoute, invitesRoute, apiKeysRoute, settingsRoute, auditRoute])]),
+  ]),
+]);
+
+/** Every page of the front end; URL shapes are documented in docs/web.md. */
+export const router = createRouter({ routeTree, defaultPreload: false });
+
+declare module '@tanstack/react-router' {
+  interface Register {
+    router: typeof router;
+  }
+}

@@ -1,0 +1,104 @@
+import { useId, type ReactNode } from 'react';
+import type { FormError } from './api';
+
+interface FieldProps {
+  label: string;
+  name: string;
+  type?: 'text' | 'email' | 'password' | 'number' | 'datetime-local';
+  error?: FormError | null;
+  autoComplete?: string;
+  required?: boolean;
+  defaultValue?: string;
+  placeholder?: string;
+  inputMode?: 'numeric' | 'text' | 'email';
+  hint?: string;
+  min?: number;
+  max?: number;
+}
+
+/** A labelled input; the field's validation message sits under it and is linked by aria-describedby. */
+export function Field({ label, name, type = 'text', error, hint, ...rest }: FieldProps) {
+  const id = useId();
+  const message = error?.fields[name];
+  const describedBy = [hint ? `${id}-hint` : null, message ? `${id}-error` : null].filter(Boolean).join(' ') || undefined;
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <input id={id} name={name} type={type} aria-invalid={message ? true : undefined} aria-describedby={describedBy} {...rest} />
+      {hint && <p id={`${id}-hint`} className="hint">{hint}</p>}
+      {message && <p id={`${id}-error`} className="field-error">{message}</p>}
+    </div>
+  );
+}
+
+interface SelectProps {
+  label: string;
+  name: string;
+  options: readonly string[];
+  defaultValue?: string;
+  emptyLabel?: string;
+}
+
+/** A labelled select; `emptyLabel` adds a first option with the empty value. */
+export function Select({ label, name, options, defaultValue, emptyLabel }: SelectProps) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <select id={id} name={name} defaultValue={defaultValue}>
+        {emptyLabel !== undefined && <option value="">{emptyLabel}</option>}
+        {options.map((o) => (
+          <option key={o} value={o}>{o}</option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+/** A labelled checkbox. */
+export function Checkbox({ label, name, defaultChecked, onChange }: { label: string; name: string; defaultChecked?: boolean; onChange?: (checked: boolean) => void }) {
+  const id = useId();
+  return (
+    <div className="field checkbox">
+      <input id={id} name={name} type="checkbox" defaultChecked={defaultChecked} onChange={(e) => onChange?.(e.target.checked)} />
+      <label htmlFor={id}>{label}</label>
+    </div>
+  );
+}
+
+/** The alert region of a form: announced by screen readers when an error appears. */
+export function ErrorAlert({ error }: { error?: FormError | null }) {
+  if (!error) return null;
+  return (
+    <div role="alert" className="alert">
+      {error.message}
+    </div>
+  );
+}
+
+/** A polite status message (success notes). */
+export function Notice({ children }: { children: ReactNode }) {
+  return (
+    <div role="status" className="notice">
+      {children}
+    </div>
+  );
+}
+
+/** The string value of a form field, trimmed; undefined when empty. */
+export function formValue(form: FormData, name: string): string | undefined {
+  const value = form.get(name);
+  if (typeof value !== 'string') return undefined;
+  const trimmed = name.toLowerCase().includes('password') ? value : value.trim();
+  return trimmed === '' ? undefined : trimmed;
+}
+
+/** Layout of a centred card page (sign-in and friends). */
+export function Card({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <main className="card" id="main">
+      <h1>{title}</h1>
+      {children}
+    </main>
+  );
+}
