@@ -14,6 +14,11 @@ import { IdpService } from './services/idp/idp-service.js';
 import { EmailOtpService } from './services/mfa/email-otp-service.js';
 import { InviteService } from './services/invites/invite-service.js';
 import { Mailer } from './services/mail/mailer.js';
+import { MailTransport } from './services/mail/mail-transport.js';
+import { JobQueue } from './services/jobs/job-queue.js';
+import { JobWorker } from './services/jobs/job-worker.js';
+import { WebhookDelivery } from './services/webhooks/webhook-delivery.js';
+import { WebhookService } from './services/webhooks/webhook-service.js';
 import { MfaService } from './services/mfa/mfa-service.js';
 import { MfaSignInService } from './services/mfa/mfa-sign-in-service.js';
 import { AccountTokenService } from './services/lifecycle/account-token-service.js';
@@ -35,6 +40,11 @@ export interface AppServices {
   orm: MikroORM;
   keyring: Keyring;
   mailer: Mailer;
+  /** The durable job queue (mail, webhook deliveries; docs/events.md). */
+  jobs: JobQueue;
+  /** This instance's queue worker; started by startServer when `JOB_WORKER` is true, or by `npm run worker`. */
+  jobWorker: JobWorker;
+  webhooks: WebhookService;
   audit: AuditService;
   sessions: SessionService;
   tenants: TenantService;
@@ -72,7 +82,12 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
   const keyring = new Keyring(config.encryptionKeys);
   const audit = new AuditService(orm.em.getEventManager());
   const sessions = new SessionService(config, audit);
-  const mailer = new Mailer(config, logger);
+  const jobs = new JobQueue(orm);
+  const mailer = new Mailer(jobs, keyring, new MailTransport(config, logger), logger);
+  const jobWorker = new JobWorker(jobs, logger, { pollIntervalMs: config.jobPollIntervalMs, retryBaseSeconds: config.jobRetryBaseSeconds });
+  const webhookDelivery = new WebhookDelivery(config, orm, keyring, mailer, logger);
+  jobWorker.handle('mail.send', (job) => mailer.deliver(job));
+  jobWorker.handle('webhook.deliver', (job, retryIn) => webhookDelivery.deliver(job, retryIn));
   const totp = new TotpService(keyring, audit);
   const emailOtp = new EmailOtpService(config, mailer, audit);
   const mfa = new MfaService(totp, emailOtp, audit);
@@ -80,7 +95,10 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
   const accountTokens = new AccountTokenService(mailer, logger);
   const emailVerification = new EmailVerificationService(config, accountTokens, audit);
   const redis = config.redisUrl ? createRedisClient(config.redisUrl, logger) : undefined;
-  const readiness = new Map<string, () => Promise<void>>([['database', async () => void (await orm.em.execute('select 1'))]]);
+  const readiness = new Map<string, () => Promise<void>>([
+    ['database', async () => void (await orm.em.execute('select 1'))],
+    ['queue', async () => void (await orm.em.fork().execute('select 1 from job limit 1'))],
+  ]);
   const disposers: (() => Promise<void>)[] = [() => mailer.close()];
   if (redis) {
     readiness.set('redis', () => pingRedis(redis));
@@ -92,6 +110,9 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     orm,
     keyring,
     mailer,
+    jobs,
+    jobWorker,
+    webhooks: new WebhookService(config, keyring, jobs, audit),
     audit,
     sessions,
     tenants: new TenantService(sessions, audit),

@@ -49,6 +49,16 @@ export interface Config {
   erasureSweepIntervalSeconds: number;
   /** HTTP worker processes `npm start` runs (node:cluster); 1 = a single process. */
   webConcurrency: number;
+  /** Whether this instance runs the job-queue worker (mail, webhooks); `npm run worker` runs it alone. */
+  jobWorkerEnabled: boolean;
+  /** Milliseconds between two polls of the job queue when it was found empty. */
+  jobPollIntervalMs: number;
+  /** Seconds before the first retry of a failed job; each later retry doubles it (with jitter), capped at 6 hours. */
+  jobRetryBaseSeconds: number;
+  /** Whether webhooks may target loopback, private and link-local addresses (development, tests). */
+  webhookAllowPrivateTargets: boolean;
+  /** Seconds an endpoint may keep failing before it is disabled and the tenant's admins are mailed. */
+  webhookDisableAfterSeconds: number;
   /** Names of secrets that were generated into DATA_DIR because the variable was unset. */
   generatedSecrets: string[];
 }
@@ -128,6 +138,11 @@ const envSchema = z.object({
   USER_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
   ERASURE_SWEEP_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(604_800).default(3600),
   WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
+  JOB_WORKER: booleanString.default(true),
+  JOB_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+  JOB_RETRY_BASE_SECONDS: z.coerce.number().min(0.01).max(3600).default(30),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: booleanString.default(false),
+  WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce.number().int().min(1).max(30 * 86_400).default(3 * 86_400),
 });
 
 /**
@@ -270,6 +285,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     userRetentionDays: e.USER_RETENTION_DAYS,
     erasureSweepIntervalSeconds: e.ERASURE_SWEEP_INTERVAL_SECONDS,
     webConcurrency: e.WEB_CONCURRENCY,
+    jobWorkerEnabled: e.JOB_WORKER,
+    jobPollIntervalMs: e.JOB_POLL_INTERVAL_MS,
+    jobRetryBaseSeconds: e.JOB_RETRY_BASE_SECONDS,
+    webhookAllowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    webhookDisableAfterSeconds: e.WEBHOOK_DISABLE_AFTER_SECONDS,
     generatedSecrets,
   };
 }
