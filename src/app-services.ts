@@ -15,6 +15,7 @@ import { EmailOtpService } from './services/mfa/email-otp-service.js';
 import { InviteService } from './services/invites/invite-service.js';
 import { Mailer } from './services/mail/mailer.js';
 import { MailTransport } from './services/mail/mail-transport.js';
+import { AccountMailRequests } from './services/mail/account-mail-requests.js';
 import { JobQueue } from './services/jobs/job-queue.js';
 import { JobWorker } from './services/jobs/job-worker.js';
 import { WebhookDelivery } from './services/webhooks/webhook-delivery.js';
@@ -45,6 +46,8 @@ export interface AppServices {
   /** This instance's queue worker; started by startServer when `JOB_WORKER` is true, or by `npm run worker`. */
   jobWorker: JobWorker;
   webhooks: WebhookService;
+  /** Mails asked for with an email alone, queued so the answer takes the same time for every email. */
+  accountMailRequests: AccountMailRequests;
   audit: AuditService;
   sessions: SessionService;
   tenants: TenantService;
@@ -104,7 +107,7 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     readiness.set('redis', () => pingRedis(redis));
     disposers.push(() => closeRedis(redis));
   }
-  return {
+  const services: Omit<AppServices, 'accountMailRequests'> = {
     config,
     logger,
     orm,
@@ -137,4 +140,7 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     disposers,
     readiness,
   };
+  const accountMailRequests = new AccountMailRequests(orm, jobs, services.mfaSignIn, services.passwordReset);
+  jobWorker.handle('account-mail.request', (job) => accountMailRequests.run(job));
+  return { ...services, accountMailRequests };
 }

@@ -3,7 +3,7 @@ import { TransactionContext } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 
 /** Kinds of job the worker runs; each has one handler (see JobWorker). */
-export type JobKind = 'mail.send' | 'webhook.deliver';
+export type JobKind = 'mail.send' | 'webhook.deliver' | 'account-mail.request';
 
 /** A job claimed by a worker. */
 export interface ClaimedJob {
