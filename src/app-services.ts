@@ -83,9 +83,9 @@ export interface AppServices {
  */
 export function createServices(config: Config, logger: Logger, orm: MikroORM): AppServices {
   const keyring = new Keyring(config.encryptionKeys);
-  const audit = new AuditService(orm.em.getEventManager());
+  const audit = new AuditService(orm.em.getEventManager(), config.jobQueue);
   const sessions = new SessionService(config, audit);
-  const jobs = new JobQueue(orm);
+  const jobs = new JobQueue(orm, config.jobQueue);
   const mailer = new Mailer(jobs, keyring, new MailTransport(config, logger), logger);
   const jobWorker = new JobWorker(jobs, logger, { pollIntervalMs: config.jobPollIntervalMs, retryBaseSeconds: config.jobRetryBaseSeconds });
   const webhookDelivery = new WebhookDelivery(config, orm, keyring, mailer, logger);

@@ -51,6 +51,8 @@ export interface Config {
   webConcurrency: number;
   /** Whether this instance runs the job-queue worker (mail, webhooks); `npm run worker` runs it alone. */
   jobWorkerEnabled: boolean;
+  /** Name of the queue this instance writes to and works on; instances sharing work use the same one. */
+  jobQueue: string;
   /** Milliseconds between two polls of the job queue when it was found empty. */
   jobPollIntervalMs: number;
   /** Seconds before the first retry of a failed job; each later retry doubles it (with jitter), capped at 6 hours. */
@@ -139,6 +141,10 @@ const envSchema = z.object({
   ERASURE_SWEEP_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(604_800).default(3600),
   WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
   JOB_WORKER: booleanString.default(true),
+  JOB_QUEUE: z
+    .string()
+    .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1 to 64 characters of A-Z a-z 0-9 _ . : -')
+    .default('default'),
   JOB_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
   JOB_RETRY_BASE_SECONDS: z.coerce.number().min(0.01).max(3600).default(30),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: booleanString.default(false),
@@ -286,6 +292,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     erasureSweepIntervalSeconds: e.ERASURE_SWEEP_INTERVAL_SECONDS,
     webConcurrency: e.WEB_CONCURRENCY,
     jobWorkerEnabled: e.JOB_WORKER,
+    jobQueue: e.JOB_QUEUE,
     jobPollIntervalMs: e.JOB_POLL_INTERVAL_MS,
     jobRetryBaseSeconds: e.JOB_RETRY_BASE_SECONDS,
     webhookAllowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS,

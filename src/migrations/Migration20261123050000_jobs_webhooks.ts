@@ -8,6 +8,7 @@ export class Migration20261123050000_jobs_webhooks extends Migration {
   override async up(): Promise<void> {
     this.addSql(`create table job (
       id uuid primary key,
+      queue varchar(64) not null,
       kind varchar(64) not null,
       payload jsonb not null,
       run_at timestamptz not null,
@@ -19,7 +20,7 @@ export class Migration20261123050000_jobs_webhooks extends Migration {
       failed_at timestamptz null,
       created_at timestamptz not null
     );`);
-    this.addSql(`create index job_due_idx on job (run_at) where failed_at is null;`);
+    this.addSql(`create index job_due_idx on job (queue, run_at) where failed_at is null;`);
     this.addSql(`create table webhook_endpoint (
       id uuid primary key,
       tenant_id uuid not null references tenant (id) on delete cascade,

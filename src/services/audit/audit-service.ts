@@ -30,8 +30,8 @@ function insertWithOutbox(rowCount: number): string {
   return `with ev as (
       insert into audit_event (${COLUMNS.join(', ')}) values ${Array.from({ length: rowCount }, () => ROW_PLACEHOLDERS).join(', ')}
       returning id, tenant_id, action)
-    insert into job (id, kind, payload, run_at, attempts, max_attempts, created_at)
-    select gen_random_uuid(), 'webhook.deliver',
+    insert into job (id, queue, kind, payload, run_at, attempts, max_attempts, created_at)
+    select gen_random_uuid(), ?, 'webhook.deliver',
            jsonb_build_object('endpointId', e.id, 'tenantId', e.tenant_id, 'eventType', ev.action, 'auditEventId', ev.id),
            now(), 0, ${WEBHOOK_MAX_ATTEMPTS}, now()
     from ev join webhook_endpoint e on e.tenant_id = ev.tenant_id and e.enabled
@@ -56,8 +56,12 @@ export class AuditService implements EventSubscriber {
   /**
    * @param events the ORM's event manager; the service subscribes to it to write batched events
    *   at commit. Without it every event is inserted at once.
+   * @param jobQueueName the job queue (`JOB_QUEUE`) the webhook deliveries are queued on.
    */
-  constructor(events?: EventManager) {
+  constructor(
+    events?: EventManager,
+    private readonly jobQueueName = 'default',
+  ) {
     this.batching = events !== undefined;
     events?.registerSubscriber(this);
   }
@@ -89,7 +93,7 @@ export class AuditService implements EventSubscriber {
       else this.pending.set(transaction, [row]);
       return;
     }
-    await em.execute(insertWithOutbox(1), row, 'run');
+    await em.execute(insertWithOutbox(1), [...row, this.jobQueueName], 'run');
   }
 
   /** Writes the events kept for a committing transaction, inside it; a failure aborts the commit. */
@@ -98,7 +102,7 @@ export class AuditService implements EventSubscriber {
     const rows = transaction ? this.pending.get(transaction) : undefined;
     if (!transaction || !rows) return;
     this.pending.delete(transaction);
-    await args.em.getConnection('write').execute(insertWithOutbox(rows.length), rows.flat(), 'run', transaction);
+    await args.em.getConnection('write').execute(insertWithOutbox(rows.length), [...rows.flat(), this.jobQueueName], 'run', transaction);
   }
 
   /** A rolled-back operation leaves no audit event. */

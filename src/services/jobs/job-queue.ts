@@ -49,7 +49,14 @@ interface JobRow {
  * The same SQL runs on PostgreSQL and on the embedded PGlite (no LISTEN/NOTIFY: workers poll).
  */
 export class JobQueue {
-  constructor(private readonly orm: MikroORM) {}
+  /**
+   * @param name the queue (`JOB_QUEUE`) this instance writes to and claims from; every job row
+   *   carries it, so separate deployments (or test runs) on one database never take each other's jobs.
+   */
+  constructor(
+    private readonly orm: MikroORM,
+    readonly name: string,
+  ) {}
 
   /** The entity manager of the transaction open in this async context, or a fresh fork (autocommit). */
   private currentEm(em?: EntityManager): EntityManager {
@@ -63,9 +70,9 @@ export class JobQueue {
   async enqueue(kind: JobKind, payload: Record<string, unknown>, options: EnqueueOptions, em?: EntityManager): Promise<string> {
     const id = options.id ?? randomUUID();
     await this.currentEm(em).execute(
-      `insert into job (id, kind, payload, run_at, attempts, max_attempts, created_at)
-       values (?, ?, ?::jsonb, now() + make_interval(secs => ?), 0, ?, now())`,
-      [id, kind, JSON.stringify(payload), options.delaySeconds ?? 0, options.maxAttempts],
+      `insert into job (id, queue, kind, payload, run_at, attempts, max_attempts, created_at)
+       values (?, ?, ?, ?::jsonb, now() + make_interval(secs => ?), 0, ?, now())`,
+      [id, this.name, kind, JSON.stringify(payload), options.delaySeconds ?? 0, options.maxAttempts],
       'run',
     );
     return id;
@@ -80,12 +87,12 @@ export class JobQueue {
       `update job set attempts = attempts + 1, locked_by = ?, locked_until = now() + make_interval(secs => ?)
        where id in (
          select id from job
-         where failed_at is null and run_at <= now() and (locked_until is null or locked_until < now())
+         where queue = ? and failed_at is null and run_at <= now() and (locked_until is null or locked_until < now())
          order by run_at
          limit ?
          for update skip locked)
        returning id, kind, payload, attempts, max_attempts`,
-      [workerId, JOB_LEASE_SECONDS, limit],
+      [workerId, JOB_LEASE_SECONDS, this.name, limit],
     );
     return rows.map((row) => ({ id: row.id, kind: row.kind, payload: row.payload, attempt: row.attempts, maxAttempts: row.max_attempts }));
   }
@@ -122,7 +129,8 @@ export class JobQueue {
       `select count(*) filter (where failed_at is null) as pending,
               count(*) filter (where failed_at is null and run_at <= now()) as due,
               count(*) filter (where failed_at is not null) as failed
-       from job`,
+       from job where queue = ?`,
+      [this.name],
     );
     return { pending: Number(row?.pending ?? 0), due: Number(row?.due ?? 0), failed: Number(row?.failed ?? 0) };
   }
