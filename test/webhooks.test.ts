@@ -115,6 +115,24 @@ describe('webhooks', () => {
     expect(receiver.received.every((w) => w.body.type === 'UserSignup')).toBe(true);
   });
 
+  it('queues a delivery only for an audit event whose transaction committed (outbox)', async () => {
+    receiver = await startWebhookReceiver();
+    const t = await createTenant(api);
+    await createWebhook(api, t, receiver, ['UserHardDeleted']);
+    const { audit, orm } = server.services;
+    const event = (probe: string) => ({ tenantId: t.id, action: 'UserHardDeleted' as const, actor: { type: 'system' as const, id: null }, details: { probe } });
+    await expect(
+      orm.em.fork().transactional(async (tx) => {
+        await audit.record(tx, event('rolled-back'));
+        throw new Error('abort the operation');
+      }),
+    ).rejects.toThrow('abort the operation');
+    await orm.em.fork().transactional((tx) => audit.record(tx, event('committed')));
+    await receiver.waitFor(1, (w) => w.body.type === 'UserHardDeleted');
+    await eventually(async () => ((await pendingWebhookJobs(server, t)) === 0 ? true : undefined), 'the queue to drain');
+    expect(receiver.received.map((w) => (w.body.data.details as { probe: string }).probe)).toEqual(['committed']);
+  });
+
   it('sends a test event, and signs with both secrets during a rotation overlap', async () => {
     receiver = await startWebhookReceiver();
     const t = await createTenant(api);
