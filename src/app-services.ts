@@ -98,9 +98,15 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
   const accountTokens = new AccountTokenService(mailer, logger);
   const emailVerification = new EmailVerificationService(config, accountTokens, audit);
   const redis = config.redisUrl ? createRedisClient(config.redisUrl, logger) : undefined;
+  // A pooled connection the server has just dropped fails once and is discarded: the probe tries a
+  // second connection before reporting the database down (the job worker keeps the pool busy, so a
+  // probe right after a failover may draw such a connection).
+  const probeSql = (sql: string) => async () => {
+    await orm.em.fork().execute(sql).catch(() => orm.em.fork().execute(sql));
+  };
   const readiness = new Map<string, () => Promise<void>>([
-    ['database', async () => void (await orm.em.execute('select 1'))],
-    ['queue', async () => void (await orm.em.fork().execute('select 1 from job limit 1'))],
+    ['database', probeSql('select 1')],
+    ['queue', probeSql('select 1 from job limit 1')],
   ]);
   const disposers: (() => Promise<void>)[] = [() => mailer.close()];
   if (redis) {
