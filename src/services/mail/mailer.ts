@@ -15,7 +15,7 @@ export interface MailMessage {
 
 const mailMessageSchema = z.object({ to: z.string(), subject: z.string(), text: z.string(), html: z.string() });
 
-/** Runs of a mail job before it is kept as failed: with a 30 s base, retries span about 8 hours. */
+/** Runs of a mail job before it is kept as failed: with a 30 s base, the 9 retries span 2 to 4 hours (jitter). */
 export const MAIL_MAX_ATTEMPTS = 10;
 
 /**
