@@ -14,6 +14,12 @@ import { IdpService } from './services/idp/idp-service.js';
 import { EmailOtpService } from './services/mfa/email-otp-service.js';
 import { InviteService } from './services/invites/invite-service.js';
 import { Mailer } from './services/mail/mailer.js';
+import { MailTransport } from './services/mail/mail-transport.js';
+import { AccountMailRequests } from './services/mail/account-mail-requests.js';
+import { JobQueue } from './services/jobs/job-queue.js';
+import { JobWorker } from './services/jobs/job-worker.js';
+import { WebhookDelivery } from './services/webhooks/webhook-delivery.js';
+import { WebhookService } from './services/webhooks/webhook-service.js';
 import { MfaService } from './services/mfa/mfa-service.js';
 import { MfaSignInService } from './services/mfa/mfa-sign-in-service.js';
 import { FactorChangeNotifier } from './services/mfa/factor-change-notice.js';
@@ -38,6 +44,13 @@ export interface AppServices {
   orm: MikroORM;
   keyring: Keyring;
   mailer: Mailer;
+  /** The durable job queue (mail, webhook deliveries; docs/events.md). */
+  jobs: JobQueue;
+  /** This instance's queue worker; started by startServer when `JOB_WORKER` is true, or by `npm run worker`. */
+  jobWorker: JobWorker;
+  webhooks: WebhookService;
+  /** Mails asked for with an email alone, queued so the answer takes the same time for every email. */
+  accountMailRequests: AccountMailRequests;
   audit: AuditService;
   sessions: SessionService;
   tenants: TenantService;
@@ -77,9 +90,14 @@ export interface AppServices {
  */
 export function createServices(config: Config, logger: Logger, orm: MikroORM): AppServices {
   const keyring = new Keyring(config.encryptionKeys);
-  const audit = new AuditService(orm.em.getEventManager());
+  const audit = new AuditService(orm.em.getEventManager(), config.jobQueue);
   const sessions = new SessionService(config, audit);
-  const mailer = new Mailer(config, logger);
+  const jobs = new JobQueue(orm, config.jobQueue);
+  const mailer = new Mailer(jobs, keyring, new MailTransport(config, logger), logger);
+  const jobWorker = new JobWorker(jobs, logger, { pollIntervalMs: config.jobPollIntervalMs, retryBaseSeconds: config.jobRetryBaseSeconds });
+  const webhookDelivery = new WebhookDelivery(config, orm, keyring, mailer, logger);
+  jobWorker.handle('mail.send', (job) => mailer.deliver(job));
+  jobWorker.handle('webhook.deliver', (job, retryIn) => webhookDelivery.deliver(job, retryIn));
   const totp = new TotpService(keyring, audit, new FactorChangeNotifier(mailer, logger));
   const emailOtp = new EmailOtpService(config, mailer, audit);
   const mfa = new MfaService(totp, emailOtp, audit);
@@ -89,18 +107,30 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
   const mfaChallenges = new MfaChallengeService(auth, mfa);
   const emailVerification = new EmailVerificationService(config, accountTokens, audit);
   const redis = config.redisUrl ? createRedisClient(config.redisUrl, logger) : undefined;
-  const readiness = new Map<string, () => Promise<void>>([['database', async () => void (await orm.em.execute('select 1'))]]);
+  // A pooled connection the server has just dropped fails once and is discarded: the probe tries a
+  // second connection before reporting the database down (the job worker keeps the pool busy, so a
+  // probe right after a failover may draw such a connection).
+  const probeSql = (sql: string) => async () => {
+    await orm.em.fork().execute(sql).catch(() => orm.em.fork().execute(sql));
+  };
+  const readiness = new Map<string, () => Promise<void>>([
+    ['database', probeSql('select 1')],
+    ['queue', probeSql('select 1 from job limit 1')],
+  ]);
   const disposers: (() => Promise<void>)[] = [() => mailer.close()];
   if (redis) {
     readiness.set('redis', () => pingRedis(redis));
     disposers.push(() => closeRedis(redis));
   }
-  return {
+  const services: Omit<AppServices, 'accountMailRequests'> = {
     config,
     logger,
     orm,
     keyring,
     mailer,
+    jobs,
+    jobWorker,
+    webhooks: new WebhookService(config, keyring, jobs, audit),
     audit,
     sessions,
     tenants: new TenantService(sessions, audit),
@@ -127,4 +157,7 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     disposers,
     readiness,
   };
+  const accountMailRequests = new AccountMailRequests(orm, jobs, services.mfaSignIn, services.passwordReset);
+  jobWorker.handle('account-mail.request', (job) => accountMailRequests.run(job));
+  return { ...services, accountMailRequests };
 }

@@ -51,6 +51,18 @@ export interface Config {
   erasureSweepIntervalSeconds: number;
   /** HTTP worker processes `npm start` runs (node:cluster); 1 = a single process. */
   webConcurrency: number;
+  /** Whether this instance runs the job-queue worker (mail, webhooks); `npm run worker` runs it alone. */
+  jobWorkerEnabled: boolean;
+  /** Name of the queue this instance writes to and works on; instances sharing work use the same one. */
+  jobQueue: string;
+  /** Milliseconds between two polls of the job queue when it was found empty. */
+  jobPollIntervalMs: number;
+  /** Seconds before the first retry of a failed job; each later retry doubles it (with jitter), capped at 6 hours. */
+  jobRetryBaseSeconds: number;
+  /** Whether webhooks may target loopback, private and link-local addresses (development, tests). */
+  webhookAllowPrivateTargets: boolean;
+  /** Seconds an endpoint may keep failing before it is disabled and the tenant's admins are mailed. */
+  webhookDisableAfterSeconds: number;
   /** Names of secrets that were generated into DATA_DIR because the variable was unset. */
   generatedSecrets: string[];
 }
@@ -131,6 +143,15 @@ const envSchema = z.object({
   USER_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
   ERASURE_SWEEP_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(604_800).default(3600),
   WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
+  JOB_WORKER: booleanString.default(true),
+  JOB_QUEUE: z
+    .string()
+    .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1 to 64 characters of A-Z a-z 0-9 _ . : -')
+    .default('default'),
+  JOB_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+  JOB_RETRY_BASE_SECONDS: z.coerce.number().min(0.01).max(3600).default(30),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: booleanString.default(false),
+  WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce.number().int().min(1).max(30 * 86_400).default(3 * 86_400),
 });
 
 /**
@@ -274,6 +295,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     userRetentionDays: e.USER_RETENTION_DAYS,
     erasureSweepIntervalSeconds: e.ERASURE_SWEEP_INTERVAL_SECONDS,
     webConcurrency: e.WEB_CONCURRENCY,
+    jobWorkerEnabled: e.JOB_WORKER,
+    jobQueue: e.JOB_QUEUE,
+    jobPollIntervalMs: e.JOB_POLL_INTERVAL_MS,
+    jobRetryBaseSeconds: e.JOB_RETRY_BASE_SECONDS,
+    webhookAllowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    webhookDisableAfterSeconds: e.WEBHOOK_DISABLE_AFTER_SECONDS,
     generatedSecrets,
   };
 }

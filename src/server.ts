@@ -61,6 +61,11 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const port = (server.address() as AddressInfo).port;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   logger.info({ port }, 'listening');
+  if (config.jobWorkerEnabled) {
+    services.jobWorker.start();
+    // first of the disposers: jobs in progress finish while the mail transport and database are still open
+    services.disposers.unshift(() => services.jobWorker.stop());
+  }
   services.disposers.push(
     scheduleErasureSweep(services.erasure, () => orm.em.fork() as EntityManager, config.erasureSweepIntervalSeconds, logger),
   );

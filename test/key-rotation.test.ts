@@ -56,6 +56,12 @@ describe('ENCRYPTION_KEYS rotation', () => {
     ]);
     expect((await userSecrets(enrolled.id)).totp_secret_enc).toMatch(/^v1:/);
     expect((await userSecrets(pending.id)).totp_pending_secret_enc).toMatch(/^v1:/);
+    // and a webhook signing secret (no event of this test is subscribed, nothing is delivered)
+    const hook = await oldApi.post(`/v1/${tenant.slug}/webhooks`, { url: 'https://hooks.example.com/in', eventTypes: ['InviteExpired'] }, { token: tenant.accessToken });
+    expect(hook.status, JSON.stringify(hook.body)).toBe(200);
+    const hookSecret = async () =>
+      ((await em.execute('select secret_encrypted from webhook_endpoint where id = ?', [hook.body.webhook.id])) as { secret_encrypted: string }[])[0]!.secret_encrypted;
+    expect(await hookSecret()).toMatch(/^v1:/);
 
     // The service with v1,v2 still reads the v1 secret.
     const beforeRotation = await newApi.post(`/v1/${tenant.slug}/auth/login`, {
@@ -65,7 +71,8 @@ describe('ENCRYPTION_KEYS rotation', () => {
 
     // Rotation, scoped to this tenant so test files running beside this one keep their v1 rows.
     const report = await reencryptSecrets(em, newServer.services.keyring, { tenantId: tenant.id });
-    expect(report).toEqual({ keyVersion: 'v2', totpSecrets: 1, pendingTotpSecrets: 1, idpClientSecrets: 1, failures: [] });
+    expect(report).toEqual({ keyVersion: 'v2', totpSecrets: 1, pendingTotpSecrets: 1, idpClientSecrets: 1, webhookSecrets: 1, failures: [] });
+    expect(await hookSecret()).toMatch(/^v2:/);
 
     const active = (await userSecrets(enrolled.id)).totp_secret_enc!;
     const pendingEnc = (await userSecrets(pending.id)).totp_pending_secret_enc!;
@@ -84,7 +91,7 @@ describe('ENCRYPTION_KEYS rotation', () => {
     });
     expect(afterRotation.status, JSON.stringify(afterRotation.body)).toBe(200);
     const again = await reencryptSecrets(em, newServer.services.keyring, { tenantId: tenant.id });
-    expect(again).toEqual({ keyVersion: 'v2', totpSecrets: 0, pendingTotpSecrets: 0, idpClientSecrets: 0, failures: [] });
+    expect(again).toEqual({ keyVersion: 'v2', totpSecrets: 0, pendingTotpSecrets: 0, idpClientSecrets: 0, webhookSecrets: 0, failures: [] });
   });
 
   it('reports, and leaves alone, secrets whose key is missing from the ring', async () => {

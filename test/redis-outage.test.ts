@@ -86,7 +86,7 @@ describe.runIf(Boolean(redisUrl))('Redis outage', () => {
     await relay.stop();
     const down = await eventually(() => api.get('/ready'), (r) => r.status === 503);
     expect(down.status).toBe(503);
-    expect(down.body).toEqual({ status: 'not_ready', checks: { database: 'ok', redis: 'down' } });
+    expect(down.body).toEqual({ status: 'not_ready', checks: { database: 'ok', queue: 'ok', redis: 'down' } });
     expect(server.logs.some((l) => l.includes('rate limits fall back to in-process counters'))).toBe(true);
 
     // Requests are still served, and still limited (by this instance's own counters).
@@ -99,7 +99,7 @@ describe.runIf(Boolean(redisUrl))('Redis outage', () => {
 
     await relay.start();
     const back = await eventually(() => api.get('/ready'), (r) => r.status === 200);
-    expect(back.body).toEqual({ status: 'ready', checks: { database: 'ok', redis: 'ok' } });
+    expect(back.body).toEqual({ status: 'ready', checks: { database: 'ok', queue: 'ok', redis: 'ok' } });
     expect(server.logs.some((l) => l.includes('Redis is reachable again'))).toBe(true);
     // Counting is back in Redis, which never saw the outage's failures (the local counter says 429).
     expect((await login(api, tenant.slug, member.email, PASSWORD)).status).toBe(200);
@@ -115,7 +115,7 @@ describe.runIf(Boolean(redisUrl))('Redis outage', () => {
       const cutApi = new Api(cut.url);
       const ready = await cutApi.get('/ready');
       expect(ready.status).toBe(503);
-      expect(ready.body.checks).toEqual({ database: 'ok', redis: 'down' });
+      expect(ready.body.checks).toEqual({ database: 'ok', queue: 'ok', redis: 'down' });
       expect((await login(cutApi, tenant.slug, `nobody-${unique()}@example.com`, 'x')).status).toBe(401);
       expect(cut.logs.some((l) => l.includes('Redis is unreachable'))).toBe(true);
     } finally {

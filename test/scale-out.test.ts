@@ -33,7 +33,7 @@ describe.runIf(runnable)('three instances on one PostgreSQL and one Redis', () =
     for (const api of apis) {
       const ready = await api.get('/ready');
       expect(ready.status, JSON.stringify(ready.body)).toBe(200);
-      expect(ready.body.checks).toEqual({ database: 'ok', redis: 'ok' });
+      expect(ready.body.checks).toEqual({ database: 'ok', queue: 'ok', redis: 'ok' });
     }
     tenant = await createTenant(apis[0]!);
   });

@@ -64,7 +64,7 @@ const routes = listRoutes();
 function inputsFor(route: RouteInfo, p: Principals, junkWeight: number): fc.Arbitrary<Record<string, unknown>> {
   return objectArbitrary(inputJsonSchema(route), junkWeight).map((input) => {
     if (route.pathParams.includes('tenantSlug')) input.tenantSlug = p.tenant.slug;
-    for (const name of route.pathParams) if (input[name] === undefined || input[name] === '') input[name] = 'x';
+    for (const name of route.pathParams) if (input[name] === undefined || input[name] === null || input[name] === '') input[name] = 'x';
     return input;
   });
 }

@@ -5,6 +5,7 @@ import { Migration20261123010000_email_otp } from './Migration20261123010000_ema
 import { Migration20261123020000_invites_audit_search } from './Migration20261123020000_invites_audit_search.js';
 import { Migration20261123040000_account_token } from './Migration20261123040000_account_token.js';
 import { Migration20261123050000_account_takeover } from './Migration20261123050000_account_takeover.js';
+import { Migration20261123060000_jobs_webhooks } from './Migration20261123060000_jobs_webhooks.js';
 
 /**
  * Every committed migration, in the order it is applied. Listed explicitly so the same list runs
@@ -17,4 +18,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261123030000_idp', class: Migration20261123030000_idp },
   { name: 'Migration20261123040000_account_token', class: Migration20261123040000_account_token },
   { name: 'Migration20261123050000_account_takeover', class: Migration20261123050000_account_takeover },
+  { name: 'Migration20261123060000_jobs_webhooks', class: Migration20261123060000_jobs_webhooks },
 ];

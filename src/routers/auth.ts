@@ -94,17 +94,19 @@ export const authRouter = router({
         summary: 'Mail a 6-digit sign-in code (valid 10 minutes, single use) for the email factor',
         description:
           'Accepts `email` alone or with `password`. Answers `ok` whether or not the account exists; a code is sent only ' +
-          'when the tenant policy uses the email factor for that user. A new request replaces the previous code.',
+          'when the tenant policy uses the email factor for that user. A new request replaces the previous code. ' +
+          'The mail is sent by the job queue after the answer, with retries.',
         errorResponses: {
           400: 'Invalid body', 401: 'Wrong password (when one is given)', 404: 'Unknown tenant', 429: 'Rate limited',
-          503: 'The mail could not be sent',
         },
       },
     })
     .input(z.object({ email, password: presentedPassword.optional() }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.mfaSignIn.requestEmailOtp(ctx.em, ctx.tenant, input.email, input.password, ctx.meta);
+      // Without a password the answer must not depend on the account: the look-up runs in the job queue.
+      if (input.password === undefined) await ctx.services.accountMailRequests.enqueue(ctx.em, 'email_otp', ctx.tenant, input.email, ctx.meta);
+      else await ctx.services.mfaSignIn.requestEmailOtp(ctx.em, ctx.tenant, input.email, input.password, ctx.meta);
       return OK;
     }),
 
@@ -255,7 +257,7 @@ export const authRouter = router({
     .input(z.object({ email }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.passwordReset.request(ctx.em, ctx.tenant, input.email);
+      await ctx.services.accountMailRequests.enqueue(ctx.em, 'password_reset', ctx.tenant, input.email, ctx.meta);
       return OK;
     }),
 

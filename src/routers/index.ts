@@ -10,6 +10,7 @@ import { mfaRouter } from './mfa.js';
 import { tenantRouter } from './tenant.js';
 import { tenantsRouter } from './tenants.js';
 import { usersRouter } from './users.js';
+import { webhooksRouter } from './webhooks.js';
 
 /**
  * Every procedure of the service, one router per URL prefix (`/v1/{tenantSlug}/auth/*` is `auth`,
@@ -27,6 +28,7 @@ export const appRouter = router({
   tenant: tenantRouter,
   audit: auditRouter,
   browser: browserRouter,
+  webhooks: webhooksRouter,
 });
 
 /** The router type for end-to-end typed TypeScript clients of the `/trpc` endpoint. */

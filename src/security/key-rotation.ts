@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Keyring } from './keyring.js';
 import { idpClientSecretAssociatedData } from '../services/idp/idp-service.js';
 import { totpSecretAad } from '../services/mfa/totp-service.js';
+import { secretAad as webhookSecretAad } from '../services/webhooks/webhook-service.js';
 
 
 /** What {@link reencryptSecrets} did. */
@@ -12,8 +13,10 @@ export interface ReencryptionReport {
   totpSecrets: number;
   pendingTotpSecrets: number;
   idpClientSecrets: number;
+  /** Webhook signing secrets (current and, during a rotation overlap, previous). */
+  webhookSecrets: number;
   /** Ciphertexts that could not be decrypted (key version missing from the ring, or tampered); left as they are. */
-  failures: { kind: 'totp_secret' | 'pending_totp_secret' | 'idp_client_secret'; id: string }[];
+  failures: { kind: 'totp_secret' | 'pending_totp_secret' | 'idp_client_secret' | 'webhook_secret'; id: string }[];
 }
 
 /** Which rows to rotate: every tenant by default, or one tenant (a staged rotation, or a test). */
@@ -34,12 +37,15 @@ type Column = 'totp_secret_enc' | 'totp_pending_secret_enc';
 
 /**
  * Key rotation (`npm run keys:rotate`): rewrites every field-encrypted secret made under an older key
- * of the ring (TOTP secrets, pending TOTP secrets, tenants' IdP client secrets) under the newest key,
+ * of the ring (TOTP secrets, pending TOTP secrets, tenants' IdP client secrets, webhook signing
+ * secrets) under the newest key,
  * tenant by tenant (or only `scope.tenantId`). Each row is updated only if its ciphertext is still the one read, so a concurrent
  * enrollment is never overwritten; running it again changes nothing. Safe while the service runs.
  */
 export async function reencryptSecrets(em: EntityManager, keyring: Keyring, scope: RotationScope = {}): Promise<ReencryptionReport> {
-  const report: ReencryptionReport = { keyVersion: keyring.currentVersion, totpSecrets: 0, pendingTotpSecrets: 0, idpClientSecrets: 0, failures: [] };
+  const report: ReencryptionReport = {
+    keyVersion: keyring.currentVersion, totpSecrets: 0, pendingTotpSecrets: 0, idpClientSecrets: 0, webhookSecrets: 0, failures: [],
+  };
 
   /** Re-encrypts one ciphertext; null when it is current already or cannot be decrypted (recorded). */
   const rewrap = (ciphertext: string | null, aad: string, kind: ReencryptionReport['failures'][number]['kind'], id: string): string | null => {
@@ -66,6 +72,22 @@ export async function reencryptSecrets(em: EntityManager, keyring: Keyring, scop
         idpSecret, tenant.id, tenant.idp_client_secret_enc,
       ]);
       report.idpClientSecrets += updated.length;
+    }
+
+    const endpoints = (await em.execute(
+      'select id, secret_encrypted, previous_secret_encrypted from webhook_endpoint where tenant_id = ? order by id',
+      [tenant.id],
+    )) as { id: string; secret_encrypted: string; previous_secret_encrypted: string | null }[];
+    for (const endpoint of endpoints) {
+      for (const column of ['secret_encrypted', 'previous_secret_encrypted'] as const) {
+        const fresh = rewrap(endpoint[column], webhookSecretAad(endpoint.id), 'webhook_secret', endpoint.id);
+        if (fresh === null) continue;
+        const updated = await em.execute(
+          `update webhook_endpoint set ${column} = ? where id = ? and tenant_id = ? and ${column} = ? returning id`,
+          [fresh, endpoint.id, tenant.id, endpoint[column]],
+        );
+        report.webhookSecrets += updated.length;
+      }
     }
 
     let after = '00000000-0000-0000-0000-000000000000';

@@ -61,6 +61,13 @@ export const ACCESS_CLASSES: Record<string, AccessClass> = {
   'users.list': 'admin',
   'users.delete': 'admin',
   'users.exportUser': 'admin',
+  'webhooks.list': 'admin',
+  'webhooks.create': 'admin',
+  'webhooks.update': 'admin',
+  'webhooks.delete': 'admin',
+  'webhooks.rotateSecret': 'admin',
+  'webhooks.test': 'admin',
+  'webhooks.deliveries': 'admin',
 
   'tenant.deleteTenant': 'adminUser',
 };

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -33,6 +34,11 @@ export async function startTestServer(env: Record<string, string | undefined> = 
     ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS,
     RATE_LIMIT_SCALE: '1000',
     LOG_LEVEL: 'debug',
+    // the queue worker polls often and retries fast, so mail and webhooks arrive within test time
+    JOB_POLL_INTERVAL_MS: '25',
+    JOB_RETRY_BASE_SECONDS: '0.05',
+    // test files run in parallel on one database: each instance works its own queue unless told to share one
+    JOB_QUEUE: `test-${randomBytes(6).toString('hex')}`,
     // the embedded PGlite socket multiplexes one session: one connection per instance keeps protocol messages apart
     DATABASE_POOL_MAX: inject('embeddedDatabase') ? '1' : '10',
     ...env,

@@ -21,8 +21,8 @@ export interface SmtpSink {
   close(): Promise<void>;
 }
 
-/** Starts the sink (no TLS, any or no auth accepted). */
-export async function startSmtpSink(): Promise<SmtpSink> {
+/** Starts the sink (no TLS, any or no auth accepted) on `port` (0 = any free port). */
+export async function startSmtpSink(port = 0): Promise<SmtpSink> {
   const messages: ReceivedMail[] = [];
   const waiters: (() => void)[] = [];
   const server = new SMTPServer({
@@ -49,8 +49,8 @@ export async function startSmtpSink(): Promise<SmtpSink> {
         .catch((err: Error) => cb(err));
     },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const port = (server.server.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
+  const boundPort = (server.server.address() as AddressInfo).port;
 
   const waitFor = (to: string, predicate: (m: ReceivedMail) => boolean = () => true, timeoutMs = 10_000) =>
     new Promise<ReceivedMail>((resolve, reject) => {
@@ -66,7 +66,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     });
 
   return {
-    url: `smtp://127.0.0.1:${port}`,
+    url: `smtp://127.0.0.1:${boundPort}`,
     messages,
     waitFor,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),

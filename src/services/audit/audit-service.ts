@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7 } from 'uuid';
 import type { AuditAction } from '../../entities/audit-event.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import { WEBHOOK_MAX_ATTEMPTS } from '../webhooks/webhook-service.js';
 
 /** One audit event to record; `details` must never hold a secret. */
 export interface AuditInput {
@@ -21,7 +22,25 @@ const ROW_PLACEHOLDERS = `(${COLUMNS.map(() => '?').join(', ')})`;
 type AuditRow = unknown[];
 
 /**
- * Writes the audit log (docs/audit.md).
+ * One statement that inserts audit rows and, in the same transaction, queues one `webhook.deliver`
+ * job per enabled endpoint of the tenant subscribed to the row's action (transactional outbox,
+ * docs/events.md): a committed event always reaches the queue, a rolled-back one never does.
+ */
+function insertWithOutbox(rowCount: number): string {
+  return `with ev as (
+      insert into audit_event (${COLUMNS.join(', ')}) values ${Array.from({ length: rowCount }, () => ROW_PLACEHOLDERS).join(', ')}
+      returning id, tenant_id, action)
+    insert into job (id, queue, kind, payload, run_at, attempts, max_attempts, created_at)
+    select gen_random_uuid(), ?, 'webhook.deliver',
+           jsonb_build_object('endpointId', e.id, 'tenantId', e.tenant_id, 'eventType', ev.action, 'auditEventId', ev.id),
+           now(), 0, ${WEBHOOK_MAX_ATTEMPTS}, now()
+    from ev join webhook_endpoint e on e.tenant_id = ev.tenant_id and e.enabled
+      and (e.event_types is null or e.event_types @> jsonb_build_array(ev.action))`;
+}
+
+/**
+ * Writes the audit log (docs/audit.md), and with each event queues its
+ * webhook deliveries in the same statement (docs/events.md "Webhooks").
  *
  * Events recorded inside a top-level transaction are not inserted one by one: they are kept with
  * the transaction and written by one multi-row INSERT just before it commits (MikroORM's
@@ -37,8 +56,12 @@ export class AuditService implements EventSubscriber {
   /**
    * @param events the ORM's event manager; the service subscribes to it to write batched events
    *   at commit. Without it every event is inserted at once.
+   * @param jobQueueName the job queue (`JOB_QUEUE`) the webhook deliveries are queued on.
    */
-  constructor(events?: EventManager) {
+  constructor(
+    events?: EventManager,
+    private readonly jobQueueName = 'default',
+  ) {
     this.batching = events !== undefined;
     events?.registerSubscriber(this);
   }
@@ -70,7 +93,7 @@ export class AuditService implements EventSubscriber {
       else this.pending.set(transaction, [row]);
       return;
     }
-    await em.execute(`insert into audit_event (${COLUMNS.join(', ')}) values ${ROW_PLACEHOLDERS}`, row, 'run');
+    await em.execute(insertWithOutbox(1), [...row, this.jobQueueName], 'run');
   }
 
   /** Writes the events kept for a committing transaction, inside it; a failure aborts the commit. */
@@ -79,8 +102,7 @@ export class AuditService implements EventSubscriber {
     const rows = transaction ? this.pending.get(transaction) : undefined;
     if (!transaction || !rows) return;
     this.pending.delete(transaction);
-    const sql = `insert into audit_event (${COLUMNS.join(', ')}) values ${rows.map(() => ROW_PLACEHOLDERS).join(', ')}`;
-    await args.em.getConnection('write').execute(sql, rows.flat(), 'run', transaction);
+    await args.em.getConnection('write').execute(insertWithOutbox(rows.length), [...rows.flat(), this.jobQueueName], 'run', transaction);
   }
 
   /** A rolled-back operation leaves no audit event. */

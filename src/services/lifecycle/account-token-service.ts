@@ -37,9 +37,8 @@ export class AccountTokenService {
   ) {}
 
   /**
-   * Issues a token (in its own transaction, replacing earlier ones) and mails it to the user. The
-   * delivery runs after the caller has answered, so the answer's duration does not depend on SMTP;
-   * a failed delivery is logged, and the user can ask again.
+   * Issues a token (in its own transaction, replacing earlier ones) and queues its mail to the user
+   * (Mailer.send: the job queue delivers it with retries after the caller has answered).
    * @param compose builds the message from the token and a link.
    * @param link the URL the mail points to for a token.
    */
@@ -53,7 +52,7 @@ export class AccountTokenService {
   ): Promise<void> {
     const { token } = await em.transactional((tx) => this.issue(tx, tenant.id, user.id, purpose));
     const message = compose({ to: user.email, tenantName: tenant.name, link: link(token), token, ttlSeconds: ACCOUNT_TOKEN_TTL_SECONDS[purpose] });
-    void this.mailer.send(message).catch((err: unknown) => this.logger.warn({ err, userId: user.id, purpose }, 'account mail not delivered'));
+    await this.mailer.send(message);
   }
 
   /**

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
-import path from 'node:path';
-import nodemailer, { type Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
-import type { Config } from '../../config.js';
-import { ApiError } from '../../lib/errors.js';
+import { z } from 'zod';
+import type { Keyring } from '../../security/keyring.js';
+import type { ClaimedJob, JobQueue } from '../jobs/job-queue.js';
+import type { MailTransport } from './mail-transport.js';
 
 /** One outgoing mail, with both a plain-text and an HTML body. */
 export interface MailMessage {
@@ -14,72 +13,43 @@ export interface MailMessage {
   html: string;
 }
 
-/**
- * Raised when the SMTP server refused or did not answer in time. It is an API error: a procedure
- * that lets it through answers 503 `SERVICE_UNAVAILABLE` with `details.reason` `mail_delivery_failed`
- * and a message that is safe to show (the SMTP reply itself is only logged).
- */
-export class MailDeliveryError extends ApiError {
-  // No `name` override: the REST adapter recognises tRPC errors by `name === 'TRPCError'`.
-  constructor() {
-    super('SERVICE_UNAVAILABLE', 'The email could not be sent; try again later', { reason: 'mail_delivery_failed' });
-  }
-}
+const mailMessageSchema = z.object({ to: z.string(), subject: z.string(), text: z.string(), html: z.string() });
 
-/** Milliseconds the SMTP client waits for a connection, the greeting and each socket read. */
-const SMTP_TIMEOUT_MS = 10_000;
+/** Runs of a mail job before it is kept as failed: with a 30 s base, the 9 retries span 2 to 4 hours (jitter). */
+export const MAIL_MAX_ATTEMPTS = 10;
 
 /**
- * Sends mail through nodemailer: over SMTP when `SMTP_URL` is set, otherwise as `.eml` files in
- * `DATA_DIR/outbox` plus a log line (development). Log lines name the recipient, subject and file,
- * never the body (it may hold a code or a link with a token).
+ * Sends mail through the durable job queue (docs/events.md "Mail"): `send` only stores the message,
+ * encrypted with the field-encryption keyring (it may hold a code or a token), in the caller's open
+ * transaction when there is one; a worker hands it to the SMTP server (MailTransport) with retries and
+ * deletes it once sent. So the caller answers without waiting for SMTP, and neither a slow or down
+ * SMTP server nor a crash after the answer loses the mail.
  */
 export class Mailer {
-  private readonly transport: Transporter;
-  private readonly outbox: string | undefined;
-
   constructor(
-    private readonly config: Config,
+    private readonly queue: JobQueue,
+    private readonly keyring: Keyring,
+    private readonly transport: MailTransport,
     private readonly logger: Logger,
-  ) {
-    if (config.smtpUrl) {
-      const url = new URL(config.smtpUrl);
-      const user = decodeURIComponent(url.username);
-      this.transport = nodemailer.createTransport({
-        host: url.hostname,
-        port: url.port ? Number(url.port) : url.protocol === 'smtps:' ? 465 : 587,
-        secure: url.protocol === 'smtps:',
-        auth: user ? { user, pass: decodeURIComponent(url.password) } : undefined,
-        connectionTimeout: SMTP_TIMEOUT_MS,
-        greetingTimeout: SMTP_TIMEOUT_MS,
-        socketTimeout: SMTP_TIMEOUT_MS,
-      });
-    } else {
-      this.outbox = path.join(config.dataDir, 'outbox');
-      this.transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
-    }
-  }
+  ) {}
 
   /**
-   * Sends one message from `MAIL_FROM`.
-   * @throws MailDeliveryError (503) when SMTP delivery fails or times out (10 s per step), or the
-   *   outbox file cannot be written.
+   * Queues one message from `MAIL_FROM`. Inside `em.transactional` the mail is queued only if that
+   * transaction commits.
+   * @throws only when the database refuses the insert (as any other write of the operation).
    */
   async send(message: MailMessage): Promise<void> {
-    try {
-      const info = (await this.transport.sendMail({ from: this.config.mailFrom, ...message })) as { message?: Buffer; messageId?: string };
-      if (this.outbox) {
-        await mkdir(this.outbox, { recursive: true });
-        const file = path.join(this.outbox, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID()}.eml`);
-        await writeFile(file, info.message ?? '', { mode: 0o600 });
-        this.logger.info({ to: message.to, subject: message.subject, file }, 'mail written to the dev outbox');
-      } else {
-        this.logger.info({ to: message.to, subject: message.subject, messageId: info.messageId }, 'mail sent');
-      }
-    } catch (err) {
-      this.logger.error({ err, to: message.to, subject: message.subject }, 'mail delivery failed');
-      throw new MailDeliveryError();
-    }
+    const id = randomUUID();
+    const sealed = this.keyring.encrypt(JSON.stringify(message), `mail:${id}`);
+    await this.queue.enqueue('mail.send', { sealed }, { id, maxAttempts: MAIL_MAX_ATTEMPTS });
+    this.logger.debug({ jobId: id, to: message.to, subject: message.subject }, 'mail queued');
+  }
+
+  /** Job handler of `mail.send`: decrypts and delivers; throws (retry) when SMTP fails. */
+  async deliver(job: ClaimedJob): Promise<void> {
+    const sealed = z.object({ sealed: z.string() }).parse(job.payload).sealed;
+    const message = mailMessageSchema.parse(JSON.parse(this.keyring.decrypt(sealed, `mail:${job.id}`)));
+    await this.transport.deliver(message);
   }
 
   /** Closes pooled SMTP connections. */

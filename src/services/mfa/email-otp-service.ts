@@ -39,8 +39,8 @@ export class EmailOtpService {
   /**
    * Creates a new code for the user (replacing an open one) and mails it, in plain text and HTML.
    * Audits `MfaEmailOtpSent` (never the code).
-   * @throws MailDeliveryError (503 `mail_delivery_failed`) when the mail cannot be sent; the new code
-   *   is then removed again.
+   * The mail is queued (Mailer.send) and delivered by the job queue with retries; should queueing
+   *   fail, the new code is removed again and the error propagates.
    */
   async send(em: EntityManager, tenant: Tenant, user: User, meta: RequestMeta): Promise<void> {
     const code = randomDigits(EMAIL_OTP_DIGITS);

@@ -29,7 +29,7 @@ export class MfaSignInService {
    * or not the account exists, and nothing is sent for unknown, suspended or pending accounts or
    * when the policy does not use the email factor. With `password` the credentials are checked first.
    * @throws ApiError 401 `invalid_credentials` / `user_suspended` / `email_not_verified` (only when a
-   *   password is given), 503 `mail_delivery_failed`.
+   *   password is given).
    */
   async requestEmailOtp(em: EntityManager, tenant: Tenant, email: string, password: string | undefined, meta: RequestMeta): Promise<void> {
     const user =

@@ -1,0 +1,147 @@
+import { randomUUID } from 'node:crypto';
+import { TransactionContext } from '@mikro-orm/core';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+
+/** Kinds of job the worker runs; each has one handler (see JobWorker). */
+export type JobKind = 'mail.send' | 'webhook.deliver' | 'account-mail.request';
+
+/** A job claimed by a worker. */
+export interface ClaimedJob {
+  id: string;
+  kind: JobKind;
+  payload: Record<string, unknown>;
+  /** 1 on the first run, counting this one. */
+  attempt: number;
+  maxAttempts: number;
+}
+
+/** Options of {@link JobQueue.enqueue}. */
+export interface EnqueueOptions {
+  /** Runs allowed in all before the job is kept as failed. */
+  maxAttempts: number;
+  /** Seconds before the first run; 0 = at once. */
+  delaySeconds?: number;
+  /** Job id; a new UUID when omitted. */
+  id?: string;
+}
+
+/** Seconds a claimed job stays invisible to other workers; a worker that dies loses its claim after it. */
+export const JOB_LEASE_SECONDS = 120;
+
+interface JobRow {
+  id: string;
+  kind: JobKind;
+  payload: Record<string, unknown>;
+  attempts: number;
+  max_attempts: number;
+}
+
+/**
+ * The durable job queue on the service's own PostgreSQL database (table `job`, docs/events.md).
+ *
+ * - Enqueueing is an INSERT on the caller's transaction when one is open (MikroORM's transaction
+ *   context), so a job exists exactly when the change that caused it committed (transactional outbox).
+ * - Workers claim due jobs with `FOR UPDATE SKIP LOCKED` and a lease of JOB_LEASE_SECONDS, so any
+ *   number of instances share the queue and each job runs on one of them at a time; a job whose
+ *   worker died is claimed again after the lease (at-least-once).
+ * - A finished job is deleted; a failed one is retried later, or kept with `failed_at` once its
+ *   attempts are used up.
+ * The same SQL runs on PostgreSQL and on the embedded PGlite (no LISTEN/NOTIFY: workers poll).
+ */
+export class JobQueue {
+  /**
+   * @param name the queue (`JOB_QUEUE`) this instance writes to and claims from; every job row
+   *   carries it, so separate deployments (or test runs) on one database never take each other's jobs.
+   */
+  constructor(
+    private readonly orm: MikroORM,
+    readonly name: string,
+  ) {}
+
+  /** The entity manager of the transaction open in this async context, or a fresh fork (autocommit). */
+  private currentEm(em?: EntityManager): EntityManager {
+    return em ?? (TransactionContext.getEntityManager(this.orm.em.name) as EntityManager | undefined) ?? this.orm.em.fork();
+  }
+
+  /**
+   * Adds a job. With `em` (or inside `em.transactional`) it commits or rolls back with the caller.
+   * @returns the job id.
+   */
+  async enqueue(kind: JobKind, payload: Record<string, unknown>, options: EnqueueOptions, em?: EntityManager): Promise<string> {
+    const id = options.id ?? randomUUID();
+    await this.currentEm(em).execute(
+      `insert into job (id, queue, kind, payload, run_at, attempts, max_attempts, created_at)
+       values (?, ?, ?, ?::jsonb, now() + make_interval(secs => ?), 0, ?, now())`,
+      [id, this.name, kind, JSON.stringify(payload), options.delaySeconds ?? 0, options.maxAttempts],
+      'run',
+    );
+    return id;
+  }
+
+  /**
+   * Claims up to `limit` due jobs for `workerId` (oldest due first), counting one attempt each.
+   * Rows locked by another worker's claim are skipped, never waited for.
+   */
+  async claim(workerId: string, limit: number): Promise<ClaimedJob[]> {
+    const rows = await this.orm.em.fork().execute<JobRow[]>(
+      `update job set attempts = attempts + 1, locked_by = ?, locked_until = now() + make_interval(secs => ?)
+       where id in (
+         select id from job
+         where queue = ? and failed_at is null and run_at <= now() and (locked_until is null or locked_until < now())
+         order by run_at
+         limit ?
+         for update skip locked)
+       returning id, kind, payload, attempts, max_attempts`,
+      [workerId, JOB_LEASE_SECONDS, this.name, limit],
+    );
+    return rows.map((row) => ({ id: row.id, kind: row.kind, payload: row.payload, attempt: row.attempts, maxAttempts: row.max_attempts }));
+  }
+
+  /** Removes a job that ran to completion (only while `workerId` still holds it). */
+  async complete(job: ClaimedJob, workerId: string): Promise<void> {
+    await this.orm.em.fork().execute('delete from job where id = ? and locked_by = ?', [job.id, workerId], 'run');
+  }
+
+  /**
+   * Records a failed run: the job runs again after `retryInSeconds`, or, with no attempt left
+   * (`retryInSeconds` undefined), stays in the table with `failed_at` set for inspection.
+   * @param error a short description without any secret (stored in `last_error`).
+   */
+  async fail(job: ClaimedJob, workerId: string, error: string, retryInSeconds: number | undefined): Promise<void> {
+    const message = error.slice(0, 500);
+    if (retryInSeconds === undefined) {
+      await this.orm.em.fork().execute(
+        'update job set failed_at = now(), locked_until = null, locked_by = null, last_error = ? where id = ? and locked_by = ?',
+        [message, job.id, workerId], 'run',
+      );
+      return;
+    }
+    await this.orm.em.fork().execute(
+      `update job set run_at = now() + make_interval(secs => ?), locked_until = null, locked_by = null, last_error = ?
+       where id = ? and locked_by = ?`,
+      [retryInSeconds, message, job.id, workerId], 'run',
+    );
+  }
+
+  /** Queue figures for the periodic metrics log line and readiness: waiting, due now, failed for good. */
+  async stats(): Promise<{ pending: number; due: number; failed: number }> {
+    const [row] = await this.orm.em.fork().execute<{ pending: string; due: string; failed: string }[]>(
+      `select count(*) filter (where failed_at is null) as pending,
+              count(*) filter (where failed_at is null and run_at <= now()) as due,
+              count(*) filter (where failed_at is not null) as failed
+       from job where queue = ?`,
+      [this.name],
+    );
+    return { pending: Number(row?.pending ?? 0), due: Number(row?.due ?? 0), failed: Number(row?.failed ?? 0) };
+  }
+}
+
+/**
+ * Seconds to wait before retry number `attempt` (1 = after the first failure): exponential from
+ * `baseSeconds` (doubling each time, capped at 6 hours) with "full jitter" between half and all of it,
+ * so many failing jobs do not retry in step (AWS Architecture Blog, "Exponential Backoff and Jitter").
+ */
+export function retryDelaySeconds(attempt: number, baseSeconds: number, random: () => number = Math.random): number {
+  const capped = Math.min(baseSeconds * 2 ** Math.max(0, attempt - 1), 6 * 3600);
+  return capped / 2 + (capped / 2) * random();
+}

@@ -1,0 +1,126 @@
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { retryDelaySeconds, type ClaimedJob, type JobKind, type JobQueue } from './job-queue.js';
+
+/**
+ * Runs one job; throwing means "failed" (the message is logged and stored, never a secret).
+ * `retryInSeconds` says when the job runs again if this run fails; undefined on its last attempt.
+ */
+export type JobHandler = (job: ClaimedJob, retryInSeconds: number | undefined) => Promise<void>;
+
+/** Jobs one worker runs at the same time. */
+const CONCURRENCY = 5;
+/** Seconds between two metrics log lines of the queue. */
+const METRICS_INTERVAL_SECONDS = 60;
+
+/** Options of {@link JobWorker}. */
+export interface JobWorkerOptions {
+  /** Milliseconds between two polls when the queue had nothing due. */
+  pollIntervalMs: number;
+  /** Seconds before the first retry; doubled each time with jitter (see retryDelaySeconds). */
+  retryBaseSeconds: number;
+}
+
+/**
+ * The in-process worker of the job queue (docs/events.md): polls for due jobs, runs each with the
+ * handler registered for its kind, deletes it on success, schedules a retry (exponential backoff with
+ * jitter) on failure, and logs queue figures once a minute (`job queue metrics`). Several workers
+ * (instances, `npm run worker`) share one queue safely.
+ */
+export class JobWorker {
+  readonly workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private readonly handlers = new Map<JobKind, JobHandler>();
+  private readonly running = new Set<Promise<void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private metricsTimer: NodeJS.Timeout | undefined;
+  private stopped = true;
+  private polling: Promise<void> | undefined;
+  private nextDelayMs = 0;
+
+  constructor(
+    private readonly queue: JobQueue,
+    private readonly logger: Logger,
+    private readonly options: JobWorkerOptions,
+  ) {}
+
+  /** Registers the handler of one job kind (one per kind). */
+  handle(kind: JobKind, handler: JobHandler): void {
+    this.handlers.set(kind, handler);
+  }
+
+  /** Starts polling (and the metrics log line). */
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.schedule(0);
+    this.metricsTimer = setInterval(() => void this.logMetrics(), METRICS_INTERVAL_SECONDS * 1000);
+    this.metricsTimer.unref();
+  }
+
+  /** Stops polling and waits for the jobs in progress (each bounded by its own timeouts). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    clearInterval(this.metricsTimer);
+    await this.polling;
+    await Promise.allSettled([...this.running]);
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped || this.polling) return; // a poll in progress schedules the next one itself
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.polling = this.poll().finally(() => {
+        this.polling = undefined;
+        this.schedule(this.nextDelayMs);
+      });
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  private async poll(): Promise<void> {
+    let claimed: ClaimedJob[] = [];
+    const free = CONCURRENCY - this.running.size;
+    if (free > 0) {
+      try {
+        claimed = await this.queue.claim(this.workerId, free);
+      } catch (err) {
+        this.logger.warn({ err }, 'job queue poll failed');
+      }
+    }
+    for (const job of claimed) {
+      const run = this.run(job).finally(() => {
+        this.running.delete(run);
+        this.schedule(0);
+      });
+      this.running.add(run);
+    }
+    this.nextDelayMs = claimed.length > 0 && claimed.length === free ? 0 : this.options.pollIntervalMs;
+  }
+
+  private async run(job: ClaimedJob): Promise<void> {
+    const handler = this.handlers.get(job.kind);
+    const retryIn = job.attempt < job.maxAttempts ? retryDelaySeconds(job.attempt, this.options.retryBaseSeconds) : undefined;
+    try {
+      if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
+      await handler(job, retryIn);
+      await this.queue.complete(job, this.workerId);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      this.logger.warn(
+        { jobId: job.id, kind: job.kind, attempt: job.attempt, maxAttempts: job.maxAttempts, retryInSeconds: retryIn, error: message },
+        retryIn === undefined ? 'job failed for good' : 'job failed, will retry',
+      );
+      await this.queue.fail(job, this.workerId, message, retryIn).catch((failErr: unknown) => this.logger.error({ err: failErr, jobId: job.id }, 'could not record a job failure'));
+    }
+  }
+
+  private async logMetrics(): Promise<void> {
+    try {
+      this.logger.info({ queue: await this.queue.stats() }, 'job queue metrics');
+    } catch (err) {
+      this.logger.warn({ err }, 'job queue metrics unavailable');
+    }
+  }
+}

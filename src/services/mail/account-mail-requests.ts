@@ -1,0 +1,59 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { z } from 'zod';
+import { TenantSchema, type Tenant } from '../../entities/tenant.js';
+import type { RequestMeta } from '../../lib/request-meta.js';
+import type { ClaimedJob, JobQueue } from '../jobs/job-queue.js';
+import type { PasswordResetService } from '../lifecycle/password-reset-service.js';
+import type { MfaSignInService } from '../mfa/mfa-sign-in-service.js';
+
+/** Account mails a client may ask for with an email address alone. */
+export type AccountMailPurpose = 'email_otp' | 'password_reset';
+
+/** Runs of one request job: the look-up itself rarely fails; the mail it queues has its own retries. */
+const MAX_ATTEMPTS = 5;
+
+const payloadSchema = z.object({
+  purpose: z.enum(['email_otp', 'password_reset']),
+  tenantId: z.string(),
+  email: z.string(),
+  ip: z.string().nullable(),
+  userAgent: z.string().nullable(),
+});
+
+/**
+ * The requests that answer `ok` whether or not the account exists (`auth/request-email-otp` without
+ * a password, `auth/password-reset/request`; docs/events.md "Mail"). The request only queues a job
+ * carrying the tenant, the email and the request metadata, the same single INSERT for every email, so
+ * the answer's duration says nothing about the account (OWASP Forgot Password Cheat Sheet: "consistent
+ * response time"). The worker then does what the request used to do: look the account up, issue the
+ * code or token, audit, and queue the mail.
+ */
+export class AccountMailRequests {
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly queue: JobQueue,
+    private readonly mfaSignIn: MfaSignInService,
+    private readonly passwordReset: PasswordResetService,
+  ) {}
+
+  /** Queues the request (in the caller's transaction when one is open). */
+  async enqueue(em: EntityManager, purpose: AccountMailPurpose, tenant: Tenant, email: string, meta: RequestMeta): Promise<void> {
+    await this.queue.enqueue(
+      'account-mail.request',
+      { purpose, tenantId: tenant.id, email, ip: meta.ip, userAgent: meta.userAgent },
+      { maxAttempts: MAX_ATTEMPTS },
+      em,
+    );
+  }
+
+  /** Job handler of `account-mail.request`; a deleted tenant ends the job without mail. */
+  async run(job: ClaimedJob): Promise<void> {
+    const payload = payloadSchema.parse(job.payload);
+    const em = this.orm.em.fork() as EntityManager;
+    const tenant = await em.findOne(TenantSchema, { id: payload.tenantId, deletedAt: null }, { disableIdentityMap: true });
+    if (!tenant) return;
+    const meta: RequestMeta = { ip: payload.ip, userAgent: payload.userAgent };
+    if (payload.purpose === 'email_otp') await this.mfaSignIn.requestEmailOtp(em, tenant, payload.email, undefined, meta);
+    else await this.passwordReset.request(em, tenant, payload.email);
+  }
+}

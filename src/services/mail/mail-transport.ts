@@ -1,0 +1,70 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { Logger } from 'pino';
+import type { Config } from '../../config.js';
+import type { MailMessage } from './mailer.js';
+
+/** Milliseconds the SMTP client waits for a connection, the greeting and each socket read. */
+const SMTP_TIMEOUT_MS = 10_000;
+
+/**
+ * Hands one message to nodemailer: over SMTP when `SMTP_URL` is set, otherwise as an `.eml` file in
+ * `DATA_DIR/outbox` plus a log line (development). Used by the mail job of the queue only; call sites
+ * use Mailer.send. Log lines name the recipient, subject and file, never the body (it may hold a code
+ * or a link with a token).
+ */
+export class MailTransport {
+  private readonly transport: Transporter;
+  private readonly outbox: string | undefined;
+
+  constructor(
+    private readonly config: Config,
+    private readonly logger: Logger,
+  ) {
+    if (config.smtpUrl) {
+      const url = new URL(config.smtpUrl);
+      const user = decodeURIComponent(url.username);
+      this.transport = nodemailer.createTransport({
+        host: url.hostname,
+        port: url.port ? Number(url.port) : url.protocol === 'smtps:' ? 465 : 587,
+        secure: url.protocol === 'smtps:',
+        auth: user ? { user, pass: decodeURIComponent(url.password) } : undefined,
+        connectionTimeout: SMTP_TIMEOUT_MS,
+        greetingTimeout: SMTP_TIMEOUT_MS,
+        socketTimeout: SMTP_TIMEOUT_MS,
+      });
+    } else {
+      this.outbox = path.join(config.dataDir, 'outbox');
+      this.transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+    }
+  }
+
+  /**
+   * Sends one message from `MAIL_FROM`.
+   * @throws Error when SMTP delivery fails or times out (10 s per step) or the outbox file cannot be
+   *   written; the message says why without the body.
+   */
+  async deliver(message: MailMessage): Promise<void> {
+    try {
+      const info = (await this.transport.sendMail({ from: this.config.mailFrom, ...message })) as { message?: Buffer; messageId?: string };
+      if (this.outbox) {
+        await mkdir(this.outbox, { recursive: true });
+        const file = path.join(this.outbox, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID()}.eml`);
+        await writeFile(file, info.message ?? '', { mode: 0o600 });
+        this.logger.info({ to: message.to, subject: message.subject, file }, 'mail written to the dev outbox');
+      } else {
+        this.logger.info({ to: message.to, subject: message.subject, messageId: info.messageId }, 'mail sent');
+      }
+    } catch (err) {
+      this.logger.error({ err, to: message.to, subject: message.subject }, 'mail delivery failed');
+      throw new Error(`mail delivery failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  /** Closes pooled SMTP connections. */
+  close(): void {
+    this.transport.close();
+  }
+}

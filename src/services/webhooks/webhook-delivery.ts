@@ -1,0 +1,196 @@
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import { Webhook } from 'standardwebhooks';
+import { z } from 'zod';
+import type { Config } from '../../config.js';
+import { escapeHtml } from '../../lib/html.js';
+import type { Keyring } from '../../security/keyring.js';
+import { toAuditItem, type AuditRow } from '../audit/audit-log-service.js';
+import type { ClaimedJob } from '../jobs/job-queue.js';
+import type { Mailer } from '../mail/mailer.js';
+import { assertLiteralHostAllowed, guardedLookup } from './webhook-target.js';
+import { secretAad, WEBHOOK_TEST_EVENT_TYPE } from './webhook-service.js';
+
+/** Milliseconds one delivery attempt may take, connection to answer headers. */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+
+const payloadSchema = z.object({
+  endpointId: z.string(),
+  tenantId: z.string(),
+  eventType: z.string(),
+  auditEventId: z.string().optional(),
+  test: z.boolean().optional(),
+});
+
+interface EndpointSecrets {
+  url: string;
+  enabled: boolean;
+  secret_encrypted: string;
+  previous_secret_encrypted: string | null;
+  previous_secret_valid: boolean;
+}
+
+interface AttemptResult {
+  status: number | null;
+  latencyMs: number | null;
+  error: string | null;
+}
+
+/**
+ * Delivers one event to one endpoint: the job handler of `webhook.deliver` (docs/events.md
+ * "Webhooks"). The request follows the Standard Webhooks specification: JSON body
+ * `{type, timestamp, data}`, headers `webhook-id` (`msg_<job id>`, the same on every retry, for
+ * de-duplication), `webhook-timestamp` (Unix seconds of the attempt) and `webhook-signature`
+ * (HMAC-SHA256 by the `standardwebhooks` library; during a secret rotation's overlap, one signature
+ * per secret). Each attempt has a 10 s timeout, follows no redirect, refuses non-public targets unless
+ * `WEBHOOK_ALLOW_PRIVATE_TARGETS`, and is written to the delivery log. Any answer other than 2xx is a
+ * failure and is retried by the queue; an endpoint failing for `WEBHOOK_DISABLE_AFTER_SECONDS` is
+ * disabled and the tenant's admins are mailed.
+ */
+export class WebhookDelivery {
+  constructor(
+    private readonly config: Config,
+    private readonly orm: MikroORM,
+    private readonly keyring: Keyring,
+    private readonly mailer: Mailer,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * Runs one attempt.
+   * @param retryInSeconds when the queue will try again if this attempt fails; undefined on the last.
+   * @throws Error when the attempt failed (the queue retries it).
+   */
+  async deliver(job: ClaimedJob, retryInSeconds: number | undefined): Promise<void> {
+    const payload = payloadSchema.parse(job.payload);
+    const em = this.orm.em.fork() as EntityManager;
+    const [endpoint] = await em.execute<EndpointSecrets[]>(
+      `select url, enabled, secret_encrypted, previous_secret_encrypted,
+              coalesce(previous_secret_expires_at > now(), false) as previous_secret_valid
+       from webhook_endpoint where id = ? and tenant_id = ?`,
+      [payload.endpointId, payload.tenantId],
+    );
+    if (!endpoint || (!endpoint.enabled && !payload.test)) return; // deleted or disabled: dropped
+    const body = await this.body(em, payload);
+    if (!body) return; // the audit event was erased meanwhile
+    const messageId = `msg_${job.id}`;
+    const result = await this.post(payload.endpointId, endpoint, messageId, body);
+    const succeeded = result.status !== null && result.status >= 200 && result.status < 300;
+    await em.execute(
+      `insert into webhook_delivery (id, tenant_id, endpoint_id, message_id, event_type, attempt, outcome, response_status, latency_ms, error, next_retry_at, created_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now())`,
+      [
+        randomUUID(), payload.tenantId, payload.endpointId, messageId, payload.eventType, job.attempt,
+        succeeded ? 'succeeded' : 'failed', result.status, result.latencyMs, result.error?.slice(0, 200) ?? null,
+        succeeded || retryInSeconds === undefined ? null : new Date(Date.now() + retryInSeconds * 1000),
+      ],
+      'run',
+    );
+    if (succeeded) {
+      await em.execute('update webhook_endpoint set failing_since = null where id = ? and failing_since is not null', [payload.endpointId], 'run');
+      return;
+    }
+    await this.noteFailure(em, payload.endpointId, payload.tenantId);
+    throw new Error(result.error ?? `endpoint answered ${result.status}`);
+  }
+
+  private async body(em: EntityManager, payload: z.infer<typeof payloadSchema>): Promise<string | undefined> {
+    if (payload.test || !payload.auditEventId) {
+      return JSON.stringify({ type: WEBHOOK_TEST_EVENT_TYPE, timestamp: new Date().toISOString(), data: { webhookId: payload.endpointId } });
+    }
+    const [row] = await em.execute<AuditRow[]>(
+      `select id, action, actor_type, actor_id, target_type, target_id, ip, user_agent, details, created_at
+       from audit_event where id = ? and tenant_id = ?`,
+      [payload.auditEventId, payload.tenantId],
+    );
+    if (!row) return undefined;
+    const item = toAuditItem(row);
+    return JSON.stringify({ type: item.action, timestamp: item.createdAt.toISOString(), data: { ...item, createdAt: item.createdAt.toISOString() } });
+  }
+
+  private signature(endpoint: EndpointSecrets, endpointId: string, messageId: string, timestamp: Date, body: string): string {
+    const secrets = [this.keyring.decrypt(endpoint.secret_encrypted, secretAad(endpointId))];
+    if (endpoint.previous_secret_encrypted && endpoint.previous_secret_valid) {
+      secrets.push(this.keyring.decrypt(endpoint.previous_secret_encrypted, secretAad(endpointId)));
+    }
+    return secrets.map((secret) => new Webhook(secret).sign(messageId, timestamp, body)).join(' ');
+  }
+
+  private post(endpointId: string, endpoint: EndpointSecrets, messageId: string, body: string): Promise<AttemptResult> {
+    const allowPrivate = this.config.webhookAllowPrivateTargets;
+    let url: URL;
+    try {
+      url = new URL(endpoint.url);
+      assertLiteralHostAllowed(url, allowPrivate);
+    } catch (err) {
+      return Promise.resolve({ status: null, latencyMs: null, error: err instanceof Error ? err.message : 'invalid target' });
+    }
+    const timestamp = new Date();
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'tenant-identity-webhooks/1',
+      'webhook-id': messageId,
+      'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+      'webhook-signature': this.signature(endpoint, endpointId, messageId, timestamp, body),
+    };
+    const client = url.protocol === 'https:' ? https : http;
+    const started = performance.now();
+    return new Promise<AttemptResult>((resolve) => {
+      const request = client.request(url, {
+        method: 'POST',
+        headers,
+        lookup: guardedLookup(allowPrivate),
+        signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
+        agent: false,
+      }, (response) => {
+        const latencyMs = Math.round(performance.now() - started);
+        response.resume(); // the body is not used; redirects are not followed
+        resolve({ status: response.statusCode ?? null, latencyMs, error: null });
+      });
+      request.on('error', (err: Error) => {
+        const reason = err.name === 'AbortError' || err.name === 'TimeoutError' ? `timed out after ${DELIVERY_TIMEOUT_MS} ms` : err.message;
+        resolve({ status: null, latencyMs: null, error: reason });
+      });
+      request.end(body);
+    });
+  }
+
+  /**
+   * Marks the endpoint failing (since its first failed attempt in a row); once that lasts
+   * `WEBHOOK_DISABLE_AFTER_SECONDS`, disables it and mails the tenant's admins.
+   */
+  private async noteFailure(em: EntityManager, endpointId: string, tenantId: string): Promise<void> {
+    const [state] = await em.execute<{ overdue: boolean; enabled: boolean }[]>(
+      `update webhook_endpoint set failing_since = coalesce(failing_since, now()) where id = ? and tenant_id = ?
+       returning failing_since <= now() - make_interval(secs => ?) as overdue, enabled`,
+      [endpointId, tenantId, this.config.webhookDisableAfterSeconds],
+    );
+    if (!state?.overdue || !state.enabled) return;
+    const disabled = await em.transactional(async (tx) => {
+      const [row] = await tx.execute<{ url: string; name: string }[]>(
+        `update webhook_endpoint e set enabled = false, disabled_reason = 'failing', updated_at = now()
+         from tenant t where e.id = ? and e.tenant_id = ? and t.id = e.tenant_id and e.enabled
+         returning e.url, t.name`,
+        [endpointId, tenantId],
+      );
+      if (!row) return false; // another worker disabled it first
+      const admins = await tx.execute<{ email: string }[]>(
+        `select email from app_user where tenant_id = ? and role = 'Admin' and deleted_at is null`,
+        [tenantId],
+      );
+      for (const admin of admins) {
+        await this.mailer.send({
+          to: admin.email,
+          subject: `Webhook disabled for ${row.name}`,
+          text: `Every delivery to the webhook ${row.url} of "${row.name}" has failed for a long time, so it was disabled.\nFix the receiver, then enable the webhook again.\n`,
+          html: `<p>Every delivery to the webhook <code>${escapeHtml(row.url)}</code> of &quot;${escapeHtml(row.name)}&quot; has failed for a long time, so it was disabled.</p><p>Fix the receiver, then enable the webhook again.</p>`,
+        });
+      }
+      return true;
+    });
+    if (disabled) this.logger.warn({ endpointId, tenantId }, 'webhook endpoint disabled after failing too long');
+  }
+}

@@ -1,0 +1,270 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Config } from '../../config.js';
+import type { AuditAction } from '../../entities/audit-event.js';
+import type { Tenant } from '../../entities/tenant.js';
+import { badRequest, notFound } from '../../lib/errors.js';
+import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import { isUuid } from '../../lib/uuid.js';
+import type { Keyring } from '../../security/keyring.js';
+import type { AuditService } from '../audit/audit-service.js';
+import type { JobQueue } from '../jobs/job-queue.js';
+import { webhookUrlProblem } from './webhook-target.js';
+
+/** Seconds the previous signing secret keeps signing after a rotation (both signatures are sent). */
+export const SECRET_ROTATION_OVERLAP_SECONDS = 24 * 3600;
+/** Runs of one delivery before it is given up: with the 30 s default base, about a day of retries. */
+export const WEBHOOK_MAX_ATTEMPTS = 15;
+/** Event type of the deliveries sent by "send test event". */
+export const WEBHOOK_TEST_EVENT_TYPE = 'WebhookTest';
+/** Most delivery attempts listed by GET webhooks/{id}/deliveries. */
+export const DELIVERY_LOG_LIMIT = 100;
+
+/** One webhook endpoint as the API shows it (never its secret). */
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  /** Audit actions delivered; null = all. */
+  eventTypes: AuditAction[] | null;
+  enabled: boolean;
+  /** Why the service disabled the endpoint (`failing`), null when enabled or disabled by an admin. */
+  disabledReason: string | null;
+  /** Since when every attempt failed; null when the last one succeeded. */
+  failingSince: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** One delivery attempt of the delivery log. */
+export interface WebhookDeliveryAttempt {
+  id: string;
+  /** The `webhook-id` header: the same for every attempt of one event. */
+  messageId: string;
+  eventType: string;
+  attempt: number;
+  outcome: 'succeeded' | 'failed';
+  /** HTTP status answered, null when no answer came (refused target, timeout, connection error). */
+  responseStatus: number | null;
+  /** Milliseconds from the request to the answer's headers. */
+  latencyMs: number | null;
+  error: string | null;
+  /** When the next attempt is due; null after a success or the last attempt. */
+  nextRetryAt: Date | null;
+  createdAt: Date;
+}
+
+interface EndpointRow {
+  id: string;
+  url: string;
+  event_types: AuditAction[] | string | null;
+  enabled: boolean;
+  disabled_reason: string | null;
+  failing_since: Date | string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+interface DeliveryRow {
+  id: string;
+  message_id: string;
+  event_type: string;
+  attempt: number;
+  outcome: 'succeeded' | 'failed';
+  response_status: number | null;
+  latency_ms: number | null;
+  error: string | null;
+  next_retry_at: Date | string | null;
+  created_at: Date | string;
+}
+
+const ENDPOINT_COLUMNS = 'id, url, event_types, enabled, disabled_reason, failing_since, created_at, updated_at';
+
+const toDate = (v: Date | string): Date => new Date(v);
+
+function toEndpoint(row: EndpointRow): WebhookEndpoint {
+  return {
+    id: row.id,
+    url: row.url,
+    eventTypes: typeof row.event_types === 'string' ? (JSON.parse(row.event_types) as AuditAction[]) : row.event_types,
+    enabled: row.enabled,
+    disabledReason: row.disabled_reason,
+    failingSince: row.failing_since ? toDate(row.failing_since) : null,
+    createdAt: toDate(row.created_at),
+    updatedAt: toDate(row.updated_at),
+  };
+}
+
+/** Associated data binding an encrypted signing secret to its endpoint. */
+export const secretAad = (endpointId: string): string => `webhook-secret:${endpointId}`;
+
+/** A new signing secret in the Standard Webhooks form `whsec_<base64 of 32 random bytes>`. */
+function newSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+/** Changes PATCH webhooks/{id} accepts; every field optional. */
+export interface WebhookUpdate {
+  url?: string;
+  eventTypes?: AuditAction[] | null;
+  enabled?: boolean;
+}
+
+/**
+ * The tenant's webhook endpoints (docs/events.md "Webhooks"): creation with a signing secret shown
+ * once, listing, update, deletion, secret rotation with an overlap, the test event and the delivery
+ * log. Secrets are stored encrypted with the field-encryption keyring, never in plaintext. Changes are
+ * audited as `TenantUpdated` with `details.webhook` naming the change (no secret).
+ */
+export class WebhookService {
+  constructor(
+    private readonly config: Config,
+    private readonly keyring: Keyring,
+    private readonly queue: JobQueue,
+    private readonly audit: AuditService,
+  ) {}
+
+  private assertUrl(url: string): void {
+    const problem = webhookUrlProblem(url, this.config.webhookAllowPrivateTargets);
+    if (problem) throw badRequest('invalid_webhook_url', problem);
+  }
+
+  /**
+   * Creates an endpoint, enabled.
+   * @param eventTypes audit actions to deliver; undefined or null = all.
+   * @returns the endpoint and its signing secret `whsec_…` (never available again).
+   * @throws ApiError 400 `invalid_webhook_url` (scheme, credentials, private target).
+   */
+  async create(em: EntityManager, tenant: Tenant, url: string, eventTypes: AuditAction[] | null | undefined, actor: Actor, meta: RequestMeta): Promise<{ webhook: WebhookEndpoint; secret: string }> {
+    this.assertUrl(url);
+    const id = randomUUID();
+    const secret = newSecret();
+    const rows = await em.transactional(async (tx) => {
+      const inserted = await tx.execute<EndpointRow[]>(
+        `insert into webhook_endpoint (id, tenant_id, url, event_types, enabled, secret_encrypted, created_at, updated_at)
+         values (?, ?, ?, ?::jsonb, true, ?, now(), now()) returning ${ENDPOINT_COLUMNS}`,
+        [id, tenant.id, url, eventTypes ? JSON.stringify([...new Set(eventTypes)]) : null, this.keyring.encrypt(secret, secretAad(id))],
+      );
+      await this.record(tx, tenant, actor, meta, id, { webhook: 'created', url, eventTypes: eventTypes ?? null });
+      return inserted;
+    });
+    return { webhook: toEndpoint(rows[0]!), secret };
+  }
+
+  /** The tenant's endpoints, oldest first. */
+  async list(em: EntityManager, tenant: Tenant): Promise<WebhookEndpoint[]> {
+    const rows = await em.execute<EndpointRow[]>(
+      `select ${ENDPOINT_COLUMNS} from webhook_endpoint where tenant_id = ? order by created_at, id`,
+      [tenant.id],
+    );
+    return rows.map(toEndpoint);
+  }
+
+  /**
+   * Updates url, event types and/or enabled; enabling clears the failure state.
+   * @throws ApiError 404 for an unknown id, 400 `invalid_webhook_url`.
+   */
+  async update(em: EntityManager, tenant: Tenant, id: string, changes: WebhookUpdate, actor: Actor, meta: RequestMeta): Promise<WebhookEndpoint> {
+    if (changes.url !== undefined) this.assertUrl(changes.url);
+    const current = await this.get(em, tenant, id);
+    const next = {
+      url: changes.url ?? current.url,
+      eventTypes: changes.eventTypes === undefined ? current.eventTypes : changes.eventTypes,
+      enabled: changes.enabled ?? current.enabled,
+    };
+    return em.transactional(async (tx) => {
+      const rows = await tx.execute<EndpointRow[]>(
+        `update webhook_endpoint set url = ?, event_types = ?::jsonb, enabled = ?, updated_at = now(),
+           disabled_reason = case when ? then null else disabled_reason end,
+           failing_since = case when ? then null else failing_since end
+         where id = ? and tenant_id = ? returning ${ENDPOINT_COLUMNS}`,
+        [
+          next.url, next.eventTypes ? JSON.stringify([...new Set(next.eventTypes)]) : null, next.enabled,
+          changes.enabled === true, changes.enabled === true, id, tenant.id,
+        ],
+      );
+      if (!rows[0]) throw notFound('Webhook not found');
+      await this.record(tx, tenant, actor, meta, id, { webhook: 'updated', url: next.url, eventTypes: next.eventTypes, enabled: next.enabled });
+      return toEndpoint(rows[0]);
+    });
+  }
+
+  /**
+   * Deletes an endpoint with its delivery log; queued deliveries to it are dropped when they run.
+   * @throws ApiError 404 for an unknown id.
+   */
+  async delete(em: EntityManager, tenant: Tenant, id: string, actor: Actor, meta: RequestMeta): Promise<void> {
+    if (!isUuid(id)) throw notFound('Webhook not found');
+    await em.transactional(async (tx) => {
+      const rows = await tx.execute<{ id: string }[]>('delete from webhook_endpoint where id = ? and tenant_id = ? returning id', [id, tenant.id]);
+      if (!rows[0]) throw notFound('Webhook not found');
+      await this.record(tx, tenant, actor, meta, id, { webhook: 'deleted' });
+    });
+  }
+
+  /**
+   * Replaces the signing secret; the previous one keeps signing beside it for
+   * SECRET_ROTATION_OVERLAP_SECONDS, so receivers can switch without losing a delivery.
+   * @returns the new secret (shown once).
+   * @throws ApiError 404 for an unknown id.
+   */
+  async rotateSecret(em: EntityManager, tenant: Tenant, id: string, actor: Actor, meta: RequestMeta): Promise<string> {
+    if (!isUuid(id)) throw notFound('Webhook not found');
+    const secret = newSecret();
+    await em.transactional(async (tx) => {
+      const rows = await tx.execute<{ id: string }[]>(
+        `update webhook_endpoint set previous_secret_encrypted = secret_encrypted,
+           previous_secret_expires_at = now() + make_interval(secs => ?), secret_encrypted = ?, updated_at = now()
+         where id = ? and tenant_id = ? returning id`,
+        [SECRET_ROTATION_OVERLAP_SECONDS, this.keyring.encrypt(secret, secretAad(id)), id, tenant.id],
+      );
+      if (!rows[0]) throw notFound('Webhook not found');
+      await this.record(tx, tenant, actor, meta, id, { webhook: 'secret_rotated', previousSecretValidSeconds: SECRET_ROTATION_OVERLAP_SECONDS });
+    });
+    return secret;
+  }
+
+  /**
+   * Queues one delivery of type `WebhookTest` to this endpoint (even when disabled or filtered).
+   * @throws ApiError 404 for an unknown id.
+   */
+  async sendTest(em: EntityManager, tenant: Tenant, id: string): Promise<void> {
+    const endpoint = await this.get(em, tenant, id);
+    await this.queue.enqueue(
+      'webhook.deliver',
+      { endpointId: endpoint.id, tenantId: tenant.id, eventType: WEBHOOK_TEST_EVENT_TYPE, test: true },
+      { maxAttempts: WEBHOOK_MAX_ATTEMPTS },
+      em,
+    );
+  }
+
+  /**
+   * The newest delivery attempts to the endpoint (at most DELIVERY_LOG_LIMIT), newest first.
+   * @throws ApiError 404 for an unknown id.
+   */
+  async deliveries(em: EntityManager, tenant: Tenant, id: string): Promise<WebhookDeliveryAttempt[]> {
+    await this.get(em, tenant, id);
+    const rows = await em.execute<DeliveryRow[]>(
+      `select id, message_id, event_type, attempt, outcome, response_status, latency_ms, error, next_retry_at, created_at
+       from webhook_delivery where endpoint_id = ? and tenant_id = ? order by created_at desc, attempt desc limit ?`,
+      [id, tenant.id, DELIVERY_LOG_LIMIT],
+    );
+    return rows.map((r) => ({
+      id: r.id, messageId: r.message_id, eventType: r.event_type, attempt: r.attempt, outcome: r.outcome,
+      responseStatus: r.response_status, latencyMs: r.latency_ms, error: r.error,
+      nextRetryAt: r.next_retry_at ? toDate(r.next_retry_at) : null, createdAt: toDate(r.created_at),
+    }));
+  }
+
+  /** @throws ApiError 404 when the tenant has no endpoint with this id. */
+  private async get(em: EntityManager, tenant: Tenant, id: string): Promise<WebhookEndpoint> {
+    if (!isUuid(id)) throw notFound('Webhook not found');
+    const [row] = await em.execute<EndpointRow[]>(`select ${ENDPOINT_COLUMNS} from webhook_endpoint where id = ? and tenant_id = ?`, [id, tenant.id]);
+    if (!row) throw notFound('Webhook not found');
+    return toEndpoint(row);
+  }
+
+  private record(em: EntityManager, tenant: Tenant, actor: Actor, meta: RequestMeta, id: string, details: Record<string, unknown>): Promise<void> {
+    const action: AuditAction = 'TenantUpdated';
+    return this.audit.record(em, { tenantId: tenant.id, action, actor, target: { type: 'webhook', id }, meta, details });
+  }
+}
