@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { initTRPC } from '@trpc/server';
 import type { Request, Response } from 'express';
-import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { AppServices } from './app-services.js';
 import { ApiError, DEFAULT_MESSAGES } from './lib/errors.js';
+import type { ProcedureMeta } from './lib/procedure-meta.js';
 import type { RequestMeta } from './lib/request-meta.js';
 import { applyRateLimits } from './middleware/rate-limit.js';
 
@@ -51,7 +51,7 @@ export interface ErrorData {
 
 const t = initTRPC
   .context<RequestContext>()
-  .meta<OpenApiMeta>()
+  .meta<ProcedureMeta>()
   .create({
     errorFormatter({ shape, error }) {
       const issues = error.code === 'BAD_REQUEST' ? zodIssues(error.cause) : undefined;

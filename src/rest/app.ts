@@ -6,7 +6,7 @@ import type { AppServices } from '../app-services.js';
 import { appRouter } from '../routers/index.js';
 import { createRequestContext } from '../trpc.js';
 import { envelopeAdapterErrors, sendError } from './error-envelope.js';
-import { screenRequestInput, strictCors } from './http-hardening.js';
+import { publicDescriptionCors, screenRequestInput, strictCors } from './http-hardening.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { logRequests } from './request-log.js';
 
@@ -76,6 +76,12 @@ export function createApp(services: AppServices): express.Express {
       strictTransportSecurity: { maxAge: 31_536_000, includeSubDomains: true },
     }),
   );
+  // The API description is public and holds no secret: documentation tools on any origin may read it.
+  const openApiDocument = JSON.stringify(buildOpenApiDocument(config.publicUrl));
+  app.options('/v1/openapi.json', publicDescriptionCors);
+  app.get('/v1/openapi.json', publicDescriptionCors, (_req, res) => {
+    res.type('application/json').send(openApiDocument);
+  });
   app.use(strictCors(config.corsOrigins));
 
   app.get('/health', (_req, res) => {
@@ -90,11 +96,6 @@ export function createApp(services: AppServices): express.Express {
     );
     const ready = Object.values(checks).every((c) => c === 'ok');
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks });
-  });
-
-  const openApiDocument = JSON.stringify(buildOpenApiDocument(config.publicUrl));
-  app.get('/v1/openapi.json', (_req, res) => {
-    res.type('application/json').send(openApiDocument);
   });
 
   app.use((_req, res, next) => {

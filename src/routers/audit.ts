@@ -3,7 +3,7 @@ import { ACTOR_TYPES, AUDIT_ACTIONS } from '../entities/audit-event.js';
 import { adminProcedure } from '../middleware/auth.js';
 import { AUDIT_DEFAULT_LIMIT, AUDIT_MAX_LIMIT } from '../services/audit/audit-log-service.js';
 import { router } from '../trpc.js';
-import { isoDateTime } from './schemas.js';
+import { isoDateTime, timestampOutput } from './schemas.js';
 
 /** CONTRACT.md "Audit" item. */
 export const auditEventOutput = z
@@ -17,7 +17,7 @@ export const auditEventOutput = z
     ip: z.string().nullable(),
     userAgent: z.string().nullable(),
     details: z.record(z.string(), z.unknown()),
-    createdAt: z.string(),
+    createdAt: timestampOutput,
   })
   .meta({ id: 'AuditEvent' });
 
@@ -32,6 +32,7 @@ export const auditRouter = router({
           '`userId` matches the actor or the target. `search` matches the action, the details text and the email of the acting or targeted user, case-insensitively.',
         errorResponses: { 400: 'Invalid query', 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited' },
       },
+      errorReasons: { 403: ['admin_required'] },
     })
     .input(
       z.object({

@@ -2,10 +2,13 @@ import { z } from 'zod';
 import { userProcedure } from '../middleware/auth.js';
 import { tenantProcedure } from '../middleware/tenant.js';
 import { router } from '../trpc.js';
-import { email, newPassword, OK, okOutput, oneTimeCode, opaqueToken, presentedPassword, sessionOutput, toSession, totpEnrollmentOutput } from './schemas.js';
+import { documentExactlyOne, email, newPassword, OK, okOutput, oneTimeCode, opaqueToken, presentedPassword, sessionOutput, toSession, totpEnrollmentOutput } from './schemas.js';
 
 const tags = ['auth'];
 const accountTags = ['account'];
+
+/** auth/totp/initial-verify: the code is `code` or its alias `totpCode`, exactly one of them. */
+const initialVerifyBody = z.object({ email, password: presentedPassword, code: oneTimeCode.optional(), totpCode: oneTimeCode.optional() });
 
 /** Every `/v1/{tenantSlug}/auth/*` procedure: sign-up, sign-in, sessions, second-factor sign-in steps, email verification and password reset. */
 export const authRouter = router({
@@ -18,6 +21,7 @@ export const authRouter = router({
           'is issued but its tokens answer 401 `email_not_verified` until the address is verified (auth/verify-email).',
         errorResponses: { 400: 'Invalid body', 404: 'Unknown tenant', 409: 'Email taken', 429: 'Rate limited' },
       },
+      errorReasons: { 409: ['email_taken'] },
     })
     .input(z.object({ email, password: newPassword }))
     .output(sessionOutput)
@@ -35,6 +39,7 @@ export const authRouter = router({
         description: 'When a second factor is needed and no code is given: 401 with details.reason `mfa_required` and details.methods.',
         errorResponses: { 400: 'Invalid body', 401: 'Invalid credentials or MFA required', 404: 'Unknown tenant', 429: 'Rate limited' },
       },
+      errorReasons: { 401: ['invalid_credentials', 'user_suspended', 'email_not_verified', 'mfa_required', 'invalid_mfa_code'] },
     })
     .input(z.object({ email, password: presentedPassword, totpCode: oneTimeCode.optional(), emailOtpCode: oneTimeCode.optional() }))
     .output(sessionOutput)
@@ -50,6 +55,7 @@ export const authRouter = router({
         summary: 'Exchange a refresh token for a new pair (rotation; a replayed token revokes its family)',
         errorResponses: { 400: 'Invalid body', 401: 'Invalid, expired, revoked or reused token', 404: 'Unknown tenant', 429: 'Rate limited' },
       },
+      errorReasons: { 401: ['invalid_token', 'refresh_token_reused', 'refresh_token_expired', 'session_revoked', 'email_not_verified'] },
     })
     .input(z.object({ refreshToken: opaqueToken }))
     .output(sessionOutput)
@@ -78,6 +84,7 @@ export const authRouter = router({
         method: 'POST', path: '/v1/{tenantSlug}/auth/logout-all', tags, protect: true, summary: 'End every session of the signed-in user',
         errorResponses: { 401: 'Not signed in', 404: 'Unknown tenant' },
       },
+      errorReasons: { 401: ['user_token_required'] },
     })
     .output(z.object({ ok: z.literal(true), count: z.number().int() }))
     .mutation(async ({ ctx }) => {
@@ -98,6 +105,7 @@ export const authRouter = router({
           503: 'The mail could not be sent',
         },
       },
+      errorReasons: { 401: ['invalid_credentials', 'user_suspended', 'email_not_verified'], 503: ['mail_delivery_failed'] },
     })
     .input(z.object({ email, password: presentedPassword.optional() }))
     .output(okOutput)
@@ -116,6 +124,7 @@ export const authRouter = router({
           409: 'TOTP already enrolled', 429: 'Rate limited',
         },
       },
+      errorReasons: { 401: ['invalid_credentials', 'user_suspended', 'email_not_verified'], 403: ['mfa_disabled'], 409: ['totp_already_enrolled'] },
     })
     .input(z.object({ email, password: presentedPassword }))
     .output(totpEnrollmentOutput)
@@ -132,14 +141,15 @@ export const authRouter = router({
           409: 'TOTP already enrolled, or enrollment not started', 429: 'Rate limited',
         },
       },
+      errorReasons: { 401: ['invalid_credentials', 'user_suspended', 'email_not_verified', 'invalid_mfa_code'], 403: ['mfa_disabled'], 409: ['totp_already_enrolled', 'totp_enrollment_not_started', 'totp_enrollment_changed'] },
     })
     .input(
-      z
-        .object({ email, password: presentedPassword, code: oneTimeCode.optional(), totpCode: oneTimeCode.optional() })
+      initialVerifyBody
         .refine((body) => (body.code === undefined) !== (body.totpCode === undefined), {
           message: 'exactly one of code or totpCode is required',
           path: ['code'],
-        }),
+        })
+        .meta({ override: documentExactlyOne(initialVerifyBody, ['code', 'totpCode']) }),
     )
     .output(sessionOutput)
     .mutation(async ({ ctx, input }) => {
@@ -155,6 +165,7 @@ export const authRouter = router({
         summary: 'Verify the email address with the mailed token; a Pending user becomes Active',
         errorResponses: { 400: 'Invalid body', 401: 'Invalid, used or expired token', 404: 'Unknown tenant', 429: 'Rate limited' },
       },
+      errorReasons: { 401: ['invalid_token', 'token_expired'] },
     })
     .input(z.object({ token: opaqueToken }))
     .output(okOutput)
@@ -170,6 +181,7 @@ export const authRouter = router({
         summary: 'The link of the verification mail: same as POST auth/verify-email with the token in the query',
         errorResponses: { 400: 'Missing token', 401: 'Invalid, used or expired token', 404: 'Unknown tenant', 429: 'Rate limited' },
       },
+      errorReasons: { 401: ['invalid_token', 'token_expired'] },
     })
     .input(z.object({ token: opaqueToken }))
     .output(okOutput)
@@ -215,6 +227,7 @@ export const authRouter = router({
         summary: 'Set a new password with the mailed token; every session of the user ends',
         errorResponses: { 400: 'Invalid body', 401: 'Invalid, used or expired token', 404: 'Unknown tenant', 429: 'Rate limited' },
       },
+      errorReasons: { 401: ['invalid_token', 'token_expired'] },
     })
     .input(z.object({ token: opaqueToken, newPassword }))
     .output(z.object({ ok: z.literal(true), sessionsEnded: z.number().int() }))

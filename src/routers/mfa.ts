@@ -14,6 +14,7 @@ export const mfaRouter = router({
         summary: 'Start TOTP enrollment: a new secret and its otpauth URI (active after mfa/totp/verify)',
         errorResponses: { 401: 'Not signed in', 403: 'MFA disabled for the tenant', 404: 'Unknown tenant', 409: 'TOTP already enrolled' },
       },
+      errorReasons: { 401: ['user_token_required'], 403: ['mfa_disabled'], 409: ['totp_already_enrolled'] },
     })
     .output(totpEnrollmentOutput)
     .mutation(async ({ ctx }) => {
@@ -31,6 +32,7 @@ export const mfaRouter = router({
           409: 'TOTP already enrolled, or enrollment not started',
         },
       },
+      errorReasons: { 401: ['user_token_required', 'invalid_mfa_code'], 403: ['mfa_disabled'], 409: ['totp_already_enrolled', 'totp_enrollment_not_started', 'totp_enrollment_changed'] },
     })
     .input(z.object({ code: oneTimeCode }))
     .output(okOutput)

@@ -1,12 +1,14 @@
 import { z } from 'zod';
+import { ACTOR_TYPES, AUDIT_ACTIONS } from '../entities/audit-event.js';
 import { USER_ROLES, USER_STATUSES } from '../entities/user.js';
 import type { UserDataExport } from '../services/lifecycle/data-export-service.js';
 import type { RequestContext } from '../trpc.js';
+import { emailOutput, timestampOutput } from './schemas.js';
 
 /** OpenAPI tag of the personal-data and tenant-deletion operations. */
 export const dataProtectionTags = ['data protection'];
 
-const timestamp = z.string().meta({ description: 'ISO 8601 date-time' });
+const timestamp = timestampOutput;
 const nullableTimestamp = timestamp.nullable();
 
 /** GDPR art. 15/20 export of one user (see DataExportService). */
@@ -16,7 +18,7 @@ export const userExportOutput = z
     exportedAt: timestamp,
     user: z.object({
       id: z.string(),
-      email: z.string(),
+      email: emailOutput,
       status: z.enum(USER_STATUSES),
       role: z.enum(USER_ROLES),
       createdAt: timestamp,
@@ -39,13 +41,13 @@ export const userExportOutput = z
       }),
     ),
     idpLinks: z.array(
-      z.object({ issuer: z.string(), subject: z.string(), email: z.string().nullable(), createdAt: timestamp, lastLoginAt: nullableTimestamp }),
+      z.object({ issuer: z.string(), subject: z.string(), email: emailOutput.nullable(), createdAt: timestamp, lastLoginAt: nullableTimestamp }),
     ),
     auditEvents: z.array(
       z.object({
         id: z.string(),
-        action: z.string(),
-        actorType: z.string(),
+        action: z.enum(AUDIT_ACTIONS),
+        actorType: z.enum(ACTOR_TYPES),
         actorId: z.string().nullable(),
         targetType: z.string().nullable(),
         targetId: z.string().nullable(),

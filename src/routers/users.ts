@@ -14,6 +14,7 @@ export const usersRouter = router({
         method: 'GET', path: '/v1/{tenantSlug}/users', protect: true, tags, summary: 'List the live users of the tenant, oldest first',
         errorResponses: { 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited' },
       },
+      errorReasons: { 403: ['admin_required'] },
     })
     .output(z.object({ items: z.array(userOutput) }))
     .query(async ({ ctx }) => {
@@ -31,6 +32,7 @@ export const usersRouter = router({
           409: 'Last active admin (`last_admin`)', 429: 'Rate limited',
         },
       },
+      errorReasons: { 403: ['admin_required'], 404: ['not_found'], 409: ['last_admin'] },
     })
     .input(z.object({ userId: z.uuid() }))
     .output(okOutput)
@@ -46,6 +48,7 @@ export const usersRouter = router({
         summary: "Remove a user's TOTP factor (active and pending); idempotent",
         errorResponses: { 401: 'Not signed in', 403: 'Not an admin', 404: 'Unknown tenant or user', 429: 'Rate limited' },
       },
+      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
     })
     .input(z.object({ userId: z.string().min(1) }))
     .output(okOutput)
@@ -61,6 +64,7 @@ export const usersRouter = router({
         summary: 'Download everything held about a user of the tenant as JSON (admin; soft-deleted users included until erased)',
         errorResponses: { 400: 'Invalid user id', 401: 'Not signed in', 403: 'Not an admin', 404: 'Unknown tenant or user', 429: 'Rate limited' },
       },
+      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
     })
     .input(z.object({ userId: z.uuid() }))
     .output(userExportOutput)
