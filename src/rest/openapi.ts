@@ -1,4 +1,4 @@
-import type { OperationObject, PathItemObject, ResponseObject, SchemaObject } from 'openapi3-ts/oas31';
+import type { OperationObject, PathItemObject, ReferenceObject, ResponseObject, SchemaObject } from 'openapi3-ts/oas31';
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import type { ProcedureMeta } from '../lib/procedure-meta.js';
 import { appRouter } from '../routers/index.js';
@@ -71,10 +71,17 @@ function applyBodyOverride(op: OperationObject, procedure: ProcedureLike): void 
   if (override && typeof override === 'object' && content) content.schema = override as SchemaObject;
 }
 
-const json = (schema: SchemaObject) => ({ 'application/json': { schema } });
+const json = (schema: SchemaObject | ReferenceObject) => ({ 'application/json': { schema } });
 
 /** The routes served outside tRPC: liveness, readiness and this document. */
 function serviceRoutes(): Record<string, PathItemObject> {
+  // Node answers a request it cannot parse (any path) with this 400 before any route runs.
+  const unreadable = {
+    '400': {
+      description: 'The request is not valid HTTP — `details.reason`: `malformed_http`, `headers_too_large`',
+      content: json({ $ref: '#/components/schemas/ErrorEnvelope' }),
+    },
+  };
   const base = { tags: ['service'], security: [] };
   return {
     '/health': {
@@ -88,6 +95,7 @@ function serviceRoutes(): Record<string, PathItemObject> {
             description: 'The process is alive',
             content: json({ type: 'object', properties: { status: { type: 'string', const: 'ok' } }, required: ['status'], additionalProperties: false }),
           },
+          ...unreadable,
         },
       },
     },
@@ -100,6 +108,7 @@ function serviceRoutes(): Record<string, PathItemObject> {
         responses: {
           '200': { description: 'Every dependency answers', content: json(readinessSchema('ready')) },
           '503': { description: 'A dependency does not answer; `checks` says which', content: json(readinessSchema('not_ready')) },
+          ...unreadable,
         },
       },
     },
@@ -114,6 +123,7 @@ function serviceRoutes(): Record<string, PathItemObject> {
             description: 'The OpenAPI 3.1 document',
             content: json({ type: 'object', description: 'An OpenAPI 3.1 document', properties: { openapi: { type: 'string' } }, required: ['openapi'] }),
           },
+          ...unreadable,
         },
       },
     },
@@ -179,8 +189,9 @@ export function buildOpenApiDocument(publicUrl: string): OpenAPIObject {
   });
   applyProcedureMeta(doc);
   doc.info.license = { name: 'MIT', identifier: 'MIT' };
-  doc.info.contact = { name: 'Tenant Identity maintainers', url: publicUrl };
-  doc.servers = [{ url: publicUrl, description: 'This deployment (PUBLIC_URL)' }];
+  doc.info.contact = { name: 'Tenant Identity maintainers', url: `${publicUrl}/v1/openapi.json` };
+  // Relative: the API answers where this document is served from, whichever origin reads it.
+  doc.servers = [{ url: '/', description: 'The origin serving this document' }];
   doc.tags = TAGS;
   doc.paths = { ...doc.paths, ...serviceRoutes() };
   const schemas = doc.components?.schemas ?? {};
