@@ -5,7 +5,7 @@ import { createOpenApiExpressMiddleware } from 'trpc-to-openapi';
 import type { AppServices } from '../app-services.js';
 import { appRouter } from '../routers/index.js';
 import { createRequestContext } from '../trpc.js';
-import { envelopeAdapterErrors, sendError } from './error-envelope.js';
+import { envelopeAdapterErrors, INTERNAL_ERROR_REASON, sendError } from './error-envelope.js';
 import { publicDescriptionCors, screenRequestInput, strictCors } from './http-hardening.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { logRequests } from './request-log.js';
@@ -50,7 +50,7 @@ function errorHandler(services: AppServices) {
       return sendError(res, 'BAD_REQUEST', 'The request body could not be read', { reason: 'unreadable_body' });
     }
     services.logger.error({ err, method: req.method, path: req.path }, 'unhandled error');
-    sendError(res, 'INTERNAL_SERVER_ERROR', 'Internal server error');
+    sendError(res, 'INTERNAL_SERVER_ERROR', 'Internal server error', { reason: INTERNAL_ERROR_REASON });
   };
 }
 

@@ -3,6 +3,7 @@ import { ERROR_STATUS, type ErrorCode } from '../lib/errors.js';
 import type { ErrorReasons, ErrorStatus } from '../lib/procedure-meta.js';
 import { PROCEDURE_RATE_LIMITS } from '../services/rate-limits/rate-limit-rules.js';
 import { MAX_BODY_BYTES } from './app.js';
+import { INTERNAL_ERROR_REASON } from './error-envelope.js';
 
 /**
  * The error half of the OpenAPI document: one response per operation and status, each with the
@@ -88,18 +89,15 @@ export const ERROR_ENVELOPE_SCHEMA: SchemaObject = {
 function envelopeSchema(status: ErrorStatus, reasons: readonly string[]): SchemaObject {
   const code = CODE_OF_STATUS.get(status);
   if (!code) throw new Error(`No error code has the status ${status}`);
-  const details: SchemaObject =
-    reasons.length === 0
-      ? { type: 'object', properties: {}, additionalProperties: false, description: 'Empty: the cause is logged, never answered' }
-      : {
-          type: 'object',
-          properties: {
-            reason: { type: 'string', enum: [...reasons] },
-            ...DETAIL_FIELDS[status],
-          },
-          required: ['reason'],
-          additionalProperties: false,
-        };
+  const details: SchemaObject = {
+    type: 'object',
+    properties: {
+      reason: { type: 'string', enum: [...reasons] },
+      ...DETAIL_FIELDS[status],
+    },
+    required: ['reason'],
+    additionalProperties: false,
+  };
   return {
     type: 'object',
     properties: { code: { type: 'string', const: code }, message: { type: 'string' }, details },
@@ -128,7 +126,8 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * The error responses of one operation: the statuses its meta describes plus those every route of
  * its kind can answer (400 for input, 401 for credentials, 403 for a refused browser origin, 404 for
  * an unknown tenant, 413 for a body, 429 for a rate limit, 500), each with its reason enum.
- * @throws Error when the meta lists reasons for a status it does not describe, or a status no code has.
+ * @throws Error when the meta lists reasons for a status it does not describe, a status has no reason,
+ *   or no error code has the status.
  */
 export function errorResponses(op: OperationFacts): Record<string, ResponseObject> {
   const withBody = BODY_METHODS.has(op.method);
@@ -140,7 +139,7 @@ export function errorResponses(op: OperationFacts): Record<string, ResponseObjec
     ...(op.path.includes('{tenantSlug}') ? { 404: { description: 'No tenant has this slug', reasons: ['tenant_not_found'] } } : {}),
     ...(withBody ? { 413: { description: `The body is larger than ${MAX_BODY_BYTES} bytes`, reasons: ['body_too_large'] } } : {}),
     ...(rateLimited ? { 429: { description: 'A rate limit is spent; retry after `Retry-After` seconds', reasons: ['rate_limited'] } } : {}),
-    500: { description: 'An unexpected failure (logged with the request id; no detail is answered)', reasons: [] },
+    500: { description: 'An unexpected failure (logged; no detail is answered)', reasons: [INTERNAL_ERROR_REASON] },
   };
   for (const status of Object.keys(op.reasons)) {
     if (op.descriptions[Number(status)] === undefined) {
@@ -153,12 +152,13 @@ export function errorResponses(op: OperationFacts): Record<string, ResponseObjec
     const own = op.descriptions[status];
     const common = implied[status];
     const reasons = [...new Set([...(common?.reasons ?? []), ...(op.reasons[status] ?? [])])].sort();
-    const listed = reasons.length > 0 && status !== 500 ? ` — \`details.reason\`: ${reasons.map((r) => `\`${r}\``).join(', ')}` : '';
+    if (reasons.length === 0) throw new Error(`${op.procedurePath}: ${status} has no \`details.reason\`: list them in errorReasons`);
+    const listed = reasons.length > 0 ? ` — \`details.reason\`: ${reasons.map((r) => `\`${r}\``).join(', ')}` : '';
     const description = (own ?? common?.description ?? 'Error') + listed;
     responses[String(status)] = {
       description,
       ...(status === 429 ? { headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer', minimum: 0 } } } } : {}),
-      content: { 'application/json': { schema: envelopeSchema(status, status === 500 ? [] : reasons) } },
+      content: { 'application/json': { schema: envelopeSchema(status, reasons) } },
     };
   }
   return responses;

@@ -2,13 +2,17 @@ import { z } from 'zod';
 import { userProcedure } from '../middleware/auth.js';
 import { tenantProcedure } from '../middleware/tenant.js';
 import { router } from '../trpc.js';
-import { documentExactlyOne, email, newPassword, OK, okOutput, oneTimeCode, opaqueToken, presentedPassword, sessionOutput, toSession, totpEnrollmentOutput } from './schemas.js';
+import { documentOneOf, email, newPassword, OK, okOutput, oneTimeCode, opaqueToken, presentedPassword, sessionOutput, toSession, totpEnrollmentOutput } from './schemas.js';
 
 const tags = ['auth'];
 const accountTags = ['account'];
 
 /** auth/totp/initial-verify: the code is `code` or its alias `totpCode`, exactly one of them. */
 const initialVerifyBody = z.object({ email, password: presentedPassword, code: oneTimeCode.optional(), totpCode: oneTimeCode.optional() });
+const initialVerifyForms = {
+  'With code': z.object({ email, password: presentedPassword, code: oneTimeCode }),
+  'With totpCode (alias of code)': z.object({ email, password: presentedPassword, totpCode: oneTimeCode }),
+};
 
 /** Every `/v1/{tenantSlug}/auth/*` procedure: sign-up, sign-in, sessions, second-factor sign-in steps, email verification and password reset. */
 export const authRouter = router({
@@ -149,7 +153,7 @@ export const authRouter = router({
           message: 'exactly one of code or totpCode is required',
           path: ['code'],
         })
-        .meta({ override: documentExactlyOne(initialVerifyBody, ['code', 'totpCode']) }),
+        .meta({ override: documentOneOf(initialVerifyForms) }),
     )
     .output(sessionOutput)
     .mutation(async ({ ctx, input }) => {

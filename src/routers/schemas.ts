@@ -40,11 +40,6 @@ export function documentOneOf(forms: Record<string, z.ZodObject>): SchemaObject 
   return { oneOf: Object.entries(forms).map(([title, form]) => ({ title, ...bodySchema(form) })) };
 }
 
-/** A documented body where exactly one of `keys` is present (`oneOf` of `required`). Use as `.meta({ override: … })`. */
-export function documentExactlyOne(form: z.ZodObject, keys: readonly string[]): SchemaObject {
-  return { ...bodySchema(form), oneOf: keys.map((key) => ({ required: [key] })) };
-}
-
 /** `{ ok: true }`. */
 export const okOutput = z.object({ ok: z.literal(true) });
 export const OK = { ok: true } as const;
