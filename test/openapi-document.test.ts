@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../src/rest/openapi.js';
+import { UNLISTED_REASONS } from '../src/rest/openapi-errors.js';
 import { expectError } from './helpers/api.js';
 import { conformanceProblems } from './helpers/openapi-conformance.js';
 import { useTestServer } from './helpers/suite.js';
@@ -68,6 +69,22 @@ describe('the OpenAPI document', () => {
     }
     expect(doc.paths['/v1/{tenantSlug}/auth/login']!.post!.security).toEqual([]);
     expect(doc.paths['/v1/{tenantSlug}/me']!.get!.security).toEqual([{ Authorization: [] }]);
+  });
+
+  it('lists the details.reason values of every error response of every operation', () => {
+    const doc = JSON.parse(JSON.stringify(buildOpenApiDocument('http://127.0.0.1'))) as {
+      paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> }> }>>;
+    };
+    const unlisted: string[] = [];
+    for (const [p, item] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        for (const [status, response] of Object.entries(op.responses)) {
+          const details = response.content?.['application/json']?.schema?.properties?.details as { properties?: { reason?: { description?: string } } } | undefined;
+          if (Number(status) >= 400 && details?.properties?.reason?.description === UNLISTED_REASONS) unlisted.push(`${method.toUpperCase()} ${p} ${status}`);
+        }
+      }
+    }
+    expect(unlisted).toEqual([]);
   });
 
   it('documents the real error envelope with per-operation reasons (mfa_required on login, not on GET me)', async () => {
