@@ -3,6 +3,7 @@ import cluster from 'node:cluster';
 import { runClusterPrimary } from './cluster.js';
 import { ConfigError, loadConfigOrExit } from './config.js';
 import { createLogger } from './logger.js';
+import { startupSummary } from './startup-summary.js';
 
 /**
  * `npm start`: validate the configuration, migrate, serve; stop cleanly on SIGTERM/SIGINT.
@@ -21,6 +22,7 @@ async function main(): Promise<void> {
   const { DatabaseUnavailableError } = await import('./db/orm.js');
   try {
     const server = await startServer(config, logger);
+    if (cluster.isPrimary || cluster.worker?.id === 1) for (const line of startupSummary(config, server.url)) logger.info(line);
     const shutdown = (signal: string) => {
       logger.info({ signal }, 'shutting down');
       server.close().then(

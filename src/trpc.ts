@@ -1,7 +1,7 @@
 import { initTRPC } from '@trpc/server';
-import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { RequestContext } from './context.js';
 import { ApiError, DEFAULT_MESSAGES } from './lib/errors.js';
+import type { ProcedureMeta } from './lib/procedure-meta.js';
 import { applyRateLimits } from './middleware/rate-limit.js';
 
 interface ZodLikeIssue {
@@ -26,7 +26,7 @@ interface ErrorData {
 
 const t = initTRPC
   .context<RequestContext>()
-  .meta<OpenApiMeta>()
+  .meta<ProcedureMeta>()
   .create({
     errorFormatter({ shape, error }) {
       const issues = error.code === 'BAD_REQUEST' ? zodIssues(error.cause) : undefined;

@@ -70,4 +70,24 @@ describe('the service process', () => {
     expect(output()).toMatch(/cannot reach the database at postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/nothing/);
     expect(output()).not.toContain('secretpw');
   });
+
+  it('says at start-up where it listens, the API reference, the database and mail modes, and a first command', async () => {
+    const databaseUrl = inject('databaseUrl');
+    const { child, output } = startProcess({
+      PORT: '0', HOST: '127.0.0.1', DATABASE_URL: databaseUrl, JWT_SECRET: TEST_JWT_SECRET, ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS,
+    });
+    const exited = exitCode(child);
+    const port = await waitForPort(output);
+    for (let i = 0; i < 100 && !output().includes('First command'); i++) await new Promise((r) => setTimeout(r, 100));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const text = output();
+    expect(text).toContain(`listening on http://127.0.0.1:${port}`);
+    expect(text).toContain(`API reference: http://127.0.0.1:${port}/v1/openapi.json`);
+    const db = new URL(databaseUrl);
+    expect(text).toContain(`Database: PostgreSQL at ${db.hostname}:${db.port || '5432'}${db.pathname}`);
+    expect(text).toContain('Mail: development outbox');
+    expect(text).toContain(`curl -s -X POST http://127.0.0.1:${port}/v1/tenants`);
+    if (db.password) expect(text).not.toContain(db.password);
+  });
 });

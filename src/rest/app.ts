@@ -5,8 +5,8 @@ import { createOpenApiExpressMiddleware } from 'trpc-to-openapi';
 import type { AppServices } from '../app-services.js';
 import { appRouter } from '../routers/index.js';
 import { createRequestContext } from '../context.js';
-import { envelopeAdapterErrors, sendError } from './error-envelope.js';
-import { screenRequestInput, strictCors } from './http-hardening.js';
+import { envelopeAdapterErrors, INTERNAL_ERROR_REASON, sendError } from './error-envelope.js';
+import { publicDescriptionCors, screenRequestInput, strictCors } from './http-hardening.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { logRequests } from './request-log.js';
 import { webPages } from './web-pages.js';
@@ -87,7 +87,7 @@ function errorHandler(services: AppServices) {
       return sendError(res, 'BAD_REQUEST', 'The request body could not be read', { reason: 'unreadable_body' });
     }
     services.logger.error({ err, method: req.method, path: req.path }, 'unhandled error');
-    sendError(res, 'INTERNAL_SERVER_ERROR', 'Internal server error');
+    sendError(res, 'INTERNAL_SERVER_ERROR', 'Internal server error', { reason: INTERNAL_ERROR_REASON });
   };
 }
 
@@ -103,6 +103,12 @@ export function createApp(services: AppServices): express.Express {
   app.set('etag', false);
   app.use(logRequests(logger));
   app.use(securityHeaders());
+  // The API description is public and holds no secret: documentation tools on any origin may read it.
+  const openApiDocument = JSON.stringify(buildOpenApiDocument(config.publicUrl));
+  app.options('/v1/openapi.json', publicDescriptionCors);
+  app.get('/v1/openapi.json', publicDescriptionCors, (_req, res) => {
+    res.type('application/json').send(openApiDocument);
+  });
   app.use(strictCors(config.corsOrigins));
 
   app.get('/health', (_req, res) => {
@@ -117,11 +123,6 @@ export function createApp(services: AppServices): express.Express {
     );
     const ready = Object.values(checks).every((c) => c === 'ok');
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks });
-  });
-
-  const openApiDocument = JSON.stringify(buildOpenApiDocument(config.publicUrl));
-  app.get('/v1/openapi.json', (_req, res) => {
-    res.type('application/json').send(openApiDocument);
   });
 
   // The hosted pages and /docs set their own CSP and caching (src/rest/web-pages.ts).

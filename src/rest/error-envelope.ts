@@ -11,6 +11,9 @@ export function sendError(res: Response, code: ErrorCode, message: string, detai
 
 const KNOWN_CODES = new Set(Object.keys(ERROR_STATUS));
 
+/** `details.reason` of every 500: the cause is logged, never answered. */
+export const INTERNAL_ERROR_REASON = 'internal_error';
+
 /** Turns the REST adapter's error body (`{message, code, data, issues}`) into the envelope. */
 function toEnvelope(status: number, raw: string): { status: number; body: ErrorEnvelope } {
   let parsed: { code?: unknown; message?: unknown; data?: { details?: unknown } } = {};
@@ -31,7 +34,10 @@ function toEnvelope(status: number, raw: string): { status: number; body: ErrorE
   } else if (code === 'INTERNAL_SERVER_ERROR' && status < 500) {
     code = (Object.entries(ERROR_STATUS).find(([, s]) => s === status)?.[0] as ErrorCode | undefined) ?? 'BAD_REQUEST';
   }
-  if (code === 'INTERNAL_SERVER_ERROR') message = DEFAULT_MESSAGES.INTERNAL_SERVER_ERROR;
+  if (code === 'INTERNAL_SERVER_ERROR') {
+    message = DEFAULT_MESSAGES.INTERNAL_SERVER_ERROR;
+    details = { reason: INTERNAL_ERROR_REASON };
+  }
   return { status: ERROR_STATUS[code], body: { code, message, details } };
 }
 

@@ -41,6 +41,19 @@ export function strictCors(allowedOrigins: readonly string[]): RequestHandler[] 
   return [refusePreflight, answer];
 }
 
+/**
+ * CORS for the public OpenAPI document only: any origin may read it (`Access-Control-Allow-Origin: *`,
+ * GET only, no credentials), so documentation tools served from elsewhere can load it. It holds no
+ * secret; every other route keeps `strictCors`.
+ */
+export const publicDescriptionCors: RequestHandler = cors({
+  origin: '*',
+  methods: ['GET'],
+  credentials: false,
+  maxAge: CORS_MAX_AGE_SECONDS,
+  optionsSuccessStatus: 204,
+});
+
 /** A UTF-16 surrogate without its partner. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 

@@ -1,17 +1,182 @@
+import type { OperationObject, PathItemObject, ReferenceObject, ResponseObject, SchemaObject } from 'openapi3-ts/oas31';
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
+import type { ProcedureMeta } from '../lib/procedure-meta.js';
 import { appRouter } from '../routers/index.js';
+import { ERROR_ENVELOPE_SCHEMA, errorResponses } from './openapi-errors.js';
+
+/** The tags of the document, each with what its operations do (every operation's tag is declared here). */
+const TAGS = [
+  { name: 'tenants', description: 'Creating a tenant (workspace) with its first admin' },
+  { name: 'auth', description: 'Sign-up, sign-in (password, one-time codes), sessions and refresh-token rotation' },
+  { name: 'account', description: 'Email verification and password reset' },
+  { name: 'me', description: 'The signed-in user: profile, password, deletion' },
+  { name: 'mfa', description: 'TOTP enrollment of the signed-in user (RFC 6238)' },
+  { name: 'idp', description: 'Sign-in through the tenant’s external OpenID Connect provider' },
+  { name: 'invites', description: 'Inviting users into a tenant and accepting invites' },
+  { name: 'api-keys', description: 'Tenant API keys for machine clients' },
+  { name: 'users', description: 'Administration of the tenant’s users' },
+  { name: 'tenant', description: 'The tenant’s settings (MFA policy, email verification, IdP)' },
+  { name: 'audit', description: 'The tenant’s audit trail' },
+  { name: 'data protection', description: 'Data export and erasure (GDPR articles 15, 17 and 20)' },
+  { name: 'service', description: 'Liveness, readiness and this document' },
+];
+
+interface ProcedureLike {
+  _def: { meta?: ProcedureMeta; inputs?: unknown[] };
+}
 
 /**
- * The OpenAPI 3 description of every REST route (`info.version` 0.0.0), generated
- * from the tRPC procedures' `openapi` meta and Zod schemas, plus the service routes.
- * @param publicUrl base of the `servers` entry.
+ * Rebuilds every operation's error responses from its procedure meta (see src/rest/openapi-errors.ts),
+ * and marks public operations with an empty `security` requirement.
+ */
+function applyProcedureMeta(doc: OpenAPIObject): void {
+  const procedures = (appRouter as unknown as { _def: { procedures: Record<string, ProcedureLike> } })._def.procedures;
+  for (const [procedurePath, procedure] of Object.entries(procedures)) {
+    const meta = procedure._def.meta;
+    const openapi = meta?.openapi;
+    if (!openapi || openapi.enabled === false) continue;
+    const op = (doc.paths?.[openapi.path] as PathItemObject | undefined)?.[openapi.method.toLowerCase() as 'get'] as OperationObject | undefined;
+    if (!op) throw new Error(`${procedurePath}: ${openapi.method} ${openapi.path} is missing from the generated document`);
+    const protect = openapi.protect ?? true;
+    const descriptions = Array.isArray(openapi.errorResponses) ? {} : (openapi.errorResponses ?? {});
+    const success = op.responses?.['200'] as ResponseObject | undefined;
+    if (success && success.description === 'Successful response') success.description = openapi.summary ?? 'OK';
+    op.responses = {
+      ...(success ? { '200': success } : {}),
+      ...errorResponses({
+        procedurePath,
+        method: openapi.method,
+        path: openapi.path,
+        protect,
+        hasInput: (procedure._def.inputs ?? []).length > 0,
+        descriptions,
+        reasons: meta.errorReasons ?? {},
+      }),
+    };
+    if (!protect) op.security = [];
+    applyBodyOverride(op, procedure);
+    op.description ??= openapi.summary;
+  }
+}
+
+/**
+ * trpc-to-openapi builds a request body from the input object's fields and ignores a Zod
+ * `.meta({ override })` on the object itself; the override (e.g. a `oneOf` of two body forms) is
+ * applied here.
+ */
+function applyBodyOverride(op: OperationObject, procedure: ProcedureLike): void {
+  const input = (procedure._def.inputs ?? []).at(-1) as { meta?: () => { override?: unknown } | undefined } | undefined;
+  const override = typeof input?.meta === 'function' ? input.meta()?.override : undefined;
+  const content = (op.requestBody as { content?: Record<string, { schema?: unknown }> } | undefined)?.content?.['application/json'];
+  if (override && typeof override === 'object' && content) content.schema = override as SchemaObject;
+}
+
+const json = (schema: SchemaObject | ReferenceObject) => ({ 'application/json': { schema } });
+
+/** The routes served outside tRPC: liveness, readiness and this document. */
+function serviceRoutes(): Record<string, PathItemObject> {
+  // Node answers a request it cannot parse (any path) with this 400 before any route runs.
+  const unreadable = {
+    '400': {
+      description: 'The request is not valid HTTP — `details.reason`: `malformed_http`, `headers_too_large`',
+      content: json({ $ref: '#/components/schemas/ErrorEnvelope' }),
+    },
+  };
+  const base = { tags: ['service'], security: [] };
+  return {
+    '/health': {
+      get: {
+        ...base,
+        operationId: 'service-health',
+        summary: 'Liveness',
+        description: 'Answers 200 while the process serves requests; checks nothing else.',
+        responses: {
+          '200': {
+            description: 'The process is alive',
+            content: json({ type: 'object', properties: { status: { type: 'string', const: 'ok' } }, required: ['status'], additionalProperties: false }),
+          },
+          ...unreadable,
+        },
+      },
+    },
+    '/ready': {
+      get: {
+        ...base,
+        operationId: 'service-ready',
+        summary: 'Readiness',
+        description: 'Checks the database, and Redis when one is configured. Load balancers route traffic only on 200.',
+        responses: {
+          '200': { description: 'Every dependency answers', content: json(readinessSchema('ready')) },
+          '503': { description: 'A dependency does not answer; `checks` says which', content: json(readinessSchema('not_ready')) },
+          ...unreadable,
+        },
+      },
+    },
+    '/v1/openapi.json': {
+      get: {
+        ...base,
+        operationId: 'service-openapi',
+        summary: 'This OpenAPI document',
+        description: 'Public and cacheable by documentation tools on any origin (`Access-Control-Allow-Origin: *`).',
+        responses: {
+          '200': {
+            description: 'The OpenAPI 3.1 document',
+            content: json({ type: 'object', description: 'An OpenAPI 3.1 document', properties: { openapi: { type: 'string' } }, required: ['openapi'] }),
+          },
+          ...unreadable,
+        },
+      },
+    },
+  };
+}
+
+function readinessSchema(status: 'ready' | 'not_ready'): SchemaObject {
+  return {
+    type: 'object',
+    properties: {
+      status: { type: 'string', const: status },
+      checks: {
+        type: 'object',
+        description: 'One entry per dependency (`database`, `redis` when configured)',
+        additionalProperties: { type: 'string', enum: ['ok', 'down'] },
+      },
+    },
+    required: ['status', 'checks'],
+    additionalProperties: false,
+  };
+}
+
+/**
+ * Zod writes ±(2^53 − 1) as the bounds of every integer; they say nothing to a client and read as
+ * real limits, so they are removed (a real bound, like `minimum: 1`, stays).
+ */
+function dropSafeIntegerBounds(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) dropSafeIntegerBounds(item);
+    return;
+  }
+  if (typeof node !== 'object' || node === null) return;
+  const record = node as Record<string, unknown>;
+  if (record.type === 'integer') {
+    if (record.minimum === Number.MIN_SAFE_INTEGER) delete record.minimum;
+    if (record.maximum === Number.MAX_SAFE_INTEGER) delete record.maximum;
+  }
+  for (const value of Object.values(record)) dropSafeIntegerBounds(value);
+}
+
+/**
+ * The OpenAPI 3.1 description of every REST route (`info.version` 0.0.0), generated from the tRPC
+ * procedures' `openapi` meta and Zod schemas, with each operation's own error responses and the
+ * service routes. docs/api-contract.md explains how it is built and checked.
+ * @param publicUrl base of the `servers` entry (`PUBLIC_URL`).
+ * @throws Error when a procedure's meta is inconsistent (see `errorResponses`).
  */
 export function buildOpenApiDocument(publicUrl: string): OpenAPIObject {
   const doc = generateOpenApiDocument(appRouter, {
     title: 'Tenant Identity API',
     description:
       'Multi-tenant identity and access: sign-up, sign-in, MFA, sessions, API keys, invites, tenant administration, audit. ' +
-      'Every error is `{ code, message, details }`.',
+      'Every error is `{ code, message, details }`; `details.reason` names the cause and each operation lists the reasons it can give.',
     version: '0.0.0',
     baseUrl: publicUrl,
     securitySchemes: {
@@ -22,23 +187,16 @@ export function buildOpenApiDocument(publicUrl: string): OpenAPIObject {
       },
     },
   });
-  const service = (summary: string, example: Record<string, string>) => ({
-    get: {
-      tags: ['service'],
-      summary,
-      responses: {
-        '200': {
-          description: 'OK',
-          content: { 'application/json': { schema: { type: 'object', properties: { status: { type: 'string' } }, example } } },
-        },
-      },
-    },
-  });
-  doc.paths = {
-    ...doc.paths,
-    '/health': service('Liveness', { status: 'ok' }),
-    '/ready': service('Readiness: 200 when the database (and Redis when configured) answers, else 503', { status: 'ready' }),
-    '/v1/openapi.json': service('This document', {}),
-  };
+  applyProcedureMeta(doc);
+  doc.info.license = { name: 'MIT', identifier: 'MIT' };
+  doc.info.contact = { name: 'Tenant Identity maintainers', url: `${publicUrl}/v1/openapi.json` };
+  // Relative: the API answers where this document is served from, whichever origin reads it.
+  doc.servers = [{ url: '/', description: 'The origin serving this document' }];
+  doc.tags = TAGS;
+  doc.paths = { ...doc.paths, ...serviceRoutes() };
+  const schemas = doc.components?.schemas ?? {};
+  for (const name of Object.keys(schemas)) if (name.startsWith('error.')) delete schemas[name];
+  doc.components = { ...doc.components, schemas: { ...schemas, ErrorEnvelope: ERROR_ENVELOPE_SCHEMA } };
+  dropSafeIntegerBounds(doc);
   return doc;
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { API_KEY_ENVIRONMENTS, type ApiKey } from '../entities/api-key.js';
 import { adminProcedure } from '../middleware/auth.js';
 import { router } from '../trpc.js';
-import { isoDateTime, OK, okOutput, queryBoolean } from './schemas.js';
+import { isoDateTime, OK, okOutput, queryBoolean, timestampOutput } from './schemas.js';
 
 const tags = ['api-keys'];
 const adminErrors = { 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or key', 429: 'Rate limited' };
@@ -14,10 +14,10 @@ export const apiKeyOutput = z
     name: z.string(),
     environment: z.enum(API_KEY_ENVIRONMENTS),
     prefix: z.string().meta({ description: 'First 12 characters of the key, to recognise it' }),
-    createdAt: z.string(),
-    expiresAt: z.string().nullable(),
-    lastUsedAt: z.string().nullable().meta({ description: 'Updated at most once a minute' }),
-    revokedAt: z.string().nullable(),
+    createdAt: timestampOutput,
+    expiresAt: timestampOutput.nullable(),
+    lastUsedAt: timestampOutput.nullable().meta({ description: 'Updated at most once a minute' }),
+    revokedAt: timestampOutput.nullable(),
   })
   .meta({ id: 'ApiKey' });
 
@@ -44,6 +44,7 @@ export const apiKeysRouter = router({
         summary: 'List API keys, newest first (revoked ones on request)',
         errorResponses: { ...adminErrors, 400: 'Invalid query' },
       },
+      errorReasons: { 403: ['admin_required'] },
     })
     .input(z.object({ includeRevoked: queryBoolean.optional() }))
     .output(z.object({ items: z.array(apiKeyOutput) }))
@@ -59,6 +60,7 @@ export const apiKeysRouter = router({
         summary: 'Create an API key; the plaintext is returned only in this response',
         errorResponses: { ...adminErrors, 400: 'Invalid body or expiresAt not in the future' },
       },
+      errorReasons: { 400: ['expires_at_in_past'], 403: ['admin_required'] },
     })
     .input(
       z.object({
@@ -84,6 +86,7 @@ export const apiKeysRouter = router({
         summary: 'Revoke an API key; it is refused from the next request on',
         errorResponses: adminErrors,
       },
+      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
     })
     .input(z.object({ id: z.string().min(1).max(200) }))
     .output(okOutput)

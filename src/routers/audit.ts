@@ -18,6 +18,7 @@ export const auditRouter = router({
           'and the email of the acting or targeted user, case-insensitively.',
         errorResponses: { 400: 'Invalid query', 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited' },
       },
+      errorReasons: { 403: ['admin_required'] },
     })
     .input(
       z.object({

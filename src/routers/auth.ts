@@ -4,10 +4,23 @@ import { withAccountBudget } from '../middleware/rate-limit.js';
 import { tenantProcedure } from '../middleware/tenant.js';
 import { router } from '../trpc.js';
 import { deliverSession } from './session-delivery.js';
-import { email, newPassword, OK, okOutput, oneTimeCode, opaqueToken, presentedPassword, sessionOutput, toSession, totpEnrollmentOutput } from './schemas.js';
+import { documentOneOf, email, newPassword, OK, okOutput, oneTimeCode, opaqueToken, presentedPassword, sessionOutput, toSession, totpEnrollmentOutput } from './schemas.js';
 
 const tags = ['auth'];
 const accountTags = ['account'];
+
+/** auth/totp/initial-verify: the code is `code` or its alias `totpCode`, exactly one of them. */
+const initialVerifyBody = z.object({
+  email,
+  password: presentedPassword,
+  code: oneTimeCode.optional(),
+  totpCode: oneTimeCode.optional(),
+  emailOtpCode: oneTimeCode.optional(),
+});
+const initialVerifyForms = {
+  'With code': z.object({ email, password: presentedPassword, code: oneTimeCode, emailOtpCode: oneTimeCode.optional() }),
+  'With totpCode (alias of code)': z.object({ email, password: presentedPassword, totpCode: oneTimeCode, emailOtpCode: oneTimeCode.optional() }),
+};
 
 /** Every `/v1/{tenantSlug}/auth/*` procedure: sign-up, sign-in, sessions, second-factor sign-in steps, email verification and password reset. */
 export const authRouter = router({
@@ -20,6 +33,7 @@ export const authRouter = router({
           'is issued but its tokens answer 401 `email_not_verified` until the address is verified (auth/verify-email).',
         errorResponses: { 400: 'Invalid body', 404: 'Unknown tenant', 409: 'Email taken', 429: 'Rate limited' },
       },
+      errorReasons: { 409: ['email_taken'] },
     })
     .input(z.object({ email, password: newPassword }))
     .output(sessionOutput)
@@ -37,6 +51,7 @@ export const authRouter = router({
         description: 'When a second factor is needed and no code is given: 401 with details.reason `mfa_required` and details.methods.',
         errorResponses: { 400: 'Invalid body', 401: 'Invalid credentials or MFA required', 404: 'Unknown tenant', 429: 'Rate limited' },
       },
+      errorReasons: { 401: ['invalid_credentials', 'user_suspended', 'email_not_verified', 'mfa_required', 'invalid_mfa_code'] },
     })
     .input(z.object({ email, password: presentedPassword, totpCode: oneTimeCode.optional(), emailOtpCode: oneTimeCode.optional() }))
     .output(sessionOutput)
@@ -52,6 +67,7 @@ export const authRouter = router({
         summary: 'Exchange a refresh token for a new pair (rotation; a replayed token revokes its family)',
         errorResponses: { 400: 'Invalid body', 401: 'Invalid, expired, revoked or reused token', 404: 'Unknown tenant', 429: 'Rate limited' },
       },
+      errorReasons: { 401: ['invalid_token', 'refresh_token_reused', 'refresh_token_expired', 'session_revoked', 'email_not_verified'] },
     })
     .input(z.object({ refreshToken: opaqueToken }))
     .output(sessionOutput)
@@ -80,6 +96,7 @@ export const authRouter = router({
         method: 'POST', path: '/v1/{tenantSlug}/auth/logout-all', tags, protect: true, summary: 'End every session of the signed-in user',
         errorResponses: { 401: 'Not signed in', 404: 'Unknown tenant' },
       },
+      errorReasons: { 401: ['user_token_required'] },
     })
     .output(z.object({ ok: z.literal(true), count: z.number().int() }))
     .mutation(async ({ ctx }) => {
@@ -100,6 +117,7 @@ export const authRouter = router({
           400: 'Invalid body', 401: 'Wrong password (when one is given)', 404: 'Unknown tenant', 429: 'Rate limited',
         },
       },
+      errorReasons: { 401: ['invalid_credentials', 'user_suspended', 'email_not_verified'], 503: ['mail_delivery_failed'] },
     })
     .input(z.object({ email, password: presentedPassword.optional() }))
     .output(okOutput)
@@ -123,6 +141,7 @@ export const authRouter = router({
           409: 'TOTP already enrolled', 429: 'Rate limited',
         },
       },
+      errorReasons: { 401: ['invalid_credentials', 'user_suspended', 'email_not_verified'], 403: ['mfa_disabled'], 409: ['totp_already_enrolled'] },
     })
     .input(z.object({ email, password: presentedPassword, emailOtpCode: oneTimeCode.optional() }))
     .output(totpEnrollmentOutput)
@@ -143,20 +162,15 @@ export const authRouter = router({
           409: 'TOTP already enrolled, or enrollment not started', 429: 'Rate limited',
         },
       },
+      errorReasons: { 401: ['invalid_credentials', 'user_suspended', 'email_not_verified', 'invalid_mfa_code'], 403: ['mfa_disabled'], 409: ['totp_already_enrolled', 'totp_enrollment_not_started', 'totp_enrollment_changed'] },
     })
     .input(
-      z
-        .object({
-          email,
-          password: presentedPassword,
-          code: oneTimeCode.optional(),
-          totpCode: oneTimeCode.optional(),
-          emailOtpCode: oneTimeCode.optional(),
-        })
+      initialVerifyBody
         .refine((body) => (body.code === undefined) !== (body.totpCode === undefined), {
           message: 'exactly one of code or totpCode is required',
           path: ['code'],
-        }),
+        })
+        .meta({ override: documentOneOf(initialVerifyForms) }),
     )
     .output(sessionOutput)
     .mutation(async ({ ctx, input }) => {
@@ -208,6 +222,7 @@ export const authRouter = router({
         summary: 'Verify the email address with the mailed token; a Pending user becomes Active',
         errorResponses: { 400: 'Invalid body', 401: 'Invalid, used or expired token', 404: 'Unknown tenant', 429: 'Rate limited' },
       },
+      errorReasons: { 401: ['invalid_token', 'token_expired'] },
     })
     .input(z.object({ token: opaqueToken }))
     .output(okOutput)
@@ -223,6 +238,7 @@ export const authRouter = router({
         summary: 'The link of the verification mail: same as POST auth/verify-email with the token in the query',
         errorResponses: { 400: 'Missing token', 401: 'Invalid, used or expired token', 404: 'Unknown tenant', 429: 'Rate limited' },
       },
+      errorReasons: { 401: ['invalid_token', 'token_expired'] },
     })
     .input(z.object({ token: opaqueToken }))
     .output(okOutput)
@@ -268,6 +284,7 @@ export const authRouter = router({
         summary: 'Set a new password with the mailed token; every session of the user ends',
         errorResponses: { 400: 'Invalid body', 401: 'Invalid, used or expired token', 404: 'Unknown tenant', 429: 'Rate limited' },
       },
+      errorReasons: { 401: ['invalid_token', 'token_expired'] },
     })
     .input(z.object({ token: opaqueToken, newPassword }))
     .output(z.object({ ok: z.literal(true), sessionsEnded: z.number().int() }))

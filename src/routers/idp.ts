@@ -31,6 +31,7 @@ export const idpRouter = router({
           + 'The state, nonce and PKCE verifier are kept server-side, single use, for 10 minutes.',
         errorResponses: { 400: 'Not configured (`idp_not_configured`) or provider unreachable (`idp_unavailable`)', 404: 'Unknown tenant' },
       },
+      errorReasons: { 400: ['idp_not_configured', 'idp_unavailable'] },
     })
     .output(z.object({ authorizationUrl: z.url() }))
     .query(async ({ ctx }) => ({ authorizationUrl: await ctx.services.idp.start(ctx.em, ctx.tenant) })),
@@ -54,6 +55,7 @@ export const idpRouter = router({
           429: 'Rate limited',
         },
       },
+      errorReasons: { 400: ['invalid_state', 'missing_code', 'state_reused', 'state_expired', 'idp_not_configured', 'idp_unavailable'], 401: ['idp_error', 'code_exchange_failed', 'id_token_invalid', 'issuer_mismatch', 'idp_email_missing', 'idp_email_unverified', 'user_suspended', 'email_not_verified'] },
     })
     .input(callbackInput)
     .output(sessionOutput)
@@ -69,6 +71,7 @@ export const idpRouter = router({
         summary: 'Set the client id and secret registered at the identity provider (the secret is never returned)',
         errorResponses: { 400: 'Invalid body', 401: 'Not signed in', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited' },
       },
+      errorReasons: { 403: ['admin_required'] },
     })
     .input(z.object({ clientId: idpCredential, clientSecret: idpCredential }))
     .output(okOutput)
@@ -84,6 +87,7 @@ export const idpRouter = router({
         summary: 'Remove the identity-provider credentials, turning the sign-in off',
         errorResponses: { 401: 'Not signed in', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited' },
       },
+      errorReasons: { 403: ['admin_required'] },
     })
     .output(okOutput)
     .mutation(async ({ ctx }) => {

@@ -6,7 +6,7 @@ import { withRetryAfter } from '../middleware/rate-limit.js';
 import { INVITE_DEFAULT_TTL_SECONDS, INVITE_MAX_TTL_SECONDS, INVITE_MIN_TTL_SECONDS } from '../services/invites/invite-service.js';
 import { publicProcedure, router } from '../trpc.js';
 import { deliverSession } from './session-delivery.js';
-import { email, newPassword, OK, okOutput, opaqueToken, queryBoolean, tenantSessionOutput, toSession } from './schemas.js';
+import { email, newPassword, OK, okOutput, opaqueToken, queryBoolean, tenantSessionOutput, timestampOutput, toSession, emailOutput } from './schemas.js';
 
 const tags = ['invites'];
 const adminErrors = { 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or invite' };
@@ -15,11 +15,11 @@ const adminErrors = { 401: 'No or invalid credential', 403: 'Not an admin', 404:
 export const inviteOutput = z
   .object({
     id: z.string(),
-    email: z.string(),
+    email: emailOutput,
     role: z.enum(USER_ROLES),
     status: z.enum(INVITE_STATUSES),
-    expiresAt: z.string(),
-    createdAt: z.string(),
+    expiresAt: timestampOutput,
+    createdAt: timestampOutput,
     invitedBy: z.string().nullable().meta({ description: 'Id of the user or API key that created the invite' }),
   })
   .meta({ id: 'Invite' });
@@ -47,6 +47,7 @@ export const invitesRouter = router({
           409: 'The email already belongs to a user of the tenant', 429: 'Rate limited',
         },
       },
+      errorReasons: { 401: ['invite_invalid', 'invite_expired'], 409: ['email_taken'] },
     })
     .input(z.object({ token: opaqueToken, password: newPassword }))
     .output(tenantSessionOutput)
@@ -62,6 +63,7 @@ export const invitesRouter = router({
         summary: 'List invites, newest first (open and expired; accepted and revoked on request)',
         errorResponses: { ...adminErrors, 400: 'Invalid query', 429: 'Rate limited' },
       },
+      errorReasons: { 403: ['admin_required'] },
     })
     .input(z.object({ includeAccepted: queryBoolean.optional(), includeRevoked: queryBoolean.optional() }))
     .output(z.object({ items: z.array(inviteOutput) }))
@@ -83,6 +85,7 @@ export const invitesRouter = router({
           429: 'Rate limited, or the daily invite limit of the tenant is spent',
         },
       },
+      errorReasons: { 403: ['admin_required'], 409: ['email_taken'] },
     })
     .input(
       z.object({
@@ -110,6 +113,7 @@ export const invitesRouter = router({
         summary: 'Revoke an open invite; its token stops working',
         errorResponses: { ...adminErrors, 409: 'The invite was accepted or has expired', 429: 'Rate limited' },
       },
+      errorReasons: { 403: ['admin_required'], 404: ['not_found'], 409: ['invite_not_open'] },
     })
     .input(z.object({ id: z.string().min(1).max(200) }))
     .output(okOutput)

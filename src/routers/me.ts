@@ -15,6 +15,7 @@ export const meRouter = router({
         method: 'GET', path: '/v1/{tenantSlug}/me', tags, protect: true, summary: 'The signed-in user',
         errorResponses: { 401: 'Not signed in', 404: 'Unknown tenant' },
       },
+      errorReasons: { 401: ['user_token_required'] },
     })
     .output(userOutput)
     .query(async ({ ctx }) => {
@@ -29,6 +30,7 @@ export const meRouter = router({
         summary: 'Delete (soft) the signed-in user; every session ends',
         errorResponses: { 401: 'Not signed in', 404: 'Unknown tenant', 409: 'Last admin' },
       },
+      errorReasons: { 401: ['user_token_required'], 409: ['last_admin'] },
     })
     .output(okOutput)
     .mutation(async ({ ctx }) => {
@@ -44,6 +46,7 @@ export const meRouter = router({
         description: 'Wrong current passwords count against the same per-account budget as login (429 with Retry-After) and are audited.',
         errorResponses: { 400: 'Invalid body', 401: 'Not signed in or wrong current password', 404: 'Unknown tenant', 429: 'Rate limited' },
       },
+      errorReasons: { 401: ['user_token_required', 'invalid_credentials'] },
     })
     .input(z.object({ currentPassword: presentedPassword, newPassword }))
     .output(okOutput)
@@ -63,6 +66,7 @@ export const meRouter = router({
         summary: 'Download everything held about the signed-in user as JSON (GDPR art. 15/20)',
         errorResponses: { 401: 'Not signed in', 404: 'Unknown tenant', 429: 'Rate limited' },
       },
+      errorReasons: { 401: ['user_token_required'] },
     })
     .output(userExportOutput)
     .query(async ({ ctx }) => {

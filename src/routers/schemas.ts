@@ -1,3 +1,4 @@
+import type { SchemaObject } from 'openapi3-ts/oas31';
 import { z } from 'zod';
 import { ACTOR_TYPES, AUDIT_ACTIONS } from '../entities/audit-event.js';
 import { USER_ROLES, USER_STATUSES, type User } from '../entities/user.js';
@@ -15,11 +16,30 @@ export const oneTimeCode = z.string().regex(/^\d{6}$/, 'must be exactly 6 digits
 export const opaqueToken = z.string().min(1).max(1024);
 export const isoDateTime = z.iso.datetime({ offset: true });
 
+/** A timestamp in an answer: ISO 8601 in UTC (`Date.toISOString()`), documented as `format: date-time`. */
+export const timestampOutput = z.string().meta({ format: 'date-time' });
+/** An email address in an answer, documented as `format: email` (stored addresses are not re-validated). */
+export const emailOutput = z.string().meta({ format: 'email' });
+
 /** The answer of a TOTP enroll step: the base32 shared secret and its otpauth URI (for a QR code). */
 export const totpEnrollmentOutput = z.object({
   secret: z.string().meta({ description: 'RFC 4648 base32 shared secret (160 bits)' }),
   otpauthUri: z.string().meta({ description: 'otpauth://totp/<issuer>:<email>?secret=…&issuer=…&algorithm=SHA1&digits=6&period=30' }),
 });
+
+/** The JSON Schema of a request body object as the document shows it: unknown fields refused. */
+function bodySchema(form: z.ZodObject): SchemaObject {
+  const { $schema: _dialect, ...schema } = JSON.parse(JSON.stringify(z.toJSONSchema(form.strict(), { io: 'input' }))) as SchemaObject & { $schema?: string };
+  return schema;
+}
+
+/**
+ * A documented body that is exactly one of several forms (`oneOf`, each titled), for a Zod input
+ * that accepts them through one object and a refinement. Use as `.meta({ override: … })`.
+ */
+export function documentOneOf(forms: Record<string, z.ZodObject>): SchemaObject {
+  return { oneOf: Object.entries(forms).map(([title, form]) => ({ title, ...bodySchema(form) })) };
+}
 
 /** `{ ok: true }`. */
 export const okOutput = z.object({ ok: z.literal(true) });
@@ -36,7 +56,7 @@ export const queryBoolean = z
 /** The user object inside a session response. */
 export const sessionUser = z.object({
   id: z.string(),
-  email: z.string(),
+  email: emailOutput,
   role: z.enum(USER_ROLES),
   status: z.enum(USER_STATUSES),
 });
@@ -74,11 +94,11 @@ export const userOutput = z
   .object({
     id: z.string(),
     tenantId: z.string(),
-    email: z.string(),
+    email: emailOutput,
     status: z.enum(USER_STATUSES),
     role: z.enum(USER_ROLES),
-    createdAt: z.string(),
-    lastLoginAt: z.string(),
+    createdAt: timestampOutput,
+    lastLoginAt: timestampOutput,
     tenant: z.object({ slug: z.string(), name: z.string() }),
     totpEnrolled: z.boolean(),
     emailVerified: z.boolean(),
@@ -113,6 +133,6 @@ export const auditEventOutput = z
     ip: z.string().nullable(),
     userAgent: z.string().nullable(),
     details: z.record(z.string(), z.unknown()),
-    createdAt: z.string(),
+    createdAt: timestampOutput,
   })
   .meta({ id: 'AuditEvent' });

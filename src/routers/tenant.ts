@@ -4,7 +4,7 @@ import { MFA_POLICIES, type Tenant, TENANT_PLANS } from '../entities/tenant.js';
 import { adminProcedure } from '../middleware/auth.js';
 import { router } from '../trpc.js';
 import { unauthorized } from '../lib/errors.js';
-import { OK, okOutput } from './schemas.js';
+import { OK, okOutput, timestampOutput } from './schemas.js';
 import { dataProtectionTags } from './user-export.js';
 
 const tags = ['tenant'];
@@ -28,7 +28,7 @@ export const tenantOutput = z
     idpClientId: z.string().meta({ description: 'Empty when unset' }),
     hasIdpClientSecret: z.boolean(),
     requireEmailVerification: z.boolean(),
-    createdAt: z.string(),
+    createdAt: timestampOutput,
   })
   .meta({ id: 'Tenant' });
 
@@ -51,6 +51,7 @@ export const tenantRouter = router({
   get: adminProcedure
     .meta({
       openapi: { method: 'GET', path: '/v1/{tenantSlug}/tenant', protect: true, tags, summary: 'The tenant and its settings', errorResponses: adminErrors },
+      errorReasons: { 403: ['admin_required'] },
     })
     .output(tenantOutput)
     .query(({ ctx }) => toTenantOutput(ctx.tenant)),
@@ -62,6 +63,7 @@ export const tenantRouter = router({
         summary: 'Change the name, MFA policy or email-verification requirement (the slug never changes)',
         errorResponses: { ...adminErrors, 400: 'Invalid body' },
       },
+      errorReasons: { 403: ['admin_required'] },
     })
     .input(
       z.object({
@@ -84,6 +86,7 @@ export const tenantRouter = router({
         description: 'Needs an Admin user access token; an API key gets 401 `user_token_required`.',
         errorResponses: { 401: 'Not signed in, or an API key', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited' },
       },
+      errorReasons: { 401: ['user_token_required'], 403: ['admin_required'] },
     })
     .output(okOutput)
     .mutation(async ({ ctx }) => {

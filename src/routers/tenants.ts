@@ -1,18 +1,25 @@
 import { z } from 'zod';
 import { publicProcedure, router } from '../trpc.js';
-import { email, newPassword, tenantSessionOutput, toSession } from './schemas.js';
+import { documentOneOf, email, newPassword, tenantSessionOutput, toSession } from './schemas.js';
 import { deliverSession } from './session-delivery.js';
 
 const tenantName = z.string().trim().min(1).max(120);
 
+/** The nested body: `{tenant:{name}, admin:{email,password}}`. */
+const nestedForm = z.object({ tenant: z.object({ name: tenantName }), admin: z.object({ email, password: newPassword }) });
+/** The flat body: `{name, email, password}`. */
+const flatForm = z.object({ name: tenantName, email, password: newPassword });
+
 /**
  * POST /v1/tenants accepts the nested form `{tenant:{name}, admin:{email,password}}` or the flat form
- * `{name, email, password}` (POST /v1/tenants in the OpenAPI document); exactly one must be complete.
+ * `{name, email, password}` (docs: the OpenAPI document's `oneOf`); exactly one must be complete.
+ * Validated field by field so that `details.issues` names the fields of the form the caller used.
+import { deliverSession } from './session-delivery.js';
  */
 const createTenantInput = z
   .object({
-    tenant: z.object({ name: tenantName }).optional(),
-    admin: z.object({ email, password: newPassword }).optional(),
+    tenant: nestedForm.shape.tenant.optional(),
+    admin: nestedForm.shape.admin.optional(),
     name: tenantName.optional(),
     email: email.optional(),
     password: newPassword.optional(),
@@ -30,7 +37,8 @@ const createTenantInput = z
         if (body[key] === undefined) ctx.addIssue({ code: 'custom', path: [key], message: 'required' });
       }
     }
-  });
+  })
+  .meta({ override: documentOneOf({ 'Nested form': nestedForm, 'Flat form': flatForm }) });
 
 const createTenantOutput = tenantSessionOutput.extend({
   tenant: z.object({ id: z.string(), slug: z.string(), name: z.string() }),
@@ -45,8 +53,12 @@ export const tenantsRouter = router({
         protect: false,
         tags: ['tenants'],
         summary: 'Create a tenant with its first admin and sign that admin in',
-        errorResponses: { 400: 'Invalid body', 409: 'Slug taken', 429: 'Rate limited' },
+        errorResponses: {
+          400: 'The body is neither complete form, or the name has no letter or digit (`invalid_name`)',
+          409: 'A tenant with the slug derived from this name exists (`slug_taken`)',
+        },
       },
+      errorReasons: { 400: ['invalid_name'], 409: ['slug_taken'] },
     })
     .input(createTenantInput)
     .output(createTenantOutput)

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { USER_ROLES, USER_STATUSES } from '../entities/user.js';
 import type { Response } from 'express';
-import { auditEventOutput } from './schemas.js';
+import { auditEventOutput, emailOutput, timestampOutput } from './schemas.js';
 
 /** OpenAPI tag of the personal-data and tenant-deletion operations. */
 export const dataProtectionTags = ['data protection'];
 
-const timestamp = z.string().meta({ description: 'ISO 8601 date-time' });
+const timestamp = timestampOutput;
 const nullableTimestamp = timestamp.nullable();
 
 /** GDPR art. 15/20 export of one user (see DataExportService): the one definition of its shape. */
@@ -16,7 +16,7 @@ export const userExportOutput = z
     exportedAt: timestamp,
     user: z.object({
       id: z.string(),
-      email: z.string(),
+      email: emailOutput,
       status: z.enum(USER_STATUSES),
       role: z.enum(USER_ROLES),
       createdAt: timestamp,
@@ -39,7 +39,7 @@ export const userExportOutput = z
       }),
     ),
     idpLinks: z.array(
-      z.object({ issuer: z.string(), subject: z.string(), email: z.string().nullable(), createdAt: timestamp, lastLoginAt: nullableTimestamp }),
+      z.object({ issuer: z.string(), subject: z.string(), email: emailOutput.nullable(), createdAt: timestamp, lastLoginAt: nullableTimestamp }),
     ),
     auditEvents: z.array(auditEventOutput).meta({ description: 'Audit events the user performed or that concern them or their sessions, oldest first' }),
   })

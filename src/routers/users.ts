@@ -21,6 +21,7 @@ export const usersRouter = router({
           400: 'Invalid `limit` or `cursor` (`invalid_cursor`)', 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited',
         },
       },
+      errorReasons: { 403: ['admin_required'] },
     })
     .input(
       z.object({
@@ -53,6 +54,7 @@ export const usersRouter = router({
           409: 'Last active admin (`last_admin`)', 429: 'Rate limited',
         },
       },
+      errorReasons: { 403: ['admin_required'], 404: ['not_found'], 409: ['last_admin'] },
     })
     .input(z.object({ userId: z.uuid() }))
     .output(okOutput)
@@ -68,6 +70,7 @@ export const usersRouter = router({
         summary: "Remove a user's TOTP factor (active and pending); idempotent",
         errorResponses: { 401: 'Not signed in', 403: 'Not an admin', 404: 'Unknown tenant or user', 429: 'Rate limited' },
       },
+      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
     })
     .input(z.object({ userId: z.string().min(1) }))
     .output(okOutput)
@@ -83,6 +86,7 @@ export const usersRouter = router({
         summary: 'Download everything held about a user of the tenant as JSON (admin; soft-deleted users included until erased)',
         errorResponses: { 400: 'Invalid user id', 401: 'Not signed in', 403: 'Not an admin', 404: 'Unknown tenant or user', 429: 'Rate limited' },
       },
+      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
     })
     .input(z.object({ userId: z.uuid() }))
     .output(userExportOutput)

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
+import { assertConformsToOpenApi } from './openapi-conformance.js';
 
 /** One HTTP exchange as a test sees it. */
 export interface ApiResponse<T = Record<string, any>> {
@@ -35,6 +36,7 @@ export class Api {
     } catch {
       // keep the text
     }
+    assertConformsToOpenApi(method, path, res.status, res.headers.get('content-type'), parsed);
     return { status: res.status, body: parsed as T, headers: res.headers };
   }
 
