@@ -61,6 +61,16 @@ const DETAIL_FIELDS: Partial<Record<ErrorStatus, Record<string, SchemaObject>>> 
     error: { type: 'string', description: 'OAuth 2.0 error code from the identity provider (RFC 6749 section 5.2)' },
     errorDescription: { type: 'string', description: 'The identity provider’s error_description, when it gave one' },
     check: { type: 'string', description: 'Which ID token check failed (reason `id_token_invalid`)' },
+    mfaToken: {
+      type: 'string',
+      description: 'Single-use token to finish a provider sign-in with auth/mfa/complete (reason `mfa_required` on oauth/idp/callback)',
+    },
+    expiresInSeconds: { type: 'integer', minimum: 1, description: 'Seconds the `mfaToken` stays valid' },
+    maxAgeSeconds: {
+      type: 'integer',
+      minimum: 1,
+      description: 'How recent a sign-in must be, in seconds (reason `reauthentication_required`)',
+    },
   },
   413: { limitBytes: { type: 'integer', minimum: 1, description: 'Largest accepted body, in bytes' } },
   429: { retryAfterSeconds: { type: 'integer', minimum: 0, description: 'Seconds until a retry can succeed (also in `Retry-After`)' } },

@@ -17,6 +17,7 @@ const TAGS = [
   { name: 'users', description: 'Administration of the tenant’s users' },
   { name: 'tenant', description: 'The tenant’s settings (MFA policy, email verification, IdP)' },
   { name: 'audit', description: 'The tenant’s audit trail' },
+  { name: 'webhooks', description: 'Signed event delivery to the tenant’s HTTPS endpoints (Standard Webhooks)' },
   { name: 'data protection', description: 'Data export and erasure (GDPR articles 15, 17 and 20)' },
   { name: 'service', description: 'Liveness, readiness and this document' },
 ];

@@ -117,7 +117,7 @@ export const authRouter = router({
           400: 'Invalid body', 401: 'Wrong password (when one is given)', 404: 'Unknown tenant', 429: 'Rate limited',
         },
       },
-      errorReasons: { 401: ['invalid_credentials', 'user_suspended', 'email_not_verified'], 503: ['mail_delivery_failed'] },
+      errorReasons: { 401: ['invalid_credentials', 'user_suspended', 'email_not_verified'] },
     })
     .input(z.object({ email, password: presentedPassword.optional() }))
     .output(okOutput)
@@ -141,7 +141,7 @@ export const authRouter = router({
           409: 'TOTP already enrolled', 429: 'Rate limited',
         },
       },
-      errorReasons: { 401: ['invalid_credentials', 'user_suspended', 'email_not_verified'], 403: ['mfa_disabled'], 409: ['totp_already_enrolled'] },
+      errorReasons: { 401: ['invalid_credentials', 'user_suspended', 'email_not_verified', 'mfa_required', 'invalid_mfa_code'], 403: ['mfa_disabled'], 409: ['totp_already_enrolled'] },
     })
     .input(z.object({ email, password: presentedPassword, emailOtpCode: oneTimeCode.optional() }))
     .output(totpEnrollmentOutput)
@@ -162,7 +162,7 @@ export const authRouter = router({
           409: 'TOTP already enrolled, or enrollment not started', 429: 'Rate limited',
         },
       },
-      errorReasons: { 401: ['invalid_credentials', 'user_suspended', 'email_not_verified', 'invalid_mfa_code'], 403: ['mfa_disabled'], 409: ['totp_already_enrolled', 'totp_enrollment_not_started', 'totp_enrollment_changed'] },
+      errorReasons: { 401: ['invalid_credentials', 'user_suspended', 'email_not_verified', 'mfa_required', 'invalid_mfa_code'], 403: ['mfa_disabled'], 409: ['totp_already_enrolled', 'totp_enrollment_not_started', 'totp_enrollment_changed'] },
     })
     .input(
       initialVerifyBody
@@ -193,11 +193,12 @@ export const authRouter = router({
           'Five wrong codes spend the token; wrong codes also count against the account\'s login budget.',
         errorResponses: {
           400: 'Invalid body',
-          401: '`invalid_token`, `token_expired`, `invalid_mfa_code`, `user_suspended`',
+          401: 'The token is unknown, spent or expired, the code is wrong, or the account is suspended',
           404: 'Unknown tenant',
           429: 'Rate limited',
         },
       },
+      errorReasons: { 401: ['invalid_token', 'token_expired', 'invalid_mfa_code', 'user_suspended'] },
     })
     .input(
       z

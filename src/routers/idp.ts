@@ -55,7 +55,7 @@ export const idpRouter = router({
           429: 'Rate limited',
         },
       },
-      errorReasons: { 400: ['invalid_state', 'missing_code', 'state_reused', 'state_expired', 'idp_not_configured', 'idp_unavailable'], 401: ['idp_error', 'code_exchange_failed', 'id_token_invalid', 'issuer_mismatch', 'idp_email_missing', 'idp_email_unverified', 'user_suspended', 'email_not_verified'] },
+      errorReasons: { 400: ['invalid_state', 'missing_code', 'state_reused', 'state_expired', 'idp_not_configured', 'idp_unavailable'], 401: ['idp_error', 'code_exchange_failed', 'id_token_invalid', 'issuer_mismatch', 'idp_email_missing', 'idp_email_unverified', 'user_suspended', 'email_not_verified', 'mfa_required'] },
     })
     .input(callbackInput)
     .output(sessionOutput)

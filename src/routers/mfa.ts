@@ -17,7 +17,7 @@ export const mfaRouter = router({
           'refreshing does not renew that. Otherwise 401 `reauthentication_required`: sign in again.',
         errorResponses: { 401: 'Not signed in, or `reauthentication_required`', 403: 'MFA disabled for the tenant', 404: 'Unknown tenant', 409: 'TOTP already enrolled' },
       },
-      errorReasons: { 401: ['user_token_required'], 403: ['mfa_disabled'], 409: ['totp_already_enrolled'] },
+      errorReasons: { 401: ['user_token_required', 'reauthentication_required'], 403: ['mfa_disabled'], 409: ['totp_already_enrolled'] },
     })
     .output(totpEnrollmentOutput)
     .mutation(({ ctx }) => ctx.services.mfaEnrollment.start(ctx.em, ctx.tenant, ctx.principal)),
@@ -34,7 +34,7 @@ export const mfaRouter = router({
           409: 'TOTP already enrolled, or enrollment not started',
         },
       },
-      errorReasons: { 401: ['user_token_required', 'invalid_mfa_code'], 403: ['mfa_disabled'], 409: ['totp_already_enrolled', 'totp_enrollment_not_started', 'totp_enrollment_changed'] },
+      errorReasons: { 401: ['user_token_required', 'reauthentication_required', 'invalid_mfa_code'], 403: ['mfa_disabled'], 409: ['totp_already_enrolled', 'totp_enrollment_not_started', 'totp_enrollment_changed'] },
     })
     .input(z.object({ code: oneTimeCode }))
     .output(okOutput)

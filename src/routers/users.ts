@@ -21,7 +21,7 @@ export const usersRouter = router({
           400: 'Invalid `limit` or `cursor` (`invalid_cursor`)', 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited',
         },
       },
-      errorReasons: { 403: ['admin_required'] },
+      errorReasons: { 400: ['invalid_cursor'], 403: ['admin_required'] },
     })
     .input(
       z.object({
