@@ -6,6 +6,7 @@ import type { AppServices } from '../app-services.js';
 import { appRouter } from '../routers/index.js';
 import { createRequestContext } from '../context.js';
 import { envelopeAdapterErrors, sendError } from './error-envelope.js';
+import { idpCallbackToPage } from './idp-binding-cookie.js';
 import { screenRequestInput, strictCors } from './http-hardening.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { logRequests } from './request-log.js';
@@ -128,6 +129,8 @@ export function createApp(services: AppServices): express.Express {
   app.use(webPages());
 
   app.use(noStore);
+  // A provider sign-in the hosted pages started returns to its page (docs/web.md); API clients are unaffected.
+  app.get('/v1/:slug/oauth/idp/callback', idpCallbackToPage);
   app.use(express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] }));
   app.use(requireJsonBody);
   app.use(screenRequestInput);
