@@ -346,6 +346,52 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await shoot(person, 'sign-in-idp-phone');
   });
 
+  it('under a Required MFA policy, a user without a factor proves the mailbox and sets up an authenticator at sign-in', async () => {
+    diagnoseOnFailure('11');
+    const email = `bootstrap-${run}@acme.test`;
+    const person = await newPerson(PHONE);
+    await person.goto(`${server.url}/app/${slug}/sign-up`);
+    await person.getByLabel('Email').fill(email);
+    await person.getByLabel('Password').fill(PASSWORD);
+    await person.getByRole('button', { name: 'Sign up' }).click();
+    await person.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+    await person.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await person.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+
+    await admin.getByRole('link', { name: 'Settings' }).click();
+    await admin.getByLabel('Multi-factor authentication').selectOption('Required');
+    await admin.getByRole('button', { name: 'Save settings' }).click();
+    await admin.getByText('Settings saved.').waitFor();
+
+    await person.getByLabel('Email').fill(email);
+    await person.getByLabel('Password').fill(PASSWORD);
+    await person.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await person.getByRole('heading', { name: 'Second factor', exact: true }).waitFor();
+    expect(await person.getByLabel('Authenticator code').count()).toBe(0); // nothing enrolled: the mailbox first
+    await person.getByRole('button', { name: 'Email me a code' }).click();
+    await person.getByRole('status').waitFor();
+    const mail = await sink.waitFor(email, (m) => m.subject.includes('sign-in code'));
+    const code = /\b(\d{6})\b/.exec(mail.text)![1]!;
+    await shoot(person, 'mfa-bootstrap-email-phone');
+    await person.getByLabel('Email code').fill(code);
+    await person.getByRole('button', { name: 'Set up an authenticator instead' }).click();
+    await person.getByRole('heading', { name: 'Set up your authenticator app', exact: true }).waitFor();
+    await person.getByRole('img', { name: 'QR code of the authenticator secret' }).waitFor();
+    await shoot(person, 'mfa-bootstrap-enrol-phone');
+    const authenticator = new Authenticator(await person.getByLabel('Secret').inputValue());
+    await person.getByLabel('Authenticator code').fill(authenticator.wrongCode());
+    await person.getByRole('button', { name: 'Turn on and sign in' }).click();
+    await person.getByRole('alert').waitFor();
+    await person.getByLabel('Authenticator code').fill(await authenticator.nextCode());
+    await person.getByRole('button', { name: 'Turn on and sign in' }).click();
+    await person.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+    expect(await person.locator('dd').nth(3).textContent()).toBe('On');
+
+    await admin.getByLabel('Multi-factor authentication').selectOption('Optional');
+    await admin.getByRole('button', { name: 'Save settings' }).click();
+    await admin.getByText('Settings saved.').waitFor();
+  });
+
   it('renders the API reference at /docs from the OpenAPI document', async () => {
     diagnoseOnFailure('9');
     const page = await newPerson();

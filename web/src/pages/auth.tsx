@@ -3,7 +3,7 @@ import { Link, useNavigate } from '@tanstack/react-router';
 import { useEffect, useRef, useState } from 'react';
 import { rememberSession, toFormError, trpc, type FormError } from '../api';
 import { useLinkToken, useSlug } from '../hooks';
-import { Card, ErrorAlert, Field, formValue, Notice } from '../ui';
+import { Card, ErrorAlert, Field, formValue, Notice, TotpSecret } from '../ui';
 
 type SecondFactor = 'totp' | 'email';
 
@@ -25,7 +25,12 @@ function useSignedInNavigation(slug: string) {
   };
 }
 
-/** `/app/{slug}/sign-in`: email and password, then the second factor when the tenant's policy asks. */
+/**
+ * `/app/{slug}/sign-in`: email and password, then the second factor when the tenant's policy asks
+ * (docs/mfa.md): the authenticator code for an enrolled user (`methods` `["totp"]`); otherwise the
+ * mailed code, and under `Required` (`["email","totp"]`, not enrolled) also "Set up an authenticator
+ * instead", which enrols with auth.totpInitialEnroll / auth.totpInitialVerify and the same email code.
+ */
 export function SignInPage() {
   const slug = useSlug();
   const onSignedIn = useSignedInNavigation(slug);
@@ -49,14 +54,56 @@ export function SignInPage() {
     mutationFn: () => trpc.auth.requestEmailOtp.mutate({ tenantSlug: slug, email: credentials!.email, password: credentials!.password }),
     onSuccess: () => setEmailCodeSent(true),
   });
+  const enrol = useMutation({
+    mutationFn: (emailOtpCode: string) =>
+      trpc.auth.totpInitialEnroll.mutate({ tenantSlug: slug, ...credentials!, emailOtpCode }).then((secret) => ({ ...secret, emailOtpCode })),
+  });
+  const enrolVerify = useMutation({
+    mutationFn: (code: string) =>
+      trpc.auth.totpInitialVerify.mutate({ tenantSlug: slug, ...credentials!, code, emailOtpCode: enrol.data!.emailOtpCode }),
+    onSuccess: (session) => onSignedIn(session),
+  });
   const error = login.error ? toFormError(login.error) : null;
   const shownError = error && error.reason !== 'mfa_required' ? error : null;
+  const startOver = () => {
+    setCredentials(null);
+    setEmailCodeSent(false);
+    login.reset();
+    enrol.reset();
+    enrolVerify.reset();
+  };
+
+  if (credentials && enrol.data) {
+    const enrolError = enrolVerify.error ? toFormError(enrolVerify.error) : null;
+    return (
+      <Card title="Set up your authenticator app">
+        <ErrorAlert error={enrolError} />
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            enrolVerify.mutate(formValue(new FormData(e.currentTarget), 'code') ?? '');
+          }}
+        >
+          <TotpSecret secret={enrol.data.secret} otpauthUri={enrol.data.otpauthUri} />
+          <Field label="Authenticator code" name="code" inputMode="numeric" autoComplete="one-time-code" required error={enrolError} />
+          <button type="submit" disabled={enrolVerify.isPending}>Turn on and sign in</button>
+        </form>
+        <p>
+          <button type="button" className="link" onClick={startOver}>Start over</button>
+        </p>
+      </Card>
+    );
+  }
 
   if (credentials && factors.length > 0) {
+    // methods list what the user can use, preferred first; `totp` after `email` means "may enrol" (docs/mfa.md)
+    const enrolled = factors[0] === 'totp';
+    const canEnrol = !enrolled && factors.includes('totp');
+    const emailError = enrol.error ? toFormError(enrol.error) : shownError;
     return (
       <Card title="Second factor">
-        <ErrorAlert error={shownError ?? (sendEmailCode.error ? toFormError(sendEmailCode.error) : null)} />
-        {factors.includes('totp') && (
+        <ErrorAlert error={emailError ?? (sendEmailCode.error ? toFormError(sendEmailCode.error) : null)} />
+        {enrolled && (
           <form
             onSubmit={(e) => {
               e.preventDefault();
@@ -67,23 +114,34 @@ export function SignInPage() {
             <button type="submit" disabled={login.isPending}>Verify</button>
           </form>
         )}
-        {factors.includes('email') && (
+        {!enrolled && factors.includes('email') && (
           <form
             onSubmit={(e) => {
               e.preventDefault();
-              login.mutate({ ...credentials, emailOtpCode: formValue(new FormData(e.currentTarget), 'emailOtpCode') ?? '' });
+              const code = formValue(new FormData(e.currentTarget), 'emailOtpCode') ?? '';
+              const submitter = (e.nativeEvent as SubmitEvent).submitter;
+              if (submitter?.getAttribute('value') === 'enrol') enrol.mutate(code);
+              else login.mutate({ ...credentials, emailOtpCode: code });
             }}
           >
             <button type="button" className="secondary" onClick={() => sendEmailCode.mutate()} disabled={sendEmailCode.isPending}>
               Email me a code
             </button>
             {emailCodeSent && <Notice>We sent a 6-digit code to {credentials.email}. It is valid for 10 minutes.</Notice>}
-            <Field label="Email code" name="emailOtpCode" inputMode="numeric" autoComplete="one-time-code" required error={shownError} />
-            <button type="submit" disabled={login.isPending}>Verify email code</button>
+            <Field label="Email code" name="emailOtpCode" inputMode="numeric" autoComplete="one-time-code" required error={emailError} />
+            <button type="submit" value="sign-in" disabled={login.isPending || enrol.isPending}>Verify email code</button>
+            {canEnrol && (
+              <>
+                <p className="hint">Or use the code to add an authenticator app now; later sign-ins then ask for its code.</p>
+                <button type="submit" value="enrol" className="secondary" disabled={login.isPending || enrol.isPending}>
+                  Set up an authenticator instead
+                </button>
+              </>
+            )}
           </form>
         )}
         <p>
-          <button type="button" className="link" onClick={() => setCredentials(null)}>Start over</button>
+          <button type="button" className="link" onClick={startOver}>Start over</button>
         </p>
       </Card>
     );
