@@ -392,6 +392,34 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await admin.getByText('Settings saved.').waitFor();
   });
 
+  it('pages the users list with "Load more" (GET users limit + cursor)', async () => {
+    diagnoseOnFailure('12');
+    for (let i = 0; i < 8; i += 1) {
+      const res = await fetch(`${server.url}/v1/${slug}/auth/signup`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: `paged-${i}-${run}@acme.test`, password: PASSWORD }),
+      });
+      expect(res.status).toBe(200);
+    }
+    await admin.getByRole('link', { name: 'Users' }).click();
+    await admin.getByLabel('Per page').selectOption('10');
+    await expect.poll(() => admin.locator('tbody tr').count()).toBe(10);
+    await admin.getByText('10 users shown; more to load.').waitFor();
+    const firstPage = await admin.locator('tbody tr td:first-child').allTextContents();
+    await admin.getByRole('button', { name: 'Load more' }).click();
+    await expect.poll(() => admin.locator('tbody tr').count()).toBeGreaterThan(10);
+    await admin.getByRole('button', { name: 'Load more' }).waitFor({ state: 'detached' });
+    const all = await admin.locator('tbody tr td:first-child').allTextContents();
+    expect(all.slice(0, 10)).toEqual(firstPage);
+    expect(new Set(all).size).toBe(all.length); // no user twice
+    expect(all).toEqual(expect.arrayContaining([adminEmail, memberEmail, colleagueEmail, `paged-7-${run}@acme.test`]));
+    await admin.getByText(`${all.length} users, all shown.`).waitFor();
+    await admin.setViewportSize(PHONE);
+    await shoot(admin, 'admin-users-paged-phone');
+    await admin.setViewportSize(DESKTOP);
+  });
+
   it('renders the API reference at /docs from the OpenAPI document', async () => {
     diagnoseOnFailure('9');
     const page = await newPerson();
