@@ -61,7 +61,7 @@ export const browserRouter = router({
     .input(callbackInput)
     .output(sessionOutput)
     .mutation(async ({ ctx, input }) => {
-      const { tenantSlug: _slug, ...params } = input as typeof input & { tenantSlug?: string };
+      const { tenantSlug: _slug, ...params } = input;
       const binding = readIdpBindingCookie(ctx.req, ctx.tenant.slug);
       clearIdpBindingCookie(ctx.req, ctx.res, ctx.tenant.slug);
       const { user, tokens } = await ctx.services.idp.callback(ctx.em, ctx.tenant, params, ctx.meta, binding);
