@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, createTenant, expectError, PASSWORD, signupMember, unique, type ApiResponse, type TestTenant } from './helpers/api.js';
@@ -413,5 +414,108 @@ describe('IDP_ISSUER', () => {
     for (const bad of ['http://idp.example.com', 'http://10.0.0.1', 'ftp://127.0.0.1']) {
       expect(() => loadConfig({ ...base, IDP_ISSUER: bad })).toThrow(ConfigError);
     }
+  });
+});
+
+/** A POST to the `/trpc` endpoint as the hosted pages send it (cookie transport), with the browser's cookies. */
+async function trpcCall(path: string, input: unknown, cookie?: string) {
+  const res = await fetch(`${server.url}/trpc/${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-refresh-transport': 'cookie', ...(cookie ? { cookie } : {}) },
+    body: JSON.stringify(input),
+  });
+  const body = (await res.json()) as { result?: { data: Record<string, unknown> }; error?: { data: { details: Record<string, unknown> } } };
+  return { status: res.status, body, setCookie: res.headers.getSetCookie() };
+}
+
+/** A browser starting a provider sign-in from the page: the provider URL and its `idp_binding_{slug}=…` cookie. */
+async function startInBrowser(slug: string): Promise<{ authorizationUrl: string; cookie: string; header: string }> {
+  const started = await trpcCall('browser.idpStart', { tenantSlug: slug });
+  expect(started.status, JSON.stringify(started.body)).toBe(200);
+  const header = started.setCookie.find((c) => c.startsWith(`idp_binding_${slug}=`));
+  expect(header, JSON.stringify(started.setCookie)).toBeDefined();
+  return { authorizationUrl: started.body.result!.data.authorizationUrl as string, cookie: header!.split(';')[0]!, header: header! };
+}
+
+describe('provider sign-in started from the hosted pages (bound to the browser)', () => {
+  it('tells the sign-in page whether the provider is configured, and nothing more', async () => {
+    const plain = await createTenant(api, `Plain ${unique()}`);
+    expect((await api.get(`/v1/${plain.slug}/sign-in-options`)).body).toEqual({ idpSignIn: false });
+    const tenant = await idpTenant();
+    const options = await record(api.get(`/v1/${tenant.slug}/sign-in-options`));
+    expect(options.status).toBe(200);
+    expect(options.body).toEqual({ idpSignIn: true });
+  });
+
+  it('sets an HttpOnly SameSite=Lax binding cookie and stores only its hash', async () => {
+    const tenant = await idpTenant();
+    const { authorizationUrl, cookie, header } = await startInBrowser(tenant.slug);
+    expect(header).toMatch(/; HttpOnly/i);
+    expect(header).toMatch(/; SameSite=Lax/i);
+    expect(header).toMatch(/; Path=\/(;|$)/);
+    expect(header).toMatch(/; Max-Age=600/i);
+    const value = cookie.split('=')[1]!;
+    const state = new URL(authorizationUrl).searchParams.get('state')!;
+    const rows = await sql<{ browser_binding_hash: string }>('select browser_binding_hash from idp_auth_request where tenant_id = ? and state_hash = ?', [
+      tenant.id, createHash('sha256').update(state).digest('hex'),
+    ]);
+    expect(rows[0]!.browser_binding_hash).toBe(createHash('sha256').update(value).digest('hex'));
+    // REST starts stay unbound
+    await startUrl(tenant.slug);
+    expect(await sql(`select 1 from idp_auth_request where tenant_id = ? and browser_binding_hash is null`, [tenant.id])).toHaveLength(1);
+  });
+
+  it('sends the browser holding the cookie from the redirect URI to the page, with the parameters in the fragment', async () => {
+    const tenant = await idpTenant();
+    const account = newAccount();
+    const { authorizationUrl, cookie } = await startInBrowser(tenant.slug);
+    const callback = await provider.signIn(authorizationUrl, account.sub);
+    const redirected = await fetch(`${server.url}${callback.pathname}${callback.search}`, { headers: { cookie }, redirect: 'manual' });
+    expect(redirected.status).toBe(303);
+    const location = new URL(redirected.headers.get('location')!, server.url);
+    expect(location.pathname).toBe(`/app/${tenant.slug}/idp-callback`);
+    expect(location.search).toBe('');
+    const fragment = new URLSearchParams(location.hash.slice(1));
+    expect(fragment.get('code')).toBe(callback.searchParams.get('code'));
+    expect(fragment.get('state')).toBe(callback.searchParams.get('state'));
+
+    const session = await trpcCall('browser.idpCallback', { tenantSlug: tenant.slug, code: fragment.get('code'), state: fragment.get('state'), iss: fragment.get('iss') }, cookie);
+    expect(session.status, JSON.stringify(session.body)).toBe(200);
+    expect(session.body.result!.data).not.toHaveProperty('refreshToken');
+    expect((session.body.result!.data.user as { email: string }).email).toBe(account.email);
+    expect(session.setCookie.some((c) => c.startsWith(`refresh_${tenant.slug}=`) && /HttpOnly/i.test(c))).toBe(true);
+    expect(session.setCookie.some((c) => c.startsWith(`idp_binding_${tenant.slug}=;`))).toBe(true); // binding cookie deleted
+  });
+
+  it('refuses a state started in another browser (other cookie, or none) with 401 browser_mismatch, and spends it', async () => {
+    const tenant = await idpTenant();
+    const account = newAccount();
+    const victim = await startInBrowser(tenant.slug);
+    const attacker = await startInBrowser(tenant.slug);
+    const callback = await provider.signIn(victim.authorizationUrl, account.sub);
+    const params = { tenantSlug: tenant.slug, code: callback.searchParams.get('code'), state: callback.searchParams.get('state'), iss: callback.searchParams.get('iss') };
+
+    const other = await trpcCall('browser.idpCallback', params, attacker.cookie);
+    expect(other.status).toBe(401);
+    expect(other.body.error!.data.details.reason).toBe('browser_mismatch');
+    const retried = await trpcCall('browser.idpCallback', params, victim.cookie);
+    expect(retried.status).toBe(400);
+    expect(retried.body.error!.data.details.reason).toBe('state_reused');
+
+    // without any cookie, on /trpc or through the registered redirect URI as an API client would
+    const second = await startInBrowser(tenant.slug);
+    const secondCallback = await provider.signIn(second.authorizationUrl, account.sub);
+    const noCookie = await followCallback(secondCallback);
+    expectError(noCookie, 401, 'UNAUTHORIZED');
+    expect(noCookie.body.details.reason).toBe('browser_mismatch');
+    const third = await startInBrowser(tenant.slug);
+    const thirdCallback = await provider.signIn(third.authorizationUrl, account.sub);
+    const bare = await trpcCall('browser.idpCallback', { tenantSlug: tenant.slug, code: thirdCallback.searchParams.get('code'), state: thirdCallback.searchParams.get('state') });
+    expect(bare.status).toBe(401);
+    expect(bare.body.error!.data.details.reason).toBe('browser_mismatch');
+    expect(await sql(`select 1 from idp_identity where tenant_id = ?`, [tenant.id])).toHaveLength(0);
+
+    // API clients' flows (no binding) keep working without any cookie
+    expect((await signInThroughProvider(tenant.slug, account.sub)).status).toBe(200);
   });
 });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { freePort, startOpenIdProvider, type TestOpenIdProvider } from './helpers/oidc-provider.js';
 import { Authenticator } from './helpers/totp.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { startSmtpSink, type SmtpSink } from './helpers/smtp-sink.js';
@@ -25,6 +26,7 @@ const PASSWORD = 'correct horse battery staple';
 describe.skipIf(!hasChromium)('web pages in a browser', () => {
   let server: TestServer;
   let sink: SmtpSink;
+  let provider: TestOpenIdProvider;
   let browser: Browser;
   const cspViolations: string[] = [];
   const contexts: BrowserContext[] = [];
@@ -81,7 +83,9 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     await build({ configFile: path.resolve('web/vite.config.ts'), logLevel: 'warn' });
     sink = await startSmtpSink();
-    server = await startTestServer({ SMTP_URL: sink.url });
+    provider = await startOpenIdProvider();
+    const port = await freePort();
+    server = await startTestServer({ SMTP_URL: sink.url, PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, IDP_ISSUER: provider.issuer });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true, // each launch uses a fresh temporary profile (user data dir)
@@ -93,6 +97,7 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     for (const context of contexts) await context.close().catch(() => undefined);
     await browser?.close();
     await server?.close();
+    await provider?.close();
     await sink?.close();
   });
 
@@ -282,6 +287,136 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await shoot(admin, 'admin-audit-desktop');
     await admin.setViewportSize(PHONE);
     await shoot(admin, 'admin-audit-phone');
+    await admin.setViewportSize(DESKTOP);
+  });
+
+  it('signs in with the identity provider from the sign-in page, then with the second factor once TOTP is on', async () => {
+    diagnoseOnFailure('10');
+    // the admin configures the client registered at the provider (redirect URI: the service's callback)
+    const clientId = `client-${run}`;
+    await provider.addClient(clientId, `secret-${run}-0123456789abcdef`, `${server.url}/v1/${slug}/oauth/idp/callback`);
+    await admin.getByRole('link', { name: 'Settings' }).click();
+    await admin.getByLabel('Client ID').fill(clientId);
+    await admin.getByLabel('Client secret').fill(`secret-${run}-0123456789abcdef`);
+    await admin.getByRole('button', { name: 'Save provider' }).click();
+    await admin.getByText('Sign-in with the provider is on.').waitFor();
+
+    const sub = `sub-${run}`;
+    const email = `idp-${run}@example.com`;
+    provider.setAccount(sub, { email, email_verified: true });
+    const person = await newPerson(PHONE);
+    // the provider's login and consent pages are played by the test helper; the browser is sent on to the callback
+    const authorizationUrls: string[] = [];
+    await person.route(`${provider.issuer}/**`, async (route) => {
+      authorizationUrls.push(route.request().url());
+      const callback = await provider.signIn(route.request().url(), sub);
+      await route.fulfill({ status: 302, headers: { location: callback.toString() } });
+    });
+    await person.goto(`${server.url}/app/${slug}/sign-in`);
+    await person.getByRole('button', { name: 'Sign in with the identity provider' }).click();
+    await person.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+    expect(new URL(person.url()).hash).toBe('');
+    expect(await person.getByText(email).count()).toBe(1);
+    expect(new URL(authorizationUrls[0]!).searchParams.get('redirect_uri')).toBe(`${server.url}/v1/${slug}/oauth/idp/callback`);
+    const cookies = await person.context().cookies();
+    expect(cookies.map((c) => c.name)).toEqual([`refresh_${slug}`]); // the binding cookie is gone after the callback
+
+    // with an authenticator, the provider sign-in (no multi-factor `amr`) asks for its code
+    await person.getByRole('button', { name: 'Set up authenticator app' }).click();
+    const authenticator = new Authenticator(await person.getByLabel('Secret').inputValue());
+    await person.getByLabel('Authenticator code').fill(await authenticator.nextCode());
+    await person.getByRole('button', { name: 'Turn on' }).click();
+    await expect.poll(() => person.locator('dd').nth(3).textContent(), { timeout: 15_000 }).toBe('On');
+    await person.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await person.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+    await person.getByRole('button', { name: 'Sign in with the identity provider' }).click();
+    await person.getByRole('heading', { name: 'Second factor', exact: true }).waitFor();
+    expect(new URL(person.url()).pathname).toBe(`/app/${slug}/idp-callback`);
+    expect(new URL(person.url()).hash).toBe(''); // code and state left the address bar
+    await shoot(person, 'idp-second-factor-phone');
+    await person.getByLabel('Authenticator code').fill(authenticator.wrongCode());
+    await person.getByRole('button', { name: 'Verify', exact: true }).click();
+    await person.getByRole('alert').waitFor();
+    await person.getByLabel('Authenticator code').fill(await authenticator.nextCode());
+    await person.getByRole('button', { name: 'Verify', exact: true }).click();
+    await person.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+
+    await person.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await person.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+    await shoot(person, 'sign-in-idp-phone');
+  });
+
+  it('under a Required MFA policy, a user without a factor proves the mailbox and sets up an authenticator at sign-in', async () => {
+    diagnoseOnFailure('11');
+    const email = `bootstrap-${run}@acme.test`;
+    const person = await newPerson(PHONE);
+    await person.goto(`${server.url}/app/${slug}/sign-up`);
+    await person.getByLabel('Email').fill(email);
+    await person.getByLabel('Password').fill(PASSWORD);
+    await person.getByRole('button', { name: 'Sign up' }).click();
+    await person.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+    await person.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await person.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+
+    await admin.getByRole('link', { name: 'Settings' }).click();
+    await admin.getByLabel('Multi-factor authentication').selectOption('Required');
+    await admin.getByRole('button', { name: 'Save settings' }).click();
+    await admin.getByText('Settings saved.').waitFor();
+
+    await person.getByLabel('Email').fill(email);
+    await person.getByLabel('Password').fill(PASSWORD);
+    await person.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await person.getByRole('heading', { name: 'Second factor', exact: true }).waitFor();
+    expect(await person.getByLabel('Authenticator code').count()).toBe(0); // nothing enrolled: the mailbox first
+    await person.getByRole('button', { name: 'Email me a code' }).click();
+    await person.getByRole('status').waitFor();
+    const mail = await sink.waitFor(email, (m) => m.subject.includes('sign-in code'));
+    const code = /\b(\d{6})\b/.exec(mail.text)![1]!;
+    await shoot(person, 'mfa-bootstrap-email-phone');
+    await person.getByLabel('Email code').fill(code);
+    await person.getByRole('button', { name: 'Set up an authenticator instead' }).click();
+    await person.getByRole('heading', { name: 'Set up your authenticator app', exact: true }).waitFor();
+    await person.getByRole('img', { name: 'QR code of the authenticator secret' }).waitFor();
+    await shoot(person, 'mfa-bootstrap-enrol-phone');
+    const authenticator = new Authenticator(await person.getByLabel('Secret').inputValue());
+    await person.getByLabel('Authenticator code').fill(authenticator.wrongCode());
+    await person.getByRole('button', { name: 'Turn on and sign in' }).click();
+    await person.getByRole('alert').waitFor();
+    await person.getByLabel('Authenticator code').fill(await authenticator.nextCode());
+    await person.getByRole('button', { name: 'Turn on and sign in' }).click();
+    await person.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+    expect(await person.locator('dd').nth(3).textContent()).toBe('On');
+
+    await admin.getByLabel('Multi-factor authentication').selectOption('Optional');
+    await admin.getByRole('button', { name: 'Save settings' }).click();
+    await admin.getByText('Settings saved.').waitFor();
+  });
+
+  it('pages the users list with "Load more" (GET users limit + cursor)', async () => {
+    diagnoseOnFailure('12');
+    for (let i = 0; i < 8; i += 1) {
+      const res = await fetch(`${server.url}/v1/${slug}/auth/signup`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: `paged-${i}-${run}@acme.test`, password: PASSWORD }),
+      });
+      expect(res.status).toBe(200);
+    }
+    await admin.getByRole('link', { name: 'Users' }).click();
+    await admin.getByLabel('Per page').selectOption('10');
+    await expect.poll(() => admin.locator('tbody tr').count()).toBe(10);
+    await admin.getByText('10 users shown; more to load.').waitFor();
+    const firstPage = await admin.locator('tbody tr td:first-child').allTextContents();
+    await admin.getByRole('button', { name: 'Load more' }).click();
+    await expect.poll(() => admin.locator('tbody tr').count()).toBeGreaterThan(10);
+    await admin.getByRole('button', { name: 'Load more' }).waitFor({ state: 'detached' });
+    const all = await admin.locator('tbody tr td:first-child').allTextContents();
+    expect(all.slice(0, 10)).toEqual(firstPage);
+    expect(new Set(all).size).toBe(all.length); // no user twice
+    expect(all).toEqual(expect.arrayContaining([adminEmail, memberEmail, colleagueEmail, `paged-7-${run}@acme.test`]));
+    await admin.getByText(`${all.length} users, all shown.`).waitFor();
+    await admin.setViewportSize(PHONE);
+    await shoot(admin, 'admin-users-paged-phone');
     await admin.setViewportSize(DESKTOP);
   });
 

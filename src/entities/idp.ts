@@ -19,6 +19,11 @@ export interface IdpAuthRequest {
   expiresAt: Date;
   /** Set when a callback presented the state; a second presentation is refused. */
   consumedAt: Date | null;
+  /**
+   * Lower-case hex SHA-256 of the browser-binding cookie value when the hosted pages started the flow
+   * (`browser.idpStart`); the callback then needs that cookie. Null for API clients.
+   */
+  browserBindingHash?: string | null;
 }
 
 export const IdpAuthRequestSchema = new EntitySchema<IdpAuthRequest>({
@@ -33,6 +38,7 @@ export const IdpAuthRequestSchema = new EntitySchema<IdpAuthRequest>({
     createdAt: { type: 'Date' },
     expiresAt: { type: 'Date' },
     consumedAt: { type: 'Date', nullable: true },
+    browserBindingHash: { type: 'string', length: 64, nullable: true },
   },
 });
 

@@ -7,6 +7,7 @@ import { appRouter } from '../routers/index.js';
 import { createRequestContext } from '../context.js';
 import { envelopeAdapterErrors, INTERNAL_ERROR_REASON, sendError } from './error-envelope.js';
 import { publicDescriptionCors, screenRequestInput, strictCors } from './http-hardening.js';
+import { idpCallbackToPage } from './idp-binding-cookie.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { logRequests } from './request-log.js';
 import { webPages } from './web-pages.js';
@@ -129,6 +130,8 @@ export function createApp(services: AppServices): express.Express {
   app.use(webPages());
 
   app.use(noStore);
+  // A provider sign-in the hosted pages started returns to its page (docs/web.md); API clients are unaffected.
+  app.get('/v1/:slug/oauth/idp/callback', idpCallbackToPage);
   app.use(express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] }));
   app.use(requireJsonBody);
   app.use(screenRequestInput);

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { adminProcedure } from '../middleware/auth.js';
 import { tenantProcedure } from '../middleware/tenant.js';
+import { readIdpBindingCookie } from '../rest/idp-binding-cookie.js';
+import { idpSettingsView } from '../services/idp/idp-service.js';
 import { router } from '../trpc.js';
 import { OK, okOutput, sessionOutput, toSession } from './schemas.js';
 
@@ -13,7 +15,7 @@ const idpCredential = z.string().min(1).max(512);
  * The authorization response of RFC 6749 §4.1.2 / §4.1.2.1 as docs/idp.md lists it, plus the RFC 9207
  * `iss` parameter that providers such as oidc-provider add. Upper bounds keep abuse cheap.
  */
-const callbackInput = z.object({
+export const callbackInput = z.object({
   code: z.string().min(1).max(4096).optional(),
   state: z.string().min(1).max(1024).optional(),
   error: z.string().min(1).max(256).optional(),
@@ -22,6 +24,22 @@ const callbackInput = z.object({
 });
 
 export const idpRouter = router({
+  /**
+   * What the sign-in page may offer (docs/web.md): `{ idpSignIn }`, true when the tenant has provider
+   * credentials. Public: it says nothing that `oauth/idp/start` does not already answer; no client id.
+   */
+  signInOptions: tenantProcedure
+    .meta({
+      openapi: {
+        method: 'GET', path: '/v1/{tenantSlug}/sign-in-options', protect: false, tags,
+        summary: 'The sign-in methods a sign-in page can offer (public)',
+        description: '`idpSignIn`: whether sign-in with the external identity provider is configured (oauth/idp/start).',
+        errorResponses: { 404: 'Unknown tenant', 429: 'Rate limited' },
+      },
+    })
+    .output(z.object({ idpSignIn: z.boolean() }))
+    .query(({ ctx }) => ({ idpSignIn: idpSettingsView(ctx.tenant).idpOauthEnabled })),
+
   start: tenantProcedure
     .meta({
       openapi: {
@@ -41,26 +59,30 @@ export const idpRouter = router({
       openapi: {
         method: 'GET', path: '/v1/{tenantSlug}/oauth/idp/callback', protect: false, tags,
         summary: 'Complete sign-in with the external identity provider; returns a session',
-        description: 'Signs in the user linked to the provider account, or links the user with the same provider-verified '
+        description: 'A browser holding the `idp_binding_{slug}` cookie of a sign-in started by the hosted pages is sent on '
+          + '(303) to the page `/app/{slug}/idp-callback`, which completes it. A state started that way is refused here without '
+          + 'that cookie (401 `browser_mismatch`). '
+          + 'Signs in the user linked to the provider account, or links the user with the same provider-verified '
           + 'email (an account whose email was never verified is taken over: its password, factors and sessions are removed), '
           + 'or creates a Member. When the tenant MFA policy needs a second factor and the ID token `amr` does not show one, '
           + 'answers 401 `mfa_required` with details.methods and a single-use details.mfaToken (5 minutes) for auth/mfa/complete. '
           + 'details.reason: `idp_error`, `invalid_state`, `state_reused`, `state_expired`, '
           + '`missing_code`, `idp_not_configured`, `idp_unavailable`, `issuer_mismatch`, `code_exchange_failed`, `id_token_invalid`, '
-          + '`idp_email_missing`, `idp_email_unverified`, `user_suspended`, `email_not_verified`, `mfa_required`.',
+          + '`idp_email_missing`, `idp_email_unverified`, `user_suspended`, `email_not_verified`, `mfa_required`, `browser_mismatch`.',
         errorResponses: {
           400: 'Bad, reused or expired state; missing code; not configured; provider unreachable',
-          401: 'Provider error, refused code exchange, invalid ID token, unusable account, or `mfa_required`',
+          401: 'Provider error, refused code exchange, invalid ID token, unusable account, `browser_mismatch` or `mfa_required`',
           404: 'Unknown tenant',
           429: 'Rate limited',
         },
       },
-      errorReasons: { 400: ['invalid_state', 'missing_code', 'state_reused', 'state_expired', 'idp_not_configured', 'idp_unavailable'], 401: ['idp_error', 'code_exchange_failed', 'id_token_invalid', 'issuer_mismatch', 'idp_email_missing', 'idp_email_unverified', 'user_suspended', 'email_not_verified', 'mfa_required'] },
+      errorReasons: { 400: ['invalid_state', 'missing_code', 'state_reused', 'state_expired', 'idp_not_configured', 'idp_unavailable'], 401: ['idp_error', 'code_exchange_failed', 'id_token_invalid', 'issuer_mismatch', 'idp_email_missing', 'idp_email_unverified', 'user_suspended', 'email_not_verified', 'mfa_required', 'browser_mismatch'] },
     })
     .input(callbackInput)
     .output(sessionOutput)
     .query(async ({ ctx, input }) => {
-      const { user, tokens } = await ctx.services.idp.callback(ctx.em, ctx.tenant, input, ctx.meta);
+      const binding = readIdpBindingCookie(ctx.req, ctx.tenant.slug);
+      const { user, tokens } = await ctx.services.idp.callback(ctx.em, ctx.tenant, input, ctx.meta, binding);
       return toSession(user, tokens);
     }),
 

@@ -29,6 +29,7 @@ export const ACCESS_CLASSES: Record<string, AccessClass> = {
   'auth.mfaComplete': 'public',
   'idp.start': 'public',
   'idp.callback': 'public',
+  'idp.signInOptions': 'public',
   'invites.accept': 'public',
   'auth.verifyEmail': 'public',
   'auth.verifyEmailLink': 'public',
@@ -37,6 +38,8 @@ export const ACCESS_CLASSES: Record<string, AccessClass> = {
   'auth.completePasswordReset': 'public',
   'browser.refresh': 'public',
   'browser.logout': 'public',
+  'browser.idpStart': 'public',
+  'browser.idpCallback': 'public',
 
   'auth.logoutAll': 'user',
   'me.get': 'user',
@@ -75,9 +78,10 @@ export const ACCESS_CLASSES: Record<string, AccessClass> = {
 /**
  * Procedures served on `/trpc` only, by design: the hosted pages' cookie session (`browser.*`) reads
  * a cookie scoped to the path `/trpc`, so a REST route could never receive it. test/browser-session.test.ts
- * covers them (no cookie, another workspace's token, replay, sign-out).
+ * covers them (no cookie, another workspace's token, replay, sign-out); the provider sign-in bound to the
+ * browser (`browser.idpStart` / `browser.idpCallback`, cookie transport only) is covered in test/idp.test.ts.
  */
-export const TRPC_ONLY_PROCEDURES: ReadonlySet<string> = new Set(['browser.refresh', 'browser.logout']);
+export const TRPC_ONLY_PROCEDURES: ReadonlySet<string> = new Set(['browser.refresh', 'browser.logout', 'browser.idpStart', 'browser.idpCallback']);
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 

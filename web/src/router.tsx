@@ -2,7 +2,7 @@ import { createRootRoute, createRoute, createRouter, Link, Navigate, Outlet } fr
 import { useSlug } from './hooks';
 import { AccountPage, SignedInLayout } from './pages/account';
 import { AdminLayout, ApiKeysPage, AuditPage, InvitesPage, SettingsPage, UsersPage } from './pages/admin';
-import { AcceptInvitePage, ForgotPasswordPage, ResetPasswordPage, SignInPage, SignUpPage, VerifyEmailPage } from './pages/auth';
+import { AcceptInvitePage, ForgotPasswordPage, IdpCallbackPage, ResetPasswordPage, SignInPage, SignUpPage, VerifyEmailPage } from './pages/auth';
 import { HomePage } from './pages/home';
 
 function RootLayout() {
@@ -40,6 +40,7 @@ const forgotRoute = createRoute({ getParentRoute: () => workspaceRoute, path: 'f
 const resetRoute = createRoute({ getParentRoute: () => workspaceRoute, path: 'reset-password', component: ResetPasswordPage, validateSearch: tokenSearch });
 const verifyRoute = createRoute({ getParentRoute: () => workspaceRoute, path: 'verify-email', component: VerifyEmailPage, validateSearch: tokenSearch });
 const acceptRoute = createRoute({ getParentRoute: () => workspaceRoute, path: 'accept-invite', component: AcceptInvitePage, validateSearch: tokenSearch });
+const idpCallbackRoute = createRoute({ getParentRoute: () => workspaceRoute, path: 'idp-callback', component: IdpCallbackPage });
 const signedInRoute = createRoute({ getParentRoute: () => workspaceRoute, id: 'signed-in', component: SignedInLayout });
 const accountRoute = createRoute({ getParentRoute: () => signedInRoute, path: 'account', component: AccountPage });
 const adminRoute = createRoute({ getParentRoute: () => signedInRoute, path: 'admin', component: AdminLayout });
@@ -59,6 +60,7 @@ const routeTree = rootRoute.addChildren([
     resetRoute,
     verifyRoute,
     acceptRoute,
+    idpCallbackRoute,
     signedInRoute.addChildren([accountRoute, adminRoute.addChildren([usersRoute, invitesRoute, apiKeysRoute, settingsRoute, auditRoute])]),
   ]),
 ]);

@@ -1,3 +1,5 @@
+import { useQuery } from '@tanstack/react-query';
+import QRCode from 'qrcode';
 import { useId, type ReactNode } from 'react';
 import type { FormError } from './api';
 
@@ -100,5 +102,28 @@ export function Card({ title, children }: { title: string; children: ReactNode }
       <h1>{title}</h1>
       {children}
     </main>
+  );
+}
+
+/**
+ * A new authenticator secret as the person adds it to an app: the otpauth URI as a QR code (a PNG data
+ * URL, drawn in the browser) and the base32 secret to type (docs/mfa.md).
+ */
+export function TotpSecret({ secret, otpauthUri }: { secret: string; otpauthUri: string }) {
+  const id = useId();
+  const qr = useQuery({
+    queryKey: ['totp-qr', otpauthUri],
+    queryFn: () => QRCode.toDataURL(otpauthUri, { errorCorrectionLevel: 'M', margin: 1, width: 220 }),
+    gcTime: 0,
+  });
+  return (
+    <>
+      <p>Scan the QR code with your authenticator app, or type the secret, then enter the 6-digit code it shows.</p>
+      {qr.data && <img src={qr.data} alt="QR code of the authenticator secret" width={220} height={220} className="qr" />}
+      <div className="field">
+        <label htmlFor={id}>Secret</label>
+        <input id={id} readOnly value={secret} className="mono" />
+      </div>
+    </>
   );
 }

@@ -10,7 +10,7 @@ import { normalizeEmail } from '../../lib/email.js';
 import { badRequest, isUniqueViolation, unauthorized } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { Keyring } from '../../security/keyring.js';
-import { sha256Hex } from '../../security/tokens.js';
+import { constantTimeEqual, sha256Hex } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { PasswordSignInService, SignIn } from '../sign-in/password-sign-in-service.js';
 import type { MfaChallengeService } from '../mfa/mfa-challenge-service.js';
@@ -45,6 +45,7 @@ interface ConsumedRequestRow {
   id: string;
   secrets_enc: string;
   issuer: string;
+  browser_binding_hash: string | null;
 }
 
 interface RequestStateRow {
@@ -166,10 +167,13 @@ export class IdpService {
   /**
    * Starts a sign-in: a single-use authorization request (hashed `state`, encrypted `nonce` and PKCE
    * verifier, valid {@link IDP_AUTH_REQUEST_TTL_SECONDS}) and the provider URL to send the browser to.
+   * @param browserBinding the random value the hosted pages keep in the browser's binding cookie
+   *   (docs/web.md "Sign-in with the identity provider"); only its SHA-256 is stored, and the callback
+   *   then requires the same value. Omitted by API clients (an unbound request).
    * @returns the authorization URL.
    * @throws ApiError 400 `idp_not_configured`, 400 `idp_unavailable`.
    */
-  async start(em: EntityManager, tenant: Tenant): Promise<string> {
+  async start(em: EntityManager, tenant: Tenant, browserBinding?: string): Promise<string> {
     const credentials = this.credentialsOf(tenant);
     const issuer = this.config.idpIssuer;
     const request = await this.provider.authorizationRequest(issuer, credentials, this.redirectUri(tenant));
@@ -192,6 +196,7 @@ export class IdpService {
       createdAt: now,
       expiresAt: new Date(now.getTime() + IDP_AUTH_REQUEST_TTL_SECONDS * 1000),
       consumedAt: null,
+      browserBindingHash: browserBinding === undefined ? null : sha256Hex(browserBinding),
     });
     return request.authorizationUrl;
   }
@@ -210,9 +215,12 @@ export class IdpService {
    * @throws ApiError 401 `idp_error` (the provider sent `error`), 400 `invalid_state` / `state_reused`
    *   / `state_expired`, 400 `missing_code`, 400 `idp_not_configured`, 400 `idp_unavailable`,
    *   401 `issuer_mismatch`, 401 `code_exchange_failed`, 401 `id_token_invalid`, 401 `idp_email_missing` /
-   *   `idp_email_unverified`, 401 `user_suspended`, 401 `mfa_required`.
+   *   `idp_email_unverified`, 401 `user_suspended`, 401 `mfa_required`, 401 `browser_mismatch` (the
+   *   request was started by the hosted pages in a browser and `presentedBinding` is missing or is not
+   *   that browser's binding value; the state is spent all the same).
+   * @param presentedBinding the value of the browser-binding cookie sent with the callback, if any.
    */
-  async callback(em: EntityManager, tenant: Tenant, params: IdpCallbackParams, meta: RequestMeta): Promise<SignIn> {
+  async callback(em: EntityManager, tenant: Tenant, params: IdpCallbackParams, meta: RequestMeta, presentedBinding?: string): Promise<SignIn> {
     if (params.error !== undefined) {
       if (params.state !== undefined) await this.consumeRequest(em, tenant, params.state).catch(() => undefined);
       throw unauthorized('idp_error', 'The identity provider refused the sign-in', {
@@ -222,6 +230,10 @@ export class IdpService {
     }
     if (params.state === undefined) throw badRequest('invalid_state', 'The state parameter is missing');
     const request = await this.consumeRequest(em, tenant, params.state);
+    if (request.browser_binding_hash !== null) {
+      const bound = presentedBinding !== undefined && constantTimeEqual(sha256Hex(presentedBinding), request.browser_binding_hash);
+      if (!bound) throw unauthorized('browser_mismatch', 'This sign-in was started in another browser; start again here');
+    }
     if (params.code === undefined) throw badRequest('missing_code', 'The authorization code is missing');
     const credentials = this.credentialsOf(tenant);
     if (request.issuer !== this.config.idpIssuer) {
@@ -281,7 +293,7 @@ export class IdpService {
     const consumed = (await em.execute(
       `update idp_auth_request set consumed_at = ?
         where tenant_id = ? and state_hash = ? and consumed_at is null and expires_at > ?
-        returning id, secrets_enc, issuer`,
+        returning id, secrets_enc, issuer, browser_binding_hash`,
       [now, tenant.id, stateHash, now],
     )) as ConsumedRequestRow[];
     const row = consumed[0];

@@ -1,10 +1,9 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link, Navigate, Outlet, useNavigate } from '@tanstack/react-router';
-import QRCode from 'qrcode';
 import { useState } from 'react';
 import { forgetSession, toFormError, trpc } from '../api';
 import { useMe, useSignedIn, useSlug } from '../hooks';
-import { ErrorAlert, Field, formValue, Notice } from '../ui';
+import { ErrorAlert, Field, formValue, Notice, TotpSecret } from '../ui';
 
 /** Pages that need a session: restores it from the refresh cookie, or sends the browser to sign-in. */
 export function SignedInLayout() {
@@ -72,12 +71,6 @@ export function AccountPage() {
 function TotpEnrolment({ slug }: { slug: string }) {
   const queryClient = useQueryClient();
   const enrol = useMutation({ mutationFn: () => trpc.mfa.totpEnroll.mutate({ tenantSlug: slug }) });
-  const qr = useQuery({
-    queryKey: ['totp-qr', enrol.data?.otpauthUri],
-    queryFn: () => QRCode.toDataURL(enrol.data!.otpauthUri, { errorCorrectionLevel: 'M', margin: 1, width: 220 }),
-    enabled: enrol.data !== undefined,
-    gcTime: 0,
-  });
   const verify = useMutation({
     mutationFn: (form: FormData) => trpc.mfa.totpVerify.mutate({ tenantSlug: slug, code: formValue(form, 'code') ?? '' }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['me', slug] }),
@@ -96,12 +89,7 @@ function TotpEnrolment({ slug }: { slug: string }) {
             verify.mutate(new FormData(e.currentTarget));
           }}
         >
-          <p>Scan the QR code with your authenticator app, or type the secret, then enter the 6-digit code it shows.</p>
-          {qr.data && <img src={qr.data} alt="QR code of the authenticator secret" width={220} height={220} className="qr" />}
-          <div className="field">
-            <label htmlFor="totp-secret">Secret</label>
-            <input id="totp-secret" readOnly value={enrol.data.secret} className="mono" />
-          </div>
+          <TotpSecret secret={enrol.data.secret} otpauthUri={enrol.data.otpauthUri} />
           <Field label="Authenticator code" name="code" inputMode="numeric" autoComplete="one-time-code" required error={error} />
           <button type="submit" disabled={verify.isPending}>Turn on</button>
         </form>

@@ -1,6 +1,6 @@
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, Outlet } from '@tanstack/react-router';
-import { useState } from 'react';
+import { useId, useState } from 'react';
 import { toFormError, trpc, type RouterInputs, type RouterOutputs } from '../api';
 import { useMe, useSlug } from '../hooks';
 import { Checkbox, ErrorAlert, Field, formValue, Notice, Select } from '../ui';
@@ -13,6 +13,8 @@ type AuditAction = NonNullable<RouterInputs['audit']['list']['action']>;
 const ROLES: readonly Role[] = ['Member', 'Admin'];
 const ENVIRONMENTS: readonly Environment[] = ['live', 'test'];
 const MFA_POLICIES: readonly MfaPolicy[] = ['Disabled', 'Optional', 'Required'];
+/** Page sizes offered on the users page (the API allows 1 to 1000). */
+const USERS_PAGE_SIZES = [10, 50, 100] as const;
 /** Every audit action; the Record type makes the compiler reject a missing or unknown one. */
 const AUDIT_ACTION_SET: Record<AuditAction, true> = {
   UserSignup: true, UserLogin: true, UserLoginFailed: true, UserLogout: true, UserPasswordChanged: true, UserEmailVerified: true,
@@ -57,26 +59,43 @@ export function AdminLayout() {
   );
 }
 
-/** Users: list, delete, disable TOTP. */
+/** Users: list page by page ("Load more", GET users `limit` + `cursor`), delete, disable TOTP. */
 export function UsersPage() {
   const slug = useSlug();
   const queryClient = useQueryClient();
-  const users = useQuery({ queryKey: ['users', slug], queryFn: () => trpc.users.list.query({ tenantSlug: slug }) });
+  const pageSizeId = useId();
+  const [pageSize, setPageSize] = useState<number>(USERS_PAGE_SIZES[1]);
+  // GET users paging (limit + cursor, nextCursor; docs/api-rules.md): pages are appended by "Load more"
+  const users = useInfiniteQuery({
+    queryKey: ['users', slug, pageSize],
+    queryFn: ({ pageParam }) => trpc.users.list.query({ tenantSlug: slug, limit: pageSize, cursor: pageParam }),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.nextCursor ?? undefined,
+  });
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['users', slug] });
   const remove = useMutation({ mutationFn: (userId: string) => trpc.users.delete.mutate({ tenantSlug: slug, userId }), onSuccess: refresh });
   const disableTotp = useMutation({ mutationFn: (userId: string) => trpc.users.disableTotp.mutate({ tenantSlug: slug, userId }), onSuccess: refresh });
   const error = users.error ?? remove.error ?? disableTotp.error;
+  const items = users.data?.pages.flatMap((page) => page.items) ?? [];
   return (
     <main className="page" id="main">
       <h1>Users</h1>
       <ErrorAlert error={error ? toFormError(error) : null} />
+      <div className="field page-size">
+        <label htmlFor={pageSizeId}>Per page</label>
+        <select id={pageSizeId} value={pageSize} onChange={(e) => setPageSize(Number(e.target.value))}>
+          {USERS_PAGE_SIZES.map((size) => (
+            <option key={size} value={size}>{size}</option>
+          ))}
+        </select>
+      </div>
       <div className="table-wrap">
         <table>
           <thead>
             <tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col">Authenticator</th><th scope="col">Actions</th></tr>
           </thead>
           <tbody>
-            {users.data?.items.map((u) => (
+            {items.map((u) => (
               <tr key={u.id}>
                 <td>{u.email}</td>
                 <td>{u.role}</td>
@@ -95,6 +114,14 @@ export function UsersPage() {
           </tbody>
         </table>
       </div>
+      <p role="status" className="muted">
+        {users.isSuccess && (users.hasNextPage ? `${items.length} users shown; more to load.` : `${items.length} users, all shown.`)}
+      </p>
+      {users.hasNextPage && (
+        <button type="button" className="secondary" onClick={() => users.fetchNextPage()} disabled={users.isFetchingNextPage}>
+          Load more
+        </button>
+      )}
     </main>
   );
 }

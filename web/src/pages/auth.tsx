@@ -1,9 +1,9 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate } from '@tanstack/react-router';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { rememberSession, toFormError, trpc, type FormError } from '../api';
 import { useLinkToken, useSlug } from '../hooks';
-import { Card, ErrorAlert, Field, formValue, Notice } from '../ui';
+import { Card, ErrorAlert, Field, formValue, Notice, TotpSecret } from '../ui';
 
 type SecondFactor = 'totp' | 'email';
 
@@ -25,7 +25,12 @@ function useSignedInNavigation(slug: string) {
   };
 }
 
-/** `/app/{slug}/sign-in`: email and password, then the second factor when the tenant's policy asks. */
+/**
+ * `/app/{slug}/sign-in`: email and password, then the second factor when the tenant's policy asks
+ * (docs/mfa.md): the authenticator code for an enrolled user (`methods` `["totp"]`); otherwise the
+ * mailed code, and under `Required` (`["email","totp"]`, not enrolled) also "Set up an authenticator
+ * instead", which enrols with auth.totpInitialEnroll / auth.totpInitialVerify and the same email code.
+ */
 export function SignInPage() {
   const slug = useSlug();
   const onSignedIn = useSignedInNavigation(slug);
@@ -49,14 +54,56 @@ export function SignInPage() {
     mutationFn: () => trpc.auth.requestEmailOtp.mutate({ tenantSlug: slug, email: credentials!.email, password: credentials!.password }),
     onSuccess: () => setEmailCodeSent(true),
   });
+  const enrol = useMutation({
+    mutationFn: (emailOtpCode: string) =>
+      trpc.auth.totpInitialEnroll.mutate({ tenantSlug: slug, ...credentials!, emailOtpCode }).then((secret) => ({ ...secret, emailOtpCode })),
+  });
+  const enrolVerify = useMutation({
+    mutationFn: (code: string) =>
+      trpc.auth.totpInitialVerify.mutate({ tenantSlug: slug, ...credentials!, code, emailOtpCode: enrol.data!.emailOtpCode }),
+    onSuccess: (session) => onSignedIn(session),
+  });
   const error = login.error ? toFormError(login.error) : null;
   const shownError = error && error.reason !== 'mfa_required' ? error : null;
+  const startOver = () => {
+    setCredentials(null);
+    setEmailCodeSent(false);
+    login.reset();
+    enrol.reset();
+    enrolVerify.reset();
+  };
+
+  if (credentials && enrol.data) {
+    const enrolError = enrolVerify.error ? toFormError(enrolVerify.error) : null;
+    return (
+      <Card title="Set up your authenticator app">
+        <ErrorAlert error={enrolError} />
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            enrolVerify.mutate(formValue(new FormData(e.currentTarget), 'code') ?? '');
+          }}
+        >
+          <TotpSecret secret={enrol.data.secret} otpauthUri={enrol.data.otpauthUri} />
+          <Field label="Authenticator code" name="code" inputMode="numeric" autoComplete="one-time-code" required error={enrolError} />
+          <button type="submit" disabled={enrolVerify.isPending}>Turn on and sign in</button>
+        </form>
+        <p>
+          <button type="button" className="link" onClick={startOver}>Start over</button>
+        </p>
+      </Card>
+    );
+  }
 
   if (credentials && factors.length > 0) {
+    // methods list what the user can use, preferred first; `totp` after `email` means "may enrol" (docs/mfa.md)
+    const enrolled = factors[0] === 'totp';
+    const canEnrol = !enrolled && factors.includes('totp');
+    const emailError = enrol.error ? toFormError(enrol.error) : shownError;
     return (
       <Card title="Second factor">
-        <ErrorAlert error={shownError ?? (sendEmailCode.error ? toFormError(sendEmailCode.error) : null)} />
-        {factors.includes('totp') && (
+        <ErrorAlert error={emailError ?? (sendEmailCode.error ? toFormError(sendEmailCode.error) : null)} />
+        {enrolled && (
           <form
             onSubmit={(e) => {
               e.preventDefault();
@@ -67,23 +114,34 @@ export function SignInPage() {
             <button type="submit" disabled={login.isPending}>Verify</button>
           </form>
         )}
-        {factors.includes('email') && (
+        {!enrolled && factors.includes('email') && (
           <form
             onSubmit={(e) => {
               e.preventDefault();
-              login.mutate({ ...credentials, emailOtpCode: formValue(new FormData(e.currentTarget), 'emailOtpCode') ?? '' });
+              const code = formValue(new FormData(e.currentTarget), 'emailOtpCode') ?? '';
+              const submitter = (e.nativeEvent as SubmitEvent).submitter;
+              if (submitter?.getAttribute('value') === 'enrol') enrol.mutate(code);
+              else login.mutate({ ...credentials, emailOtpCode: code });
             }}
           >
             <button type="button" className="secondary" onClick={() => sendEmailCode.mutate()} disabled={sendEmailCode.isPending}>
               Email me a code
             </button>
             {emailCodeSent && <Notice>We sent a 6-digit code to {credentials.email}. It is valid for 10 minutes.</Notice>}
-            <Field label="Email code" name="emailOtpCode" inputMode="numeric" autoComplete="one-time-code" required error={shownError} />
-            <button type="submit" disabled={login.isPending}>Verify email code</button>
+            <Field label="Email code" name="emailOtpCode" inputMode="numeric" autoComplete="one-time-code" required error={emailError} />
+            <button type="submit" value="sign-in" disabled={login.isPending || enrol.isPending}>Verify email code</button>
+            {canEnrol && (
+              <>
+                <p className="hint">Or use the code to add an authenticator app now; later sign-ins then ask for its code.</p>
+                <button type="submit" value="enrol" className="secondary" disabled={login.isPending || enrol.isPending}>
+                  Set up an authenticator instead
+                </button>
+              </>
+            )}
           </form>
         )}
         <p>
-          <button type="button" className="link" onClick={() => setCredentials(null)}>Start over</button>
+          <button type="button" className="link" onClick={startOver}>Start over</button>
         </p>
       </Card>
     );
@@ -104,6 +162,7 @@ export function SignInPage() {
         <Field label="Password" name="password" type="password" autoComplete="current-password" required error={shownError} />
         <button type="submit" disabled={login.isPending}>Sign in</button>
       </form>
+      <IdpSignInButton slug={slug} />
       <nav aria-label="Account help" className="links">
         <Link to="/app/$slug/forgot-password" params={{ slug }}>Forgot password?</Link>
         <Link to="/app/$slug/sign-up" params={{ slug }}>Create an account</Link>
@@ -273,6 +332,148 @@ export function AcceptInvitePage() {
           <button type="submit" disabled={accept.isPending}>Accept invite</button>
         </form>
       )}
+    </Card>
+  );
+}
+
+/**
+ * "Sign in with the identity provider", shown when the workspace has it configured (`idp.signInOptions`).
+ * `browser.idpStart` binds the sign-in to this browser (HttpOnly cookie) and gives the provider URL to
+ * open; the provider returns to `/app/{slug}/idp-callback` (docs/web.md "Sign-in with the identity provider").
+ */
+function IdpSignInButton({ slug }: { slug: string }) {
+  const options = useQuery({ queryKey: ['sign-in-options', slug], queryFn: () => trpc.idp.signInOptions.query({ tenantSlug: slug }) });
+  const start = useMutation({
+    mutationFn: () => trpc.browser.idpStart.mutate({ tenantSlug: slug }),
+    onSuccess: ({ authorizationUrl }) => window.location.assign(authorizationUrl),
+  });
+  if (!options.data?.idpSignIn) return null;
+  return (
+    <div className="idp">
+      <ErrorAlert error={start.error ? toFormError(start.error) : null} />
+      <p className="muted">or</p>
+      <button type="button" className="secondary" onClick={() => start.mutate()} disabled={start.isPending || start.isSuccess}>
+        Sign in with the identity provider
+      </button>
+    </div>
+  );
+}
+
+type CallbackParams = Partial<Record<'code' | 'state' | 'error' | 'error_description' | 'iss', string>>;
+
+/** The authorization response the server put in the fragment (`#code=…&state=…`); nothing else is read. */
+function callbackParamsOf(hash: string): CallbackParams {
+  const fragment = new URLSearchParams(hash.startsWith('#') ? hash.slice(1) : hash);
+  const params: CallbackParams = {};
+  for (const name of ['code', 'state', 'error', 'error_description', 'iss'] as const) {
+    const value = fragment.get(name);
+    if (value !== null) params[name] = value;
+  }
+  return params;
+}
+
+/**
+ * `/app/{slug}/idp-callback#code=…&state=…`: where the service sends the browser back from the provider.
+ * Reads the parameters once, removes them from the address bar, and completes the sign-in with
+ * `browser.idpCallback` (the browser's binding cookie goes with it); when the workspace asks for a
+ * second factor, asks for it and finishes with `auth.mfaComplete`.
+ */
+export function IdpCallbackPage() {
+  const slug = useSlug();
+  const onSignedIn = useSignedInNavigation(slug);
+  const [params] = useState(() => callbackParamsOf(window.location.hash));
+  const started = useRef(false);
+  const complete = useMutation({
+    mutationFn: () => trpc.browser.idpCallback.mutate({ tenantSlug: slug, ...params }),
+    onSuccess: (session) => onSignedIn(session),
+  });
+  useEffect(() => {
+    if (window.location.hash) window.history.replaceState(window.history.state, '', window.location.pathname);
+    if (started.current || (!params.state && !params.error)) return;
+    started.current = true;
+    complete.mutate();
+  }, [complete, params]);
+
+  const error = complete.error ? toFormError(complete.error) : null;
+  const mfaToken = error?.reason === 'mfa_required' && typeof error.details.mfaToken === 'string' ? error.details.mfaToken : null;
+  if (mfaToken) return <SecondFactorWithToken slug={slug} mfaToken={mfaToken} factors={factorsOf(error)} onSignedIn={onSignedIn} />;
+  return (
+    <Card title="Signing in with the identity provider">
+      {!params.state && !params.error ? (
+        <div role="alert" className="alert">This page is opened by the identity provider after you sign in there. Start from the sign-in page.</div>
+      ) : error ? (
+        <ErrorAlert error={error} />
+      ) : (
+        <p role="status" className="loading">Signing you in…</p>
+      )}
+      <nav aria-label="Account help" className="links">
+        <Link to="/app/$slug/sign-in" params={{ slug }}>Back to sign-in</Link>
+      </nav>
+    </Card>
+  );
+}
+
+/**
+ * The second factor of a provider sign-in (`mfa_required` with an `mfaToken`, valid 5 minutes): an
+ * authenticator code, or a mailed code sent to the address the person types (auth/request-email-otp
+ * answers the same whether or not the account exists).
+ */
+function SecondFactorWithToken({ slug, mfaToken, factors, onSignedIn }: {
+  slug: string;
+  mfaToken: string;
+  factors: SecondFactor[];
+  onSignedIn: (session: { accessToken: string; accessTokenExpiresIn: number }) => Promise<void>;
+}) {
+  const [emailSentTo, setEmailSentTo] = useState<string | null>(null);
+  const complete = useMutation({
+    mutationFn: (codes: { totpCode?: string; emailOtpCode?: string }) => trpc.auth.mfaComplete.mutate({ tenantSlug: slug, mfaToken, ...codes }),
+    onSuccess: (session) => onSignedIn(session),
+  });
+  const sendEmailCode = useMutation({
+    mutationFn: (email: string) => trpc.auth.requestEmailOtp.mutate({ tenantSlug: slug, email }),
+    onSuccess: (_ok, email) => setEmailSentTo(email),
+  });
+  const error = complete.error ? toFormError(complete.error) : sendEmailCode.error ? toFormError(sendEmailCode.error) : null;
+  return (
+    <Card title="Second factor">
+      <ErrorAlert error={error} />
+      {factors.includes('totp') && (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            complete.mutate({ totpCode: formValue(new FormData(e.currentTarget), 'totpCode') ?? '' });
+          }}
+        >
+          <Field label="Authenticator code" name="totpCode" inputMode="numeric" autoComplete="one-time-code" required error={error} />
+          <button type="submit" disabled={complete.isPending}>Verify</button>
+        </form>
+      )}
+      {factors.includes('email') && (
+        <>
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              sendEmailCode.mutate(formValue(new FormData(e.currentTarget), 'email') ?? '');
+            }}
+          >
+            <Field label="Your email" name="email" type="email" autoComplete="username" required error={sendEmailCode.error ? error : null} />
+            <button type="submit" className="secondary" disabled={sendEmailCode.isPending}>Email me a code</button>
+          </form>
+          {emailSentTo && <Notice>If {emailSentTo} is your account's address, a 6-digit code is on its way. It is valid for 10 minutes.</Notice>}
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              complete.mutate({ emailOtpCode: formValue(new FormData(e.currentTarget), 'emailOtpCode') ?? '' });
+            }}
+          >
+            <Field label="Email code" name="emailOtpCode" inputMode="numeric" autoComplete="one-time-code" required error={complete.error ? error : null} />
+            <button type="submit" disabled={complete.isPending}>Verify email code</button>
+          </form>
+        </>
+      )}
+      <nav aria-label="Account help" className="links">
+        <Link to="/app/$slug/sign-in" params={{ slug }}>Start over</Link>
+      </nav>
     </Card>
   );
 }
