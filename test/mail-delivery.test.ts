@@ -100,7 +100,9 @@ describe('mail delivery', () => {
     // the worker tries, fails, and schedules a retry; the failure is logged without the body
     await eventually(() => (server!.logs.some((line) => line.includes('mail delivery failed') && line.includes('"level":50')) ? true : undefined), 'a failed attempt');
     await eventually(() => (server!.logs.some((line) => line.includes('job failed, will retry') && line.includes('mail.send')) ? true : undefined), 'a scheduled retry');
-    const queued = await server.services.orm.em.fork().execute<{ payload: unknown }[]>(`select payload from job where kind = 'mail.send'`);
+    // this instance's queue only: test files running beside this one share the database, not the queue
+    const queue = server.services.config.jobQueue;
+    const queued = await server.services.orm.em.fork().execute<{ payload: unknown }[]>(`select payload from job where kind = 'mail.send' and queue = ?`, [queue]);
     expect(queued).toHaveLength(1);
     expect(JSON.stringify(queued[0]!.payload)).not.toContain(member.email);
 
@@ -113,7 +115,7 @@ describe('mail delivery', () => {
       const login = await api.post(`/v1/${tenant.slug}/auth/login`, { email: member.email, password: 'correct horse battery staple', emailOtpCode: code });
       expect(login.status, JSON.stringify(login.body)).toBe(200);
       await eventually(async () => {
-        const left = await server!.services.orm.em.fork().execute(`select 1 from job where kind = 'mail.send'`);
+        const left = await server!.services.orm.em.fork().execute(`select 1 from job where kind = 'mail.send' and queue = ?`, [queue]);
         return left.length === 0 ? true : undefined;
       }, 'the delivered job to be removed');
       expect(sink.messages.filter((m) => m.to.includes(member.email.toLowerCase()))).toHaveLength(1);
