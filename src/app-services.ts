@@ -102,7 +102,7 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
   const emailOtp = new EmailOtpService(config, mailer, audit);
   const mfa = new MfaService(totp, emailOtp, audit);
   const auth = new PasswordSignInService(sessions, mfa, audit);
-  const accountTokens = new AccountTokenService(mailer, logger);
+  const accountTokens = new AccountTokenService(mailer);
   const accounts = new UserAccountService(sessions, audit, accountTokens);
   const mfaChallenges = new MfaChallengeService(auth, mfa);
   const emailVerification = new EmailVerificationService(config, accountTokens, audit);
@@ -144,7 +144,7 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     accounts,
     credentials: new BearerAuthenticationService(config, logger),
     idp: new IdpService(config, keyring, new IdpProviderClient(logger), auth, mfa, mfaChallenges, sessions, audit),
-    invites: new InviteService(config, logger, sessions, mailer, audit),
+    invites: new InviteService(config, sessions, mailer, audit),
     apiKeys: new ApiKeyService(audit),
     userDirectory: new UserDirectoryService(),
     tenantSettings: new TenantSettingsService(audit),

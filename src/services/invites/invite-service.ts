@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import { InviteSchema, type Invite, type InviteStatus } from '../../entities/invite.js';
 import { TenantSchema, type Tenant } from '../../entities/tenant.js';
@@ -56,7 +55,6 @@ export interface AcceptedInvite {
 export class InviteService {
   constructor(
     private readonly config: Config,
-    private readonly logger: Logger,
     private readonly sessions: SessionService,
     private readonly mailer: Mailer,
     private readonly audit: AuditService,
@@ -65,8 +63,9 @@ export class InviteService {
   /**
    * Creates an invite, audits `InviteCreated`, and mails the accept link (`PUBLIC_URL` +
    * `/app/{slug}/accept-invite?token=…`, a hosted page; docs/web.md). Open invites to the same email are revoked first (audited as
-   * `InviteRevoked`, reason `superseded`), so only the newest link works. A failed delivery is
-   * logged, not raised: the invite stands and the returned token can be handed over another way.
+   * `InviteRevoked`, reason `superseded`), so only the newest link works. The mail is queued
+   * (docs/events.md "Mail"): the job queue delivers it with retries, and the returned token can also
+   * be handed over another way.
    * At most `INVITES_PER_TENANT_PER_DAY` invites per tenant in any 24 hours (counted from the invite
    * table under a lock of the tenant row, so instances and concurrent requests share it), so the
    * service cannot be used to mail arbitrary addresses in bulk (docs/security.md "Mail").
@@ -140,22 +139,18 @@ export class InviteService {
     // The tenant name is chosen by whoever created the tenant: quoted, defanged, never a link.
     const name = quotedTenantName(tenant.name);
     const notice = 'The workspace name above was chosen by its administrators; this service has not checked it.';
-    try {
-      await this.mailer.send({
-        to: invite.email,
-        subject: `You are invited to the workspace ${name}`,
-        text:
-          `You have been invited to join the workspace ${name} as ${invite.role}.\n${notice}\n\n` +
-          `Accept the invitation and choose a password:\n${link}\n\n` +
-          `Invitation token: ${token}\nThe invitation expires at ${expires}.\n`,
-        html:
-          `<p>You have been invited to join the workspace <b>${escapeHtml(name)}</b> as ${invite.role}.<br>${escapeHtml(notice)}</p>` +
-          `<p><a href="${escapeHtml(link)}">Accept the invitation</a> and choose a password.</p>` +
-          `<p>Invitation token: <code>${escapeHtml(token)}</code><br>The invitation expires at ${expires}.</p>`,
-      });
-    } catch (err) {
-      this.logger.warn({ err, inviteId: invite.id, tenantId: tenant.id }, 'invite mail could not be delivered');
-    }
+    await this.mailer.send({
+      to: invite.email,
+      subject: `You are invited to the workspace ${name}`,
+      text:
+        `You have been invited to join the workspace ${name} as ${invite.role}.\n${notice}\n\n` +
+        `Accept the invitation and choose a password:\n${link}\n\n` +
+        `Invitation token: ${token}\nThe invitation expires at ${expires}.\n`,
+      html:
+        `<p>You have been invited to join the workspace <b>${escapeHtml(name)}</b> as ${invite.role}.<br>${escapeHtml(notice)}</p>` +
+        `<p><a href="${escapeHtml(link)}">Accept the invitation</a> and choose a password.</p>` +
+        `<p>Invitation token: <code>${escapeHtml(token)}</code><br>The invitation expires at ${expires}.</p>`,
+    });
   }
 
   /**

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Logger } from 'pino';
 import { AccountTokenSchema, type AccountTokenPurpose } from '../../entities/account-token.js';
 import type { Tenant } from '../../entities/tenant.js';
 import type { User } from '../../entities/user.js';
@@ -31,10 +30,7 @@ interface TokenStateRow {
  * Cheat Sheet): 256 random bits, stored as SHA-256 hashes, expiring, consumed at most once.
  */
 export class AccountTokenService {
-  constructor(
-    private readonly mailer: Mailer,
-    private readonly logger: Logger,
-  ) {}
+  constructor(private readonly mailer: Mailer) {}
 
   /**
    * Issues a token (in its own transaction, replacing earlier ones) and queues its mail to the user
