@@ -147,6 +147,25 @@ export function buildScenarios(fx: BenchFixture, argon2HashesPerSecond: () => nu
   const { options, api } = fx;
   const all: Scenario[] = [
     {
+      name: 'health',
+      ceiling: 'http',
+      description: 'GET /health: the service\'s HTTP stack alone (Express, headers, request log), no tRPC, no database; the floor of every route',
+      async prepare() {
+        return { kind: 'ready', connections: options.connections, requests: [{ method: 'GET', path: '/health' }] };
+      },
+    },
+    {
+      name: 'me-trpc',
+      ceiling: 'http',
+      description: 'GET /trpc/me.get: the `me` procedure through the tRPC endpoint, without the REST façade (compare with `me`)',
+      async prepare() {
+        const tenant = await fx.usersTenant();
+        const sessions = await fx.sessions();
+        const input = encodeURIComponent(JSON.stringify({ tenantSlug: tenant.slug }));
+        return { kind: 'ready', connections: options.connections, requests: authenticatedGet(`/trpc/me.get?input=${input}`, sessions.map((s) => s.accessToken)) };
+      },
+    },
+    {
       name: 'me',
       ceiling: 'http',
       description: 'GET /v1/{slug}/me with a user access token (tenant, session and user checked per request)',

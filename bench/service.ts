@@ -130,6 +130,20 @@ export class ProcessMonitor {
   }
 }
 
+/**
+ * RSS of an idle service: waits `settleMs` after start (start-up garbage collected), then returns
+ * the peak summed RSS of its process tree over `windowMs`, in bytes.
+ */
+export async function idleRss(pid: number, settleMs = 5_000, windowMs = 3_000): Promise<number> {
+  await new Promise((r) => setTimeout(r, settleMs));
+  const monitor = new ProcessMonitor(pid);
+  monitor.start();
+  await new Promise((r) => setTimeout(r, windowMs));
+  const { peakRssBytes } = monitor.takeWindow();
+  monitor.stop();
+  return peakRssBytes;
+}
+
 /** The service under test, running as its own process tree. */
 export interface ServiceProcess {
   url: string;
@@ -171,26 +185,30 @@ export function stopChild(child: ChildProcess, graceMs = 15_000): Promise<void> 
 
 /**
  * Starts the compiled service (`dist/src/main.js`, built by `npm run build`) on a free port against
- * `databaseUrl`, with `processes` cluster workers, fixed bench secrets and rate limits scaled out of
- * the way, and waits for `/ready`.
+ * `databaseUrl` (the embedded database in a fresh `DATA_DIR` when undefined; no Redis when
+ * `redisUrl` is undefined), with `processes` cluster workers, fixed bench secrets and rate limits
+ * scaled out of the way, and waits for `/ready`.
  */
 export async function startService(opts: {
-  databaseUrl: string;
-  redisUrl: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
   processes: number;
   cpuProfileDir?: string | undefined;
   nodeOptions?: string | undefined;
 }): Promise<ServiceProcess> {
   const port = await freePort();
   const nodeArgs = opts.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfileDir}`] : [];
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.DATABASE_URL;
+  delete env.REDIS_URL;
+  if (opts.databaseUrl !== undefined) env.DATABASE_URL = opts.databaseUrl;
+  if (opts.redisUrl !== undefined) env.REDIS_URL = opts.redisUrl;
   const child = spawn(process.execPath, [...nodeArgs, 'dist/src/main.js'], {
     env: {
-      ...process.env,
+      ...env,
       NODE_ENV: 'production',
       HOST: '127.0.0.1',
       PORT: String(port),
-      DATABASE_URL: opts.databaseUrl,
-      REDIS_URL: opts.redisUrl,
       DATA_DIR: mkdtempSync(path.join(tmpdir(), 'idp-bench-')),
       JWT_SECRET: randomBytes(48).toString('base64'),
       ENCRYPTION_KEYS: `v1:${randomBytes(32).toString('base64')}`,
