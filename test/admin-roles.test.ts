@@ -3,7 +3,7 @@ import { Api, createTenant, expectError, signupMember, unique, type ApiResponse,
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 /**
- * CONTRACT.md "Roles": every "Tenant administration" and "Invites" route of this service's issue
+ * Roles (docs/api-rules.md "Credentials and sessions"): every "Tenant administration" and "Invites" route of this service's issue
  * (except invites/accept) needs an Admin or an API key of the tenant. Each route is walked with no
  * credential, a Member, an Admin, an API key and an Admin of another tenant.
  */

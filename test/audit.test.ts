@@ -55,7 +55,7 @@ describe('the admin story: invite, accept, sign in, API key created and revoked,
 });
 
 describe('GET /v1/{tenantSlug}/audit', () => {
-  it('returns items newest first with the CONTRACT fields, only of the own tenant', async () => {
+  it('returns items newest first with every field of the audit item, only of the own tenant', async () => {
     const tenant = await createTenant(suite.api);
     const other = await createTenant(suite.api);
     await signupMember(suite.api, tenant.slug);

@@ -7,7 +7,7 @@ import { ConfigError, loadConfig, parseKeyring } from '../src/config.js';
 const dataDir = () => mkdtempSync(path.join(tmpdir(), 'idp-config-'));
 
 describe('configuration', () => {
-  it('applies the CONTRACT.md defaults and generates dev secrets once, kept in DATA_DIR', () => {
+  it('applies the documented defaults and generates dev secrets once, kept in DATA_DIR', () => {
     const dir = dataDir();
     const a = loadConfig({ DATA_DIR: dir });
     expect(a.port).toBe(3000);

@@ -12,7 +12,7 @@ beforeAll(async () => {
 const login = (email: string, password = PASSWORD) => suite.api.post(`/v1/${tenant.slug}/auth/login`, { email, password });
 
 describe('GET /me', () => {
-  it('returns every field of SPEC.md User', async () => {
+  it('returns every field of the User object', async () => {
     const res = await suite.api.get(`/v1/${tenant.slug}/me`, { token: tenant.accessToken });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({

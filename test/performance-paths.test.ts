@@ -210,7 +210,7 @@ describe('WEB_CONCURRENCY', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(out.match(/"msg":"stopped"/g)).toHaveLength(2);
-  });
+  }, 150_000); // its wait for the workers allows 90 s on a loaded machine
 });
 
 describe('libuv thread pool size of npm start', () => {

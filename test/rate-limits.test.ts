@@ -6,7 +6,7 @@ import { startTestServer, type TestServer } from './helpers/server.js';
 /**
  * Rate limits on one instance with the in-process store. `setup` (the default, very high scale)
  * creates tenants and users; the limited instances use RATE_LIMIT_SCALE 1 or 0.1 so the thresholds
- * of CONTRACT.md are reached with few requests. Counters are per instance here, so tests on
+ * of docs/api-rules.md are reached with few requests. Counters are per instance here, so tests on
  * different instances never share them. At most two instances are open at a time (the embedded
  * database serves few connections), each with one pooled connection there.
  */

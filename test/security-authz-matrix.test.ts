@@ -7,7 +7,7 @@ import { startTestServer, type TestServer } from './helpers/server.js';
 
 /**
  * The authorization matrix (OWASP ASVS V8): every route of `appRouter` × every kind of caller, with
- * the status CONTRACT.md expects. Generated from the router, so a route merged later is covered
+ * the status docs/api-rules.md expects. Generated from the router, so a route merged later is covered
  * without editing this file, and an unclassified route fails.
  */
 
@@ -60,7 +60,7 @@ function tokenOf(caller: Caller, p: Principals): string | undefined {
 /** What the matrix expects: a refusal with status and reason, or admission. */
 type Expectation = { refused: 401 | 403; reason: string } | 'admitted';
 
-/** The expected outcome of a cell (CONTRACT.md "Roles", "Credentials and sessions"). */
+/** The expected outcome of a cell (docs/api-rules.md "Credentials and sessions"). */
 function expectation(access: AccessClass, caller: Caller): Expectation {
   if (access === 'public') return 'admitted';
   switch (caller) {

@@ -96,7 +96,7 @@ export async function signupMember(api: Api, slug: string, email = `member-${uni
   return { email, id: res.body.user.id as string, accessToken: res.body.accessToken as string, refreshToken: res.body.refreshToken as string };
 }
 
-/** Asserts the CONTRACT.md error envelope with a status, code and optional `details.reason`. */
+/** Asserts the error envelope of docs/api-rules.md with a status, code and optional `details.reason`. */
 export function expectError(res: ApiResponse, status: number, code: string, reason?: string): void {
   expect(res.status, JSON.stringify(res.body)).toBe(status);
   expect(Object.keys(res.body).sort()).toEqual(['code', 'details', 'message']);

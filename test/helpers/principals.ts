@@ -7,7 +7,7 @@ import { randomBase62, sha256Hex } from '../../src/security/tokens.js';
 import { type Api, createTenant, PASSWORD, signupMember, type TestTenant } from './api.js';
 import { TEST_JWT_SECRET, type TestServer } from './server.js';
 
-/** The claims of a service access token (CONTRACT.md "Credentials and sessions"). */
+/** The claims of a service access token (docs/api-rules.md "Credentials and sessions"). */
 export interface AccessClaims {
   sub: string;
   tid: string;
@@ -117,7 +117,7 @@ export async function send(baseUrl: string, method: string, url: string, opts: {
   return { status: res.status, headers: res.headers, text, json };
 }
 
-/** Asserts a response is exactly the error envelope `{code, message, details}` (SPEC.md part 7). */
+/** Asserts a response is exactly the error envelope `{code, message, details}` (docs/api-rules.md). */
 export function expectEnvelope(res: RawResponse, context: string): void {
   expect(res.json, `${context}: not JSON: ${res.text.slice(0, 200)}`).toBeTypeOf('object');
   expect(Object.keys(res.json as object).sort(), `${context}: ${res.text.slice(0, 300)}`).toEqual(['code', 'details', 'message']);

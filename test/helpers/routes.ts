@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { appRouter } from '../../src/routers/index.js';
 
 /**
- * Who may call a procedure (CONTRACT.md "Roles", SPEC.md part 5.6):
+ * Who may call a procedure (docs/api-rules.md "Credentials and sessions"):
  * - `public`: no bearer token; any credential sent is ignored.
  * - `user`: a user's access token only (`/me*`, `auth/logout-all`, `mfa/*`); an API key gets 401
  *   `user_token_required`.
@@ -13,7 +13,7 @@ import { appRouter } from '../../src/routers/index.js';
 export type AccessClass = 'public' | 'user' | 'admin' | 'adminUser' | 'authenticated';
 
 /**
- * The expected access class of every procedure, keyed by tRPC path: every canonical name of BRIEF.md,
+ * The expected access class of every procedure, keyed by tRPC path: every procedure name,
  * whether or not its router is merged yet. A procedure of `appRouter` missing here fails the
  * authorization matrix: a new route must be classified before it can ship.
  */

@@ -21,7 +21,7 @@ export interface TestServer extends RunningServer {
 
 /**
  * Starts the whole service in-process on a free loopback port against this run's database
- * (see global-setup.ts). `env` overrides any variable of CONTRACT.md "Running".
+ * (see global-setup.ts). `env` overrides any variable of README "Configuration".
  */
 export async function startTestServer(env: Record<string, string | undefined> = {}): Promise<TestServer> {
   const config = loadConfig({
