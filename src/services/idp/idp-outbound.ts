@@ -14,7 +14,7 @@ export const MAX_PROVIDER_RESPONSE_BYTES = 1_048_576;
  * an absolute `https://` URL without credentials, query or fragment; `http://` only on a loopback
  * host and only when private issuers are allowed (the rule `IDP_ISSUER` follows); unless private
  * issuers are allowed, no loopback, private or link-local IP literal nor `localhost` name (host
- * names are checked again, per resolved address, by {@link guardedProviderFetch}).
+ * names are checked again, per resolved address, by {@link providerFetch}).
  * @param allowPrivate `IDP_ALLOW_PRIVATE_ISSUERS`.
  * @returns `{ reason, message }`: `invalid_issuer` (not a usable issuer URL) or `idp_issuer_not_allowed`
  *   (a private target while they are not allowed).
@@ -56,23 +56,25 @@ function bodyOf(body: oidc.CustomFetchOptions['body']): string | Uint8Array | un
 }
 
 /**
- * A `fetch` for openid-client (its `customFetch`) that connects only to public addresses: an IP
+ * A `fetch` for openid-client (its `customFetch`) that connects only to public addresses (unless
+ * `allowPrivate`, for tests of the fetch itself): an IP
  * literal is checked before connecting and a host name in the connection's own DNS look-up, so the
  * address checked is the address used (no DNS-rebinding gap). Used for every request to a tenant's
  * own provider (discovery, token, JWKS, UserInfo) unless `IDP_ALLOW_PRIVATE_ISSUERS` is set; the
  * provider's endpoints may name other hosts than the issuer, and each is checked. Redirects are not
  * followed (openid-client asks for `redirect: 'manual'`); answers above
  * {@link MAX_PROVIDER_RESPONSE_BYTES} are cut off with an error.
- * @throws ForbiddenTargetError (from webhook-target) when the target is not public.
+ * @returns a fetch whose promise rejects with ForbiddenTargetError (from webhook-target) when the
+ *   target is not public.
  */
-export const guardedProviderFetch: oidc.CustomFetch = (url, options) =>
+export const providerFetch = (allowPrivate: boolean): oidc.CustomFetch => (url, options) =>
   new Promise<Response>((resolve, reject) => {
     const target = new URL(url);
-    assertLiteralHostAllowed(target, false);
+    assertLiteralHostAllowed(target, allowPrivate);
     const client = target.protocol === 'https:' ? https : http;
     const request = client.request(
       target,
-      { method: options.method, headers: options.headers, lookup: guardedLookup(false), signal: options.signal, agent: false },
+      { method: options.method, headers: options.headers, lookup: guardedLookup(allowPrivate), signal: options.signal, agent: false },
       (response) => {
         const chunks: Buffer[] = [];
         let size = 0;
@@ -97,3 +99,6 @@ export const guardedProviderFetch: oidc.CustomFetch = (url, options) =>
     request.on('error', reject);
     request.end(bodyOf(options.body));
   });
+
+/** {@link providerFetch} that refuses every non-public address: used for tenants' own providers. */
+export const guardedProviderFetch: oidc.CustomFetch = providerFetch(false);
