@@ -98,6 +98,16 @@ export function providerDidMfa(amr: readonly string[]): boolean {
   return categories.size >= 2;
 }
 
+/** True when two issuer identifiers name the same issuer (equal, or equal as normalised URLs). */
+function sameIssuer(a: string, b: string): boolean {
+  if (a === b) return true;
+  try {
+    return new URL(a).href === new URL(b).href;
+  } catch {
+    return false;
+  }
+}
+
 const storedSecrets = z.object({ codeVerifier: z.string().min(1), nonce: z.string().min(1) });
 const validEmail = z.email().max(254);
 
@@ -319,8 +329,9 @@ export class IdpService {
       { code: params.code, state: params.state, iss: params.iss },
       secrets,
     );
-    // openid-client verified `iss` against the discovered issuer; this pins it to the tenant's own.
-    if (identity.issuer !== request.issuer) {
+    // openid-client verified `iss` against the document discovered for request.issuer; this also pins
+    // it to the issuer the tenant's request was started against (URL-normalised: a trailing slash).
+    if (!sameIssuer(identity.issuer, request.issuer)) {
       throw unauthorized('issuer_mismatch', 'The ID token was not issued by this tenant\'s identity provider');
     }
     await this.checkEmailDomain(em, tenant, identity, meta);
