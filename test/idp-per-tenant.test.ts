@@ -162,7 +162,10 @@ describe('each tenant its own OpenID provider', () => {
     const first = account(provider1, `first-${unique()}@example.com`, sub);
     const one = await signIn(tenant.slug, provider1, first.sub);
     expect(one.status, JSON.stringify(one.body)).toBe(200);
+    const inFlight = await startUrl(tenant.slug);
     expect((await configure(tenant, provider2, { issuer: provider2.issuer })).status).toBe(200);
+    // A sign-in started against the previous provider cannot complete against the new one.
+    expectError(await followCallback(await provider1.signIn(inFlight, first.sub)), 400, 'BAD_REQUEST', 'invalid_state');
     const other = account(provider2, `other-${unique()}@example.com`, sub);
     const two = await signIn(tenant.slug, provider2, other.sub);
     expect(two.status, JSON.stringify(two.body)).toBe(200);
