@@ -143,7 +143,7 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     mfaChallenges,
     accounts,
     credentials: new BearerAuthenticationService(config, logger),
-    idp: new IdpService(config, keyring, new IdpProviderClient(logger), auth, mfa, mfaChallenges, sessions, audit),
+    idp: new IdpService(config, keyring, new IdpProviderClient(logger, { defaultIssuer: config.idpIssuer, allowPrivateIssuers: config.idpAllowPrivateIssuers }), auth, mfa, mfaChallenges, sessions, audit),
     invites: new InviteService(config, sessions, mailer, audit),
     apiKeys: new ApiKeyService(audit),
     userDirectory: new UserDirectoryService(),

@@ -61,6 +61,11 @@ export interface Config {
   jobRetryBaseSeconds: number;
   /** Whether webhooks may target loopback, private and link-local addresses (development, tests). */
   webhookAllowPrivateTargets: boolean;
+  /**
+   * Whether a tenant's own OpenID provider (`PUT oauth/idp/credentials` `issuer`) may be on a loopback,
+   * private or link-local address, and on plain HTTP when loopback (development, tests; docs/idp.md).
+   */
+  idpAllowPrivateIssuers: boolean;
   /** Seconds an endpoint may keep failing before it is disabled and the tenant's admins are mailed. */
   webhookDisableAfterSeconds: number;
   /** Names of secrets that were generated into DATA_DIR because the variable was unset. */
@@ -151,6 +156,7 @@ const envSchema = z.object({
   JOB_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
   JOB_RETRY_BASE_SECONDS: z.coerce.number().min(0.01).max(3600).default(30),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: booleanString.default(false),
+  IDP_ALLOW_PRIVATE_ISSUERS: booleanString.default(false),
   WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce.number().int().min(1).max(30 * 86_400).default(3 * 86_400),
 });
 
@@ -300,6 +306,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobPollIntervalMs: e.JOB_POLL_INTERVAL_MS,
     jobRetryBaseSeconds: e.JOB_RETRY_BASE_SECONDS,
     webhookAllowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    idpAllowPrivateIssuers: e.IDP_ALLOW_PRIVATE_ISSUERS,
     webhookDisableAfterSeconds: e.WEBHOOK_DISABLE_AFTER_SECONDS,
     generatedSecrets,
   };

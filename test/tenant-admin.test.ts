@@ -70,6 +70,10 @@ describe('GET and PATCH /v1/{tenantSlug}/tenant', () => {
       idpOauthEnabled: false,
       idpClientId: '',
       hasIdpClientSecret: false,
+      idpIssuer: expect.stringMatching(/^https?:\/\//),
+      idpIssuerIsDefault: true,
+      idpAllowedEmailDomains: [],
+      idpRedirectUri: expect.stringMatching(new RegExp(`/v1/${tenant.slug}/oauth/idp/callback$`)),
       requireEmailVerification: false,
       createdAt: expect.any(String),
     });

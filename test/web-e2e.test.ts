@@ -300,6 +300,8 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await admin.getByLabel('Client secret').fill(`secret-${run}-0123456789abcdef`);
     await admin.getByRole('button', { name: 'Save provider' }).click();
     await admin.getByText('Sign-in with the provider is on.').waitFor();
+    // the settings show the redirect URI to register, exactly as the sign-in sends it
+    await admin.getByText(`${server.url}/v1/${slug}/oauth/idp/callback`, { exact: true }).waitFor();
 
     const sub = `sub-${run}`;
     const email = `idp-${run}@example.com`;

@@ -17,6 +17,10 @@ export interface Tenant {
   idpClientId: string | null;
   /** AES-256-GCM ciphertext of the IdP client secret (see security/keyring.ts); never plaintext. */
   idpClientSecretEnc: string | null;
+  /** The tenant's own OpenID provider (its discovery-checked issuer identifier); null: the deployment's `IDP_ISSUER`. */
+  idpIssuer: string | null;
+  /** Lower-case email domains a provider sign-in must come from; null (or empty): any domain. */
+  idpAllowedEmailDomains: string[] | null;
   createdAt: Date;
   updatedAt: Date;
   deletedAt: Date | null;
@@ -34,6 +38,8 @@ export const TenantSchema = new EntitySchema<Tenant>({
     requireEmailVerification: { type: 'boolean' },
     idpClientId: { type: 'string', length: 512, nullable: true },
     idpClientSecretEnc: { type: 'text', nullable: true },
+    idpIssuer: { type: 'string', length: 512, nullable: true },
+    idpAllowedEmailDomains: { type: 'json', nullable: true },
     createdAt: { type: 'Date' },
     updatedAt: { type: 'Date' },
     deletedAt: { type: 'Date', nullable: true },

@@ -11,6 +11,17 @@ const tags = ['idp'];
 /** docs/api-rules.md "Limits": identity-provider clientId and clientSecret, 1 to 512 characters each. */
 const idpCredential = z.string().min(1).max(512);
 
+/** docs/idp.md "A provider per tenant": most allowed email domains per tenant. */
+export const MAX_ALLOWED_EMAIL_DOMAINS = 50;
+
+/** A DNS host name as an email domain: lower-cased, labels of letters, digits and inner hyphens, a dot at least. */
+const emailDomain = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .max(253)
+  .regex(/^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'must be a domain name such as example.com');
+
 /**
  * The authorization response of RFC 6749 §4.1.2 / §4.1.2.1 as docs/idp.md lists it, plus the RFC 9207
  * `iss` parameter that providers such as oidc-provider add. Upper bounds keep abuse cheap.
@@ -68,6 +79,7 @@ export const idpRouter = router({
           + 'answers 401 `mfa_required` with details.methods and a single-use details.mfaToken (5 minutes) for auth/mfa/complete. '
           + 'details.reason: `idp_error`, `invalid_state`, `state_reused`, `state_expired`, '
           + '`missing_code`, `idp_not_configured`, `idp_unavailable`, `issuer_mismatch`, `code_exchange_failed`, `id_token_invalid`, '
+          + '`idp_email_domain_not_allowed`, '
           + '`idp_email_missing`, `idp_email_unverified`, `user_suspended`, `email_not_verified`, `mfa_required`, `browser_mismatch`.',
         errorResponses: {
           400: 'Bad, reused or expired state; missing code; not configured; provider unreachable',
@@ -76,7 +88,7 @@ export const idpRouter = router({
           429: 'Rate limited',
         },
       },
-      errorReasons: { 400: ['invalid_state', 'missing_code', 'state_reused', 'state_expired', 'idp_not_configured', 'idp_unavailable'], 401: ['idp_error', 'code_exchange_failed', 'id_token_invalid', 'issuer_mismatch', 'idp_email_missing', 'idp_email_unverified', 'user_suspended', 'email_not_verified', 'mfa_required', 'browser_mismatch'] },
+      errorReasons: { 400: ['invalid_state', 'missing_code', 'state_reused', 'state_expired', 'idp_not_configured', 'idp_unavailable'], 401: ['idp_error', 'code_exchange_failed', 'id_token_invalid', 'issuer_mismatch', 'idp_email_domain_not_allowed', 'idp_email_missing', 'idp_email_unverified', 'user_suspended', 'email_not_verified', 'mfa_required', 'browser_mismatch'] },
     })
     .input(callbackInput)
     .output(sessionOutput)
@@ -90,15 +102,30 @@ export const idpRouter = router({
     .meta({
       openapi: {
         method: 'PUT', path: '/v1/{tenantSlug}/oauth/idp/credentials', protect: true, tags,
-        summary: 'Set the client id and secret registered at the identity provider (the secret is never returned)',
-        errorResponses: { 400: 'Invalid body', 401: 'Not signed in', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited' },
+        summary: 'Set the tenant\'s identity provider: client id and secret (never returned), optional own issuer and email domains',
+        description: 'Replaces the whole configuration. `issuer` (optional): the tenant\'s own OpenID provider (enterprise SSO); '
+          + 'omitted, the deployment\'s `IDP_ISSUER` applies. It must be `https://` (`http://` only on a loopback host with '
+          + '`IDP_ALLOW_PRIVATE_ISSUERS`), without credentials, query or fragment, and not on a private address; its OpenID '
+          + 'discovery document is fetched now and must name the same issuer, else 400 and nothing is saved. '
+          + '`allowedEmailDomains` (optional, at most 50): a provider sign-in whose verified email is of another domain is refused. '
+          + 'GET tenant shows `idpRedirectUri`, the redirect URI to register at the provider.',
+        errorResponses: {
+          400: 'Invalid body, unusable issuer (`invalid_issuer`, `idp_issuer_not_allowed`), discovery failed (`idp_discovery_failed`, `issuer_mismatch`)',
+          401: 'Not signed in', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited',
+        },
       },
-      errorReasons: { 403: ['admin_required'] },
+      errorReasons: { 400: ['invalid_issuer', 'idp_issuer_not_allowed', 'idp_discovery_failed', 'issuer_mismatch'], 403: ['admin_required'] },
     })
-    .input(z.object({ clientId: idpCredential, clientSecret: idpCredential }))
+    .input(z.object({
+      clientId: idpCredential,
+      clientSecret: idpCredential,
+      issuer: z.string().min(1).max(512).optional().meta({ description: 'OpenID issuer identifier of the tenant\'s own provider; omitted: IDP_ISSUER' }),
+      allowedEmailDomains: z.array(emailDomain).max(MAX_ALLOWED_EMAIL_DOMAINS).optional()
+        .meta({ description: 'Email domains a provider sign-in must come from (exact, lower-cased); omitted or empty: any' }),
+    }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.idp.putCredentials(ctx.em, ctx.tenant, input.clientId, input.clientSecret, ctx.actor, ctx.meta);
+      await ctx.services.idp.putCredentials(ctx.em, ctx.tenant, input, ctx.actor, ctx.meta);
       return OK;
     }),
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idpSettingsView } from '../services/idp/idp-service.js';
+import type { IdpFullSettingsView } from '../services/idp/idp-service.js';
 import { MFA_POLICIES, type Tenant, TENANT_PLANS } from '../entities/tenant.js';
 import { adminProcedure } from '../middleware/auth.js';
 import { router } from '../trpc.js';
@@ -27,20 +27,27 @@ export const tenantOutput = z
     idpOauthEnabled: z.boolean().meta({ description: 'True when both the IdP client id and secret are configured' }),
     idpClientId: z.string().meta({ description: 'Empty when unset' }),
     hasIdpClientSecret: z.boolean(),
+    idpIssuer: z.string().meta({ description: 'The OpenID issuer provider sign-ins use: the tenant\'s own, or the deployment\'s IDP_ISSUER' }),
+    idpIssuerIsDefault: z.boolean().meta({ description: 'True when the tenant set no issuer of its own (IDP_ISSUER applies)' }),
+    idpAllowedEmailDomains: z.array(z.string()).meta({ description: 'Email domains provider sign-ins must come from; empty: any' }),
+    idpRedirectUri: z.string().meta({ description: 'The redirect URI to register at the provider (oauth/idp/callback)' }),
     requireEmailVerification: z.boolean(),
     createdAt: timestampOutput,
   })
   .meta({ id: 'Tenant' });
 
-/** Shapes a tenant row as the `Tenant` schema of the OpenAPI document. */
-export function toTenantOutput(tenant: Tenant): z.infer<typeof tenantOutput> {
+/**
+ * Shapes a tenant row as the `Tenant` schema of the OpenAPI document.
+ * @param idp the tenant's provider settings (IdpService.settingsView), never the secret.
+ */
+export function toTenantOutput(tenant: Tenant, idp: IdpFullSettingsView): z.infer<typeof tenantOutput> {
   return {
     id: tenant.id,
     slug: tenant.slug,
     name: tenant.name,
     plan: tenant.plan,
     mfaPolicy: tenant.mfaPolicy,
-    ...idpSettingsView(tenant),
+    ...idp,
     requireEmailVerification: tenant.requireEmailVerification,
     createdAt: tenant.createdAt.toISOString(),
   };
@@ -54,7 +61,7 @@ export const tenantRouter = router({
       errorReasons: { 403: ['admin_required'] },
     })
     .output(tenantOutput)
-    .query(({ ctx }) => toTenantOutput(ctx.tenant)),
+    .query(({ ctx }) => toTenantOutput(ctx.tenant, ctx.services.idp.settingsView(ctx.tenant))),
 
   update: adminProcedure
     .meta({
@@ -75,7 +82,7 @@ export const tenantRouter = router({
     .output(tenantOutput)
     .mutation(async ({ ctx, input }) => {
       const tenant = await ctx.services.tenantSettings.update(ctx.em, ctx.tenant.id, input, ctx.actor, ctx.meta);
-      return toTenantOutput(tenant);
+      return toTenantOutput(tenant, ctx.services.idp.settingsView(tenant));
     }),
 
   deleteTenant: adminProcedure

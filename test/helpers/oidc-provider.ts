@@ -51,6 +51,62 @@ class CookieJar {
   }
 }
 
+type Stored = Record<string, unknown>;
+
+/**
+ * An oidc-provider storage adapter per provider instance. (The library's default memory adapter is
+ * one store for the whole process, so two providers in one test would share clients, codes and
+ * grants, which real providers never do.)
+ */
+function instanceAdapter(): new (model: string) => object {
+  const store = new Map<string, { payload: Stored; expiresAt?: number }>();
+  const live = (key: string) => {
+    const entry = store.get(key);
+    if (!entry) return undefined;
+    if (entry.expiresAt !== undefined && entry.expiresAt < Date.now()) {
+      store.delete(key);
+      return undefined;
+    }
+    return entry.payload;
+  };
+  return class InstanceAdapter {
+    constructor(private readonly model: string) {}
+    private key(id: string) {
+      return `${this.model}:${id}`;
+    }
+    async upsert(id: string, payload: Stored, expiresIn?: number) {
+      store.set(this.key(id), { payload, ...(expiresIn ? { expiresAt: Date.now() + expiresIn * 1000 } : {}) });
+      if (typeof payload.grantId === 'string') store.set(`grant:${payload.grantId}:${this.key(id)}`, { payload: {} });
+    }
+    async find(id: string) {
+      return live(this.key(id));
+    }
+    async findByUid(uid: string) {
+      for (const [key] of store) if (key.startsWith(`${this.model}:`) && live(key)?.uid === uid) return live(key);
+      return undefined;
+    }
+    async findByUserCode(userCode: string) {
+      for (const [key] of store) if (key.startsWith(`${this.model}:`) && live(key)?.userCode === userCode) return live(key);
+      return undefined;
+    }
+    async consume(id: string) {
+      const payload = live(this.key(id));
+      if (payload) payload.consumed = Math.floor(Date.now() / 1000);
+    }
+    async destroy(id: string) {
+      store.delete(this.key(id));
+    }
+    async revokeByGrantId(grantId: string) {
+      for (const key of [...store.keys()]) {
+        if (key.startsWith(`grant:${grantId}:`)) {
+          store.delete(key);
+          store.delete(key.slice(`grant:${grantId}:`.length));
+        }
+      }
+    }
+  };
+}
+
 /**
  * Starts oidc-provider on a free port of 127.0.0.1 (or `port`), with PKCE required for every client,
  * the `email` scope's claims, and its development login/consent pages (which `signIn` submits).
@@ -63,6 +119,7 @@ export async function startOpenIdProvider(port = 0): Promise<TestOpenIdProvider>
   const signingKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' });
 
   const provider = new Provider(issuer, {
+    adapter: instanceAdapter(),
     jwks: { keys: [{ ...signingKey, kid: 'test-key', alg: 'RS256', use: 'sig' }] },
     cookies: { keys: ['test-provider-cookie-key-0123456789'] },
     claims: { openid: ['sub', 'amr'], email: ['email', 'email_verified'] },
@@ -165,6 +222,16 @@ export async function startOpenIdProvider(port = 0): Promise<TestOpenIdProvider>
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * Starts `count` independent providers (own issuer, port, signing key, accounts, clients and codes),
+ * as different customers' OpenID providers would be.
+ */
+export async function startOpenIdProviders(count: number): Promise<TestOpenIdProvider[]> {
+  const providers: TestOpenIdProvider[] = [];
+  for (let i = 0; i < count; i++) providers.push(await startOpenIdProvider());
+  return providers;
 }
 
 /** A TCP port that was free a moment ago on 127.0.0.1. */

@@ -2,6 +2,8 @@ import * as oidc from 'openid-client';
 import type { Logger } from 'pino';
 import { isLoopbackHttpUrl } from '../../config.js';
 import { badRequest, unauthorized, type ApiError } from '../../lib/errors.js';
+import { ForbiddenTargetError } from '../webhooks/webhook-target.js';
+import { guardedProviderFetch } from './idp-outbound.js';
 
 /** Seconds a discovered provider metadata document is used before it is fetched again. */
 export const DISCOVERY_TTL_SECONDS = 86_400;
@@ -9,6 +11,27 @@ export const DISCOVERY_TTL_SECONDS = 86_400;
 export const PROVIDER_TIMEOUT_SECONDS = 10;
 /** Scopes requested at the provider: an OpenID Connect sign-in with the email claims (OIDC Core §5.4). */
 export const IDP_SCOPES = 'openid email';
+/** Most providers whose discovery document and JWKS are kept at once (one per distinct tenant issuer); the oldest is dropped. */
+export const MAX_CACHED_ISSUERS = 256;
+
+/** How the client reaches providers (docs/idp.md "A provider per tenant"). */
+export interface IdpProviderClientOptions {
+  /** `IDP_ISSUER`: the deployment's own provider, chosen by the operator, reached without the address guard. */
+  defaultIssuer: string;
+  /** `IDP_ALLOW_PRIVATE_ISSUERS`: when false, tenant issuers are reached through {@link guardedProviderFetch}. */
+  allowPrivateIssuers: boolean;
+}
+
+/** Sets `key` as the newest entry of `map`, dropping the oldest beyond {@link MAX_CACHED_ISSUERS}. */
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  map.set(key, value);
+  while (map.size > MAX_CACHED_ISSUERS) {
+    const oldest = map.keys().next().value;
+    if (oldest === undefined) break;
+    map.delete(oldest);
+  }
+}
 
 /** The client registration of one tenant at the provider (`PUT oauth/idp/credentials`), secret decrypted. */
 export interface IdpClientCredentials {
@@ -71,13 +94,54 @@ const ID_TOKEN_ERROR_CODES = new Set([
  * (authorization code flow, RFC 6749 §4.1, with PKCE S256, RFC 7636). The provider's discovery
  * document is fetched once per issuer and reused; a failed discovery is not cached, so the next
  * request retries. The JWKS used to verify ID token signatures is shared between requests too.
+ * Both caches are keyed by issuer (the deployment's `IDP_ISSUER` and every tenant's own provider)
+ * and bounded to {@link MAX_CACHED_ISSUERS} entries.
  */
 export class IdpProviderClient {
   private readonly metadata = new Map<string, CachedMetadata>();
   private readonly pending = new Map<string, Promise<oidc.ServerMetadata>>();
   private readonly jwks = new Map<string, oidc.ExportedJWKSCache>();
 
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    private readonly options: IdpProviderClientOptions,
+  ) {}
+
+  /** The fetch for requests to `issuer`'s provider: the address-guarded one for a tenant's own issuer. */
+  private fetchFor(issuer: string): oidc.CustomFetch | undefined {
+    return issuer === this.options.defaultIssuer || this.options.allowPrivateIssuers ? undefined : guardedProviderFetch;
+  }
+
+  /**
+   * Checks a tenant's issuer before it is saved: fetches its discovery document now (not from the
+   * cache), requires its `issuer` to be the same identifier (OpenID Connect Discovery 1.0 §4.3), and
+   * caches it. Uses the same timeout and address guard as sign-ins.
+   * @returns the issuer identifier exactly as the provider's document spells it (the ID token `iss`).
+   * @throws ApiError 400 `issuer_mismatch` (the document names another issuer), 400
+   *   `idp_issuer_not_allowed` (the issuer or an address it resolves to is not public), 400
+   *   `idp_discovery_failed` (unreachable, timeout, not a discovery document).
+   */
+  async verifyIssuer(issuer: string): Promise<string> {
+    let metadata: oidc.ServerMetadata;
+    try {
+      metadata = await this.discover(issuer);
+    } catch (err) {
+      const code = errorCodeOf(err);
+      if (code === 'OAUTH_JSON_ATTRIBUTE_COMPARISON_FAILED') {
+        throw badRequest('issuer_mismatch', 'The discovery document names another issuer than the one given');
+      }
+      if (err instanceof ForbiddenTargetError || (err as { cause?: unknown }).cause instanceof ForbiddenTargetError) {
+        throw badRequest('idp_issuer_not_allowed', 'The issuer resolves to a private, loopback or link-local address');
+      }
+      this.logger.info({ code, message: (err as Error).message, issuer }, 'tenant identity provider discovery failed');
+      throw badRequest('idp_discovery_failed', `OpenID discovery failed at ${issuer}/.well-known/openid-configuration: ${code ?? 'unreachable'}`);
+    }
+    if (new URL(metadata.issuer).href !== new URL(issuer).href) {
+      throw badRequest('issuer_mismatch', 'The discovery document names another issuer than the one given');
+    }
+    remember(this.metadata, metadata.issuer, { metadata, fetchedAt: Date.now() });
+    return metadata.issuer;
+  }
 
   /**
    * Builds the authorization URL (OIDC Core §3.1.2.1) with fresh `state`, `nonce` and PKCE S256
@@ -202,6 +266,8 @@ export class IdpProviderClient {
       : oidc.ClientSecretPost(credentials.clientSecret);
     const config = new oidc.Configuration(metadata, credentials.clientId, { client_secret: credentials.clientSecret }, clientAuth);
     config.timeout = PROVIDER_TIMEOUT_SECONDS;
+    const guarded = this.fetchFor(issuer);
+    if (guarded) config[oidc.customFetch] = guarded;
     if (isLoopbackHttpUrl(new URL(issuer))) oidc.allowInsecureRequests(config);
     oidc.enableNonRepudiationChecks(config);
     const jwks = this.jwks.get(issuer);
@@ -211,7 +277,7 @@ export class IdpProviderClient {
 
   private keepJwks(issuer: string, config: oidc.Configuration): void {
     const jwks = oidc.getJwksCache(config);
-    if (jwks) this.jwks.set(issuer, jwks);
+    if (jwks) remember(this.jwks, issuer, jwks);
   }
 
   /**
@@ -230,7 +296,7 @@ export class IdpProviderClient {
     }
     try {
       const metadata = await fetching;
-      this.metadata.set(issuer, { metadata, fetchedAt: Date.now() });
+      remember(this.metadata, issuer, { metadata, fetchedAt: Date.now() });
       return metadata;
     } catch (err) {
       if (cached) {
@@ -246,7 +312,12 @@ export class IdpProviderClient {
     const url = new URL(issuer);
     const execute = isLoopbackHttpUrl(url) ? [oidc.allowInsecureRequests] : [];
     // Discovery needs no client; the placeholder id is never sent to the provider.
-    const config = await oidc.discovery(url, 'discovery', undefined, oidc.None(), { execute, timeout: PROVIDER_TIMEOUT_SECONDS });
+    const guarded = this.fetchFor(issuer);
+    const config = await oidc.discovery(url, 'discovery', undefined, oidc.None(), {
+      execute,
+      timeout: PROVIDER_TIMEOUT_SECONDS,
+      ...(guarded ? { [oidc.customFetch]: guarded } : {}),
+    });
     return { ...config.serverMetadata() };
   }
 }

@@ -11,6 +11,7 @@ import { badRequest, isUniqueViolation, unauthorized } from '../../lib/errors.js
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { Keyring } from '../../security/keyring.js';
 import { constantTimeEqual, sha256Hex } from '../../security/tokens.js';
+import { issuerProblem } from './idp-outbound.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { PasswordSignInService, SignIn } from '../sign-in/password-sign-in-service.js';
 import type { MfaChallengeService } from '../mfa/mfa-challenge-service.js';
@@ -39,6 +40,28 @@ export interface IdpSettingsView {
   idpOauthEnabled: boolean;
   idpClientId: string;
   hasIdpClientSecret: boolean;
+}
+
+/** The whole of the tenant's provider settings (GET tenant; docs/idp.md "A provider per tenant"). */
+export interface IdpFullSettingsView extends IdpSettingsView {
+  /** The issuer sign-ins use: the tenant's own, or the deployment's `IDP_ISSUER`. */
+  idpIssuer: string;
+  /** True when the tenant set no issuer of its own and `IDP_ISSUER` applies. */
+  idpIssuerIsDefault: boolean;
+  /** Lower-case email domains a provider sign-in must come from; empty: any. */
+  idpAllowedEmailDomains: string[];
+  /** The redirect URI to register at the provider, exactly as `oauth/idp/start` sends it. */
+  idpRedirectUri: string;
+}
+
+/** What `PUT oauth/idp/credentials` sets (docs/idp.md). */
+export interface IdpCredentialsInput {
+  clientId: string;
+  clientSecret: string;
+  /** The tenant's own OpenID provider; omitted: the deployment's `IDP_ISSUER`. */
+  issuer?: string | undefined;
+  /** Lower-case domain names; omitted or empty: any. */
+  allowedEmailDomains?: string[] | undefined;
 }
 
 interface ConsumedRequestRow {
@@ -73,6 +96,16 @@ export function providerDidMfa(amr: readonly string[]): boolean {
   if (amr.includes('mfa')) return true;
   const categories = new Set(amr.map((method) => AMR_CATEGORIES[method]).filter((category) => category !== undefined));
   return categories.size >= 2;
+}
+
+/** True when two issuer identifiers name the same issuer (equal, or equal as normalised URLs). */
+function sameIssuer(a: string, b: string): boolean {
+  if (a === b) return true;
+  try {
+    return new URL(a).href === new URL(b).href;
+  } catch {
+    return false;
+  }
 }
 
 const storedSecrets = z.object({ codeVerifier: z.string().min(1), nonce: z.string().min(1) });
@@ -119,21 +152,67 @@ export class IdpService {
     return `${this.config.publicUrl}/v1/${encodeURIComponent(tenant.slug)}/oauth/idp/callback`;
   }
 
+  /** The issuer the tenant's sign-ins use: its own (`PUT oauth/idp/credentials` `issuer`) or `IDP_ISSUER`. */
+  effectiveIssuer(tenant: Tenant): string {
+    return tenant.idpIssuer ?? this.config.idpIssuer;
+  }
+
+  /** Every provider setting of the tenant as GET tenant shows it; never the secret. */
+  settingsView(tenant: Tenant): IdpFullSettingsView {
+    return {
+      ...idpSettingsView(tenant),
+      idpIssuer: this.effectiveIssuer(tenant),
+      idpIssuerIsDefault: tenant.idpIssuer === null,
+      idpAllowedEmailDomains: tenant.idpAllowedEmailDomains ?? [],
+      idpRedirectUri: this.redirectUri(tenant),
+    };
+  }
+
   /**
-   * Sets (or replaces) the tenant's client id and secret; the secret is stored only as keyring
-   * ciphertext. Audits `IdpOauthLinked` (details: client id, never the secret).
+   * Sets (or replaces) the tenant's provider configuration: client id and secret (the secret stored
+   * only as keyring ciphertext), its own issuer (or none: `IDP_ISSUER`) and the allowed email domains
+   * (or none: any). An issuer is checked first (docs/idp.md "A provider per tenant"): URL rules, then
+   * OpenID discovery right now; on any failure nothing is saved. The issuer is stored as the discovery
+   * document spells it. Audits `IdpOauthLinked` (details: client id, issuer, domains, redirect URI;
+   * never the secret).
+   * @throws ApiError 400 `invalid_issuer`, `idp_issuer_not_allowed`, `idp_discovery_failed`, `issuer_mismatch`.
    */
-  async putCredentials(em: EntityManager, tenant: Tenant, clientId: string, clientSecret: string, actor: Actor, meta: RequestMeta): Promise<void> {
-    const secretEnc = this.keyring.encrypt(clientSecret, idpClientSecretAssociatedData(tenant.id));
+  async putCredentials(em: EntityManager, tenant: Tenant, input: IdpCredentialsInput, actor: Actor, meta: RequestMeta): Promise<void> {
+    let issuer: string | null = null;
+    if (input.issuer !== undefined) {
+      // The operator's own IDP_ISSUER, named explicitly, follows its own (config) rules.
+      const problem = input.issuer === this.config.idpIssuer ? undefined : issuerProblem(input.issuer, this.config.idpAllowPrivateIssuers);
+      if (problem) throw badRequest(problem.reason, problem.message);
+      issuer = await this.provider.verifyIssuer(input.issuer);
+    }
+    const domains = input.allowedEmailDomains && input.allowedEmailDomains.length > 0 ? [...new Set(input.allowedEmailDomains)] : null;
+    const secretEnc = this.keyring.encrypt(input.clientSecret, idpClientSecretAssociatedData(tenant.id));
     await em.transactional(async (tx) => {
-      await tx.nativeUpdate(TenantSchema, { id: tenant.id }, { idpClientId: clientId, idpClientSecretEnc: secretEnc, updatedAt: new Date() });
+      await tx.nativeUpdate(TenantSchema, { id: tenant.id }, {
+        idpClientId: input.clientId,
+        idpClientSecretEnc: secretEnc,
+        idpIssuer: issuer,
+        idpAllowedEmailDomains: domains,
+        updatedAt: new Date(),
+      });
+      // A sign-in in progress against the previous provider cannot complete against the new one.
+      if ((issuer ?? this.config.idpIssuer) !== this.effectiveIssuer(tenant)) {
+        await tx.execute('delete from idp_auth_request where tenant_id = ?', [tenant.id]);
+      }
       await this.audit.record(tx, {
         tenantId: tenant.id,
         action: 'IdpOauthLinked',
         actor,
         target: { type: 'tenant', id: tenant.id },
         meta,
-        details: { clientId, replaced: tenant.idpClientId !== null, redirectUri: this.redirectUri(tenant) },
+        details: {
+          clientId: input.clientId,
+          replaced: tenant.idpClientId !== null,
+          redirectUri: this.redirectUri(tenant),
+          issuer: issuer ?? this.config.idpIssuer,
+          issuerIsDefault: issuer === null,
+          allowedEmailDomains: domains ?? [],
+        },
       });
     });
   }
@@ -175,7 +254,7 @@ export class IdpService {
    */
   async start(em: EntityManager, tenant: Tenant, browserBinding?: string): Promise<string> {
     const credentials = this.credentialsOf(tenant);
-    const issuer = this.config.idpIssuer;
+    const issuer = this.effectiveIssuer(tenant);
     const request = await this.provider.authorizationRequest(issuer, credentials, this.redirectUri(tenant));
     const now = new Date();
     const id = randomUUID();
@@ -214,7 +293,8 @@ export class IdpService {
    * (method `idp`) and `SessionCreated` when a session starts.
    * @throws ApiError 401 `idp_error` (the provider sent `error`), 400 `invalid_state` / `state_reused`
    *   / `state_expired`, 400 `missing_code`, 400 `idp_not_configured`, 400 `idp_unavailable`,
-   *   401 `issuer_mismatch`, 401 `code_exchange_failed`, 401 `id_token_invalid`, 401 `idp_email_missing` /
+   *   401 `issuer_mismatch`, 401 `code_exchange_failed`, 401 `id_token_invalid`, 401
+   *   `idp_email_domain_not_allowed` (audited `UserLoginFailed`), 401 `idp_email_missing` /
    *   `idp_email_unverified`, 401 `user_suspended`, 401 `mfa_required`, 401 `browser_mismatch` (the
    *   request was started by the hosted pages in a browser and `presentedBinding` is missing or is not
    *   that browser's binding value; the state is spent all the same).
@@ -236,7 +316,7 @@ export class IdpService {
     }
     if (params.code === undefined) throw badRequest('missing_code', 'The authorization code is missing');
     const credentials = this.credentialsOf(tenant);
-    if (request.issuer !== this.config.idpIssuer) {
+    if (request.issuer !== this.effectiveIssuer(tenant)) {
       throw badRequest('invalid_state', 'The sign-in was started against another identity provider; start again');
     }
     const secrets = storedSecrets.parse(
@@ -249,6 +329,12 @@ export class IdpService {
       { code: params.code, state: params.state, iss: params.iss },
       secrets,
     );
+    // openid-client verified `iss` against the document discovered for request.issuer; this also pins
+    // it to the issuer the tenant's request was started against (URL-normalised: a trailing slash).
+    if (!sameIssuer(identity.issuer, request.issuer)) {
+      throw unauthorized('issuer_mismatch', 'The ID token was not issued by this tenant\'s identity provider');
+    }
+    await this.checkEmailDomain(em, tenant, identity, meta);
     let user: User;
     try {
       user = await this.resolveIdentity(em, tenant, identity, meta);
@@ -270,6 +356,27 @@ export class IdpService {
       ...(identity.amr.length > 0 ? { amr: identity.amr, providerMfa: providerDidMfa(identity.amr) } : {}),
     });
     return { user, tokens };
+  }
+
+  /**
+   * When the tenant restricts sign-ins to email domains, requires the provider-verified email to be
+   * of one of them (exact domain, lower-cased; a subdomain is another domain). Audits `UserLoginFailed`.
+   * @throws ApiError 401 `idp_email_domain_not_allowed` (also when the provider shares no verified email).
+   */
+  private async checkEmailDomain(em: EntityManager, tenant: Tenant, identity: IdpIdentityClaims, meta: RequestMeta): Promise<void> {
+    const allowed = tenant.idpAllowedEmailDomains ?? [];
+    if (allowed.length === 0) return;
+    const email = this.verifiedEmailOf(identity);
+    const domain = email === null ? null : email.slice(email.lastIndexOf('@') + 1);
+    if (domain !== null && allowed.includes(domain)) return;
+    await this.audit.record(em, {
+      tenantId: tenant.id,
+      action: 'UserLoginFailed',
+      actor: { type: 'system', id: null },
+      meta,
+      details: { method: 'idp', reason: 'idp_email_domain_not_allowed', issuer: identity.issuer, emailDomain: domain },
+    });
+    throw unauthorized('idp_email_domain_not_allowed', 'Sign-in with the identity provider is limited to other email domains');
   }
 
   /** The tenant's decrypted client credentials. @throws ApiError 400 `idp_not_configured`. */

@@ -61,6 +61,8 @@ export class TenantService {
       requireEmailVerification: false,
       idpClientId: null,
       idpClientSecretEnc: null,
+      idpIssuer: null,
+      idpAllowedEmailDomains: null,
       createdAt: now,
       updatedAt: now,
       deletedAt: null,

@@ -16,7 +16,8 @@ export function isPublicAddress(address: string): boolean {
   return ipaddr.process(address).range() === 'unicast';
 }
 
-function isLoopbackHost(hostname: string): boolean {
+/** True for `localhost`-like names and loopback IP literals (`127.0.0.0/8`, `::1`), brackets allowed. */
+export function isLoopbackHost(hostname: string): boolean {
   const bare = hostname.replace(/^\[|\]$/g, '');
   if (LOCAL_HOST_NAMES.test(bare)) return true;
   return ipaddr.isValid(bare) && ipaddr.process(bare).range() === 'loopback';

@@ -316,7 +316,13 @@ export function SettingsPage() {
   });
   const putIdp = useMutation({
     mutationFn: (form: FormData) =>
-      trpc.idp.putCredentials.mutate({ tenantSlug: slug, clientId: formValue(form, 'clientId') ?? '', clientSecret: formValue(form, 'clientSecret') ?? '' }),
+      trpc.idp.putCredentials.mutate({
+        tenantSlug: slug,
+        clientId: formValue(form, 'clientId') ?? '',
+        clientSecret: formValue(form, 'clientSecret') ?? '',
+        issuer: formValue(form, 'issuer'),
+        allowedEmailDomains: (formValue(form, 'allowedEmailDomains') ?? '').split(/[\s,]+/).filter(Boolean),
+      }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['tenant', slug] }),
   });
   const deleteIdp = useMutation({
@@ -351,7 +357,12 @@ export function SettingsPage() {
       <section aria-labelledby="idp" className="panel">
         <h2 id="idp">External identity provider</h2>
         <p>{t.idpOauthEnabled ? 'Sign-in with the provider is on.' : 'Sign-in with the provider is off.'}</p>
+        <p>
+          Provider: <code>{t.idpIssuer}</code>{t.idpIssuerIsDefault ? ' (the service default)' : ''}.
+          Redirect URI to register at the provider: <code>{t.idpRedirectUri}</code>
+        </p>
         <form
+          key={t.idpIssuer + t.idpAllowedEmailDomains.join(',')}
           onSubmit={(e) => {
             e.preventDefault();
             const form = e.currentTarget;
@@ -368,6 +379,20 @@ export function SettingsPage() {
             required
             error={idpError}
             hint={t.hasIdpClientSecret ? 'A secret is stored; it is never shown. Enter it again to change the client.' : 'Never shown again once saved.'}
+          />
+          <Field
+            label="Issuer URL (optional)"
+            name="issuer"
+            defaultValue={t.idpIssuerIsDefault ? '' : t.idpIssuer}
+            error={idpError}
+            hint="Your own OpenID provider, e.g. https://login.example.com/realms/acme; empty for the service default. Checked when saved."
+          />
+          <Field
+            label="Allowed email domains (optional)"
+            name="allowedEmailDomains"
+            defaultValue={t.idpAllowedEmailDomains.join(', ')}
+            error={idpError}
+            hint="Comma-separated, e.g. example.com; empty allows any domain."
           />
           <button type="submit" disabled={putIdp.isPending}>Save provider</button>
           {t.idpOauthEnabled && (
