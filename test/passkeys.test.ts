@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest';
-import { createTenant, expectError, PASSWORD, signupMember, type TestTenant } from './helpers/api.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Api, createTenant, expectError, PASSWORD, signupMember, type TestTenant } from './helpers/api.js';
 import { claimsOf, issueApiKey } from './helpers/principals.js';
+import { startTestServer, type TestServer } from './helpers/server.js';
 import { useTestServer } from './helpers/suite.js';
 import { setMfaPolicy } from './helpers/tenant-settings.js';
 import { SoftwareAuthenticator } from './helpers/webauthn-authenticator.js';
@@ -350,5 +351,37 @@ describe('passkey sign-in (auth/passkey/*)', () => {
       await api.post(`/v1/${member.tenant.slug}/auth/passkey/verify`, { challengeId, response: authenticator.get(options) }),
       401, 'UNAUTHORIZED', 'invalid_passkey',
     );
+  });
+});
+
+describe('passkey sign-in and the login budget', () => {
+  let strict: TestServer;
+  let strictApi: Api;
+  beforeAll(async () => {
+    strict = await startTestServer({ PUBLIC_URL: ORIGIN, RATE_LIMIT_SCALE: '1' });
+    strictApi = new Api(strict.url);
+  });
+  afterAll(async () => {
+    await strict?.close();
+  });
+
+  it('counts failed passkey assertions against the account\'s login budget, shared with password login', async () => {
+    const tenant = await createTenant(strictApi);
+    const member = await signupMember(strictApi, tenant.slug);
+    const authenticator = new SoftwareAuthenticator(ORIGIN);
+    const options = await strictApi.post(`/v1/${tenant.slug}/mfa/passkeys/registration-options`, undefined, { token: member.accessToken });
+    const registered = await strictApi.post(`/v1/${tenant.slug}/mfa/passkeys/registration-verify`, { response: authenticator.create(options.body as never) }, { token: member.accessToken });
+    expect(registered.status, JSON.stringify(registered.body)).toBe(200);
+
+    const forged = async () => {
+      const res = await strictApi.post(`/v1/${tenant.slug}/auth/passkey/options`, {});
+      const response = authenticator.get(res.body.options, { origin: 'https://evil.example' });
+      return strictApi.post(`/v1/${tenant.slug}/auth/passkey/verify`, { challengeId: res.body.challengeId, response });
+    };
+    for (let i = 0; i < 10; i++) expectError(await forged(), 401, 'UNAUTHORIZED', 'invalid_passkey');
+    const blocked = await forged();
+    expectError(blocked, 429, 'TOO_MANY_REQUESTS');
+    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
+    expectError(await strictApi.post(`/v1/${tenant.slug}/auth/login`, { email: member.email, password: PASSWORD }), 429, 'TOO_MANY_REQUESTS');
   });
 });
