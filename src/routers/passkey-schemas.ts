@@ -16,7 +16,12 @@ const credentialId = base64url(1400).min(1);
 const transport = z.enum(PASSKEY_TRANSPORTS);
 const transports = z.array(transport).max(PASSKEY_TRANSPORTS.length);
 const attachment = z.enum(['platform', 'cross-platform']);
-const clientExtensionResults = z.record(z.string().max(64), z.unknown());
+/** `AuthenticationExtensionsClientOutputs`: the outputs this service may read; other extensions are dropped. */
+const clientExtensionResults = z.object({
+  appid: z.boolean().optional(),
+  credProps: z.object({ rk: z.boolean().optional() }).optional(),
+  hmacCreateSecret: z.boolean().optional(),
+});
 
 /** What `navigator.credentials.create()` answered, as `@simplewebauthn/browser` serialises it. */
 export const registrationResponseInput = z.object({
