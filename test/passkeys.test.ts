@@ -78,6 +78,10 @@ describe('passkey registration (mfa/passkeys/*)', () => {
     const list = await api.get(`/v1/${member.tenant.slug}/me/passkeys`, { token: member.accessToken });
     expect(list.status).toBe(200);
     expect(list.body.items).toEqual([verify.body.passkey]);
+    // the personal-data export lists it too (never the public key)
+    const exported = await api.get(`/v1/${member.tenant.slug}/me/export`, { token: member.accessToken });
+    expect(exported.status).toBe(200);
+    expect(exported.body.passkeys).toEqual([verify.body.passkey]);
 
     const [event] = await auditOf(member.tenant.id, 'PasskeyRegistered');
     expect(event).toMatchObject({ actor_id: member.id, target_id: member.id, details: { passkeyId: verify.body.passkey.id, name: 'Laptop', fmt: 'none' } });

@@ -104,6 +104,18 @@ function userHandleOf(userId: string): Uint8Array<ArrayBuffer> {
   return isoUint8Array.fromUTF8String(userId) as Uint8Array<ArrayBuffer>;
 }
 
+async function rowsOfUser(em: EntityManager, tenantId: string, userId: string): Promise<PasskeyRow[]> {
+  return (await em.execute('select * from passkey where tenant_id = ? and user_id = ? order by created_at, id', [tenantId, userId])) as PasskeyRow[];
+}
+
+/**
+ * The passkeys of a user of a tenant as the API shows them (never the key), oldest first; used by
+ * `GET me/passkeys` and the personal-data export.
+ */
+export async function passkeysOf(em: EntityManager, tenantId: string, userId: string): Promise<PasskeyView[]> {
+  return (await rowsOfUser(em, tenantId, userId)).map(toView);
+}
+
 /** A challenge verifier for the library: the presented challenge must hash to the stored one. */
 function matchesChallenge(challengeHash: string): (challenge: string) => boolean {
   return (challenge) => constantTimeEqual(sha256Hex(challenge), challengeHash);
@@ -248,7 +260,7 @@ export class PasskeyService {
 
   /** `GET me/passkeys`: the user's passkeys, oldest first. */
   async list(em: EntityManager, tenant: Tenant, userId: string): Promise<PasskeyView[]> {
-    return (await this.rowsOfUser(em, tenant, userId)).map(toView);
+    return passkeysOf(em, tenant.id, userId);
   }
 
   /** How many passkeys the user has (for sign-in choices and the account page). */
@@ -413,7 +425,7 @@ export class PasskeyService {
   }
 
   private async rowsOfUser(em: EntityManager, tenant: Tenant, userId: string): Promise<PasskeyRow[]> {
-    return (await em.execute('select * from passkey where tenant_id = ? and user_id = ? order by created_at, id', [tenant.id, userId])) as PasskeyRow[];
+    return rowsOfUser(em, tenant.id, userId);
   }
 
   /** Stores a challenge (hashed) for 5 minutes, after clearing the tenant's expired ones; returns its id. */
