@@ -36,6 +36,7 @@ import { TenantService } from './services/tenants/tenant-service.js';
 import { TotpService } from './services/mfa/totp-service.js';
 import { TenantSettingsService } from './services/tenants/tenant-settings-service.js';
 import { UserDirectoryService } from './services/users/user-directory-service.js';
+import { PasskeyService } from './services/passkeys/passkey-service.js';
 
 /** Every long-lived object of one service instance, built once at start-up (the composition root). */
 export interface AppServices {
@@ -76,6 +77,8 @@ export interface AppServices {
   passwordReset: PasswordResetService;
   dataExport: DataExportService;
   erasure: ErasureService;
+  /** Passkeys (WebAuthn): registration, listing, deletion and passkey sign-in (docs/passkeys.md). */
+  passkeys: PasskeyService;
   /** Rate limits (docs/api-rules.md "Rate limits"), shared through Redis when `REDIS_URL` is set. */
   rateLimits: RateLimitService;
   /** Named readiness probes for `GET /ready`; each rejects when its dependency does not answer. */
@@ -98,7 +101,8 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
   const webhookDelivery = new WebhookDelivery(config, orm, keyring, mailer, logger);
   jobWorker.handle('mail.send', (job) => mailer.deliver(job));
   jobWorker.handle('webhook.deliver', (job, retryIn) => webhookDelivery.deliver(job, retryIn));
-  const totp = new TotpService(keyring, audit, new FactorChangeNotifier(mailer, logger));
+  const factorNotices = new FactorChangeNotifier(mailer, logger);
+  const totp = new TotpService(keyring, audit, factorNotices);
   const emailOtp = new EmailOtpService(config, mailer, audit);
   const mfa = new MfaService(totp, emailOtp, audit);
   const auth = new PasswordSignInService(sessions, mfa, audit);
@@ -153,6 +157,7 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     passwordReset: new PasswordResetService(config, accountTokens, sessions, emailVerification, audit),
     dataExport: new DataExportService(audit),
     erasure: new ErasureService(config, logger, audit),
+    passkeys: new PasskeyService(config, auth, audit, factorNotices),
     rateLimits: new RateLimitService({ scale: config.rateLimitScale, keyPrefix: config.redisKeyPrefix, redis, logger }),
     disposers,
     readiness,

@@ -153,10 +153,12 @@ describe('raw malformed requests', () => {
       expectEnvelope(res, context);
     }
     // A second tenant: an odd body may be a valid call (e.g. logout-all) and change that tenant's rows.
-    const oddToken = credentialFor(route, await createPrincipals(api, server));
+    const odd = await createPrincipals(api, server);
+    const oddToken = credentialFor(route, odd);
+    const oddUrl = toRequest(route, { ...(sampleValue(inputJsonSchema(route)) as object), tenantSlug: odd.tenant.slug }).url;
     for (const body of ODD_BODIES) {
-      const res = await send(server.url, route.method, url, { token: oddToken, body });
-      const context = `${route.method} ${url} ${body} -> ${res.status} ${res.text.slice(0, 300)}`;
+      const res = await send(server.url, route.method, oddUrl, { token: oddToken, body });
+      const context = `${route.method} ${oddUrl} ${body} -> ${res.status} ${res.text.slice(0, 300)}`;
       expect(res.status, context).toBeLessThan(500);
       if (res.status >= 400) expectEnvelope(res, context);
     }

@@ -422,6 +422,47 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await admin.setViewportSize(DESKTOP);
   });
 
+  it('adds a passkey on the account page (Chromium virtual authenticator), signs out, and signs in with the passkey alone', async () => {
+    diagnoseOnFailure('13');
+    // WebAuthn needs a domain as RP id (not an IP address): a second instance whose PUBLIC_URL is on localhost
+    const port = await freePort();
+    const local = await startTestServer({ SMTP_URL: sink.url, PORT: String(port), PUBLIC_URL: `http://localhost:${port}` });
+    try {
+      const person = await newPerson();
+      const cdp = await person.context().newCDPSession(person);
+      await cdp.send('WebAuthn.enable');
+      await cdp.send('WebAuthn.addVirtualAuthenticator', {
+        options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+      });
+      const email = `passkey-${run}@acme.test`;
+      await person.goto(`http://localhost:${port}/`);
+      await person.getByLabel('Workspace name').fill(`Passkeys ${run}`);
+      await person.getByLabel('Your email').fill(email);
+      await person.getByLabel('Password').fill(PASSWORD);
+      await person.getByRole('button', { name: 'Create workspace' }).click();
+      await person.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+      const passkeySlug = new URL(person.url()).pathname.split('/')[2]!;
+
+      await person.getByLabel('Passkey name (optional)').fill('Virtual key');
+      await person.getByRole('button', { name: 'Add a passkey' }).click();
+      await person.getByRole('button', { name: 'Delete passkey Virtual key' }).waitFor();
+      await shoot(person, 'account-passkey-desktop');
+
+      await person.getByRole('button', { name: 'Sign out', exact: true }).click();
+      await person.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+      await person.getByRole('button', { name: 'Use a passkey' }).click();
+      await person.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+      expect(person.url()).toBe(`http://localhost:${port}/app/${passkeySlug}/account`);
+      const logins = (await local.services.orm.em.fork().execute(
+        `select details from audit_event where action = 'UserLogin' and tenant_id = (select id from tenant where slug = ?)`,
+        [passkeySlug],
+      )) as { details: Record<string, unknown> | string }[];
+      expect(logins.map((r) => (typeof r.details === 'string' ? JSON.parse(r.details) : r.details).method)).toContain('passkey');
+    } finally {
+      await local.close();
+    }
+  });
+
   it('renders the API reference at /docs from the OpenAPI document', async () => {
     diagnoseOnFailure('9');
     const page = await newPerson();

@@ -12,6 +12,7 @@ export const AUDIT_ACTIONS = [
   'TenantCreated', 'TenantUpdated', 'TenantSoftDeleted',
   'GdprExportRequested', 'GdprExportCompleted', 'GdprErasureRequested', 'GdprErasureCompleted',
   'IdpOauthLinked', 'IdpOauthUnlinked',
+  'PasskeyRegistered', 'PasskeyDeleted', 'PasskeyCloneSuspected',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 export const ACTOR_TYPES = ['user', 'api_key', 'system'] as const;

@@ -4,6 +4,7 @@ import { AuditEventSchema } from './audit-event.js';
 import { IdpAuthRequestSchema, IdpIdentitySchema } from './idp.js';
 import { EmailOtpSchema } from './email-otp.js';
 import { InviteSchema } from './invite.js';
+import { PasskeySchema } from './passkey.js';
 import { RefreshTokenSchema } from './refresh-token.js';
 import { SessionSchema } from './session.js';
 import { TenantSchema } from './tenant.js';
@@ -15,6 +16,7 @@ export * from './audit-event.js';
 export * from './idp.js';
 export * from './email-otp.js';
 export * from './invite.js';
+export * from './passkey.js';
 export * from './refresh-token.js';
 export * from './session.js';
 export * from './tenant.js';
@@ -24,4 +26,5 @@ export * from './user.js';
 export const ENTITIES = [
   TenantSchema, UserSchema, SessionSchema, RefreshTokenSchema, ApiKeySchema, AuditEventSchema,
   IdpAuthRequestSchema, IdpIdentitySchema, EmailOtpSchema, InviteSchema, AccountTokenSchema,
+  PasskeySchema,
 ];

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { userProcedure } from '../middleware/auth.js';
 import { withAccountBudget } from '../middleware/rate-limit.js';
 import { router } from '../trpc.js';
+import { PASSKEY_REASONS } from '../services/passkeys/passkey-errors.js';
+import { passkeyOutput } from './passkey-schemas.js';
 import { newPassword, OK, okOutput, presentedPassword, toUserOutput, userOutput } from './schemas.js';
 import { asAttachment, dataProtectionTags, userExportOutput } from './user-export.js';
 
@@ -72,5 +74,33 @@ export const meRouter = router({
     .query(async ({ ctx }) => {
       const data = await ctx.services.dataExport.exportUser(ctx.em, ctx.tenant, ctx.principal.userId, 'self', ctx.actor, ctx.meta);
       return asAttachment(ctx.res, data);
+    }),
+
+  passkeys: userProcedure
+    .meta({
+      openapi: {
+        method: 'GET', path: '/v1/{tenantSlug}/me/passkeys', tags, protect: true, summary: 'The signed-in user\'s passkeys',
+        errorResponses: { 401: 'Not signed in', 404: 'Unknown tenant' },
+      },
+      errorReasons: { 401: ['user_token_required'] },
+    })
+    .output(z.object({ items: z.array(passkeyOutput) }))
+    .query(async ({ ctx }) => ({ items: await ctx.services.passkeys.list(ctx.em, ctx.tenant, ctx.principal.userId) })),
+
+  deletePasskey: userProcedure
+    .meta({
+      openapi: {
+        method: 'DELETE', path: '/v1/{tenantSlug}/me/passkeys/{id}', tags, protect: true,
+        summary: 'Delete one of the signed-in user\'s passkeys; it signs in no more',
+        description: 'Needs a recent sign-in like mfa/totp/enroll (else 401 `reauthentication_required`). The user is mailed a notice.',
+        errorResponses: { 401: 'Not signed in, or `reauthentication_required`', 404: 'Unknown tenant or passkey' },
+      },
+      errorReasons: { 401: ['user_token_required', 'reauthentication_required'], 404: [PASSKEY_REASONS.notFound] },
+    })
+    .input(z.object({ id: z.uuid() }))
+    .output(okOutput)
+    .mutation(async ({ ctx, input }) => {
+      await ctx.services.passkeys.remove(ctx.em, ctx.tenant, ctx.principal, input.id, ctx.actor, ctx.meta);
+      return OK;
     }),
 });

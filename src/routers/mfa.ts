@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import { userProcedure } from '../middleware/auth.js';
 import { router } from '../trpc.js';
+import { PASSKEY_REASONS } from '../services/passkeys/passkey-errors.js';
+import { passkeyName, passkeyOutput, registrationOptionsOutput, registrationResponseInput } from './passkey-schemas.js';
 import { OK, okOutput, oneTimeCode, totpEnrollmentOutput } from './schemas.js';
 
 const tags = ['mfa'];
 
-/** TOTP enrollment of the signed-in user (docs/mfa.md); user tokens only. */
+/** Factor enrolment of the signed-in user: TOTP (docs/mfa.md) and passkeys (docs/passkeys.md); user tokens only. */
 export const mfaRouter = router({
   totpEnroll: userProcedure
     .meta({
@@ -41,5 +43,47 @@ export const mfaRouter = router({
     .mutation(async ({ ctx, input }) => {
       await ctx.services.mfaEnrollment.confirm(ctx.em, ctx.tenant, ctx.principal, input.code, ctx.actor, ctx.meta);
       return OK;
+    }),
+
+  passkeyRegistrationOptions: userProcedure
+    .meta({
+      openapi: {
+        method: 'POST', path: '/v1/{tenantSlug}/mfa/passkeys/registration-options', tags, protect: true,
+        summary: 'Start registering a passkey: WebAuthn creation options for navigator.credentials.create()',
+        description:
+          'Answers `PublicKeyCredentialCreationOptionsJSON` (discoverable credential and user verification required; the user\'s ' +
+          'passkeys in `excludeCredentials`). The challenge is single-use and valid 5 minutes; a new call replaces it. ' +
+          'Needs a recent sign-in like mfa/totp/enroll (else 401 `reauthentication_required`).',
+        errorResponses: { 401: 'Not signed in, or `reauthentication_required`', 404: 'Unknown tenant' },
+      },
+      errorReasons: { 401: ['user_token_required', 'reauthentication_required'] },
+    })
+    .output(registrationOptionsOutput)
+    .mutation(({ ctx }) => ctx.services.passkeys.registrationOptions(ctx.em, ctx.tenant, ctx.principal)),
+
+  passkeyRegistrationVerify: userProcedure
+    .meta({
+      openapi: {
+        method: 'POST', path: '/v1/{tenantSlug}/mfa/passkeys/registration-verify', tags, protect: true,
+        summary: 'Finish registering a passkey with the authenticator\'s response',
+        description:
+          '`response` is the `RegistrationResponseJSON` of the credential (as @simplewebauthn/browser\'s startRegistration answers it). ' +
+          'Origin and RP id must be those of `PUBLIC_URL`; the challenge of registration-options is spent whatever the outcome. ' +
+          'Needs a recent sign-in (else 401 `reauthentication_required`). The user is mailed a notice of the new passkey.',
+        errorResponses: {
+          400: 'Invalid body, no open challenge, or the response does not verify', 401: 'Not signed in, or `reauthentication_required`',
+          404: 'Unknown tenant', 409: 'The passkey is already registered',
+        },
+      },
+      errorReasons: {
+        400: [PASSKEY_REASONS.challengeInvalid, PASSKEY_REASONS.invalid], 401: ['user_token_required', 'reauthentication_required'],
+        409: [PASSKEY_REASONS.alreadyRegistered],
+      },
+    })
+    .input(z.object({ response: registrationResponseInput, name: passkeyName.optional() }))
+    .output(z.object({ passkey: passkeyOutput }))
+    .mutation(async ({ ctx, input }) => {
+      const passkey = await ctx.services.passkeys.register(ctx.em, ctx.tenant, ctx.principal, input.response, input.name, ctx.actor, ctx.meta);
+      return { passkey };
     }),
 });

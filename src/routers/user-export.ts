@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { USER_ROLES, USER_STATUSES } from '../entities/user.js';
 import type { Response } from 'express';
+import { passkeyOutput } from './passkey-schemas.js';
 import { auditEventOutput, emailOutput, timestampOutput } from './schemas.js';
 
 /** OpenAPI tag of the personal-data and tenant-deletion operations. */
@@ -41,6 +42,7 @@ export const userExportOutput = z
     idpLinks: z.array(
       z.object({ issuer: z.string(), subject: z.string(), email: emailOutput.nullable(), createdAt: timestamp, lastLoginAt: nullableTimestamp }),
     ),
+    passkeys: z.array(passkeyOutput).meta({ description: 'Registered passkeys (WebAuthn); public keys are not exported' }),
     auditEvents: z.array(auditEventOutput).meta({ description: 'Audit events the user performed or that concern them or their sessions, oldest first' }),
   })
   .meta({ id: 'UserDataExport' });

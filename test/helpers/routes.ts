@@ -40,6 +40,8 @@ export const ACCESS_CLASSES: Record<string, AccessClass> = {
   'browser.logout': 'public',
   'browser.idpStart': 'public',
   'browser.idpCallback': 'public',
+  'auth.passkeyOptions': 'public',
+  'auth.passkeyVerify': 'public',
 
   'auth.logoutAll': 'user',
   'me.get': 'user',
@@ -48,6 +50,10 @@ export const ACCESS_CLASSES: Record<string, AccessClass> = {
   'mfa.totpEnroll': 'user',
   'mfa.totpVerify': 'user',
   'me.exportMe': 'user',
+  'mfa.passkeyRegistrationOptions': 'user',
+  'mfa.passkeyRegistrationVerify': 'user',
+  'me.passkeys': 'user',
+  'me.deletePasskey': 'user',
 
   'users.disableTotp': 'admin',
   'idp.putCredentials': 'admin',

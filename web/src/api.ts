@@ -105,3 +105,12 @@ export function toFormError(err: unknown): FormError {
   }
   return { message: 'Something went wrong. Check your connection and try again.', details: {}, fields: {} };
 }
+
+/**
+ * A failed passkey ceremony as a form error: API errors as {@link toFormError}; anything else comes
+ * from the browser's WebAuthn prompt (cancelled, timed out, no passkey on this device).
+ */
+export function toPasskeyError(err: unknown): FormError {
+  if (err instanceof TRPCClientError) return toFormError(err);
+  return { message: 'The passkey was not used: the prompt was cancelled, timed out, or this device has no passkey for this site.', details: {}, fields: {} };
+}

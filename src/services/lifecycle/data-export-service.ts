@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { passkeysOf } from '../passkeys/passkey-service.js';
 import { toAuditItem, type AuditRow } from '../audit/audit-log-service.js';
 import type { UserDataExport } from '../../routers/user-export.js';
 import type { Tenant } from '../../entities/tenant.js';
@@ -83,6 +84,7 @@ export class DataExportService {
         where tenant_id = ? and user_id = ? order by created_at`,
       [tenant.id, user.id],
     )) as IdpLinkRow[];
+    const passkeys = await passkeysOf(em, tenant.id, user.id);
     const events = (await em.execute(
       `select id, action, actor_type, actor_id, target_type, target_id, ip, user_agent, details, created_at
          from audit_event
@@ -125,6 +127,7 @@ export class DataExportService {
         createdAt: iso(l.created_at)!,
         lastLoginAt: iso(l.last_login_at),
       })),
+      passkeys,
       auditEvents: events.map((e) => {
         // other people's IP and user agent stay out of this user's export
         const own = e.actor_id === user.id || e.actor_type === 'system';

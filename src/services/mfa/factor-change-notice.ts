@@ -7,7 +7,7 @@ import type { Mailer, MailMessage } from '../mail/mailer.js';
 import { quotedTenantName } from '../mail/tenant-name.js';
 
 /** A change of a user's second factors that the user is told about by mail. */
-export type FactorChange = 'totp_enrolled' | 'totp_disabled';
+export type FactorChange = 'totp_enrolled' | 'totp_disabled' | 'passkey_added' | 'passkey_removed';
 
 /**
  * Mails the user a notice of every change of their second factors (docs/mfa.md "Factor-change
@@ -31,14 +31,19 @@ export class FactorChangeNotifier {
   }
 }
 
+/** The sentence and the subject line of each notice. */
+const FACTOR_CHANGE_TEXT: Record<FactorChange, { what: string; subject: string }> = {
+  totp_enrolled: { what: 'An authenticator app (TOTP) was added as a second factor to your account', subject: 'authenticator app added' },
+  totp_disabled: { what: 'The authenticator app (TOTP) second factor was removed from your account', subject: 'authenticator app removed' },
+  passkey_added: { what: 'A passkey (it signs you in without a password) was added to your account', subject: 'passkey added' },
+  passkey_removed: { what: 'A passkey was removed from your account', subject: 'passkey removed' },
+};
+
 function factorChangeMail(tenantName: string, to: string, change: FactorChange, bySelf: boolean): MailMessage {
   const tenant = quotedTenantName(tenantName);
-  const what =
-    change === 'totp_enrolled'
-      ? 'An authenticator app (TOTP) was added as a second factor to your account'
-      : 'The authenticator app (TOTP) second factor was removed from your account';
+  const what = FACTOR_CHANGE_TEXT[change].what;
   const who = bySelf ? '' : ' by an administrator';
-  const subject = change === 'totp_enrolled' ? `Security notice: authenticator app added (${tenant})` : `Security notice: authenticator app removed (${tenant})`;
+  const subject = `Security notice: ${FACTOR_CHANGE_TEXT[change].subject} (${tenant})`;
   const advice =
     'If this was you, nothing needs to be done. If it was not, reset your password at once and ask an administrator ' +
     'of the workspace to remove the factor and end your sessions.';

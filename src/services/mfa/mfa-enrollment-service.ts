@@ -55,21 +55,28 @@ export class MfaEnrollmentService {
     await this.totp.confirmEnrollment(em, tenant, user, code, actor, meta);
   }
 
-  /**
-   * Reads the session row (tenant-scoped) and checks it was authenticated recently.
-   * @throws ApiError 401 `reauthentication_required` (with `details.maxAgeSeconds`).
-   */
+  /** See {@link assertRecentSignIn}. */
   private async assertRecentSignIn(em: EntityManager, tenant: Tenant, session: EnrollingSession): Promise<void> {
-    const rows = (await em.execute(
-      'select authenticated_at from session where id = ? and tenant_id = ? and user_id = ? and revoked_at is null',
-      [session.sessionId, tenant.id, session.userId],
-    )) as SessionAuthRow[];
-    const authenticatedAt = rows[0]?.authenticated_at;
-    const ageMs = authenticatedAt ? Date.now() - new Date(authenticatedAt).getTime() : Number.POSITIVE_INFINITY;
-    if (ageMs >= RECENT_SIGN_IN_SECONDS * 1000) {
-      throw unauthorized('reauthentication_required', 'Sign in again to change your second factors', {
-        maxAgeSeconds: RECENT_SIGN_IN_SECONDS,
-      });
-    }
+    await assertRecentSignIn(em, tenant, session);
+  }
+}
+
+/**
+ * Reads the session row (tenant-scoped) and checks it was authenticated less than
+ * {@link RECENT_SIGN_IN_SECONDS} ago (docs/mfa.md "Recent sign-in"); used by every change of a
+ * user's factors (TOTP enrolment, passkey registration and deletion).
+ * @throws ApiError 401 `reauthentication_required` (with `details.maxAgeSeconds`).
+ */
+export async function assertRecentSignIn(em: EntityManager, tenant: Tenant, session: EnrollingSession): Promise<void> {
+  const rows = (await em.execute(
+    'select authenticated_at from session where id = ? and tenant_id = ? and user_id = ? and revoked_at is null',
+    [session.sessionId, tenant.id, session.userId],
+  )) as SessionAuthRow[];
+  const authenticatedAt = rows[0]?.authenticated_at;
+  const ageMs = authenticatedAt ? Date.now() - new Date(authenticatedAt).getTime() : Number.POSITIVE_INFINITY;
+  if (ageMs >= RECENT_SIGN_IN_SECONDS * 1000) {
+    throw unauthorized('reauthentication_required', 'Sign in again to change your second factors', {
+      maxAgeSeconds: RECENT_SIGN_IN_SECONDS,
+    });
   }
 }

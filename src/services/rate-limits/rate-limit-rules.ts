@@ -81,6 +81,9 @@ export const PROCEDURE_RATE_LIMITS: Readonly<Record<string, ProcedureRateLimits>
   'invites.accept': { ip: ACCOUNT_CREATION_PER_IP },
   'auth.refresh': { ip: REFRESH_PER_IP },
   'browser.refresh': { ip: REFRESH_PER_IP },
+  // Passkey sign-in: the verify route has no email; the router applies the credential owner's account budget.
+  'auth.passkeyOptions': { ip: SIGN_IN_PER_IP },
+  'auth.passkeyVerify': { ip: SIGN_IN_PER_IP },
 };
 
 /**

@@ -1,7 +1,8 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { startRegistration } from '@simplewebauthn/browser';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, Navigate, Outlet, useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
-import { forgetSession, toFormError, trpc } from '../api';
+import { forgetSession, toFormError, toPasskeyError, trpc } from '../api';
 import { useMe, useSignedIn, useSlug } from '../hooks';
 import { ErrorAlert, Field, formValue, Notice, TotpSecret } from '../ui';
 
@@ -60,6 +61,7 @@ export function AccountPage() {
         <dd>{user.totpEnrolled ? 'On' : 'Off'}</dd>
       </dl>
       {!user.totpEnrolled && <TotpEnrolment slug={slug} />}
+      <Passkeys slug={slug} />
       <ChangePassword slug={slug} />
       <DataExport slug={slug} />
       <SessionControls slug={slug} />
@@ -94,6 +96,56 @@ function TotpEnrolment({ slug }: { slug: string }) {
           <button type="submit" disabled={verify.isPending}>Turn on</button>
         </form>
       )}
+    </section>
+  );
+}
+
+/** Passkeys of the user (docs/passkeys.md): list, add (browser WebAuthn ceremony), delete. */
+function Passkeys({ slug }: { slug: string }) {
+  const queryClient = useQueryClient();
+  const list = useQuery({ queryKey: ['passkeys', slug], queryFn: () => trpc.me.passkeys.query({ tenantSlug: slug }) });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['passkeys', slug] });
+  const add = useMutation({
+    mutationFn: async (name: string | undefined) => {
+      const optionsJSON = await trpc.mfa.passkeyRegistrationOptions.mutate({ tenantSlug: slug });
+      const response = await startRegistration({ optionsJSON });
+      return trpc.mfa.passkeyRegistrationVerify.mutate({ tenantSlug: slug, response, ...(name ? { name } : {}) });
+    },
+    onSuccess: refresh,
+  });
+  const remove = useMutation({
+    mutationFn: (id: string) => trpc.me.deletePasskey.mutate({ tenantSlug: slug, id }),
+    onSuccess: refresh,
+  });
+  const error = add.error ? toPasskeyError(add.error) : remove.error ? toFormError(remove.error) : list.error ? toFormError(list.error) : null;
+  return (
+    <section aria-labelledby="passkeys-heading" className="panel">
+      <h2 id="passkeys-heading">Passkeys</h2>
+      <ErrorAlert error={error} />
+      {list.data && list.data.items.length > 0 ? (
+        <ul aria-label="Your passkeys">
+          {list.data.items.map((p) => (
+            <li key={p.id}>
+              {p.name} <span className="muted">added {new Date(p.createdAt).toLocaleDateString()}{p.lastUsedAt ? `, last used ${new Date(p.lastUsedAt).toLocaleString()}` : ''}</span>{' '}
+              <button type="button" className="secondary" onClick={() => remove.mutate(p.id)} disabled={remove.isPending} aria-label={`Delete passkey ${p.name}`}>
+                Delete
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : (
+        list.data && <p className="muted">No passkey yet. A passkey signs you in with your device's screen lock instead of a password.</p>
+      )}
+      {add.isSuccess && <Notice>Passkey added.</Notice>}
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          add.mutate(formValue(new FormData(e.currentTarget), 'passkeyName'));
+        }}
+      >
+        <Field label="Passkey name (optional)" name="passkeyName" error={null} />
+        <button type="submit" disabled={add.isPending}>Add a passkey</button>
+      </form>
     </section>
   );
 }

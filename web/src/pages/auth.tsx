@@ -1,7 +1,8 @@
+import { startAuthentication } from '@simplewebauthn/browser';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useEffect, useRef, useState } from 'react';
-import { rememberSession, toFormError, trpc, type FormError } from '../api';
+import { rememberSession, toFormError, toPasskeyError, trpc, type FormError } from '../api';
 import { useLinkToken, useSlug } from '../hooks';
 import { Card, ErrorAlert, Field, formValue, Notice, TotpSecret } from '../ui';
 
@@ -162,12 +163,31 @@ export function SignInPage() {
         <Field label="Password" name="password" type="password" autoComplete="current-password" required error={shownError} />
         <button type="submit" disabled={login.isPending}>Sign in</button>
       </form>
+      <PasskeySignInButton slug={slug} onSignedIn={onSignedIn} />
       <IdpSignInButton slug={slug} />
       <nav aria-label="Account help" className="links">
         <Link to="/app/$slug/forgot-password" params={{ slug }}>Forgot password?</Link>
         <Link to="/app/$slug/sign-up" params={{ slug }}>Create an account</Link>
       </nav>
     </Card>
+  );
+}
+
+/** "Use a passkey" on the sign-in page: a discoverable-credential ceremony, no email typed (docs/passkeys.md). */
+function PasskeySignInButton({ slug, onSignedIn }: { slug: string; onSignedIn: ReturnType<typeof useSignedInNavigation> }) {
+  const signIn = useMutation({
+    mutationFn: async () => {
+      const { challengeId, options } = await trpc.auth.passkeyOptions.mutate({ tenantSlug: slug });
+      const response = await startAuthentication({ optionsJSON: options });
+      return trpc.auth.passkeyVerify.mutate({ tenantSlug: slug, challengeId, response });
+    },
+    onSuccess: (session) => onSignedIn(session),
+  });
+  return (
+    <div className="passkey-sign-in">
+      <ErrorAlert error={signIn.error ? toPasskeyError(signIn.error) : null} />
+      <button type="button" className="secondary" onClick={() => signIn.mutate()} disabled={signIn.isPending}>Use a passkey</button>
+    </div>
   );
 }
 

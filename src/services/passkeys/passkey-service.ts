@@ -1,0 +1,448 @@
+import { createHmac, hkdfSync, randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import {
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
+  type AuthenticationResponseJSON,
+  type PublicKeyCredentialCreationOptionsJSON,
+  type PublicKeyCredentialRequestOptionsJSON,
+  type RegistrationResponseJSON,
+} from '@simplewebauthn/server';
+import { isoBase64URL, isoUint8Array } from '@simplewebauthn/server/helpers';
+import type { Config } from '../../config.js';
+import type { PasskeyTransport } from '../../entities/passkey.js';
+import type { Tenant } from '../../entities/tenant.js';
+import type { User } from '../../entities/user.js';
+import { normalizeEmail } from '../../lib/email.js';
+import { isUniqueViolation, unauthorized } from '../../lib/errors.js';
+import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import { constantTimeEqual, sha256Hex } from '../../security/tokens.js';
+import type { AuditService } from '../audit/audit-service.js';
+import type { FactorChangeNotifier } from '../mfa/factor-change-notice.js';
+import { assertRecentSignIn, type EnrollingSession } from '../mfa/mfa-enrollment-service.js';
+import type { PasswordSignInService, SignIn } from '../sign-in/password-sign-in-service.js';
+import { findLiveUserByEmail, findLiveUserById } from '../users/user-lookup.js';
+import { passkeyErrors, PASSKEY_REASONS } from './passkey-errors.js';
+
+/** Seconds a registration or sign-in challenge stays usable: 5 minutes (also the ceremony timeout). */
+export const PASSKEY_CHALLENGE_TTL_SECONDS = 300;
+/** COSE algorithms accepted for new passkeys (RFC 9053): EdDSA, ES256, RS256. */
+const SUPPORTED_ALGORITHMS = [-8, -7, -257];
+
+/** The relying party of this service: the host and origin of `PUBLIC_URL` (WebAuthn §5.1.4 "RP ID"). */
+export interface RelyingParty {
+  /** The RP id: the hostname of `PUBLIC_URL` (no scheme, no port). */
+  id: string;
+  /** The expected `clientDataJSON.origin`: scheme, host and port of `PUBLIC_URL`. */
+  origin: string;
+}
+
+/** The relying party of a `PUBLIC_URL` (e.g. `https://id.example.com` → id `id.example.com`). */
+export function relyingPartyOf(publicUrl: string): RelyingParty {
+  const url = new URL(publicUrl);
+  return { id: url.hostname, origin: url.origin };
+}
+
+/** One passkey as the API shows it (docs/passkeys.md). */
+export interface PasskeyView {
+  id: string;
+  name: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  backupEligible: boolean;
+  backedUp: boolean;
+  transports: PasskeyTransport[];
+}
+
+/** The options of a sign-in ceremony and the id the client sends back with its response. */
+export interface PasskeySignInOptions {
+  challengeId: string;
+  options: PublicKeyCredentialRequestOptionsJSON;
+}
+
+interface PasskeyRow {
+  id: string;
+  user_id: string;
+  credential_id: string;
+  public_key: Buffer | Uint8Array;
+  counter: string | number;
+  transports: PasskeyTransport[] | string;
+  backup_eligible: boolean;
+  backed_up: boolean;
+  name: string;
+  created_at: Date;
+  last_used_at: Date | null;
+}
+
+interface ChallengeRow {
+  user_id: string | null;
+  user_bound: boolean;
+  challenge_hash: string;
+  expires_at: Date;
+}
+
+function transportsOf(row: Pick<PasskeyRow, 'transports'>): PasskeyTransport[] {
+  return typeof row.transports === 'string' ? (JSON.parse(row.transports) as PasskeyTransport[]) : row.transports;
+}
+
+function toView(row: PasskeyRow): PasskeyView {
+  return {
+    id: row.id,
+    name: row.name,
+    createdAt: new Date(row.created_at).toISOString(),
+    lastUsedAt: row.last_used_at ? new Date(row.last_used_at).toISOString() : null,
+    backupEligible: row.backup_eligible,
+    backedUp: row.backed_up,
+    transports: transportsOf(row),
+  };
+}
+
+/** The WebAuthn user handle of a user: the UTF-8 bytes of the user's uuid (no personal data). */
+function userHandleOf(userId: string): Uint8Array<ArrayBuffer> {
+  return isoUint8Array.fromUTF8String(userId) as Uint8Array<ArrayBuffer>;
+}
+
+async function rowsOfUser(em: EntityManager, tenantId: string, userId: string): Promise<PasskeyRow[]> {
+  return (await em.execute('select * from passkey where tenant_id = ? and user_id = ? order by created_at, id', [tenantId, userId])) as PasskeyRow[];
+}
+
+/**
+ * The passkeys of a user of a tenant as the API shows them (never the key), oldest first; used by
+ * `GET me/passkeys` and the personal-data export.
+ */
+export async function passkeysOf(em: EntityManager, tenantId: string, userId: string): Promise<PasskeyView[]> {
+  return (await rowsOfUser(em, tenantId, userId)).map(toView);
+}
+
+/** A challenge verifier for the library: the presented challenge must hash to the stored one. */
+function matchesChallenge(challengeHash: string): (challenge: string) => boolean {
+  return (challenge) => constantTimeEqual(sha256Hex(challenge), challengeHash);
+}
+
+/**
+ * Passkeys (W3C WebAuthn Level 3) on `@simplewebauthn/server` (docs/passkeys.md): registration by a
+ * signed-in user after a recent sign-in, listing and deletion, and sign-in with a discoverable
+ * credential (no email) or email first. A passkey is possession plus inherence or knowledge (user
+ * verification is required), so a passkey sign-in satisfies every MFA policy by itself.
+ *
+ * Challenges are single-use (deleted as they are presented, whatever the outcome), live
+ * {@link PASSKEY_CHALLENGE_TTL_SECONDS}, are bound to their tenant (and user when known) and are
+ * stored only as SHA-256 hashes. Every query is scoped by tenant: a credential registered in one
+ * tenant signs in to no other.
+ */
+export class PasskeyService {
+  private readonly rp: RelyingParty;
+  private readonly decoyKey: Buffer;
+
+  constructor(
+    config: Pick<Config, 'publicUrl' | 'jwtSecret'>,
+    private readonly auth: PasswordSignInService,
+    private readonly audit: AuditService,
+    private readonly notices: FactorChangeNotifier,
+  ) {
+    this.rp = relyingPartyOf(config.publicUrl);
+    this.decoyKey = Buffer.from(hkdfSync('sha256', config.jwtSecret, Buffer.alloc(0), 'passkey-decoy-credential-v1', 32));
+  }
+
+  /** The relying party (from `PUBLIC_URL`). */
+  get relyingParty(): RelyingParty {
+    return this.rp;
+  }
+
+  /**
+   * `mfa/passkeys/registration-options`: creation options for a new discoverable, user-verified
+   * credential (`excludeCredentials` = the user's passkeys). The user's earlier open registration
+   * challenge ends.
+   * @throws ApiError 401 `reauthentication_required` when the session is not recent.
+   */
+  async registrationOptions(em: EntityManager, tenant: Tenant, session: EnrollingSession): Promise<PublicKeyCredentialCreationOptionsJSON> {
+    await assertRecentSignIn(em, tenant, session);
+    const user = await this.liveUser(em, tenant, session.userId);
+    const existing = await this.rowsOfUser(em, tenant, user.id);
+    const options = await generateRegistrationOptions({
+      rpName: tenant.name,
+      rpID: this.rp.id,
+      userName: user.email,
+      userDisplayName: user.email,
+      userID: userHandleOf(user.id),
+      timeout: PASSKEY_CHALLENGE_TTL_SECONDS * 1000,
+      attestationType: 'none',
+      excludeCredentials: existing.map((row) => ({ id: row.credential_id, transports: transportsOf(row) })),
+      authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
+      supportedAlgorithmIDs: SUPPORTED_ALGORITHMS,
+    });
+    await em.execute("delete from webauthn_challenge where tenant_id = ? and user_id = ? and purpose = 'registration'", [tenant.id, user.id]);
+    await this.storeChallenge(em, tenant, 'registration', user.id, true, options.challenge);
+    return options;
+  }
+
+  /**
+   * `mfa/passkeys/registration-verify`: verifies the attestation (format `none` or any the library
+   * verifies; user verification required; origin and RP id of `PUBLIC_URL`) against the user's open
+   * registration challenge, which is spent whatever the outcome. Stores the passkey, audits
+   * `PasskeyRegistered` and mails the user a factor-change notice.
+   * @throws ApiError 401 `reauthentication_required`, 400 `passkey_challenge_invalid` / `invalid_passkey`,
+   *   409 `passkey_already_registered`.
+   */
+  async register(
+    em: EntityManager,
+    tenant: Tenant,
+    session: EnrollingSession,
+    response: RegistrationResponseJSON,
+    name: string | undefined,
+    actor: Actor,
+    meta: RequestMeta,
+  ): Promise<PasskeyView> {
+    await assertRecentSignIn(em, tenant, session);
+    const user = await this.liveUser(em, tenant, session.userId);
+    const challenges = (await em.execute(
+      "delete from webauthn_challenge where tenant_id = ? and user_id = ? and purpose = 'registration' returning user_id, user_bound, challenge_hash, expires_at",
+      [tenant.id, user.id],
+    )) as ChallengeRow[];
+    const challenge = challenges.find((c) => new Date(c.expires_at).getTime() > Date.now());
+    if (!challenge) throw passkeyErrors.challengeInvalid(false);
+
+    let verification: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
+    try {
+      verification = await verifyRegistrationResponse({
+        response,
+        expectedChallenge: matchesChallenge(challenge.challenge_hash),
+        expectedOrigin: this.rp.origin,
+        expectedRPID: this.rp.id,
+        requireUserVerification: true,
+        supportedAlgorithmIDs: SUPPORTED_ALGORITHMS,
+      });
+    } catch {
+      throw passkeyErrors.invalid(false);
+    }
+    const info = verification.registrationInfo;
+    if (!verification.verified || !info || !info.userVerified) throw passkeyErrors.invalid(false);
+
+    const now = new Date();
+    const row: PasskeyRow = {
+      id: randomUUID(),
+      user_id: user.id,
+      credential_id: info.credential.id,
+      public_key: Buffer.from(info.credential.publicKey),
+      counter: info.credential.counter,
+      transports: (response.response.transports ?? []) as PasskeyTransport[],
+      backup_eligible: info.credentialDeviceType === 'multiDevice',
+      backed_up: info.credentialBackedUp,
+      name: name ?? `Passkey ${now.toISOString().slice(0, 10)}`,
+      created_at: now,
+      last_used_at: null,
+    };
+    try {
+      await em.transactional(async (tx) => {
+        await tx.execute(
+          `insert into passkey (id, tenant_id, user_id, credential_id, public_key, counter, transports, backup_eligible, backed_up, aaguid, name, created_at, last_used_at)
+           values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, null)`,
+          [row.id, tenant.id, user.id, row.credential_id, row.public_key, row.counter, JSON.stringify(row.transports), row.backup_eligible, row.backed_up, info.aaguid, row.name, now],
+        );
+        await this.audit.record(tx, {
+          tenantId: tenant.id,
+          action: 'PasskeyRegistered',
+          actor,
+          target: { type: 'user', id: user.id },
+          meta,
+          details: { passkeyId: row.id, name: row.name, aaguid: info.aaguid, backupEligible: row.backup_eligible, fmt: info.fmt },
+        });
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw passkeyErrors.alreadyRegistered();
+      throw err;
+    }
+    await this.notices.notify(tenant, user, 'passkey_added', actor);
+    return toView(row);
+  }
+
+  /** `GET me/passkeys`: the user's passkeys, oldest first. */
+  async list(em: EntityManager, tenant: Tenant, userId: string): Promise<PasskeyView[]> {
+    return passkeysOf(em, tenant.id, userId);
+  }
+
+  /** How many passkeys the user has (for sign-in choices and the account page). */
+  async countOf(em: EntityManager, tenant: Tenant, userId: string): Promise<number> {
+    const rows = (await em.execute('select count(*)::int as n from passkey where tenant_id = ? and user_id = ?', [tenant.id, userId])) as { n: number }[];
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  /**
+   * `DELETE me/passkeys/{id}`: removes one of the session user's passkeys (a recent sign-in is
+   * required: a stolen token must not strip a factor), audits `PasskeyDeleted`, mails a notice.
+   * @throws ApiError 401 `reauthentication_required`, 404 `passkey_not_found` (also for another user's
+   *   or another tenant's passkey).
+   */
+  async remove(em: EntityManager, tenant: Tenant, session: EnrollingSession, passkeyId: string, actor: Actor, meta: RequestMeta): Promise<void> {
+    await assertRecentSignIn(em, tenant, session);
+    const user = await this.liveUser(em, tenant, session.userId);
+    await em.transactional(async (tx) => {
+      const deleted = (await tx.execute('delete from passkey where id = ? and tenant_id = ? and user_id = ? returning name', [
+        passkeyId, tenant.id, user.id,
+      ])) as { name: string }[];
+      if (!deleted[0]) throw passkeyErrors.notFound();
+      await this.audit.record(tx, {
+        tenantId: tenant.id,
+        action: 'PasskeyDeleted',
+        actor,
+        target: { type: 'user', id: user.id },
+        meta,
+        details: { passkeyId, name: deleted[0].name },
+      });
+    });
+    await this.notices.notify(tenant, user, 'passkey_removed', actor);
+  }
+
+  /**
+   * `auth/passkey/options`: request options and a `challengeId`. Without `email`, `allowCredentials`
+   * is empty (the authenticator offers its discoverable credentials). With `email`, it lists that
+   * user's credentials; an unknown email, or a user without passkeys, gets one decoy credential id
+   * derived by HMAC from the tenant and email, stable across calls, so the answer does not reveal
+   * whether the account exists. The challenge is then bound to that user (or to nobody).
+   */
+  async signInOptions(em: EntityManager, tenant: Tenant, email: string | undefined): Promise<PasskeySignInOptions> {
+    let userId: string | null = null;
+    let allowCredentials: { id: string; transports?: PasskeyTransport[] }[] | undefined;
+    if (email !== undefined) {
+      const user = await findLiveUserByEmail(em, tenant.id, email);
+      userId = user?.id ?? null;
+      const rows = user ? await this.rowsOfUser(em, tenant, user.id) : [];
+      allowCredentials = rows.length > 0
+        ? rows.map((row) => ({ id: row.credential_id, transports: transportsOf(row) }))
+        : [{ id: this.decoyCredentialId(tenant, email), transports: ['hybrid', 'internal'] }];
+    }
+    const options = await generateAuthenticationOptions({
+      rpID: this.rp.id,
+      allowCredentials: allowCredentials ?? [],
+      userVerification: 'required',
+      timeout: PASSKEY_CHALLENGE_TTL_SECONDS * 1000,
+    });
+    const challengeId = await this.storeChallenge(em, tenant, 'authentication', userId, email !== undefined, options.challenge);
+    return { challengeId, options };
+  }
+
+  /**
+   * The email of the live user of the tenant owning the presented credential, or null, so
+   * `auth/passkey/verify` can run in that account's login budget.
+   */
+  async accountEmailOf(em: EntityManager, tenant: Tenant, credentialId: string): Promise<string | null> {
+    const rows = (await em.execute(
+      `select u.email from passkey p join app_user u on u.id = p.user_id and u.tenant_id = p.tenant_id
+        where p.tenant_id = ? and p.credential_id = ? and u.deleted_at is null`,
+      [tenant.id, credentialId],
+    )) as { email: string }[];
+    return rows[0]?.email ?? null;
+  }
+
+  /**
+   * `auth/passkey/verify`: spends the challenge, finds the credential in this tenant, verifies the
+   * assertion (signature, origin, RP id, user present and verified, user handle), refuses a
+   * signature counter that did not go up (audits `PasskeyCloneSuspected`), then starts the session
+   * (`UserLogin` with `details.method` `passkey`, `SessionCreated`). Failures are audited as
+   * `UserLoginFailed` (`via` `passkey`).
+   * @throws ApiError 401 `passkey_challenge_invalid`, `invalid_passkey`, `passkey_counter_regressed`,
+   *   `user_suspended`, `email_not_verified`.
+   */
+  async signIn(em: EntityManager, tenant: Tenant, challengeId: string, response: AuthenticationResponseJSON, meta: RequestMeta): Promise<SignIn> {
+    const challenges = (await em.execute(
+      "delete from webauthn_challenge where id = ? and tenant_id = ? and purpose = 'authentication' returning user_id, user_bound, challenge_hash, expires_at",
+      [challengeId, tenant.id],
+    )) as ChallengeRow[];
+    const challenge = challenges[0];
+    if (!challenge || new Date(challenge.expires_at).getTime() <= Date.now()) throw passkeyErrors.challengeInvalid(true);
+
+    const rows = (await em.execute('select * from passkey where tenant_id = ? and credential_id = ?', [tenant.id, response.id])) as PasskeyRow[];
+    const passkey = rows[0];
+    if (!passkey) return this.refuse(em, tenant, null, meta, 'unknown_credential');
+    if (challenge.user_bound && challenge.user_id !== passkey.user_id) return this.refuse(em, tenant, passkey, meta, 'other_user');
+    const userHandle = response.response.userHandle;
+    if (userHandle !== undefined && userHandle !== '' && !constantTimeEqual(userHandle, isoBase64URL.fromBuffer(userHandleOf(passkey.user_id)))) {
+      return this.refuse(em, tenant, passkey, meta, 'user_handle_mismatch');
+    }
+
+    let verification: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
+    try {
+      verification = await verifyAuthenticationResponse({
+        response,
+        expectedChallenge: matchesChallenge(challenge.challenge_hash),
+        expectedOrigin: this.rp.origin,
+        expectedRPID: this.rp.id,
+        // The counter is checked below, after the signature: the library checks it before, which
+        // would let an unsigned response raise a clone alarm.
+        credential: { id: passkey.credential_id, publicKey: new Uint8Array(passkey.public_key), counter: 0, transports: transportsOf(passkey) },
+        requireUserVerification: true,
+      });
+    } catch {
+      return this.refuse(em, tenant, passkey, meta, 'verification_failed');
+    }
+    if (!verification.verified || !verification.authenticationInfo.userVerified) return this.refuse(em, tenant, passkey, meta, 'verification_failed');
+
+    const user = await findLiveUserById(em, tenant.id, passkey.user_id);
+    if (!user) return this.refuse(em, tenant, passkey, meta, 'user_gone');
+    if (user.status === 'Suspended') throw unauthorized('user_suspended', 'The account is suspended');
+    if (user.status === 'Pending') throw unauthorized('email_not_verified', 'The email address is not verified yet');
+
+    const info = verification.authenticationInfo;
+    const advanced = await em.execute(
+      `update passkey set counter = ?, backed_up = ?, last_used_at = ?
+        where id = ? and tenant_id = ? and (counter < ? or (counter = 0 and ? = 0)) returning id`,
+      [info.newCounter, info.credentialBackedUp, new Date(), passkey.id, tenant.id, info.newCounter, info.newCounter],
+    );
+    if (advanced.length === 0) {
+      await this.audit.record(em, {
+        tenantId: tenant.id,
+        action: 'PasskeyCloneSuspected',
+        actor: { type: 'user', id: user.id },
+        target: { type: 'user', id: user.id },
+        meta,
+        details: { passkeyId: passkey.id, storedCounter: Number(passkey.counter), presentedCounter: info.newCounter },
+      });
+      throw passkeyErrors.counterRegressed();
+    }
+    const tokens = await this.auth.completeSignIn(em, tenant, user, 'passkey', meta, { passkeyId: passkey.id });
+    return { user, tokens };
+  }
+
+  /** Audits a refused passkey sign-in (`UserLoginFailed`) and throws 401 `invalid_passkey`. */
+  private async refuse(em: EntityManager, tenant: Tenant, passkey: PasskeyRow | null, meta: RequestMeta, why: string): Promise<never> {
+    await this.audit.record(em, {
+      tenantId: tenant.id,
+      action: 'UserLoginFailed',
+      actor: passkey ? { type: 'user', id: passkey.user_id } : { type: 'system', id: null },
+      target: passkey ? { type: 'user', id: passkey.user_id } : undefined,
+      meta,
+      details: { reason: PASSKEY_REASONS.invalid, via: 'passkey', check: why, ...(passkey ? { passkeyId: passkey.id } : {}) },
+    });
+    throw passkeyErrors.invalid(true);
+  }
+
+  private async liveUser(em: EntityManager, tenant: Tenant, userId: string): Promise<User> {
+    const user = await findLiveUserById(em, tenant.id, userId);
+    if (!user) throw unauthorized('session_revoked', 'The session has ended');
+    return user;
+  }
+
+  private async rowsOfUser(em: EntityManager, tenant: Tenant, userId: string): Promise<PasskeyRow[]> {
+    return rowsOfUser(em, tenant.id, userId);
+  }
+
+  /** Stores a challenge (hashed) for 5 minutes, after clearing the tenant's expired ones; returns its id. */
+  private async storeChallenge(em: EntityManager, tenant: Tenant, purpose: 'registration' | 'authentication', userId: string | null, userBound: boolean, challenge: string): Promise<string> {
+    const id = randomUUID();
+    const now = new Date();
+    await em.execute('delete from webauthn_challenge where tenant_id = ? and expires_at < ?', [tenant.id, now]);
+    await em.execute(
+      `insert into webauthn_challenge (id, tenant_id, user_id, purpose, user_bound, challenge_hash, created_at, expires_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?)`,
+      [id, tenant.id, userId, purpose, userBound, sha256Hex(challenge), now, new Date(now.getTime() + PASSKEY_CHALLENGE_TTL_SECONDS * 1000)],
+    );
+    return id;
+  }
+
+  /** A stable, unguessable stand-in credential id for an email with no passkey (32 bytes, base64url). */
+  private decoyCredentialId(tenant: Tenant, email: string): string {
+    return createHmac('sha256', this.decoyKey).update(`${tenant.id}:${normalizeEmail(email)}`).digest('base64url');
+  }
+}
