@@ -48,8 +48,13 @@ export const ACCESS_CLASSES: Record<string, AccessClass> = {
   'mfa.totpEnroll': 'user',
   'mfa.totpVerify': 'user',
   'me.exportMe': 'user',
+  'me.listSessions': 'user',
+  'me.revokeSession': 'user',
+  'mfa.recoveryCodes': 'user',
 
   'users.disableTotp': 'admin',
+  'users.listSessions': 'admin',
+  'users.revokeSession': 'admin',
   'idp.putCredentials': 'admin',
   'idp.deleteCredentials': 'admin',
   'invites.list': 'admin',

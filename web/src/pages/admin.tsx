@@ -26,6 +26,7 @@ const AUDIT_ACTION_SET: Record<AuditAction, true> = {
   TenantCreated: true, TenantUpdated: true, TenantSoftDeleted: true,
   GdprExportRequested: true, GdprExportCompleted: true, GdprErasureRequested: true, GdprErasureCompleted: true,
   IdpOauthLinked: true, IdpOauthUnlinked: true,
+  MfaRecoveryCodeUsed: true, MfaRecoveryCodesGenerated: true,
 };
 const AUDIT_ACTIONS = Object.keys(AUDIT_ACTION_SET) as AuditAction[];
 
