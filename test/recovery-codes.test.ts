@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Api, createTenant, expectError, PASSWORD, signupMember, type TestTenant } from './helpers/api.js';
+import { Api, createTenant, expectError, PASSWORD, signupMember, unique, type TestTenant } from './helpers/api.js';
+import { freePort, startOpenIdProvider, type TestOpenIdProvider } from './helpers/oidc-provider.js';
 import { claimsOf, issueApiKey } from './helpers/principals.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { startSmtpSink, type ReceivedMail, type SmtpSink } from './helpers/smtp-sink.js';
@@ -11,10 +12,13 @@ let api: Api;
 let strict: TestServer;
 let strictApi: Api;
 let sink: SmtpSink;
+let provider: TestOpenIdProvider;
 
 beforeAll(async () => {
   sink = await startSmtpSink();
-  server = await startTestServer({ SMTP_URL: sink.url });
+  provider = await startOpenIdProvider();
+  const port = await freePort();
+  server = await startTestServer({ SMTP_URL: sink.url, PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, IDP_ISSUER: provider.issuer });
   api = new Api(server.url);
   // Real (unscaled) rate limits, for the per-account budget.
   strict = await startTestServer({ SMTP_URL: sink.url, RATE_LIMIT_SCALE: '1' });
@@ -24,6 +28,7 @@ afterAll(async () => {
   await server?.close();
   await strict?.close();
   await sink?.close();
+  await provider?.close();
 });
 
 const CODE_SHAPE = /^[A-Z2-7]{4}-[A-Z2-7]{4}-[A-Z2-7]{4}$/;
@@ -180,6 +185,44 @@ describe('signing in with a recovery code', () => {
     await server.services.orm.em.fork().execute('update tenant set mfa_policy = ? where id = ?', ['Required', tenant.id]);
     const member = await signupMember(api, tenant.slug);
     expectError(await login(tenant, member.email, { recoveryCode: 'AAAA-BBBB-CCCC' }), 401, 'UNAUTHORIZED', 'invalid_mfa_code');
+  });
+});
+
+describe('auth/mfa/complete with a recovery code', () => {
+  it('finishes a provider sign-in of a TOTP user with a recovery code, once', async () => {
+    const tenant = await createTenant(api, `Idp ${unique()}`);
+    const clientId = `client-${unique()}`;
+    const clientSecret = `secret-${unique()}-${unique()}`;
+    await provider.addClient(clientId, clientSecret, `${api.baseUrl}/v1/${tenant.slug}/oauth/idp/callback`);
+    expect((await api.put(`/v1/${tenant.slug}/oauth/idp/credentials`, { clientId, clientSecret }, { token: tenant.accessToken })).status).toBe(200);
+    const email = `idp-${unique()}@example.com`;
+    const sub = `sub-${unique()}`;
+    provider.setAccount(sub, { email, email_verified: true });
+    const providerSignIn = async () => {
+      const start = await api.get(`/v1/${tenant.slug}/oauth/idp/start`);
+      expect(start.status, JSON.stringify(start.body)).toBe(200);
+      const callback = await provider.signIn(start.body.authorizationUrl as string, sub);
+      return api.get(callback.pathname + callback.search);
+    };
+    const first = await providerSignIn();
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    const enroll = await api.post(`/v1/${tenant.slug}/mfa/totp/enroll`, undefined, { token: first.body.accessToken });
+    const verify = await api.post(
+      `/v1/${tenant.slug}/mfa/totp/verify`, { code: await new Authenticator(enroll.body.secret).nextCode() }, { token: first.body.accessToken },
+    );
+    expect(verify.status, JSON.stringify(verify.body)).toBe(200);
+    const codes = verify.body.recoveryCodes as string[];
+
+    const second = await providerSignIn();
+    expectError(second, 401, 'UNAUTHORIZED', 'mfa_required');
+    const done = await api.post(`/v1/${tenant.slug}/auth/mfa/complete`, { mfaToken: second.body.details.mfaToken, recoveryCode: codes[0] });
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    const logins = await audits(tenant.id, first.body.user.id, 'UserLogin');
+    expect(logins.at(-1)!.details.method).toBe('idp+recovery_code');
+
+    const third = await providerSignIn();
+    const replay = await api.post(`/v1/${tenant.slug}/auth/mfa/complete`, { mfaToken: third.body.details.mfaToken, recoveryCode: codes[0] });
+    expectError(replay, 401, 'UNAUTHORIZED', 'invalid_mfa_code');
   });
 });
 
