@@ -164,7 +164,7 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await member.getByRole('heading', { name: '403 · Admins only', exact: true }).waitFor();
   });
 
-  it('enrols TOTP from the QR code page, signs out, and signs in with the TOTP code', async () => {
+  it('enrols TOTP from the QR code page (recovery codes shown once), signs in with the TOTP code, then with a recovery code', async () => {
     diagnoseOnFailure('4');
     await member.goto(`${server.url}/app/${slug}/account`);
     await member.getByRole('button', { name: 'Set up authenticator app' }).click();
@@ -241,6 +241,14 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await admin.getByRole('cell', { name: colleagueEmail, exact: true }).waitFor();
     await admin.getByRole('cell', { name: memberEmail, exact: true }).waitFor();
     await shoot(admin, 'admin-users-desktop');
+
+    // the admin ends the colleague's session from the console; the colleague's page is signed out
+    await admin.getByRole('button', { name: `Sessions of ${colleagueEmail}` }).click();
+    await admin.getByRole('heading', { name: `Sessions of ${colleagueEmail}` }).waitFor();
+    await admin.getByRole('button', { name: 'End session' }).click();
+    await admin.getByText('No live sessions.').waitFor();
+    await colleague.reload();
+    await colleague.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
   });
 
   it('creates an API key (plaintext shown once) and revokes it', async () => {
