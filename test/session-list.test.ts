@@ -62,6 +62,9 @@ describe('GET me/sessions', () => {
     // The admin's sessions are not in the member's list, and the current flag follows the token.
     expect(items.some((s) => s.id === claimsOf(tenant.accessToken).sid)).toBe(false);
     expect((await mySessions(tenant, phone.accessToken)).find((s) => s.current)!.id).toBe(phone.sid);
+    // The personal-data export carries the method too.
+    const exported = await api.get(`/v1/${tenant.slug}/me/export`, { token: laptop.accessToken });
+    expect((exported.body.sessions as { id: string; method: string | null }[]).find((s) => s.id === laptop.sid)?.method).toBe('password');
 
     // A refresh moves lastUsedAt; reading does not.
     const refreshed = await api.post(`/v1/${tenant.slug}/auth/refresh`, { refreshToken: phone.refreshToken });
