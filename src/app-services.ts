@@ -24,6 +24,7 @@ import { MfaService } from './services/mfa/mfa-service.js';
 import { MfaSignInService } from './services/mfa/mfa-sign-in-service.js';
 import { FactorChangeNotifier } from './services/mfa/factor-change-notice.js';
 import { MfaEnrollmentService } from './services/mfa/mfa-enrollment-service.js';
+import { RecoveryCodeService } from './services/mfa/recovery-code-service.js';
 import { MfaChallengeService } from './services/mfa/mfa-challenge-service.js';
 import { AccountTokenService } from './services/lifecycle/account-token-service.js';
 import { DataExportService } from './services/lifecycle/data-export-service.js';
@@ -62,6 +63,8 @@ export interface AppServices {
   mfaSignIn: MfaSignInService;
   /** TOTP enrolment by a signed-in user, behind the recent-sign-in check. */
   mfaEnrollment: MfaEnrollmentService;
+  /** Single-use TOTP recovery codes (docs/mfa.md "Recovery codes"). */
+  recoveryCodes: RecoveryCodeService;
   /** The second step of a provider sign-in that needs a factor (`auth/mfa/complete`). */
   mfaChallenges: MfaChallengeService;
   accounts: UserAccountService;
@@ -102,9 +105,10 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
   jobWorker.handle('mail.send', (job) => mailer.deliver(job));
   jobWorker.handle('webhook.deliver', (job, retryIn) => webhookDelivery.deliver(job, retryIn));
   const factorNotices = new FactorChangeNotifier(mailer, logger);
-  const totp = new TotpService(keyring, audit, factorNotices);
+  const recoveryCodes = new RecoveryCodeService(audit, factorNotices);
+  const totp = new TotpService(keyring, audit, factorNotices, recoveryCodes);
   const emailOtp = new EmailOtpService(config, mailer, audit);
-  const mfa = new MfaService(totp, emailOtp, audit);
+  const mfa = new MfaService(totp, emailOtp, audit, recoveryCodes);
   const auth = new PasswordSignInService(sessions, mfa, audit);
   const accountTokens = new AccountTokenService(mailer);
   const accounts = new UserAccountService(sessions, audit, accountTokens);
@@ -143,7 +147,8 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     mfa,
     auth,
     mfaSignIn: new MfaSignInService(auth, mfa, totp, emailOtp, logger),
-    mfaEnrollment: new MfaEnrollmentService(accounts, totp),
+    mfaEnrollment: new MfaEnrollmentService(accounts, totp, recoveryCodes, audit, factorNotices),
+    recoveryCodes,
     mfaChallenges,
     accounts,
     credentials: new BearerAuthenticationService(config, logger),

@@ -190,7 +190,8 @@ describe('mfa/totp/enroll and mfa/totp/verify (signed in)', () => {
 
     const verify = await api.post(`/v1/${tenant.slug}/mfa/totp/verify`, { code: await authenticator.nextCode() }, { token: tenant.accessToken });
     expect(verify.status, JSON.stringify(verify.body)).toBe(200);
-    expect(verify.body).toEqual({ ok: true });
+    expect(verify.body).toEqual({ ok: true, recoveryCodes: expect.any(Array) });
+    expect(verify.body.recoveryCodes).toHaveLength(10);
     expect((await api.get(`/v1/${tenant.slug}/me`, { token: tenant.accessToken })).body.totpEnrolled).toBe(true);
     expect(await auditActions(tenant.id, tenant.adminId)).toContain('MfaTotpEnrolled');
 

@@ -164,7 +164,7 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await member.getByRole('heading', { name: '403 · Admins only', exact: true }).waitFor();
   });
 
-  it('enrols TOTP from the QR code page, signs out, and signs in with the TOTP code', async () => {
+  it('enrols TOTP from the QR code page (recovery codes shown once), signs in with the TOTP code, then with a recovery code', async () => {
     diagnoseOnFailure('4');
     await member.goto(`${server.url}/app/${slug}/account`);
     await member.getByRole('button', { name: 'Set up authenticator app' }).click();
@@ -177,6 +177,10 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await member.getByRole('button', { name: 'Turn on' }).click();
     await expect.poll(() => member.locator('dd').nth(3).textContent(), { timeout: 15_000 }).toBe('On');
     expect(await member.getByRole('img', { name: 'QR code of the authenticator secret' }).count()).toBe(0);
+    // the recovery codes are shown once, right after turning the factor on
+    const recoveryCodes = await member.getByRole('region', { name: 'Recovery codes' }).locator('li').allTextContents();
+    expect(recoveryCodes).toHaveLength(10);
+    expect(await member.locator('dd').nth(4).textContent()).toBe('10');
 
     await member.getByRole('button', { name: 'Sign out', exact: true }).click();
     await member.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
@@ -194,6 +198,20 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await member.getByRole('button', { name: 'Verify', exact: true }).click();
     await member.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
     await shoot(member, 'account-phone');
+
+    // a recovery code instead of the authenticator, once; the account page then counts 9 left
+    await member.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await member.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+    await member.getByLabel('Email').fill(memberEmail);
+    await member.getByLabel('Password').fill(PASSWORD);
+    await member.getByRole('button', { name: 'Sign in' }).click();
+    await member.getByLabel('Recovery code').fill(recoveryCodes[0]!);
+    await member.getByRole('button', { name: 'Use recovery code' }).click();
+    await member.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+    await expect.poll(() => member.locator('dd').nth(4).textContent(), { timeout: 15_000 }).toBe('9');
+    const devices = member.getByRole('list', { name: 'Signed-in devices' });
+    await devices.getByText('(this device)').waitFor();
+    expect(await devices.getByText('password+recovery_code').count()).toBeGreaterThan(0);
   });
 
   it('invites a colleague from the console; the colleague accepts from the mailed link and shows in the users list', async () => {
@@ -223,6 +241,14 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await admin.getByRole('cell', { name: colleagueEmail, exact: true }).waitFor();
     await admin.getByRole('cell', { name: memberEmail, exact: true }).waitFor();
     await shoot(admin, 'admin-users-desktop');
+
+    // the admin ends the colleague's session from the console; the colleague's page is signed out
+    await admin.getByRole('button', { name: `Sessions of ${colleagueEmail}` }).click();
+    await admin.getByRole('heading', { name: `Sessions of ${colleagueEmail}` }).waitFor();
+    await admin.getByRole('button', { name: 'End session' }).click();
+    await admin.getByText('No live sessions.').waitFor();
+    await colleague.reload();
+    await colleague.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
   });
 
   it('creates an API key (plaintext shown once) and revokes it', async () => {
@@ -386,6 +412,9 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await person.getByRole('alert').waitFor();
     await person.getByLabel('Authenticator code').fill(await authenticator.nextCode());
     await person.getByRole('button', { name: 'Turn on and sign in' }).click();
+    await person.getByRole('heading', { name: 'Your authenticator app is on', exact: true }).waitFor();
+    expect(await person.getByRole('region', { name: 'Recovery codes' }).locator('li').count()).toBe(10);
+    await person.getByRole('button', { name: 'I saved my recovery codes, continue' }).click();
     await person.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
     expect(await person.locator('dd').nth(3).textContent()).toBe('On');
 

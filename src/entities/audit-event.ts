@@ -5,7 +5,7 @@ export const AUDIT_ACTIONS = [
   'UserSignup', 'UserLogin', 'UserLoginFailed', 'UserLogout', 'UserPasswordChanged', 'UserEmailVerified',
   'UserSoftDeleted', 'UserHardDeleted',
   'MfaTotpEnrolled', 'MfaTotpDisabled', 'MfaTotpVerified', 'MfaEmailOtpSent', 'MfaEmailOtpVerified',
-  'MfaEmailOtpFailed',
+  'MfaEmailOtpFailed', 'MfaRecoveryCodeUsed', 'MfaRecoveryCodesGenerated',
   'InviteCreated', 'InviteAccepted', 'InviteRevoked', 'InviteExpired',
   'ApiKeyCreated', 'ApiKeyRevoked',
   'SessionCreated', 'SessionRevoked', 'SessionFamilyCompromised',

@@ -20,6 +20,11 @@ export interface Session {
   revokedReason: string | null;
   ip: string | null;
   userAgent: string | null;
+  /**
+   * How the session was authenticated: `password`, `password+totp`, `password+recovery_code`,
+   * `password+email_otp`, `idp`, `idp+totp`, … Null for sessions older than the column.
+   */
+  method: string | null;
 }
 
 export const SessionSchema = new EntitySchema<Session>({
@@ -36,5 +41,6 @@ export const SessionSchema = new EntitySchema<Session>({
     revokedReason: { type: 'string', length: 32, nullable: true },
     ip: { type: 'string', length: 64, nullable: true },
     userAgent: { type: 'string', length: 512, nullable: true },
+    method: { type: 'string', length: 32, nullable: true },
   },
 });

@@ -8,6 +8,7 @@ import { Migration20261123050000_account_takeover } from './Migration20261123050
 import { Migration20261123060000_jobs_webhooks } from './Migration20261123060000_jobs_webhooks.js';
 import { Migration20261123070000_idp_browser_binding } from './Migration20261123070000_idp_browser_binding.js';
 import { Migration20261123080000_passkeys } from './Migration20261123080000_passkeys.js';
+import { Migration20261123090000_recovery_codes_sessions } from './Migration20261123090000_recovery_codes_sessions.js';
 import { Migration20261123100000_tenant_idp_issuer } from './Migration20261123100000_tenant_idp_issuer.js';
 
 /**
@@ -24,5 +25,6 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261123060000_jobs_webhooks', class: Migration20261123060000_jobs_webhooks },
   { name: 'Migration20261123070000_idp_browser_binding', class: Migration20261123070000_idp_browser_binding },
   { name: 'Migration20261123080000_passkeys', class: Migration20261123080000_passkeys },
+  { name: 'Migration20261123090000_recovery_codes_sessions', class: Migration20261123090000_recovery_codes_sessions },
   { name: 'Migration20261123100000_tenant_idp_issuer', class: Migration20261123100000_tenant_idp_issuer },
 ];

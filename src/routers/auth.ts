@@ -6,7 +6,10 @@ import { router } from '../trpc.js';
 import { PASSKEY_REASONS } from '../services/passkeys/passkey-errors.js';
 import { authenticationOptionsOutput, authenticationResponseInput } from './passkey-schemas.js';
 import { deliverSession } from './session-delivery.js';
-import { documentOneOf, email, newPassword, OK, okOutput, oneTimeCode, opaqueToken, presentedPassword, sessionOutput, toSession, totpEnrollmentOutput } from './schemas.js';
+import {
+  documentOneOf, email, newPassword, OK, okOutput, oneTimeCode, opaqueToken, presentedPassword, recoveryCodeInput, recoveryCodesOutput, sessionOutput, toSession,
+  totpEnrollmentOutput,
+} from './schemas.js';
 
 const tags = ['auth'];
 const accountTags = ['account'];
@@ -50,12 +53,18 @@ export const authRouter = router({
       openapi: {
         method: 'POST', path: '/v1/{tenantSlug}/auth/login', protect: false, tags,
         summary: 'Sign in with email and password, plus a one-time code when MFA applies',
-        description: 'When a second factor is needed and no code is given: 401 with details.reason `mfa_required` and details.methods.',
+        description:
+          'When a second factor is needed and no code is given: 401 with details.reason `mfa_required` and details.methods. ' +
+          'Where details.methods has `totp`, a single-use `recoveryCode` is accepted in place of `totpCode` (docs/mfa.md "Recovery codes").',
         errorResponses: { 400: 'Invalid body', 401: 'Invalid credentials or MFA required', 404: 'Unknown tenant', 429: 'Rate limited' },
       },
       errorReasons: { 401: ['invalid_credentials', 'user_suspended', 'email_not_verified', 'mfa_required', 'invalid_mfa_code'] },
     })
-    .input(z.object({ email, password: presentedPassword, totpCode: oneTimeCode.optional(), emailOtpCode: oneTimeCode.optional() }))
+    .input(
+      z.object({
+        email, password: presentedPassword, totpCode: oneTimeCode.optional(), emailOtpCode: oneTimeCode.optional(), recoveryCode: recoveryCodeInput.optional(),
+      }),
+    )
     .output(sessionOutput)
     .mutation(async ({ ctx, input }) => {
       const { user, tokens } = await ctx.services.auth.login(ctx.em, ctx.tenant, input, ctx.meta);
@@ -158,7 +167,8 @@ export const authRouter = router({
         summary: 'Step 2 of TOTP enrollment: activate the factor with a code and sign in',
         description:
           'The code field is `code`; `totpCode` is accepted as an alias. Exactly one of them is required. Under mfaPolicy ' +
-          '`Required` the `emailOtpCode` given to initial-enroll is needed again (401 `mfa_required` without it).',
+          '`Required` the `emailOtpCode` given to initial-enroll is needed again (401 `mfa_required` without it). The answer ' +
+          'carries the ten recovery codes of the new factor (`recoveryCodes`), shown only here (docs/mfa.md "Recovery codes").',
         errorResponses: {
           400: 'Invalid body', 401: 'Invalid credentials or code, or `mfa_required`', 403: 'MFA disabled for the tenant', 404: 'Unknown tenant',
           409: 'TOTP already enrolled, or enrollment not started', 429: 'Rate limited',
@@ -174,13 +184,13 @@ export const authRouter = router({
         })
         .meta({ override: documentOneOf(initialVerifyForms) }),
     )
-    .output(sessionOutput)
+    .output(sessionOutput.extend({ recoveryCodes: recoveryCodesOutput }))
     .mutation(async ({ ctx, input }) => {
       const code = (input.code ?? input.totpCode)!;
-      const { user, tokens } = await ctx.services.mfaSignIn.totpInitialVerify(
+      const { user, tokens, recoveryCodes } = await ctx.services.mfaSignIn.totpInitialVerify(
         ctx.em, ctx.tenant, input.email, input.password, code, input.emailOtpCode, ctx.meta,
       );
-      return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens));
+      return deliverSession(ctx, ctx.tenant.slug, { ...toSession(user, tokens), recoveryCodes });
     }),
 
   mfaComplete: tenantProcedure
@@ -191,7 +201,8 @@ export const authRouter = router({
         description:
           'A provider sign-in (oauth/idp/callback) under an MFA policy answers 401 `mfa_required` with details.methods and a ' +
           'single-use details.mfaToken valid 5 minutes, unless the provider reported multi-factor authentication (`amr`). ' +
-          'Send the token with `totpCode` (methods `["totp"]`) or `emailOtpCode` (methods `["email"]`, from auth/request-email-otp). ' +
+          'Send the token with `totpCode` or a single-use `recoveryCode` (methods `["totp"]`) or `emailOtpCode` (methods `["email"]`, ' +
+          'from auth/request-email-otp). ' +
           'Five wrong codes spend the token; wrong codes also count against the account\'s login budget.',
         errorResponses: {
           400: 'Invalid body',
@@ -204,9 +215,9 @@ export const authRouter = router({
     })
     .input(
       z
-        .object({ mfaToken: opaqueToken, totpCode: oneTimeCode.optional(), emailOtpCode: oneTimeCode.optional() })
-        .refine((body) => body.totpCode !== undefined || body.emailOtpCode !== undefined, {
-          message: 'one of totpCode or emailOtpCode is required',
+        .object({ mfaToken: opaqueToken, totpCode: oneTimeCode.optional(), emailOtpCode: oneTimeCode.optional(), recoveryCode: recoveryCodeInput.optional() })
+        .refine((body) => body.totpCode !== undefined || body.emailOtpCode !== undefined || body.recoveryCode !== undefined, {
+          message: 'one of totpCode, emailOtpCode or recoveryCode is required',
           path: ['totpCode'],
         }),
     )

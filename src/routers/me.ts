@@ -3,11 +3,19 @@ import { userProcedure } from '../middleware/auth.js';
 import { withAccountBudget } from '../middleware/rate-limit.js';
 import { router } from '../trpc.js';
 import { PASSKEY_REASONS } from '../services/passkeys/passkey-errors.js';
+import { isTotpEnrolled } from '../services/mfa/totp-service.js';
 import { passkeyOutput } from './passkey-schemas.js';
-import { newPassword, OK, okOutput, presentedPassword, toUserOutput, userOutput } from './schemas.js';
+import { newPassword, OK, okOutput, presentedPassword, sessionListOutput, toSessionList, toUserOutput, userOutput } from './schemas.js';
 import { asAttachment, dataProtectionTags, userExportOutput } from './user-export.js';
 
 const tags = ['me'];
+
+/** GET me: the `User` schema plus the count of unused recovery codes. */
+const meOutput = userOutput.extend({
+  recoveryCodesRemaining: z.number().int().min(0).nullable().meta({
+    description: 'Unused TOTP recovery codes left (docs/mfa.md "Recovery codes"); null when TOTP is not enrolled',
+  }),
+});
 
 /** Every `/v1/{tenantSlug}/me*` procedure: the signed-in user's own account. */
 export const meRouter = router({
@@ -19,10 +27,47 @@ export const meRouter = router({
       },
       errorReasons: { 401: ['user_token_required'] },
     })
-    .output(userOutput)
+    .output(meOutput)
     .query(async ({ ctx }) => {
       const user = ctx.sessionUser ?? (await ctx.services.accounts.getUser(ctx.em, ctx.tenant.id, ctx.principal.userId));
-      return toUserOutput(user, ctx.tenant);
+      // A second query only for TOTP users, so the hot path of everyone else stays one query.
+      const recoveryCodesRemaining = isTotpEnrolled(user) ? await ctx.services.recoveryCodes.remaining(ctx.em, ctx.tenant.id, user.id) : null;
+      return { ...toUserOutput(user, ctx.tenant), recoveryCodesRemaining };
+    }),
+
+  listSessions: userProcedure
+    .meta({
+      openapi: {
+        method: 'GET', path: '/v1/{tenantSlug}/me/sessions', tags, protect: true,
+        summary: 'The live sessions of the signed-in user, newest first; `current` marks this token\'s',
+        description: '`lastUsedAt` is the last refresh (or the start): authenticated requests do not update it.',
+        errorResponses: { 401: 'Not signed in', 404: 'Unknown tenant', 429: 'Rate limited' },
+      },
+      errorReasons: { 401: ['user_token_required'] },
+    })
+    .output(sessionListOutput)
+    .query(async ({ ctx }) => {
+      const sessions = await ctx.services.sessions.listLive(ctx.em, ctx.tenant.id, ctx.principal.userId);
+      return toSessionList(sessions, ctx.principal.sessionId);
+    }),
+
+  revokeSession: userProcedure
+    .meta({
+      openapi: {
+        method: 'DELETE', path: '/v1/{tenantSlug}/me/sessions/{sessionId}', tags, protect: true,
+        summary: 'End one session of the signed-in user ("sign out this device"); its tokens fail at once',
+        description: 'Ending the current session works like logout. An id that is not a live session of this user answers 404.',
+        errorResponses: { 400: 'sessionId is not a UUID', 401: 'Not signed in', 404: 'Unknown tenant or session', 429: 'Rate limited' },
+      },
+      errorReasons: { 401: ['user_token_required'], 404: ['not_found'] },
+    })
+    .input(z.object({ sessionId: z.uuid() }))
+    .output(okOutput)
+    .mutation(async ({ ctx, input }) => {
+      await ctx.em.transactional((tx) =>
+        ctx.services.sessions.revokeOwnedSession(tx, ctx.tenant.id, ctx.principal.userId, input.sessionId, 'session_revoked_by_user', ctx.actor, ctx.meta),
+      );
+      return OK;
     }),
 
   delete: userProcedure

@@ -3,7 +3,7 @@ import { userProcedure } from '../middleware/auth.js';
 import { router } from '../trpc.js';
 import { PASSKEY_REASONS } from '../services/passkeys/passkey-errors.js';
 import { passkeyName, passkeyOutput, registrationOptionsOutput, registrationResponseInput } from './passkey-schemas.js';
-import { OK, okOutput, oneTimeCode, totpEnrollmentOutput } from './schemas.js';
+import { okOutput, oneTimeCode, recoveryCodesOutput, totpEnrollmentOutput } from './schemas.js';
 
 const tags = ['mfa'];
 
@@ -30,7 +30,8 @@ export const mfaRouter = router({
         method: 'POST', path: '/v1/{tenantSlug}/mfa/totp/verify', tags, protect: true,
         summary: 'Activate the pending TOTP secret with a code from the authenticator app',
         description:
-          'Needs a recent sign-in like mfa/totp/enroll (else 401 `reauthentication_required`). The user is mailed a notice of the new factor.',
+          'Needs a recent sign-in like mfa/totp/enroll (else 401 `reauthentication_required`). The user is mailed a notice of the new factor. ' +
+          'The answer carries the ten recovery codes of the factor (`recoveryCodes`), shown only here (docs/mfa.md "Recovery codes").',
         errorResponses: {
           400: 'Invalid body', 401: 'Not signed in, wrong code, or `reauthentication_required`', 403: 'MFA disabled for the tenant', 404: 'Unknown tenant',
           409: 'TOTP already enrolled, or enrollment not started',
@@ -39,10 +40,10 @@ export const mfaRouter = router({
       errorReasons: { 401: ['user_token_required', 'reauthentication_required', 'invalid_mfa_code'], 403: ['mfa_disabled'], 409: ['totp_already_enrolled', 'totp_enrollment_not_started', 'totp_enrollment_changed'] },
     })
     .input(z.object({ code: oneTimeCode }))
-    .output(okOutput)
+    .output(okOutput.extend({ recoveryCodes: recoveryCodesOutput }))
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.mfaEnrollment.confirm(ctx.em, ctx.tenant, ctx.principal, input.code, ctx.actor, ctx.meta);
-      return OK;
+      const recoveryCodes = await ctx.services.mfaEnrollment.confirm(ctx.em, ctx.tenant, ctx.principal, input.code, ctx.actor, ctx.meta);
+      return { ok: true as const, recoveryCodes };
     }),
 
   passkeyRegistrationOptions: userProcedure
@@ -86,4 +87,21 @@ export const mfaRouter = router({
       const passkey = await ctx.services.passkeys.register(ctx.em, ctx.tenant, ctx.principal, input.response, input.name, ctx.actor, ctx.meta);
       return { passkey };
     }),
+
+  recoveryCodes: userProcedure
+    .meta({
+      openapi: {
+        method: 'POST', path: '/v1/{tenantSlug}/mfa/recovery-codes', tags, protect: true,
+        summary: 'Replace the TOTP recovery codes with a new set of ten; the old codes stop working',
+        description:
+          'Needs a recent sign-in like mfa/totp/enroll (else 401 `reauthentication_required`) and an active TOTP factor ' +
+          '(else 409 `totp_not_enrolled`). The codes are shown only in this answer; the user is mailed a notice.',
+        errorResponses: { 401: 'Not signed in, or `reauthentication_required`', 404: 'Unknown tenant', 409: 'TOTP not enrolled', 429: 'Rate limited' },
+      },
+      errorReasons: { 401: ['user_token_required', 'reauthentication_required'], 409: ['totp_not_enrolled'] },
+    })
+    .output(z.object({ recoveryCodes: recoveryCodesOutput }))
+    .mutation(async ({ ctx }) => ({
+      recoveryCodes: await ctx.services.mfaEnrollment.regenerateRecoveryCodes(ctx.em, ctx.tenant, ctx.principal, ctx.actor, ctx.meta),
+    })),
 });

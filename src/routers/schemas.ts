@@ -2,7 +2,7 @@ import type { SchemaObject } from 'openapi3-ts/oas31';
 import { z } from 'zod';
 import { ACTOR_TYPES, AUDIT_ACTIONS } from '../entities/audit-event.js';
 import { USER_ROLES, USER_STATUSES, type User } from '../entities/user.js';
-import type { IssuedTokens } from '../services/sessions/session-service.js';
+import type { IssuedTokens, LiveSession } from '../services/sessions/session-service.js';
 
 /** Limits shared (docs/api-rules.md "Limits") by several routes. */
 export const email = z.email().max(254);
@@ -26,6 +26,47 @@ export const totpEnrollmentOutput = z.object({
   secret: z.string().meta({ description: 'RFC 4648 base32 shared secret (160 bits)' }),
   otpauthUri: z.string().meta({ description: 'otpauth://totp/<issuer>:<email>?secret=…&issuer=…&algorithm=SHA1&digits=6&period=30' }),
 });
+
+/** A TOTP recovery code as typed: `ABCD-EFGH-IJKL`, case, spaces and dashes ignored (docs/mfa.md "Recovery codes"). */
+export const recoveryCodeInput = z.string().min(1).max(64).meta({ description: 'A single-use recovery code, e.g. `ABCD-EFGH-IJKL`; case, spaces and dashes are ignored' });
+
+/** The recovery codes of a new set, in plaintext: in the answer that creates them, and never again. */
+export const recoveryCodesOutput = z.array(z.string()).meta({
+  description: 'Ten single-use recovery codes (`ABCD-EFGH-IJKL`, 60 random bits each), shown only in this answer; each replaces a TOTP code once',
+});
+
+/** One live session of a user (docs/api-rules.md "Sessions of a user"). */
+export const sessionSummaryOutput = z
+  .object({
+    id: z.string(),
+    createdAt: timestampOutput,
+    lastUsedAt: z.string().meta({ format: 'date-time', description: 'The last refresh, or createdAt; authenticated requests do not update it' }),
+    ip: z.string().nullable(),
+    userAgent: z.string().nullable(),
+    method: z.string().nullable().meta({
+      description: 'How the session was authenticated: `password`, `password+totp`, `password+recovery_code`, `password+email_otp`, `idp`, `idp+totp`, …; null for sessions older than the field',
+    }),
+    current: z.boolean().meta({ description: 'True for the session of the access token of this request' }),
+  })
+  .meta({ id: 'SessionSummary' });
+
+/** `{ items }` of the session lists. */
+export const sessionListOutput = z.object({ items: z.array(sessionSummaryOutput) });
+
+/** Shapes the live sessions of a user as the `SessionSummary` list; `currentSessionId` is the token's `sid`, if any. */
+export function toSessionList(sessions: LiveSession[], currentSessionId: string | null): z.infer<typeof sessionListOutput> {
+  return {
+    items: sessions.map((session) => ({
+      id: session.id,
+      createdAt: session.createdAt.toISOString(),
+      lastUsedAt: session.lastUsedAt.toISOString(),
+      ip: session.ip,
+      userAgent: session.userAgent,
+      method: session.method,
+      current: session.id === currentSessionId,
+    })),
+  };
+}
 
 /** The JSON Schema of a request body object as the document shows it: unknown fields refused. */
 function bodySchema(form: z.ZodObject): SchemaObject {

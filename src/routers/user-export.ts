@@ -37,6 +37,7 @@ export const userExportOutput = z
         revokedReason: z.string().nullable(),
         ip: z.string().nullable(),
         userAgent: z.string().nullable(),
+        method: z.string().nullable().meta({ description: 'How the session was authenticated (docs/api-rules.md "Sessions of a user")' }),
       }),
     ),
     idpLinks: z.array(

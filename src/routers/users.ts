@@ -3,7 +3,7 @@ import { adminProcedure } from '../middleware/auth.js';
 import type { User } from '../entities/user.js';
 import { USERS_PAGE_DEFAULT_LIMIT, USERS_PAGE_MAX_LIMIT } from '../services/users/user-directory-service.js';
 import { router } from '../trpc.js';
-import { OK, okOutput, toUserOutput, userOutput } from './schemas.js';
+import { OK, okOutput, sessionListOutput, toSessionList, toUserOutput, userOutput } from './schemas.js';
 import { asAttachment, dataProtectionTags, userExportOutput } from './user-export.js';
 
 const tags = ['users'];
@@ -93,5 +93,42 @@ export const usersRouter = router({
     .query(async ({ ctx, input }) => {
       const data = await ctx.services.dataExport.exportUser(ctx.em, ctx.tenant, input.userId, 'admin', ctx.actor, ctx.meta);
       return asAttachment(ctx.res, data);
+    }),
+
+  listSessions: adminProcedure
+    .meta({
+      openapi: {
+        method: 'GET', path: '/v1/{tenantSlug}/users/{userId}/sessions', protect: true, tags,
+        summary: "A user's live sessions, newest first (Admin or API key)",
+        description: '`current` is true for the session of the calling admin\'s own token when the user is the caller.',
+        errorResponses: { 400: 'userId is not a UUID', 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or user', 429: 'Rate limited' },
+      },
+      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+    })
+    .input(z.object({ userId: z.uuid() }))
+    .output(sessionListOutput)
+    .query(async ({ ctx, input }) => {
+      const sessions = await ctx.services.sessions.listLiveOfLiveUser(ctx.em, ctx.tenant.id, input.userId);
+      return toSessionList(sessions, ctx.principal.kind === 'user' ? ctx.principal.sessionId : null);
+    }),
+
+  revokeSession: adminProcedure
+    .meta({
+      openapi: {
+        method: 'DELETE', path: '/v1/{tenantSlug}/users/{userId}/sessions/{sessionId}', protect: true, tags,
+        summary: "End one of a user's sessions (Admin or API key); its tokens fail at once",
+        errorResponses: {
+          400: 'userId or sessionId is not a UUID', 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant, user or session', 429: 'Rate limited',
+        },
+      },
+      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+    })
+    .input(z.object({ userId: z.uuid(), sessionId: z.uuid() }))
+    .output(okOutput)
+    .mutation(async ({ ctx, input }) => {
+      await ctx.em.transactional((tx) =>
+        ctx.services.sessions.revokeOwnedSession(tx, ctx.tenant.id, input.userId, input.sessionId, 'session_revoked_by_admin', ctx.actor, ctx.meta),
+      );
+      return OK;
     }),
 });

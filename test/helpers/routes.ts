@@ -54,8 +54,13 @@ export const ACCESS_CLASSES: Record<string, AccessClass> = {
   'mfa.passkeyRegistrationVerify': 'user',
   'me.passkeys': 'user',
   'me.deletePasskey': 'user',
+  'me.listSessions': 'user',
+  'me.revokeSession': 'user',
+  'mfa.recoveryCodes': 'user',
 
   'users.disableTotp': 'admin',
+  'users.listSessions': 'admin',
+  'users.revokeSession': 'admin',
   'idp.putCredentials': 'admin',
   'idp.deleteCredentials': 'admin',
   'invites.list': 'admin',

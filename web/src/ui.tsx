@@ -127,3 +127,20 @@ export function TotpSecret({ secret, otpauthUri }: { secret: string; otpauthUri:
     </>
   );
 }
+
+/**
+ * Recovery codes just issued (docs/mfa.md "Recovery codes"): the service shows them once, so the page
+ * asks the person to keep them now.
+ */
+export function RecoveryCodeList({ codes }: { codes: readonly string[] }) {
+  return (
+    <div role="region" aria-label="Recovery codes" className="recovery-codes">
+      <p>
+        Save these recovery codes somewhere safe. Each one signs you in once if you lose your authenticator app. They are shown only now.
+      </p>
+      <ul className="mono">
+        {codes.map((code) => <li key={code}>{code}</li>)}
+      </ul>
+    </div>
+  );
+}

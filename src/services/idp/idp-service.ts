@@ -522,7 +522,7 @@ export class IdpService {
    * The provider identity takes over an account whose email was never verified (docs/idp.md
    * "Pre-registered accounts"): whoever registered it never proved the address, while the provider
    * just did, so nothing of the pre-registration may survive. Removes the password, the TOTP factor
-   * (active and pending), any open email code, mailed token and MFA challenge, and every other
+   * (active and pending) with its recovery codes, any open email code, mailed token and MFA challenge, and every other
    * provider link; ends every session (`SessionRevoked`, reason `account_taken_over`); marks the
    * address verified and a `Pending` user `Active`. The role is kept. Audits `UserPasswordChanged`
    * (`via: account_reclaimed`), `MfaTotpDisabled` when a factor was removed, and `UserEmailVerified`.
@@ -541,6 +541,7 @@ export class IdpService {
     await tx.execute('delete from email_otp where user_id = ? and tenant_id = ?', [user.id, tenant.id]);
     await tx.execute('delete from account_token where user_id = ? and tenant_id = ? and consumed_at is null', [user.id, tenant.id]);
     await tx.execute('delete from mfa_challenge where user_id = ? and tenant_id = ?', [user.id, tenant.id]);
+    await tx.execute('delete from mfa_recovery_code where user_id = ? and tenant_id = ?', [user.id, tenant.id]);
     await tx.execute('delete from idp_identity where user_id = ? and tenant_id = ? and not (issuer = ? and subject = ?)', [
       user.id, tenant.id, identity.issuer, identity.subject,
     ]);

@@ -258,7 +258,7 @@ export class InviteService {
           tenantId: tenant.id, action: 'UserSignup', actor, target: { type: 'user', id: user.id }, meta,
           details: { email: user.email, role: user.role, via: 'invite', inviteId: found.id },
         });
-        return this.sessions.start(tx, tenant, user, meta);
+        return this.sessions.start(tx, tenant, user, meta, 'password');
       });
       return { tenant, user, tokens };
     } catch (err) {

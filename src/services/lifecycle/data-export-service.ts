@@ -30,6 +30,7 @@ interface SessionRow {
   revoked_reason: string | null;
   ip: string | null;
   user_agent: string | null;
+  method: string | null;
 }
 
 interface IdpLinkRow {
@@ -75,7 +76,7 @@ export class DataExportService {
     await this.audit.record(em, { tenantId: tenant.id, action: 'GdprExportRequested', actor, target, meta, details: { requestedBy } });
 
     const sessions = (await em.execute(
-      `select id, created_at, last_refreshed_at, revoked_at, revoked_reason, ip, user_agent
+      `select id, created_at, last_refreshed_at, revoked_at, revoked_reason, ip, user_agent, method
          from session where tenant_id = ? and user_id = ? order by created_at, id`,
       [tenant.id, user.id],
     )) as SessionRow[];
@@ -119,6 +120,7 @@ export class DataExportService {
         revokedReason: s.revoked_reason,
         ip: s.ip,
         userAgent: s.user_agent,
+        method: s.method,
       })),
       idpLinks: idpLinks.map((l) => ({
         issuer: l.issuer,

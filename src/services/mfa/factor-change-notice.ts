@@ -7,7 +7,7 @@ import type { Mailer, MailMessage } from '../mail/mailer.js';
 import { quotedTenantName } from '../mail/tenant-name.js';
 
 /** A change of a user's second factors that the user is told about by mail. */
-export type FactorChange = 'totp_enrolled' | 'totp_disabled' | 'passkey_added' | 'passkey_removed';
+export type FactorChange = 'totp_enrolled' | 'totp_disabled' | 'passkey_added' | 'passkey_removed' | 'recovery_codes_regenerated';
 
 /**
  * Mails the user a notice of every change of their second factors (docs/mfa.md "Factor-change
@@ -29,6 +29,32 @@ export class FactorChangeNotifier {
       this.logger.warn({ err, tenantId: tenant.id, userId: user.id, change }, 'factor-change notice not delivered');
     }
   }
+
+  /**
+   * Tells the user a recovery code was just used to sign in, and how many remain (docs/mfa.md
+   * "Recovery codes"). Carries no code and no link.
+   */
+  async notifyRecoveryCodeUsed(tenant: Tenant, user: Pick<User, 'id' | 'email'>, remaining: number): Promise<void> {
+    try {
+      await this.mailer.send(recoveryCodeUsedMail(tenant.name, user.email, remaining));
+    } catch (err) {
+      this.logger.warn({ err, tenantId: tenant.id, userId: user.id }, 'recovery-code notice not delivered');
+    }
+  }
+}
+
+function recoveryCodeUsedMail(tenantName: string, to: string, remaining: number): MailMessage {
+  const tenant = quotedTenantName(tenantName);
+  const what = `A recovery code was used to sign in to your account in the workspace named ${tenant} (${to}). ${remaining} unused recovery code${remaining === 1 ? '' : 's'} remain.`;
+  const advice =
+    'If this was you, consider generating a new set of recovery codes. If it was not, reset your password at once and ask an ' +
+    'administrator of the workspace to remove the factor and end your sessions.';
+  return {
+    to,
+    subject: `Security notice: recovery code used (${tenant})`,
+    text: `${what}\n\n${advice}\n`,
+    html: `<p>${escapeHtml(what)}</p><p>${escapeHtml(advice)}</p>`,
+  };
 }
 
 /** The sentence and the subject line of each notice. */
@@ -37,6 +63,10 @@ const FACTOR_CHANGE_TEXT: Record<FactorChange, { what: string; subject: string }
   totp_disabled: { what: 'The authenticator app (TOTP) second factor was removed from your account', subject: 'authenticator app removed' },
   passkey_added: { what: 'A passkey (it signs you in without a password) was added to your account', subject: 'passkey added' },
   passkey_removed: { what: 'A passkey was removed from your account', subject: 'passkey removed' },
+  recovery_codes_regenerated: {
+    what: 'A new set of recovery codes was generated for your account (the previous codes no longer work)',
+    subject: 'new recovery codes',
+  },
 };
 
 function factorChangeMail(tenantName: string, to: string, change: FactorChange, bySelf: boolean): MailMessage {

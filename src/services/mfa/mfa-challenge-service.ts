@@ -7,7 +7,7 @@ import type { RequestMeta } from '../../lib/request-meta.js';
 import { randomToken, sha256Hex } from '../../security/tokens.js';
 import type { PasswordSignInService, SignIn } from '../sign-in/password-sign-in-service.js';
 import { findLiveUserById } from '../users/user-lookup.js';
-import type { LoginCodes, MfaService, SecondFactorMethod } from './mfa-service.js';
+import { factorMethodName, type LoginCodes, type MfaService, type SecondFactorMethod } from './mfa-service.js';
 import { isTotpEnrolled } from './totp-service.js';
 
 /** Seconds an `mfaToken` stays usable: 5 minutes. */
@@ -82,8 +82,8 @@ export class MfaChallengeService {
 
   /**
    * `auth/mfa/complete`: checks the code against the challenge's user and, when right, spends the
-   * token and starts the session (audits `MfaTotpVerified` / `MfaEmailOtpVerified`, `UserLogin` with
-   * `details.method` `idp+totp` / `idp+email_otp`, `SessionCreated`). A wrong code is audited as
+   * token and starts the session (audits `MfaTotpVerified` / `MfaRecoveryCodeUsed` / `MfaEmailOtpVerified`,
+   * `UserLogin` with `details.method` `idp+totp` / `idp+recovery_code` / `idp+email_otp`, `SessionCreated`). A wrong code is audited as
    * `UserLoginFailed`; the fifth one spends the token.
    * @throws ApiError 401 `invalid_token` (unknown, spent, other tenant, or the user is gone),
    *   401 `token_expired`, 401 `user_suspended`, 401 `invalid_mfa_code`.
@@ -116,7 +116,7 @@ export class MfaChallengeService {
       throw unauthorized('invalid_mfa_code', 'The one-time code is not valid', { methods });
     }
     if (!(await this.spend(em, challenge.id))) throw unauthorized('invalid_token', 'The MFA token is not valid');
-    const method = `${challenge.first_factor}+${accepted === 'totp' ? 'totp' : 'email_otp'}`;
+    const method = `${challenge.first_factor}+${factorMethodName(accepted)}`;
     const tokens = await this.auth.completeSignIn(em, tenant, user, method, meta, challenge.issuer ? { issuer: challenge.issuer } : {});
     return { user, tokens };
   }

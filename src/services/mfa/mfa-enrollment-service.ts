@@ -1,9 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Tenant } from '../../entities/tenant.js';
-import { unauthorized } from '../../lib/errors.js';
+import { conflict, unauthorized } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { UserAccountService } from '../users/user-account-service.js';
-import type { TotpEnrollment, TotpService } from './totp-service.js';
+import type { AuditService } from '../audit/audit-service.js';
+import type { FactorChangeNotifier } from './factor-change-notice.js';
+import type { RecoveryCodeService } from './recovery-code-service.js';
+import { isTotpEnrolled, type TotpEnrollment, type TotpService } from './totp-service.js';
 
 /**
  * Seconds since the session was last authenticated (password, provider or factor) within which it
@@ -32,6 +35,9 @@ export class MfaEnrollmentService {
   constructor(
     private readonly accounts: UserAccountService,
     private readonly totp: TotpService,
+    private readonly recoveryCodes: RecoveryCodeService,
+    private readonly audit: AuditService,
+    private readonly notices: FactorChangeNotifier,
   ) {}
 
   /**
@@ -46,13 +52,47 @@ export class MfaEnrollmentService {
 
   /**
    * Step 2: activates the pending secret with a code (audited, and the user is mailed a notice).
+   * @returns the user's new recovery codes (docs/mfa.md "Recovery codes"), to be shown once.
    * @throws ApiError 401 `reauthentication_required` / `invalid_mfa_code`, 403 `mfa_disabled`, 409
    *   `totp_already_enrolled` / `totp_enrollment_not_started`.
    */
-  async confirm(em: EntityManager, tenant: Tenant, session: EnrollingSession, code: string, actor: Actor, meta: RequestMeta): Promise<void> {
+  async confirm(em: EntityManager, tenant: Tenant, session: EnrollingSession, code: string, actor: Actor, meta: RequestMeta): Promise<string[]> {
     await this.assertRecentSignIn(em, tenant, session);
     const user = await this.accounts.getUser(em, tenant.id, session.userId);
-    await this.totp.confirmEnrollment(em, tenant, user, code, actor, meta);
+    return this.totp.confirmEnrollment(em, tenant, user, code, actor, meta);
+  }
+
+  /**
+   * `mfa/recovery-codes`: a new set of recovery codes replaces the old one (docs/mfa.md "Recovery
+   * codes"). Needs a recent sign-in like enrolment, and an active TOTP factor. Audits
+   * `MfaRecoveryCodesGenerated` and mails the user a notice.
+   * @returns the new codes in plaintext, to be shown once.
+   * @throws ApiError 401 `reauthentication_required`, 409 `totp_not_enrolled`.
+   */
+  async regenerateRecoveryCodes(em: EntityManager, tenant: Tenant, session: EnrollingSession, actor: Actor, meta: RequestMeta): Promise<string[]> {
+    await this.assertRecentSignIn(em, tenant, session);
+    const user = await this.accounts.getUser(em, tenant.id, session.userId);
+    if (!isTotpEnrolled(user)) throw conflict('totp_not_enrolled', 'Recovery codes need an active authenticator app (TOTP)');
+    const codes = await em.transactional(async (tx) => {
+      // Locks the user row and re-checks the factor, so a concurrent removal cannot leave codes behind.
+      const rows = await tx.execute(
+        'select id from app_user where id = ? and tenant_id = ? and totp_secret_enc is not null and totp_enrolled_at is not null for update',
+        [user.id, tenant.id],
+      );
+      if (rows.length === 0) throw conflict('totp_not_enrolled', 'Recovery codes need an active authenticator app (TOTP)');
+      const issued = await this.recoveryCodes.replace(tx, tenant.id, user.id);
+      await this.audit.record(tx, {
+        tenantId: tenant.id,
+        action: 'MfaRecoveryCodesGenerated',
+        actor,
+        target: { type: 'user', id: user.id },
+        meta,
+        details: { count: issued.length },
+      });
+      return issued;
+    });
+    await this.notices.notify(tenant, user, 'recovery_codes_regenerated', actor);
+    return codes;
   }
 
   /** See {@link assertRecentSignIn}. */

@@ -5,16 +5,27 @@ import { unauthorized } from '../../lib/errors.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { EmailOtpService } from './email-otp-service.js';
+import type { RecoveryCodeService } from './recovery-code-service.js';
 import { isTotpEnrolled, type TotpService } from './totp-service.js';
 
 /** Second-factor codes a login request may carry (docs/mfa.md). */
 export interface LoginCodes {
   totpCode?: string | undefined;
   emailOtpCode?: string | undefined;
+  /** A TOTP recovery code, accepted wherever a TOTP code is (docs/mfa.md "Recovery codes"). */
+  recoveryCode?: string | undefined;
 }
 
 /** A second factor a user can complete a login with: `totp` or `email` (one-time code). */
 export type SecondFactorMethod = 'totp' | 'email';
+
+/** What completed a second-factor step: a method, or a recovery code standing in for TOTP. */
+export type AcceptedFactor = SecondFactorMethod | 'recovery_code';
+
+/** The `method` suffix of a sign-in completed by `factor` (`totp`, `email_otp`, `recovery_code`). */
+export function factorMethodName(factor: AcceptedFactor): string {
+  return factor === 'email' ? 'email_otp' : factor;
+}
 
 /**
  * Applies the tenant MFA policy at login (docs/mfa.md).
@@ -27,6 +38,7 @@ export class MfaService {
     private readonly totp: TotpService,
     private readonly emailOtp: EmailOtpService,
     private readonly audit: AuditService,
+    private readonly recoveryCodes: RecoveryCodeService,
   ) {}
 
   /**
@@ -53,10 +65,11 @@ export class MfaService {
   }
 
   /**
-   * Checks one second-factor code against the methods allowed (TOTP first when both codes are
-   * given). Audits `MfaTotpVerified` / `MfaEmailOtpVerified` / `MfaEmailOtpFailed` through the factor
+   * Checks one second-factor code against the methods allowed: a TOTP code first, then a recovery
+   * code (only where TOTP is allowed and enrolled), then an email code. Audits `MfaTotpVerified` /
+   * `MfaRecoveryCodeUsed` / `MfaEmailOtpVerified` / `MfaEmailOtpFailed` through the factor
    * services; the caller audits the failed sign-in.
-   * @returns the method that accepted a code, or null when none did.
+   * @returns what accepted a code, or null when nothing did.
    */
   async verifyAnyCode(
     em: EntityManager,
@@ -65,9 +78,17 @@ export class MfaService {
     methods: SecondFactorMethod[],
     codes: LoginCodes,
     meta: RequestMeta,
-  ): Promise<SecondFactorMethod | null> {
+  ): Promise<AcceptedFactor | null> {
     if (codes.totpCode && methods.includes('totp') && (await this.totp.verifyLoginCode(em, tenant, user, codes.totpCode, meta))) {
       return 'totp';
+    }
+    if (
+      codes.recoveryCode &&
+      methods.includes('totp') &&
+      isTotpEnrolled(user) &&
+      (await this.recoveryCodes.consume(em, tenant, user, codes.recoveryCode, meta))
+    ) {
+      return 'recovery_code';
     }
     if (codes.emailOtpCode && methods.includes('email') && (await this.emailOtp.verify(em, tenant, user, codes.emailOtpCode, meta))) {
       return 'email';
@@ -77,17 +98,17 @@ export class MfaService {
 
   /**
    * Called after the password was verified. Passes when no factor is required, or when a given
-   * code of an allowed method is right (a TOTP code is tried first when both are given). A code
+   * code of an allowed method is right (TOTP, then recovery code, then email code). A code
    * sent when no factor is required is ignored. A failed code is audited as `UserLoginFailed`.
-   * @returns the factor that completed the login, or null when none was needed.
+   * @returns what completed the login, or null when nothing was needed.
    * @throws ApiError 401 `mfa_required` (with `details.methods`) when a factor is needed and no code
    *   was given; 401 `invalid_mfa_code` when the code is wrong, used, expired or of a method the
    *   user cannot use.
    */
-  async enforceAtLogin(em: EntityManager, tenant: Tenant, user: User, codes: LoginCodes, meta: RequestMeta): Promise<SecondFactorMethod | null> {
+  async enforceAtLogin(em: EntityManager, tenant: Tenant, user: User, codes: LoginCodes, meta: RequestMeta): Promise<AcceptedFactor | null> {
     const methods = this.requiredMethods(tenant, user);
     if (methods.length === 0) return null;
-    if (!codes.totpCode && !codes.emailOtpCode) {
+    if (!codes.totpCode && !codes.emailOtpCode && !codes.recoveryCode) {
       throw unauthorized('mfa_required', 'A second factor is required', { methods });
     }
     const accepted = await this.verifyAnyCode(em, tenant, user, methods, codes, meta);

@@ -71,6 +71,7 @@ export class MfaSignInService {
    * (the activating code counts as the second factor). Under `Required` the email code of step 1
    * is needed again; it is spent once the factor is active. Audits `MfaTotpEnrolled` and `UserLogin`
    * (`details.method` `password+totp`) and mails the factor-change notice.
+   * @returns the sign-in and the user's first recovery codes (docs/mfa.md "Recovery codes"), shown once.
    * @throws ApiError 401 (credentials), `mfa_required` (`details.methods: ["email"]`) or
    *   `invalid_mfa_code`, 403 `mfa_disabled`, 409 `totp_already_enrolled` / `totp_enrollment_not_started`.
    */
@@ -82,14 +83,14 @@ export class MfaSignInService {
     code: string,
     emailOtpCode: string | undefined,
     meta: RequestMeta,
-  ): Promise<SignIn> {
+  ): Promise<SignIn & { recoveryCodes: string[] }> {
     const user = await this.auth.verifySignInCredentials(em, tenant, email, password, meta);
     this.totp.assertEnrollable(tenant, user);
     await this.proveMailbox(em, tenant, user, emailOtpCode, { keep: true }, meta);
-    await this.totp.confirmEnrollment(em, tenant, user, code, { type: 'user', id: user.id }, meta);
+    const recoveryCodes = await this.totp.confirmEnrollment(em, tenant, user, code, { type: 'user', id: user.id }, meta);
     if (tenant.mfaPolicy === 'Required') await this.emailOtp.discard(em, tenant, user);
     const tokens = await this.auth.completeSignIn(em, tenant, user, 'password+totp', meta);
-    return { user, tokens };
+    return { user, tokens, recoveryCodes };
   }
 
   /**

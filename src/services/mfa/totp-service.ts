@@ -7,6 +7,7 @@ import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { Keyring } from '../../security/keyring.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { FactorChangeNotifier } from './factor-change-notice.js';
+import type { RecoveryCodeService } from './recovery-code-service.js';
 
 /** RFC 6238 parameters (docs/mfa.md): HMAC-SHA-1, 6 digits, 30-second step, ±1 step accepted. */
 export const TOTP_ALGORITHM = 'SHA1';
@@ -42,6 +43,7 @@ export class TotpService {
     private readonly keyring: Keyring,
     private readonly audit: AuditService,
     private readonly notices: FactorChangeNotifier,
+    private readonly recoveryCodes: RecoveryCodeService,
   ) {}
 
   /**
@@ -62,12 +64,14 @@ export class TotpService {
 
   /**
    * Activates the pending secret when `code` matches it (±1 step). The step used is remembered, so
-   * the same code cannot also complete a login. Audits `MfaTotpEnrolled` and mails the user the
-   * factor-change notice.
+   * the same code cannot also complete a login. Replaces the user's recovery codes with a new set
+   * (docs/mfa.md "Recovery codes"), in the same transaction. Audits `MfaTotpEnrolled` and mails the
+   * user the factor-change notice.
+   * @returns the new recovery codes in plaintext, to be shown once.
    * @throws ApiError 403 `mfa_disabled`, 409 `totp_already_enrolled`, 409 `totp_enrollment_not_started`
    *   (no pending secret), 401 `invalid_mfa_code`.
    */
-  async confirmEnrollment(em: EntityManager, tenant: Tenant, user: User, code: string, actor: Actor, meta: RequestMeta): Promise<void> {
+  async confirmEnrollment(em: EntityManager, tenant: Tenant, user: User, code: string, actor: Actor, meta: RequestMeta): Promise<string[]> {
     this.assertEnrollable(tenant, user);
     const pending = user.totpPendingSecretEnc;
     if (!pending) throw conflict('totp_enrollment_not_started', 'Start TOTP enrollment before verifying a code');
@@ -76,21 +80,26 @@ export class TotpService {
     const now = new Date();
     // Conditional on the pending secret still being the one checked, so two concurrent
     // verifications (or a concurrent re-enroll) cannot both activate.
-    const activated = await em.execute(
-      `update app_user set totp_secret_enc = totp_pending_secret_enc, totp_pending_secret_enc = null,
-         totp_enrolled_at = ?, totp_last_used_step = ?, updated_at = ?
-       where id = ? and tenant_id = ? and totp_pending_secret_enc = ? and totp_secret_enc is null returning id`,
-      [now, step, now, user.id, tenant.id, pending],
-    );
-    if (activated.length === 0) throw conflict('totp_enrollment_changed', 'The TOTP enrollment changed meanwhile; start again');
-    await this.audit.record(em, {
-      tenantId: tenant.id,
-      action: 'MfaTotpEnrolled',
-      actor,
-      target: { type: 'user', id: user.id },
-      meta,
+    const recoveryCodes = await em.transactional(async (tx) => {
+      const activated = await tx.execute(
+        `update app_user set totp_secret_enc = totp_pending_secret_enc, totp_pending_secret_enc = null,
+           totp_enrolled_at = ?, totp_last_used_step = ?, updated_at = ?
+         where id = ? and tenant_id = ? and totp_pending_secret_enc = ? and totp_secret_enc is null returning id`,
+        [now, step, now, user.id, tenant.id, pending],
+      );
+      if (activated.length === 0) throw conflict('totp_enrollment_changed', 'The TOTP enrollment changed meanwhile; start again');
+      const codes = await this.recoveryCodes.replace(tx, tenant.id, user.id);
+      await this.audit.record(tx, {
+        tenantId: tenant.id,
+        action: 'MfaTotpEnrolled',
+        actor,
+        target: { type: 'user', id: user.id },
+        meta,
+      });
+      return codes;
     });
     await this.notices.notify(tenant, user, 'totp_enrolled', actor);
+    return recoveryCodes;
   }
 
   /**
@@ -120,7 +129,8 @@ export class TotpService {
   }
 
   /**
-   * Removes a user's TOTP factor, active and pending (admin route `users/{userId}/totp/disable`).
+   * Removes a user's TOTP factor, active and pending, and its recovery codes (admin route
+   * `users/{userId}/totp/disable`).
    * Idempotent: a user without a factor also answers normally. Audits `MfaTotpDisabled` with
    * `details.wasEnrolled`; when an active factor was removed, mails the user the factor-change notice.
    * @throws ApiError 404 when the user is not a live user of the tenant.
@@ -136,6 +146,7 @@ export class TotpService {
         { id: user.id, tenantId: tenant.id },
         { totpSecretEnc: null, totpEnrolledAt: null, totpPendingSecretEnc: null, totpLastUsedStep: null, updatedAt: new Date() },
       );
+      await this.recoveryCodes.deleteAll(tx, tenant.id, user.id);
       await this.audit.record(tx, {
         tenantId: tenant.id,
         action: 'MfaTotpDisabled',

@@ -4,12 +4,13 @@ import type { Config } from '../../config.js';
 import { SessionSchema } from '../../entities/session.js';
 import type { Tenant } from '../../entities/tenant.js';
 import { UserSchema, type User, type UserRole } from '../../entities/user.js';
-import { unauthorized } from '../../lib/errors.js';
+import { notFound, unauthorized } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from '../../security/access-token.js';
 import { randomToken, sha256Hex } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { rowToEntity } from '../../db/rows.js';
+import { findLiveUserById } from '../users/user-lookup.js';
 
 /** Lifetime of a refresh token in seconds (30 days). */
 export const REFRESH_TOKEN_TTL_SECONDS = 2_592_000;
@@ -33,7 +34,21 @@ export type RevokeReason =
   | 'password_changed'
   | 'password_reset'
   | 'tenant_deleted'
-  | 'account_taken_over';
+  | 'account_taken_over'
+  | 'session_revoked_by_user'
+  | 'session_revoked_by_admin';
+
+/** One live session as the session list shows it (docs/api-rules.md "Sessions of a user"). */
+export interface LiveSession {
+  id: string;
+  createdAt: Date;
+  /** The last refresh, or `createdAt` when never refreshed. */
+  lastUsedAt: Date;
+  ip: string | null;
+  userAgent: string | null;
+  /** How the session was authenticated; null for sessions older than the column. */
+  method: string | null;
+}
 
 interface PresentedTokenRow {
   id: string;
@@ -59,8 +74,10 @@ export class SessionService {
    * Starts a session for `user`: a new family with its first refresh token, `lastLoginAt` updated,
    * `authenticatedAt` set to now (every start follows a password, provider or factor check; see
    * docs/mfa.md "Recent sign-in"), and `SessionCreated` audited. Call inside the transaction of the sign-in it belongs to.
+   * @param method how the user was authenticated (`password`, `password+totp`, `idp`, …), shown by
+   *   the session list (docs/api-rules.md "Sessions of a user").
    */
-  async start(em: EntityManager, tenant: Tenant, user: User, meta: RequestMeta): Promise<IssuedTokens> {
+  async start(em: EntityManager, tenant: Tenant, user: User, meta: RequestMeta, method: string): Promise<IssuedTokens> {
     const now = new Date();
     const sessionId = randomUUID();
     const refreshToken = randomToken(32);
@@ -68,15 +85,15 @@ export class SessionService {
     // key of refresh_token is checked at the end of the statement, when the session row exists.
     await em.execute(
       `with new_session as (
-         insert into session (id, tenant_id, user_id, created_at, last_refreshed_at, authenticated_at, revoked_at, revoked_reason, ip, user_agent)
-         values (?, ?, ?, ?, null, ?, null, null, ?, ?)
+         insert into session (id, tenant_id, user_id, created_at, last_refreshed_at, authenticated_at, revoked_at, revoked_reason, ip, user_agent, method)
+         values (?, ?, ?, ?, null, ?, null, null, ?, ?, ?)
        ), first_token as (
          insert into refresh_token (id, session_id, tenant_id, token_hash, parent_id, created_at, expires_at, rotated_at)
          values (?, ?, ?, ?, null, ?, ?, null)
        )
        update app_user set last_login_at = ? where id = ?`,
       [
-        sessionId, tenant.id, user.id, now, now, meta.ip, meta.userAgent,
+        sessionId, tenant.id, user.id, now, now, meta.ip, meta.userAgent, method.slice(0, 32),
         randomUUID(), sessionId, tenant.id, sha256Hex(refreshToken), now, new Date(now.getTime() + REFRESH_TOKEN_TTL_SECONDS * 1000),
         now, user.id,
       ],
@@ -234,6 +251,68 @@ export class SessionService {
       details: { reason },
     });
     return true;
+  }
+
+  /**
+   * The live (not revoked) sessions of one user of the tenant, newest first (docs/api-rules.md
+   * "Sessions of a user"). `lastUsedAt` is the last refresh, or the start when never refreshed:
+   * authenticated requests do not write to the session row.
+   */
+  async listLive(em: EntityManager, tenantId: string, userId: string): Promise<LiveSession[]> {
+    const rows = (await em.execute(
+      `select id, created_at, last_refreshed_at, ip, user_agent, method from session
+        where tenant_id = ? and user_id = ? and revoked_at is null order by created_at desc, id`,
+      [tenantId, userId],
+    )) as { id: string; created_at: Date; last_refreshed_at: Date | null; ip: string | null; user_agent: string | null; method: string | null }[];
+    return rows.map((row) => ({
+      id: row.id,
+      createdAt: new Date(row.created_at),
+      lastUsedAt: new Date(row.last_refreshed_at ?? row.created_at),
+      ip: row.ip,
+      userAgent: row.user_agent,
+      method: row.method,
+    }));
+  }
+
+  /**
+   * {@link listLive} for the admin route `users/{userId}/sessions`.
+   * @throws ApiError 404 `not_found` when the user is not a live user of the tenant.
+   */
+  async listLiveOfLiveUser(em: EntityManager, tenantId: string, userId: string): Promise<LiveSession[]> {
+    if (!(await findLiveUserById(em, tenantId, userId))) throw notFound('User not found');
+    return this.listLive(em, tenantId, userId);
+  }
+
+  /**
+   * Ends one live session of one user of the tenant (`DELETE me/sessions/{id}` and the admin route);
+   * its access tokens fail at once (401 `session_revoked`) and its refresh token stops working.
+   * Audits `SessionRevoked` with `details.reason` and `details.userId`.
+   * @throws ApiError 404 `not_found` when the id is not a live session of that user in the tenant
+   *   (another user's or tenant's session answers the same, so nothing is revealed).
+   */
+  async revokeOwnedSession(
+    em: EntityManager,
+    tenantId: string,
+    userId: string,
+    sessionId: string,
+    reason: 'session_revoked_by_user' | 'session_revoked_by_admin',
+    actor: Actor,
+    meta: RequestMeta,
+  ): Promise<void> {
+    const rows = (await em.execute(
+      `update session set revoked_at = ?, revoked_reason = ?
+        where id = ? and tenant_id = ? and user_id = ? and revoked_at is null returning id`,
+      [new Date(), reason, sessionId, tenantId, userId],
+    )) as { id: string }[];
+    if (rows.length === 0) throw notFound('Session not found');
+    await this.audit.record(em, {
+      tenantId,
+      action: 'SessionRevoked',
+      actor,
+      target: { type: 'session', id: sessionId },
+      meta,
+      details: { reason, userId },
+    });
   }
 
   /**

@@ -7,7 +7,7 @@ import { conflict, isUniqueViolation, unauthorized } from '../../lib/errors.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
 import { hashPassword, passwordNeedsRehash, verifyPassword } from '../../security/passwords.js';
 import type { AuditService } from '../audit/audit-service.js';
-import type { LoginCodes, MfaService } from '../mfa/mfa-service.js';
+import { factorMethodName, type LoginCodes, type MfaService } from '../mfa/mfa-service.js';
 import type { IssuedTokens, SessionService } from '../sessions/session-service.js';
 import { findLiveUserByEmail } from '../users/user-lookup.js';
 
@@ -94,7 +94,7 @@ export class PasswordSignInService {
         meta,
         details: { method, ...details },
       });
-      return this.sessions.start(tx, tenant, user, meta);
+      return this.sessions.start(tx, tenant, user, meta, method);
     });
   }
 
@@ -127,7 +127,7 @@ export class PasswordSignInService {
   ): Promise<SignIn> {
     const user = await this.verifySignInCredentials(em, tenant, input.email, input.password, meta);
     const factor = await this.mfa.enforceAtLogin(em, tenant, user, input, meta);
-    const method = factor === 'totp' ? 'password+totp' : factor === 'email' ? 'password+email_otp' : 'password';
+    const method = factor === null ? 'password' : `password+${factorMethodName(factor)}`;
     const tokens = await this.completeSignIn(em, tenant, user, method, meta);
     return { user, tokens };
   }
@@ -158,7 +158,7 @@ export class PasswordSignInService {
           meta,
           details: { email: user.email, role: user.role, via: 'signup' },
         });
-        return this.sessions.start(tx, tenant, user, meta);
+        return this.sessions.start(tx, tenant, user, meta, 'password');
       });
       return { user, tokens };
     } catch (err) {

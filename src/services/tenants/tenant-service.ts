@@ -81,7 +81,7 @@ export class TenantService {
           tenantId: tenant.id, action: 'UserSignup', actor, target: { type: 'user', id: user.id }, meta,
           details: { email: user.email, role: user.role, via: 'tenant_creation' },
         });
-        return this.sessions.start(tx, tenant, user, meta);
+        return this.sessions.start(tx, tenant, user, meta, 'password');
       });
       return { tenant, user, tokens };
     } catch (err) {

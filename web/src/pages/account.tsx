@@ -4,7 +4,7 @@ import { Link, Navigate, Outlet, useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
 import { forgetSession, toFormError, toPasskeyError, trpc } from '../api';
 import { useMe, useSignedIn, useSlug } from '../hooks';
-import { ErrorAlert, Field, formValue, Notice, TotpSecret } from '../ui';
+import { ErrorAlert, Field, formValue, Notice, RecoveryCodeList, TotpSecret } from '../ui';
 
 /** Pages that need a session: restores it from the refresh cookie, or sends the browser to sign-in. */
 export function SignedInLayout() {
@@ -44,6 +44,8 @@ export function SignedInLayout() {
 export function AccountPage() {
   const slug = useSlug();
   const me = useMe(slug, true);
+  // Codes just issued (on enabling TOTP or regenerating), kept here so they outlive the enrolment form.
+  const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null);
   if (me.isPending) return <p role="status" className="loading">Loading…</p>;
   if (me.error) return <ErrorAlert error={toFormError(me.error)} />;
   const user = me.data;
@@ -59,8 +61,15 @@ export function AccountPage() {
         <dd>{user.tenant.name} ({user.tenant.slug})</dd>
         <dt>Authenticator app</dt>
         <dd>{user.totpEnrolled ? 'On' : 'Off'}</dd>
+        {user.recoveryCodesRemaining !== null && (
+          <>
+            <dt>Recovery codes left</dt>
+            <dd>{user.recoveryCodesRemaining}</dd>
+          </>
+        )}
       </dl>
-      {!user.totpEnrolled && <TotpEnrolment slug={slug} />}
+      {!user.totpEnrolled && <TotpEnrolment slug={slug} onRecoveryCodes={setRecoveryCodes} />}
+      {user.totpEnrolled && <RecoveryCodes slug={slug} codes={recoveryCodes} onRecoveryCodes={setRecoveryCodes} />}
       <Passkeys slug={slug} />
       <ChangePassword slug={slug} />
       <DataExport slug={slug} />
@@ -70,12 +79,15 @@ export function AccountPage() {
   );
 }
 
-function TotpEnrolment({ slug }: { slug: string }) {
+function TotpEnrolment({ slug, onRecoveryCodes }: { slug: string; onRecoveryCodes: (codes: string[]) => void }) {
   const queryClient = useQueryClient();
   const enrol = useMutation({ mutationFn: () => trpc.mfa.totpEnroll.mutate({ tenantSlug: slug }) });
   const verify = useMutation({
     mutationFn: (form: FormData) => trpc.mfa.totpVerify.mutate({ tenantSlug: slug, code: formValue(form, 'code') ?? '' }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['me', slug] }),
+    onSuccess: (answer) => {
+      onRecoveryCodes(answer.recoveryCodes);
+      return queryClient.invalidateQueries({ queryKey: ['me', slug] });
+    },
   });
   const error = enrol.error ? toFormError(enrol.error) : verify.error ? toFormError(verify.error) : null;
   return (
@@ -150,6 +162,29 @@ function Passkeys({ slug }: { slug: string }) {
   );
 }
 
+/** The recovery codes of an enrolled user: the ones just issued (shown once) and "generate new codes". */
+function RecoveryCodes({ slug, codes, onRecoveryCodes }: { slug: string; codes: string[] | null; onRecoveryCodes: (codes: string[]) => void }) {
+  const queryClient = useQueryClient();
+  const regenerate = useMutation({
+    mutationFn: () => trpc.mfa.recoveryCodes.mutate({ tenantSlug: slug }),
+    onSuccess: (answer) => {
+      onRecoveryCodes(answer.recoveryCodes);
+      return queryClient.invalidateQueries({ queryKey: ['me', slug] });
+    },
+  });
+  return (
+    <section aria-labelledby="recovery-heading" className="panel">
+      <h2 id="recovery-heading">Recovery codes</h2>
+      <ErrorAlert error={regenerate.error ? toFormError(regenerate.error) : null} />
+      {codes && <RecoveryCodeList codes={codes} />}
+      <p className="hint">Generating new codes makes the old ones stop working. It needs a sign-in less than 10 minutes old.</p>
+      <button type="button" className="secondary" onClick={() => regenerate.mutate()} disabled={regenerate.isPending}>
+        Generate new recovery codes
+      </button>
+    </section>
+  );
+}
+
 function ChangePassword({ slug }: { slug: string }) {
   const change = useMutation({
     mutationFn: (form: FormData) =>
@@ -213,10 +248,39 @@ function SessionControls({ slug }: { slug: string }) {
       await navigate({ to: '/app/$slug/sign-in', params: { slug } });
     },
   });
+  const sessions = useQuery({ queryKey: ['sessions', slug], queryFn: () => trpc.me.listSessions.query({ tenantSlug: slug }) });
+  const endOne = useMutation({
+    mutationFn: (sessionId: string) => trpc.me.revokeSession.mutate({ tenantSlug: slug, sessionId }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: ['sessions', slug] }),
+  });
+  const error = everywhere.error ?? endOne.error ?? sessions.error;
   return (
     <section aria-labelledby="sessions-heading" className="panel">
       <h2 id="sessions-heading">Sessions</h2>
-      <ErrorAlert error={everywhere.error ? toFormError(everywhere.error) : null} />
+      <ErrorAlert error={error ? toFormError(error) : null} />
+      {sessions.data && (
+        <ul className="sessions" aria-label="Signed-in devices">
+          {sessions.data.items.map((session) => (
+            <li key={session.id}>
+              <strong>{session.userAgent ?? 'Unknown device'}</strong>
+              {session.current && <span className="muted"> (this device)</span>}
+              <br />
+              <span className="hint">
+                {session.ip ?? 'unknown address'} · {session.method ?? 'sign-in method not recorded'} · signed in {new Date(session.createdAt).toLocaleString()} ·
+                last used {new Date(session.lastUsedAt).toLocaleString()}
+              </span>
+              {!session.current && (
+                <>
+                  {' '}
+                  <button type="button" className="link" onClick={() => endOne.mutate(session.id)} disabled={endOne.isPending}>
+                    Sign out this device
+                  </button>
+                </>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
       <button type="button" className="secondary" onClick={() => everywhere.mutate()} disabled={everywhere.isPending}>Sign out everywhere</button>
     </section>
   );

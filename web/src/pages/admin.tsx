@@ -27,6 +27,7 @@ const AUDIT_ACTION_SET: Record<AuditAction, true> = {
   GdprExportRequested: true, GdprExportCompleted: true, GdprErasureRequested: true, GdprErasureCompleted: true,
   IdpOauthLinked: true, IdpOauthUnlinked: true,
   PasskeyRegistered: true, PasskeyDeleted: true, PasskeyCloneSuspected: true,
+  MfaRecoveryCodeUsed: true, MfaRecoveryCodesGenerated: true,
 };
 const AUDIT_ACTIONS = Object.keys(AUDIT_ACTION_SET) as AuditAction[];
 
@@ -66,6 +67,7 @@ export function UsersPage() {
   const queryClient = useQueryClient();
   const pageSizeId = useId();
   const [pageSize, setPageSize] = useState<number>(USERS_PAGE_SIZES[1]);
+  const [sessionsOf, setSessionsOf] = useState<{ id: string; email: string } | null>(null);
   // GET users paging (limit + cursor, nextCursor; docs/api-rules.md): pages are appended by "Load more"
   const users = useInfiniteQuery({
     queryKey: ['users', slug, pageSize],
@@ -108,6 +110,9 @@ export function UsersPage() {
                       Disable authenticator
                     </button>
                   )}
+                  <button type="button" className="secondary" aria-label={`Sessions of ${u.email}`} onClick={() => setSessionsOf({ id: u.id, email: u.email })}>
+                    Sessions
+                  </button>
                   <button type="button" className="danger" aria-label={`Delete ${u.email}`} onClick={() => remove.mutate(u.id)}>Delete</button>
                 </td>
               </tr>
@@ -123,7 +128,53 @@ export function UsersPage() {
           Load more
         </button>
       )}
+      {sessionsOf && <UserSessions slug={slug} user={sessionsOf} onClose={() => setSessionsOf(null)} />}
     </main>
+  );
+}
+
+/** One user's live sessions (GET users/{userId}/sessions), each with "End session" (docs/api-rules.md "Sessions of a user"). */
+function UserSessions({ slug, user, onClose }: { slug: string; user: { id: string; email: string }; onClose: () => void }) {
+  const queryClient = useQueryClient();
+  const sessions = useQuery({
+    queryKey: ['user-sessions', slug, user.id],
+    queryFn: () => trpc.users.listSessions.query({ tenantSlug: slug, userId: user.id }),
+  });
+  const end = useMutation({
+    mutationFn: (sessionId: string) => trpc.users.revokeSession.mutate({ tenantSlug: slug, userId: user.id, sessionId }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: ['user-sessions', slug, user.id] }),
+  });
+  const error = sessions.error ?? end.error;
+  return (
+    <section aria-labelledby="user-sessions-heading" className="panel">
+      <h2 id="user-sessions-heading">Sessions of {user.email}</h2>
+      <ErrorAlert error={error ? toFormError(error) : null} />
+      {sessions.data && sessions.data.items.length === 0 && <p className="muted">No live sessions.</p>}
+      {sessions.data && sessions.data.items.length > 0 && (
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr><th scope="col">Device</th><th scope="col">Address</th><th scope="col">Method</th><th scope="col">Signed in</th><th scope="col">Last used</th><th scope="col">Actions</th></tr>
+            </thead>
+            <tbody>
+              {sessions.data.items.map((session) => (
+                <tr key={session.id}>
+                  <td>{session.userAgent ?? '—'}{session.current ? ' (you)' : ''}</td>
+                  <td>{session.ip ?? '—'}</td>
+                  <td>{session.method ?? '—'}</td>
+                  <td>{when(session.createdAt)}</td>
+                  <td>{when(session.lastUsedAt)}</td>
+                  <td className="actions">
+                    <button type="button" className="danger" onClick={() => end.mutate(session.id)} disabled={end.isPending}>End session</button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <button type="button" className="link" onClick={onClose}>Close</button>
+    </section>
   );
 }
 

@@ -4,7 +4,7 @@ import { Link, useNavigate } from '@tanstack/react-router';
 import { useEffect, useRef, useState } from 'react';
 import { rememberSession, toFormError, toPasskeyError, trpc, type FormError } from '../api';
 import { useLinkToken, useSlug } from '../hooks';
-import { Card, ErrorAlert, Field, formValue, Notice, TotpSecret } from '../ui';
+import { Card, ErrorAlert, Field, formValue, Notice, RecoveryCodeList, TotpSecret } from '../ui';
 
 type SecondFactor = 'totp' | 'email';
 
@@ -40,7 +40,7 @@ export function SignInPage() {
   const [emailCodeSent, setEmailCodeSent] = useState(false);
 
   const login = useMutation({
-    mutationFn: (input: { email: string; password: string; totpCode?: string; emailOtpCode?: string }) =>
+    mutationFn: (input: { email: string; password: string; totpCode?: string; emailOtpCode?: string; recoveryCode?: string }) =>
       trpc.auth.login.mutate({ tenantSlug: slug, ...input }),
     onSuccess: (session) => onSignedIn(session),
     onError: (err, input) => {
@@ -62,7 +62,6 @@ export function SignInPage() {
   const enrolVerify = useMutation({
     mutationFn: (code: string) =>
       trpc.auth.totpInitialVerify.mutate({ tenantSlug: slug, ...credentials!, code, emailOtpCode: enrol.data!.emailOtpCode }),
-    onSuccess: (session) => onSignedIn(session),
   });
   const error = login.error ? toFormError(login.error) : null;
   const shownError = error && error.reason !== 'mfa_required' ? error : null;
@@ -73,6 +72,17 @@ export function SignInPage() {
     enrol.reset();
     enrolVerify.reset();
   };
+
+  if (enrolVerify.data) {
+    // The factor is on and the session started: the recovery codes are shown once, before going on.
+    const session = enrolVerify.data;
+    return (
+      <Card title="Your authenticator app is on">
+        <RecoveryCodeList codes={session.recoveryCodes} />
+        <button type="button" onClick={() => void onSignedIn(session)}>I saved my recovery codes, continue</button>
+      </Card>
+    );
+  }
 
   if (credentials && enrol.data) {
     const enrolError = enrolVerify.error ? toFormError(enrolVerify.error) : null;
@@ -113,6 +123,18 @@ export function SignInPage() {
           >
             <Field label="Authenticator code" name="totpCode" inputMode="numeric" autoComplete="one-time-code" required error={shownError} />
             <button type="submit" disabled={login.isPending}>Verify</button>
+          </form>
+        )}
+        {enrolled && (
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              login.mutate({ ...credentials, recoveryCode: formValue(new FormData(e.currentTarget), 'recoveryCode') ?? '' });
+            }}
+          >
+            <p className="hint">Lost your authenticator app? Use one of your recovery codes instead; each works once.</p>
+            <Field label="Recovery code" name="recoveryCode" autoComplete="off" required error={shownError} />
+            <button type="submit" className="secondary" disabled={login.isPending}>Use recovery code</button>
           </form>
         )}
         {!enrolled && factors.includes('email') && (
@@ -446,7 +468,8 @@ function SecondFactorWithToken({ slug, mfaToken, factors, onSignedIn }: {
 }) {
   const [emailSentTo, setEmailSentTo] = useState<string | null>(null);
   const complete = useMutation({
-    mutationFn: (codes: { totpCode?: string; emailOtpCode?: string }) => trpc.auth.mfaComplete.mutate({ tenantSlug: slug, mfaToken, ...codes }),
+    mutationFn: (codes: { totpCode?: string; emailOtpCode?: string; recoveryCode?: string }) =>
+      trpc.auth.mfaComplete.mutate({ tenantSlug: slug, mfaToken, ...codes }),
     onSuccess: (session) => onSignedIn(session),
   });
   const sendEmailCode = useMutation({
@@ -466,6 +489,18 @@ function SecondFactorWithToken({ slug, mfaToken, factors, onSignedIn }: {
         >
           <Field label="Authenticator code" name="totpCode" inputMode="numeric" autoComplete="one-time-code" required error={error} />
           <button type="submit" disabled={complete.isPending}>Verify</button>
+        </form>
+      )}
+      {factors.includes('totp') && (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            complete.mutate({ recoveryCode: formValue(new FormData(e.currentTarget), 'recoveryCode') ?? '' });
+          }}
+        >
+          <p className="hint">Lost your authenticator app? Use one of your recovery codes instead; each works once.</p>
+          <Field label="Recovery code" name="recoveryCode" autoComplete="off" required error={error} />
+          <button type="submit" className="secondary" disabled={complete.isPending}>Use recovery code</button>
         </form>
       )}
       {factors.includes('email') && (
