@@ -3,17 +3,18 @@ import { z } from 'zod';
 import { TenantSchema, type Tenant } from '../../entities/tenant.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
 import type { ClaimedJob, JobQueue } from '../jobs/job-queue.js';
+import type { EmailVerificationService } from '../lifecycle/email-verification-service.js';
 import type { PasswordResetService } from '../lifecycle/password-reset-service.js';
 import type { MfaSignInService } from '../mfa/mfa-sign-in-service.js';
 
 /** Account mails a client may ask for with an email address alone. */
-export type AccountMailPurpose = 'email_otp' | 'password_reset';
+export type AccountMailPurpose = 'email_otp' | 'password_reset' | 'email_verification';
 
 /** Runs of one request job: the look-up itself rarely fails; the mail it queues has its own retries. */
 const MAX_ATTEMPTS = 5;
 
 const payloadSchema = z.object({
-  purpose: z.enum(['email_otp', 'password_reset']),
+  purpose: z.enum(['email_otp', 'password_reset', 'email_verification']),
   tenantId: z.string(),
   email: z.string(),
   ip: z.string().nullable(),
@@ -22,7 +23,8 @@ const payloadSchema = z.object({
 
 /**
  * The requests that answer `ok` whether or not the account exists (`auth/request-email-otp` without
- * a password, `auth/password-reset/request`; docs/events.md "Mail"). The request only queues a job
+ * a password, `auth/password-reset/request`, `auth/request-email-verification`; docs/events.md
+ * "Mail"). The request only queues a job
  * carrying the tenant, the email and the request metadata, the same single INSERT for every email, so
  * the answer's duration says nothing about the account (OWASP Forgot Password Cheat Sheet: "consistent
  * response time"). The worker then does what the request used to do: look the account up, issue the
@@ -34,6 +36,7 @@ export class AccountMailRequests {
     private readonly queue: JobQueue,
     private readonly mfaSignIn: MfaSignInService,
     private readonly passwordReset: PasswordResetService,
+    private readonly emailVerification: EmailVerificationService,
   ) {}
 
   /** Queues the request (in the caller's transaction when one is open). */
@@ -54,6 +57,7 @@ export class AccountMailRequests {
     if (!tenant) return;
     const meta: RequestMeta = { ip: payload.ip, userAgent: payload.userAgent };
     if (payload.purpose === 'email_otp') await this.mfaSignIn.requestEmailOtp(em, tenant, payload.email, undefined, meta);
-    else await this.passwordReset.request(em, tenant, payload.email);
+    else if (payload.purpose === 'password_reset') await this.passwordReset.request(em, tenant, payload.email);
+    else await this.emailVerification.request(em, tenant, payload.email);
   }
 }
