@@ -7,6 +7,7 @@ import { Migration20261123040000_account_token } from './Migration20261123040000
 import { Migration20261123050000_account_takeover } from './Migration20261123050000_account_takeover.js';
 import { Migration20261123060000_jobs_webhooks } from './Migration20261123060000_jobs_webhooks.js';
 import { Migration20261123070000_idp_browser_binding } from './Migration20261123070000_idp_browser_binding.js';
+import { Migration20261123110000_job_queue_retention } from './Migration20261123110000_job_queue_retention.js';
 
 /**
  * Every committed migration, in the order it is applied. Listed explicitly so the same list runs
@@ -21,4 +22,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261123050000_account_takeover', class: Migration20261123050000_account_takeover },
   { name: 'Migration20261123060000_jobs_webhooks', class: Migration20261123060000_jobs_webhooks },
   { name: 'Migration20261123070000_idp_browser_binding', class: Migration20261123070000_idp_browser_binding },
+  { name: 'Migration20261123110000_job_queue_retention', class: Migration20261123110000_job_queue_retention },
 ];
