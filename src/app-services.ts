@@ -163,7 +163,7 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     disposers,
     readiness,
   };
-  const accountMailRequests = new AccountMailRequests(orm, jobs, services.mfaSignIn, services.passwordReset, services.emailVerification);
+  const accountMailRequests = new AccountMailRequests(orm, jobs, services.mfaSignIn, services.passwordReset, services.emailVerification, keyring);
   jobWorker.handle('account-mail.request', (job) => accountMailRequests.run(job));
   return { ...services, accountMailRequests };
 }

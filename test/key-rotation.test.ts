@@ -122,8 +122,15 @@ describe('ENCRYPTION_KEYS rotation', () => {
       const email = `invitee-${unique()}@example.com`;
       const invite = await api.post(`/v1/${tenant.slug}/invites`, { email }, { token: tenant.accessToken });
       expect(invite.status, JSON.stringify(invite.body)).toBe(200);
+      // and an existence-blind request (its email, IP and user agent sealed too) for the admin
+      expect((await api.post(`/v1/${tenant.slug}/auth/password-reset/request`, { email: tenant.adminEmail })).status).toBe(200);
       const queue = stalled.services.jobs.name;
       const em = stalled.services.orm.em.fork();
+      const requestRow = async () =>
+        ((await em.execute(`select payload->>'sealed' as sealed, recipient_digest from job where queue = ? and kind = 'account-mail.request'`, [queue])) as {
+          sealed: string; recipient_digest: string;
+        }[])[0]!;
+      expect((await requestRow()).sealed).toMatch(/^v1:/);
       const mailRow = async () =>
         ((await em.execute(`select id, payload->>'sealed' as sealed, recipient_digest from job where queue = ? and kind = 'mail.send'`, [queue])) as {
           id: string; sealed: string; recipient_digest: string;
@@ -134,7 +141,9 @@ describe('ENCRYPTION_KEYS rotation', () => {
       expect(before!.sealed).not.toContain(email);
 
       const report = await reencryptSecrets(em, newServer.services.keyring, { queue });
-      expect(report).toMatchObject({ keyVersion: 'v2', queuedMails: 1, failures: [] });
+      expect(report).toMatchObject({ keyVersion: 'v2', queuedMails: 2, failures: [] });
+      expect((await requestRow()).sealed).toMatch(/^v2:/);
+      expect(mailRecipientDigests(new Keyring([{ version: 'v2', key: Buffer.alloc(32, 9) }]), tenant.id, tenant.adminEmail)).toContain((await requestRow()).recipient_digest);
       const [after] = await mailRow();
       expect(after!.id).toBe(before!.id);
       expect(after!.sealed).toMatch(/^v2:/);
@@ -144,13 +153,15 @@ describe('ENCRYPTION_KEYS rotation', () => {
       expect(mailRecipientDigests(v2Only, tenant.id, email)).toContain(after!.recipient_digest);
       expect((await reencryptSecrets(em, newServer.services.keyring, { queue })).queuedMails).toBe(0);
 
-      // a worker holding only v2 (v1 retired) on that queue delivers the mail
+      // a worker holding only v2 (v1 retired) on that queue delivers the mail, and runs the request (which mails the admin)
       drain = await startTestServer({ ENCRYPTION_KEYS: `v2:${Buffer.alloc(32, 9).toString('base64')}`, JOB_QUEUE: queue, SMTP_URL: undefined });
       const outbox = path.join(drain.services.config.dataDir, 'outbox');
       const started = Date.now();
       const delivered = () => existsSync(outbox) && readdirSync(outbox).some((f) => readFileSync(path.join(outbox, f), 'utf8').includes(email));
-      while (!delivered() && Date.now() - started < 20_000) await new Promise((r) => setTimeout(r, 25));
+      const resetMailed = () => existsSync(outbox) && readdirSync(outbox).some((f) => readFileSync(path.join(outbox, f), 'utf8').includes(tenant.adminEmail));
+      while (!(delivered() && resetMailed()) && Date.now() - started < 20_000) await new Promise((r) => setTimeout(r, 25));
       expect(delivered()).toBe(true);
+      expect(resetMailed()).toBe(true);
     } finally {
       await drain?.close();
       await stalled.close();

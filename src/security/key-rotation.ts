@@ -4,6 +4,7 @@ import { idpClientSecretAssociatedData } from '../services/idp/idp-service.js';
 import { totpSecretAad } from '../services/mfa/totp-service.js';
 import { secretAad as webhookSecretAad } from '../services/webhooks/webhook-service.js';
 import { mailRecipientDigest, queuedMailAad } from '../services/mail/mailer.js';
+import { accountMailRequestAad } from '../services/mail/account-mail-requests.js';
 
 
 /** What {@link reencryptSecrets} did. */
@@ -16,7 +17,10 @@ export interface ReencryptionReport {
   idpClientSecrets: number;
   /** Webhook signing secrets (current and, during a rotation overlap, previous). */
   webhookSecrets: number;
-  /** Mails waiting in the job queue (or failed for good and kept), with their recipient digests. */
+  /**
+   * Mails and account-mail requests waiting in the job queue (or failed for good and kept), with
+   * their recipient digests.
+   */
   queuedMails: number;
   /** Ciphertexts that could not be decrypted (key version missing from the ring, or tampered); left as they are. */
   failures: { kind: 'totp_secret' | 'pending_totp_secret' | 'idp_client_secret' | 'webhook_secret' | 'queued_mail'; id: string }[];
@@ -135,8 +139,9 @@ export async function reencryptSecrets(em: EntityManager, keyring: Keyring, scop
 }
 
 /**
- * Re-encrypts the queued mails (`mail.send` jobs, docs/events.md "Mail") sealed under an older key,
- * and recomputes their recipient digest under the newest key, so erasure still finds them once the
+ * Re-encrypts the queued mails and account-mail requests (`mail.send`, `account-mail.request` jobs,
+ * docs/events.md "Mail") sealed under an older key, and recomputes their recipient digest under the
+ * newest key, so erasure still finds them once the
  * old key leaves the ring. A row is updated only if its ciphertext is still the one read (a worker
  * may have sent and deleted it meanwhile).
  */
@@ -144,29 +149,32 @@ async function reencryptQueuedMails(em: EntityManager, keyring: Keyring, report:
   let after = '00000000-0000-0000-0000-000000000000';
   for (;;) {
     const jobs = (await em.execute(
-      `select id, payload->>'sealed' as sealed from job
-        where kind = 'mail.send' and id > ?${queue === undefined ? '' : ' and queue = ?'}
+      `select id, kind, payload->>'sealed' as sealed from job
+        where kind in ('mail.send', 'account-mail.request') and id > ?${queue === undefined ? '' : ' and queue = ?'}
         order by id limit ?`,
       queue === undefined ? [after, MAIL_PAGE_SIZE] : [after, queue, MAIL_PAGE_SIZE],
-    )) as { id: string; sealed: string | null }[];
+    )) as { id: string; kind: 'mail.send' | 'account-mail.request'; sealed: string | null }[];
     for (const job of jobs) {
       if (job.sealed === null || !keyring.needsReencryption(job.sealed)) continue;
+      const aad = job.kind === 'mail.send' ? queuedMailAad(job.id) : accountMailRequestAad(job.id);
       let fresh: string;
       let digest: string | null = null;
       try {
-        const plaintext = keyring.decrypt(job.sealed, queuedMailAad(job.id));
-        const message = JSON.parse(plaintext) as { to?: unknown; tenantId?: unknown };
-        if (typeof message.to === 'string' && typeof message.tenantId === 'string') {
-          digest = mailRecipientDigest(keyring, message.tenantId, message.to);
+        const plaintext = keyring.decrypt(job.sealed, aad);
+        // a mail names its recipient `to`, a request `email`; both carry the tenant id
+        const sealed = JSON.parse(plaintext) as { to?: unknown; email?: unknown; tenantId?: unknown };
+        const address = job.kind === 'mail.send' ? sealed.to : sealed.email;
+        if (typeof address === 'string' && typeof sealed.tenantId === 'string') {
+          digest = mailRecipientDigest(keyring, sealed.tenantId, address);
         }
-        fresh = keyring.encrypt(plaintext, queuedMailAad(job.id));
+        fresh = keyring.encrypt(plaintext, aad);
       } catch {
         report.failures.push({ kind: 'queued_mail', id: job.id });
         continue;
       }
       const updated = await em.execute(
-        `update job set payload = jsonb_build_object('sealed', ?::text), recipient_digest = coalesce(?, recipient_digest)
-          where id = ? and kind = 'mail.send' and payload->>'sealed' = ? returning id`,
+        `update job set payload = payload || jsonb_build_object('sealed', ?::text), recipient_digest = coalesce(?, recipient_digest)
+          where id = ? and payload->>'sealed' = ? returning id`,
         [fresh, digest, job.id, job.sealed],
       );
       report.queuedMails += updated.length;

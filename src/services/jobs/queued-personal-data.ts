@@ -5,10 +5,10 @@ import { mailRecipientDigests } from '../mail/mailer.js';
 /**
  * Erasure of the personal data waiting in the job queue (GDPR art. 17; docs/events.md "Erasure").
  * Two kinds of job carry a person's email or IP address:
- * - `mail.send`: the encrypted message; found by its keyed recipient digest (tenant + address);
- * - `account-mail.request`: the tenant, the email, the client IP and user agent of an
- *   existence-blind request (auth/request-email-otp, password-reset/request,
- *   request-email-verification); found by tenant and email.
+ * - `mail.send`: the encrypted message;
+ * - `account-mail.request`: the encrypted email, client IP and user agent of an existence-blind
+ *   request (auth/request-email-otp, password-reset/request, request-email-verification).
+ * Both are found by their keyed recipient digest (tenant + address), without decrypting anything.
  * `webhook.deliver` jobs hold ids only: the body is read from the audit log when the attempt runs, so
  * it carries what the log holds then (scrubbed once the user is erased).
  */
@@ -26,7 +26,8 @@ export class QueuedPersonalData {
     const digests = mailRecipientDigests(this.keyring, tenantId, email);
     const rows = await em.execute<{ id: string }[]>(
       `delete from job
-        where (kind = 'mail.send' and recipient_digest in (${digests.map(() => '?').join(', ')}))
+        where (kind in ('mail.send', 'account-mail.request') and recipient_digest in (${digests.map(() => '?').join(', ')}))
+           -- account-mail requests queued before they were sealed
            or (kind = 'account-mail.request' and payload->>'tenantId' = ? and lower(payload->>'email') = lower(?))
         returning id`,
       [...digests, tenantId, email],
