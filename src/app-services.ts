@@ -18,6 +18,7 @@ import { MailTransport } from './services/mail/mail-transport.js';
 import { AccountMailRequests } from './services/mail/account-mail-requests.js';
 import { JobQueue } from './services/jobs/job-queue.js';
 import { JobWorker } from './services/jobs/job-worker.js';
+import { QueuedPersonalData } from './services/jobs/queued-personal-data.js';
 import { WebhookDelivery } from './services/webhooks/webhook-delivery.js';
 import { WebhookService } from './services/webhooks/webhook-service.js';
 import { MfaService } from './services/mfa/mfa-service.js';
@@ -99,11 +100,16 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
   const audit = new AuditService(orm.em.getEventManager(), config.jobQueue);
   const sessions = new SessionService(config, audit);
   const jobs = new JobQueue(orm, config.jobQueue);
+  const queuedPersonalData = new QueuedPersonalData(keyring);
   const mailer = new Mailer(jobs, keyring, new MailTransport(config, logger), logger);
   const jobWorker = new JobWorker(jobs, logger, { pollIntervalMs: config.jobPollIntervalMs, retryBaseSeconds: config.jobRetryBaseSeconds });
   const webhookDelivery = new WebhookDelivery(config, orm, keyring, mailer, logger);
   jobWorker.handle('mail.send', (job) => mailer.deliver(job));
   jobWorker.handle('webhook.deliver', (job, retryIn) => webhookDelivery.deliver(job, retryIn));
+  jobWorker.every(config.jobRetentionSweepSeconds, 'retention', async () => {
+    const purged = await jobs.purgeExpired(config.jobFailedRetentionDays, config.webhookDeliveryRetentionDays);
+    if (purged.failedJobs || purged.deliveries) logger.info({ purged }, 'job queue retention sweep deleted expired rows');
+  });
   const factorNotices = new FactorChangeNotifier(mailer, logger);
   const recoveryCodes = new RecoveryCodeService(audit, factorNotices);
   const totp = new TotpService(keyring, audit, factorNotices, recoveryCodes);
@@ -111,7 +117,7 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
   const mfa = new MfaService(totp, emailOtp, audit, recoveryCodes);
   const auth = new PasswordSignInService(sessions, mfa, audit);
   const accountTokens = new AccountTokenService(mailer);
-  const accounts = new UserAccountService(sessions, audit, accountTokens);
+  const accounts = new UserAccountService(sessions, audit, accountTokens, queuedPersonalData);
   const mfaChallenges = new MfaChallengeService(auth, mfa);
   const emailVerification = new EmailVerificationService(config, accountTokens, audit);
   const redis = config.redisUrl ? createRedisClient(config.redisUrl, logger) : undefined;
@@ -161,13 +167,13 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     emailVerification,
     passwordReset: new PasswordResetService(config, accountTokens, sessions, emailVerification, audit),
     dataExport: new DataExportService(audit),
-    erasure: new ErasureService(config, logger, audit),
+    erasure: new ErasureService(config, logger, audit, queuedPersonalData),
     passkeys: new PasskeyService(config, auth, audit, factorNotices),
     rateLimits: new RateLimitService({ scale: config.rateLimitScale, keyPrefix: config.redisKeyPrefix, redis, logger }),
     disposers,
     readiness,
   };
-  const accountMailRequests = new AccountMailRequests(orm, jobs, services.mfaSignIn, services.passwordReset);
+  const accountMailRequests = new AccountMailRequests(orm, jobs, services.mfaSignIn, services.passwordReset, services.emailVerification, keyring);
   jobWorker.handle('account-mail.request', (job) => accountMailRequests.run(job));
   return { ...services, accountMailRequests };
 }

@@ -59,6 +59,12 @@ export interface Config {
   jobPollIntervalMs: number;
   /** Seconds before the first retry of a failed job; each later retry doubles it (with jitter), capped at 6 hours. */
   jobRetryBaseSeconds: number;
+  /** Days a job that used up its attempts (`failed_at`) is kept for inspection before the retention sweep deletes it. */
+  jobFailedRetentionDays: number;
+  /** Days a webhook delivery-log row is kept before the retention sweep deletes it. */
+  webhookDeliveryRetentionDays: number;
+  /** Seconds between two retention sweeps of each worker; 0 turns them off. */
+  jobRetentionSweepSeconds: number;
   /** Whether webhooks may target loopback, private and link-local addresses (development, tests). */
   webhookAllowPrivateTargets: boolean;
   /**
@@ -155,6 +161,9 @@ const envSchema = z.object({
     .default('default'),
   JOB_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
   JOB_RETRY_BASE_SECONDS: z.coerce.number().min(0.01).max(3600).default(30),
+  JOB_FAILED_RETENTION_DAYS: z.coerce.number().min(0).max(3650).default(7),
+  WEBHOOK_DELIVERY_RETENTION_DAYS: z.coerce.number().min(0).max(3650).default(30),
+  JOB_RETENTION_SWEEP_SECONDS: z.coerce.number().min(0).max(604_800).default(3600),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: booleanString.default(false),
   IDP_ALLOW_PRIVATE_ISSUERS: booleanString.default(false),
   WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce.number().int().min(1).max(30 * 86_400).default(3 * 86_400),
@@ -305,6 +314,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobQueue: e.JOB_QUEUE,
     jobPollIntervalMs: e.JOB_POLL_INTERVAL_MS,
     jobRetryBaseSeconds: e.JOB_RETRY_BASE_SECONDS,
+    jobFailedRetentionDays: e.JOB_FAILED_RETENTION_DAYS,
+    webhookDeliveryRetentionDays: e.WEBHOOK_DELIVERY_RETENTION_DAYS,
+    jobRetentionSweepSeconds: e.JOB_RETENTION_SWEEP_SECONDS,
     webhookAllowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS,
     idpAllowPrivateIssuers: e.IDP_ALLOW_PRIVATE_ISSUERS,
     webhookDisableAfterSeconds: e.WEBHOOK_DISABLE_AFTER_SECONDS,

@@ -77,7 +77,7 @@ describe('answers that do not reveal whether an account exists', () => {
     await server.close();
   });
 
-  for (const route of ['auth/request-email-otp', 'auth/password-reset/request']) {
+  for (const route of ['auth/request-email-otp', 'auth/password-reset/request', 'auth/request-email-verification']) {
     it(`${route}: latencies for an existing and an unknown account come from one distribution (Mann-Whitney U)`, async () => {
       const before = mailsTo(member.email);
       const { existing, unknown } = await sample(route);

@@ -2,8 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Keyring } from '../src/security/keyring.js';
 import { idpClientSecretAssociatedData } from '../src/services/idp/idp-service.js';
 import { reencryptSecrets } from '../src/security/key-rotation.js';
+import { mailRecipientDigests, queuedMailAad } from '../src/services/mail/mailer.js';
 import { totpSecretAad } from '../src/services/mfa/totp-service.js';
-import { Api, createTenant, PASSWORD, signupMember } from './helpers/api.js';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Api, createTenant, PASSWORD, signupMember, unique } from './helpers/api.js';
 import { startTestServer, TEST_ENCRYPTION_KEYS, type TestServer } from './helpers/server.js';
 import { Authenticator } from './helpers/totp.js';
 
@@ -71,7 +74,7 @@ describe('ENCRYPTION_KEYS rotation', () => {
 
     // Rotation, scoped to this tenant so test files running beside this one keep their v1 rows.
     const report = await reencryptSecrets(em, newServer.services.keyring, { tenantId: tenant.id });
-    expect(report).toEqual({ keyVersion: 'v2', totpSecrets: 1, pendingTotpSecrets: 1, idpClientSecrets: 1, webhookSecrets: 1, failures: [] });
+    expect(report).toEqual({ keyVersion: 'v2', totpSecrets: 1, pendingTotpSecrets: 1, idpClientSecrets: 1, webhookSecrets: 1, queuedMails: 0, failures: [] });
     expect(await hookSecret()).toMatch(/^v2:/);
 
     const active = (await userSecrets(enrolled.id)).totp_secret_enc!;
@@ -91,7 +94,7 @@ describe('ENCRYPTION_KEYS rotation', () => {
     });
     expect(afterRotation.status, JSON.stringify(afterRotation.body)).toBe(200);
     const again = await reencryptSecrets(em, newServer.services.keyring, { tenantId: tenant.id });
-    expect(again).toEqual({ keyVersion: 'v2', totpSecrets: 0, pendingTotpSecrets: 0, idpClientSecrets: 0, webhookSecrets: 0, failures: [] });
+    expect(again).toEqual({ keyVersion: 'v2', totpSecrets: 0, pendingTotpSecrets: 0, idpClientSecrets: 0, webhookSecrets: 0, queuedMails: 0, failures: [] });
   });
 
   it('reports, and leaves alone, secrets whose key is missing from the ring', async () => {
@@ -107,5 +110,61 @@ describe('ENCRYPTION_KEYS rotation', () => {
     expect(report.failures).toEqual([{ kind: 'pending_totp_secret', id: tenant.adminId }]);
     expect(report.pendingTotpSecrets).toBe(0);
     expect(await userSecrets(tenant.adminId)).toEqual(before);
+  });
+
+  it('re-encrypts the mails waiting in the queue under the new key, so a worker with the new key alone still sends them and erasure still finds them', async () => {
+    // an instance under v1 whose worker is off: the invite mail it queues waits
+    const stalled = await startTestServer({ JOB_WORKER: 'false' });
+    let drain: TestServer | undefined;
+    try {
+      const api = new Api(stalled.url);
+      const tenant = await createTenant(api);
+      const email = `invitee-${unique()}@example.com`;
+      const invite = await api.post(`/v1/${tenant.slug}/invites`, { email }, { token: tenant.accessToken });
+      expect(invite.status, JSON.stringify(invite.body)).toBe(200);
+      // and an existence-blind request (its email, IP and user agent sealed too) for the admin
+      expect((await api.post(`/v1/${tenant.slug}/auth/password-reset/request`, { email: tenant.adminEmail })).status).toBe(200);
+      const queue = stalled.services.jobs.name;
+      const em = stalled.services.orm.em.fork();
+      const requestRow = async () =>
+        ((await em.execute(`select payload->>'sealed' as sealed, recipient_digest from job where queue = ? and kind = 'account-mail.request'`, [queue])) as {
+          sealed: string; recipient_digest: string;
+        }[])[0]!;
+      expect((await requestRow()).sealed).toMatch(/^v1:/);
+      const mailRow = async () =>
+        ((await em.execute(`select id, payload->>'sealed' as sealed, recipient_digest from job where queue = ? and kind = 'mail.send'`, [queue])) as {
+          id: string; sealed: string; recipient_digest: string;
+        }[]);
+      const [before] = await mailRow();
+      expect(before!.sealed).toMatch(/^v1:/);
+      expect(before!.recipient_digest).toMatch(/^v1:/);
+      expect(before!.sealed).not.toContain(email);
+
+      const report = await reencryptSecrets(em, newServer.services.keyring, { queue });
+      expect(report).toMatchObject({ keyVersion: 'v2', queuedMails: 2, failures: [] });
+      expect((await requestRow()).sealed).toMatch(/^v2:/);
+      expect(mailRecipientDigests(new Keyring([{ version: 'v2', key: Buffer.alloc(32, 9) }]), tenant.id, tenant.adminEmail)).toContain((await requestRow()).recipient_digest);
+      const [after] = await mailRow();
+      expect(after!.id).toBe(before!.id);
+      expect(after!.sealed).toMatch(/^v2:/);
+      const v2Only = new Keyring([{ version: 'v2', key: Buffer.alloc(32, 9) }]);
+      expect(v2Only.decrypt(after!.sealed, queuedMailAad(after!.id))).toContain(invite.body.token as string);
+      // erasure computes digests with the keys it has: v2 alone finds the re-digested row
+      expect(mailRecipientDigests(v2Only, tenant.id, email)).toContain(after!.recipient_digest);
+      expect((await reencryptSecrets(em, newServer.services.keyring, { queue })).queuedMails).toBe(0);
+
+      // a worker holding only v2 (v1 retired) on that queue delivers the mail, and runs the request (which mails the admin)
+      drain = await startTestServer({ ENCRYPTION_KEYS: `v2:${Buffer.alloc(32, 9).toString('base64')}`, JOB_QUEUE: queue, SMTP_URL: undefined });
+      const outbox = path.join(drain.services.config.dataDir, 'outbox');
+      const started = Date.now();
+      const delivered = () => existsSync(outbox) && readdirSync(outbox).some((f) => readFileSync(path.join(outbox, f), 'utf8').includes(email));
+      const resetMailed = () => existsSync(outbox) && readdirSync(outbox).some((f) => readFileSync(path.join(outbox, f), 'utf8').includes(tenant.adminEmail));
+      while (!(delivered() && resetMailed()) && Date.now() - started < 20_000) await new Promise((r) => setTimeout(r, 25));
+      expect(delivered()).toBe(true);
+      expect(resetMailed()).toBe(true);
+    } finally {
+      await drain?.close();
+      await stalled.close();
+    }
   });
 });

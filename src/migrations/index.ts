@@ -10,6 +10,7 @@ import { Migration20261123070000_idp_browser_binding } from './Migration20261123
 import { Migration20261123080000_passkeys } from './Migration20261123080000_passkeys.js';
 import { Migration20261123090000_recovery_codes_sessions } from './Migration20261123090000_recovery_codes_sessions.js';
 import { Migration20261123100000_tenant_idp_issuer } from './Migration20261123100000_tenant_idp_issuer.js';
+import { Migration20261123110000_job_queue_retention } from './Migration20261123110000_job_queue_retention.js';
 
 /**
  * Every committed migration, in the order it is applied. Listed explicitly so the same list runs
@@ -27,4 +28,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261123080000_passkeys', class: Migration20261123080000_passkeys },
   { name: 'Migration20261123090000_recovery_codes_sessions', class: Migration20261123090000_recovery_codes_sessions },
   { name: 'Migration20261123100000_tenant_idp_issuer', class: Migration20261123100000_tenant_idp_issuer },
+  { name: 'Migration20261123110000_job_queue_retention', class: Migration20261123110000_job_queue_retention },
 ];

@@ -3,6 +3,8 @@ import type { Keyring } from './keyring.js';
 import { idpClientSecretAssociatedData } from '../services/idp/idp-service.js';
 import { totpSecretAad } from '../services/mfa/totp-service.js';
 import { secretAad as webhookSecretAad } from '../services/webhooks/webhook-service.js';
+import { mailRecipientDigest, queuedMailAad } from '../services/mail/mailer.js';
+import { accountMailRequestAad } from '../services/mail/account-mail-requests.js';
 
 
 /** What {@link reencryptSecrets} did. */
@@ -15,14 +17,27 @@ export interface ReencryptionReport {
   idpClientSecrets: number;
   /** Webhook signing secrets (current and, during a rotation overlap, previous). */
   webhookSecrets: number;
+  /**
+   * Mails and account-mail requests waiting in the job queue (or failed for good and kept), with
+   * their recipient digests.
+   */
+  queuedMails: number;
   /** Ciphertexts that could not be decrypted (key version missing from the ring, or tampered); left as they are. */
-  failures: { kind: 'totp_secret' | 'pending_totp_secret' | 'idp_client_secret' | 'webhook_secret'; id: string }[];
+  failures: { kind: 'totp_secret' | 'pending_totp_secret' | 'idp_client_secret' | 'webhook_secret' | 'queued_mail'; id: string }[];
 }
 
-/** Which rows to rotate: every tenant by default, or one tenant (a staged rotation, or a test). */
+/**
+ * Which rows to rotate: every tenant by default, or one tenant (a staged rotation, or a test).
+ * Queued mails belong to a queue, not a tenant: they are rotated in every queue when no scope is
+ * given, in `queue` only when it is given, and not at all when only `tenantId` is given.
+ */
 export interface RotationScope {
   tenantId?: string;
+  queue?: string;
 }
+
+/** Queued mails read per query. */
+const MAIL_PAGE_SIZE = 500;
 
 /** Users read per query while walking a tenant. */
 const USER_PAGE_SIZE = 500;
@@ -38,13 +53,14 @@ type Column = 'totp_secret_enc' | 'totp_pending_secret_enc';
 /**
  * Key rotation (`npm run keys:rotate`): rewrites every field-encrypted secret made under an older key
  * of the ring (TOTP secrets, pending TOTP secrets, tenants' IdP client secrets, webhook signing
- * secrets) under the newest key,
+ * secrets, mails waiting in the job queue) under the newest key,
  * tenant by tenant (or only `scope.tenantId`). Each row is updated only if its ciphertext is still the one read, so a concurrent
  * enrollment is never overwritten; running it again changes nothing. Safe while the service runs.
  */
 export async function reencryptSecrets(em: EntityManager, keyring: Keyring, scope: RotationScope = {}): Promise<ReencryptionReport> {
   const report: ReencryptionReport = {
-    keyVersion: keyring.currentVersion, totpSecrets: 0, pendingTotpSecrets: 0, idpClientSecrets: 0, webhookSecrets: 0, failures: [],
+    keyVersion: keyring.currentVersion, totpSecrets: 0, pendingTotpSecrets: 0, idpClientSecrets: 0, webhookSecrets: 0, queuedMails: 0,
+    failures: [],
   };
 
   /** Re-encrypts one ciphertext; null when it is current already or cannot be decrypted (recorded). */
@@ -118,5 +134,52 @@ export async function reencryptSecrets(em: EntityManager, keyring: Keyring, scop
       after = users.at(-1)!.id;
     }
   }
+  if (scope.queue !== undefined || scope.tenantId === undefined) await reencryptQueuedMails(em, keyring, report, scope.queue);
   return report;
+}
+
+/**
+ * Re-encrypts the queued mails and account-mail requests (`mail.send`, `account-mail.request` jobs,
+ * docs/events.md "Mail") sealed under an older key, and recomputes their recipient digest under the
+ * newest key, so erasure still finds them once the
+ * old key leaves the ring. A row is updated only if its ciphertext is still the one read (a worker
+ * may have sent and deleted it meanwhile).
+ */
+async function reencryptQueuedMails(em: EntityManager, keyring: Keyring, report: ReencryptionReport, queue: string | undefined): Promise<void> {
+  let after = '00000000-0000-0000-0000-000000000000';
+  for (;;) {
+    const jobs = (await em.execute(
+      `select id, kind, payload->>'sealed' as sealed from job
+        where kind in ('mail.send', 'account-mail.request') and id > ?${queue === undefined ? '' : ' and queue = ?'}
+        order by id limit ?`,
+      queue === undefined ? [after, MAIL_PAGE_SIZE] : [after, queue, MAIL_PAGE_SIZE],
+    )) as { id: string; kind: 'mail.send' | 'account-mail.request'; sealed: string | null }[];
+    for (const job of jobs) {
+      if (job.sealed === null || !keyring.needsReencryption(job.sealed)) continue;
+      const aad = job.kind === 'mail.send' ? queuedMailAad(job.id) : accountMailRequestAad(job.id);
+      let fresh: string;
+      let digest: string | null = null;
+      try {
+        const plaintext = keyring.decrypt(job.sealed, aad);
+        // a mail names its recipient `to`, a request `email`; both carry the tenant id
+        const sealed = JSON.parse(plaintext) as { to?: unknown; email?: unknown; tenantId?: unknown };
+        const address = job.kind === 'mail.send' ? sealed.to : sealed.email;
+        if (typeof address === 'string' && typeof sealed.tenantId === 'string') {
+          digest = mailRecipientDigest(keyring, sealed.tenantId, address);
+        }
+        fresh = keyring.encrypt(plaintext, aad);
+      } catch {
+        report.failures.push({ kind: 'queued_mail', id: job.id });
+        continue;
+      }
+      const updated = await em.execute(
+        `update job set payload = payload || jsonb_build_object('sealed', ?::text), recipient_digest = coalesce(?, recipient_digest)
+          where id = ? and payload->>'sealed' = ? returning id`,
+        [fresh, digest, job.id, job.sealed],
+      );
+      report.queuedMails += updated.length;
+    }
+    if (jobs.length < MAIL_PAGE_SIZE) break;
+    after = jobs.at(-1)!.id;
+  }
 }

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import type { KeyringEntry } from '../config.js';
 
 const IV_BYTES = 12;
@@ -13,6 +13,7 @@ const TAG_BYTES = 16;
 export class Keyring {
   private readonly keys: Map<string, Buffer>;
   private readonly current: KeyringEntry;
+  private readonly digestKeys = new Map<string, Buffer>();
 
   /** @throws Error when `entries` is empty. */
   constructor(entries: KeyringEntry[]) {
@@ -49,6 +50,31 @@ export class Keyring {
     decipher.setAAD(Buffer.from(associatedData, 'utf8'));
     decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
     return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+  }
+
+  /**
+   * Keyed digest of `value` for exact-match look-ups of data stored encrypted (a "blind index"):
+   * `<version>:<hex HMAC-SHA256>` under a key derived from the newest key by HKDF-SHA256 (RFC 5869)
+   * with info `digest:<purpose>`, so the AES key itself never signs. Without the keyring the digest
+   * says nothing about the value.
+   */
+  digest(value: string, purpose: string): string {
+    return this.digestWith(this.current.version, value, purpose);
+  }
+
+  /** {@link digest} of `value` under every key of the ring (a row digested before a rotation matches one of them). */
+  digests(value: string, purpose: string): string[] {
+    return [...this.keys.keys()].map((version) => this.digestWith(version, value, purpose));
+  }
+
+  private digestWith(version: string, value: string, purpose: string): string {
+    const cacheKey = `${version}\u0000${purpose}`;
+    let key = this.digestKeys.get(cacheKey);
+    if (!key) {
+      key = Buffer.from(hkdfSync('sha256', this.keys.get(version)!, Buffer.alloc(0), `digest:${purpose}`, 32));
+      this.digestKeys.set(cacheKey, key);
+    }
+    return `${version}:${createHmac('sha256', key).update(value, 'utf8').digest('hex')}`;
   }
 
   /** True when `ciphertext` was made under an older key than the current one. */

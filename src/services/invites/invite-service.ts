@@ -150,7 +150,7 @@ export class InviteService {
         `<p>You have been invited to join the workspace <b>${escapeHtml(name)}</b> as ${invite.role}.<br>${escapeHtml(notice)}</p>` +
         `<p><a href="${escapeHtml(link)}">Accept the invitation</a> and choose a password.</p>` +
         `<p>Invitation token: <code>${escapeHtml(token)}</code><br>The invitation expires at ${expires}.</p>`,
-    });
+    }, tenant.id);
   }
 
   /**

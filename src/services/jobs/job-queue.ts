@@ -23,7 +23,12 @@ export interface EnqueueOptions {
   delaySeconds?: number;
   /** Job id; a new UUID when omitted. */
   id?: string;
+  /** Keyed digest of the person the job is about (mail: its recipient), so erasure can find it; see queuedMailDigests. */
+  recipientDigest?: string;
 }
+
+/** Rows deleted per statement by the retention sweep. */
+export const RETENTION_BATCH_SIZE = 1000;
 
 /** Seconds a claimed job stays invisible to other workers; a worker that dies loses its claim after it. */
 export const JOB_LEASE_SECONDS = 120;
@@ -45,7 +50,7 @@ interface JobRow {
  *   number of instances share the queue and each job runs on one of them at a time; a job whose
  *   worker died is claimed again after the lease (at-least-once).
  * - A finished job is deleted; a failed one is retried later, or kept with `failed_at` once its
- *   attempts are used up.
+ *   attempts are used up, until the retention sweep ({@link JobQueue.purgeExpired}) deletes it.
  * The same SQL runs on PostgreSQL and on the embedded PGlite (no LISTEN/NOTIFY: workers poll).
  */
 export class JobQueue {
@@ -70,9 +75,9 @@ export class JobQueue {
   async enqueue(kind: JobKind, payload: Record<string, unknown>, options: EnqueueOptions, em?: EntityManager): Promise<string> {
     const id = options.id ?? randomUUID();
     await this.currentEm(em).execute(
-      `insert into job (id, queue, kind, payload, run_at, attempts, max_attempts, created_at)
-       values (?, ?, ?, ?::jsonb, now() + make_interval(secs => ?), 0, ?, now())`,
-      [id, this.name, kind, JSON.stringify(payload), options.delaySeconds ?? 0, options.maxAttempts],
+      `insert into job (id, queue, kind, payload, run_at, attempts, max_attempts, created_at, recipient_digest)
+       values (?, ?, ?, ?::jsonb, now() + make_interval(secs => ?), 0, ?, now(), ?)`,
+      [id, this.name, kind, JSON.stringify(payload), options.delaySeconds ?? 0, options.maxAttempts, options.recipientDigest ?? null],
       'run',
     );
     return id;
@@ -121,6 +126,39 @@ export class JobQueue {
        where id = ? and locked_by = ?`,
       [retryInSeconds, message, job.id, workerId], 'run',
     );
+  }
+
+  /**
+   * Retention (docs/events.md "Retention"): deletes this queue's jobs that failed for good more than
+   * `failedRetentionDays` days before `now`, and delivery-log rows (every tenant) older than
+   * `deliveryRetentionDays` days, in batches of {@link RETENTION_BATCH_SIZE} (rows another sweep holds
+   * are skipped, so instances sweeping together never wait on each other). Jobs that ran to
+   * completion need no sweep: they are deleted when they finish.
+   * @returns how many rows of each kind were deleted.
+   */
+  async purgeExpired(failedRetentionDays: number, deliveryRetentionDays: number, now: Date = new Date()): Promise<{ failedJobs: number; deliveries: number }> {
+    const days = (n: number) => new Date(now.getTime() - n * 86_400_000);
+    const batches = async (sql: string, params: unknown[]): Promise<number> => {
+      let total = 0;
+      for (;;) {
+        const rows = await this.orm.em.fork().execute<{ id: string }[]>(sql, [...params, RETENTION_BATCH_SIZE]);
+        total += rows.length;
+        if (rows.length < RETENTION_BATCH_SIZE) return total;
+      }
+    };
+    const failedJobs = await batches(
+      `delete from job where id in (
+         select id from job where queue = ? and failed_at is not null and failed_at < ? limit ? for update skip locked)
+       returning id`,
+      [this.name, days(failedRetentionDays)],
+    );
+    const deliveries = await batches(
+      `delete from webhook_delivery where id in (
+         select id from webhook_delivery where created_at < ? limit ? for update skip locked)
+       returning id`,
+      [days(deliveryRetentionDays)],
+    );
+    return { failedJobs, deliveries };
   }
 
   /** Queue figures for the periodic metrics log line and readiness: waiting, due now, failed for good. */

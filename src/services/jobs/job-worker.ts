@@ -22,6 +22,14 @@ export interface JobWorkerOptions {
   retryBaseSeconds: number;
 }
 
+interface PeriodicTask {
+  name: string;
+  intervalMs: number;
+  run: () => Promise<void>;
+  timer?: NodeJS.Timeout;
+  running?: Promise<void>;
+}
+
 /**
  * The in-process worker of the job queue (docs/events.md): polls for due jobs, runs each with the
  * handler registered for its kind, deletes it on success, schedules a retry (exponential backoff with
@@ -32,6 +40,7 @@ export class JobWorker {
   readonly workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly handlers = new Map<JobKind, JobHandler>();
   private readonly running = new Set<Promise<void>>();
+  private readonly periodic: PeriodicTask[] = [];
   private timer: NodeJS.Timeout | undefined;
   private metricsTimer: NodeJS.Timeout | undefined;
   private stopped = true;
@@ -49,11 +58,22 @@ export class JobWorker {
     this.handlers.set(kind, handler);
   }
 
-  /** Starts polling (and the metrics log line). */
+  /**
+   * Registers a task the worker runs every `intervalSeconds` while it is started (the retention
+   * sweep): the first run after a random part of the interval, so instances started together do not
+   * run it together; one run at a time; a failure is logged and the task runs again at the next
+   * interval. `intervalSeconds` 0 registers nothing.
+   */
+  every(intervalSeconds: number, name: string, run: () => Promise<void>): void {
+    if (intervalSeconds > 0) this.periodic.push({ name, intervalMs: intervalSeconds * 1000, run });
+  }
+
+  /** Starts polling (and the metrics log line, and the periodic tasks). */
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
     this.schedule(0);
+    for (const task of this.periodic) this.armPeriodic(task, Math.random() * task.intervalMs);
     this.metricsTimer = setInterval(() => void this.logMetrics(), METRICS_INTERVAL_SECONDS * 1000);
     this.metricsTimer.unref();
   }
@@ -63,8 +83,22 @@ export class JobWorker {
     this.stopped = true;
     clearTimeout(this.timer);
     clearInterval(this.metricsTimer);
+    for (const task of this.periodic) clearTimeout(task.timer);
     await this.polling;
-    await Promise.allSettled([...this.running]);
+    await Promise.allSettled([...this.running, ...this.periodic.map((task) => task.running)]);
+  }
+
+  private armPeriodic(task: PeriodicTask, delayMs: number): void {
+    task.timer = setTimeout(() => {
+      task.running = task
+        .run()
+        .catch((err: unknown) => this.logger.error({ err, task: task.name }, 'periodic job-queue task failed'))
+        .finally(() => {
+          task.running = undefined;
+          if (!this.stopped) this.armPeriodic(task, task.intervalMs);
+        });
+    }, delayMs);
+    task.timer.unref();
   }
 
   private schedule(delayMs: number): void {

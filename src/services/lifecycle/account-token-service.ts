@@ -48,7 +48,7 @@ export class AccountTokenService {
   ): Promise<void> {
     const { token } = await em.transactional((tx) => this.issue(tx, tenant.id, user.id, purpose));
     const message = compose({ to: user.email, tenantName: tenant.name, link: link(token), token, ttlSeconds: ACCOUNT_TOKEN_TTL_SECONDS[purpose] });
-    await this.mailer.send(message);
+    await this.mailer.send(message, tenant.id);
   }
 
   /**

@@ -49,9 +49,10 @@ export class EmailVerificationService {
   }
 
   /**
-   * auth/request-email-verification: mails a new token when a live, unverified user has this email.
-   * Answers the same way whether or not the account exists; the mail is delivered after the answer,
-   * so SMTP's duration does not show in the response time.
+   * The work of auth/request-email-verification, run by the queue worker (the route only queues an
+   * `account-mail.request` job, so the answer's duration says nothing about the account; see
+   * AccountMailRequests): mails a new token when a live, unverified user has this email, nothing
+   * otherwise.
    */
   async request(em: EntityManager, tenant: Tenant, email: string): Promise<void> {
     const user = await findLiveUserByEmail(em, tenant.id, email);

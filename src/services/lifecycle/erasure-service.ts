@@ -5,6 +5,7 @@ import type { Config } from '../../config.js';
 import type { Tenant } from '../../entities/tenant.js';
 import { SYSTEM_ACTOR, type Actor, type RequestMeta } from '../../lib/request-meta.js';
 import type { AuditService } from '../audit/audit-service.js';
+import type { QueuedPersonalData } from '../jobs/queued-personal-data.js';
 
 /** Users (and tenants) erased per transaction by one sweep step. */
 export const ERASURE_BATCH_SIZE = 100;
@@ -36,6 +37,7 @@ export class ErasureService {
     private readonly config: Config,
     private readonly logger: Logger,
     private readonly audit: AuditService,
+    private readonly queuedPersonalData: QueuedPersonalData,
   ) {}
 
   /**
@@ -77,10 +79,11 @@ export class ErasureService {
    *
    * For each user: the personal data in the tenant's audit rows about them is scrubbed (their email
    * wherever it is a top-level `details` value; IP and user agent of rows they or the system
-   * performed), invites they accepted or that were closed for their address are deleted, the row is
+   * performed), invites they accepted or that were closed for their address are deleted, so are
+   * the jobs still queued for their address (mails, account-mail requests), the row is
    * deleted (sessions, refresh tokens, mailed tokens and IdP links go with it), and
    * `UserHardDeleted` plus `GdprErasureCompleted` are audited with the user id only. A tenant is
-   * deleted with everything it holds, audit log included; that is logged, not audited.
+   * deleted with everything it holds, audit log and queued jobs included; that is logged, not audited.
    * @param now the reference time (tests pass a later one).
    */
   async sweepExpired(em: EntityManager, now: Date = new Date()): Promise<SweepResult> {
@@ -118,6 +121,7 @@ export class ErasureService {
       await tx.execute(`delete from invite where tenant_id = ? and (accepted_user_id = ? or (email = ? and status <> 'Open'))`, [
         user.tenant_id, user.id, user.email,
       ]);
+      await this.queuedPersonalData.discard(tx, user.tenant_id, user.email);
       await tx.execute('delete from app_user where id = ? and tenant_id = ?', [user.id, user.tenant_id]);
       const target = { type: 'user', id: user.id };
       const deletedAt = new Date(user.deleted_at).toISOString();
@@ -159,7 +163,10 @@ export class ErasureService {
         order by deleted_at, id limit ? for update skip locked`,
       [cutoff, ERASURE_BATCH_SIZE],
     )) as { id: string }[];
-    for (const tenant of tenants) await tx.execute('delete from tenant where id = ?', [tenant.id]);
+    for (const tenant of tenants) {
+      await this.queuedPersonalData.discardTenant(tx, tenant.id);
+      await tx.execute('delete from tenant where id = ?', [tenant.id]);
+    }
     return tenants.map((t) => t.id);
   }
 }

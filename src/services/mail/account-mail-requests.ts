@@ -1,29 +1,43 @@
+import { randomUUID } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { TenantSchema, type Tenant } from '../../entities/tenant.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
 import type { ClaimedJob, JobQueue } from '../jobs/job-queue.js';
+import type { EmailVerificationService } from '../lifecycle/email-verification-service.js';
 import type { PasswordResetService } from '../lifecycle/password-reset-service.js';
 import type { MfaSignInService } from '../mfa/mfa-sign-in-service.js';
+import type { Keyring } from '../../security/keyring.js';
+import { mailRecipientDigest } from './mailer.js';
 
 /** Account mails a client may ask for with an email address alone. */
-export type AccountMailPurpose = 'email_otp' | 'password_reset';
+export type AccountMailPurpose = 'email_otp' | 'password_reset' | 'email_verification';
 
 /** Runs of one request job: the look-up itself rarely fails; the mail it queues has its own retries. */
 const MAX_ATTEMPTS = 5;
 
-const payloadSchema = z.object({
-  purpose: z.enum(['email_otp', 'password_reset']),
+const requestSchema = z.object({
+  purpose: z.enum(['email_otp', 'password_reset', 'email_verification']),
   tenantId: z.string(),
   email: z.string(),
   ip: z.string().nullable(),
   userAgent: z.string().nullable(),
 });
 
+/** The job payload: the tenant in clear (tenant erasure finds its jobs), the request sealed. */
+const sealedPayloadSchema = z.object({ tenantId: z.string(), sealed: z.string() });
+
+/** Associated data of the sealed request of job `jobId` (Keyring.encrypt). */
+export function accountMailRequestAad(jobId: string): string {
+  return `account-mail:${jobId}`;
+}
+
 /**
  * The requests that answer `ok` whether or not the account exists (`auth/request-email-otp` without
- * a password, `auth/password-reset/request`; docs/events.md "Mail"). The request only queues a job
- * carrying the tenant, the email and the request metadata, the same single INSERT for every email, so
+ * a password, `auth/password-reset/request`, `auth/request-email-verification`; docs/events.md
+ * "Mail"). The request only queues a job
+ * carrying the tenant, the email and the request metadata (encrypted with the keyring, with the
+ * keyed recipient digest erasure looks for), the same single INSERT for every email, so
  * the answer's duration says nothing about the account (OWASP Forgot Password Cheat Sheet: "consistent
  * response time"). The worker then does what the request used to do: look the account up, issue the
  * code or token, audit, and queue the mail.
@@ -34,26 +48,32 @@ export class AccountMailRequests {
     private readonly queue: JobQueue,
     private readonly mfaSignIn: MfaSignInService,
     private readonly passwordReset: PasswordResetService,
+    private readonly emailVerification: EmailVerificationService,
+    private readonly keyring: Keyring,
   ) {}
 
   /** Queues the request (in the caller's transaction when one is open). */
   async enqueue(em: EntityManager, purpose: AccountMailPurpose, tenant: Tenant, email: string, meta: RequestMeta): Promise<void> {
-    await this.queue.enqueue(
-      'account-mail.request',
-      { purpose, tenantId: tenant.id, email, ip: meta.ip, userAgent: meta.userAgent },
-      { maxAttempts: MAX_ATTEMPTS },
-      em,
-    );
+    const id = randomUUID();
+    const request = { purpose, tenantId: tenant.id, email, ip: meta.ip, userAgent: meta.userAgent };
+    const sealed = this.keyring.encrypt(JSON.stringify(request), accountMailRequestAad(id));
+    const recipientDigest = mailRecipientDigest(this.keyring, tenant.id, email);
+    await this.queue.enqueue('account-mail.request', { tenantId: tenant.id, sealed }, { id, maxAttempts: MAX_ATTEMPTS, recipientDigest }, em);
   }
 
   /** Job handler of `account-mail.request`; a deleted tenant ends the job without mail. */
   async run(job: ClaimedJob): Promise<void> {
-    const payload = payloadSchema.parse(job.payload);
+    const sealedPayload = sealedPayloadSchema.safeParse(job.payload);
+    // rows queued before the request was sealed carry it in clear
+    const payload = sealedPayload.success
+      ? requestSchema.parse(JSON.parse(this.keyring.decrypt(sealedPayload.data.sealed, accountMailRequestAad(job.id))))
+      : requestSchema.parse(job.payload);
     const em = this.orm.em.fork() as EntityManager;
     const tenant = await em.findOne(TenantSchema, { id: payload.tenantId, deletedAt: null }, { disableIdentityMap: true });
     if (!tenant) return;
     const meta: RequestMeta = { ip: payload.ip, userAgent: payload.userAgent };
     if (payload.purpose === 'email_otp') await this.mfaSignIn.requestEmailOtp(em, tenant, payload.email, undefined, meta);
-    else await this.passwordReset.request(em, tenant, payload.email);
+    else if (payload.purpose === 'password_reset') await this.passwordReset.request(em, tenant, payload.email);
+    else await this.emailVerification.request(em, tenant, payload.email);
   }
 }

@@ -15,6 +15,27 @@ export interface MailMessage {
 
 const mailMessageSchema = z.object({ to: z.string(), subject: z.string(), text: z.string(), html: z.string() });
 
+/** Purpose label of the keyed digest of a queued mail's recipient (Keyring.digest). */
+const RECIPIENT_DIGEST_PURPOSE = 'mail-recipient';
+
+/**
+ * Every keyed digest (one per key of the ring) a mail queued by tenant `tenantId` to `email` may
+ * carry in `job.recipient_digest`; erasure deletes the queued mails matching one of them.
+ */
+export function mailRecipientDigests(keyring: Keyring, tenantId: string, email: string): string[] {
+  return keyring.digests(`${tenantId}:${email.toLowerCase()}`, RECIPIENT_DIGEST_PURPOSE);
+}
+
+/** The digest a mail to `email` for tenant `tenantId` is queued with, under the newest key. */
+export function mailRecipientDigest(keyring: Keyring, tenantId: string, email: string): string {
+  return keyring.digest(`${tenantId}:${email.toLowerCase()}`, RECIPIENT_DIGEST_PURPOSE);
+}
+
+/** Associated data of the ciphertext of queued mail `jobId` (Keyring.encrypt). */
+export function queuedMailAad(jobId: string): string {
+  return `mail:${jobId}`;
+}
+
 /** Runs of a mail job before it is kept as failed: with a 30 s base, the 9 retries span 2 to 4 hours (jitter). */
 export const MAIL_MAX_ATTEMPTS = 10;
 
@@ -35,20 +56,24 @@ export class Mailer {
 
   /**
    * Queues one message from `MAIL_FROM`. Inside `em.transactional` the mail is queued only if that
-   * transaction commits.
+   * transaction commits. The row also carries a keyed digest of `tenantId` and the recipient, so
+   * erasing that person's account deletes the mail while it waits (docs/events.md "Erasure").
+   * @param tenantId the tenant on whose behalf the mail goes out.
    * @throws only when the database refuses the insert (as any other write of the operation).
    */
-  async send(message: MailMessage): Promise<void> {
+  async send(message: MailMessage, tenantId: string): Promise<void> {
     const id = randomUUID();
-    const sealed = this.keyring.encrypt(JSON.stringify(message), `mail:${id}`);
-    await this.queue.enqueue('mail.send', { sealed }, { id, maxAttempts: MAIL_MAX_ATTEMPTS });
+    // the tenant rides along inside the ciphertext so key rotation can recompute the recipient digest
+    const sealed = this.keyring.encrypt(JSON.stringify({ ...message, tenantId }), queuedMailAad(id));
+    const recipientDigest = mailRecipientDigest(this.keyring, tenantId, message.to);
+    await this.queue.enqueue('mail.send', { sealed }, { id, maxAttempts: MAIL_MAX_ATTEMPTS, recipientDigest });
     this.logger.debug({ jobId: id, to: message.to, subject: message.subject }, 'mail queued');
   }
 
   /** Job handler of `mail.send`: decrypts and delivers; throws (retry) when SMTP fails. */
   async deliver(job: ClaimedJob): Promise<void> {
     const sealed = z.object({ sealed: z.string() }).parse(job.payload).sealed;
-    const message = mailMessageSchema.parse(JSON.parse(this.keyring.decrypt(sealed, `mail:${job.id}`)));
+    const message = mailMessageSchema.parse(JSON.parse(this.keyring.decrypt(sealed, queuedMailAad(job.id))));
     await this.transport.deliver(message);
   }
 

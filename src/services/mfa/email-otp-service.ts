@@ -54,7 +54,7 @@ export class EmailOtpService {
       [user.id, tenant.id, codeHash, now, expiresAt],
     );
     try {
-      await this.mailer.send(codeMail(tenant.name, user.email, code));
+      await this.mailer.send(codeMail(tenant.name, user.email, code), tenant.id);
     } catch (err) {
       await em.execute('delete from email_otp where user_id = ? and tenant_id = ? and code_hash = ?', [user.id, tenant.id, codeHash]);
       throw err;

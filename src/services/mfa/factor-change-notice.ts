@@ -24,7 +24,7 @@ export class FactorChangeNotifier {
   /** Sends the notice of `change` to `user` (after the caller's transaction committed). */
   async notify(tenant: Tenant, user: Pick<User, 'id' | 'email'>, change: FactorChange, actor: Actor): Promise<void> {
     try {
-      await this.mailer.send(factorChangeMail(tenant.name, user.email, change, actor.type === 'user' && actor.id === user.id));
+      await this.mailer.send(factorChangeMail(tenant.name, user.email, change, actor.type === 'user' && actor.id === user.id), tenant.id);
     } catch (err) {
       this.logger.warn({ err, tenantId: tenant.id, userId: user.id, change }, 'factor-change notice not delivered');
     }
@@ -36,7 +36,7 @@ export class FactorChangeNotifier {
    */
   async notifyRecoveryCodeUsed(tenant: Tenant, user: Pick<User, 'id' | 'email'>, remaining: number): Promise<void> {
     try {
-      await this.mailer.send(recoveryCodeUsedMail(tenant.name, user.email, remaining));
+      await this.mailer.send(recoveryCodeUsedMail(tenant.name, user.email, remaining), tenant.id);
     } catch (err) {
       this.logger.warn({ err, tenantId: tenant.id, userId: user.id }, 'recovery-code notice not delivered');
     }

@@ -7,6 +7,7 @@ import { hashPassword, verifyPassword } from '../../security/passwords.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { SessionService } from '../sessions/session-service.js';
 import type { AccountTokenService } from '../lifecycle/account-token-service.js';
+import type { QueuedPersonalData } from '../jobs/queued-personal-data.js';
 import { rowToEntity } from '../../db/rows.js';
 
 /** The signed-in user's own account: profile, deletion, password, sessions. */
@@ -15,6 +16,7 @@ export class UserAccountService {
     private readonly sessions: SessionService,
     private readonly audit: AuditService,
     private readonly accountTokens: AccountTokenService,
+    private readonly queuedPersonalData: QueuedPersonalData,
   ) {}
 
   /**
@@ -31,7 +33,10 @@ export class UserAccountService {
   /**
    * Soft-deletes a user (docs/api-rules.md "Resources"): `deletedAt` set, every session ended at once, hidden from lists,
    * unable to log in; audits `UserSoftDeleted` and `GdprErasureRequested` (the erasure sweep hard-deletes
-   * the user `USER_RETENTION_DAYS` later). The last active Admin cannot be deleted.
+   * the user `USER_RETENTION_DAYS` later). In the same transaction, the mails still queued to the
+   * user's address and the queued account-mail requests naming it are deleted (docs/events.md
+   * "Erasure"); the webhook event of the deletion itself is queued as usual. The last active Admin
+   * cannot be deleted.
    * @throws ApiError 404 unknown user, 409 `last_admin`.
    */
   async softDelete(em: EntityManager, tenant: Tenant, userId: string, actor: Actor, meta: RequestMeta): Promise<void> {
@@ -49,6 +54,7 @@ export class UserAccountService {
       const now = new Date();
       await tx.nativeUpdate(UserSchema, { id: user.id, tenantId: tenant.id }, { deletedAt: now, updatedAt: now });
       await this.sessions.revokeAllForUser(tx, tenant.id, user.id, 'user_deleted', actor, meta);
+      await this.queuedPersonalData.discard(tx, tenant.id, user.email);
       await this.audit.record(tx, {
         tenantId: tenant.id,
         action: 'UserSoftDeleted',

@@ -187,7 +187,7 @@ export class WebhookDelivery {
           subject: `Webhook disabled for ${row.name}`,
           text: `Every delivery to the webhook ${row.url} of "${row.name}" has failed for a long time, so it was disabled.\nFix the receiver, then enable the webhook again.\n`,
           html: `<p>Every delivery to the webhook <code>${escapeHtml(row.url)}</code> of &quot;${escapeHtml(row.name)}&quot; has failed for a long time, so it was disabled.</p><p>Fix the receiver, then enable the webhook again.</p>`,
-        });
+        }, tenantId);
       }
       return true;
     });
