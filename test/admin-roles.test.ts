@@ -62,6 +62,15 @@ const routes: AdminRoute[] = [
     label: 'GET users/{userId}/export',
     call: (token) => api.get(`/v1/${slug()}/users/${member.id}/export`, { token }),
   },
+  { label: 'GET users/{userId}/sessions', call: (token) => api.get(`/v1/${slug()}/users/${member.id}/sessions`, { token }) },
+  {
+    label: 'DELETE users/{userId}/sessions/{sessionId}',
+    call: async (token) => {
+      const victim = await signupMember(api, slug());
+      const { sid } = JSON.parse(Buffer.from(victim.accessToken.split('.')[1]!, 'base64url').toString('utf8')) as { sid: string };
+      return api.delete(`/v1/${slug()}/users/${victim.id}/sessions/${sid}`, { token });
+    },
+  },
   {
     label: 'DELETE users/{userId}',
     call: async (token) => {
