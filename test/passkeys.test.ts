@@ -276,8 +276,8 @@ describe('passkey sign-in (auth/passkey/*)', () => {
     expect(failures.every((e) => e.target_id === member.id && e.details.reason === 'invalid_passkey')).toBe(true);
   });
 
-  it('refuses a cloned authenticator whose counter went back, and audits PasskeyCloneSuspected', async () => {
-    const { api } = suite;
+  it('refuses a cloned authenticator whose counter went back, audits PasskeyCloneSuspected and mails the owner', async () => {
+    const { api, sink } = suite;
     const member = await newMember();
     const authenticator = new SoftwareAuthenticator(ORIGIN);
     const passkey = await registerPasskey(member, authenticator);
@@ -294,6 +294,8 @@ describe('passkey sign-in (auth/passkey/*)', () => {
     expect(event).toMatchObject({ target_id: member.id, details: { passkeyId: passkey.id, storedCounter: 3, presentedCounter: 2 } });
     const [row] = await sql<{ counter: string }>('select counter from passkey where id = ?', [passkey.id]);
     expect(Number(row!.counter)).toBe(3);
+    const mail = await sink.waitFor(member.email, (m) => m.subject.includes('passkey sign-in refused'));
+    expect(mail.text).toContain('cloned');
   });
 
   it('accepts authenticators that always report a zero counter', async () => {

@@ -56,7 +56,7 @@ const DETAIL_FIELDS: Partial<Record<ErrorStatus, Record<string, SchemaObject>>> 
     methods: {
       type: 'array',
       items: { type: 'string', enum: ['totp', 'email'] },
-      description: 'The second factors the user may present (reason `mfa_required`): `totpCode` or `emailOtpCode`',
+      description: 'The second factors the user may present (reason `mfa_required`): `totp` is a `totpCode` or one of the user\'s `recoveryCode`s, `email` an `emailOtpCode`',
     },
     error: { type: 'string', description: 'OAuth 2.0 error code from the identity provider (RFC 6749 section 5.2)' },
     errorDescription: { type: 'string', description: 'The identity provider’s error_description, when it gave one' },

@@ -7,7 +7,7 @@ import type { Mailer, MailMessage } from '../mail/mailer.js';
 import { quotedTenantName } from '../mail/tenant-name.js';
 
 /** A change of a user's second factors that the user is told about by mail. */
-export type FactorChange = 'totp_enrolled' | 'totp_disabled' | 'passkey_added' | 'passkey_removed' | 'recovery_codes_regenerated';
+export type FactorChange = 'totp_enrolled' | 'totp_disabled' | 'passkey_added' | 'passkey_removed' | 'recovery_codes_regenerated' | 'passkey_clone_suspected';
 
 /**
  * Mails the user a notice of every change of their second factors (docs/mfa.md "Factor-change
@@ -66,6 +66,12 @@ const FACTOR_CHANGE_TEXT: Record<FactorChange, { what: string; subject: string }
   recovery_codes_regenerated: {
     what: 'A new set of recovery codes was generated for your account (the previous codes no longer work)',
     subject: 'new recovery codes',
+  },
+  passkey_clone_suspected: {
+    what:
+      'A sign-in with one of your passkeys was refused because its signature counter went backwards, which is what a copied ' +
+      '(cloned) authenticator does',
+    subject: 'passkey sign-in refused',
   },
 };
 

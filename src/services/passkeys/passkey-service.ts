@@ -399,6 +399,7 @@ export class PasskeyService {
         meta,
         details: { passkeyId: passkey.id, storedCounter: Number(passkey.counter), presentedCounter: info.newCounter },
       });
+      await this.notices.notify(tenant, user, 'passkey_clone_suspected', { type: 'user', id: user.id });
       throw passkeyErrors.counterRegressed();
     }
     const tokens = await this.auth.completeSignIn(em, tenant, user, 'passkey', meta, { passkeyId: passkey.id });
