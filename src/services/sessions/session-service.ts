@@ -225,8 +225,10 @@ export class SessionService {
   }
 
   /**
-   * Revokes one live session and audits `SessionRevoked`.
-   * @returns false when it had already ended.
+   * Revokes one live session and audits `SessionRevoked` (`details.reason`, and `details.userId`
+   * when `ownerId` scopes it).
+   * @param ownerId when given, only a session of that user is revoked.
+   * @returns false when it had already ended (or is not that owner's).
    */
   async revokeSession(
     em: EntityManager,
@@ -235,10 +237,11 @@ export class SessionService {
     reason: RevokeReason,
     actor: Actor,
     meta: RequestMeta,
+    ownerId?: string,
   ): Promise<boolean> {
     const updated = await em.nativeUpdate(
       SessionSchema,
-      { id: sessionId, tenantId, revokedAt: null },
+      { id: sessionId, tenantId, revokedAt: null, ...(ownerId === undefined ? {} : { userId: ownerId }) },
       { revokedAt: new Date(), revokedReason: reason },
     );
     if (updated === 0) return false;
@@ -248,7 +251,7 @@ export class SessionService {
       actor,
       target: { type: 'session', id: sessionId },
       meta,
-      details: { reason },
+      details: ownerId === undefined ? { reason } : { reason, userId: ownerId },
     });
     return true;
   }
@@ -299,20 +302,7 @@ export class SessionService {
     actor: Actor,
     meta: RequestMeta,
   ): Promise<void> {
-    const rows = (await em.execute(
-      `update session set revoked_at = ?, revoked_reason = ?
-        where id = ? and tenant_id = ? and user_id = ? and revoked_at is null returning id`,
-      [new Date(), reason, sessionId, tenantId, userId],
-    )) as { id: string }[];
-    if (rows.length === 0) throw notFound('Session not found');
-    await this.audit.record(em, {
-      tenantId,
-      action: 'SessionRevoked',
-      actor,
-      target: { type: 'session', id: sessionId },
-      meta,
-      details: { reason, userId },
-    });
+    if (!(await this.revokeSession(em, tenantId, sessionId, reason, actor, meta, userId))) throw notFound('Session not found');
   }
 
   /**
