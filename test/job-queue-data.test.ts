@@ -1,29 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mailRecipientDigests } from '../src/services/mail/mailer.js';
 import { Api, createTenant, signupMember, unique } from './helpers/api.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
-
-/** A loopback port nothing listens on (bound, then released): an SMTP server that is down. */
-async function closedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = probe.address() as { port: number };
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
-
-/** Polls `probe` until it returns a value (no timing assertion: the bound only ends a hung test). */
-async function eventually<T>(probe: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+import { closedPort, eventually } from './helpers/polling.js';
 
 const DAY_MS = 86_400_000;
 

@@ -7,6 +7,7 @@ import { Api, createTenant, signupMember } from './helpers/api.js';
 import { startSmtpSink } from './helpers/smtp-sink.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { setMfaPolicy } from './helpers/tenant-settings.js';
+import { closedPort, eventually } from './helpers/polling.js';
 
 let server: TestServer | undefined;
 
@@ -34,30 +35,10 @@ async function silentServer(): Promise<{ port: number; close: () => Promise<void
   };
 }
 
-/** A loopback port nothing listens on (bound, then released). */
-async function closedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = probe.address() as { port: number };
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
-
 async function requiredTenantMember(api: Api) {
   const tenant = await createTenant(api);
   await setMfaPolicy(server!, tenant.slug, 'Required');
   return { tenant, member: await signupMember(api, tenant.slug) };
-}
-
-/** Polls `probe` until it returns a value (no timing assertion: the bound only ends a hung test). */
-async function eventually<T>(probe: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 const codeOf = (text: string) => /is:\s*(\d{6})\b/.exec(text)?.[1] ?? /\b(\d{6})\b/.exec(text)?.[1];

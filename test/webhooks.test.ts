@@ -7,19 +7,12 @@ import { Api, createTenant, expectError, signupMember, unique, type TestTenant }
 import { startSmtpSink, type SmtpSink } from './helpers/smtp-sink.js';
 import { startTestServer, TEST_ENCRYPTION_KEYS, TEST_JWT_SECRET, type TestServer } from './helpers/server.js';
 import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from './helpers/webhook-receiver.js';
+import { eventually as poll } from './helpers/polling.js';
+
+/** Deliveries go through retries and backoff: wait up to 30 s. */
+const eventually = <T>(probe: () => Promise<T | undefined>, what: string): Promise<T> => poll(probe, what, 30_000);
 
 const ALLOW_PRIVATE = { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' };
-
-/** Polls `probe` until it returns a value (no timing assertion: the bound only ends a hung test). */
-async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 async function createWebhook(api: Api, tenant: TestTenant, receiver: WebhookReceiver, eventTypes?: string[]) {
   const res = await api.post(`/v1/${tenant.slug}/webhooks`, { url: receiver.url, eventTypes }, { token: tenant.accessToken });
