@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { DEFAULT_MESSAGES, ERROR_STATUS, type ErrorCode, type ErrorEnvelope } from '../lib/errors.js';
+import { DEFAULT_MESSAGES, ERROR_STATUS, REQUEST_REASONS, type ErrorCode, type ErrorEnvelope } from '../lib/errors.js';
 import { noteError } from './request-log.js';
 
 /** Writes the error envelope of docs/api-rules.md "Errors" with its status. */
@@ -12,7 +12,7 @@ export function sendError(res: Response, code: ErrorCode, message: string, detai
 const KNOWN_CODES = new Set(Object.keys(ERROR_STATUS));
 
 /** `details.reason` of every 500: the cause is logged, never answered. */
-export const INTERNAL_ERROR_REASON = 'internal_error';
+export const INTERNAL_ERROR_REASON = REQUEST_REASONS.internalError;
 
 /** Turns the REST adapter's error body (`{message, code, data, issues}`) into the envelope. */
 function toEnvelope(status: number, raw: string): { status: number; body: ErrorEnvelope } {

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { setRefreshCookie, wantsRefreshCookie } from '../rest/refresh-cookie.js';
+import { setRefreshCookie, wantsRefreshCookie } from '../middleware/refresh-cookie.js';
 import type { RequestContext } from '../context.js';
 import type { sessionOutput } from './schemas.js';
 

@@ -30,8 +30,12 @@ export interface EnqueueOptions {
 /** Rows deleted per statement by the retention sweep. */
 export const RETENTION_BATCH_SIZE = 1000;
 
-/** Seconds a claimed job stays invisible to other workers; a worker that dies loses its claim after it. */
-export const JOB_LEASE_SECONDS = 120;
+/**
+ * Seconds a claimed job stays invisible to other workers; a worker that dies loses its claim after it.
+ * Short, because the worker extends it while the job runs (a heartbeat every third of it, see
+ * JobWorker), so a job whose worker died runs again soon, and a running job is never taken over.
+ */
+export const JOB_LEASE_SECONDS = 30;
 
 interface JobRow {
   id: string;
@@ -46,9 +50,9 @@ interface JobRow {
  *
  * - Enqueueing is an INSERT on the caller's transaction when one is open (MikroORM's transaction
  *   context), so a job exists exactly when the change that caused it committed (transactional outbox).
- * - Workers claim due jobs with `FOR UPDATE SKIP LOCKED` and a lease of JOB_LEASE_SECONDS, so any
- *   number of instances share the queue and each job runs on one of them at a time; a job whose
- *   worker died is claimed again after the lease (at-least-once).
+ * - Workers claim due jobs with `FOR UPDATE SKIP LOCKED` and a lease of JOB_LEASE_SECONDS (extended
+ *   while the job runs), so any number of instances share the queue and each job runs on one of them
+ *   at a time; a job whose worker died is claimed again after the lease (at-least-once).
  * - A finished job is deleted; a failed one is retried later, or kept with `failed_at` once its
  *   attempts are used up, until the retention sweep ({@link JobQueue.purgeExpired}) deletes it.
  * The same SQL runs on PostgreSQL and on the embedded PGlite (no LISTEN/NOTIFY: workers poll).
@@ -61,6 +65,8 @@ export class JobQueue {
   constructor(
     private readonly orm: MikroORM,
     readonly name: string,
+    /** Seconds of a claim's lease ({@link JOB_LEASE_SECONDS}). */
+    readonly leaseSeconds: number = JOB_LEASE_SECONDS,
   ) {}
 
   /** The entity manager of the transaction open in this async context, or a fresh fork (autocommit). */
@@ -97,9 +103,23 @@ export class JobQueue {
          limit ?
          for update skip locked)
        returning id, kind, payload, attempts, max_attempts`,
-      [workerId, JOB_LEASE_SECONDS, this.name, limit],
+      [workerId, this.leaseSeconds, this.name, limit],
     );
     return rows.map((row) => ({ id: row.id, kind: row.kind, payload: row.payload, attempt: row.attempts, maxAttempts: row.max_attempts }));
+  }
+
+  /**
+   * Extends the lease of a job `workerId` still holds to {@link leaseSeconds} from now (the worker's
+   * heartbeat while the job runs).
+   * @returns false when the worker no longer holds the job (its lease ran out and another worker took it).
+   */
+  async extendLease(job: ClaimedJob, workerId: string): Promise<boolean> {
+    const result = (await this.orm.em.fork().execute(
+      'update job set locked_until = now() + make_interval(secs => ?) where id = ? and locked_by = ?',
+      [this.leaseSeconds, job.id, workerId],
+      'run',
+    )) as { affectedRows?: number };
+    return (result.affectedRows ?? 0) > 0;
   }
 
   /** Removes a job that ran to completion (only while `workerId` still holds it). */

@@ -13,6 +13,35 @@ export type JobHandler = (job: ClaimedJob, retryInSeconds: number | undefined) =
 const CONCURRENCY = 5;
 /** Seconds between two metrics log lines of the queue. */
 const METRICS_INTERVAL_SECONDS = 60;
+/**
+ * Tries to write a job's outcome (complete or fail) before giving up: with the backoff of
+ * {@link outcomeRetryDelayMs} about 45 s in all, longer than a PostgreSQL restart. A job whose outcome
+ * could not be written runs again once its lease ran out.
+ */
+export const OUTCOME_WRITE_ATTEMPTS = 12;
+
+/** Milliseconds before outcome write number `attempt + 1`: 250 ms doubling, at most 5 s. */
+export function outcomeRetryDelayMs(attempt: number): number {
+  return Math.min(250 * 2 ** (attempt - 1), 5000);
+}
+
+/**
+ * Runs a database write that records something already done (a job's outcome, a delivery's result),
+ * retrying it with {@link outcomeRetryDelayMs} up to {@link OUTCOME_WRITE_ATTEMPTS} times while it fails.
+ * @param onRetry told of each failed attempt before the wait.
+ * @throws the last attempt's error when every attempt failed.
+ */
+export async function writeWithRetries<T>(write: () => Promise<T>, onRetry?: (err: unknown, attempt: number) => void): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await write();
+    } catch (err) {
+      if (attempt >= OUTCOME_WRITE_ATTEMPTS) throw err;
+      onRetry?.(err, attempt);
+      await new Promise((resolve) => setTimeout(resolve, outcomeRetryDelayMs(attempt)));
+    }
+  }
+}
 
 /** Options of {@link JobWorker}. */
 export interface JobWorkerOptions {
@@ -20,6 +49,8 @@ export interface JobWorkerOptions {
   pollIntervalMs: number;
   /** Seconds before the first retry; doubled each time with jitter (see retryDelaySeconds). */
   retryBaseSeconds: number;
+  /** Told of every run's outcome (the metrics): completed, retry (failed, runs again) or failed (for good). */
+  onRun?: (kind: JobKind, outcome: 'completed' | 'retry' | 'failed') => void;
 }
 
 interface PeriodicTask {
@@ -133,20 +164,58 @@ export class JobWorker {
     this.nextDelayMs = claimed.length > 0 && claimed.length === free ? 0 : this.options.pollIntervalMs;
   }
 
+  /**
+   * Runs one job under a heartbeat that extends its lease every third of it, then records the
+   * outcome. The handler's failure and the outcome's writing are apart: a job that did its work while
+   * the database was away is still recorded as done once it is back (retried with backoff), instead
+   * of running again when its lease runs out.
+   */
   private async run(job: ClaimedJob): Promise<void> {
     const handler = this.handlers.get(job.kind);
     const retryIn = job.attempt < job.maxAttempts ? retryDelaySeconds(job.attempt, this.options.retryBaseSeconds) : undefined;
+    const heartbeat = setInterval(() => {
+      this.queue.extendLease(job, this.workerId).then(
+        (held) => {
+          if (!held) this.logger.warn({ jobId: job.id, kind: job.kind }, 'job lease lost: another worker may run this job');
+        },
+        (err: unknown) => this.logger.debug({ err, jobId: job.id }, 'job lease not extended'),
+      );
+    }, (this.queue.leaseSeconds * 1000) / 3);
+    heartbeat.unref();
     try {
-      if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
-      await handler(job, retryIn);
-      await this.queue.complete(job, this.workerId);
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
+      let failure: string | undefined;
+      try {
+        if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
+        await handler(job, retryIn);
+      } catch (err) {
+        failure = err instanceof Error ? err.message : String(err);
+      }
+      this.options.onRun?.(job.kind, failure === undefined ? 'completed' : retryIn === undefined ? 'failed' : 'retry');
+      if (failure === undefined) {
+        await this.recordOutcome(job, 'complete', () => this.queue.complete(job, this.workerId));
+        return;
+      }
       this.logger.warn(
-        { jobId: job.id, kind: job.kind, attempt: job.attempt, maxAttempts: job.maxAttempts, retryInSeconds: retryIn, error: message },
+        { jobId: job.id, kind: job.kind, attempt: job.attempt, maxAttempts: job.maxAttempts, retryInSeconds: retryIn, error: failure },
         retryIn === undefined ? 'job failed for good' : 'job failed, will retry',
       );
-      await this.queue.fail(job, this.workerId, message, retryIn).catch((failErr: unknown) => this.logger.error({ err: failErr, jobId: job.id }, 'could not record a job failure'));
+      await this.recordOutcome(job, 'fail', () => this.queue.fail(job, this.workerId, failure, retryIn));
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  /** Writes a job's outcome, retrying with backoff ({@link writeWithRetries}) while the database is away. */
+  private async recordOutcome(job: ClaimedJob, outcome: 'complete' | 'fail', write: () => Promise<void>): Promise<void> {
+    let retried = 0;
+    try {
+      await writeWithRetries(write, (err, attempt) => {
+        retried = attempt;
+        this.logger.warn({ err, jobId: job.id, kind: job.kind, outcome, attempt }, 'job outcome not recorded yet; retrying');
+      });
+      if (retried > 0) this.logger.info({ jobId: job.id, kind: job.kind, outcome, attempts: retried + 1 }, 'job outcome recorded after retries');
+    } catch (err) {
+      this.logger.error({ err, jobId: job.id, kind: job.kind, outcome }, 'could not record a job outcome; the job runs again when its lease ends');
     }
   }
 

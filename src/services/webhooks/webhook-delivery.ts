@@ -10,6 +10,7 @@ import { escapeHtml } from '../../lib/html.js';
 import type { Keyring } from '../../security/keyring.js';
 import { toAuditItem, type AuditRow } from '../audit/audit-log-service.js';
 import type { ClaimedJob } from '../jobs/job-queue.js';
+import { writeWithRetries } from '../jobs/job-worker.js';
 import type { Mailer } from '../mail/mailer.js';
 import { assertLiteralHostAllowed, guardedLookup } from './webhook-target.js';
 import { secretAad, WEBHOOK_TEST_EVENT_TYPE } from './webhook-service.js';
@@ -46,7 +47,8 @@ interface AttemptResult {
  * de-duplication), `webhook-timestamp` (Unix seconds of the attempt) and `webhook-signature`
  * (HMAC-SHA256 by the `standardwebhooks` library; during a secret rotation's overlap, one signature
  * per secret). Each attempt has a 10 s timeout, follows no redirect, refuses non-public targets unless
- * `WEBHOOK_ALLOW_PRIVATE_TARGETS`, and is written to the delivery log. Any answer other than 2xx is a
+ * `WEBHOOK_ALLOW_PRIVATE_TARGETS`, and is written to the delivery log (an `attempting` row before the
+ * POST, finished with its result after it). Any answer other than 2xx is a
  * failure and is retried by the queue; an endpoint failing for `WEBHOOK_DISABLE_AFTER_SECONDS` is
  * disabled and the tenant's admins are mailed.
  */
@@ -57,6 +59,8 @@ export class WebhookDelivery {
     private readonly keyring: Keyring,
     private readonly mailer: Mailer,
     private readonly logger: Logger,
+    /** Told of every attempt's outcome (the metrics). */
+    private readonly onAttempt?: (outcome: 'succeeded' | 'failed') => void,
   ) {}
 
   /**
@@ -77,20 +81,36 @@ export class WebhookDelivery {
     const body = await this.body(em, payload);
     if (!body) return; // the audit event was erased meanwhile
     const messageId = `msg_${job.id}`;
-    const result = await this.post(payload.endpointId, endpoint, messageId, body);
-    const succeeded = result.status !== null && result.status >= 200 && result.status < 300;
+    // The log row is written before the POST and finished after it: a crash in between leaves an
+    // `attempting` row (the receiver may have the event; the queue sends it again with the same
+    // webhook-id), never a delivery without a trace. No row, no POST.
+    const deliveryId = randomUUID();
     await em.execute(
       `insert into webhook_delivery (id, tenant_id, endpoint_id, message_id, event_type, attempt, outcome, response_status, latency_ms, error, next_retry_at, created_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now())`,
-      [
-        randomUUID(), payload.tenantId, payload.endpointId, messageId, payload.eventType, job.attempt,
-        succeeded ? 'succeeded' : 'failed', result.status, result.latencyMs, result.error?.slice(0, 200) ?? null,
-        succeeded || retryInSeconds === undefined ? null : new Date(Date.now() + retryInSeconds * 1000),
-      ],
+       values (?, ?, ?, ?, ?, ?, 'attempting', null, null, null, null, now())`,
+      [deliveryId, payload.tenantId, payload.endpointId, messageId, payload.eventType, job.attempt],
       'run',
     );
+    const result = await this.post(payload.endpointId, endpoint, messageId, body);
+    const succeeded = result.status !== null && result.status >= 200 && result.status < 300;
+    this.onAttempt?.(succeeded ? 'succeeded' : 'failed');
+    await writeWithRetries(
+      () =>
+        em.execute(
+          `update webhook_delivery set outcome = ?, response_status = ?, latency_ms = ?, error = ?, next_retry_at = ? where id = ?`,
+          [
+            succeeded ? 'succeeded' : 'failed', result.status, result.latencyMs, result.error?.slice(0, 200) ?? null,
+            succeeded || retryInSeconds === undefined ? null : new Date(Date.now() + retryInSeconds * 1000),
+            deliveryId,
+          ],
+          'run',
+        ),
+      (err, attempt) => this.logger.warn({ err, deliveryId, attempt }, 'webhook delivery log not finished yet; retrying'),
+    );
     if (succeeded) {
-      await em.execute('update webhook_endpoint set failing_since = null where id = ? and failing_since is not null', [payload.endpointId], 'run');
+      await em
+        .execute('update webhook_endpoint set failing_since = null where id = ? and failing_since is not null', [payload.endpointId], 'run')
+        .catch((err: unknown) => this.logger.warn({ err, endpointId: payload.endpointId }, 'could not clear the endpoint failing mark'));
       return;
     }
     await this.noteFailure(em, payload.endpointId, payload.tenantId);

@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import type { RequestContext } from '../context.js';
+import { invalidIdempotencyKey } from '../services/sessions/session-errors.js';
+
+/** The `Idempotency-Key` header (IETF httpapi Idempotency-Key draft): 1 to 255 visible ASCII characters. */
+export const idempotencyKeyHeader = z
+  .string()
+  .regex(/^[\x21-\x7e]{1,255}$/)
+  .describe(
+    'Optional. One key per logical refresh (e.g. a UUID), sent again on every retry of it: within 60 s of a successful ' +
+      'refresh the same key with the same refresh token answers 200 with the same pair again instead of counting as a replay. ' +
+      '1 to 255 visible ASCII characters.',
+  );
+
+/** The request headers of auth/refresh in the OpenAPI document. */
+export const refreshRequestHeaders = z.object({ 'Idempotency-Key': idempotencyKeyHeader.optional() });
+
+/**
+ * Reads the `Idempotency-Key` header of the request, if any.
+ * @returns the key, or undefined when the header is absent.
+ * @throws ApiError 400 `invalid_idempotency_key` when it is present but not 1 to 255 visible ASCII characters (or sent twice).
+ */
+export function readIdempotencyKey(req: RequestContext['req']): string | undefined {
+  const raw = req.headers['idempotency-key'];
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string' || !idempotencyKeyHeader.safeParse(raw).success) throw invalidIdempotencyKey();
+  return raw;
+}
