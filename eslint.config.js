@@ -5,6 +5,7 @@ export default tseslint.config(
   { ignores: ['dist/', '**/dist/', 'packages/client/src/generated/', 'node_modules/', 'data/', 'coverage/', 'bench/results/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } } },
   {
     languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', fetch: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', setImmediate: 'readonly', Headers: 'readonly', Response: 'readonly', AbortController: 'readonly', NodeJS: 'readonly' } },
     rules: {
@@ -16,7 +17,18 @@ export default tseslint.config(
     },
   },
   {
-    files: ['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
+    // docs/architecture.md "Layers": a router validates and shapes; the service owns its transaction.
+    files: ['src/routers/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: "CallExpression[callee.property.name='transactional']", message: 'A router does not open a transaction: the service that changes state owns it.' },
+        { selector: "CallExpression[callee.property.name='execute']", message: 'No SQL in a router: call a service.' },
+      ],
+    },
+  },
+  {
+    files: ['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts', 'examples/**/*.mjs'],
     rules: { '@typescript-eslint/no-explicit-any': 'off', 'no-console': 'off' },
   },
 );

@@ -3,7 +3,7 @@ import { startEmbeddedDatabase, type EmbeddedDatabase } from '../src/db/embedded
 import { DatabaseUnavailableError, openDatabase } from '../src/db/orm.js';
 import { createLogger } from '../src/logger.js';
 import { Keyring } from '../src/security/keyring.js';
-import { reencryptSecrets } from '../src/security/key-rotation.js';
+import { reencryptSecrets } from '../src/services/keys/key-rotation.js';
 
 /**
  * `npm run keys:rotate`: re-encrypts every field-encrypted secret under the newest key of

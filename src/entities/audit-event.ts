@@ -3,7 +3,7 @@ import { EntitySchema } from '@mikro-orm/core';
 /** Every audit action (docs/audit.md). */
 export const AUDIT_ACTIONS = [
   'UserSignup', 'UserLogin', 'UserLoginFailed', 'UserLogout', 'UserPasswordChanged', 'UserEmailVerified',
-  'UserSoftDeleted', 'UserHardDeleted',
+  'UserSoftDeleted', 'UserHardDeleted', 'UserRoleChanged', 'UserSuspended', 'UserReactivated',
   'MfaTotpEnrolled', 'MfaTotpDisabled', 'MfaTotpVerified', 'MfaEmailOtpSent', 'MfaEmailOtpVerified',
   'MfaEmailOtpFailed', 'MfaRecoveryCodeUsed', 'MfaRecoveryCodesGenerated',
   'InviteCreated', 'InviteAccepted', 'InviteRevoked', 'InviteExpired',
@@ -13,6 +13,7 @@ export const AUDIT_ACTIONS = [
   'GdprExportRequested', 'GdprExportCompleted', 'GdprErasureRequested', 'GdprErasureCompleted',
   'IdpOauthLinked', 'IdpOauthUnlinked',
   'PasskeyRegistered', 'PasskeyDeleted', 'PasskeyCloneSuspected',
+  'ApplicationCreated', 'ApplicationUpdated', 'ApplicationDeleted', 'ApplicationSecretRotated', 'OidcSignIn',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 export const ACTOR_TYPES = ['user', 'api_key', 'system'] as const;

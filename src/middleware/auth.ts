@@ -15,7 +15,7 @@ export function actorOf(principal: Principal): Actor {
  * (GET me answers from it without a second read), else undefined.
  */
 function userReadWithSession(principal: Principal, sessionCheck: SessionCheck | undefined): User | undefined {
-  const user = sessionCheck?.user;
+  const user = sessionCheck?.verified ? sessionCheck.user : undefined;
   if (principal.kind !== 'user' || !user) return undefined;
   return user.id === principal.userId && user.tenantId === principal.tenantId && !user.deletedAt ? user : undefined;
 }
@@ -48,6 +48,20 @@ export const userProcedure = authenticatedProcedure.use(({ ctx, next }) => {
 export const adminProcedure = authenticatedProcedure.use(({ ctx, next }) => {
   if (ctx.principal.kind === 'user' && ctx.principal.role !== 'Admin') {
     throw forbidden('admin_required', 'This route needs the Admin role');
+  }
+  return next();
+});
+
+/**
+ * Changes of the tenant's security (docs/security.md "Test keys"): API keys and their revocation,
+ * tenant settings (MFA policy, sign-up verification, provider-MFA trust), the identity provider,
+ * webhooks, applications' secrets. An Admin user or an `ak_live_` key; an `ak_test_` key, meant for
+ * integration tests and development against the tenant, may read and exercise but not change them.
+ * @throws ApiError 403 `admin_required` for a Member, 403 `live_key_required` for an `ak_test_` key.
+ */
+export const securityAdminProcedure = adminProcedure.use(({ ctx, next }) => {
+  if (ctx.principal.kind === 'api_key' && ctx.principal.environment !== 'live') {
+    throw forbidden('live_key_required', 'This change needs an Admin or a live API key (ak_live_), not a test key');
   }
   return next();
 });

@@ -53,7 +53,7 @@ function outcomeOf(result: NextResult): Outcome {
   const error = result.error;
   if (!(error instanceof TRPCError) || error.code !== 'UNAUTHORIZED') return 'not_an_attempt';
   const reason = error instanceof ApiError ? error.details.reason : undefined;
-  return typeof reason === 'string' && PASSWORD_ACCEPTED_REASONS.has(reason) ? 'not_an_attempt' : 'failure';
+  return PASSWORD_ACCEPTED_REASONS.has(reason) ? 'not_an_attempt' : 'failure';
 }
 
 /**

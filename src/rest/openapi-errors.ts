@@ -1,9 +1,10 @@
 import type { ResponseObject, SchemaObject } from 'openapi3-ts/oas31';
-import { ERROR_STATUS, type ErrorCode } from '../lib/errors.js';
+import { ERROR_STATUS, type ErrorCode, type ErrorReason } from '../lib/errors.js';
 import type { ErrorReasons, ErrorStatus } from '../lib/procedure-meta.js';
 import { PROCEDURE_RATE_LIMITS } from '../services/rate-limits/rate-limit-rules.js';
-import { MAX_BODY_BYTES } from './app.js';
+import { MAX_BODY_BYTES } from './http-hardening.js';
 import { INTERNAL_ERROR_REASON } from './error-envelope.js';
+import { SERVICE_UNAVAILABLE_REASON } from '../lib/outage.js';
 
 /**
  * The error half of the OpenAPI document: one response per operation and status, each with the
@@ -12,7 +13,7 @@ import { INTERNAL_ERROR_REASON } from './error-envelope.js';
  */
 
 /** `details.reason` of a request refused before any procedure runs (body, query or path unreadable, or invalid input). */
-export const REQUEST_REASONS = [
+export const REQUEST_REASONS: readonly ErrorReason[] = [
   'validation_failed',
   'malformed_json',
   'unsupported_media_type',
@@ -22,10 +23,10 @@ export const REQUEST_REASONS = [
   'invalid_characters',
   'malformed_query',
   'malformed_path',
-] as const;
+];
 
 /** `details.reason` of a missing or refused bearer credential (access token or API key). */
-export const CREDENTIAL_REASONS = [
+export const CREDENTIAL_REASONS: readonly ErrorReason[] = [
   'missing_credential',
   'invalid_token',
   'token_expired',
@@ -35,7 +36,7 @@ export const CREDENTIAL_REASONS = [
   'email_not_verified',
   'api_key_revoked',
   'api_key_expired',
-] as const;
+];
 
 /** The optional fields of `details` beside `reason`, by status (every other field is refused). */
 const DETAIL_FIELDS: Partial<Record<ErrorStatus, Record<string, SchemaObject>>> = {
@@ -142,13 +143,13 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /**
  * The error responses of one operation: the statuses its meta describes plus those every route of
  * its kind can answer (400 for input, 401 for credentials, 403 for a refused browser origin, 404 for
- * an unknown tenant, 413 for a body, 429 for a rate limit, 500), each with its reason enum.
+ * an unknown tenant, 413 for a body, 429 for a rate limit, 500, 503 for an outage), each with its reason enum.
  * @throws Error when the meta lists reasons for a status it does not describe, or no error code has the status.
  */
 export function errorResponses(op: OperationFacts): Record<string, ResponseObject> {
   const withBody = BODY_METHODS.has(op.method);
   const rateLimited = op.protect || PROCEDURE_RATE_LIMITS[op.procedurePath] !== undefined;
-  const implied: Partial<Record<ErrorStatus, { description: string; reasons: readonly string[] }>> = {
+  const implied: Partial<Record<ErrorStatus, { description: string; reasons: readonly ErrorReason[] }>> = {
     ...(op.hasInput || withBody ? { 400: { description: 'The request is malformed or its input is invalid', reasons: REQUEST_REASONS } } : {}),
     ...(op.protect ? { 401: { description: 'No valid access token or API key', reasons: CREDENTIAL_REASONS } } : {}),
     403: { description: 'A browser request from an origin not in `CORS_ORIGINS`', reasons: ['origin_not_allowed'] },
@@ -156,6 +157,10 @@ export function errorResponses(op: OperationFacts): Record<string, ResponseObjec
     ...(withBody ? { 413: { description: `The body is larger than ${MAX_BODY_BYTES} bytes`, reasons: ['body_too_large'] } } : {}),
     ...(rateLimited ? { 429: { description: 'A rate limit is spent; retry after `Retry-After` seconds', reasons: ['rate_limited'] } } : {}),
     500: { description: 'An unexpected failure (logged; no detail is answered)', reasons: [INTERNAL_ERROR_REASON] },
+    503: {
+      description: 'The database (or Redis where it is required) is down or restarting; retry after `Retry-After` seconds',
+      reasons: [SERVICE_UNAVAILABLE_REASON],
+    },
   };
   for (const status of Object.keys(op.reasons)) {
     if (op.descriptions[Number(status)] === undefined) {
@@ -172,7 +177,7 @@ export function errorResponses(op: OperationFacts): Record<string, ResponseObjec
     const description = (own ?? common?.description ?? 'Error') + listed;
     responses[String(status)] = {
       description,
-      ...(status === 429 ? { headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer', minimum: 0 } } } } : {}),
+      ...(status === 429 || status === 503 ? { headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer', minimum: 0 } } } } : {}),
       content: { 'application/json': { schema: envelopeSchema(status, reasons) } },
     };
   }

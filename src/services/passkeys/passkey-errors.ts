@@ -17,6 +17,12 @@ export const PASSKEY_REASONS = {
   notFound: 'passkey_not_found',
 } as const;
 
+declare module '../../lib/errors.js' {
+  interface ErrorReasonCatalogs {
+    passkeys: typeof PASSKEY_REASONS;
+  }
+}
+
 /** Constructors of the errors above; the HTTP status follows the route (docs/passkeys.md). */
 export const passkeyErrors = {
   /** 400 during registration (the caller is signed in), 401 at sign-in. */

@@ -1,3 +1,7 @@
+import type { ErrorReason } from '../../lib/errors.js';
+import { MFA_REASONS } from '../mfa/mfa-errors.js';
+import { SIGN_IN_REASONS } from '../sign-in/sign-in-errors.js';
+
 /**
  * The rate limits of docs/api-rules.md "Rate limits", in one table keyed by tRPC procedure path. Every
  * `points` value is multiplied by `RATE_LIMIT_SCALE` when the limiter is built. Procedures that are
@@ -90,4 +94,8 @@ export const PROCEDURE_RATE_LIMITS: Readonly<Record<string, ProcedureRateLimits>
  * 401 reasons given only after the password was accepted: such an answer is not a failed guess and
  * gives the attempt back. Every other 401 of a credential procedure counts as a failure.
  */
-export const PASSWORD_ACCEPTED_REASONS: ReadonlySet<string> = new Set(['mfa_required', 'user_suspended', 'email_not_verified']);
+export const PASSWORD_ACCEPTED_REASONS: ReadonlySet<ErrorReason | undefined> = new Set<ErrorReason>([
+  MFA_REASONS.mfaRequired,
+  SIGN_IN_REASONS.userSuspended,
+  SIGN_IN_REASONS.emailNotVerified,
+]);

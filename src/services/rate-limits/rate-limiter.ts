@@ -25,6 +25,20 @@ export interface RateLimitServiceOptions {
  */
 export class RateLimitService {
   private readonly limiters = new Map<string, RateLimiterAbstract>();
+  private fallbacks = 0;
+
+  /**
+   * Decisions taken on the in-process insurance counters because Redis was not ready (since start).
+   * While this grows, every limit holds per instance only: N instances allow N times the limit.
+   */
+  get fallbackDecisions(): number {
+    return this.fallbacks;
+  }
+
+  /** True while the shared store (Redis) is connected, false while limits fall back to this process, undefined without Redis. */
+  storeShared(): boolean | undefined {
+    return this.options.redis ? this.options.redis.status === 'ready' : undefined;
+  }
 
   constructor(private readonly options: RateLimitServiceOptions) {}
 
@@ -55,6 +69,7 @@ export class RateLimitService {
    * @returns `{allowed:false, retryAfterSeconds}` (whole seconds, ≥ 1) once the budget is spent.
    */
   async consume(budget: RateLimitBudget, key: string): Promise<RateLimitDecision> {
+    if (this.storeShared() === false) this.fallbacks += 1;
     try {
       await this.limiter(budget).consume(key);
       return { allowed: true };

@@ -1,13 +1,15 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
+import type { ApiKeyEnvironment } from '../../entities/api-key.js';
 import { TenantSchema, type Tenant } from '../../entities/tenant.js';
-import { UserSchema, type User, type UserRole } from '../../entities/user.js';
+import { UserSchema, type User, type UserRole, type UserStatus } from '../../entities/user.js';
 import { unauthorized } from '../../lib/errors.js';
 import { rowToEntity } from '../../db/rows.js';
-import { verifyAccessToken, type AccessTokenClaims } from '../../security/access-token.js';
+import { verifyAccessToken, type AccessTokenClaims, type AccessTokenFailure } from '../../security/access-token.js';
 import { sha256Hex } from '../../security/tokens.js';
 import { findLiveTenantBySlug } from '../tenants/tenant-service.js';
+import { assertMaySignIn } from '../users/sign-in-eligibility.js';
 
 /** Plaintext API keys start with one of these (docs/api-rules.md "Resources"). */
 export const API_KEY_PREFIXES = ['ak_live_', 'ak_test_'] as const;
@@ -27,6 +29,8 @@ export interface ApiKeyPrincipal {
   kind: 'api_key';
   tenantId: string;
   apiKeyId: string;
+  /** `test` for an `ak_test_` key, which may not change the tenant's security settings. */
+  environment: ApiKeyEnvironment;
 }
 
 export type Principal = UserPrincipal | ApiKeyPrincipal;
@@ -34,7 +38,7 @@ export type Principal = UserPrincipal | ApiKeyPrincipal;
 export interface SessionUserRow {
   user_id: string;
   role: UserRole;
-  status: string;
+  status: UserStatus;
   user_deleted_at: Date | null;
   revoked_at: Date | null;
 }
@@ -43,6 +47,7 @@ export interface SessionUserRow {
 interface ApiKeyRow {
   id: string;
   tenant_id: string;
+  environment: ApiKeyEnvironment;
   expires_at: Date | string | null;
   revoked_at: Date | string | null;
   last_used_at: Date | string | null;
@@ -57,15 +62,23 @@ function epochMs(value: Date | string | null): number | null {
  * The session check of an access token, read in the same query as its tenant (see `resolveTenant`).
  * It lives in the request's tRPC context (`ctx.sessionCheck`), never in the service.
  */
-export interface SessionCheck {
-  /** The bearer token the check was made for; `authenticate` uses the check only for this token. */
-  token: string;
-  claims: AccessTokenClaims;
-  /** The session with its user, or undefined when no session of that user exists in the tenant. */
-  row: SessionUserRow | undefined;
-  /** The user row read by the same query (GET me answers from it), or undefined. */
-  user: User | undefined;
-}
+export type SessionCheck =
+  | {
+      /** The bearer token the check was made for; `authenticate` uses the check only for this token. */
+      token: string;
+      verified: true;
+      claims: AccessTokenClaims;
+      /** The session with its user, or undefined when no session of that user exists in the tenant. */
+      row: SessionUserRow | undefined;
+      /** The user row read by the same query (GET me answers from it), or undefined. */
+      user: User | undefined;
+    }
+  | {
+      token: string;
+      /** The signature, issuer, audience or expiry did not verify: nothing was read. */
+      verified: false;
+      reason: AccessTokenFailure;
+    };
 
 /** The tenant of a request, with the session check of its access token when there is one. */
 export interface TenantResolution {
@@ -106,7 +119,8 @@ export class BearerAuthenticationService {
     const verified = token && !isApiKey(token) ? verifyAccessToken(token, this.config.jwtSecret) : undefined;
     if (!token || !verified?.ok) {
       const tenant = await findLiveTenantBySlug(em, slug);
-      return tenant ? { tenant, sessionCheck: undefined } : null;
+      if (!tenant) return null;
+      return { tenant, sessionCheck: token && verified && !verified.ok ? { token, verified: false, reason: verified.reason } : undefined };
     }
     const { claims } = verified;
     this.userColumns ??= em
@@ -132,7 +146,7 @@ export class BearerAuthenticationService {
       else if (column !== SESSION_FOUND && column !== SESSION_REVOKED_AT) tenantColumns[column] = value;
     }
     const tenant = rowToEntity(em, TenantSchema, tenantColumns);
-    if (!row[SESSION_FOUND]) return { tenant, sessionCheck: { token, claims, row: undefined, user: undefined } };
+    if (!row[SESSION_FOUND]) return { tenant, sessionCheck: { token, verified: true, claims, row: undefined, user: undefined } };
     const user = rowToEntity(em, UserSchema, userColumns);
     const session: SessionUserRow = {
       user_id: user.id,
@@ -141,56 +155,28 @@ export class BearerAuthenticationService {
       user_deleted_at: user.deletedAt,
       revoked_at: row[SESSION_REVOKED_AT] as Date | null,
     };
-    return { tenant, sessionCheck: { token, claims, row: session, user } };
+    return { tenant, sessionCheck: { token, verified: true, claims, row: session, user } };
   }
 
   /**
+   * The principal of a request's bearer credential. An access token is judged from the session check
+   * `resolveTenant` made for this request (no second query); an API key is looked up by its hash.
    * @param authorization the raw `Authorization` header.
-   * @param sessionCheck what `resolveTenant` read for this request, used when it is for the same token.
+   * @param sessionCheck what `resolveTenant` read for this request's token.
    * @throws ApiError 401 `missing_credential`, `invalid_token`, `token_expired`, `tenant_mismatch`,
    *   `session_revoked`, `user_suspended`, `email_not_verified` (a `Pending` user's session works once
    *   the address is verified), `api_key_revoked`, `api_key_expired`.
    */
-  async authenticate(em: EntityManager, tenant: Tenant, authorization: string | undefined, sessionCheck?: SessionCheck): Promise<Principal> {
+  async authenticate(em: EntityManager, tenant: Tenant, authorization: string | undefined, sessionCheck: SessionCheck | undefined): Promise<Principal> {
     const token = bearerToken(authorization);
     if (!token) throw unauthorized('missing_credential', 'A bearer token is required');
     if (isApiKey(token)) return this.authenticateApiKey(em, tenant, token);
-    return this.authenticateAccessToken(em, tenant, token, sessionCheck);
-  }
-
-  private async authenticateAccessToken(em: EntityManager, tenant: Tenant, token: string, sessionCheck: SessionCheck | undefined): Promise<UserPrincipal> {
-    const prefetched = sessionCheck?.token === token ? sessionCheck : undefined;
-    let claims: AccessTokenClaims;
-    if (prefetched) {
-      claims = prefetched.claims;
-    } else {
-      const verified = verifyAccessToken(token, this.config.jwtSecret);
-      if (!verified.ok) {
-        throw unauthorized(verified.reason, verified.reason === 'token_expired' ? 'The access token has expired' : 'The access token is not valid');
-      }
-      claims = verified.claims;
-    }
-    if (claims.tid !== tenant.id) throw unauthorized('tenant_mismatch', 'The token belongs to another tenant');
-    const row = prefetched ? prefetched.row : await this.readSession(em, tenant, claims);
-    if (!row || row.revoked_at || row.user_deleted_at) throw unauthorized('session_revoked', 'The session has ended');
-    if (row.status === 'Suspended') throw unauthorized('user_suspended', 'The account is suspended');
-    if (row.status === 'Pending') throw unauthorized('email_not_verified', 'The email address is not verified yet');
-    return { kind: 'user', tenantId: tenant.id, userId: row.user_id, sessionId: claims.sid, role: row.role };
-  }
-
-  private async readSession(em: EntityManager, tenant: Tenant, claims: AccessTokenClaims): Promise<SessionUserRow | undefined> {
-    const rows = (await em.execute(
-      `select u.id as user_id, u.role, u.status, u.deleted_at as user_deleted_at, s.revoked_at
-         from session s join app_user u on u.id = s.user_id
-        where s.id = ? and s.tenant_id = ? and s.user_id = ?`,
-      [claims.sid, tenant.id, claims.sub],
-    )) as SessionUserRow[];
-    return rows[0];
+    return authenticateAccessToken(tenant, token, sessionCheck);
   }
 
   private async authenticateApiKey(em: EntityManager, tenant: Tenant, token: string): Promise<ApiKeyPrincipal> {
     const rows = (await em.execute(
-      'select id, tenant_id, expires_at, revoked_at, last_used_at from api_key where key_hash = ?',
+      'select id, tenant_id, environment, expires_at, revoked_at, last_used_at from api_key where key_hash = ?',
       [sha256Hex(token)],
     )) as ApiKeyRow[];
     const row = rows[0];
@@ -210,8 +196,25 @@ export class BearerAuthenticationService {
         )
         .catch((err: unknown) => this.logger.warn({ err, apiKeyId: row.id }, 'could not record API key use'));
     }
-    return { kind: 'api_key', tenantId: tenant.id, apiKeyId: row.id };
+    return { kind: 'api_key', tenantId: tenant.id, apiKeyId: row.id, environment: row.environment };
   }
+}
+
+/**
+ * The principal of an access token from its session check: the token must verify, belong to the
+ * route's tenant, and its session and user must be live (an ended session fails at once).
+ */
+function authenticateAccessToken(tenant: Tenant, token: string, check: SessionCheck | undefined): UserPrincipal {
+  // The tenant middleware checks every request's token before this runs; another token is not checked.
+  if (!check || check.token !== token) throw unauthorized('invalid_token', 'The access token is not valid');
+  if (!check.verified) {
+    throw unauthorized(check.reason, check.reason === 'token_expired' ? 'The access token has expired' : 'The access token is not valid');
+  }
+  const { claims, row } = check;
+  if (claims.tid !== tenant.id) throw unauthorized('tenant_mismatch', 'The token belongs to another tenant');
+  if (!row || row.revoked_at || row.user_deleted_at) throw unauthorized('session_revoked', 'The session has ended');
+  assertMaySignIn(row.status);
+  return { kind: 'user', tenantId: tenant.id, userId: row.user_id, sessionId: claims.sid, role: row.role };
 }
 
 /** The token of an `Authorization: Bearer <token>` header, or undefined. */

@@ -7,6 +7,7 @@ import { UserSchema, type User, type UserRole } from '../../entities/user.js';
 import { notFound, unauthorized } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from '../../security/access-token.js';
+import type { Keyring } from '../../security/keyring.js';
 import { randomToken, sha256Hex } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { rowToEntity } from '../../db/rows.js';
@@ -50,6 +51,20 @@ export interface LiveSession {
   method: string | null;
 }
 
+/** How long the answer of a refresh with an `Idempotency-Key` is given again, in seconds. */
+export const REFRESH_ANSWER_TTL_SECONDS = 60;
+
+/** What a kept refresh answer holds (encrypted in `refresh_answer.answer`). */
+interface StoredAnswer {
+  userId: string;
+  tokens: IssuedTokens;
+}
+
+type RotationOutcome =
+  | { kind: 'issued'; tokens: IssuedTokens; user: User }
+  | { kind: 'owner_gone'; sessionId: string }
+  | { kind: 'not_rotated' };
+
 interface PresentedTokenRow {
   id: string;
   session_id: string;
@@ -68,6 +83,7 @@ export class SessionService {
   constructor(
     private readonly config: Config,
     private readonly audit: AuditService,
+    private readonly keyring: Keyring,
   ) {}
 
   /**
@@ -114,16 +130,55 @@ export class SessionService {
    * Exchanges a refresh token for a new pair (docs/api-rules.md "Credentials and sessions"). The presented token is
    * rotated by a conditional UPDATE, so of two concurrent exchanges exactly one wins; the loser is
    * treated as a replay. Manages its own transactions: call it outside one.
+   *
+   * With an `idempotencyKey` (the `Idempotency-Key` header, IETF httpapi Idempotency-Key draft) the
+   * rotation and the encrypted answer are committed together, and a retry with the same key and the
+   * same token within {@link REFRESH_ANSWER_TTL_SECONDS} gets that answer again (the same pair, no
+   * second successor) while the session is live and the issued refresh token is still unused. A
+   * concurrent exchange with the same key waits for the winner and gets its answer too. Any other
+   * presentation of a rotated token (no key, another key, a later one) is a replay.
+   * @param idempotencyKey 1 to 255 visible ASCII characters, already checked by the router.
    * @returns the new tokens and the user they belong to.
    * @throws ApiError 401 `invalid_token` (unknown), `refresh_token_expired`, `session_revoked`,
    *   `refresh_token_reused` (a rotated token presented again: the whole family is revoked and
    *   `SessionFamilyCompromised` audited); a deleted or suspended user's session is revoked (`session_revoked`);
    *   a `Pending` user gets `email_not_verified` and the token is not rotated.
    */
-  async refresh(em: EntityManager, tenant: Tenant, presented: string, meta: RequestMeta): Promise<{ tokens: IssuedTokens; user: User }> {
+  async refresh(
+    em: EntityManager,
+    tenant: Tenant,
+    presented: string,
+    meta: RequestMeta,
+    idempotencyKey?: string,
+  ): Promise<{ tokens: IssuedTokens; user: User }> {
     const tokenHash = sha256Hex(presented);
+    const answerKey = idempotencyKey === undefined ? undefined : sha256Hex(`${tokenHash}\u0000${idempotencyKey}`);
+    if (answerKey) {
+      const again = await this.storedAnswer(em, tenant, answerKey);
+      if (again) return again;
+    }
+    const outcome = answerKey ? await em.transactional((tx) => this.rotate(tx, tenant, tokenHash, answerKey)) : await this.rotate(em, tenant, tokenHash);
+    if (outcome.kind === 'issued') return { tokens: outcome.tokens, user: outcome.user };
+    if (outcome.kind === 'owner_gone') {
+      await this.revokeSession(em, tenant.id, outcome.sessionId, 'user_deleted', { type: 'system', id: null }, meta);
+      throw unauthorized('session_revoked', 'The session has ended');
+    }
+    if (answerKey) {
+      // A concurrent exchange with the same key won the rotation and committed its answer.
+      const again = await this.storedAnswer(em, tenant, answerKey);
+      if (again) return again;
+    }
+    return this.explainRefreshFailure(em, tenant, tokenHash, meta);
+  }
+
+  /**
+   * Rotates the token of `tokenHash` and issues its successor; with `answerKey` (inside the caller's
+   * transaction) also stores the encrypted answer for idempotent retries.
+   */
+  private async rotate(em: EntityManager, tenant: Tenant, tokenHash: string, answerKey?: string): Promise<RotationOutcome> {
     const now = new Date();
     const successor = randomToken(32);
+    const successorId = randomUUID();
     // One statement, one round trip: rotate the presented token (the conditional UPDATE is the
     // lock that lets exactly one of two concurrent exchanges win), read its live owner, and only
     // then issue the successor and touch the session. A statement is atomic on its own.
@@ -150,19 +205,66 @@ export class SessionService {
       [
         now, tokenHash, tenant.id, now,
         tenant.id,
-        randomUUID(), tenant.id, sha256Hex(successor), now, new Date(now.getTime() + REFRESH_TOKEN_TTL_SECONDS * 1000),
+        successorId, tenant.id, sha256Hex(successor), now, new Date(now.getTime() + REFRESH_TOKEN_TTL_SECONDS * 1000),
         now,
       ],
     )) as (Record<string, unknown> & { rotated_session_id: string; id: string | null })[];
     const row = rows[0];
-    if (!row) return this.explainRefreshFailure(em, tenant, tokenHash, meta);
+    if (!row) return { kind: 'not_rotated' };
     const { rotated_session_id: sessionId, ...userRow } = row;
-    if (!userRow.id) {
-      await this.revokeSession(em, tenant.id, sessionId, 'user_deleted', { type: 'system', id: null }, meta);
-      throw unauthorized('session_revoked', 'The session has ended');
-    }
+    if (!userRow.id) return { kind: 'owner_gone', sessionId };
     const user = rowToEntity(em, UserSchema, userRow);
-    return { tokens: this.tokens(tenant.id, user.id, user.role, sessionId, successor), user };
+    const tokens = this.tokens(tenant.id, user.id, user.role, sessionId, successor);
+    if (answerKey) {
+      const answer: StoredAnswer = { userId: user.id, tokens };
+      await em.execute(
+        `insert into refresh_answer (key_hash, tenant_id, session_id, successor_id, answer, created_at, expires_at)
+         values (?, ?, ?, ?, ?, ?, ?)`,
+        [
+          answerKey, tenant.id, sessionId, successorId, this.keyring.encrypt(JSON.stringify(answer), `refresh-answer:${answerKey}`), now,
+          new Date(now.getTime() + REFRESH_ANSWER_TTL_SECONDS * 1000),
+        ],
+        'run',
+      );
+    }
+    return { kind: 'issued', tokens, user };
+  }
+
+  /**
+   * The answer kept for `answerKey`, while it is younger than {@link REFRESH_ANSWER_TTL_SECONDS}, its
+   * session is live and the refresh token it issued has not been used (once the client used it, the
+   * client had the answer: presenting the old token again is a replay).
+   */
+  private async storedAnswer(em: EntityManager, tenant: Tenant, answerKey: string): Promise<{ tokens: IssuedTokens; user: User } | undefined> {
+    const rows = (await em.execute(
+      `select a.answer from refresh_answer a
+         join session s on s.id = a.session_id and s.revoked_at is null
+         join refresh_token rt on rt.id = a.successor_id and rt.rotated_at is null
+        where a.key_hash = ? and a.tenant_id = ? and a.expires_at > ?`,
+      [answerKey, tenant.id, new Date()],
+    )) as { answer: string }[];
+    const stored = rows[0];
+    if (!stored) return undefined;
+    let answer: StoredAnswer;
+    try {
+      answer = JSON.parse(this.keyring.decrypt(stored.answer, `refresh-answer:${answerKey}`)) as StoredAnswer;
+    } catch {
+      // Kept under a key that has since left ENCRYPTION_KEYS (the answer lives 60 s, not worth re-encrypting).
+      return undefined;
+    }
+    const user = await findLiveUserById(em, tenant.id, answer.userId);
+    if (!user || user.status === 'Suspended') return undefined;
+    return { tokens: answer.tokens, user };
+  }
+
+  /**
+   * Deletes the kept refresh answers whose {@link REFRESH_ANSWER_TTL_SECONDS} passed (the job worker's
+   * periodic sweep; a kept answer past its time is never given, the sweep only frees the rows).
+   * @returns how many rows were deleted.
+   */
+  async purgeExpiredAnswers(em: EntityManager, now = new Date()): Promise<number> {
+    const result = (await em.execute('delete from refresh_answer where expires_at <= ?', [now], 'run')) as { affectedRows?: number };
+    return result.affectedRows ?? 0;
   }
 
   private async explainRefreshFailure(em: EntityManager, tenant: Tenant, tokenHash: string, meta: RequestMeta): Promise<never> {
@@ -198,10 +300,14 @@ export class SessionService {
 
   /**
    * Ends the session a refresh token belongs to (auth/logout). Unknown, foreign or already-ended
-   * tokens are ignored so the answer reveals nothing.
+   * tokens are ignored so the answer reveals nothing. Runs in its own transaction (nested when `em` is in one).
    * @returns true when a live session was ended.
    */
   async endByRefreshToken(em: EntityManager, tenant: Tenant, presented: string, meta: RequestMeta): Promise<boolean> {
+    return em.transactional((tx) => this.endByRefreshTokenIn(tx, tenant, presented, meta));
+  }
+
+  private async endByRefreshTokenIn(em: EntityManager, tenant: Tenant, presented: string, meta: RequestMeta): Promise<boolean> {
     const rows = (await em.execute(
       `select s.id, s.user_id from refresh_token rt join session s on s.id = rt.session_id
         where rt.token_hash = ? and rt.tenant_id = ? and s.revoked_at is null`,
@@ -287,6 +393,19 @@ export class SessionService {
   }
 
   /**
+   * When a live session last proved who its user is (sign-in with password, factor, passkey or
+   * provider; refreshing does not renew it) and by which method; undefined for an ended session.
+   */
+  async authenticationOf(em: EntityManager, tenantId: string, sessionId: string): Promise<{ authenticatedAt: Date; method: string | null } | undefined> {
+    const rows = (await em.execute(
+      'select authenticated_at, created_at, method from session where id = ? and tenant_id = ? and revoked_at is null',
+      [sessionId, tenantId],
+    )) as { authenticated_at: Date | null; created_at: Date; method: string | null }[];
+    const row = rows[0];
+    return row ? { authenticatedAt: new Date(row.authenticated_at ?? row.created_at), method: row.method } : undefined;
+  }
+
+  /**
    * Ends one live session of one user of the tenant (`DELETE me/sessions/{id}` and the admin route);
    * its access tokens fail at once (401 `session_revoked`) and its refresh token stops working.
    * Audits `SessionRevoked` with `details.reason` and `details.userId`.
@@ -302,7 +421,8 @@ export class SessionService {
     actor: Actor,
     meta: RequestMeta,
   ): Promise<void> {
-    if (!(await this.revokeSession(em, tenantId, sessionId, reason, actor, meta, userId))) throw notFound('Session not found');
+    const ended = await em.transactional((tx) => this.revokeSession(tx, tenantId, sessionId, reason, actor, meta, userId));
+    if (!ended) throw notFound('Session not found');
   }
 
   /**

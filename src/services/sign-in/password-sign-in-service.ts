@@ -10,6 +10,8 @@ import type { AuditService } from '../audit/audit-service.js';
 import { factorMethodName, type LoginCodes, type MfaService } from '../mfa/mfa-service.js';
 import type { IssuedTokens, SessionService } from '../sessions/session-service.js';
 import { findLiveUserByEmail } from '../users/user-lookup.js';
+import { assertMaySignIn, refuseSuspended } from '../users/sign-in-eligibility.js';
+import { assertMaySignUp } from '../users/signup-policy.js';
 
 /** A signed-in user with the tokens of the new session. */
 export interface SignIn {
@@ -46,7 +48,7 @@ export class PasswordSignInService {
       });
       throw unauthorized('invalid_credentials', 'Invalid email or password');
     }
-    if (user.status === 'Suspended') throw unauthorized('user_suspended', 'The account is suspended');
+    refuseSuspended(user.status);
     if (user.passwordHash && passwordNeedsRehash(user.passwordHash)) {
       const rehashed = await hashPassword(password);
       await em.nativeUpdate(UserSchema, { id: user.id }, { passwordHash: rehashed });
@@ -62,7 +64,7 @@ export class PasswordSignInService {
    */
   async verifySignInCredentials(em: EntityManager, tenant: Tenant, email: string, password: string, meta: RequestMeta): Promise<User> {
     const user = await this.verifyCredentials(em, tenant, email, password, meta);
-    if (user.status === 'Pending') throw unauthorized('email_not_verified', 'The email address is not verified yet');
+    assertMaySignIn(user.status);
     return user;
   }
 
@@ -135,9 +137,11 @@ export class PasswordSignInService {
   /**
    * Self-service sign-up as a `Member` (POST auth/signup in the OpenAPI document). The user is `Pending` when the tenant
    * requires email verification, `Active` otherwise. Audits `UserSignup` and `SessionCreated`.
-   * @throws ApiError 409 `email_taken` when the email already belongs to a user of the tenant.
+   * @throws ApiError 403 `signup_disabled` / `signup_domain_not_allowed` (the tenant's sign-up policy),
+   *   409 `email_taken` when the email already belongs to a user of the tenant.
    */
   async signup(em: EntityManager, tenant: Tenant, email: string, password: string, meta: RequestMeta): Promise<SignIn> {
+    assertMaySignUp(tenant, normalizeEmail(email));
     const passwordHash = await hashPassword(password);
     const now = new Date();
     const user = newUser({

@@ -1,10 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Keyring } from './keyring.js';
-import { idpClientSecretAssociatedData } from '../services/idp/idp-service.js';
-import { totpSecretAad } from '../services/mfa/totp-service.js';
-import { secretAad as webhookSecretAad } from '../services/webhooks/webhook-service.js';
-import { mailRecipientDigest, queuedMailAad } from '../services/mail/mailer.js';
-import { accountMailRequestAad } from '../services/mail/account-mail-requests.js';
+import type { Keyring } from '../../security/keyring.js';
+import { idpClientSecretAssociatedData } from '../idp/idp-service.js';
+import { totpSecretAad } from '../mfa/totp-service.js';
+import { secretAad as webhookSecretAad } from '../webhooks/webhook-service.js';
+import { mailRecipientDigest, queuedMailAad } from '../mail/mailer.js';
+import { accountMailRequestAad } from '../mail/account-mail-requests.js';
+import { applicationSecretAad } from '../oidc/application-service.js';
+import { signingKeyAad } from '../oidc/signing-keys.js';
 
 
 /** What {@link reencryptSecrets} did. */
@@ -17,13 +19,20 @@ export interface ReencryptionReport {
   idpClientSecrets: number;
   /** Webhook signing secrets (current and, during a rotation overlap, previous). */
   webhookSecrets: number;
+  /** Client secrets of the tenants' applications (OpenID provider). */
+  applicationSecrets: number;
+  /** Private signing keys of the tenants' OpenID providers. */
+  oidcSigningKeys: number;
   /**
    * Mails and account-mail requests waiting in the job queue (or failed for good and kept), with
    * their recipient digests.
    */
   queuedMails: number;
   /** Ciphertexts that could not be decrypted (key version missing from the ring, or tampered); left as they are. */
-  failures: { kind: 'totp_secret' | 'pending_totp_secret' | 'idp_client_secret' | 'webhook_secret' | 'queued_mail'; id: string }[];
+  failures: {
+    kind: 'totp_secret' | 'pending_totp_secret' | 'idp_client_secret' | 'webhook_secret' | 'queued_mail' | 'application_secret' | 'oidc_signing_key';
+    id: string;
+  }[];
 }
 
 /**
@@ -53,13 +62,15 @@ type Column = 'totp_secret_enc' | 'totp_pending_secret_enc';
 /**
  * Key rotation (`npm run keys:rotate`): rewrites every field-encrypted secret made under an older key
  * of the ring (TOTP secrets, pending TOTP secrets, tenants' IdP client secrets, webhook signing
- * secrets, mails waiting in the job queue) under the newest key,
+ * secrets, applications' client secrets, OpenID-provider signing keys, mails waiting in the job
+ * queue) under the newest key,
  * tenant by tenant (or only `scope.tenantId`). Each row is updated only if its ciphertext is still the one read, so a concurrent
  * enrollment is never overwritten; running it again changes nothing. Safe while the service runs.
  */
 export async function reencryptSecrets(em: EntityManager, keyring: Keyring, scope: RotationScope = {}): Promise<ReencryptionReport> {
   const report: ReencryptionReport = {
-    keyVersion: keyring.currentVersion, totpSecrets: 0, pendingTotpSecrets: 0, idpClientSecrets: 0, webhookSecrets: 0, queuedMails: 0,
+    keyVersion: keyring.currentVersion, totpSecrets: 0, pendingTotpSecrets: 0, idpClientSecrets: 0, webhookSecrets: 0,
+    applicationSecrets: 0, oidcSigningKeys: 0, queuedMails: 0,
     failures: [],
   };
 
@@ -104,6 +115,30 @@ export async function reencryptSecrets(em: EntityManager, keyring: Keyring, scop
         );
         report.webhookSecrets += updated.length;
       }
+    }
+
+    const applications = (await em.execute('select id, client_secret_enc from oidc_application where tenant_id = ? and client_secret_enc is not null order by id', [
+      tenant.id,
+    ])) as { id: string; client_secret_enc: string }[];
+    for (const app of applications) {
+      const fresh = rewrap(app.client_secret_enc, applicationSecretAad(app.id), 'application_secret', app.id);
+      if (fresh === null) continue;
+      const updated = await em.execute('update oidc_application set client_secret_enc = ? where id = ? and tenant_id = ? and client_secret_enc = ? returning id', [
+        fresh, app.id, tenant.id, app.client_secret_enc,
+      ]);
+      report.applicationSecrets += updated.length;
+    }
+    const signingKeys = (await em.execute('select kid, private_jwk_enc from oidc_signing_key where tenant_id = ? order by kid', [tenant.id])) as {
+      kid: string;
+      private_jwk_enc: string;
+    }[];
+    for (const key of signingKeys) {
+      const fresh = rewrap(key.private_jwk_enc, signingKeyAad(key.kid), 'oidc_signing_key', key.kid);
+      if (fresh === null) continue;
+      const updated = await em.execute('update oidc_signing_key set private_jwk_enc = ? where kid = ? and tenant_id = ? and private_jwk_enc = ? returning kid', [
+        fresh, key.kid, tenant.id, key.private_jwk_enc,
+      ]);
+      report.oidcSigningKeys += updated.length;
     }
 
     let after = '00000000-0000-0000-0000-000000000000';

@@ -1,0 +1,16 @@
+/**
+ * Every `details.reason` the user-administration routes give (docs/api-rules.md "Errors"). Declared once here; the error
+ * constructors and the routers' `errorReasons` accept only catalog reasons (src/lib/errors.ts).
+ */
+export const USER_REASONS = {
+  /** The change would leave the tenant without an active Admin. */
+  lastAdmin: 'last_admin',
+  /** The paging cursor is not one this service issued. */
+  invalidCursor: 'invalid_cursor',
+} as const;
+
+declare module '../../lib/errors.js' {
+  interface ErrorReasonCatalogs {
+    users: typeof USER_REASONS;
+  }
+}
