@@ -99,6 +99,27 @@ describe('browser session cookie on /trpc', () => {
     expect((await trpcCall('browser.refresh', { tenantSlug: tenant.slug }, { cookie })).status).toBe(401);
   });
 
+  it('browser.refresh and browser.logout without x-refresh-transport are refused and never put the cookie\'s token in a body', async () => {
+    const tenant = await createTenant(suite.api);
+    const member = await signupMember(suite.api, tenant.slug);
+    const login = await trpcCall('auth.login', { tenantSlug: tenant.slug, email: member.email, password: PASSWORD });
+    const cookie = refreshCookie(login, tenant.slug);
+    const refreshToken = cookie.split('=')[1]!;
+    const noHeader = { 'x-refresh-transport': '' };
+    const refresh = await trpcCall('browser.refresh', { tenantSlug: tenant.slug }, { cookie, ...noHeader });
+    expect(refresh.status, JSON.stringify(refresh.body)).toBe(400);
+    expect(refresh.body.error!.data.details.reason).toBe('cookie_transport_required');
+    expect(JSON.stringify(refresh.body)).not.toContain(refreshToken);
+    expect(refresh.setCookie).toEqual([]);
+    const logout = await trpcCall('browser.logout', { tenantSlug: tenant.slug }, { cookie, ...noHeader });
+    expect(logout.status, JSON.stringify(logout.body)).toBe(400);
+    expect(logout.body.error!.data.details.reason).toBe('cookie_transport_required');
+    // the session is untouched: with the header the cookie still refreshes
+    const rotated = await trpcCall('browser.refresh', { tenantSlug: tenant.slug }, { cookie });
+    expect(rotated.status, JSON.stringify(rotated.body)).toBe(200);
+    expect(JSON.stringify(rotated.body)).not.toContain(refreshCookie(rotated, tenant.slug).split('=')[1]!);
+  });
+
   it('REST keeps the refresh token in the body and sets no cookie, even with the header', async () => {
     const tenant = await createTenant(suite.api);
     const member = await signupMember(suite.api, tenant.slug);

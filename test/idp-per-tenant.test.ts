@@ -8,7 +8,7 @@ import { Api, createTenant, expectError, signupMember, unique, type ApiResponse,
 import { freePort, startOpenIdProviders, type TestOpenIdProvider } from './helpers/oidc-provider.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { providerFetch } from '../src/services/idp/idp-outbound.js';
-import { ForbiddenTargetError, isPublicAddress } from '../src/services/webhooks/webhook-target.js';
+import { ForbiddenTargetError, guardedLookup, isPublicAddress } from '../src/services/webhooks/webhook-target.js';
 
 /** This machine's name when it resolves (e.g. through /etc/hosts) to non-public addresses only: a DNS-rebinding stand-in. */
 const privateName = await lookup(hostname(), { all: true })
@@ -336,6 +336,27 @@ describe('tenant issuers on private addresses (IDP_ALLOW_PRIVATE_ISSUERS unset)'
     const res = await strictApi.put(`/v1/${tenant.slug}/oauth/idp/credentials`, { clientId: 'c', clientSecret: 's', issuer }, { token: tenant.accessToken });
     expectError(res, 400, 'BAD_REQUEST', 'idp_issuer_not_allowed');
     expect(provider1.requests.length).toBe(before);
+  });
+
+  it('answers a name that does not resolve exactly as one that resolves to a private address (no internal-DNS oracle)', async () => {
+    const tenant = await createTenant(strictApi, `Strict ${unique()}`);
+    const body = { clientId: 'c', clientSecret: 's' };
+    const port = new URL(provider1.issuer).port;
+    const unresolvable = await strictApi.put(`/v1/${tenant.slug}/oauth/idp/credentials`, { ...body, issuer: `https://no-such-host-${unique()}.invalid:${port}` }, { token: tenant.accessToken });
+    expectError(unresolvable, 400, 'BAD_REQUEST', 'idp_issuer_not_allowed');
+    expect(unresolvable.body.message).toBe('The issuer does not resolve to a public address');
+    if (privateName !== undefined) {
+      const internal = await strictApi.put(`/v1/${tenant.slug}/oauth/idp/credentials`, { ...body, issuer: `https://${privateName}:${port}` }, { token: tenant.accessToken });
+      expect(internal.status).toBe(400);
+      expect(internal.body).toEqual(unresolvable.body);
+    }
+    // the webhook delivery log stores the same words for both, with no resolver detail
+    const lookupError = (host: string) => new Promise<Error>((resolve) => guardedLookup(false)(host, {}, (err) => resolve(err as Error)));
+    const missing = await lookupError('no-such-host.invalid');
+    expect(missing).toBeInstanceOf(ForbiddenTargetError);
+    expect(missing.message).toBe('target no-such-host.invalid does not resolve to a public address');
+    expect(missing.message).not.toMatch(/ENOTFOUND|EAI_|getaddrinfo/);
+    if (privateName !== undefined) expect((await lookupError(privateName)).message).toBe(`target ${privateName} does not resolve to a public address`);
   });
 
   it('checks the address a host name resolves to at connection time, for every provider request', async () => {

@@ -136,23 +136,20 @@ describe('external identity-provider sign-in', () => {
     expect(logins.map((l) => l.details.method)).toEqual(['idp', 'idp']);
   });
 
-  it('links an existing password user with a verified email by provider-verified email and audits IdpOauthLinked', async () => {
+  it('never links an existing account with a verified email by the email alone (its owner links signed in: idp-link-proof.test.ts)', async () => {
     const tenant = await idpTenant();
     const member = await signupMember(api, tenant.slug);
-    // Only a verified address links as it is (an unverified one is reclaimed: account-takeover.test.ts).
+    // An unverified address is reclaimed instead (account-takeover.test.ts).
     await sql('update app_user set email_verified_at = now() where id = ?', [member.id]);
     const { sub } = newAccount(member.email.toUpperCase());
     const session = await signInThroughProvider(tenant.slug, sub);
-    expect(session.status, JSON.stringify(session.body)).toBe(200);
-    expect(session.body.user.id).toBe(member.id);
-    const links = await sql<{ user_id: string; subject: string }>('select user_id, subject from idp_identity where tenant_id = ?', [tenant.id]);
-    expect(links).toEqual([{ user_id: member.id, subject: sub }]);
-    const audits = await sql<{ target_id: string; details: Record<string, unknown> }>(
-      `select target_id, details from audit_event where tenant_id = ? and action = 'IdpOauthLinked' and target_type = 'user'`, [tenant.id],
+    expectError(session, 401, 'UNAUTHORIZED', 'idp_link_required');
+    expect(await sql('select 1 from idp_identity where tenant_id = ?', [tenant.id])).toEqual([]);
+    const failed = await sql<{ details: Record<string, unknown> }>(
+      `select details from audit_event where tenant_id = ? and action = 'UserLoginFailed' and target_id = ?`, [tenant.id, member.id],
     );
-    expect(audits).toHaveLength(1);
-    expect(audits[0]).toMatchObject({ target_id: member.id, details: { subject: sub, via: 'verified_email' } });
-    // The password still works: linking adds a way in, it removes none.
+    expect(failed.map((f) => f.details.reason)).toEqual(['idp_link_required']);
+    // The password still works.
     const login = await api.post(`/v1/${tenant.slug}/auth/login`, { email: member.email, password: PASSWORD });
     expect(login.status).toBe(200);
   });
@@ -517,5 +514,22 @@ describe('provider sign-in started from the hosted pages (bound to the browser)'
 
     // API clients' flows (no binding) keep working without any cookie
     expect((await signInThroughProvider(tenant.slug, account.sub)).status).toBe(200);
+  });
+
+  it('refuses on the hosted page a flow no browser started (login CSRF with an attacker\'s own code and state)', async () => {
+    const tenant = await idpTenant();
+    const attackerAccount = newAccount();
+    // the attacker starts an API-client flow, signs in at the provider as himself and keeps the callback
+    const callback = await provider.signIn(await startUrl(tenant.slug), attackerAccount.sub);
+    const params = { tenantSlug: tenant.slug, code: callback.searchParams.get('code'), state: callback.searchParams.get('state'), iss: callback.searchParams.get('iss') };
+    // the victim's browser, holding its own binding cookie of another flow, is sent to /app/{slug}/idp-callback#code=…&state=…
+    const victim = await startInBrowser(tenant.slug);
+    const planted = await trpcCall('browser.idpCallback', params, victim.cookie);
+    expect(planted.status, JSON.stringify(planted.body)).toBe(401);
+    expect(planted.body.error!.data.details.reason).toBe('browser_mismatch');
+    expect(planted.setCookie.some((c) => c.startsWith(`refresh_${tenant.slug}=`) && !c.startsWith(`refresh_${tenant.slug}=;`))).toBe(false);
+    const bare = await trpcCall('browser.idpCallback', params);
+    expect(bare.status).toBe(400);
+    expect(bare.body.error!.data.details.reason).toBe('state_reused');
   });
 });

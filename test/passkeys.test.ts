@@ -178,29 +178,26 @@ describe('passkey sign-in (auth/passkey/*)', () => {
     expect(refreshed.status).toBe(200);
   });
 
-  it('signs in with email first: the options list the user\'s credentials, and an unknown email gets the same shape', async () => {
+  it('signs in with email first, and answers an email with passkeys, one without and an unknown one alike', async () => {
     const { api } = suite;
     const member = await newMember();
     const authenticator = new SoftwareAuthenticator(ORIGIN);
     await registerPasskey(member, authenticator);
 
     const known = await signInOptions(member.tenant.slug, member.email.toUpperCase());
-    expect(known.options.allowCredentials.map((c) => c.id)).toEqual(authenticator.credentialIds);
     const res = await api.post(`/v1/${member.tenant.slug}/auth/passkey/verify`, { challengeId: known.challengeId, response: authenticator.get(known.options) });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.user.id).toBe(member.id);
 
-    const unknownEmail = `nobody-${member.id}@example.com`;
-    const unknown = await signInOptions(member.tenant.slug, unknownEmail);
-    const unknownAgain = await signInOptions(member.tenant.slug, unknownEmail);
-    expect(Object.keys(unknown.options).sort()).toEqual(Object.keys(known.options).sort());
-    expect(unknown.options.allowCredentials).toHaveLength(1);
-    expect(Object.keys(unknown.options.allowCredentials[0]!).sort()).toEqual(Object.keys(known.options.allowCredentials[0]!).sort());
-    expect(unknown.options.allowCredentials[0]!.id).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(unknownAgain.options.allowCredentials).toEqual(unknown.options.allowCredentials);
-    // a user without passkeys looks the same as an unknown email
+    // everything but the random challenge is the same whether the address has passkeys, has none or is unknown
     const bare = await newMember(member.tenant);
-    expect((await signInOptions(member.tenant.slug, bare.email)).options.allowCredentials).toHaveLength(1);
+    const shapes = await Promise.all([member.email, bare.email, `nobody-${member.id}@example.com`].map(async (email) => {
+      const { options } = await signInOptions(member.tenant.slug, email);
+      return { ...options, challenge: typeof options.challenge };
+    }));
+    expect(shapes[0]!.allowCredentials).toEqual([]);
+    expect(shapes[1]).toEqual(shapes[0]);
+    expect(shapes[2]).toEqual(shapes[0]);
 
     // a challenge asked for one email does not sign in another user's passkey
     const other = await newMember(member.tenant);

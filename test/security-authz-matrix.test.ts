@@ -73,9 +73,11 @@ function expectation(access: AccessClass, caller: Caller): Expectation {
     case 'expiredToken':
       return { refused: 401, reason: 'token_expired' };
     case 'apiKey':
+      // the matrix's key is an ak_test_ key
+      if (access === 'securityAdmin') return { refused: 403, reason: 'live_key_required' };
       return access === 'user' || access === 'adminUser' ? { refused: 401, reason: 'user_token_required' } : 'admitted';
     case 'member':
-      return access === 'admin' || access === 'adminUser' ? { refused: 403, reason: 'admin_required' } : 'admitted';
+      return access === 'admin' || access === 'securityAdmin' || access === 'adminUser' ? { refused: 403, reason: 'admin_required' } : 'admitted';
     case 'admin':
       return 'admitted';
   }
@@ -171,8 +173,9 @@ describe('authorization matrix', () => {
           : send(server.url, 'POST', `/trpc/${route.procedure}`, { token, body: input });
       const cases: [Caller, string | undefined, number][] = refusals.map(([caller, token]) => [caller, token, 401]);
       const access = ACCESS_CLASSES[route.procedure];
-      if (access === 'admin' || access === 'adminUser') cases.push(['member', p.memberToken, 403]);
+      if (access === 'admin' || access === 'securityAdmin' || access === 'adminUser') cases.push(['member', p.memberToken, 403]);
       if (access === 'user' || access === 'adminUser') cases.push(['apiKey', p.apiKey, 401]);
+      if (access === 'securityAdmin') cases.push(['apiKey', p.apiKey, 403]);
       for (const [caller, token, status] of cases) {
         const res = await call(token);
         expect(res.status, `/trpc/${route.procedure} as ${caller}: ${res.text.slice(0, 300)}`).toBe(status);

@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
-import { MAX_BODY_BYTES } from '../src/rest/app.js';
+import { MAX_BODY_BYTES } from '../src/rest/http-hardening.js';
 import { Api, createTenant, PASSWORD, type TestTenant, unique } from './helpers/api.js';
 import { expectEnvelope, send } from './helpers/principals.js';
 import { startTestServer, type TestServer } from './helpers/server.js';

@@ -24,6 +24,8 @@ export interface IdpAuthRequest {
    * (`browser.idpStart`); the callback then needs that cookie. Null for API clients.
    */
   browserBindingHash?: string | null;
+  /** The signed-in user who started a link flow (`me/idp/link`); the callback links to that user only. */
+  linkUserId?: string | null;
 }
 
 export const IdpAuthRequestSchema = new EntitySchema<IdpAuthRequest>({
@@ -39,6 +41,7 @@ export const IdpAuthRequestSchema = new EntitySchema<IdpAuthRequest>({
     expiresAt: { type: 'Date' },
     consumedAt: { type: 'Date', nullable: true },
     browserBindingHash: { type: 'string', length: 64, nullable: true },
+    linkUserId: { type: 'uuid', nullable: true },
   },
 });
 

@@ -68,6 +68,9 @@ export function isSafeText(value: string): boolean {
 /** Deepest nesting of arrays and objects accepted in a JSON body (this API's inputs need 3). */
 export const MAX_JSON_DEPTH = 32;
 
+/** Largest accepted request body, in bytes. */
+export const MAX_BODY_BYTES = 100 * 1024;
+
 /**
  * Walks a parsed JSON value iteratively (no recursion, so deep nesting cannot overflow the stack).
  * @returns why the value is refused, or undefined when it is acceptable.

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { adminProcedure } from '../middleware/auth.js';
+import { securityAdminProcedure, userProcedure } from '../middleware/auth.js';
 import { tenantProcedure } from '../middleware/tenant.js';
-import { readIdpBindingCookie } from '../rest/idp-binding-cookie.js';
+import { readIdpBindingCookie } from '../middleware/idp-binding-cookie.js';
 import { idpSettingsView } from '../services/idp/idp-service.js';
 import { router } from '../trpc.js';
-import { OK, okOutput, sessionOutput, toSession } from './schemas.js';
+import { emailDomain, OK, okOutput, sessionOutput, toSession } from './schemas.js';
 
 const tags = ['idp'];
 
@@ -14,13 +14,6 @@ const idpCredential = z.string().min(1).max(512);
 /** docs/idp.md "A provider per tenant": most allowed email domains per tenant. */
 export const MAX_ALLOWED_EMAIL_DOMAINS = 50;
 
-/** A DNS host name as an email domain: lower-cased, labels of letters, digits and inner hyphens, a dot at least. */
-const emailDomain = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .max(253)
-  .regex(/^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'must be a domain name such as example.com');
 
 /**
  * The authorization response of RFC 6749 §4.1.2 / §4.1.2.1 as docs/idp.md lists it, plus the RFC 9207
@@ -73,22 +66,28 @@ export const idpRouter = router({
         description: 'A browser holding the `idp_binding_{slug}` cookie of a sign-in started by the hosted pages is sent on '
           + '(303) to the page `/app/{slug}/idp-callback`, which completes it. A state started that way is refused here without '
           + 'that cookie (401 `browser_mismatch`). '
-          + 'Signs in the user linked to the provider account, or links the user with the same provider-verified '
-          + 'email (an account whose email was never verified is taken over: its password, factors and sessions are removed), '
-          + 'or creates a Member. When the tenant MFA policy needs a second factor and the ID token `amr` does not show one, '
+          + 'Signs in the user linked to the provider account; in a link flow (me/idp/link) links it to the user who started it, '
+          + 'when the provider-verified email is that user\'s own; else creates a Member, or takes over an account with that email '
+          + 'that was never verified (its password, factors and sessions are removed). An account with a verified email is never '
+          + 'linked by the email alone (401 `idp_link_required`: its owner signs in and links from me/idp/link). '
+          + 'When the tenant MFA policy needs a second factor and the ID token `amr` does not show one (or the user has an own '
+          + 'TOTP factor and the tenant\'s `idpMfaTrust` is off), '
           + 'answers 401 `mfa_required` with details.methods and a single-use details.mfaToken (5 minutes) for auth/mfa/complete. '
           + 'details.reason: `idp_error`, `invalid_state`, `state_reused`, `state_expired`, '
           + '`missing_code`, `idp_not_configured`, `idp_unavailable`, `issuer_mismatch`, `code_exchange_failed`, `id_token_invalid`, '
           + '`idp_email_domain_not_allowed`, '
-          + '`idp_email_missing`, `idp_email_unverified`, `user_suspended`, `email_not_verified`, `mfa_required`, `browser_mismatch`.',
+          + '`idp_email_missing`, `idp_email_unverified`, `user_suspended`, `email_not_verified`, `mfa_required`, `browser_mismatch`, '
+          + '`idp_link_required`, `idp_link_email_mismatch`, `idp_identity_linked_elsewhere`.',
         errorResponses: {
           400: 'Bad, reused or expired state; missing code; not configured; provider unreachable',
-          401: 'Provider error, refused code exchange, invalid ID token, unusable account, `browser_mismatch` or `mfa_required`',
+          401: 'Provider error, refused code exchange, invalid ID token, unusable account, `browser_mismatch`, `idp_link_required` or `mfa_required`',
+          403: 'A new account the workspace\'s sign-up policy refuses (`signup_disabled`, `signup_domain_not_allowed`)',
           404: 'Unknown tenant',
+          409: 'The provider account is linked to another user (`idp_identity_linked_elsewhere`, link flow)',
           429: 'Rate limited',
         },
       },
-      errorReasons: { 400: ['invalid_state', 'missing_code', 'state_reused', 'state_expired', 'idp_not_configured', 'idp_unavailable'], 401: ['idp_error', 'code_exchange_failed', 'id_token_invalid', 'issuer_mismatch', 'idp_email_domain_not_allowed', 'idp_email_missing', 'idp_email_unverified', 'user_suspended', 'email_not_verified', 'mfa_required', 'browser_mismatch'] },
+      errorReasons: { 400: ['invalid_state', 'missing_code', 'state_reused', 'state_expired', 'idp_not_configured', 'idp_unavailable'], 401: ['idp_error', 'code_exchange_failed', 'id_token_invalid', 'issuer_mismatch', 'idp_email_domain_not_allowed', 'idp_email_missing', 'idp_email_unverified', 'user_suspended', 'email_not_verified', 'mfa_required', 'browser_mismatch', 'idp_link_required', 'idp_link_email_mismatch'], 403: ['signup_disabled', 'signup_domain_not_allowed'], 409: ['idp_identity_linked_elsewhere'] },
     })
     .input(callbackInput)
     .output(sessionOutput)
@@ -98,7 +97,29 @@ export const idpRouter = router({
       return toSession(user, tokens);
     }),
 
-  putCredentials: adminProcedure
+  startLink: userProcedure
+    .meta({
+      openapi: {
+        method: 'POST', path: '/v1/{tenantSlug}/me/idp/link', protect: true, tags,
+        summary: 'Start linking the signed-in user to their account at the identity provider',
+        description: 'Needs a sign-in less than 10 minutes old (401 `reauthentication_required`). Send the browser to '
+          + '`authorizationUrl`; oauth/idp/callback then links the provider account to this user (when its verified email is '
+          + 'the user\'s own, else 401 `idp_link_email_mismatch`) and answers a session. This is how an account with a verified '
+          + 'email gets a provider link: an email match alone never links (docs/idp.md "Linking an existing account").',
+        errorResponses: {
+          400: 'Not configured (`idp_not_configured`) or provider unreachable (`idp_unavailable`)',
+          401: 'Not signed in, an API key (`user_token_required`), or no recent sign-in (`reauthentication_required`)',
+          404: 'Unknown tenant', 429: 'Rate limited',
+        },
+      },
+      errorReasons: { 400: ['idp_not_configured', 'idp_unavailable'], 401: ['user_token_required', 'reauthentication_required'] },
+    })
+    .output(z.object({ authorizationUrl: z.url() }))
+    .mutation(async ({ ctx }) => ({
+      authorizationUrl: await ctx.services.idp.startLink(ctx.em, ctx.tenant, { userId: ctx.principal.userId, sessionId: ctx.principal.sessionId }),
+    })),
+
+  putCredentials: securityAdminProcedure
     .meta({
       openapi: {
         method: 'PUT', path: '/v1/{tenantSlug}/oauth/idp/credentials', protect: true, tags,
@@ -108,13 +129,17 @@ export const idpRouter = router({
           + '`IDP_ALLOW_PRIVATE_ISSUERS`), without credentials, query or fragment, and not on a private address; its OpenID '
           + 'discovery document is fetched now and must name the same issuer, else 400 and nothing is saved. '
           + '`allowedEmailDomains` (optional, at most 50): a provider sign-in whose verified email is of another domain is refused. '
+          + 'Changing the issuer (to another, or back to the default) needs a signed-in Admin whose sign-in is less than 10 minutes '
+          + 'old (an API key gets 403 `admin_session_required`, an older sign-in 401 `reauthentication_required`); it is audited '
+          + '(`IdpOauthLinked` with `issuerChanged`) and mailed to every Admin of the tenant. '
           + 'GET tenant shows `idpRedirectUri`, the redirect URI to register at the provider.',
         errorResponses: {
           400: 'Invalid body, unusable issuer (`invalid_issuer`, `idp_issuer_not_allowed`), discovery failed (`idp_discovery_failed`, `issuer_mismatch`)',
-          401: 'Not signed in', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited',
+          401: 'Not signed in, or an issuer change without a recent sign-in (`reauthentication_required`)',
+          403: 'Not an admin, or an API key changing the issuer (`admin_session_required`)', 404: 'Unknown tenant', 429: 'Rate limited',
         },
       },
-      errorReasons: { 400: ['invalid_issuer', 'idp_issuer_not_allowed', 'idp_discovery_failed', 'issuer_mismatch'], 403: ['admin_required'] },
+      errorReasons: { 400: ['invalid_issuer', 'idp_issuer_not_allowed', 'idp_discovery_failed', 'issuer_mismatch'], 401: ['reauthentication_required'], 403: ['admin_required', 'admin_session_required', 'live_key_required'] },
     })
     .input(z.object({
       clientId: idpCredential,
@@ -125,18 +150,22 @@ export const idpRouter = router({
     }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.idp.putCredentials(ctx.em, ctx.tenant, input, ctx.actor, ctx.meta);
+      const { principal } = ctx;
+      const by = principal.kind === 'user'
+        ? { kind: 'user' as const, userId: principal.userId, sessionId: principal.sessionId }
+        : { kind: 'api_key' as const, apiKeyId: principal.apiKeyId };
+      await ctx.services.idp.putCredentials(ctx.em, ctx.tenant, input, by, ctx.meta);
       return OK;
     }),
 
-  deleteCredentials: adminProcedure
+  deleteCredentials: securityAdminProcedure
     .meta({
       openapi: {
         method: 'DELETE', path: '/v1/{tenantSlug}/oauth/idp/credentials', protect: true, tags,
         summary: 'Remove the identity-provider credentials, turning the sign-in off',
         errorResponses: { 401: 'Not signed in', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited' },
       },
-      errorReasons: { 403: ['admin_required'] },
+      errorReasons: { 403: ['admin_required', 'live_key_required'] },
     })
     .output(okOutput)
     .mutation(async ({ ctx }) => {

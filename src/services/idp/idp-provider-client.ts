@@ -131,7 +131,7 @@ export class IdpProviderClient {
         throw badRequest('issuer_mismatch', 'The discovery document names another issuer than the one given');
       }
       if (err instanceof ForbiddenTargetError || (err as { cause?: unknown }).cause instanceof ForbiddenTargetError) {
-        throw badRequest('idp_issuer_not_allowed', 'The issuer resolves to a private, loopback or link-local address');
+        throw badRequest('idp_issuer_not_allowed', 'The issuer does not resolve to a public address');
       }
       this.logger.info({ code, message: (err as Error).message, issuer }, 'tenant identity provider discovery failed');
       throw badRequest('idp_discovery_failed', `OpenID discovery failed at ${issuer}/.well-known/openid-configuration: ${code ?? 'unreachable'}`);

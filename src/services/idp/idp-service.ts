@@ -6,8 +6,8 @@ import type { Config } from '../../config.js';
 import { IdpAuthRequestSchema, IdpIdentitySchema } from '../../entities/idp.js';
 import { TenantSchema, type Tenant } from '../../entities/tenant.js';
 import { UserSchema, type User } from '../../entities/user.js';
-import { normalizeEmail } from '../../lib/email.js';
-import { badRequest, isUniqueViolation, unauthorized } from '../../lib/errors.js';
+import { emailAddress, normalizeEmail } from '../../lib/email.js';
+import { badRequest, conflict, forbidden, isUniqueViolation, unauthorized } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { Keyring } from '../../security/keyring.js';
 import { constantTimeEqual, sha256Hex } from '../../security/tokens.js';
@@ -16,10 +16,15 @@ import type { AuditService } from '../audit/audit-service.js';
 import type { PasswordSignInService, SignIn } from '../sign-in/password-sign-in-service.js';
 import type { MfaChallengeService } from '../mfa/mfa-challenge-service.js';
 import type { MfaService } from '../mfa/mfa-service.js';
-import { isTotpEnrolled } from '../mfa/totp-service.js';
 import type { IdpClientCredentials, IdpIdentityClaims, IdpProviderClient } from './idp-provider-client.js';
 import type { SessionService } from '../sessions/session-service.js';
 import { findLiveUserByEmail } from '../users/user-lookup.js';
+import { isTotpEnrolled } from '../mfa/totp-service.js';
+import { refuseSuspended } from '../users/sign-in-eligibility.js';
+import { assertMaySignUp } from '../users/signup-policy.js';
+import type { AccountCredentialService } from '../users/account-credentials.js';
+import { assertRecentSignIn } from '../mfa/mfa-enrollment-service.js';
+import type { IssuerChangeNotifier } from './issuer-change-notice.js';
 
 /** Seconds an authorization request (its state, nonce and PKCE verifier) stays usable. */
 export const IDP_AUTH_REQUEST_TTL_SECONDS = 600;
@@ -55,6 +60,9 @@ export interface IdpFullSettingsView extends IdpSettingsView {
 }
 
 /** What `PUT oauth/idp/credentials` sets (docs/idp.md). */
+/** Who changes the provider settings: a signed-in user (with its session) or an API key. */
+export type IdpSettingsChanger = { kind: 'user'; userId: string; sessionId: string } | { kind: 'api_key'; apiKeyId: string };
+
 export interface IdpCredentialsInput {
   clientId: string;
   clientSecret: string;
@@ -69,6 +77,7 @@ interface ConsumedRequestRow {
   secrets_enc: string;
   issuer: string;
   browser_binding_hash: string | null;
+  link_user_id: string | null;
 }
 
 interface RequestStateRow {
@@ -109,7 +118,7 @@ function sameIssuer(a: string, b: string): boolean {
 }
 
 const storedSecrets = z.object({ codeVerifier: z.string().min(1), nonce: z.string().min(1) });
-const validEmail = z.email().max(254);
+const validEmail = emailAddress;
 
 /** Associated data binding a tenant's encrypted client secret to it (shared with key rotation). */
 export function idpClientSecretAssociatedData(tenantId: string): string {
@@ -145,6 +154,8 @@ export class IdpService {
     private readonly challenges: MfaChallengeService,
     private readonly sessions: SessionService,
     private readonly audit: AuditService,
+    private readonly credentials: AccountCredentialService,
+    private readonly issuerNotices: IssuerChangeNotifier,
   ) {}
 
   /** `${PUBLIC_URL}/v1/<slug>/oauth/idp/callback`: the redirect URI registered at the provider. */
@@ -177,7 +188,12 @@ export class IdpService {
    * never the secret).
    * @throws ApiError 400 `invalid_issuer`, `idp_issuer_not_allowed`, `idp_discovery_failed`, `issuer_mismatch`.
    */
-  async putCredentials(em: EntityManager, tenant: Tenant, input: IdpCredentialsInput, actor: Actor, meta: RequestMeta): Promise<void> {
+  async putCredentials(em: EntityManager, tenant: Tenant, input: IdpCredentialsInput, by: IdpSettingsChanger, meta: RequestMeta): Promise<void> {
+    const actor: Actor = by.kind === 'user' ? { type: 'user', id: by.userId } : { type: 'api_key', id: by.apiKeyId };
+    const previousIssuer = this.effectiveIssuer(tenant);
+    const changesIssuer = (input.issuer ?? this.config.idpIssuer) !== previousIssuer;
+    let changedBy: string | null = null;
+    if (changesIssuer) changedBy = await this.assertMayChangeIssuer(em, tenant, by);
     let issuer: string | null = null;
     if (input.issuer !== undefined) {
       // The operator's own IDP_ISSUER, named explicitly, follows its own (config) rules.
@@ -196,7 +212,7 @@ export class IdpService {
         updatedAt: new Date(),
       });
       // A sign-in in progress against the previous provider cannot complete against the new one.
-      if ((issuer ?? this.config.idpIssuer) !== this.effectiveIssuer(tenant)) {
+      if ((issuer ?? this.config.idpIssuer) !== previousIssuer) {
         await tx.execute('delete from idp_auth_request where tenant_id = ?', [tenant.id]);
       }
       await this.audit.record(tx, {
@@ -212,9 +228,31 @@ export class IdpService {
           issuer: issuer ?? this.config.idpIssuer,
           issuerIsDefault: issuer === null,
           allowedEmailDomains: domains ?? [],
+          issuerChanged: (issuer ?? this.config.idpIssuer) !== previousIssuer,
+          previousIssuer,
         },
       });
     });
+    const newIssuer = issuer ?? this.config.idpIssuer;
+    if (newIssuer !== previousIssuer && changedBy !== null) {
+      await this.issuerNotices.notifyAdmins(em, tenant, previousIssuer, newIssuer, changedBy);
+    }
+  }
+
+  /**
+   * Who may change the tenant's issuer (docs/idp.md "A provider per tenant"): whoever picks the
+   * issuer decides who provider sign-in lets in, so only a signed-in Admin with a recent sign-in
+   * (docs/mfa.md "Recent sign-in"), never an API key.
+   * @returns the Admin's email, for the notice to the tenant's Admins.
+   * @throws ApiError 403 `admin_session_required` for an API key, 401 `reauthentication_required`.
+   */
+  private async assertMayChangeIssuer(em: EntityManager, tenant: Tenant, by: IdpSettingsChanger): Promise<string> {
+    if (by.kind !== 'user') {
+      throw forbidden('admin_session_required', 'Changing the identity provider\'s issuer needs a signed-in Admin, not an API key');
+    }
+    await assertRecentSignIn(em, tenant, { userId: by.userId, sessionId: by.sessionId });
+    const rows = (await em.execute('select email from app_user where id = ? and tenant_id = ?', [by.userId, tenant.id])) as { email: string }[];
+    return rows[0]?.email ?? 'an administrator';
   }
 
   /**
@@ -252,7 +290,7 @@ export class IdpService {
    * @returns the authorization URL.
    * @throws ApiError 400 `idp_not_configured`, 400 `idp_unavailable`.
    */
-  async start(em: EntityManager, tenant: Tenant, browserBinding?: string): Promise<string> {
+  async start(em: EntityManager, tenant: Tenant, browserBinding?: string, linkUserId?: string): Promise<string> {
     const credentials = this.credentialsOf(tenant);
     const issuer = this.effectiveIssuer(tenant);
     const request = await this.provider.authorizationRequest(issuer, credentials, this.redirectUri(tenant));
@@ -276,8 +314,22 @@ export class IdpService {
       expiresAt: new Date(now.getTime() + IDP_AUTH_REQUEST_TTL_SECONDS * 1000),
       consumedAt: null,
       browserBindingHash: browserBinding === undefined ? null : sha256Hex(browserBinding),
+      linkUserId: linkUserId ?? null,
     });
     return request.authorizationUrl;
+  }
+
+  /**
+   * `POST me/idp/link` (docs/idp.md "Linking an existing account"): the signed-in user starts a
+   * provider sign-in whose callback links the provider identity to this user, which is the account's
+   * own proof that an email match alone never gives. Needs a recent sign-in (docs/mfa.md "Recent
+   * sign-in"). The callback accepts only a provider identity whose verified email is the user's own.
+   * @returns the provider's authorization URL.
+   * @throws ApiError 401 `reauthentication_required`, 400 `idp_not_configured` / `idp_unavailable`.
+   */
+  async startLink(em: EntityManager, tenant: Tenant, session: { userId: string; sessionId: string }): Promise<string> {
+    await assertRecentSignIn(em, tenant, session);
+    return this.start(em, tenant, undefined, session.userId);
   }
 
   /**
@@ -300,7 +352,14 @@ export class IdpService {
    *   that browser's binding value; the state is spent all the same).
    * @param presentedBinding the value of the browser-binding cookie sent with the callback, if any.
    */
-  async callback(em: EntityManager, tenant: Tenant, params: IdpCallbackParams, meta: RequestMeta, presentedBinding?: string): Promise<SignIn> {
+  async callback(
+    em: EntityManager,
+    tenant: Tenant,
+    params: IdpCallbackParams,
+    meta: RequestMeta,
+    presentedBinding?: string,
+    requireBinding = false,
+  ): Promise<SignIn> {
     if (params.error !== undefined) {
       if (params.state !== undefined) await this.consumeRequest(em, tenant, params.state).catch(() => undefined);
       throw unauthorized('idp_error', 'The identity provider refused the sign-in', {
@@ -310,6 +369,10 @@ export class IdpService {
     }
     if (params.state === undefined) throw badRequest('invalid_state', 'The state parameter is missing');
     const request = await this.consumeRequest(em, tenant, params.state);
+    // the hosted pages complete only flows this browser started (no login CSRF with an API client's state)
+    if (requireBinding && request.browser_binding_hash === null) {
+      throw unauthorized('browser_mismatch', 'This sign-in was not started in this browser; start again here');
+    }
     if (request.browser_binding_hash !== null) {
       const bound = presentedBinding !== undefined && constantTimeEqual(sha256Hex(presentedBinding), request.browser_binding_hash);
       if (!bound) throw unauthorized('browser_mismatch', 'This sign-in was started in another browser; start again here');
@@ -337,13 +400,13 @@ export class IdpService {
     await this.checkEmailDomain(em, tenant, identity, meta);
     let user: User;
     try {
-      user = await this.resolveIdentity(em, tenant, identity, meta);
+      user = await this.resolveIdentity(em, tenant, identity, meta, request.link_user_id);
     } catch (err) {
       // Two first sign-ins of the same person at once: the loser finds the winner's link on retry.
       if (!isUniqueViolation(err)) throw err;
-      user = await this.resolveIdentity(em, tenant, identity, meta);
+      user = await this.resolveIdentity(em, tenant, identity, meta, request.link_user_id);
     }
-    if (this.mfa.requiredMethods(tenant, user).length > 0 && !providerDidMfa(identity.amr)) {
+    if (this.mfa.requiredMethods(tenant, user).length > 0 && !this.providerMfaAccepted(tenant, user, identity.amr)) {
       const challenge = await this.challenges.issue(em, tenant, user, 'idp', identity.issuer);
       throw unauthorized('mfa_required', 'A second factor is required; complete the sign-in at auth/mfa/complete', {
         methods: challenge.methods,
@@ -356,6 +419,17 @@ export class IdpService {
       ...(identity.amr.length > 0 ? { amr: identity.amr, providerMfa: providerDidMfa(identity.amr) } : {}),
     });
     return { user, tokens };
+  }
+
+  /**
+   * Whether the provider's `amr` satisfies the tenant's MFA policy for `user` (docs/idp.md "MFA"):
+   * it must show multi-factor authentication, and a factor the user enrolled here (TOTP) is waived
+   * by it only when the tenant opted in (`idpMfaTrust`, default off), since the tenant, not the user,
+   * chose the provider.
+   */
+  private providerMfaAccepted(tenant: Tenant, user: User, amr: readonly string[]): boolean {
+    if (!providerDidMfa(amr)) return false;
+    return tenant.idpMfaTrust || !isTotpEnrolled(user);
   }
 
   /**
@@ -400,7 +474,7 @@ export class IdpService {
     const consumed = (await em.execute(
       `update idp_auth_request set consumed_at = ?
         where tenant_id = ? and state_hash = ? and consumed_at is null and expires_at > ?
-        returning id, secrets_enc, issuer, browser_binding_hash`,
+        returning id, secrets_enc, issuer, browser_binding_hash, link_user_id`,
       [now, tenant.id, stateHash, now],
     )) as ConsumedRequestRow[];
     const row = consumed[0];
@@ -416,27 +490,71 @@ export class IdpService {
   }
 
   /**
-   * Resolves the provider identity to a user (link, email match or new Member), in one transaction.
-   * An account whose email was never verified is taken over by the provider identity, which has just
-   * proved the address ({@link reclaimUnverified}); a verified one is linked as it is.
+   * Resolves the provider identity to a user, in one transaction (docs/idp.md "Who is signed in"):
+   * the user already linked to it; else, in a link flow (`linkUserId`, started by that signed-in
+   * user), that user, when the provider-verified email is the user's own; else a new Member, or the
+   * account with that email when it was never verified, which the provider identity takes over
+   * ({@link reclaimUnverified}). A verified account is never linked by email alone: 401
+   * `idp_link_required` (its owner links from a signed-in session, `me/idp/link`).
+   * @throws ApiError 401 `idp_email_missing` / `idp_email_unverified` / `idp_link_required` /
+   *   `idp_link_email_mismatch` / `user_suspended` / `email_not_verified`, 409 `idp_identity_linked_elsewhere`.
    */
-  private async resolveIdentity(em: EntityManager, tenant: Tenant, identity: IdpIdentityClaims, meta: RequestMeta): Promise<User> {
+  private async resolveIdentity(em: EntityManager, tenant: Tenant, identity: IdpIdentityClaims, meta: RequestMeta, linkUserId: string | null): Promise<User> {
+    let unlinkedAccount: string | null = null;
+    try {
+      return await this.resolveIdentityIn(em, tenant, identity, meta, linkUserId, (userId) => (unlinkedAccount = userId));
+    } catch (err) {
+      // recorded after the transaction rolled back, so the refusal stays in the audit log
+      if (unlinkedAccount !== null) {
+        await this.audit.record(em, {
+          tenantId: tenant.id, action: 'UserLoginFailed', actor: { type: 'system', id: null }, target: { type: 'user', id: unlinkedAccount }, meta,
+          details: { method: 'idp', reason: 'idp_link_required', issuer: identity.issuer },
+        });
+      }
+      throw err;
+    }
+  }
+
+  /** {@link resolveIdentity}'s transaction; `onLinkRequired` is told the verified account an email match refused. */
+  private async resolveIdentityIn(
+    em: EntityManager,
+    tenant: Tenant,
+    identity: IdpIdentityClaims,
+    meta: RequestMeta,
+    linkUserId: string | null,
+    onLinkRequired: (userId: string) => void,
+  ): Promise<User> {
     return em.transactional(async (tx) => {
       const now = new Date();
       const email = this.verifiedEmailOf(identity);
       let user = await this.linkedUser(tx, tenant, identity);
-      let via: 'verified_email' | 'new_user' | 'reclaimed_unverified_account' | null = null;
-      if (!user) {
+      let via: 'verified_email' | 'new_user' | 'reclaimed_unverified_account' | 'signed_in_user' | null = null;
+      if (linkUserId !== null) {
+        if (user && user.id !== linkUserId) {
+          throw conflict('idp_identity_linked_elsewhere', 'This provider account is already linked to another user of this tenant');
+        }
+        const linking = await tx.findOne(UserSchema, { id: linkUserId, tenantId: tenant.id, deletedAt: null }, { disableIdentityMap: true });
+        if (!linking) throw badRequest('invalid_state', 'The account that started this link no longer exists; start again');
+        if (email === null || email !== linking.email) {
+          throw unauthorized('idp_link_email_mismatch', 'The provider account must have the same verified email address as your account');
+        }
+        if (!user) via = 'signed_in_user';
+        user = linking;
+      } else if (!user) {
         if (!email) {
           throw identity.email === null
             ? unauthorized('idp_email_missing', 'The identity provider did not share an email address')
             : unauthorized('idp_email_unverified', 'The identity provider has not verified this email address');
         }
         const existing = await findLiveUserByEmail(tx, tenant.id, email);
+        if (existing && existing.emailVerifiedAt !== null) {
+          onLinkRequired(existing.id);
+          throw unauthorized('idp_link_required', 'An account with this email address exists; sign in to it and link the provider from there');
+        }
         user = existing ?? (await this.createMember(tx, tenant, email, identity, meta, now));
-        via = !existing ? 'new_user' : existing.emailVerifiedAt === null ? 'reclaimed_unverified_account' : 'verified_email';
+        via = !existing ? 'new_user' : 'reclaimed_unverified_account';
       }
-      if (user.status === 'Suspended') throw unauthorized('user_suspended', 'The account is suspended');
+      refuseSuspended(user.status);
       if (user.emailVerifiedAt === null && email !== null && email === user.email) {
         await this.reclaimUnverified(tx, tenant, user, identity, meta, now);
       } else if (user.status === 'Pending') {
@@ -479,7 +597,7 @@ export class IdpService {
     tenant: Tenant,
     user: User,
     identity: IdpIdentityClaims,
-    via: 'verified_email' | 'new_user' | 'reclaimed_unverified_account',
+    via: 'verified_email' | 'new_user' | 'reclaimed_unverified_account' | 'signed_in_user',
     meta: RequestMeta,
     now: Date,
   ): Promise<void> {
@@ -505,6 +623,7 @@ export class IdpService {
 
   /** A new Active Member without a password, its email verified by the provider. Audits `UserSignup`. */
   private async createMember(tx: EntityManager, tenant: Tenant, email: string, identity: IdpIdentityClaims, meta: RequestMeta, now: Date): Promise<User> {
+    assertMaySignUp(tenant, email);
     const user = newUser({ tenantId: tenant.id, email, passwordHash: null, status: 'Active', role: 'Member', emailVerifiedAt: now }, now);
     await tx.insert(UserSchema, user);
     await this.audit.record(tx, {
@@ -521,31 +640,24 @@ export class IdpService {
   /**
    * The provider identity takes over an account whose email was never verified (docs/idp.md
    * "Pre-registered accounts"): whoever registered it never proved the address, while the provider
-   * just did, so nothing of the pre-registration may survive. Removes the password, the TOTP factor
-   * (active and pending) with its recovery codes, any open email code, mailed token and MFA challenge, and every other
-   * provider link; ends every session (`SessionRevoked`, reason `account_taken_over`); marks the
-   * address verified and a `Pending` user `Active`. The role is kept. Audits `UserPasswordChanged`
-   * (`via: account_reclaimed`), `MfaTotpDisabled` when a factor was removed, and `UserEmailVerified`.
+   * just did, so nothing of the pre-registration may survive: every credential, factor and session
+   * goes (AccountCredentialService.clearAll: password, TOTP, recovery codes, passkeys, email codes,
+   * mailed tokens, MFA challenges, every other provider link, sessions with reason
+   * `account_taken_over`); the address is marked verified and a `Pending` user `Active`. The role is
+   * kept. Audits `UserPasswordChanged` (`via: account_reclaimed`) when there was a password, the
+   * removed factors, and `UserEmailVerified`.
    */
   private async reclaimUnverified(tx: EntityManager, tenant: Tenant, user: User, identity: IdpIdentityClaims, meta: RequestMeta, now: Date): Promise<void> {
     const system: Actor = { type: 'system', id: null };
     const target = { type: 'user', id: user.id };
-    const hadPassword = user.passwordHash !== null;
-    const hadTotp = isTotpEnrolled(user) || user.totpPendingSecretEnc !== null;
+    const cleared = await this.credentials.clearAll(tx, tenant.id, user.id, 'account_taken_over', system, meta, identity);
+    const hadPassword = cleared.hadPassword;
+    const sessionsEnded = cleared.sessionsEnded;
     await tx.execute(
-      `update app_user set password_hash = null, totp_secret_enc = null, totp_enrolled_at = null, totp_pending_secret_enc = null,
-         totp_last_used_step = null, email_verified_at = ?, status = case when status = 'Pending' then 'Active' else status end, updated_at = ?
+      `update app_user set email_verified_at = ?, status = case when status = 'Pending' then 'Active' else status end, updated_at = ?
        where id = ? and tenant_id = ?`,
       [now, now, user.id, tenant.id],
     );
-    await tx.execute('delete from email_otp where user_id = ? and tenant_id = ?', [user.id, tenant.id]);
-    await tx.execute('delete from account_token where user_id = ? and tenant_id = ? and consumed_at is null', [user.id, tenant.id]);
-    await tx.execute('delete from mfa_challenge where user_id = ? and tenant_id = ?', [user.id, tenant.id]);
-    await tx.execute('delete from mfa_recovery_code where user_id = ? and tenant_id = ?', [user.id, tenant.id]);
-    await tx.execute('delete from idp_identity where user_id = ? and tenant_id = ? and not (issuer = ? and subject = ?)', [
-      user.id, tenant.id, identity.issuer, identity.subject,
-    ]);
-    const sessionsEnded = await this.sessions.revokeAllForUser(tx, tenant.id, user.id, 'account_taken_over', system, meta);
     Object.assign(user, {
       passwordHash: null, totpSecretEnc: null, totpEnrolledAt: null, totpPendingSecretEnc: null, totpLastUsedStep: null,
       emailVerifiedAt: now, status: user.status === 'Pending' ? 'Active' : user.status,
@@ -556,9 +668,6 @@ export class IdpService {
         tenantId: tenant.id, action: 'UserPasswordChanged', actor: system, target, meta,
         details: { via: reason, passwordRemoved: true, sessionsEnded, issuer: identity.issuer },
       });
-    }
-    if (hadTotp) {
-      await this.audit.record(tx, { tenantId: tenant.id, action: 'MfaTotpDisabled', actor: system, target, meta, details: { reason } });
     }
     await this.audit.record(tx, {
       tenantId: tenant.id, action: 'UserEmailVerified', actor: { type: 'user', id: user.id }, target, meta,

@@ -1,4 +1,4 @@
-import { createHmac, hkdfSync, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   generateAuthenticationOptions,
@@ -15,7 +15,6 @@ import type { Config } from '../../config.js';
 import type { PasskeyTransport } from '../../entities/passkey.js';
 import type { Tenant } from '../../entities/tenant.js';
 import type { User } from '../../entities/user.js';
-import { normalizeEmail } from '../../lib/email.js';
 import { isUniqueViolation, unauthorized } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import { constantTimeEqual, sha256Hex } from '../../security/tokens.js';
@@ -25,6 +24,7 @@ import { assertRecentSignIn, type EnrollingSession } from '../mfa/mfa-enrollment
 import type { PasswordSignInService, SignIn } from '../sign-in/password-sign-in-service.js';
 import { findLiveUserByEmail, findLiveUserById } from '../users/user-lookup.js';
 import { passkeyErrors, PASSKEY_REASONS } from './passkey-errors.js';
+import { assertMaySignIn } from '../users/sign-in-eligibility.js';
 
 /** Seconds a registration or sign-in challenge stays usable: 5 minutes (also the ceremony timeout). */
 export const PASSKEY_CHALLENGE_TTL_SECONDS = 300;
@@ -134,16 +134,14 @@ function matchesChallenge(challengeHash: string): (challenge: string) => boolean
  */
 export class PasskeyService {
   private readonly rp: RelyingParty;
-  private readonly decoyKey: Buffer;
 
   constructor(
-    config: Pick<Config, 'publicUrl' | 'jwtSecret'>,
+    config: Pick<Config, 'publicUrl'>,
     private readonly auth: PasswordSignInService,
     private readonly audit: AuditService,
     private readonly notices: FactorChangeNotifier,
   ) {
     this.rp = relyingPartyOf(config.publicUrl);
-    this.decoyKey = Buffer.from(hkdfSync('sha256', config.jwtSecret, Buffer.alloc(0), 'passkey-decoy-credential-v1', 32));
   }
 
   /** The relying party (from `PUBLIC_URL`). */
@@ -296,26 +294,21 @@ export class PasskeyService {
   }
 
   /**
-   * `auth/passkey/options`: request options and a `challengeId`. Without `email`, `allowCredentials`
-   * is empty (the authenticator offers its discoverable credentials). With `email`, it lists that
-   * user's credentials; an unknown email, or a user without passkeys, gets one decoy credential id
-   * derived by HMAC from the tenant and email, stable across calls, so the answer does not reveal
-   * whether the account exists. The challenge is then bound to that user (or to nobody).
+   * `auth/passkey/options`: request options and a `challengeId`. `allowCredentials` is always empty:
+   * every passkey here is discoverable (registered with `residentKey: required`), so the
+   * authenticator offers its own credentials, and the answer for an email with passkeys, one without
+   * and an unknown one is the same (docs/passkeys.md "Email first"). With `email` the challenge is
+   * bound to that live user (or to nobody), so only that user's passkey can spend it.
    */
   async signInOptions(em: EntityManager, tenant: Tenant, email: string | undefined): Promise<PasskeySignInOptions> {
     let userId: string | null = null;
-    let allowCredentials: { id: string; transports?: PasskeyTransport[] }[] | undefined;
     if (email !== undefined) {
       const user = await findLiveUserByEmail(em, tenant.id, email);
       userId = user?.id ?? null;
-      const rows = user ? await this.rowsOfUser(em, tenant, user.id) : [];
-      allowCredentials = rows.length > 0
-        ? rows.map((row) => ({ id: row.credential_id, transports: transportsOf(row) }))
-        : [{ id: this.decoyCredentialId(tenant, email), transports: ['hybrid', 'internal'] }];
     }
     const options = await generateAuthenticationOptions({
       rpID: this.rp.id,
-      allowCredentials: allowCredentials ?? [],
+      allowCredentials: [],
       userVerification: 'required',
       timeout: PASSKEY_CHALLENGE_TTL_SECONDS * 1000,
     });
@@ -381,8 +374,7 @@ export class PasskeyService {
 
     const user = await findLiveUserById(em, tenant.id, passkey.user_id);
     if (!user) return this.refuse(em, tenant, passkey, meta, 'user_gone');
-    if (user.status === 'Suspended') throw unauthorized('user_suspended', 'The account is suspended');
-    if (user.status === 'Pending') throw unauthorized('email_not_verified', 'The email address is not verified yet');
+    assertMaySignIn(user.status);
 
     const info = verification.authenticationInfo;
     const advanced = await em.execute(
@@ -442,8 +434,4 @@ export class PasskeyService {
     return id;
   }
 
-  /** A stable, unguessable stand-in credential id for an email with no passkey (32 bytes, base64url). */
-  private decoyCredentialId(tenant: Tenant, email: string): string {
-    return createHmac('sha256', this.decoyKey).update(`${tenant.id}:${normalizeEmail(email)}`).digest('base64url');
-  }
 }
