@@ -282,6 +282,30 @@ export function buildScenarios(fx: BenchFixture, argon2HashesPerSecond: () => nu
         };
       },
     },
+    {
+      name: 'oidc-client-credentials',
+      ceiling: 'http',
+      description: 'POST /v1/{slug}/oidc/token grant_type=client_credentials (an m2m application, HTTP Basic client auth)',
+      async prepare() {
+        const tenant = await fx.tenant('Bench Apps');
+        const created = await api.request('POST', `/v1/${tenant.slug}/applications`, { name: 'bench', type: 'm2m' }, tenant.adminToken);
+        if (created.status === 404) return { kind: 'skipped', reason: ROUTE_MISSING };
+        const body = created.body as { application: { clientId: string }; clientSecret: string };
+        const basic = Buffer.from(`${encodeURIComponent(body.application.clientId)}:${encodeURIComponent(body.clientSecret)}`).toString('base64');
+        return {
+          kind: 'ready',
+          connections: options.connections,
+          requests: [
+            {
+              method: 'POST',
+              path: `/v1/${tenant.slug}/oidc/token`,
+              headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${basic}` },
+              body: 'grant_type=client_credentials',
+            },
+          ],
+        };
+      },
+    },
   ];
   return all.filter((s) => options.scenarios.includes(s.name));
 }

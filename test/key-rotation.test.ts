@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Keyring } from '../src/security/keyring.js';
 import { idpClientSecretAssociatedData } from '../src/services/idp/idp-service.js';
-import { reencryptSecrets } from '../src/security/key-rotation.js';
+import { reencryptSecrets } from '../src/services/keys/key-rotation.js';
 import { mailRecipientDigests, queuedMailAad } from '../src/services/mail/mailer.js';
 import { totpSecretAad } from '../src/services/mfa/totp-service.js';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -65,6 +65,10 @@ describe('ENCRYPTION_KEYS rotation', () => {
     const hookSecret = async () =>
       ((await em.execute('select secret_encrypted from webhook_endpoint where id = ?', [hook.body.webhook.id])) as { secret_encrypted: string }[])[0]!.secret_encrypted;
     expect(await hookSecret()).toMatch(/^v1:/);
+    // and an application of the tenant's OpenID provider, with its client secret and a signing key
+    const app = await oldApi.post(`/v1/${tenant.slug}/applications`, { name: 'Backend', type: 'm2m' }, { token: tenant.accessToken });
+    expect(app.status, JSON.stringify(app.body)).toBe(200);
+    await oldServer.services.signingKeys.keysOf(oldServer.services.orm.em.fork(), tenant.id);
 
     // The service with v1,v2 still reads the v1 secret.
     const beforeRotation = await newApi.post(`/v1/${tenant.slug}/auth/login`, {
@@ -74,8 +78,12 @@ describe('ENCRYPTION_KEYS rotation', () => {
 
     // Rotation, scoped to this tenant so test files running beside this one keep their v1 rows.
     const report = await reencryptSecrets(em, newServer.services.keyring, { tenantId: tenant.id });
-    expect(report).toEqual({ keyVersion: 'v2', totpSecrets: 1, pendingTotpSecrets: 1, idpClientSecrets: 1, webhookSecrets: 1, queuedMails: 0, failures: [] });
+    expect(report).toEqual({
+      keyVersion: 'v2', totpSecrets: 1, pendingTotpSecrets: 1, idpClientSecrets: 1, webhookSecrets: 1, applicationSecrets: 1, oidcSigningKeys: 1, queuedMails: 0, failures: [],
+    });
     expect(await hookSecret()).toMatch(/^v2:/);
+    const [appRow] = (await em.execute('select client_secret_enc from oidc_application where id = ?', [app.body.application.id])) as { client_secret_enc: string }[];
+    expect(appRow!.client_secret_enc).toMatch(/^v2:/);
 
     const active = (await userSecrets(enrolled.id)).totp_secret_enc!;
     const pendingEnc = (await userSecrets(pending.id)).totp_pending_secret_enc!;
@@ -94,7 +102,9 @@ describe('ENCRYPTION_KEYS rotation', () => {
     });
     expect(afterRotation.status, JSON.stringify(afterRotation.body)).toBe(200);
     const again = await reencryptSecrets(em, newServer.services.keyring, { tenantId: tenant.id });
-    expect(again).toEqual({ keyVersion: 'v2', totpSecrets: 0, pendingTotpSecrets: 0, idpClientSecrets: 0, webhookSecrets: 0, queuedMails: 0, failures: [] });
+    expect(again).toEqual({
+      keyVersion: 'v2', totpSecrets: 0, pendingTotpSecrets: 0, idpClientSecrets: 0, webhookSecrets: 0, applicationSecrets: 0, oidcSigningKeys: 0, queuedMails: 0, failures: [],
+    });
   });
 
   it('reports, and leaves alone, secrets whose key is missing from the ring', async () => {

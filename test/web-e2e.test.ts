@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -322,8 +323,8 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     const clientId = `client-${run}`;
     await provider.addClient(clientId, `secret-${run}-0123456789abcdef`, `${server.url}/v1/${slug}/oauth/idp/callback`);
     await admin.getByRole('link', { name: 'Settings' }).click();
-    await admin.getByLabel('Client ID').fill(clientId);
-    await admin.getByLabel('Client secret').fill(`secret-${run}-0123456789abcdef`);
+    await admin.getByLabel('Client ID', { exact: true }).fill(clientId);
+    await admin.getByLabel('Client secret', { exact: true }).fill(`secret-${run}-0123456789abcdef`);
     await admin.getByRole('button', { name: 'Save provider' }).click();
     await admin.getByText('Sign-in with the provider is on.').waitFor();
     // the settings show the redirect URI to register, exactly as the sign-in sends it
@@ -489,6 +490,94 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
       expect(logins.map((r) => (typeof r.details === 'string' ? JSON.parse(r.details) : r.details).method)).toContain('passkey');
     } finally {
       await local.close();
+    }
+  });
+
+  it('signs in to the example app (openid-client) through the workspace\'s hosted page, with password then TOTP, calls its API, refreshes and signs out', async () => {
+    diagnoseOnFailure('14');
+    // the workspace owner creates the workspace and registers the app in the console
+    const owner = await newPerson();
+    await owner.goto(`${server.url}/`);
+    await owner.getByLabel('Workspace name').fill(`Apps ${run}`);
+    await owner.getByLabel('Your email').fill(`apps-${run}@acme.test`);
+    await owner.getByLabel('Password').fill(PASSWORD);
+    await owner.getByRole('button', { name: 'Create workspace' }).click();
+    await owner.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+    const tenant = { tenant: { slug: new URL(owner.url()).pathname.split('/')[2]! } };
+    const appPort = await freePort();
+    await owner.goto(`${server.url}/app/${tenant.tenant.slug}/admin/applications`);
+    await owner.getByRole('heading', { name: 'Applications', exact: true }).waitFor();
+    await owner.getByLabel(/Web application/).check();
+    await owner.getByLabel('Name', { exact: true }).fill('Example app');
+    await owner.getByLabel('Redirect URIs (one per line)').fill(`http://localhost:${appPort}/callback`);
+    await owner.getByLabel('Post-logout redirect URIs (one per line, optional)').fill(`http://localhost:${appPort}/`);
+    await owner.getByRole('button', { name: 'Add application' }).click();
+    await owner.getByLabel('Client secret', { exact: true }).waitFor();
+    const clientSecret = await owner.getByLabel('Client secret', { exact: true }).inputValue();
+    const application = { clientId: await owner.locator('.created').getByLabel('Client ID', { exact: true }).inputValue() };
+    expect(await owner.locator('.created').getByLabel('Issuer', { exact: true }).inputValue()).toBe(`${server.url}/v1/${tenant.tenant.slug}/oidc`);
+    await shoot(owner, 'admin-applications-desktop');
+    await owner.setViewportSize(PHONE);
+    await shoot(owner, 'admin-applications-phone');
+    const example = spawn(process.execPath, [path.resolve('examples/oidc-express-app/server.mjs')], {
+      env: { ...process.env, ISSUER: `${server.url}/v1/${tenant.tenant.slug}/oidc`, CLIENT_ID: application.clientId, CLIENT_SECRET: clientSecret, PORT: String(appPort) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        example.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('example app on') && resolve());
+        example.once('exit', (code) => reject(new Error(`example app exited with ${code}`)));
+      });
+      const person = await newPerson();
+      await person.goto(`http://localhost:${appPort}/`);
+      await person.getByRole('link', { name: 'Sign in' }).click();
+      // the workspace's hosted sign-in page, naming the application
+      await person.getByText('Sign in to continue to').waitFor();
+      expect(new URL(person.url()).pathname).toBe(`/app/${tenant.tenant.slug}/sign-in`);
+      await shoot(person, 'oidc-sign-in-desktop');
+      await person.getByLabel('Email').fill(`apps-${run}@acme.test`);
+      await person.getByLabel('Password').fill(PASSWORD);
+      await person.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await person.locator('#email').waitFor();
+      expect(await person.locator('#email').textContent()).toBe(`apps-${run}@acme.test`);
+      expect(JSON.parse((await person.locator('#claims').textContent())!)).toMatchObject({ iss: `${server.url}/v1/${tenant.tenant.slug}/oidc`, aud: application.clientId });
+
+      await person.getByRole('link', { name: 'Call the API' }).click();
+      expect(JSON.parse((await person.locator('#api').textContent())!)).toMatchObject({ scope: 'api', client_id: application.clientId });
+      await person.goto(`http://localhost:${appPort}/refresh`);
+      expect(await person.locator('#refreshed').textContent()).toContain('new refresh token');
+
+      // single sign-on: a second sign-in from the app does not ask again
+      await person.goto(`http://localhost:${appPort}/login`);
+      await person.locator('#email').waitFor();
+
+      await person.goto(`http://localhost:${appPort}/logout`);
+      await person.getByRole('button', { name: 'Sign out' }).click();
+      await person.getByText('You are not signed in.').waitFor();
+
+      // now with TOTP on: the hosted page asks for the code before going back to the app
+      const signIn = await fetch(`${server.url}/v1/${tenant.tenant.slug}/auth/login`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: `apps-${run}@acme.test`, password: PASSWORD }),
+      });
+      const fresh = (await signIn.json()) as { accessToken: string };
+      const enroll = (await (await fetch(`${server.url}/v1/${tenant.tenant.slug}/mfa/totp/enroll`, { method: 'POST', headers: { authorization: `Bearer ${fresh.accessToken}` } })).json()) as { secret: string };
+      const authenticator = new Authenticator(enroll.secret);
+      const verified = await fetch(`${server.url}/v1/${tenant.tenant.slug}/mfa/totp/verify`, {
+        method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${fresh.accessToken}` }, body: JSON.stringify({ code: await authenticator.nextCode() }),
+      });
+      expect(verified.status).toBe(200);
+      const second = await newPerson(PHONE);
+      await second.goto(`http://localhost:${appPort}/login`);
+      await second.getByLabel('Email').fill(`apps-${run}@acme.test`);
+      await second.getByLabel('Password').fill(PASSWORD);
+      await second.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await second.getByLabel('Authenticator code').fill(await authenticator.nextCode());
+      await shoot(second, 'oidc-second-factor-phone');
+      await second.getByRole('button', { name: 'Verify' }).click();
+      await second.locator('#email').waitFor();
+      expect(JSON.parse((await second.locator('#claims').textContent())!).sub).toBeTruthy();
+    } finally {
+      example.kill();
     }
   });
 

@@ -1,0 +1,101 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { AppServices } from '../app-services.js';
+import type { Tenant } from '../entities/tenant.js';
+import { ApiError, unauthorized, type ErrorCode } from '../lib/errors.js';
+import { findLiveTenantBySlug } from '../services/tenants/tenant-service.js';
+import { sendError } from './error-envelope.js';
+
+/**
+ * The provider's own pages (the logout confirmation) post a form to the provider and may style
+ * themselves inline; nothing else loads, nothing frames them (OWASP ASVS V3.4). No `form-action`:
+ * it would also block the redirect after the form to the application's registered post-logout URI
+ * (any origin, or a native app's own scheme), which the provider has already checked.
+ */
+const PROVIDER_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'";
+
+type TenantResponse = Response<unknown, { tenant: Tenant }>;
+
+function sendApiError(res: Response, err: unknown, next: NextFunction): void {
+  if (err instanceof ApiError) {
+    sendError(res, err.code as ErrorCode, err.message, err.details);
+    return;
+  }
+  next(err);
+}
+
+/**
+ * `/v1/{tenantSlug}/oidc/*`: the tenant's OpenID Provider (docs/oidc.md). The protocol endpoints
+ * (discovery, authorize, token, userinfo, JWKS, introspection, revocation, end session) are
+ * oidc-provider's; this router adds the tenant look-up (unknown slug: 404 in the envelope) and the
+ * hand-off to the hosted sign-in page:
+ * - `GET interaction/{uid}`: sends the browser to `/app/{slug}/sign-in?interaction={uid}`;
+ * - `GET interaction/{uid}/details`: the application's name and whether it asked for a new sign-in;
+ * - `POST interaction/{uid}/complete` (bearer access token of the hosted session): finishes the
+ *   sign-in and answers `{redirectTo}`.
+ * The interaction endpoints read the provider's interaction cookie, scoped to their path, so only
+ * the browser that started the sign-in can finish it.
+ */
+export function oidcRoutes(services: AppServices): express.Router {
+  const router = express.Router({ mergeParams: true });
+  const em = () => services.orm.em.fork() as EntityManager;
+
+  router.use(async (req: Request<{ tenantSlug: string }>, res: TenantResponse, next) => {
+    res.setHeader('Content-Security-Policy', PROVIDER_CSP);
+    try {
+      const tenant = await findLiveTenantBySlug(em(), req.params.tenantSlug);
+      if (!tenant) return sendError(res, 'NOT_FOUND', 'Tenant not found', { reason: 'tenant_not_found' });
+      res.locals.tenant = tenant;
+      next();
+    } catch (err) {
+      next(err);
+    }
+  });
+
+  router.get('/interaction/:uid', (req: Request<{ tenantSlug: string; uid: string }>, res) => {
+    res.redirect(303, `/app/${encodeURIComponent(req.params.tenantSlug)}/sign-in?interaction=${encodeURIComponent(req.params.uid)}`);
+  });
+
+  router.get('/interaction/:uid/details', async (req, res: TenantResponse, next) => {
+    try {
+      res.setHeader('Cache-Control', 'no-store');
+      res.json(await services.oidc.interactionInfo(res.locals.tenant, req, res));
+    } catch (err) {
+      sendApiError(res, err, next);
+    }
+  });
+
+  router.post('/interaction/:uid/complete', async (req, res: TenantResponse, next) => {
+    try {
+      res.setHeader('Cache-Control', 'no-store');
+      const tenant = res.locals.tenant;
+      const authorization = req.headers.authorization;
+      const resolved = await services.credentials.resolveTenant(em(), tenant.slug, authorization);
+      const principal = await services.credentials.authenticate(em(), tenant, authorization, resolved?.sessionCheck);
+      if (principal.kind !== 'user') throw unauthorized('user_token_required', 'Finishing a sign-in needs the person\'s session, not an API key');
+      const session = await services.sessions.authenticationOf(em(), tenant.id, principal.sessionId);
+      if (!session) throw unauthorized('session_revoked', 'The session has ended');
+      const meta = { ip: req.ip ?? null, userAgent: req.headers['user-agent']?.slice(0, 512) ?? null };
+      const redirectTo = await services.oidc.completeInteraction(
+        tenant,
+        { userId: principal.userId, sessionId: principal.sessionId, authenticatedAt: session.authenticatedAt, method: session.method },
+        req,
+        res,
+        meta,
+      );
+      res.json({ redirectTo });
+    } catch (err) {
+      sendApiError(res, err, next);
+    }
+  });
+
+  router.use(async (req, res: TenantResponse, next) => {
+    try {
+      const provider = await services.oidc.providerFor(res.locals.tenant);
+      provider.callback()(req, res);
+    } catch (err) {
+      next(err);
+    }
+  });
+  return router;
+}

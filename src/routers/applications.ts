@@ -1,0 +1,129 @@
+import { z } from 'zod';
+import { adminProcedure, securityAdminProcedure } from '../middleware/auth.js';
+import { APPLICATION_TYPES, type Application } from '../services/oidc/application-service.js';
+import { router } from '../trpc.js';
+import { OK, okOutput, timestampOutput } from './schemas.js';
+
+const tags = ['applications'];
+const adminErrors = { 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or application', 429: 'Rate limited' };
+
+const redirectUri = z.string().min(1).max(2000);
+const uriList = z.array(redirectUri).max(20);
+
+/** An application as the API shows it (docs/oidc.md "Applications"); never its client secret. */
+export const applicationOutput = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    type: z.enum(APPLICATION_TYPES),
+    clientId: z.string().meta({ description: 'The OAuth 2.0 `client_id`' }),
+    redirectUris: z.array(z.string()),
+    postLogoutRedirectUris: z.array(z.string()),
+    createdAt: timestampOutput,
+  })
+  .meta({ id: 'Application' });
+
+function toOutput(app: Application): z.infer<typeof applicationOutput> {
+  return { ...app, createdAt: app.createdAt.toISOString() };
+}
+
+const clientSecretOutput = z
+  .string()
+  .meta({ description: 'The client secret (256 random bits), shown only in this answer; `web` and `m2m` only' });
+
+const idInput = z.object({ id: z.uuid() });
+
+/** Every `/v1/{tenantSlug}/applications*` procedure: the clients of the tenant's OpenID Provider. */
+export const applicationsRouter = router({
+  list: adminProcedure
+    .meta({
+      openapi: { method: 'GET', path: '/v1/{tenantSlug}/applications', protect: true, tags, summary: 'List the applications, oldest first', errorResponses: adminErrors },
+      errorReasons: { 403: ['admin_required'] },
+    })
+    .output(z.object({ items: z.array(applicationOutput) }))
+    .query(async ({ ctx }) => ({ items: (await ctx.services.applications.list(ctx.em, ctx.tenant.id)).map(toOutput) })),
+
+  get: adminProcedure
+    .meta({
+      openapi: { method: 'GET', path: '/v1/{tenantSlug}/applications/{id}', protect: true, tags, summary: 'Read one application', errorResponses: { ...adminErrors, 400: 'id is not a UUID' } },
+      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+    })
+    .input(idInput)
+    .output(applicationOutput)
+    .query(async ({ ctx, input }) => toOutput(await ctx.services.applications.get(ctx.em, ctx.tenant.id, input.id))),
+
+  create: securityAdminProcedure
+    .meta({
+      openapi: {
+        method: 'POST', path: '/v1/{tenantSlug}/applications', protect: true, tags,
+        summary: 'Register an application (an OpenID Connect client); a `web` or `m2m` one gets its client secret in this answer only',
+        description:
+          '`web`: confidential, authorization code (+ refresh). `spa`, `native`: public, authorization code with PKCE S256, no secret. ' +
+          '`m2m`: confidential, `client_credentials` only. A redirect URI is matched exactly: `https://`, `http://` on a loopback host, or ' +
+          '(native only) a private-use scheme such as `com.example.app:/callback`.',
+        errorResponses: { ...adminErrors, 400: 'Invalid input or redirect URI (`invalid_redirect_uri`)', 403: 'Not an admin, or a test API key (`live_key_required`)' },
+      },
+      errorReasons: { 400: ['invalid_redirect_uri'], 403: ['admin_required', 'live_key_required'] },
+    })
+    .input(
+      z.object({
+        name: z.string().trim().min(1).max(100),
+        type: z.enum(APPLICATION_TYPES),
+        redirectUris: uriList.optional(),
+        postLogoutRedirectUris: uriList.optional(),
+      }),
+    )
+    .output(z.object({ application: applicationOutput, clientSecret: clientSecretOutput.optional() }))
+    .mutation(async ({ ctx, input }) => {
+      const { tenantSlug: _slug, ...fields } = input;
+      const created = await ctx.services.applications.create(ctx.em, ctx.tenant, fields, ctx.actor, ctx.meta);
+      return { application: toOutput(created.application), ...(created.clientSecret ? { clientSecret: created.clientSecret } : {}) };
+    }),
+
+  update: adminProcedure
+    .meta({
+      openapi: {
+        method: 'PATCH', path: '/v1/{tenantSlug}/applications/{id}', protect: true, tags, summary: 'Rename an application or replace its redirect URIs',
+        errorResponses: { ...adminErrors, 400: 'Invalid input or redirect URI (`invalid_redirect_uri`)' },
+      },
+      errorReasons: { 400: ['invalid_redirect_uri'], 403: ['admin_required'], 404: ['not_found'] },
+    })
+    .input(idInput.extend({ name: z.string().trim().min(1).max(100).optional(), redirectUris: uriList.optional(), postLogoutRedirectUris: uriList.optional() }))
+    .output(applicationOutput)
+    .mutation(async ({ ctx, input }) => {
+      const { tenantSlug: _slug, id, ...changes } = input;
+      return toOutput(await ctx.services.applications.update(ctx.em, ctx.tenant, id, changes, ctx.actor, ctx.meta));
+    }),
+
+  delete: securityAdminProcedure
+    .meta({
+      openapi: {
+        method: 'DELETE', path: '/v1/{tenantSlug}/applications/{id}', protect: true, tags,
+        summary: 'Delete an application: its grants, codes and tokens end at once',
+        errorResponses: { ...adminErrors, 400: 'id is not a UUID', 403: 'Not an admin, or a test API key (`live_key_required`)' },
+      },
+      errorReasons: { 403: ['admin_required', 'live_key_required'], 404: ['not_found'] },
+    })
+    .input(idInput)
+    .output(okOutput)
+    .mutation(async ({ ctx, input }) => {
+      await ctx.services.applications.delete(ctx.em, ctx.tenant, input.id, ctx.actor, ctx.meta);
+      return OK;
+    }),
+
+  rotateSecret: securityAdminProcedure
+    .meta({
+      openapi: {
+        method: 'POST', path: '/v1/{tenantSlug}/applications/{id}/rotate-secret', protect: true, tags,
+        summary: 'A new client secret for a `web` or `m2m` application (shown once); the old one stops working at once',
+        errorResponses: {
+          ...adminErrors, 400: 'id is not a UUID', 403: 'Not an admin, or a test API key (`live_key_required`)',
+          409: 'A public application has no secret (`application_has_no_secret`)',
+        },
+      },
+      errorReasons: { 403: ['admin_required', 'live_key_required'], 404: ['not_found'], 409: ['application_has_no_secret'] },
+    })
+    .input(idInput)
+    .output(z.object({ clientSecret: clientSecretOutput }))
+    .mutation(async ({ ctx, input }) => ({ clientSecret: await ctx.services.applications.rotateSecret(ctx.em, ctx.tenant, input.id, ctx.actor, ctx.meta) })),
+});

@@ -1,0 +1,286 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Tenant } from '../../entities/tenant.js';
+import { badRequest, conflict, notFound } from '../../lib/errors.js';
+import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import type { Keyring } from '../../security/keyring.js';
+import { randomBase62 } from '../../security/tokens.js';
+import type { AuditService } from '../audit/audit-service.js';
+import { OIDC_REASONS } from './oidc-errors.js';
+
+/** The kinds of application a tenant registers (docs/oidc.md "Applications"). */
+export const APPLICATION_TYPES = ['web', 'spa', 'native', 'm2m'] as const;
+export type ApplicationType = (typeof APPLICATION_TYPES)[number];
+
+/** An application as the API shows it; never its secret. */
+export interface Application {
+  id: string;
+  name: string;
+  type: ApplicationType;
+  clientId: string;
+  redirectUris: string[];
+  postLogoutRedirectUris: string[];
+  createdAt: Date;
+}
+
+interface ApplicationRow {
+  id: string;
+  tenant_id: string;
+  name: string;
+  type: ApplicationType;
+  client_id: string;
+  client_secret_enc: string | null;
+  redirect_uris: string[] | string;
+  post_logout_redirect_uris: string[] | string;
+  created_at: Date;
+}
+
+/** The client metadata oidc-provider registers for an application (OpenID Connect Dynamic Client Registration 1.0 §2 names). */
+export interface ClientMetadata {
+  client_id: string;
+  client_secret?: string;
+  client_name: string;
+  application_type: 'web' | 'native';
+  token_endpoint_auth_method: 'client_secret_basic' | 'client_secret_post' | 'none';
+  grant_types: string[];
+  response_types: string[];
+  redirect_uris: string[];
+  post_logout_redirect_uris: string[];
+}
+
+/** Base62 characters of a client secret: 43 × log2(62) ≈ 256 bits of randomness (docs/oidc.md). */
+const CLIENT_SECRET_CHARS = 43;
+
+const jsonArray = (value: string[] | string): string[] => (typeof value === 'string' ? (JSON.parse(value) as string[]) : value);
+
+function toApplication(row: ApplicationRow): Application {
+  return {
+    id: row.id,
+    name: row.name,
+    type: row.type,
+    clientId: row.client_id,
+    redirectUris: jsonArray(row.redirect_uris),
+    postLogoutRedirectUris: jsonArray(row.post_logout_redirect_uris),
+    createdAt: new Date(row.created_at),
+  };
+}
+
+const isConfidential = (type: ApplicationType): boolean => type === 'web' || type === 'm2m';
+
+/** The keyring's associated data of an application's client secret. */
+export const applicationSecretAad = (applicationId: string): string => `oidc-client-secret:${applicationId}`;
+const secretAad = applicationSecretAad;
+
+/**
+ * Why a redirect URI may not be registered for this type, or undefined when it may: an absolute
+ * URL without fragment, `https://`, `http://` on a loopback host (RFC 8252 §7.3), or, for native
+ * applications only, a private-use scheme (RFC 8252 §7.1, a reverse domain name such as
+ * `com.example.app:/callback`). Matched exactly at sign-in.
+ */
+export function redirectUriProblem(raw: string, type: ApplicationType): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'must be an absolute URL';
+  }
+  if (url.hash) return 'must not have a fragment';
+  if (url.username || url.password) return 'must not carry credentials';
+  if (url.protocol === 'https:') return undefined;
+  if (url.protocol === 'http:') {
+    const host = url.hostname;
+    return host === 'localhost' || host === '[::1]' || /^127(?:\.\d{1,3}){3}$/.test(host) ? undefined : 'http:// is allowed on a loopback host only';
+  }
+  if (type === 'native' && /^[a-z][a-z0-9+.-]*\.[a-z0-9+.-]+:$/.test(url.protocol)) return undefined;
+  return type === 'native' ? 'must be https://, http:// on a loopback host, or a private-use scheme (reverse domain name)' : 'must be https:// (or http:// on a loopback host)';
+}
+
+/** The changeable fields of an application. */
+export interface ApplicationChanges {
+  name?: string;
+  redirectUris?: string[];
+  postLogoutRedirectUris?: string[];
+}
+
+/**
+ * A tenant's applications: the clients of its OpenID Provider (docs/oidc.md "Applications"). Client
+ * secrets are 256 random bits, shown once and stored encrypted under the keyring. Every query is
+ * scoped by tenant; another tenant's id answers 404. The providers read a client from this table on
+ * every use (oidc-provider caches it by the hash of its metadata), so a change applies at once.
+ */
+export class ApplicationService {
+  constructor(
+    private readonly keyring: Keyring,
+    private readonly audit: AuditService,
+  ) {}
+
+  /**
+   * Registers an application; `web` and `m2m` get a client secret, answered once.
+   * @throws ApiError 400 `invalid_redirect_uri` (with `details.uri`).
+   */
+  async create(
+    em: EntityManager,
+    tenant: Tenant,
+    input: { name: string; type: ApplicationType; redirectUris?: string[]; postLogoutRedirectUris?: string[] },
+    actor: Actor,
+    meta: RequestMeta,
+  ): Promise<{ application: Application; clientSecret?: string }> {
+    const redirectUris = input.type === 'm2m' ? [] : this.checkedUris(input.redirectUris ?? [], input.type);
+    const postLogoutRedirectUris = input.type === 'm2m' ? [] : this.checkedUris(input.postLogoutRedirectUris ?? [], input.type);
+    const id = randomUUID();
+    const clientId = `app_${randomBase62(24)}`;
+    const clientSecret = isConfidential(input.type) ? `cs_${randomBase62(CLIENT_SECRET_CHARS)}` : undefined;
+    const now = new Date();
+    return em.transactional(async (tx) => {
+      const rows = (await tx.execute(
+        `insert into oidc_application (id, tenant_id, name, type, client_id, client_secret_enc, redirect_uris, post_logout_redirect_uris, created_at, updated_at)
+         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning *`,
+        [
+          id, tenant.id, input.name, input.type, clientId, clientSecret ? this.keyring.encrypt(clientSecret, secretAad(id)) : null,
+          JSON.stringify(redirectUris), JSON.stringify(postLogoutRedirectUris), now, now,
+        ],
+      )) as ApplicationRow[];
+      const application = toApplication(rows[0]!);
+      await this.audit.record(tx, {
+        tenantId: tenant.id, action: 'ApplicationCreated', actor, target: { type: 'application', id }, meta,
+        details: { name: input.name, type: input.type, clientId, redirectUris },
+      });
+      return { application, ...(clientSecret ? { clientSecret } : {}) };
+    });
+  }
+
+  /** The tenant's applications, oldest first. */
+  async list(em: EntityManager, tenantId: string): Promise<Application[]> {
+    const rows = (await em.execute('select * from oidc_application where tenant_id = ? order by created_at, id', [tenantId])) as ApplicationRow[];
+    return rows.map(toApplication);
+  }
+
+  /** @throws ApiError 404 `not_found` when the tenant has no application with this id. */
+  async get(em: EntityManager, tenantId: string, id: string): Promise<Application> {
+    return toApplication(await this.row(em, tenantId, id));
+  }
+
+  /**
+   * Changes the name or the redirect URIs (each list replaced whole).
+   * @throws ApiError 404 `not_found`, 400 `invalid_redirect_uri`.
+   */
+  async update(em: EntityManager, tenant: Tenant, id: string, changes: ApplicationChanges, actor: Actor, meta: RequestMeta): Promise<Application> {
+    return em.transactional(async (tx) => {
+      const row = await this.row(tx, tenant.id, id, true);
+      const current = toApplication(row);
+      const redirectUris = changes.redirectUris && row.type !== 'm2m' ? this.checkedUris(changes.redirectUris, row.type) : current.redirectUris;
+      const postLogout = changes.postLogoutRedirectUris && row.type !== 'm2m' ? this.checkedUris(changes.postLogoutRedirectUris, row.type) : current.postLogoutRedirectUris;
+      const rows = (await tx.execute(
+        `update oidc_application set name = ?, redirect_uris = ?, post_logout_redirect_uris = ?, updated_at = ?
+          where id = ? and tenant_id = ? returning *`,
+        [changes.name ?? row.name, JSON.stringify(redirectUris), JSON.stringify(postLogout), new Date(), id, tenant.id],
+      )) as ApplicationRow[];
+      await this.audit.record(tx, {
+        tenantId: tenant.id, action: 'ApplicationUpdated', actor, target: { type: 'application', id }, meta,
+        details: { clientId: row.client_id, changed: Object.keys(changes) },
+      });
+      return toApplication(rows[0]!);
+    });
+  }
+
+  /**
+   * Deletes an application: its grants, codes and tokens end at once (removed from the provider's
+   * storage in the same transaction), its client id is unknown from then on.
+   * @throws ApiError 404 `not_found`.
+   */
+  async delete(em: EntityManager, tenant: Tenant, id: string, actor: Actor, meta: RequestMeta): Promise<void> {
+    await em.transactional(async (tx) => {
+      const row = await this.row(tx, tenant.id, id, true);
+      await tx.execute('delete from oidc_payload where tenant_id = ? and client_id = ?', [tenant.id, row.client_id]);
+      await tx.execute('delete from oidc_application where id = ? and tenant_id = ?', [id, tenant.id]);
+      await this.audit.record(tx, {
+        tenantId: tenant.id, action: 'ApplicationDeleted', actor, target: { type: 'application', id }, meta,
+        details: { name: row.name, clientId: row.client_id },
+      });
+    });
+  }
+
+  /**
+   * A new client secret for a confidential application (answered once); the old one stops working
+   * at once.
+   * @throws ApiError 404 `not_found`, 409 `application_has_no_secret` for `spa` and `native`.
+   */
+  async rotateSecret(em: EntityManager, tenant: Tenant, id: string, actor: Actor, meta: RequestMeta): Promise<string> {
+    return em.transactional(async (tx) => {
+      const row = await this.row(tx, tenant.id, id, true);
+      if (!isConfidential(row.type)) throw conflict(OIDC_REASONS.noClientSecret, 'This application type is public and has no client secret');
+      const clientSecret = `cs_${randomBase62(CLIENT_SECRET_CHARS)}`;
+      await tx.execute('update oidc_application set client_secret_enc = ?, updated_at = ? where id = ? and tenant_id = ?', [
+        this.keyring.encrypt(clientSecret, secretAad(id)), new Date(), id, tenant.id,
+      ]);
+      await this.audit.record(tx, {
+        tenantId: tenant.id, action: 'ApplicationSecretRotated', actor, target: { type: 'application', id }, meta,
+        details: { clientId: row.client_id },
+      });
+      return clientSecret;
+    });
+  }
+
+  /**
+   * The client metadata of a client id of this tenant for oidc-provider, secret decrypted, or
+   * undefined when the tenant has no such application (a client of another tenant is unknown here).
+   */
+  async clientMetadata(em: EntityManager, tenantId: string, clientId: string): Promise<ClientMetadata | undefined> {
+    const rows = (await em.execute('select * from oidc_application where tenant_id = ? and client_id = ?', [tenantId, clientId])) as ApplicationRow[];
+    const row = rows[0];
+    if (!row) return undefined;
+    const app = toApplication(row);
+    const base = { client_id: row.client_id, client_name: row.name, post_logout_redirect_uris: app.postLogoutRedirectUris };
+    switch (row.type) {
+      case 'm2m':
+        return {
+          ...base, client_secret: this.keyring.decrypt(row.client_secret_enc!, secretAad(row.id)), application_type: 'web',
+          token_endpoint_auth_method: 'client_secret_basic', grant_types: ['client_credentials'], response_types: [], redirect_uris: [],
+        };
+      case 'web':
+        return {
+          ...base, client_secret: this.keyring.decrypt(row.client_secret_enc!, secretAad(row.id)), application_type: 'web',
+          token_endpoint_auth_method: 'client_secret_basic', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'],
+          redirect_uris: app.redirectUris,
+        };
+      default:
+        return {
+          ...base, application_type: row.type === 'native' ? 'native' : 'web', token_endpoint_auth_method: 'none',
+          grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], redirect_uris: app.redirectUris,
+        };
+    }
+  }
+
+  /**
+   * Whether `resource` names one of the tenant's own APIs (RFC 8707 resource indicator): an absolute
+   * URL without fragment whose origin is the origin of a redirect URI of one of the tenant's
+   * applications, so an application can get JWT access tokens for its own backend and the tenant's
+   * machine clients for the tenant's APIs, and for nothing else (docs/oidc.md "Access tokens for your API").
+   */
+  async isTenantApi(em: EntityManager, tenantId: string, resource: string): Promise<boolean> {
+    let origin: string;
+    try {
+      const url = new URL(resource);
+      if (url.hash || !/^https?:$/.test(url.protocol)) return false;
+      origin = url.origin;
+    } catch {
+      return false;
+    }
+    const rows = (await em.execute('select redirect_uris from oidc_application where tenant_id = ?', [tenantId])) as Pick<ApplicationRow, 'redirect_uris'>[];
+    return rows.some((row) => jsonArray(row.redirect_uris).some((uri) => URL.canParse(uri) && new URL(uri).origin === origin));
+  }
+
+  private async row(em: EntityManager, tenantId: string, id: string, forUpdate = false): Promise<ApplicationRow> {
+    const rows = (await em.execute(`select * from oidc_application where id = ? and tenant_id = ?${forUpdate ? ' for update' : ''}`, [id, tenantId])) as ApplicationRow[];
+    if (!rows[0]) throw notFound('Application not found');
+    return rows[0];
+  }
+
+  private checkedUris(uris: string[], type: ApplicationType): string[] {
+    for (const uri of uris) {
+      const problem = redirectUriProblem(uri, type);
+      if (problem) throw badRequest(OIDC_REASONS.invalidRedirectUri, `Redirect URI ${JSON.stringify(uri.slice(0, 200))} ${problem}`);
+    }
+    return [...new Set(uris)];
+  }
+}

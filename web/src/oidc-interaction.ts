@@ -1,0 +1,46 @@
+/**
+ * The hand-off between a workspace's OpenID Provider and its hosted sign-in page (docs/oidc.md
+ * "Sign-in"): an application sends the person to `/app/{slug}/sign-in?interaction={uid}`; whichever
+ * way they sign in (password, factor, passkey, provider), the page then finishes the interaction
+ * with the session it holds and the browser goes back to the application.
+ */
+
+const storageKey = (slug: string) => `oidc-interaction:${slug}`;
+
+/** Remembers the pending sign-in of an application across the page's own redirects (e.g. a provider sign-in). */
+export function rememberInteraction(slug: string, uid: string): void {
+  sessionStorage.setItem(storageKey(slug), uid);
+}
+
+/** The pending sign-in of an application, if any, and forgets it. */
+export function takeInteraction(slug: string): string | undefined {
+  const uid = sessionStorage.getItem(storageKey(slug)) ?? undefined;
+  sessionStorage.removeItem(storageKey(slug));
+  return uid;
+}
+
+function interactionUrl(slug: string, uid: string): string {
+  return `/v1/${encodeURIComponent(slug)}/oidc/interaction/${encodeURIComponent(uid)}`;
+}
+
+/** The application asking, and whether it wants a sign-in newer than any session held. */
+export interface InteractionInfo {
+  clientName: string;
+  freshSignInRequired: boolean;
+}
+
+/** Reads the pending sign-in (the provider's interaction cookie rides along); undefined when it is gone. */
+export async function interactionInfo(slug: string, uid: string): Promise<InteractionInfo | undefined> {
+  const res = await fetch(`${interactionUrl(slug, uid)}/details`);
+  return res.ok ? ((await res.json()) as InteractionInfo) : undefined;
+}
+
+/**
+ * Finishes the application's sign-in with the workspace session of `accessToken`.
+ * @returns where the browser goes next, or the error's reason.
+ */
+export async function finishInteraction(slug: string, uid: string, accessToken: string): Promise<{ redirectTo: string } | { reason: string }> {
+  const res = await fetch(`${interactionUrl(slug, uid)}/complete`, { method: 'POST', headers: { authorization: `Bearer ${accessToken}` } });
+  const body = (await res.json()) as { redirectTo?: string; details?: { reason?: string } };
+  return res.ok && body.redirectTo ? { redirectTo: body.redirectTo } : { reason: body.details?.reason ?? 'interaction_not_found' };
+}
