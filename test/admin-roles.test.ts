@@ -21,7 +21,7 @@ beforeAll(async () => {
   tenant = await createTenant(api);
   other = await createTenant(api);
   member = await signupMember(api, tenant.slug);
-  const key = await api.post(`/v1/${tenant.slug}/api-keys`, { name: 'roles', environment: 'test' }, { token: tenant.accessToken });
+  const key = await api.post(`/v1/${tenant.slug}/api-keys`, { name: 'roles', environment: 'live' }, { token: tenant.accessToken });
   apiKey = key.body.plaintext;
 });
 afterAll(async () => {
@@ -69,6 +69,13 @@ const routes: AdminRoute[] = [
       const victim = await signupMember(api, slug());
       const { sid } = JSON.parse(Buffer.from(victim.accessToken.split('.')[1]!, 'base64url').toString('utf8')) as { sid: string };
       return api.delete(`/v1/${slug()}/users/${victim.id}/sessions/${sid}`, { token });
+    },
+  },
+  {
+    label: 'PATCH users/{userId}',
+    call: async (token) => {
+      const target = await signupMember(api, slug());
+      return api.patch(`/v1/${slug()}/users/${target.id}`, { status: 'Suspended' }, { token });
     },
   },
   {

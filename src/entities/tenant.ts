@@ -4,6 +4,9 @@ export const TENANT_PLANS = ['Free', 'Starter', 'Growth', 'Enterprise'] as const
 export type TenantPlan = (typeof TENANT_PLANS)[number];
 export const MFA_POLICIES = ['Disabled', 'Optional', 'Required'] as const;
 export type MfaPolicy = (typeof MFA_POLICIES)[number];
+/** Who may sign up (docs/api-rules.md "Users and sign-up"): anyone, addresses of listed domains, or invited people only. */
+export const SIGNUP_POLICIES = ['Open', 'Domains', 'InviteOnly'] as const;
+export type SignupPolicy = (typeof SIGNUP_POLICIES)[number];
 
 /** A workspace (docs/api-rules.md "Resources"). Soft-deleted tenants keep their row with `deletedAt`. */
 export interface Tenant {
@@ -14,6 +17,9 @@ export interface Tenant {
   mfaPolicy: MfaPolicy;
   /** When true, new users stay `Pending` until they verify their email. */
   requireEmailVerification: boolean;
+  signupPolicy: SignupPolicy;
+  /** Email domains sign-up is open to under `Domains` (lower case). */
+  signupEmailDomains: string[];
   idpClientId: string | null;
   /** AES-256-GCM ciphertext of the IdP client secret (see security/keyring.ts); never plaintext. */
   idpClientSecretEnc: string | null;
@@ -21,6 +27,8 @@ export interface Tenant {
   idpIssuer: string | null;
   /** Lower-case email domains a provider sign-in must come from; null (or empty): any domain. */
   idpAllowedEmailDomains: string[] | null;
+  /** Whether a provider's `amr` showing MFA stands in for a user's own enrolled factor (default false). */
+  idpMfaTrust: boolean;
   createdAt: Date;
   updatedAt: Date;
   deletedAt: Date | null;
@@ -36,10 +44,13 @@ export const TenantSchema = new EntitySchema<Tenant>({
     plan: { type: 'string', length: 16 },
     mfaPolicy: { type: 'string', length: 16 },
     requireEmailVerification: { type: 'boolean' },
+    signupPolicy: { type: 'string', length: 16, default: 'Open' },
+    signupEmailDomains: { type: 'json', default: '[]' },
     idpClientId: { type: 'string', length: 512, nullable: true },
     idpClientSecretEnc: { type: 'text', nullable: true },
     idpIssuer: { type: 'string', length: 512, nullable: true },
     idpAllowedEmailDomains: { type: 'json', nullable: true },
+    idpMfaTrust: { type: 'boolean', default: false },
     createdAt: { type: 'Date' },
     updatedAt: { type: 'Date' },
     deletedAt: { type: 'Date', nullable: true },

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import type { IdpFullSettingsView } from '../services/idp/idp-service.js';
-import { MFA_POLICIES, type Tenant, TENANT_PLANS } from '../entities/tenant.js';
-import { adminProcedure } from '../middleware/auth.js';
+import { MFA_POLICIES, SIGNUP_POLICIES, type Tenant, TENANT_PLANS } from '../entities/tenant.js';
+import { adminProcedure, securityAdminProcedure } from '../middleware/auth.js';
 import { router } from '../trpc.js';
 import { unauthorized } from '../lib/errors.js';
-import { OK, okOutput, timestampOutput } from './schemas.js';
+import { emailDomain, OK, okOutput, timestampOutput } from './schemas.js';
 import { dataProtectionTags } from './user-export.js';
 
 const tags = ['tenant'];
@@ -32,6 +32,9 @@ export const tenantOutput = z
     idpAllowedEmailDomains: z.array(z.string()).meta({ description: 'Email domains provider sign-ins must come from; empty: any' }),
     idpRedirectUri: z.string().meta({ description: 'The redirect URI to register at the provider (oauth/idp/callback)' }),
     requireEmailVerification: z.boolean(),
+    signupPolicy: z.enum(SIGNUP_POLICIES).meta({ description: 'Who may sign up without an invite: anyone, addresses of `signupEmailDomains`, or nobody' }),
+    signupEmailDomains: z.array(z.string()).meta({ description: 'The email domains sign-up is open to under `Domains`' }),
+    idpMfaTrust: z.boolean().meta({ description: 'True when a provider sign-in whose `amr` shows MFA waives the user\'s own enrolled factor (docs/idp.md "MFA")' }),
     createdAt: timestampOutput,
   })
   .meta({ id: 'Tenant' });
@@ -49,6 +52,9 @@ export function toTenantOutput(tenant: Tenant, idp: IdpFullSettingsView): z.infe
     mfaPolicy: tenant.mfaPolicy,
     ...idp,
     requireEmailVerification: tenant.requireEmailVerification,
+    signupPolicy: tenant.signupPolicy,
+    signupEmailDomains: tenant.signupEmailDomains,
+    idpMfaTrust: tenant.idpMfaTrust,
     createdAt: tenant.createdAt.toISOString(),
   };
 }
@@ -63,20 +69,25 @@ export const tenantRouter = router({
     .output(tenantOutput)
     .query(({ ctx }) => toTenantOutput(ctx.tenant, ctx.services.idp.settingsView(ctx.tenant))),
 
-  update: adminProcedure
+  update: securityAdminProcedure
     .meta({
       openapi: {
         method: 'PATCH', path: '/v1/{tenantSlug}/tenant', protect: true, tags,
-        summary: 'Change the name, MFA policy or email-verification requirement (the slug never changes)',
+        summary: 'Change the name, MFA policy, email-verification requirement, provider-MFA trust or sign-up policy (the slug never changes)',
         errorResponses: { ...adminErrors, 400: 'Invalid body' },
       },
-      errorReasons: { 403: ['admin_required'] },
+      errorReasons: { 403: ['admin_required', 'live_key_required'] },
     })
     .input(
       z.object({
         name: z.string().trim().min(1).max(120).optional(),
         mfaPolicy: z.enum(MFA_POLICIES).optional(),
         requireEmailVerification: strictBoolean.optional().meta({ description: 'New sign-ups stay Pending until they verify their email' }),
+        signupPolicy: z.enum(SIGNUP_POLICIES).optional(),
+        signupEmailDomains: z.array(emailDomain).max(100).optional().meta({ description: 'Replaces the list; used when `signupPolicy` is `Domains`' }),
+        idpMfaTrust: strictBoolean.optional().meta({
+          description: 'Let a provider sign-in whose `amr` shows MFA waive the user\'s own enrolled TOTP factor (default false: the user\'s factor is still asked)',
+        }),
       }),
     )
     .output(tenantOutput)

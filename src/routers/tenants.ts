@@ -53,16 +53,21 @@ export const tenantsRouter = router({
         protect: false,
         tags: ['tenants'],
         summary: 'Create a tenant with its first admin and sign that admin in',
+        description:
+          'Open to anyone unless the deployment sets `TENANT_CREATION_TOKEN`: then the request needs ' +
+          '`Authorization: Bearer <that token>` (401 `tenant_creation_token_required` otherwise).',
         errorResponses: {
           400: 'The body is neither complete form, or the name has no letter or digit (`invalid_name`)',
+          401: 'TENANT_CREATION_TOKEN is set and was not presented (`tenant_creation_token_required`)',
           409: 'A tenant with the slug derived from this name exists (`slug_taken`)',
         },
       },
-      errorReasons: { 400: ['invalid_name'], 409: ['slug_taken'] },
+      errorReasons: { 400: ['invalid_name'], 401: ['tenant_creation_token_required'], 409: ['slug_taken'] },
     })
     .input(createTenantInput)
     .output(createTenantOutput)
     .mutation(async ({ ctx, input }) => {
+      ctx.services.tenants.authorizeCreation(ctx.services.config.tenantCreationToken, ctx.req.headers.authorization);
       const form = input.tenant && input.admin
         ? { name: input.tenant.name, email: input.admin.email, password: input.admin.password }
         : { name: input.name!, email: input.email!, password: input.password! };

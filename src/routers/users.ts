@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { adminProcedure } from '../middleware/auth.js';
-import type { User } from '../entities/user.js';
+import { USER_ROLES, USER_STATUSES, type User } from '../entities/user.js';
+import { rejectEmptyQueryValues } from '../middleware/empty-query-values.js';
 import { USERS_PAGE_DEFAULT_LIMIT, USERS_PAGE_MAX_LIMIT } from '../services/users/user-directory-service.js';
 import { router } from '../trpc.js';
 import { OK, okOutput, sessionListOutput, toSessionList, toUserOutput, userOutput } from './schemas.js';
@@ -15,7 +16,8 @@ export const usersRouter = router({
       openapi: {
         method: 'GET', path: '/v1/{tenantSlug}/users', protect: true, tags, summary: 'List the live users of the tenant, oldest first',
         description:
-          'Without `limit` and `cursor`, every live user in one answer. With either, one page: `limit` 1 to ' +
+          '`search` (a part of the email, case-insensitive), `role` and `status` filter the list. ' +
+          'Without `limit` and `cursor`, every matching live user in one answer. With either, one page: `limit` 1 to ' +
           `${USERS_PAGE_MAX_LIMIT} (default ${USERS_PAGE_DEFAULT_LIMIT}), and \`nextCursor\` to pass as \`cursor\` for the next page (null on the last).`,
         errorResponses: {
           400: 'Invalid `limit` or `cursor` (`invalid_cursor`)', 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited',
@@ -27,6 +29,9 @@ export const usersRouter = router({
       z.object({
         limit: z.coerce.number().int().min(1).max(USERS_PAGE_MAX_LIMIT).optional(),
         cursor: z.string().min(1).max(512).optional(),
+        search: z.string().min(1).max(254).optional().meta({ description: 'A part of the email address, case-insensitive' }),
+        role: z.enum(USER_ROLES).optional(),
+        status: z.enum(USER_STATUSES).optional(),
       }),
     )
     .output(
@@ -36,12 +41,36 @@ export const usersRouter = router({
       }),
     )
     .query(async ({ ctx, input }) => {
+      rejectEmptyQueryValues(ctx.req, ['search']);
       const toItem = (user: User) => toUserOutput(user, ctx.tenant);
+      const filter = { search: input.search, role: input.role, status: input.status };
       if (input.limit === undefined && input.cursor === undefined) {
-        return { items: (await ctx.services.userDirectory.list(ctx.em, ctx.tenant.id)).map(toItem) };
+        return { items: (await ctx.services.userDirectory.list(ctx.em, ctx.tenant.id, filter)).map(toItem) };
       }
-      const page = await ctx.services.userDirectory.listPage(ctx.em, ctx.tenant.id, input.limit ?? USERS_PAGE_DEFAULT_LIMIT, input.cursor);
+      const page = await ctx.services.userDirectory.listPage(ctx.em, ctx.tenant.id, input.limit ?? USERS_PAGE_DEFAULT_LIMIT, input.cursor, filter);
       return { items: page.users.map(toItem), nextCursor: page.nextCursor };
+    }),
+
+  update: adminProcedure
+    .meta({
+      openapi: {
+        method: 'PATCH', path: '/v1/{tenantSlug}/users/{userId}', protect: true, tags,
+        summary: 'Change a user\'s role or suspend / reactivate them; suspending ends their sessions at once',
+        description:
+          'A role change applies to the user\'s existing sessions at once. The last active Admin cannot be demoted or ' +
+          'suspended (409 `last_admin`); a `Pending` user becomes `Active` by verifying their address (409 `email_not_verified`).',
+        errorResponses: {
+          400: 'Invalid body or userId', 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or user',
+          409: 'Last active admin (`last_admin`), or a Pending user set Active (`email_not_verified`)', 429: 'Rate limited',
+        },
+      },
+      errorReasons: { 403: ['admin_required'], 404: ['not_found'], 409: ['last_admin', 'email_not_verified'] },
+    })
+    .input(z.object({ userId: z.uuid(), role: z.enum(USER_ROLES).optional(), status: z.enum(['Active', 'Suspended']).optional() }))
+    .output(userOutput)
+    .mutation(async ({ ctx, input }) => {
+      const user = await ctx.services.userAdministration.change(ctx.em, ctx.tenant, input.userId, { role: input.role, status: input.status }, ctx.actor, ctx.meta);
+      return toUserOutput(user, ctx.tenant);
     }),
 
   delete: adminProcedure
@@ -126,9 +155,7 @@ export const usersRouter = router({
     .input(z.object({ userId: z.uuid(), sessionId: z.uuid() }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.em.transactional((tx) =>
-        ctx.services.sessions.revokeOwnedSession(tx, ctx.tenant.id, input.userId, input.sessionId, 'session_revoked_by_admin', ctx.actor, ctx.meta),
-      );
+      await ctx.services.sessions.revokeOwnedSession(ctx.em, ctx.tenant.id, input.userId, input.sessionId, 'session_revoked_by_admin', ctx.actor, ctx.meta);
       return OK;
     }),
 });

@@ -1,10 +1,11 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { TenantSchema, type Tenant } from '../../entities/tenant.js';
 import { newUser } from '../../entities/new-user.js';
 import { UserSchema, type User } from '../../entities/user.js';
 import { normalizeEmail } from '../../lib/email.js';
-import { badRequest, conflict, isUniqueViolation } from '../../lib/errors.js';
+import { badRequest, conflict, isUniqueViolation, unauthorized } from '../../lib/errors.js';
+import { TENANT_REASONS } from './tenant-errors.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
 import { hashPassword } from '../../security/passwords.js';
 import type { AuditService } from '../audit/audit-service.js';
@@ -43,6 +44,21 @@ export class TenantService {
   ) {}
 
   /**
+   * Whether this request may create a workspace: always when `TENANT_CREATION_TOKEN` is unset;
+   * otherwise only with `Authorization: Bearer <that token>`, compared in constant time (of the
+   * SHA-256 digests, so the length leaks nothing either).
+   * @throws ApiError 401 `tenant_creation_token_required`.
+   */
+  authorizeCreation(creationToken: string | undefined, authorization: string | undefined): void {
+    if (creationToken === undefined) return;
+    const presented = /^Bearer[ \t]+(\S{1,1024})[ \t]*$/i.exec(authorization ?? '')?.[1] ?? '';
+    const digest = (value: string) => createHash('sha256').update(value).digest();
+    if (!timingSafeEqual(digest(presented), digest(creationToken))) {
+      throw unauthorized(TENANT_REASONS.creationTokenRequired, 'Creating a workspace needs the deployment\'s creation token');
+    }
+  }
+
+  /**
    * Creates a tenant (plan `Free`, MFA policy `Optional`) with its first `Admin` user and a session
    * for that user, in one transaction. Audits `TenantCreated`, `UserSignup`, `SessionCreated`.
    * @throws ApiError 400 `invalid_name` when the name yields an empty slug, 409 `slug_taken`.
@@ -59,10 +75,13 @@ export class TenantService {
       plan: 'Free',
       mfaPolicy: 'Optional',
       requireEmailVerification: false,
+      signupPolicy: 'Open',
+      signupEmailDomains: [],
       idpClientId: null,
       idpClientSecretEnc: null,
       idpIssuer: null,
       idpAllowedEmailDomains: null,
+      idpMfaTrust: false,
       createdAt: now,
       updatedAt: now,
       deletedAt: null,

@@ -1,6 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { TenantSchema, type MfaPolicy, type Tenant } from '../../entities/tenant.js';
+import { TenantSchema, type MfaPolicy, type SignupPolicy, type Tenant } from '../../entities/tenant.js';
 import { notFound } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { AuditService } from '../audit/audit-service.js';
@@ -12,10 +12,16 @@ export interface TenantSettingsPatch {
   mfaPolicy?: MfaPolicy;
   /** When true, users who sign up stay `Pending` until they verify their email. */
   requireEmailVerification?: boolean;
+  /** Who may sign up without an invite (docs/api-rules.md "Users and sign-up"). */
+  signupPolicy?: SignupPolicy;
+  /** The email domains sign-up is open to under `Domains`; stored lower case, without duplicates. */
+  signupEmailDomains?: string[];
+  /** When true, a provider sign-in whose `amr` shows MFA waives the user's own TOTP factor (docs/idp.md "MFA"). */
+  idpMfaTrust?: boolean;
 }
 
 type SettingName = keyof TenantSettingsPatch;
-const SETTINGS: SettingName[] = ['name', 'mfaPolicy', 'requireEmailVerification'];
+const SETTINGS: SettingName[] = ['name', 'mfaPolicy', 'requireEmailVerification', 'signupPolicy', 'signupEmailDomains', 'idpMfaTrust'];
 
 /** A tenant's own settings (GET/PATCH tenant in the OpenAPI document). */
 export class TenantSettingsService {
@@ -35,8 +41,10 @@ export class TenantSettingsService {
       const changes: Record<string, { from: unknown; to: unknown }> = {};
       const update: Partial<Tenant> = {};
       for (const field of SETTINGS) {
-        const next = patch[field];
-        if (next === undefined || next === tenant[field]) continue;
+        const next = field === 'signupEmailDomains' && patch.signupEmailDomains
+          ? [...new Set(patch.signupEmailDomains.map((d) => d.toLowerCase()))]
+          : patch[field];
+        if (next === undefined || JSON.stringify(next) === JSON.stringify(tenant[field])) continue;
         changes[field] = { from: tenant[field], to: next };
         Object.assign(update, { [field]: next });
       }

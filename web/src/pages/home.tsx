@@ -1,7 +1,7 @@
 import { useMutation } from '@tanstack/react-query';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
-import { rememberSession, toFormError, trpc } from '../api';
+import { rememberSession, toFormError, trpc, setTenantCreationToken } from '../api';
 import { ErrorAlert, Field, formValue } from '../ui';
 
 /** `/`: what the service is, workspace creation, links to the API reference and sign-in pages. */
@@ -9,17 +9,22 @@ export function HomePage() {
   const navigate = useNavigate();
   const [slug, setSlug] = useState('');
   const create = useMutation({
-    mutationFn: (form: FormData) =>
-      trpc.tenants.create.mutate({
+    mutationFn: (form: FormData) => {
+      setTenantCreationToken(formValue(form, 'creationToken'));
+      return trpc.tenants.create.mutate({
         tenant: { name: formValue(form, 'name') ?? '' },
         admin: { email: formValue(form, 'email') ?? '', password: formValue(form, 'password') ?? '' },
-      }),
+      });
+    },
     onSuccess: async (session) => {
       rememberSession(session.tenantSlug, session);
       await navigate({ to: '/app/$slug/account', params: { slug: session.tenantSlug } });
     },
   });
   const error = create.error ? toFormError(create.error) : null;
+  // the deployment restricts workspace creation (TENANT_CREATION_TOKEN): ask for the token
+  const [tokenAsked, setTokenAsked] = useState(false);
+  if (error?.reason === 'tenant_creation_token_required' && !tokenAsked) setTokenAsked(true);
 
   return (
     <main className="home" id="main">
@@ -46,6 +51,16 @@ export function HomePage() {
           <Field label="Workspace name" name="name" required error={error} autoComplete="organization" />
           <Field label="Your email" name="email" type="email" required error={error} autoComplete="email" />
           <Field label="Password" name="password" type="password" required error={error} autoComplete="new-password" hint="At least 12 characters." />
+          {tokenAsked && (
+            <Field
+              label="Creation token"
+              name="creationToken"
+              type="password"
+              required
+              autoComplete="off"
+              hint="Workspace creation on this server is restricted: enter the token its operator gave you."
+            />
+          )}
           <button type="submit" disabled={create.isPending}>Create workspace</button>
         </form>
       </section>
