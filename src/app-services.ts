@@ -1,8 +1,14 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { closeRedis, createRedisClient, pingRedis } from './db/redis.js';
 import { Keyring } from './security/keyring.js';
+import { ApplicationService } from './services/oidc/application-service.js';
+import { purgeExpiredPayloads } from './services/oidc/oidc-payload-queries.js';
+import { OidcProviderService } from './services/oidc/oidc-provider-service.js';
+import { SigningKeyService } from './services/oidc/signing-keys.js';
+import { AccountCredentialService } from './services/users/account-credentials.js';
+import { UserAdministrationService } from './services/users/user-administration-service.js';
 import { UserAccountService } from './services/users/user-account-service.js';
 import { ApiKeyService } from './services/api-keys/api-key-service.js';
 import { AuditLogService } from './services/audit/audit-log-service.js';
@@ -11,6 +17,7 @@ import { PasswordSignInService } from './services/sign-in/password-sign-in-servi
 import { BearerAuthenticationService } from './services/sessions/bearer-authentication-service.js';
 import { IdpProviderClient } from './services/idp/idp-provider-client.js';
 import { IdpService } from './services/idp/idp-service.js';
+import { IssuerChangeNotifier } from './services/idp/issuer-change-notice.js';
 import { EmailOtpService } from './services/mfa/email-otp-service.js';
 import { InviteService } from './services/invites/invite-service.js';
 import { Mailer } from './services/mail/mailer.js';
@@ -33,7 +40,8 @@ import { EmailVerificationService } from './services/lifecycle/email-verificatio
 import { ErasureService } from './services/lifecycle/erasure-service.js';
 import { PasswordResetService } from './services/lifecycle/password-reset-service.js';
 import { RateLimitService } from './services/rate-limits/rate-limiter.js';
-import { SessionService } from './services/sessions/session-service.js';
+import { Metrics } from './services/metrics/metrics.js';
+import { REFRESH_ANSWER_TTL_SECONDS, SessionService } from './services/sessions/session-service.js';
 import { TenantService } from './services/tenants/tenant-service.js';
 import { TotpService } from './services/mfa/totp-service.js';
 import { TenantSettingsService } from './services/tenants/tenant-settings-service.js';
@@ -85,10 +93,33 @@ export interface AppServices {
   passkeys: PasskeyService;
   /** Rate limits (docs/api-rules.md "Rate limits"), shared through Redis when `REDIS_URL` is set. */
   rateLimits: RateLimitService;
+  /** An admin's changes to a user: role, suspension (docs/api-rules.md "Users and sign-up"). */
+  userAdministration: UserAdministrationService;
+  /** The tenant's applications: the clients of its OpenID Provider (docs/oidc.md). */
+  applications: ApplicationService;
+  /** The ES256 signing keys of each tenant's OpenID Provider. */
+  signingKeys: SigningKeyService;
+  /** Each tenant as an OpenID Provider (docs/oidc.md). */
+  oidc: OidcProviderService;
   /** Named readiness probes for `GET /ready`; each rejects when its dependency does not answer. */
   readiness: Map<string, () => Promise<void>>;
+  /** Prometheus metrics when `METRICS_ENABLED` (served on `METRICS_PORT`, docs/operations.md "Metrics"). */
+  metrics?: Metrics;
   /** Closers run at shutdown after the HTTP server drained (Redis clients, mail transports, timers). */
   disposers: (() => Promise<void>)[];
+}
+
+interface TarnPool {
+  numUsed(): number;
+  numFree(): number;
+  numPendingAcquires(): number;
+}
+
+/** The database pool's use (knex's tarn pool), for the metrics; undefined when it cannot be read. */
+function databasePoolUse(orm: MikroORM): { used: number; free: number; pending: number } | undefined {
+  const pool = (orm.em.getConnection().getKnex() as unknown as { client?: { pool?: TarnPool } }).client?.pool;
+  if (!pool) return undefined;
+  return { used: pool.numUsed(), free: pool.numFree(), pending: pool.numPendingAcquires() };
 }
 
 /**
@@ -97,18 +128,37 @@ export interface AppServices {
  */
 export function createServices(config: Config, logger: Logger, orm: MikroORM): AppServices {
   const keyring = new Keyring(config.encryptionKeys);
-  const audit = new AuditService(orm.em.getEventManager(), config.jobQueue);
-  const sessions = new SessionService(config, audit);
+  const audit = new AuditService(config.jobQueue);
+  const sessions = new SessionService(config, audit, keyring);
   const jobs = new JobQueue(orm, config.jobQueue);
   const queuedPersonalData = new QueuedPersonalData(keyring);
   const mailer = new Mailer(jobs, keyring, new MailTransport(config, logger), logger);
-  const jobWorker = new JobWorker(jobs, logger, { pollIntervalMs: config.jobPollIntervalMs, retryBaseSeconds: config.jobRetryBaseSeconds });
-  const webhookDelivery = new WebhookDelivery(config, orm, keyring, mailer, logger);
+  const redis = config.redisUrl ? createRedisClient(config.redisUrl, logger) : undefined;
+  const rateLimits = new RateLimitService({ scale: config.rateLimitScale, keyPrefix: config.redisKeyPrefix, redis, logger });
+  const metrics = config.metricsEnabled
+    ? new Metrics({
+        queueStats: () => jobs.stats(),
+        pool: () => databasePoolUse(orm),
+        rateLimits: () => ({ shared: rateLimits.storeShared(), fallbackDecisions: rateLimits.fallbackDecisions }),
+      })
+    : undefined;
+  const jobWorker = new JobWorker(jobs, logger, {
+    pollIntervalMs: config.jobPollIntervalMs,
+    retryBaseSeconds: config.jobRetryBaseSeconds,
+    onRun: metrics && ((kind, outcome) => metrics.jobRun(kind, outcome)),
+  });
+  const webhookDelivery = new WebhookDelivery(config, orm, keyring, mailer, logger, metrics && ((outcome) => metrics.webhookDelivery(outcome)));
   jobWorker.handle('mail.send', (job) => mailer.deliver(job));
   jobWorker.handle('webhook.deliver', (job, retryIn) => webhookDelivery.deliver(job, retryIn));
   jobWorker.every(config.jobRetentionSweepSeconds, 'retention', async () => {
     const purged = await jobs.purgeExpired(config.jobFailedRetentionDays, config.webhookDeliveryRetentionDays);
     if (purged.failedJobs || purged.deliveries) logger.info({ purged }, 'job queue retention sweep deleted expired rows');
+    const oidcPayloads = await purgeExpiredPayloads(orm.em.fork() as EntityManager);
+    if (oidcPayloads) logger.info({ oidcPayloads }, 'retention sweep deleted expired OpenID provider rows');
+  });
+  // Kept refresh answers (Idempotency-Key) live 60 s; the sweep frees their rows every minute.
+  jobWorker.every(REFRESH_ANSWER_TTL_SECONDS, 'refresh-answers', async () => {
+    await sessions.purgeExpiredAnswers(orm.em.fork() as EntityManager);
   });
   const factorNotices = new FactorChangeNotifier(mailer, logger);
   const recoveryCodes = new RecoveryCodeService(audit, factorNotices);
@@ -117,10 +167,12 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
   const mfa = new MfaService(totp, emailOtp, audit, recoveryCodes);
   const auth = new PasswordSignInService(sessions, mfa, audit);
   const accountTokens = new AccountTokenService(mailer);
+  const accountCredentials = new AccountCredentialService(sessions, audit);
+  const signingKeys = new SigningKeyService(keyring);
+  const applications = new ApplicationService(keyring, audit);
   const accounts = new UserAccountService(sessions, audit, accountTokens, queuedPersonalData);
   const mfaChallenges = new MfaChallengeService(auth, mfa);
   const emailVerification = new EmailVerificationService(config, accountTokens, audit);
-  const redis = config.redisUrl ? createRedisClient(config.redisUrl, logger) : undefined;
   // A pooled connection the server has just dropped fails once and is discarded: the probe tries a
   // second connection before reporting the database down (the job worker keeps the pool busy, so a
   // probe right after a failover may draw such a connection).
@@ -158,18 +210,23 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     mfaChallenges,
     accounts,
     credentials: new BearerAuthenticationService(config, logger),
-    idp: new IdpService(config, keyring, new IdpProviderClient(logger, { defaultIssuer: config.idpIssuer, allowPrivateIssuers: config.idpAllowPrivateIssuers }), auth, mfa, mfaChallenges, sessions, audit),
+    idp: new IdpService(config, keyring, new IdpProviderClient(logger, { defaultIssuer: config.idpIssuer, allowPrivateIssuers: config.idpAllowPrivateIssuers }), auth, mfa, mfaChallenges, sessions, audit, accountCredentials, new IssuerChangeNotifier(mailer, logger)),
     invites: new InviteService(config, sessions, mailer, audit),
     apiKeys: new ApiKeyService(audit),
     userDirectory: new UserDirectoryService(),
     tenantSettings: new TenantSettingsService(audit),
     auditLog: new AuditLogService(),
     emailVerification,
-    passwordReset: new PasswordResetService(config, accountTokens, sessions, emailVerification, audit),
+    passwordReset: new PasswordResetService(config, accountTokens, sessions, emailVerification, audit, accountCredentials),
     dataExport: new DataExportService(audit),
     erasure: new ErasureService(config, logger, audit, queuedPersonalData),
     passkeys: new PasskeyService(config, auth, audit, factorNotices),
-    rateLimits: new RateLimitService({ scale: config.rateLimitScale, keyPrefix: config.redisKeyPrefix, redis, logger }),
+    rateLimits,
+    metrics,
+    userAdministration: new UserAdministrationService(sessions, audit),
+    applications,
+    signingKeys,
+    oidc: new OidcProviderService(config, orm, applications, signingKeys, sessions, audit, logger),
     disposers,
     readiness,
   };

@@ -53,6 +53,10 @@ export interface Config {
   webConcurrency: number;
   /** Whether this instance runs the job-queue worker (mail, webhooks); `npm run worker` runs it alone. */
   jobWorkerEnabled: boolean;
+  /** Whether Prometheus metrics are served (`METRICS_ENABLED`, docs/operations.md "Metrics"). */
+  metricsEnabled: boolean;
+  /** Port of the separate metrics listener on `host` (`METRICS_PORT`; 0 = any free port). */
+  metricsPort: number;
   /** Name of the queue this instance writes to and works on; instances sharing work use the same one. */
   jobQueue: string;
   /** Milliseconds between two polls of the job queue when it was found empty. */
@@ -74,6 +78,8 @@ export interface Config {
   idpAllowPrivateIssuers: boolean;
   /** Seconds an endpoint may keep failing before it is disabled and the tenant's admins are mailed. */
   webhookDisableAfterSeconds: number;
+  /** When set, `POST /v1/tenants` needs `Authorization: Bearer <this token>` (docs/api-rules.md "Users and sign-up"). */
+  tenantCreationToken: string | undefined;
   /** Names of secrets that were generated into DATA_DIR because the variable was unset. */
   generatedSecrets: string[];
 }
@@ -155,6 +161,8 @@ const envSchema = z.object({
   ERASURE_SWEEP_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(604_800).default(3600),
   WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
   JOB_WORKER: booleanString.default(true),
+  METRICS_ENABLED: booleanString.default(false),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(9464),
   JOB_QUEUE: z
     .string()
     .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1 to 64 characters of A-Z a-z 0-9 _ . : -')
@@ -166,6 +174,7 @@ const envSchema = z.object({
   JOB_RETENTION_SWEEP_SECONDS: z.coerce.number().min(0).max(604_800).default(3600),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: booleanString.default(false),
   IDP_ALLOW_PRIVATE_ISSUERS: booleanString.default(false),
+  TENANT_CREATION_TOKEN: z.string().min(16, 'must be at least 16 characters').max(512).optional(),
   WEBHOOK_DISABLE_AFTER_SECONDS: z.coerce.number().int().min(1).max(30 * 86_400).default(3 * 86_400),
 });
 
@@ -311,6 +320,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     erasureSweepIntervalSeconds: e.ERASURE_SWEEP_INTERVAL_SECONDS,
     webConcurrency: e.WEB_CONCURRENCY,
     jobWorkerEnabled: e.JOB_WORKER,
+    metricsEnabled: e.METRICS_ENABLED,
+    metricsPort: e.METRICS_PORT,
     jobQueue: e.JOB_QUEUE,
     jobPollIntervalMs: e.JOB_POLL_INTERVAL_MS,
     jobRetryBaseSeconds: e.JOB_RETRY_BASE_SECONDS,
@@ -319,6 +330,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobRetentionSweepSeconds: e.JOB_RETENTION_SWEEP_SECONDS,
     webhookAllowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS,
     idpAllowPrivateIssuers: e.IDP_ALLOW_PRIVATE_ISSUERS,
+    tenantCreationToken: e.TENANT_CREATION_TOKEN,
     webhookDisableAfterSeconds: e.WEBHOOK_DISABLE_AFTER_SECONDS,
     generatedSecrets,
   };

@@ -10,12 +10,15 @@ import { createLogger } from './logger.js';
 import { createApp } from './rest/app.js';
 import { scheduleErasureSweep } from './services/lifecycle/erasure-service.js';
 import { answerClientError } from './rest/http-hardening.js';
+import { serveMetrics } from './rest/metrics-server.js';
 
 /** A running service instance. */
 export interface RunningServer {
   /** `http://127.0.0.1:<port>` (or the configured host). */
   url: string;
   port: number;
+  /** `http://…:<METRICS_PORT>/metrics` when `METRICS_ENABLED`. */
+  metricsUrl?: string;
   services: AppServices;
   /**
    * Graceful shutdown: stops accepting connections, lets in-flight requests finish (up to
@@ -61,6 +64,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   const port = (server.address() as AddressInfo).port;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   logger.info({ port }, 'listening');
+  const metricsUrl = services.metrics ? await serveMetrics(services, config, logger) : undefined;
   if (config.jobWorkerEnabled) {
     services.jobWorker.start();
     // first of the disposers: jobs in progress finish while the mail transport and database are still open
@@ -85,5 +89,5 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     })();
     return closing;
   };
-  return { url: `http://${host}:${port}`, port, services, close };
+  return { url: `http://${host}:${port}`, port, metricsUrl, services, close };
 }

@@ -20,6 +20,10 @@ async function main(): Promise<void> {
   const orm = await openDatabase(config.databaseUrl, config.databasePoolMax, logger);
   const services = createServices(config, logger, orm);
   services.jobWorker.start();
+  if (services.metrics) {
+    const { serveMetrics } = await import('./rest/metrics-server.js');
+    await serveMetrics(services, config, logger);
+  }
   logger.info({ workerId: services.jobWorker.workerId }, 'job worker started');
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'shutting down');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTenant, expectError, unique, type TestTenant } from './helpers/api.js';
+import { createTenant, expectError, unique, type ApiResponse, type TestTenant } from './helpers/api.js';
 import { useTestServer } from './helpers/suite.js';
 
 const suite = useTestServer();
@@ -146,5 +146,39 @@ describe('DELETE /v1/{tenantSlug}/api-keys/{id}', () => {
       expectError(await suite.api.delete(`/v1/${tenant.slug}/api-keys/${id}`, { token: tenant.accessToken }), 404, 'NOT_FOUND');
     }
     expect((await suite.api.get(`/v1/${other.slug}/api-keys`, { token: other.accessToken })).body.items[0].revokedAt).toBeNull();
+  });
+});
+
+describe('an ak_test_ key (securityAdminProcedure)', () => {
+  it('may read and exercise the tenant but not mint or revoke keys, nor change settings, the provider or webhooks', async () => {
+    const tenant = await createTenant(suite.api);
+    const test = await createKey(tenant, { name: 'ci', environment: 'test' });
+    const live = await createKey(tenant, { name: 'backend', environment: 'live' });
+    const asTest = { token: test.plaintext };
+    const refused = (res: ApiResponse) => expectError(res, 403, 'FORBIDDEN', 'live_key_required');
+
+    // what it is for: reading and ordinary administration
+    expect((await suite.api.get(`/v1/${tenant.slug}/users`, asTest)).status).toBe(200);
+    expect((await suite.api.get(`/v1/${tenant.slug}/tenant`, asTest)).status).toBe(200);
+    // a stolen test key cannot mint a live key, nor revoke the tenant's live key
+    refused(await suite.api.post(`/v1/${tenant.slug}/api-keys`, { name: 'mine', environment: 'live' }, asTest));
+    refused(await suite.api.post(`/v1/${tenant.slug}/api-keys`, { name: 'mine', environment: 'test' }, asTest));
+    refused(await suite.api.delete(`/v1/${tenant.slug}/api-keys/${live.apiKey.id}`, asTest));
+    expect(await sql(`select 1 from api_key where tenant_id = ? and revoked_at is null`, [tenant.id])).toHaveLength(2);
+    // nor weaken the tenant's security settings
+    refused(await suite.api.patch(`/v1/${tenant.slug}/tenant`, { mfaPolicy: 'Disabled' }, asTest));
+    refused(await suite.api.patch(`/v1/${tenant.slug}/tenant`, { requireEmailVerification: false }, asTest));
+    refused(await suite.api.put(`/v1/${tenant.slug}/oauth/idp/credentials`, { clientId: 'c', clientSecret: 's' }, asTest));
+    refused(await suite.api.delete(`/v1/${tenant.slug}/oauth/idp/credentials`, asTest));
+    refused(await suite.api.post(`/v1/${tenant.slug}/webhooks`, { url: 'https://hooks.example.com/x' }, asTest));
+    const [row] = await sql<{ mfa_policy: string }>('select mfa_policy from tenant where id = ?', [tenant.id]);
+    expect(row!.mfa_policy).toBe('Optional');
+
+    // a live key may
+    const asLive = { token: live.plaintext };
+    const minted = await suite.api.post(`/v1/${tenant.slug}/api-keys`, { name: 'rotated', environment: 'test' }, asLive);
+    expect(minted.status, JSON.stringify(minted.body)).toBe(200);
+    expect((await suite.api.delete(`/v1/${tenant.slug}/api-keys/${test.apiKey.id}`, asLive)).status).toBe(200);
+    expect((await suite.api.patch(`/v1/${tenant.slug}/tenant`, { mfaPolicy: 'Required' }, asLive)).status).toBe(200);
   });
 });

@@ -9,7 +9,7 @@ import { defaultThreadpoolSize } from '../src/threadpool.js';
 import { Api, createTenant, expectError, signupMember, unique } from './helpers/api.js';
 import { startTestServer, TEST_ENCRYPTION_KEYS, TEST_JWT_SECRET, type TestServer } from './helpers/server.js';
 
-// The hot paths reworked by issue 7 (docs/performance.md): batched audit writes, the one-statement
+// The hot paths (docs/performance.md): audit writes with their webhook outbox, the one-statement
 // refresh and session start, plain-SQL look-ups, and the opt-in cluster. Speed itself is measured
 // by `npm run bench`, never asserted here.
 
@@ -31,17 +31,17 @@ async function auditRows(tenantId: string, action?: string): Promise<{ action: s
   );
 }
 
-describe('batched audit writes', () => {
-  it('writes every event recorded in a transaction when it commits, in one go', async () => {
+describe('audit writes in the caller\'s transaction', () => {
+  it('writes each event when it is recorded, visible inside the transaction and kept when it commits', async () => {
     const t = await createTenant(api);
     const actor = { type: 'system' as const, id: null };
     await em().transactional(async (tx) => {
       for (let i = 0; i < 3; i++) {
         await server.services.audit.record(tx, { tenantId: t.id, action: 'TenantUpdated', actor, details: { i, note: 'what? it\'s "quoted"' } });
       }
-      // not written yet: they travel with the commit
+      // written at once, in this transaction: no hook writes them later
       const seenInside = await tx.execute(`select count(*)::int as n from audit_event where tenant_id = ? and action = 'TenantUpdated'`, [t.id]);
-      expect(seenInside[0]!.n).toBe(0);
+      expect(seenInside[0]!.n).toBe(3);
     });
     const rows = await auditRows(t.id, 'TenantUpdated');
     expect(rows.map((r) => r.details.i).sort()).toEqual([0, 1, 2]);
@@ -59,13 +59,13 @@ describe('batched audit writes', () => {
     expect(await auditRows(t.id, 'TenantUpdated')).toEqual([]);
   });
 
-  it('fails the commit, and so the operation, when the events cannot be written', async () => {
+  it('fails the operation when its event cannot be written', async () => {
     const t = await createTenant(api);
     const marker = `rollback-${unique()}`;
     await expect(
       em().transactional(async (tx) => {
         await tx.execute('update tenant set name = ? where id = ?', [marker, t.id]);
-        // an unknown tenant id violates the audit_event foreign key at the commit-time insert
+        // an unknown tenant id violates the audit_event foreign key: the record call throws
         await server.services.audit.record(tx, { tenantId: '00000000-0000-4000-8000-000000000000', action: 'TenantUpdated', actor: { type: 'system', id: null } });
       }),
     ).rejects.toThrow();

@@ -7,7 +7,8 @@ import { useTestServer } from './helpers/suite.js';
 /**
  * The REST façade runs on trpc-to-openapi with patches/trpc-to-openapi+3.3.0.patch applied (by
  * `patch-package` on install): the input parsers of a procedure are computed once, not merged again
- * on every request, and query coercion is set up once per schema (docs/performance.md).
+ * on every request; only path and query parameters are converted from strings, never a body and
+ * never by changing the shared schema (test/rest-body-coercion.test.ts; docs/performance.md).
  */
 const suite = useTestServer();
 let tenant: TestTenant;

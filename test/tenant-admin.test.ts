@@ -77,6 +77,9 @@ describe('GET and PATCH /v1/{tenantSlug}/tenant', () => {
       idpAllowedEmailDomains: [],
       idpRedirectUri: expect.stringMatching(new RegExp(`/v1/${tenant.slug}/oauth/idp/callback$`)),
       requireEmailVerification: false,
+      signupPolicy: 'Open',
+      signupEmailDomains: [],
+      idpMfaTrust: false,
       createdAt: expect.any(String),
     });
   });

@@ -11,6 +11,11 @@ import { Migration20261123080000_passkeys } from './Migration20261123080000_pass
 import { Migration20261123090000_recovery_codes_sessions } from './Migration20261123090000_recovery_codes_sessions.js';
 import { Migration20261123100000_tenant_idp_issuer } from './Migration20261123100000_tenant_idp_issuer.js';
 import { Migration20261123110000_job_queue_retention } from './Migration20261123110000_job_queue_retention.js';
+import { Migration20261124020000_idp_link_proof } from './Migration20261124020000_idp_link_proof.js';
+import { Migration20261124050000_refresh_answer } from './Migration20261124050000_refresh_answer.js';
+import { Migration20261124050100_webhook_delivery_attempting } from './Migration20261124050100_webhook_delivery_attempting.js';
+import { Migration20261124100000_oidc_provider } from './Migration20261124100000_oidc_provider.js';
+import { Migration20261124110000_user_administration } from './Migration20261124110000_user_administration.js';
 
 /**
  * Every committed migration, in the order it is applied. Listed explicitly so the same list runs
@@ -29,4 +34,9 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261123090000_recovery_codes_sessions', class: Migration20261123090000_recovery_codes_sessions },
   { name: 'Migration20261123100000_tenant_idp_issuer', class: Migration20261123100000_tenant_idp_issuer },
   { name: 'Migration20261123110000_job_queue_retention', class: Migration20261123110000_job_queue_retention },
+  { name: 'Migration20261124020000_idp_link_proof', class: Migration20261124020000_idp_link_proof },
+  { name: 'Migration20261124050000_refresh_answer', class: Migration20261124050000_refresh_answer },
+  { name: 'Migration20261124050100_webhook_delivery_attempting', class: Migration20261124050100_webhook_delivery_attempting },
+  { name: 'Migration20261124100000_oidc_provider', class: Migration20261124100000_oidc_provider },
+  { name: 'Migration20261124110000_user_administration', class: Migration20261124110000_user_administration },
 ];

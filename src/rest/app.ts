@@ -5,15 +5,16 @@ import { createOpenApiExpressMiddleware } from 'trpc-to-openapi';
 import type { AppServices } from '../app-services.js';
 import { appRouter } from '../routers/index.js';
 import { createRequestContext } from '../context.js';
+import { isDependencyOutage, serviceUnavailable, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../lib/outage.js';
 import { envelopeAdapterErrors, INTERNAL_ERROR_REASON, sendError } from './error-envelope.js';
-import { publicDescriptionCors, screenRequestInput, strictCors } from './http-hardening.js';
-import { idpCallbackToPage } from './idp-binding-cookie.js';
+import { MAX_BODY_BYTES, publicDescriptionCors, screenRequestInput, strictCors } from './http-hardening.js';
+import { idpCallbackToPage } from '../middleware/idp-binding-cookie.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { logRequests } from './request-log.js';
+import { oidcRoutes } from './oidc-routes.js';
+import { countRequests } from './request-metrics.js';
 import { webPages } from './web-pages.js';
 
-/** Largest accepted request body, in bytes. */
-export const MAX_BODY_BYTES = 100 * 1024;
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -71,7 +72,10 @@ function noStore(_req: Request, res: Response, next: NextFunction): void {
   next();
 }
 
-/** Maps body-parser failures and anything unexpected to the envelope; never leaks a stack or SQL. */
+/**
+ * Maps body-parser failures, dependency outages (503 with `Retry-After`) and anything unexpected to
+ * the envelope; never leaks a stack or SQL.
+ */
 function errorHandler(services: AppServices) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const type = typeof err === 'object' && err !== null ? (err as { type?: unknown }).type : undefined;
@@ -86,6 +90,12 @@ function errorHandler(services: AppServices) {
     if (typeof status === 'number' && status >= 400 && status < 500) {
       // Any other client-side body failure of the parser (e.g. a Content-Encoding that does not decode).
       return sendError(res, 'BAD_REQUEST', 'The request body could not be read', { reason: 'unreadable_body' });
+    }
+    if (isDependencyOutage(err)) {
+      services.logger.warn({ err, method: req.method, path: req.path }, 'dependency unavailable; answered 503');
+      if (!res.headersSent) res.setHeader('Retry-After', String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
+      const { message, details } = serviceUnavailable();
+      return sendError(res, 'SERVICE_UNAVAILABLE', message, details);
     }
     services.logger.error({ err, method: req.method, path: req.path }, 'unhandled error');
     sendError(res, 'INTERNAL_SERVER_ERROR', 'Internal server error', { reason: INTERNAL_ERROR_REASON });
@@ -103,6 +113,7 @@ export function createApp(services: AppServices): express.Express {
   app.set('trust proxy', config.trustProxy);
   app.set('etag', false);
   app.use(logRequests(logger));
+  if (services.metrics) app.use(countRequests(services.metrics));
   app.use(securityHeaders());
   // The API description is public and holds no secret: documentation tools on any origin may read it.
   const openApiDocument = JSON.stringify(buildOpenApiDocument(config.publicUrl));
@@ -110,6 +121,8 @@ export function createApp(services: AppServices): express.Express {
   app.get('/v1/openapi.json', publicDescriptionCors, (_req, res) => {
     res.type('application/json').send(openApiDocument);
   });
+  // Each tenant's OpenID Provider: its own CORS (per client), CSP, caching and body parsing (docs/oidc.md).
+  app.use('/v1/:tenantSlug/oidc', oidcRoutes(services));
   app.use(strictCors(config.corsOrigins));
 
   app.get('/health', (_req, res) => {

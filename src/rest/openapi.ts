@@ -14,6 +14,7 @@ const TAGS = [
   { name: 'idp', description: 'Sign-in through the tenant’s external OpenID Connect provider' },
   { name: 'invites', description: 'Inviting users into a tenant and accepting invites' },
   { name: 'api-keys', description: 'Tenant API keys for machine clients' },
+  { name: 'applications', description: 'The tenant\'s applications: clients of its OpenID Provider (docs/oidc.md)' },
   { name: 'users', description: 'Administration of the tenant’s users' },
   { name: 'tenant', description: 'The tenant’s settings (MFA policy, email verification, IdP)' },
   { name: 'audit', description: 'The tenant’s audit trail' },

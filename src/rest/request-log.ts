@@ -34,6 +34,7 @@ export function logRequests(logger: Logger) {
         error: (res.locals as { error?: LoggedError }).error,
       };
       if (status === 401 || status === 403) logger.warn(entry, 'request refused');
+      else if (status === 503) logger.warn(entry, 'request refused: a dependency is unavailable');
       else if (status >= 500) logger.error(entry, 'request failed');
       else logger.debug(entry, 'request');
     });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { API_KEY_ENVIRONMENTS, type ApiKey } from '../entities/api-key.js';
-import { adminProcedure } from '../middleware/auth.js';
+import { adminProcedure, securityAdminProcedure } from '../middleware/auth.js';
 import { router } from '../trpc.js';
 import { isoDateTime, OK, okOutput, queryBoolean, timestampOutput } from './schemas.js';
 
@@ -53,14 +53,14 @@ export const apiKeysRouter = router({
       return { items: keys.map(toApiKeyOutput) };
     }),
 
-  create: adminProcedure
+  create: securityAdminProcedure
     .meta({
       openapi: {
         method: 'POST', path: '/v1/{tenantSlug}/api-keys', protect: true, tags,
         summary: 'Create an API key; the plaintext is returned only in this response',
         errorResponses: { ...adminErrors, 400: 'Invalid body or expiresAt not in the future' },
       },
-      errorReasons: { 400: ['expires_at_in_past'], 403: ['admin_required'] },
+      errorReasons: { 400: ['expires_at_in_past'], 403: ['admin_required', 'live_key_required'] },
     })
     .input(
       z.object({
@@ -79,14 +79,14 @@ export const apiKeysRouter = router({
       return { plaintext, apiKey: toApiKeyOutput(apiKey) };
     }),
 
-  revoke: adminProcedure
+  revoke: securityAdminProcedure
     .meta({
       openapi: {
         method: 'DELETE', path: '/v1/{tenantSlug}/api-keys/{id}', protect: true, tags,
         summary: 'Revoke an API key; it is refused from the next request on',
         errorResponses: adminErrors,
       },
-      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+      errorReasons: { 403: ['admin_required', 'live_key_required'], 404: ['not_found'] },
     })
     .input(z.object({ id: z.string().min(1).max(200) }))
     .output(okOutput)

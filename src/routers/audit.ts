@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AUDIT_ACTIONS } from '../entities/audit-event.js';
 import { adminProcedure } from '../middleware/auth.js';
-import { rejectEmptyQueryValues } from '../rest/empty-query-values.js';
+import { rejectEmptyQueryValues } from '../middleware/empty-query-values.js';
 import { AUDIT_DEFAULT_LIMIT, AUDIT_MAX_LIMIT } from '../services/audit/audit-log-service.js';
 import { router } from '../trpc.js';
 import { auditEventOutput, isoDateTime } from './schemas.js';

@@ -5,6 +5,8 @@ import { tenantProcedure } from '../middleware/tenant.js';
 import { router } from '../trpc.js';
 import { PASSKEY_REASONS } from '../services/passkeys/passkey-errors.js';
 import { authenticationOptionsOutput, authenticationResponseInput } from './passkey-schemas.js';
+import { SESSION_REASONS } from '../services/sessions/session-errors.js';
+import { readIdempotencyKey, refreshRequestHeaders } from './idempotency-key.js';
 import { deliverSession } from './session-delivery.js';
 import {
   documentOneOf, email, newPassword, OK, okOutput, oneTimeCode, opaqueToken, presentedPassword, recoveryCodeInput, recoveryCodesOutput, sessionOutput, toSession,
@@ -36,9 +38,12 @@ export const authRouter = router({
         description:
           'When the tenant requires email verification, a verification link is mailed and the user is `Pending`: the session ' +
           'is issued but its tokens answer 401 `email_not_verified` until the address is verified (auth/verify-email).',
-        errorResponses: { 400: 'Invalid body', 404: 'Unknown tenant', 409: 'Email taken', 429: 'Rate limited' },
+        errorResponses: {
+          400: 'Invalid body', 403: 'The workspace\'s sign-up policy refuses this address (`signup_disabled`, `signup_domain_not_allowed`)',
+          404: 'Unknown tenant', 409: 'Email taken', 429: 'Rate limited',
+        },
       },
-      errorReasons: { 409: ['email_taken'] },
+      errorReasons: { 403: ['signup_disabled', 'signup_domain_not_allowed'], 409: ['email_taken'] },
     })
     .input(z.object({ email, password: newPassword }))
     .output(sessionOutput)
@@ -76,14 +81,24 @@ export const authRouter = router({
       openapi: {
         method: 'POST', path: '/v1/{tenantSlug}/auth/refresh', protect: false, tags,
         summary: 'Exchange a refresh token for a new pair (rotation; a replayed token revokes its family)',
-        errorResponses: { 400: 'Invalid body', 401: 'Invalid, expired, revoked or reused token', 404: 'Unknown tenant', 429: 'Rate limited' },
+        description:
+          'Send an `Idempotency-Key` (one per logical refresh, the same on every retry of it): a retry whose answer was lost ' +
+          'gets the same pair again within 60 s, while that pair is unused, instead of revoking the session as a replay.',
+        requestHeaders: refreshRequestHeaders,
+        errorResponses: {
+          400: 'Invalid body or Idempotency-Key', 401: 'Invalid, expired, revoked or reused token', 404: 'Unknown tenant', 429: 'Rate limited',
+        },
       },
-      errorReasons: { 401: ['invalid_token', 'refresh_token_reused', 'refresh_token_expired', 'session_revoked', 'email_not_verified'] },
+      errorReasons: {
+        400: [SESSION_REASONS.invalidIdempotencyKey],
+        401: ['invalid_token', 'refresh_token_reused', 'refresh_token_expired', 'session_revoked', 'email_not_verified'],
+      },
     })
     .input(z.object({ refreshToken: opaqueToken }))
     .output(sessionOutput)
     .mutation(async ({ ctx, input }) => {
-      const { user, tokens } = await ctx.services.sessions.refresh(ctx.em, ctx.tenant, input.refreshToken, ctx.meta);
+      const idempotencyKey = readIdempotencyKey(ctx.req);
+      const { user, tokens } = await ctx.services.sessions.refresh(ctx.em, ctx.tenant, input.refreshToken, ctx.meta, idempotencyKey);
       return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens));
     }),
 
@@ -97,7 +112,7 @@ export const authRouter = router({
     .input(z.object({ refreshToken: opaqueToken }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.em.transactional((tx) => ctx.services.sessions.endByRefreshToken(tx, ctx.tenant, input.refreshToken, ctx.meta));
+      await ctx.services.sessions.endByRefreshToken(ctx.em, ctx.tenant, input.refreshToken, ctx.meta);
       return OK;
     }),
 

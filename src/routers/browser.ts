@@ -1,11 +1,12 @@
 import { ApiError } from '../lib/errors.js';
 import { tenantProcedure } from '../middleware/tenant.js';
 import { z } from 'zod';
-import { clearIdpBindingCookie, readIdpBindingCookie, setIdpBindingCookie } from '../rest/idp-binding-cookie.js';
-import { clearRefreshCookie, readRefreshCookie, wantsRefreshCookie } from '../rest/refresh-cookie.js';
+import { clearIdpBindingCookie, readIdpBindingCookie, setIdpBindingCookie } from '../middleware/idp-binding-cookie.js';
+import { clearRefreshCookie, readRefreshCookie, wantsRefreshCookie } from '../middleware/refresh-cookie.js';
 import { router } from '../trpc.js';
 import { callbackInput } from './idp.js';
 import { OK, okOutput, sessionOutput, toSession } from './schemas.js';
+import { readIdempotencyKey } from './idempotency-key.js';
 import { deliverSession } from './session-delivery.js';
 
 /**
@@ -13,19 +14,34 @@ import { deliverSession } from './session-delivery.js';
  * rotation and sign-out as `auth.refresh` / `auth.logout`, with the refresh token read from the
  * workspace's HttpOnly cookie instead of the body (docs/decisions.md "issue 13").
  */
+/**
+ * Every browser procedure needs the cookie transport header (a cross-site form cannot send it, and
+ * without it a session would be answered with its refresh token in the body).
+ * @throws ApiError 400 `cookie_transport_required`.
+ */
+function requireCookieTransport(req: Parameters<typeof wantsRefreshCookie>[0]): void {
+  if (!wantsRefreshCookie(req)) {
+    throw new ApiError('BAD_REQUEST', 'Send x-refresh-transport: cookie', { reason: 'cookie_transport_required' });
+  }
+}
+
 export const browserRouter = router({
   /**
-   * Rotates the cookie's refresh token: a new access token in the body, the new refresh token in the cookie.
-   * @throws ApiError 401 `refresh_cookie_missing` without a cookie; the errors of auth.refresh otherwise
-   *   (a failed refresh also deletes the cookie).
+   * Rotates the cookie's refresh token: a new access token in the body, the new refresh token only in
+   * the cookie (never in the body, which page scripts can read). Takes the same optional
+   * `Idempotency-Key` header as auth.refresh (a retry gets the same pair again).
+   * @throws ApiError 400 `cookie_transport_required` without the header; 401 `refresh_cookie_missing`
+   *   without a cookie; the errors of auth.refresh otherwise (a failed refresh also deletes the cookie).
    */
   refresh: tenantProcedure
     .output(sessionOutput)
     .mutation(async ({ ctx }) => {
+      requireCookieTransport(ctx.req);
       const presented = readRefreshCookie(ctx.req, ctx.tenant.slug);
       if (!presented) throw new ApiError('UNAUTHORIZED', 'Not signed in', { reason: 'refresh_cookie_missing' });
+      const idempotencyKey = readIdempotencyKey(ctx.req);
       try {
-        const { user, tokens } = await ctx.services.sessions.refresh(ctx.em, ctx.tenant, presented, ctx.meta);
+        const { user, tokens } = await ctx.services.sessions.refresh(ctx.em, ctx.tenant, presented, ctx.meta, idempotencyKey);
         return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens));
       } catch (err) {
         clearRefreshCookie(ctx.req, ctx.res, ctx.tenant.slug);
@@ -44,9 +60,7 @@ export const browserRouter = router({
   idpStart: tenantProcedure
     .output(z.object({ authorizationUrl: z.url() }))
     .mutation(async ({ ctx }) => {
-      if (!wantsRefreshCookie(ctx.req)) {
-        throw new ApiError('BAD_REQUEST', 'Send x-refresh-transport: cookie', { reason: 'cookie_transport_required' });
-      }
+      requireCookieTransport(ctx.req);
       const binding = setIdpBindingCookie(ctx.req, ctx.res, ctx.tenant.slug);
       return { authorizationUrl: await ctx.services.idp.start(ctx.em, ctx.tenant, binding) };
     }),
@@ -54,26 +68,32 @@ export const browserRouter = router({
   /**
    * Completes a provider sign-in from the page `/app/{slug}/idp-callback` with the parameters the
    * provider sent (a POST, so the code never lands in a /trpc URL). Same answers as oauth/idp/callback,
-   * including 401 `mfa_required` and 401 `browser_mismatch`; a session's refresh token goes into the
+   * including 401 `mfa_required` and 401 `browser_mismatch` (also for a flow not started by
+   * `browser.idpStart`, which no browser is bound to: login CSRF); a session's refresh token goes into the
    * refresh cookie. The binding cookie is deleted whatever the outcome.
    */
   idpCallback: tenantProcedure
     .input(callbackInput)
     .output(sessionOutput)
     .mutation(async ({ ctx, input }) => {
+      requireCookieTransport(ctx.req);
       const { tenantSlug: _slug, ...params } = input;
       const binding = readIdpBindingCookie(ctx.req, ctx.tenant.slug);
       clearIdpBindingCookie(ctx.req, ctx.res, ctx.tenant.slug);
-      const { user, tokens } = await ctx.services.idp.callback(ctx.em, ctx.tenant, params, ctx.meta, binding);
+      const { user, tokens } = await ctx.services.idp.callback(ctx.em, ctx.tenant, params, ctx.meta, binding, true);
       return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens));
     }),
 
-  /** Ends the cookie's session (if any) and deletes the cookie; always `{ok:true}`. */
+  /**
+   * Ends the cookie's session (if any) and deletes the cookie; `{ok:true}`.
+   * @throws ApiError 400 `cookie_transport_required` without the header (nothing ended).
+   */
   logout: tenantProcedure
     .output(okOutput)
     .mutation(async ({ ctx }) => {
+      requireCookieTransport(ctx.req);
       const presented = readRefreshCookie(ctx.req, ctx.tenant.slug);
-      if (presented) await ctx.em.transactional((tx) => ctx.services.sessions.endByRefreshToken(tx, ctx.tenant, presented, ctx.meta));
+      if (presented) await ctx.services.sessions.endByRefreshToken(ctx.em, ctx.tenant, presented, ctx.meta);
       clearRefreshCookie(ctx.req, ctx.res, ctx.tenant.slug);
       return OK;
     }),

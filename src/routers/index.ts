@@ -1,5 +1,6 @@
 import { router } from '../trpc.js';
 import { apiKeysRouter } from './api-keys.js';
+import { applicationsRouter } from './applications.js';
 import { auditRouter } from './audit.js';
 import { authRouter } from './auth.js';
 import { browserRouter } from './browser.js';
@@ -17,6 +18,7 @@ import { webhooksRouter } from './webhooks.js';
  * `/oauth/idp/*` is `idp`, …); REST paths come from each procedure's `openapi` meta.
  */
 export const appRouter = router({
+  applications: applicationsRouter,
   tenants: tenantsRouter,
   auth: authRouter,
   me: meRouter,

@@ -64,9 +64,7 @@ export const meRouter = router({
     .input(z.object({ sessionId: z.uuid() }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.em.transactional((tx) =>
-        ctx.services.sessions.revokeOwnedSession(tx, ctx.tenant.id, ctx.principal.userId, input.sessionId, 'session_revoked_by_user', ctx.actor, ctx.meta),
-      );
+      await ctx.services.sessions.revokeOwnedSession(ctx.em, ctx.tenant.id, ctx.principal.userId, input.sessionId, 'session_revoked_by_user', ctx.actor, ctx.meta);
       return OK;
     }),
 

@@ -1,11 +1,12 @@
 import type { SchemaObject } from 'openapi3-ts/oas31';
 import { z } from 'zod';
+import { EMAIL_PATTERN, emailAddress } from '../lib/email.js';
 import { ACTOR_TYPES, AUDIT_ACTIONS } from '../entities/audit-event.js';
 import { USER_ROLES, USER_STATUSES, type User } from '../entities/user.js';
 import type { IssuedTokens, LiveSession } from '../services/sessions/session-service.js';
 
 /** Limits shared (docs/api-rules.md "Limits") by several routes. */
-export const email = z.email().max(254);
+export const email = emailAddress;
 /** A password presented for checking (login, currentPassword): 1 to 1024 characters. */
 export const presentedPassword = z.string().min(1).max(1024);
 /** A password being set (signup, newPassword, invite acceptance): 12 to 1024 characters. */
@@ -19,7 +20,7 @@ export const isoDateTime = z.iso.datetime({ offset: true });
 /** A timestamp in an answer: ISO 8601 in UTC (`Date.toISOString()`), documented as `format: date-time`. */
 export const timestampOutput = z.string().meta({ format: 'date-time' });
 /** An email address in an answer, documented as `format: email` (stored addresses are not re-validated). */
-export const emailOutput = z.string().meta({ format: 'email' });
+export const emailOutput = z.string().meta({ format: 'email', pattern: EMAIL_PATTERN.source });
 
 /** The answer of a TOTP enroll step: the base32 shared secret and its otpauth URI (for a QR code). */
 export const totpEnrollmentOutput = z.object({
@@ -177,3 +178,11 @@ export const auditEventOutput = z
     createdAt: timestampOutput,
   })
   .meta({ id: 'AuditEvent' });
+
+/** A DNS host name as an email domain: lower-cased, labels of letters, digits and inner hyphens, a dot at least. */
+export const emailDomain = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .max(253)
+  .regex(/^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'must be a domain name such as example.com');

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { USER_ROLES, USER_STATUSES } from '../entities/user.js';
 import type { Response } from 'express';
+import type { UserDataExport } from '../services/lifecycle/data-export-service.js';
 import { passkeyOutput } from './passkey-schemas.js';
 import { auditEventOutput, emailOutput, timestampOutput } from './schemas.js';
 
@@ -48,8 +49,6 @@ export const userExportOutput = z
   })
   .meta({ id: 'UserDataExport' });
 
-/** Everything the service holds about one user (GDPR art. 15 access, art. 20 portability), as JSON. */
-export type UserDataExport = z.infer<typeof userExportOutput>;
 
 /** Lets a browser save the export as a file. */
 export function asAttachment(res: Response, data: UserDataExport): UserDataExport {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AUDIT_ACTIONS } from '../entities/audit-event.js';
-import { adminProcedure } from '../middleware/auth.js';
+import { adminProcedure, securityAdminProcedure } from '../middleware/auth.js';
 import type { WebhookDeliveryAttempt, WebhookEndpoint } from '../services/webhooks/webhook-service.js';
 import { router } from '../trpc.js';
 import { OK, okOutput } from './schemas.js';
@@ -37,7 +37,9 @@ export const webhookDeliveryOutput = z
     messageId: z.string().meta({ description: 'The `webhook-id` header, the same on every attempt of one event' }),
     eventType: z.string(),
     attempt: z.number().int(),
-    outcome: z.enum(['succeeded', 'failed']),
+    outcome: z.enum(['succeeded', 'failed', 'attempting']).meta({
+      description: '`attempting`: the request was sent or about to be sent and its result was never recorded (an instance died); the event is sent again with the same `webhook-id`',
+    }),
     responseStatus: z.number().int().nullable(),
     latencyMs: z.number().int().nullable(),
     error: z.string().nullable(),
@@ -66,14 +68,14 @@ export const webhooksRouter = router({
     .output(z.object({ items: z.array(webhookOutput) }))
     .query(async ({ ctx }) => ({ items: (await ctx.services.webhooks.list(ctx.em, ctx.tenant)).map(toWebhookOutput) })),
 
-  create: adminProcedure
+  create: securityAdminProcedure
     .meta({
       openapi: {
         method: 'POST', path: '/v1/{tenantSlug}/webhooks', protect: true, tags,
         summary: 'Create a webhook endpoint; its signing secret is returned only in this response',
         errorResponses: { ...adminErrors, 400: 'Invalid body, or a URL that is not https or points at a private address' },
       },
-      errorReasons: { 403: ['admin_required'], 400: ['invalid_webhook_url'] },
+      errorReasons: { 403: ['admin_required', 'live_key_required'], 400: ['invalid_webhook_url'] },
     })
     .input(z.object({ url: webhookUrl, eventTypes: eventTypes.nullable().optional() }))
     .output(z.object({ webhook: webhookOutput, secret: secretOutput }))
@@ -82,14 +84,14 @@ export const webhooksRouter = router({
       return { webhook: toWebhookOutput(webhook), secret };
     }),
 
-  update: adminProcedure
+  update: securityAdminProcedure
     .meta({
       openapi: {
         method: 'PATCH', path: '/v1/{tenantSlug}/webhooks/{id}', protect: true, tags,
         summary: 'Change the URL, the event types or enabled; enabling clears the failure state',
         errorResponses: { ...adminErrors, 400: 'Invalid body or URL' },
       },
-      errorReasons: { 403: ['admin_required'], 400: ['invalid_webhook_url'], 404: ['not_found'] },
+      errorReasons: { 403: ['admin_required', 'live_key_required'], 400: ['invalid_webhook_url'], 404: ['not_found'] },
     })
     .input(idInput.extend({ url: webhookUrl.optional(), eventTypes: eventTypes.nullable().optional(), enabled: z.boolean().optional() }))
     .output(webhookOutput)
@@ -98,8 +100,8 @@ export const webhooksRouter = router({
       return toWebhookOutput(await ctx.services.webhooks.update(ctx.em, ctx.tenant, id, changes, ctx.actor, ctx.meta));
     }),
 
-  delete: adminProcedure
-    .meta({ openapi: { method: 'DELETE', path: '/v1/{tenantSlug}/webhooks/{id}', protect: true, tags, summary: 'Delete a webhook endpoint and its delivery log', errorResponses: adminErrors }, errorReasons: { 403: ['admin_required'], 404: ['not_found'] } })
+  delete: securityAdminProcedure
+    .meta({ openapi: { method: 'DELETE', path: '/v1/{tenantSlug}/webhooks/{id}', protect: true, tags, summary: 'Delete a webhook endpoint and its delivery log', errorResponses: adminErrors }, errorReasons: { 403: ['admin_required', 'live_key_required'], 404: ['not_found'] } })
     .input(idInput)
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
@@ -107,14 +109,14 @@ export const webhooksRouter = router({
       return OK;
     }),
 
-  rotateSecret: adminProcedure
+  rotateSecret: securityAdminProcedure
     .meta({
       openapi: {
         method: 'POST', path: '/v1/{tenantSlug}/webhooks/{id}/rotate-secret', protect: true, tags,
         summary: 'Replace the signing secret; the previous one keeps signing beside it for 24 hours',
         errorResponses: adminErrors,
       },
-      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+      errorReasons: { 403: ['admin_required', 'live_key_required'], 404: ['not_found'] },
     })
     .input(idInput)
     .output(z.object({ secret: secretOutput }))

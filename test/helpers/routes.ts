@@ -7,10 +7,12 @@ import { appRouter } from '../../src/routers/index.js';
  * - `user`: a user's access token only (`/me*`, `auth/logout-all`, `mfa/*`); an API key gets 401
  *   `user_token_required`.
  * - `admin`: tenant administration and invites: an Admin user or an API key of the tenant; a Member 403.
+ * - `securityAdmin`: changes of the tenant's security: an Admin user or an `ak_live_` key; a Member 403,
+ *   an `ak_test_` key 403 `live_key_required` (`securityAdminProcedure`).
  * - `adminUser`: an Admin *user* only (tenant deletion): a Member 403, an API key 401 `user_token_required`.
  * - `authenticated`: any credential of the tenant (user of either role, or API key).
  */
-export type AccessClass = 'public' | 'user' | 'admin' | 'adminUser' | 'authenticated';
+export type AccessClass = 'public' | 'user' | 'admin' | 'securityAdmin' | 'adminUser' | 'authenticated';
 
 /**
  * The expected access class of every procedure, keyed by tRPC path: every procedure name,
@@ -30,6 +32,7 @@ export const ACCESS_CLASSES: Record<string, AccessClass> = {
   'idp.start': 'public',
   'idp.callback': 'public',
   'idp.signInOptions': 'public',
+  'idp.startLink': 'user',
   'invites.accept': 'public',
   'auth.verifyEmail': 'public',
   'auth.verifyEmailLink': 'public',
@@ -59,27 +62,34 @@ export const ACCESS_CLASSES: Record<string, AccessClass> = {
   'mfa.recoveryCodes': 'user',
 
   'users.disableTotp': 'admin',
+  'applications.list': 'admin',
+  'applications.get': 'admin',
+  'applications.create': 'securityAdmin',
+  'applications.update': 'admin',
+  'applications.delete': 'securityAdmin',
+  'applications.rotateSecret': 'securityAdmin',
   'users.listSessions': 'admin',
   'users.revokeSession': 'admin',
-  'idp.putCredentials': 'admin',
-  'idp.deleteCredentials': 'admin',
+  'idp.putCredentials': 'securityAdmin',
+  'idp.deleteCredentials': 'securityAdmin',
   'invites.list': 'admin',
   'invites.create': 'admin',
   'invites.revoke': 'admin',
   'apiKeys.list': 'admin',
-  'apiKeys.create': 'admin',
-  'apiKeys.revoke': 'admin',
+  'apiKeys.create': 'securityAdmin',
+  'apiKeys.revoke': 'securityAdmin',
   'audit.list': 'admin',
   'tenant.get': 'admin',
-  'tenant.update': 'admin',
+  'tenant.update': 'securityAdmin',
   'users.list': 'admin',
   'users.delete': 'admin',
+  'users.update': 'admin',
   'users.exportUser': 'admin',
   'webhooks.list': 'admin',
-  'webhooks.create': 'admin',
-  'webhooks.update': 'admin',
-  'webhooks.delete': 'admin',
-  'webhooks.rotateSecret': 'admin',
+  'webhooks.create': 'securityAdmin',
+  'webhooks.update': 'securityAdmin',
+  'webhooks.delete': 'securityAdmin',
+  'webhooks.rotateSecret': 'securityAdmin',
   'webhooks.test': 'admin',
   'webhooks.deliveries': 'admin',
 

@@ -15,6 +15,11 @@ export function rememberSession(tenantSlug: string, session: Pick<Session, 'acce
   accessTokens.set(tenantSlug, { token: session.accessToken, expiresAtMs: Date.now() + session.accessTokenExpiresIn * 1000 });
 }
 
+/** The workspace's access token held in memory, if any (call restoreSession first). */
+export function currentAccessToken(tenantSlug: string): string | undefined {
+  return accessTokens.get(tenantSlug)?.token;
+}
+
 /** Drops the workspace's access token (sign-out). */
 export function forgetSession(tenantSlug: string): void {
   accessTokens.delete(tenantSlug);
@@ -24,6 +29,14 @@ function slugOf(input: unknown): string | undefined {
   if (typeof input !== 'object' || input === null) return undefined;
   const slug = (input as { tenantSlug?: unknown }).tenantSlug;
   return typeof slug === 'string' ? slug : undefined;
+}
+
+/** The deployment's workspace-creation token, when the operator set one and the person typed it. */
+let tenantCreationToken: string | undefined;
+
+/** Sends `token` with the next workspace creations (`TENANT_CREATION_TOKEN`, docs/web.md). */
+export function setTenantCreationToken(token: string | undefined): void {
+  tenantCreationToken = token || undefined;
 }
 
 /** Refreshes a little before expiry so that a page never sends an expired token. */
@@ -40,7 +53,10 @@ export const trpc = createTRPCClient<AppRouter>({
       url: '/trpc',
       headers: async ({ op }) => {
         const headers: Record<string, string> = { 'x-refresh-transport': 'cookie' };
+        if (op.path === 'tenants.create' && tenantCreationToken) headers.authorization = `Bearer ${tenantCreationToken}`;
         const slug = slugOf(op.input);
+        // One Idempotency-Key per logical refresh: its retry gets the same pair (docs/api-rules.md).
+        if (typeof op.context.idempotencyKey === 'string') headers['idempotency-key'] = op.context.idempotencyKey;
         if (slug && op.path !== 'browser.refresh') {
           const held = accessTokens.get(slug);
           if (held && held.expiresAtMs - Date.now() < REFRESH_MARGIN_MS) await restoreSession(slug);
@@ -63,8 +79,16 @@ export async function restoreSession(tenantSlug: string): Promise<boolean> {
   if (held && held.expiresAtMs - Date.now() >= REFRESH_MARGIN_MS) return true;
   let pending = refreshing.get(tenantSlug);
   if (!pending) {
+    // getRandomValues, unlike randomUUID, also exists on pages not served over HTTPS.
+    const context = { idempotencyKey: Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('') };
+    // A lost answer (network error or 503) is retried once with the same key, so it does not end the session.
     pending = trpc.browser.refresh
-      .mutate({ tenantSlug })
+      .mutate({ tenantSlug }, { context })
+      .catch((err: unknown) => {
+        const status = (err as { data?: { httpStatus?: number } } | undefined)?.data?.httpStatus;
+        if (status !== undefined && status !== 503) throw err;
+        return new Promise((resolve) => setTimeout(resolve, 1000)).then(() => trpc.browser.refresh.mutate({ tenantSlug }, { context }));
+      })
       .then((session) => {
         rememberSession(tenantSlug, session);
         return true;

@@ -2,6 +2,7 @@ import { createRootRoute, createRoute, createRouter, Link, Navigate, Outlet } fr
 import { useSlug } from './hooks';
 import { AccountPage, SignedInLayout } from './pages/account';
 import { AdminLayout, ApiKeysPage, AuditPage, InvitesPage, SettingsPage, UsersPage } from './pages/admin';
+import { ApplicationsPage } from './pages/admin-applications';
 import { AcceptInvitePage, ForgotPasswordPage, IdpCallbackPage, ResetPasswordPage, SignInPage, SignUpPage, VerifyEmailPage } from './pages/auth';
 import { HomePage } from './pages/home';
 
@@ -34,7 +35,10 @@ const rootRoute = createRootRoute({ component: RootLayout, notFoundComponent: No
 const homeRoute = createRoute({ getParentRoute: () => rootRoute, path: '/', component: HomePage });
 const workspaceRoute = createRoute({ getParentRoute: () => rootRoute, path: '/app/$slug' });
 const workspaceIndexRoute = createRoute({ getParentRoute: () => workspaceRoute, path: '/', component: WorkspaceIndex });
-const signInRoute = createRoute({ getParentRoute: () => workspaceRoute, path: 'sign-in', component: SignInPage });
+/** The `interaction` of an application's sign-in request (docs/oidc.md); nothing else is read. */
+const interactionSearch = (search: Record<string, unknown>): { interaction?: string } =>
+  typeof search.interaction === 'string' ? { interaction: search.interaction } : {};
+const signInRoute = createRoute({ getParentRoute: () => workspaceRoute, path: 'sign-in', component: SignInPage, validateSearch: interactionSearch });
 const signUpRoute = createRoute({ getParentRoute: () => workspaceRoute, path: 'sign-up', component: SignUpPage });
 const forgotRoute = createRoute({ getParentRoute: () => workspaceRoute, path: 'forgot-password', component: ForgotPasswordPage });
 const resetRoute = createRoute({ getParentRoute: () => workspaceRoute, path: 'reset-password', component: ResetPasswordPage, validateSearch: tokenSearch });
@@ -49,6 +53,7 @@ const invitesRoute = createRoute({ getParentRoute: () => adminRoute, path: 'invi
 const apiKeysRoute = createRoute({ getParentRoute: () => adminRoute, path: 'api-keys', component: ApiKeysPage });
 const settingsRoute = createRoute({ getParentRoute: () => adminRoute, path: 'settings', component: SettingsPage });
 const auditRoute = createRoute({ getParentRoute: () => adminRoute, path: 'audit', component: AuditPage });
+const applicationsRoute = createRoute({ getParentRoute: () => adminRoute, path: 'applications', component: ApplicationsPage });
 
 const routeTree = rootRoute.addChildren([
   homeRoute,
@@ -61,7 +66,7 @@ const routeTree = rootRoute.addChildren([
     verifyRoute,
     acceptRoute,
     idpCallbackRoute,
-    signedInRoute.addChildren([accountRoute, adminRoute.addChildren([usersRoute, invitesRoute, apiKeysRoute, settingsRoute, auditRoute])]),
+    signedInRoute.addChildren([accountRoute, adminRoute.addChildren([usersRoute, invitesRoute, apiKeysRoute, applicationsRoute, settingsRoute, auditRoute])]),
   ]),
 ]);
 

@@ -1,12 +1,47 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { passkeysOf } from '../passkeys/passkey-service.js';
-import { toAuditItem, type AuditRow } from '../audit/audit-log-service.js';
-import type { UserDataExport } from '../../routers/user-export.js';
+import { passkeysOf, type PasskeyView } from '../passkeys/passkey-service.js';
+import { toAuditItem, type AuditItem, type AuditRow } from '../audit/audit-log-service.js';
 import type { Tenant } from '../../entities/tenant.js';
 import type { UserRole, UserStatus } from '../../entities/user.js';
 import { notFound } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { AuditService } from '../audit/audit-service.js';
+
+/**
+ * Everything the service holds about one user (GDPR art. 15 access, art. 20 portability), as JSON;
+ * timestamps are ISO 8601 strings. `GET me/export` and `GET users/{userId}/export` answer it
+ * (docs/lifecycle.md "Export").
+ */
+export interface UserDataExport {
+  format: 'tenant-identity.user-export.v1';
+  exportedAt: string;
+  user: {
+    id: string;
+    email: string;
+    status: UserStatus;
+    role: UserRole;
+    createdAt: string;
+    updatedAt: string;
+    lastLoginAt: string | null;
+    emailVerifiedAt: string | null;
+    deletedAt: string | null;
+  };
+  tenant: { id: string; slug: string; name: string };
+  mfa: { totpEnrolled: boolean; totpEnrolledAt: string | null };
+  sessions: {
+    id: string;
+    createdAt: string;
+    lastRefreshedAt: string | null;
+    revokedAt: string | null;
+    revokedReason: string | null;
+    ip: string | null;
+    userAgent: string | null;
+    method: string | null;
+  }[];
+  idpLinks: { issuer: string; subject: string; email: string | null; createdAt: string; lastLoginAt: string | null }[];
+  passkeys: PasskeyView[];
+  auditEvents: (Omit<AuditItem, 'createdAt'> & { createdAt: string })[];
+}
 
 interface UserRow {
   id: string;

@@ -10,6 +10,7 @@ import { passwordResetMail } from './account-mail.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { EmailVerificationService } from './email-verification-service.js';
 import type { SessionService } from '../sessions/session-service.js';
+import type { AccountCredentialService } from '../users/account-credentials.js';
 import { findLiveUserByEmail } from '../users/user-lookup.js';
 
 /**
@@ -24,6 +25,7 @@ export class PasswordResetService {
     private readonly sessions: SessionService,
     private readonly emailVerification: EmailVerificationService,
     private readonly audit: AuditService,
+    private readonly credentials: AccountCredentialService,
   ) {}
 
   /**
@@ -47,8 +49,11 @@ export class PasswordResetService {
 
   /**
    * auth/password-reset/complete: consumes the token, ends any other open reset token of the user,
-   * sets the new password (argon2id), ends every session of the user and audits `UserPasswordChanged` (`details.via` = `password_reset`). The
-   * token reached the user's mailbox, so an unverified address becomes verified (`UserEmailVerified`).
+   * sets the new password (argon2id), ends every session of the user and audits `UserPasswordChanged`
+   * (`details.via` = `password_reset`). The token reached the user's mailbox, so an unverified address
+   * becomes verified (`UserEmailVerified`); and since whoever registered such an account never proved
+   * the address, everything they may have set up goes first (AccountCredentialService.clearAll:
+   * factors, passkeys, provider links, sessions; docs/idp.md "Pre-registered accounts").
    * @returns how many sessions were ended.
    * @throws ApiError 401 `invalid_token` (unknown, used, or the user was deleted), 401 `token_expired`.
    */
@@ -60,17 +65,24 @@ export class PasswordResetService {
       const userId = await this.tokens.consume(tx, tenant.id, presented, 'password_reset');
       await this.tokens.revokeOpen(tx, tenant.id, userId, 'password_reset');
       const actor: Actor = { type: 'user', id: userId };
+      const owner = (await tx.execute('select email_verified_at from app_user where id = ? and tenant_id = ? and deleted_at is null', [userId, tenant.id])) as {
+        email_verified_at: Date | null;
+      }[];
+      if (!owner[0]) throw unauthorized('invalid_token', 'The token is not valid');
+      const reclaimed = owner[0].email_verified_at === null
+        ? await this.credentials.clearAll(tx, tenant.id, userId, 'password_reset', actor, meta)
+        : undefined;
       const updated = await tx.nativeUpdate(UserSchema, { id: userId, tenantId: tenant.id, deletedAt: null }, { passwordHash, updatedAt: new Date() });
       if (updated === 0) throw unauthorized('invalid_token', 'The token is not valid');
       await this.emailVerification.markVerified(tx, tenant, userId, 'password_reset', meta);
-      const ended = await this.sessions.revokeAllForUser(tx, tenant.id, userId, 'password_reset', actor, meta);
+      const ended = (reclaimed?.sessionsEnded ?? 0) + (await this.sessions.revokeAllForUser(tx, tenant.id, userId, 'password_reset', actor, meta));
       await this.audit.record(tx, {
         tenantId: tenant.id,
         action: 'UserPasswordChanged',
         actor,
         target: { type: 'user', id: userId },
         meta,
-        details: { via: 'password_reset', sessionsEnded: ended },
+        details: { via: 'password_reset', sessionsEnded: ended, ...(reclaimed ? { reclaimed: true } : {}) },
       });
       return ended;
     });

@@ -4,7 +4,14 @@ import path from 'node:path';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
-import type { MailMessage } from './mailer.js';
+
+/** One outgoing mail, with both a plain-text and an HTML body. */
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+}
 
 /** Milliseconds the SMTP client waits for a connection, the greeting and each socket read. */
 const SMTP_TIMEOUT_MS = 10_000;

@@ -3,15 +3,9 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Keyring } from '../../security/keyring.js';
 import type { ClaimedJob, JobQueue } from '../jobs/job-queue.js';
-import type { MailTransport } from './mail-transport.js';
+import type { MailMessage, MailTransport } from './mail-transport.js';
 
-/** One outgoing mail, with both a plain-text and an HTML body. */
-export interface MailMessage {
-  to: string;
-  subject: string;
-  text: string;
-  html: string;
-}
+export type { MailMessage };
 
 const mailMessageSchema = z.object({ to: z.string(), subject: z.string(), text: z.string(), html: z.string() });
 

@@ -10,11 +10,10 @@ import type { Keyring } from '../../security/keyring.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import { webhookUrlProblem } from './webhook-target.js';
+import { WEBHOOK_MAX_ATTEMPTS } from './webhook-outbox.js';
 
 /** Seconds the previous signing secret keeps signing after a rotation (both signatures are sent). */
 export const SECRET_ROTATION_OVERLAP_SECONDS = 24 * 3600;
-/** Runs of one delivery before it is given up: with the 30 s default base, about a day of retries. */
-export const WEBHOOK_MAX_ATTEMPTS = 15;
 /** Event type of the deliveries sent by "send test event". */
 export const WEBHOOK_TEST_EVENT_TYPE = 'WebhookTest';
 /** Most delivery attempts listed by GET webhooks/{id}/deliveries. */
@@ -42,7 +41,8 @@ export interface WebhookDeliveryAttempt {
   messageId: string;
   eventType: string;
   attempt: number;
-  outcome: 'succeeded' | 'failed';
+  /** `attempting`: the POST was about to be sent or sent, and its result never written (the instance died or the database was away). */
+  outcome: 'succeeded' | 'failed' | 'attempting';
   /** HTTP status answered, null when no answer came (refused target, timeout, connection error). */
   responseStatus: number | null;
   /** Milliseconds from the request to the answer's headers. */
@@ -69,7 +69,7 @@ interface DeliveryRow {
   message_id: string;
   event_type: string;
   attempt: number;
-  outcome: 'succeeded' | 'failed';
+  outcome: 'succeeded' | 'failed' | 'attempting';
   response_status: number | null;
   latency_ms: number | null;
   error: string | null;

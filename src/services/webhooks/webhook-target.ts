@@ -53,17 +53,24 @@ export class ForbiddenTargetError extends Error {
   override name = 'ForbiddenTargetError';
 }
 
+/** The one refusal for a host name that resolves to a non-public address or does not resolve at all. */
+export function unusableHostMessage(hostname: string): string {
+  return `target ${hostname} does not resolve to a public address`;
+}
+
 /**
  * A `lookup` for node:http(s) requests that refuses non-public addresses (unless allowed), so the
  * address checked is the address connected to (no DNS-rebinding gap between check and connect).
+ * A name that does not resolve gets the same ForbiddenTargetError as one resolving to a private
+ * address, with the same message and no resolver detail, so an Admin cannot use the answers (or the
+ * stored delivery errors) as an oracle of the internal DNS.
  */
 export function guardedLookup(allowPrivateTargets: boolean): LookupFunction {
   return (hostname, options, callback) => {
     dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
-      if (err) return callback(err, '', 4);
-      const refused = addresses.find((a) => !allowPrivateTargets && !isPublicAddress(a.address));
-      if (refused || addresses.length === 0) {
-        return callback(new ForbiddenTargetError(`target ${hostname} resolves to a non-public address`), '', 4);
+      const refused = err ? undefined : addresses.find((a) => !allowPrivateTargets && !isPublicAddress(a.address));
+      if (err || refused || addresses.length === 0) {
+        return callback(new ForbiddenTargetError(unusableHostMessage(hostname)), '', 4);
       }
       if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
       const first = addresses[0]!;

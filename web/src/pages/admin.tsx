@@ -18,7 +18,7 @@ const USERS_PAGE_SIZES = [10, 50, 100] as const;
 /** Every audit action; the Record type makes the compiler reject a missing or unknown one. */
 const AUDIT_ACTION_SET: Record<AuditAction, true> = {
   UserSignup: true, UserLogin: true, UserLoginFailed: true, UserLogout: true, UserPasswordChanged: true, UserEmailVerified: true,
-  UserSoftDeleted: true, UserHardDeleted: true,
+  UserSoftDeleted: true, UserHardDeleted: true, UserRoleChanged: true, UserSuspended: true, UserReactivated: true,
   MfaTotpEnrolled: true, MfaTotpDisabled: true, MfaTotpVerified: true, MfaEmailOtpSent: true, MfaEmailOtpVerified: true, MfaEmailOtpFailed: true,
   InviteCreated: true, InviteAccepted: true, InviteRevoked: true, InviteExpired: true,
   ApiKeyCreated: true, ApiKeyRevoked: true,
@@ -28,6 +28,7 @@ const AUDIT_ACTION_SET: Record<AuditAction, true> = {
   IdpOauthLinked: true, IdpOauthUnlinked: true,
   PasskeyRegistered: true, PasskeyDeleted: true, PasskeyCloneSuspected: true,
   MfaRecoveryCodeUsed: true, MfaRecoveryCodesGenerated: true,
+  ApplicationCreated: true, ApplicationUpdated: true, ApplicationDeleted: true, ApplicationSecretRotated: true, OidcSignIn: true,
 };
 const AUDIT_ACTIONS = Object.keys(AUDIT_ACTION_SET) as AuditAction[];
 
@@ -53,6 +54,7 @@ export function AdminLayout() {
         <Link to="/app/$slug/admin" params={{ slug }} activeOptions={{ exact: true }}>Users</Link>
         <Link to="/app/$slug/admin/invites" params={{ slug }}>Invites</Link>
         <Link to="/app/$slug/admin/api-keys" params={{ slug }}>API keys</Link>
+        <Link to="/app/$slug/admin/applications" params={{ slug }}>Applications</Link>
         <Link to="/app/$slug/admin/settings" params={{ slug }}>Settings</Link>
         <Link to="/app/$slug/admin/audit" params={{ slug }}>Audit log</Link>
       </nav>

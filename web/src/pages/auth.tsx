@@ -1,8 +1,9 @@
 import { startAuthentication } from '@simplewebauthn/browser';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Link, useNavigate } from '@tanstack/react-router';
+import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import { useEffect, useRef, useState } from 'react';
-import { rememberSession, toFormError, toPasskeyError, trpc, type FormError } from '../api';
+import { currentAccessToken, rememberSession, restoreSession, toFormError, toPasskeyError, trpc, type FormError } from '../api';
+import { finishInteraction, interactionInfo, rememberInteraction, takeInteraction } from '../oidc-interaction';
 import { useLinkToken, useSlug } from '../hooks';
 import { Card, ErrorAlert, Field, formValue, Notice, RecoveryCodeList, TotpSecret } from '../ui';
 
@@ -14,7 +15,10 @@ function factorsOf(error: FormError | null): SecondFactor[] {
   return Array.isArray(methods) ? methods.filter((m): m is SecondFactor => m === 'totp' || m === 'email') : [];
 }
 
-/** After a session is issued: keep the access token and open the account page. */
+/**
+ * After a session is issued: keep the access token, then go back to the application that asked for
+ * the sign-in (OpenID Provider interaction), or else open the account page.
+ */
 function useSignedInNavigation(slug: string) {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
@@ -22,8 +26,46 @@ function useSignedInNavigation(slug: string) {
     rememberSession(tenantSlug, session);
     queryClient.removeQueries({ queryKey: ['me', tenantSlug] });
     queryClient.setQueryData(['session', tenantSlug], true);
+    const uid = takeInteraction(tenantSlug);
+    if (uid) {
+      const finished = await finishInteraction(tenantSlug, uid, session.accessToken);
+      if ('redirectTo' in finished) {
+        window.location.assign(finished.redirectTo);
+        return;
+      }
+    }
     await navigate({ to: '/app/$slug/account', params: { slug: tenantSlug } });
   };
+}
+
+/**
+ * An application's sign-in request (`?interaction=`): remembered for after the sign-in, and finished
+ * at once with the session the browser already holds unless the application asked for a new sign-in.
+ * @returns the application's name to show, once known.
+ */
+function useApplicationSignIn(slug: string): string | undefined {
+  const { interaction } = useSearch({ strict: false }) as { interaction?: string };
+  const [clientName, setClientName] = useState<string>();
+  useEffect(() => {
+    if (!interaction) return;
+    rememberInteraction(slug, interaction);
+    let cancelled = false;
+    void (async () => {
+      const info = await interactionInfo(slug, interaction);
+      if (cancelled || !info) return;
+      setClientName(info.clientName);
+      if (info.freshSignInRequired || !(await restoreSession(slug))) return;
+      const token = currentAccessToken(slug);
+      if (!token || cancelled) return;
+      const finished = await finishInteraction(slug, takeInteraction(slug) ?? interaction, token);
+      if ('redirectTo' in finished) window.location.assign(finished.redirectTo);
+      else rememberInteraction(slug, interaction);
+    })();
+    return () => {
+      cancelled = true;
+    };
+  }, [slug, interaction]);
+  return clientName;
 }
 
 /**
@@ -35,6 +77,7 @@ function useSignedInNavigation(slug: string) {
 export function SignInPage() {
   const slug = useSlug();
   const onSignedIn = useSignedInNavigation(slug);
+  const applicationName = useApplicationSignIn(slug);
   const [credentials, setCredentials] = useState<{ email: string; password: string } | null>(null);
   const [factors, setFactors] = useState<SecondFactor[]>([]);
   const [emailCodeSent, setEmailCodeSent] = useState(false);
@@ -112,7 +155,8 @@ export function SignInPage() {
     const canEnrol = !enrolled && factors.includes('totp');
     const emailError = enrol.error ? toFormError(enrol.error) : shownError;
     return (
-      <Card title="Second factor">
+      // keyed: a new form, so no input keeps what was typed into the sign-in form at the same place
+      <Card key="second-factor" title="Second factor">
         <ErrorAlert error={emailError ?? (sendEmailCode.error ? toFormError(sendEmailCode.error) : null)} />
         {enrolled && (
           <form
@@ -173,6 +217,7 @@ export function SignInPage() {
   return (
     <Card title="Sign in">
       <p className="muted">Workspace {slug}</p>
+      {applicationName && <p>Sign in to continue to <strong>{applicationName}</strong>.</p>}
       <form
         onSubmit={(e) => {
           e.preventDefault();
