@@ -10,6 +10,7 @@ import { verifyAccessToken, type AccessTokenClaims, type AccessTokenFailure } fr
 import { sha256Hex } from '../../security/tokens.js';
 import { findLiveTenantBySlug } from '../tenants/tenant-service.js';
 import { assertMaySignIn } from '../users/sign-in-eligibility.js';
+import { findTenantWithSession, SESSION_FOUND, SESSION_REVOKED_AT, USER_COLUMN_PREFIX } from './session-queries.js';
 
 /** Plaintext API keys start with one of these (docs/api-rules.md "Resources"). */
 export const API_KEY_PREFIXES = ['ak_live_', 'ak_test_'] as const;
@@ -86,11 +87,6 @@ export interface TenantResolution {
   sessionCheck: SessionCheck | undefined;
 }
 
-/** Columns the tenant + session query adds beside the tenant's own (no tenant column starts with `cred_`). */
-const SESSION_FOUND = 'cred_session_found';
-const SESSION_REVOKED_AT = 'cred_session_revoked_at';
-const USER_COLUMN_PREFIX = 'cred_user__';
-
 /** How often at most `api_key.last_used_at` is written for one key, in milliseconds. */
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 
@@ -99,9 +95,6 @@ const LAST_USED_WRITE_INTERVAL_MS = 60_000;
  * Access tokens are checked against their session on every request, so an ended session fails at once.
  */
 export class BearerAuthenticationService {
-  /** `u.<column> as cred_user__<column>` for every column of app_user, built once. */
-  private userColumns: string | undefined;
-
   constructor(
     private readonly config: Config,
     private readonly logger: Logger,
@@ -123,21 +116,7 @@ export class BearerAuthenticationService {
       return { tenant, sessionCheck: token && verified && !verified.ok ? { token, verified: false, reason: verified.reason } : undefined };
     }
     const { claims } = verified;
-    this.userColumns ??= em
-      .getMetadata()
-      .get<User>(UserSchema.meta.className)
-      .props.flatMap((p) => p.fieldNames ?? [])
-      .map((column) => `u.${column} as ${USER_COLUMN_PREFIX}${column}`)
-      .join(', ');
-    const rows = (await em.execute(
-      `select t.*, s.id is not null as ${SESSION_FOUND}, s.revoked_at as ${SESSION_REVOKED_AT}, ${this.userColumns}
-         from tenant t
-         left join session s on s.id = ? and s.tenant_id = t.id and s.user_id = ?
-         left join app_user u on u.id = s.user_id
-        where t.slug = ? and t.deleted_at is null`,
-      [claims.sid, claims.sub, slug],
-    )) as Record<string, unknown>[];
-    const row = rows[0];
+    const row = await findTenantWithSession(em, slug, claims.sid, claims.sub);
     if (!row) return null;
     const tenantColumns: Record<string, unknown> = {};
     const userColumns: Record<string, unknown> = {};
