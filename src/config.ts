@@ -51,6 +51,8 @@ export interface Config {
   erasureSweepIntervalSeconds: number;
   /** HTTP worker processes `npm start` runs (node:cluster); 1 = a single process. */
   webConcurrency: number;
+  /** Old-generation heap limit of each service process in MiB (`MAX_HEAP_MB`; 0 = Node's own sizing; docs/operations.md "Memory"). */
+  maxHeapMb: number;
   /** Whether this instance runs the job-queue worker (mail, webhooks); `npm run worker` runs it alone. */
   jobWorkerEnabled: boolean;
   /** Whether Prometheus metrics are served (`METRICS_ENABLED`, docs/operations.md "Metrics"). */
@@ -88,6 +90,9 @@ export interface Config {
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
+
+/** Default old-generation heap limit in MiB (`MAX_HEAP_MB`, docs/operations.md "Memory"). */
+export const DEFAULT_MAX_HEAP_MB = 128;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -160,6 +165,7 @@ const envSchema = z.object({
   USER_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
   ERASURE_SWEEP_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(604_800).default(3600),
   WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
+  MAX_HEAP_MB: z.coerce.number().int().refine((mb) => mb === 0 || (mb >= 64 && mb <= 65_536), 'must be 0 (no limit) or 64 to 65536').default(DEFAULT_MAX_HEAP_MB),
   JOB_WORKER: booleanString.default(true),
   METRICS_ENABLED: booleanString.default(false),
   METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(9464),
@@ -319,6 +325,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     userRetentionDays: e.USER_RETENTION_DAYS,
     erasureSweepIntervalSeconds: e.ERASURE_SWEEP_INTERVAL_SECONDS,
     webConcurrency: e.WEB_CONCURRENCY,
+    maxHeapMb: e.MAX_HEAP_MB,
     jobWorkerEnabled: e.JOB_WORKER,
     metricsEnabled: e.METRICS_ENABLED,
     metricsPort: e.METRICS_PORT,

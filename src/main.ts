@@ -1,7 +1,9 @@
 import './threadpool.js';
 import cluster from 'node:cluster';
+import { isMainThread, parentPort } from 'node:worker_threads';
 import { runClusterPrimary } from './cluster.js';
 import { ConfigError, loadConfigOrExit } from './config.js';
+import { heapLimitArgs, heapLimits, runOnHeapLimitedThread, type StopMessage } from './heap-limit.js';
 import { createLogger } from './logger.js';
 import { startupSummary } from './startup-summary.js';
 
@@ -9,13 +11,21 @@ import { startupSummary } from './startup-summary.js';
  * `npm start`: validate the configuration, migrate, serve; stop cleanly on SIGTERM/SIGINT.
  * With `WEB_CONCURRENCY` > 1 this process becomes a node:cluster primary running that many workers;
  * the primary never loads the service itself (the server modules are imported by workers only),
- * which keeps its memory small.
+ * which keeps its memory small, and starts them with the heap limit `MAX_HEAP_MB` as Node options. A
+ * single process runs the service on a worker thread whose heap is capped at `MAX_HEAP_MB`
+ * (src/heap-limit.ts); running from TypeScript source (tsx, the
+ * tests and `npm run dev`) it serves on the main thread, since tsx's loader does not reach threads.
  */
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const logger = createLogger(config.logLevel);
+  const limits = heapLimits(config.maxHeapMb, process.execArgv, process.env.NODE_OPTIONS);
   if (config.webConcurrency > 1 && cluster.isPrimary) {
-    await runClusterPrimary(config.webConcurrency, logger);
+    await runClusterPrimary(config.webConcurrency, logger, heapLimitArgs(limits));
+    return;
+  }
+  if (isMainThread && cluster.isPrimary && limits && import.meta.url.endsWith('.js')) {
+    runOnHeapLimitedThread(new URL(import.meta.url), limits, logger);
     return;
   }
   const { startServer } = await import('./server.js');
@@ -33,8 +43,11 @@ async function main(): Promise<void> {
         },
       );
     };
-    process.once('SIGTERM', () => shutdown('SIGTERM'));
-    process.once('SIGINT', () => shutdown('SIGINT'));
+    if (parentPort) parentPort.once('message', (message: StopMessage) => shutdown(message.stop));
+    else {
+      process.once('SIGTERM', () => shutdown('SIGTERM'));
+      process.once('SIGINT', () => shutdown('SIGINT'));
+    }
   } catch (err) {
     if (err instanceof DatabaseUnavailableError || err instanceof ConfigError) {
       logger.fatal(err.message);

@@ -1,0 +1,52 @@
+import { Worker, type ResourceLimits } from 'node:worker_threads';
+import type { Logger } from 'pino';
+
+/** Young-generation limit in MiB that goes with a heap limit: V8's default on 64-bit is 3 × 16 MiB semi-spaces. */
+const YOUNG_GENERATION_MB = 24;
+
+/**
+ * The V8 heap limits the service runs under, or undefined to run on the main thread with Node's own
+ * sizing. V8 sizes its heap for throughput and, uncapped, lets a busy service grow to several hundred
+ * MiB; the limit keeps the resident size near 250 MB at the same CPU per request (docs/performance.md).
+ * A heap size given to Node itself (`--max-old-space-size` on the command line or in `NODE_OPTIONS`)
+ * wins, and `MAX_HEAP_MB=0` turns the limit off.
+ * @param maxHeapMb `MAX_HEAP_MB` (MiB, 0 = none).
+ * @param execArgv `process.execArgv`; @param nodeOptions `process.env.NODE_OPTIONS`.
+ */
+export function heapLimits(maxHeapMb: number, execArgv: readonly string[], nodeOptions: string | undefined): ResourceLimits | undefined {
+  const explicit = [...execArgv, ...(nodeOptions ?? '').split(/\s+/)].some((arg) => /^--max[-_]old[-_]space[-_]size(=|$)/.test(arg));
+  if (explicit || maxHeapMb === 0) return undefined;
+  return { maxOldGenerationSizeMb: maxHeapMb, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB };
+}
+
+/**
+ * The same limits as Node options, for node:cluster workers (a cluster worker is a process of its own,
+ * so the primary starts it with them instead of a thread).
+ */
+export function heapLimitArgs(limits: ResourceLimits | undefined): string[] {
+  if (!limits?.maxOldGenerationSizeMb) return [];
+  return [`--max-old-space-size=${limits.maxOldGenerationSizeMb}`, `--max-semi-space-size=${Math.floor((limits.maxYoungGenerationSizeMb ?? YOUNG_GENERATION_MB) / 3)}`];
+}
+
+/** Message from the main thread to the service thread: stop as on this signal. */
+export interface StopMessage {
+  stop: NodeJS.Signals;
+}
+
+/**
+ * Runs `entry` (this program's own module) on a worker thread whose heap is capped by `limits`, the
+ * only way a Node program can cap its own heap once started. The main thread only waits: SIGTERM and
+ * SIGINT are passed on as a {@link StopMessage} (signals reach the main thread only), and the process
+ * exits with the service thread's exit code. Standard output stays file descriptor 1 for both.
+ */
+export function runOnHeapLimitedThread(entry: URL, limits: ResourceLimits, logger: Logger): void {
+  const service = new Worker(entry, { resourceLimits: limits, argv: process.argv.slice(2), stdout: false, stderr: false });
+  const stop = (signal: NodeJS.Signals) => service.postMessage({ stop: signal } satisfies StopMessage);
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  service.on('error', (err) => {
+    logger.fatal({ err }, 'the service thread failed');
+    process.exitCode = 1;
+  });
+  service.on('exit', (code) => process.exit(process.exitCode ?? code));
+}
