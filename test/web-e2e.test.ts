@@ -4,7 +4,10 @@ import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import * as oidc from 'openid-client';
+import { Api } from './helpers/api.js';
 import { freePort, startOpenIdProvider, type TestOpenIdProvider } from './helpers/oidc-provider.js';
+import { registerRelyingParty, type RelyingParty } from './helpers/oidc-relying-party.js';
 import { Authenticator } from './helpers/totp.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { startSmtpSink, type SmtpSink } from './helpers/smtp-sink.js';
@@ -78,6 +81,40 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
 
   async function shoot(page: Page, name: string): Promise<void> {
     await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  }
+
+  /**
+   * An application's authorization-code + PKCE sign-in played in `person`'s browser: opens the
+   * authorization URL, lets `signIn` act on the workspace's hosted page, catches the redirect to the
+   * application's callback and exchanges the code with openid-client (ID token checked against the JWKS).
+   */
+  async function signInToApplication(person: Page, rp: RelyingParty, params: Record<string, string>, signIn: () => Promise<void>) {
+    const verifier = oidc.randomPKCECodeVerifier();
+    const state = oidc.randomState();
+    const nonce = oidc.randomNonce();
+    const url = oidc.buildAuthorizationUrl(rp.config, {
+      redirect_uri: rp.redirectUri, scope: 'openid email', state, nonce,
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', ...params,
+    });
+    let callback: URL | undefined;
+    await person.route(`${rp.redirectUri}**`, async (route) => {
+      callback = new URL(route.request().url());
+      await route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>App</title><h1>Back in the app</h1>' });
+    });
+    await person.goto(url.href);
+    await person.getByText('Sign in to continue to').waitFor();
+    await signIn();
+    await person.getByRole('heading', { name: 'Back in the app' }).waitFor();
+    return oidc.authorizationCodeGrant(rp.config, callback!, { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce });
+  }
+
+  /** An Admin's access token from the API (the workspace owner has no second factor). */
+  async function adminAccessToken(baseUrl: string, tenantSlug: string, email: string): Promise<string> {
+    const res = await fetch(`${baseUrl}/v1/${tenantSlug}/auth/login`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }),
+    });
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { accessToken: string }).accessToken;
   }
 
   beforeAll(async () => {
@@ -375,6 +412,27 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await shoot(person, 'sign-in-idp-phone');
   });
 
+  it('signs a new person in to a single-page application through the OpenID provider with the upstream identity provider', async () => {
+    diagnoseOnFailure('10b');
+    const rp = await registerRelyingParty(new Api(server.url), { slug, accessToken: await adminAccessToken(server.url, slug, adminEmail) }, server.url, 'spa', {
+      redirectUris: [`http://localhost:${await freePort()}/callback`],
+    });
+    const sub = `sub-app-${run}`;
+    const email = `idp-app-${run}@example.com`;
+    provider.setAccount(sub, { email, email_verified: true });
+    const person = await newPerson();
+    await person.route(`${provider.issuer}/**`, async (route) => {
+      const callback = await provider.signIn(route.request().url(), sub);
+      await route.fulfill({ status: 302, headers: { location: callback.toString() } });
+    });
+    const tokens = await signInToApplication(person, rp, {}, async () => {
+      await person.getByRole('button', { name: 'Sign in with the identity provider' }).click();
+    });
+    expect(tokens.claims()).toMatchObject({ iss: rp.issuer, aud: rp.clientId });
+    // with the email scope and an access token, the address comes from userinfo (OpenID Connect Core §5.4)
+    expect(await oidc.fetchUserInfo(rp.config, tokens.access_token, tokens.claims()!.sub)).toMatchObject({ email, email_verified: true });
+  });
+
   it('under a Required MFA policy, a user without a factor proves the mailbox and sets up an authenticator at sign-in', async () => {
     diagnoseOnFailure('11');
     const email = `bootstrap-${run}@acme.test`;
@@ -488,6 +546,17 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
         [passkeySlug],
       )) as { details: Record<string, unknown> | string }[];
       expect(logins.map((r) => (typeof r.details === 'string' ? JSON.parse(r.details) : r.details).method)).toContain('passkey');
+
+      // the same passkey signs the person in to an application through the workspace's OpenID provider
+      const publicUrl = `http://localhost:${port}`;
+      const rp = await registerRelyingParty(new Api(publicUrl), { slug: passkeySlug, accessToken: await adminAccessToken(publicUrl, passkeySlug, email) }, publicUrl, 'web', {
+        redirectUris: [`http://localhost:${await freePort()}/callback`],
+      });
+      const tokens = await signInToApplication(person, rp, { prompt: 'login' }, async () => {
+        await person.getByRole('button', { name: 'Use a passkey' }).click();
+      });
+      expect(tokens.claims()).toMatchObject({ iss: rp.issuer, aud: rp.clientId });
+      expect(await oidc.fetchUserInfo(rp.config, tokens.access_token, tokens.claims()!.sub)).toMatchObject({ email });
     } finally {
       await local.close();
     }
