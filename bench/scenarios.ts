@@ -1,4 +1,5 @@
 import type { RawRequest, RequestSpec } from 'autocannon';
+import * as oidc from 'openid-client';
 import * as OTPAuth from 'otpauth';
 import { mapConcurrent, type JsonClient } from './client.js';
 import type { Seeder } from './database.js';
@@ -306,6 +307,12 @@ export function buildScenarios(fx: BenchFixture, argon2HashesPerSecond: () => nu
         };
       },
     },
+    {
+      name: 'oidc-code-exchange',
+      ceiling: 'http',
+      description: 'POST /v1/{slug}/oidc/token grant_type=authorization_code with PKCE (a web application, HTTP Basic client auth), one fresh code each',
+      prepare: () => prepareCodeExchange(fx),
+    },
   ];
   return all.filter((s) => options.scenarios.includes(s.name));
 }
@@ -358,6 +365,93 @@ async function prepareTotpLogin(fx: BenchFixture, hashesPerSecond: number): Prom
           const user = secrets[next++ % secrets.length]!;
           const totpCode = user.totp.generate({ timestamp: Date.now() + 30_000 });
           return { ...req, headers: JSON_HEADERS, body: JSON.stringify({ email: user.email, password: BENCH_PASSWORD, totpCode }) };
+        },
+      },
+    ],
+  };
+}
+
+/** One user agent's cookies for the provider's endpoints, without following redirects. */
+class CookieJar {
+  private readonly cookies = new Map<string, string>();
+
+  async request(url: string, init: RequestInit = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    if (this.cookies.size) headers.set('cookie', [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '));
+    const res = await fetch(url, { ...init, headers, redirect: 'manual' });
+    for (const line of res.headers.getSetCookie()) {
+      const [pair = ''] = line.split(';');
+      const eq = pair.indexOf('=');
+      const value = pair.slice(eq + 1).trim();
+      if (value === '' || /expires=Thu, 01 Jan 1970/i.test(line)) this.cookies.delete(pair.slice(0, eq).trim());
+      else this.cookies.set(pair.slice(0, eq).trim(), value);
+    }
+    return res;
+  }
+}
+
+/** Codes a code-exchange run spends, one per request: about 2 s of exchanges, prepared within the codes' 60 s life. */
+const CODE_EXCHANGES = 1500;
+
+/**
+ * oidc-code-exchange: a `web` application, then CODE_EXCHANGES authorization-code + PKCE sign-ins of
+ * the tenant admin played over HTTP (authorization request, the interaction completed with the admin's
+ * hosted session, resume) up to the redirect carrying the code; the load exchanges each code once.
+ */
+async function prepareCodeExchange(fx: BenchFixture): Promise<Prepared> {
+  const { api, options } = fx;
+  const tenant = await fx.tenant('Bench Code Flow');
+  const redirectUri = 'https://app.example.com/callback';
+  const created = await api.request('POST', `/v1/${tenant.slug}/applications`, { name: 'bench web', type: 'web', redirectUris: [redirectUri] }, tenant.adminToken);
+  if (created.status === 404) return { kind: 'skipped', reason: ROUTE_MISSING };
+  const body = created.body as { application: { clientId: string }; clientSecret: string };
+  const clientId = body.application.clientId;
+  const basic = Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(body.clientSecret)}`).toString('base64');
+  const issuer = `${api.baseUrl}/v1/${tenant.slug}/oidc`;
+
+  const codeFor = async (): Promise<{ code: string; verifier: string }> => {
+    const jar = new CookieJar();
+    const verifier = oidc.randomPKCECodeVerifier();
+    const query = new URLSearchParams({
+      client_id: clientId, response_type: 'code', redirect_uri: redirectUri, scope: 'openid', state: oidc.randomState(),
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+    });
+    let next = new URL(`${issuer}/auth?${query}`);
+    for (let hop = 0; hop < 12; hop++) {
+      const res = await jar.request(next.href);
+      const location = res.headers.get('location');
+      if (!location) throw new Error(`${next.pathname} answered ${res.status}: ${await res.text()}`);
+      const target = new URL(location, next);
+      if (target.href.startsWith(redirectUri)) return { code: target.searchParams.get('code')!, verifier };
+      if (/\/oidc\/interaction\/[^/?]+$/.test(target.pathname)) {
+        await jar.request(target.href); // the hand-off to the hosted sign-in page
+        const complete = await jar.request(`${target.href}/complete`, { method: 'POST', headers: { authorization: `Bearer ${tenant.adminToken}` } });
+        const done = (await complete.json()) as { redirectTo?: string };
+        if (!done.redirectTo) throw new Error(`interaction complete answered ${complete.status}: ${JSON.stringify(done)}`);
+        next = new URL(done.redirectTo, target);
+        continue;
+      }
+      next = target;
+    }
+    throw new Error('too many redirects in the authorization request');
+  };
+
+  const started = Date.now();
+  const codes = await mapConcurrent(Array.from({ length: CODE_EXCHANGES }), Math.max(8, options.connections / 2), codeFor);
+  fx.log(`prepared ${codes.length} authorization codes in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  let next = 0;
+  return {
+    kind: 'ready',
+    connections: options.connections,
+    amount: codes.length,
+    requests: [
+      {
+        method: 'POST',
+        path: `/v1/${tenant.slug}/oidc/token`,
+        setupRequest(req: RawRequest) {
+          const { code, verifier } = codes[next++ % codes.length]!;
+          const form = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier });
+          return { ...req, headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${basic}` }, body: form.toString() };
         },
       },
     ],
