@@ -127,6 +127,15 @@ function writeProject(dir: string, tarball: string): void {
       },
       include: ['src'],
     }),
+    // a stricter consumer: the package's own declarations checked too (skipLibCheck off); tRPC's
+    // declarations need the Disposable types of ES2026's explicit resource management
+    'tsconfig.libcheck.json': JSON.stringify({
+      compilerOptions: {
+        target: 'ES2022', lib: ['ES2022', 'ESNext.Disposable', 'DOM'], module: 'ESNext', moduleResolution: 'bundler',
+        types: [], strict: true, skipLibCheck: false, noEmit: true,
+      },
+      files: ['node_modules/@tenant-identity/client/dist/index.d.ts'],
+    }),
     'tsconfig.node.json': JSON.stringify({
       compilerOptions: {
         tsBuildInfoFile: './node_modules/.tmp/tsconfig.node.tsbuildinfo',
@@ -258,6 +267,10 @@ describe('the client package (packages/client) from its packed tarball', () => {
 
   it('type-checks with the Vite React template tsconfig (strict, erasableSyntaxOnly), and catches wrong calls', async () => {
     await sh(project, process.execPath, [path.join(project, 'node_modules', 'typescript', 'bin', 'tsc'), '-b']);
+  }, 300_000);
+
+  it('passes a type-check of its own declarations with skipLibCheck off', async () => {
+    await sh(project, process.execPath, [path.join(project, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.libcheck.json']);
   }, 300_000);
 
   it('bundles with Vite and calls the service through the REST and tRPC clients', async () => {

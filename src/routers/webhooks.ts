@@ -64,7 +64,6 @@ function toDeliveryOutput(d: WebhookDeliveryAttempt): z.infer<typeof webhookDeli
 export const webhooksRouter = router({
   list: adminProcedure
     .meta({ openapi: { method: 'GET', path: '/v1/{tenantSlug}/webhooks', protect: true, tags, summary: 'List webhook endpoints', errorResponses: adminErrors }, errorReasons: { 403: ['admin_required'] } })
-    .input(z.object({}))
     .output(z.object({ items: z.array(webhookOutput) }))
     .query(async ({ ctx }) => ({ items: (await ctx.services.webhooks.list(ctx.em, ctx.tenant)).map(toWebhookOutput) })),
 
