@@ -40,7 +40,11 @@ export interface StopMessage {
  * exits with the service thread's exit code. Standard output stays file descriptor 1 for both.
  */
 export function runOnHeapLimitedThread(entry: URL, limits: ResourceLimits, logger: Logger): void {
-  const service = new Worker(entry, { resourceLimits: limits, argv: process.argv.slice(2), stdout: false, stderr: false });
+  const service = new Worker(entry, {
+    resourceLimits: limits,
+    argv: process.argv.slice(2),
+    workerData: { stdoutIsTerminal: process.stdout.isTTY === true },
+  });
   const stop = (signal: NodeJS.Signals) => service.postMessage({ stop: signal } satisfies StopMessage);
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));

@@ -1,3 +1,4 @@
+import { isMainThread, workerData } from 'node:worker_threads';
 import pino, { type Logger } from 'pino';
 
 /**
@@ -24,7 +25,20 @@ export const REDACTED_PATHS = [
   'authorization', 'res.headers["set-cookie"]',
 ];
 
-/** The service logger: JSON lines on stdout at `level`, with secrets redacted. */
-export function createLogger(level: string): Logger {
-  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, base: { service: 'tenant-identity' } });
+/**
+ * The service logger at `level`, with secrets redacted: JSON lines on stdout, or lines for people
+ * (pino-pretty: time, level, message, then the fields) when `forPeople` (stdout is a terminal).
+ * @param forPeople defaults to whether stdout is a terminal; a service thread (src/heap-limit.ts) is
+ *   told by its main thread, since a thread's stdout is never a terminal itself.
+ */
+export function createLogger(level: string, forPeople: boolean = stdoutIsTerminal()): Logger {
+  const options = { level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, base: { service: 'tenant-identity' } };
+  if (!forPeople) return pino(options);
+  return pino({ ...options, transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname,service', singleLine: false } } });
+}
+
+/** Whether this process's stdout is a terminal, as the main thread saw it (see createLogger). */
+export function stdoutIsTerminal(): boolean {
+  if (!isMainThread) return (workerData as { stdoutIsTerminal?: boolean } | undefined)?.stdoutIsTerminal === true;
+  return process.stdout.isTTY === true;
 }

@@ -3,6 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
+import { freePort } from './helpers/oidc-provider.js';
 import { TEST_ENCRYPTION_KEYS, TEST_JWT_SECRET } from './helpers/server.js';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -89,5 +90,22 @@ describe('the service process', () => {
     expect(text).toContain('Mail: development outbox');
     expect(text).toContain(`curl -s -X POST http://127.0.0.1:${port}/v1/tenants`);
     if (db.password) expect(text).not.toContain(db.password);
+  });
+
+  it('points people at PUBLIC_URL (localhost by default), where passkeys and mailed links work, not at the listener\'s 127.0.0.1', async () => {
+    const port = await freePort();
+    const { child, output } = startProcess({
+      PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: inject('databaseUrl'), JWT_SECRET: TEST_JWT_SECRET, ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS,
+    });
+    const exited = exitCode(child);
+    await waitForPort(output);
+    for (let i = 0; i < 100 && !output().includes('First command'); i++) await new Promise((r) => setTimeout(r, 100));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const text = output();
+    expect(text).toContain(`listening on http://127.0.0.1:${port} (public URL http://localhost:${port})`);
+    expect(text).toContain(`Pages: http://localhost:${port}/ (sign-in)`);
+    expect(text).toContain(`API reference: http://localhost:${port}/v1/openapi.json`);
+    expect(text).toContain(`curl -s -X POST http://localhost:${port}/v1/tenants`);
   });
 });

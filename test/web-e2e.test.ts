@@ -153,6 +153,12 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     const assetRes = await fetch(`${server.url}${asset}`);
     expect(assetRes.status).toBe(200);
     expect(assetRes.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    // a favicon, so the tab shows the product and the browser does not ask for /favicon.ico
+    const icon = /<link rel="icon" type="image\/svg\+xml" href="(\/assets\/[^"]+\.svg)"/.exec(body)?.[1];
+    expect(icon, body).toBeDefined();
+    const iconRes = await fetch(`${server.url}${icon}`);
+    expect(iconRes.status).toBe(200);
+    expect(iconRes.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
   });
 
   it('creates a workspace from /', async () => {
