@@ -38,6 +38,8 @@ function toEnvelope(status: number, raw: string): { status: number; body: ErrorE
     message = DEFAULT_MESSAGES.INTERNAL_SERVER_ERROR;
     details = { reason: INTERNAL_ERROR_REASON };
   }
+  // An unknown path, or an unknown method on a known one, is the adapter's reasonless NOT_FOUND.
+  if (code === 'NOT_FOUND' && typeof details.reason !== 'string') details = { ...details, reason: REQUEST_REASONS.notFound };
   return { status: ERROR_STATUS[code], body: { code, message, details } };
 }
 

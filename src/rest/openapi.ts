@@ -75,6 +75,26 @@ function applyBodyOverride(op: OperationObject, procedure: ProcedureLike): void 
 
 const json = (schema: SchemaObject | ReferenceObject) => ({ 'application/json': { schema } });
 
+/**
+ * The provider callback answers a browser that holds the workspace's binding cookie (a sign-in the
+ * hosted pages started) with 303 to the hosted page instead of the JSON session (docs/web.md); that
+ * answer is served before the procedure, so it is added here.
+ */
+function documentCallbackHandOff(doc: OpenAPIObject): void {
+  const operation = doc.paths?.['/v1/{tenantSlug}/oauth/idp/callback']?.get;
+  if (!operation) return;
+  operation.responses = {
+    ...operation.responses,
+    '303': {
+      description:
+        'Only for a browser holding the workspace\'s binding cookie (a sign-in started by the hosted pages): a redirect to ' +
+        '`/app/{tenantSlug}/idp-callback`, with `code`, `state`, `error`, `error_description` and `iss` moved into the URL fragment; ' +
+        'the page completes the sign-in. API clients never get it.',
+      headers: { Location: { description: 'The hosted callback page', schema: { type: 'string' } } },
+    },
+  };
+}
+
 /** The routes served outside tRPC: liveness, readiness and this document. */
 function serviceRoutes(): Record<string, PathItemObject> {
   // Node answers a request it cannot parse (any path) with this 400 before any route runs.
@@ -196,6 +216,7 @@ export function buildOpenApiDocument(publicUrl: string): OpenAPIObject {
   doc.servers = [{ url: '/', description: 'The origin serving this document' }];
   doc.tags = TAGS;
   doc.paths = { ...doc.paths, ...serviceRoutes() };
+  documentCallbackHandOff(doc);
   const schemas = doc.components?.schemas ?? {};
   for (const name of Object.keys(schemas)) if (name.startsWith('error.')) delete schemas[name];
   doc.components = { ...doc.components, schemas: { ...schemas, ErrorEnvelope: ERROR_ENVELOPE_SCHEMA } };

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { API_KEY_ENVIRONMENTS, type ApiKey } from '../entities/api-key.js';
 import { adminProcedure, securityAdminProcedure } from '../middleware/auth.js';
 import { router } from '../trpc.js';
-import { isoDateTime, OK, okOutput, queryBoolean, timestampOutput } from './schemas.js';
+import { displayName, isoDateTime, OK, okOutput, queryBoolean, timestampOutput } from './schemas.js';
 
 const tags = ['api-keys'];
 const adminErrors = { 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or key', 429: 'Rate limited' };
@@ -64,7 +64,7 @@ export const apiKeysRouter = router({
     })
     .input(
       z.object({
-        name: z.string().trim().min(1).max(120),
+        name: displayName(120),
         environment: z.enum(API_KEY_ENVIRONMENTS),
         expiresAt: isoDateTime.optional(),
       }),

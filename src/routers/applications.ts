@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { adminProcedure, securityAdminProcedure } from '../middleware/auth.js';
 import { APPLICATION_TYPES, type Application } from '../services/oidc/application-service.js';
 import { router } from '../trpc.js';
-import { OK, okOutput, timestampOutput } from './schemas.js';
+import { displayName, OK, okOutput, timestampOutput } from './schemas.js';
 
 const tags = ['applications'];
 const adminErrors = { 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or application', 429: 'Rate limited' };
@@ -67,7 +67,7 @@ export const applicationsRouter = router({
     })
     .input(
       z.object({
-        name: z.string().trim().min(1).max(100),
+        name: displayName(100),
         type: z.enum(APPLICATION_TYPES),
         redirectUris: uriList.optional(),
         postLogoutRedirectUris: uriList.optional(),
@@ -88,7 +88,7 @@ export const applicationsRouter = router({
       },
       errorReasons: { 400: ['invalid_redirect_uri'], 403: ['admin_required'], 404: ['not_found'] },
     })
-    .input(idInput.extend({ name: z.string().trim().min(1).max(100).optional(), redirectUris: uriList.optional(), postLogoutRedirectUris: uriList.optional() }))
+    .input(idInput.extend({ name: displayName(100).optional(), redirectUris: uriList.optional(), postLogoutRedirectUris: uriList.optional() }))
     .output(applicationOutput)
     .mutation(async ({ ctx, input }) => {
       const { tenantSlug: _slug, id, ...changes } = input;

@@ -9,7 +9,7 @@ import { SESSION_REASONS } from '../services/sessions/session-errors.js';
 import { readIdempotencyKey, refreshRequestHeaders } from './idempotency-key.js';
 import { deliverSession } from './session-delivery.js';
 import {
-  documentOneOf, email, newPassword, OK, okOutput, oneTimeCode, opaqueToken, presentedPassword, recoveryCodeInput, recoveryCodesOutput, sessionOutput, toSession,
+  documentAtLeastOneOf, documentOneOf, email, newPassword, OK, okOutput, oneTimeCode, opaqueToken, presentedPassword, recoveryCodeInput, recoveryCodesOutput, sessionOutput, toSession,
   totpEnrollmentOutput,
 } from './schemas.js';
 
@@ -28,6 +28,14 @@ const initialVerifyForms = {
   'With code': z.object({ email, password: presentedPassword, code: oneTimeCode, emailOtpCode: oneTimeCode.optional() }),
   'With totpCode (alias of code)': z.object({ email, password: presentedPassword, totpCode: oneTimeCode, emailOtpCode: oneTimeCode.optional() }),
 };
+
+/** auth/mfa/complete: the token with at least one code (a TOTP, an email one-time or a recovery code). */
+const mfaCompleteBody = z.object({
+  mfaToken: opaqueToken,
+  totpCode: oneTimeCode.optional(),
+  emailOtpCode: oneTimeCode.optional(),
+  recoveryCode: recoveryCodeInput.optional(),
+});
 
 /** Every `/v1/{tenantSlug}/auth/*` procedure: sign-up, sign-in, sessions, second-factor sign-in steps, email verification and password reset. */
 export const authRouter = router({
@@ -229,12 +237,12 @@ export const authRouter = router({
       errorReasons: { 401: ['invalid_token', 'token_expired', 'invalid_mfa_code', 'user_suspended'] },
     })
     .input(
-      z
-        .object({ mfaToken: opaqueToken, totpCode: oneTimeCode.optional(), emailOtpCode: oneTimeCode.optional(), recoveryCode: recoveryCodeInput.optional() })
+      mfaCompleteBody
         .refine((body) => body.totpCode !== undefined || body.emailOtpCode !== undefined || body.recoveryCode !== undefined, {
           message: 'one of totpCode, emailOtpCode or recoveryCode is required',
           path: ['totpCode'],
-        }),
+        })
+        .meta({ override: documentAtLeastOneOf(mfaCompleteBody, ['totpCode', 'emailOtpCode', 'recoveryCode']) }),
     )
     .output(sessionOutput)
     .mutation(async ({ ctx, input }) => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { PASSKEY_TRANSPORTS } from '../entities/passkey.js';
-import { timestampOutput } from './schemas.js';
+import { displayName, timestampOutput } from './schemas.js';
 
 /**
  * Zod shapes of the WebAuthn JSON serialisations (W3C WebAuthn Level 3 §5.1.8, §5.1.10,
@@ -102,4 +102,4 @@ export const passkeyOutput = z.object({
 });
 
 /** A passkey name: 1 to 100 characters. */
-export const passkeyName = z.string().trim().min(1).max(100);
+export const passkeyName = displayName(100);

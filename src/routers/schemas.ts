@@ -69,9 +69,12 @@ export function toSessionList(sessions: LiveSession[], currentSessionId: string 
   };
 }
 
-/** The JSON Schema of a request body object as the document shows it: unknown fields refused. */
+/**
+ * The JSON Schema of a request body object as the document shows it. Unknown fields are ignored by
+ * every body (Zod's default), so the schema allows them, as the generated ones do.
+ */
 function bodySchema(form: z.ZodObject): SchemaObject {
-  const { $schema: _dialect, ...schema } = JSON.parse(JSON.stringify(z.toJSONSchema(form.strict(), { io: 'input' }))) as SchemaObject & { $schema?: string };
+  const { $schema: _dialect, ...schema } = JSON.parse(JSON.stringify(z.toJSONSchema(form, { io: 'input' }))) as SchemaObject & { $schema?: string };
   return schema;
 }
 
@@ -80,7 +83,33 @@ function bodySchema(form: z.ZodObject): SchemaObject {
  * that accepts them through one object and a refinement. Use as `.meta({ override: … })`.
  */
 export function documentOneOf(forms: Record<string, z.ZodObject>): SchemaObject {
-  return { oneOf: Object.entries(forms).map(([title, form]) => ({ title, ...bodySchema(form) })) };
+  const keysOf = (form: z.ZodObject) => Object.keys(form.shape);
+  return {
+    oneOf: Object.entries(forms).map(([title, form]) => {
+      // A field only another form has makes the body that other form (the refinements refuse a mix).
+      const foreign = Object.values(forms).filter((other) => other !== form).flatMap(keysOf).filter((key) => !keysOf(form).includes(key));
+      const schema = bodySchema(form);
+      const forbidden: Record<string, SchemaObject> = Object.fromEntries([...new Set(foreign)].map((key) => [key, { not: {}, description: 'Not in this form' }]));
+      return { title, ...schema, properties: { ...schema.properties, ...forbidden } };
+    }),
+  };
+}
+
+/**
+ * A documented body with every field of `form` where at least one of `atLeastOne` must be present
+ * (`anyOf` of `required`), for a Zod input that checks it with a refinement. Use as `.meta({ override: … })`.
+ */
+export function documentAtLeastOneOf(form: z.ZodObject, atLeastOne: readonly string[]): SchemaObject {
+  return { ...bodySchema(form), anyOf: atLeastOne.map((field) => ({ required: [field] })) };
+}
+
+/**
+ * A display name (of an API key, application, passkey, workspace): at most `max` characters as sent,
+ * surrounding spaces removed, not blank. The document shows `maxLength`, `minLength` and the pattern
+ * `\S`, which is exactly what is accepted.
+ */
+export function displayName(max: number) {
+  return z.string().max(max).trim().min(1).regex(/\S/, 'must not be blank');
 }
 
 /** `{ ok: true }`. */
@@ -179,10 +208,12 @@ export const auditEventOutput = z
   })
   .meta({ id: 'AuditEvent' });
 
-/** A DNS host name as an email domain: lower-cased, labels of letters, digits and inner hyphens, a dot at least. */
+/**
+ * A DNS host name as an email domain: labels of letters, digits and inner hyphens, a dot at least;
+ * stored lower-cased. The documented pattern is exactly what is accepted (either case, no spaces).
+ */
 export const emailDomain = z
   .string()
-  .trim()
-  .toLowerCase()
   .max(253)
-  .regex(/^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'must be a domain name such as example.com');
+  .regex(/^([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/, 'must be a domain name such as example.com')
+  .toLowerCase();

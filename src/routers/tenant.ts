@@ -4,7 +4,7 @@ import { MFA_POLICIES, SIGNUP_POLICIES, type Tenant, TENANT_PLANS } from '../ent
 import { adminProcedure, securityAdminProcedure } from '../middleware/auth.js';
 import { router } from '../trpc.js';
 import { unauthorized } from '../lib/errors.js';
-import { emailDomain, OK, okOutput, timestampOutput } from './schemas.js';
+import { displayName, emailDomain, OK, okOutput, timestampOutput } from './schemas.js';
 import { dataProtectionTags } from './user-export.js';
 
 const tags = ['tenant'];
@@ -80,7 +80,7 @@ export const tenantRouter = router({
     })
     .input(
       z.object({
-        name: z.string().trim().min(1).max(120).optional(),
+        name: displayName(120).optional(),
         mfaPolicy: z.enum(MFA_POLICIES).optional(),
         requireEmailVerification: strictBoolean.optional().meta({ description: 'New sign-ups stay Pending until they verify their email' }),
         signupPolicy: z.enum(SIGNUP_POLICIES).optional(),

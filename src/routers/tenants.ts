@@ -2,8 +2,15 @@ import { z } from 'zod';
 import { publicProcedure, router } from '../trpc.js';
 import { documentOneOf, email, newPassword, tenantSessionOutput, toSession } from './schemas.js';
 import { deliverSession } from './session-delivery.js';
+import { TENANT_NAME_PATTERN } from '../services/tenants/tenant-service.js';
 
-const tenantName = z.string().trim().min(1).max(120);
+const tenantName = z
+  .string()
+  .max(120)
+  .trim()
+  .min(1)
+  .regex(TENANT_NAME_PATTERN, 'must contain a letter a–z (accents are fine) or a digit 0–9: the workspace URL is made from them')
+  .meta({ description: 'Shown on the pages; the workspace URL (slug) is made from its letters a–z (accents removed) and digits' });
 
 /** The nested body: `{tenant:{name}, admin:{email,password}}`. */
 const nestedForm = z.object({ tenant: z.object({ name: tenantName }), admin: z.object({ email, password: newPassword }) });
@@ -14,7 +21,6 @@ const flatForm = z.object({ name: tenantName, email, password: newPassword });
  * POST /v1/tenants accepts the nested form `{tenant:{name}, admin:{email,password}}` or the flat form
  * `{name, email, password}` (docs: the OpenAPI document's `oneOf`); exactly one must be complete.
  * Validated field by field so that `details.issues` names the fields of the form the caller used.
-import { deliverSession } from './session-delivery.js';
  */
 const createTenantInput = z
   .object({

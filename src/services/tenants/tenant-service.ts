@@ -16,12 +16,22 @@ import { rowToEntity } from '../../db/rows.js';
 export const SLUG_MAX_LENGTH = 63;
 
 /**
- * Derives a tenant slug from its name (docs/api-rules.md "Resources"): lower-cased, runs of
- * characters outside `[a-z0-9]` become `-`, leading and trailing `-` trimmed, at most 63 characters.
- * @returns the slug, possibly empty when the name has no letter or digit.
+ * What a tenant name must contain for a slug to be made from it: a letter a–z or a digit, or a
+ * Latin-1 letter whose accent comes off (`É` → `e`; not `Æ`, `Ø`, `ß`, `Þ`, `Ð`). The same pattern is
+ * the request schema's, so the document and the service agree (JSON Schema `pattern`, unanchored).
+ */
+export const TENANT_NAME_PATTERN = /[A-Za-z0-9\u00C0-\u00C5\u00C7-\u00CF\u00D1-\u00D6\u00D9-\u00DD\u00E0-\u00E5\u00E7-\u00EF\u00F1-\u00F6\u00F9-\u00FD\u00FF]/;
+
+/**
+ * Derives a tenant slug from its name (docs/api-rules.md "Resources"): accents removed (Unicode
+ * NFKD, combining marks dropped), lower-cased, runs of characters outside `[a-z0-9]` become `-`,
+ * leading and trailing `-` trimmed, at most 63 characters.
+ * @returns the slug, empty when the name does not match {@link TENANT_NAME_PATTERN}.
  */
 export function slugify(name: string): string {
   return name
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
@@ -65,7 +75,7 @@ export class TenantService {
    */
   async create(em: EntityManager, input: CreateTenantInput, meta: RequestMeta): Promise<{ tenant: Tenant; user: User; tokens: IssuedTokens }> {
     const slug = slugify(input.name);
-    if (!slug) throw badRequest('invalid_name', 'The tenant name must contain at least one letter or digit');
+    if (!slug) throw badRequest('invalid_name', 'The workspace name must contain a letter a–z (accents are fine) or a digit 0–9: its URL is made from them');
     const passwordHash = await hashPassword(input.password);
     const now = new Date();
     const tenant: Tenant = {
