@@ -173,6 +173,7 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
   const accounts = new UserAccountService(sessions, audit, accountTokens, queuedPersonalData);
   const mfaChallenges = new MfaChallengeService(auth, mfa);
   const emailVerification = new EmailVerificationService(config, accountTokens, audit);
+  const passwordReset = new PasswordResetService(config, accountTokens, sessions, emailVerification, audit, accountCredentials);
   // A pooled connection the server has just dropped fails once and is discarded: the probe tries a
   // second connection before reporting the database down (the job worker keeps the pool busy, so a
   // probe right after a failover may draw such a connection).
@@ -217,13 +218,13 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     tenantSettings: new TenantSettingsService(audit),
     auditLog: new AuditLogService(),
     emailVerification,
-    passwordReset: new PasswordResetService(config, accountTokens, sessions, emailVerification, audit, accountCredentials),
+    passwordReset,
     dataExport: new DataExportService(audit),
     erasure: new ErasureService(config, logger, audit, queuedPersonalData),
     passkeys: new PasskeyService(config, auth, audit, factorNotices),
     rateLimits,
     metrics,
-    userAdministration: new UserAdministrationService(sessions, audit),
+    userAdministration: new UserAdministrationService(sessions, audit, passwordReset, emailVerification, config.userRetentionDays),
     applications,
     signingKeys,
     oidc: new OidcProviderService(config, orm, applications, signingKeys, sessions, audit, logger),

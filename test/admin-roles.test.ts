@@ -45,6 +45,23 @@ const routes: AdminRoute[] = [
       return api.delete(`/v1/${slug()}/invites/${created.body.invite.id}`, { token });
     },
   },
+  {
+    label: 'POST invites/{id}/resend',
+    call: async (token) => {
+      const created = await api.post(`/v1/${slug()}/invites`, { email: `s-${unique()}@example.com` }, { token: tenant.accessToken });
+      return api.post(`/v1/${slug()}/invites/${created.body.invite.id}/resend`, undefined, { token });
+    },
+  },
+  { label: 'POST users/{userId}/password-reset', call: (token) => api.post(`/v1/${slug()}/users/${member.id}/password-reset`, undefined, { token }) },
+  { label: 'POST users/{userId}/verification-email', call: (token) => api.post(`/v1/${slug()}/users/${member.id}/verification-email`, undefined, { token }) },
+  {
+    label: 'POST users/{userId}/restore',
+    call: async (token) => {
+      const victim = await signupMember(api, slug());
+      await api.delete(`/v1/${slug()}/users/${victim.id}`, { token: tenant.accessToken });
+      return api.post(`/v1/${slug()}/users/${victim.id}/restore`, undefined, { token });
+    },
+  },
   { label: 'GET api-keys', call: (token) => api.get(`/v1/${slug()}/api-keys?includeRevoked=true`, { token }) },
   { label: 'POST api-keys', call: (token) => api.post(`/v1/${slug()}/api-keys`, { name: 'k', environment: 'live' }, { token }) },
   {

@@ -3,7 +3,8 @@ import { EntitySchema } from '@mikro-orm/core';
 /** Every audit action (docs/audit.md). */
 export const AUDIT_ACTIONS = [
   'UserSignup', 'UserLogin', 'UserLoginFailed', 'UserLogout', 'UserPasswordChanged', 'UserEmailVerified',
-  'UserSoftDeleted', 'UserHardDeleted', 'UserRoleChanged', 'UserSuspended', 'UserReactivated',
+  'UserSoftDeleted', 'UserHardDeleted', 'UserRoleChanged', 'UserSuspended', 'UserReactivated', 'UserRestored',
+  'UserPasswordResetSent', 'UserVerificationMailSent',
   'MfaTotpEnrolled', 'MfaTotpDisabled', 'MfaTotpVerified', 'MfaEmailOtpSent', 'MfaEmailOtpVerified',
   'MfaEmailOtpFailed', 'MfaRecoveryCodeUsed', 'MfaRecoveryCodesGenerated',
   'InviteCreated', 'InviteAccepted', 'InviteRevoked', 'InviteExpired',

@@ -106,6 +106,27 @@ export const invitesRouter = router({
       return { token, invite: toInviteOutput(invite) };
     }),
 
+  resend: adminProcedure
+    .meta({
+      openapi: {
+        method: 'POST', path: '/v1/{tenantSlug}/invites/{id}/resend', protect: true, tags,
+        summary: 'Send an open or expired invite again: a new token and link are mailed, the old token stops working',
+        description:
+          'Creates a new invite to the same email with the same role and the default lifetime (the old one is revoked as ' +
+          '`superseded`); counts against `INVITES_PER_TENANT_PER_DAY` like any invite.',
+        errorResponses: {
+          ...adminErrors, 409: 'The invite was accepted or revoked, or the email now belongs to a user', 429: 'Rate limited, or the daily invite limit is spent',
+        },
+      },
+      errorReasons: { 403: ['admin_required'], 404: ['not_found'], 409: ['invite_not_open', 'email_taken'] },
+    })
+    .input(z.object({ id: z.string().min(1).max(200) }))
+    .output(z.object({ token: z.string(), invite: inviteOutput }))
+    .mutation(async ({ ctx, input }) => {
+      const { invite, token } = await withRetryAfter(ctx.res, () => ctx.services.invites.resend(ctx.em, ctx.tenant, input.id, ctx.actor, ctx.meta));
+      return { token, invite: toInviteOutput(invite) };
+    }),
+
   revoke: adminProcedure
     .meta({
       openapi: {

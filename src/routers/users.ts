@@ -92,6 +92,61 @@ export const usersRouter = router({
       return OK;
     }),
 
+  sendPasswordReset: adminProcedure
+    .meta({
+      openapi: {
+        method: 'POST', path: '/v1/{tenantSlug}/users/{userId}/password-reset', protect: true, tags,
+        summary: 'Mail a user the password-reset link (valid one hour; the admin never sees it)',
+        errorResponses: { 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or user', 429: 'Rate limited (60 per hour per client IP)' },
+      },
+      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+    })
+    .input(z.object({ userId: z.uuid() }))
+    .output(okOutput)
+    .mutation(async ({ ctx, input }) => {
+      await ctx.services.userAdministration.sendPasswordReset(ctx.em, ctx.tenant, input.userId, ctx.actor, ctx.meta);
+      return OK;
+    }),
+
+  sendVerificationMail: adminProcedure
+    .meta({
+      openapi: {
+        method: 'POST', path: '/v1/{tenantSlug}/users/{userId}/verification-email', protect: true, tags,
+        summary: 'Mail a user whose address is not verified a new verification link',
+        errorResponses: {
+          401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or user', 409: 'Already verified (`email_already_verified`)',
+          429: 'Rate limited (60 per hour per client IP)',
+        },
+      },
+      errorReasons: { 403: ['admin_required'], 404: ['not_found'], 409: ['email_already_verified'] },
+    })
+    .input(z.object({ userId: z.uuid() }))
+    .output(okOutput)
+    .mutation(async ({ ctx, input }) => {
+      await ctx.services.userAdministration.sendVerificationMail(ctx.em, ctx.tenant, input.userId, ctx.actor, ctx.meta);
+      return OK;
+    }),
+
+  restore: adminProcedure
+    .meta({
+      openapi: {
+        method: 'POST', path: '/v1/{tenantSlug}/users/{userId}/restore', protect: true, tags,
+        summary: 'Restore a user an admin deleted, within USER_RETENTION_DAYS; their sessions stay ended',
+        description: 'A user who deleted their own account (an erasure request) is not restored (409 `erasure_requested_by_user`).',
+        errorResponses: {
+          401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown, live, erased or past-retention user',
+          409: 'Deleted by the user, or the address belongs to a live user now', 429: 'Rate limited',
+        },
+      },
+      errorReasons: { 403: ['admin_required'], 404: ['not_found'], 409: ['erasure_requested_by_user', 'email_taken'] },
+    })
+    .input(z.object({ userId: z.uuid() }))
+    .output(userOutput)
+    .mutation(async ({ ctx, input }) => {
+      const user = await ctx.services.userAdministration.restore(ctx.em, ctx.tenant, input.userId, ctx.actor, ctx.meta);
+      return toUserOutput(user, ctx.tenant);
+    }),
+
   disableTotp: adminProcedure
     .meta({
       openapi: {

@@ -62,6 +62,9 @@ export const ACCESS_CLASSES: Record<string, AccessClass> = {
   'mfa.recoveryCodes': 'user',
 
   'users.disableTotp': 'admin',
+  'users.sendPasswordReset': 'admin',
+  'users.sendVerificationMail': 'admin',
+  'users.restore': 'admin',
   'applications.list': 'admin',
   'applications.get': 'admin',
   'applications.create': 'securityAdmin',
@@ -75,6 +78,7 @@ export const ACCESS_CLASSES: Record<string, AccessClass> = {
   'invites.list': 'admin',
   'invites.create': 'admin',
   'invites.revoke': 'admin',
+  'invites.resend': 'admin',
   'apiKeys.list': 'admin',
   'apiKeys.create': 'securityAdmin',
   'apiKeys.revoke': 'securityAdmin',

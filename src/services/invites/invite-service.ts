@@ -32,6 +32,8 @@ export interface CreateInviteInput {
   role?: UserRole;
   /** Lifetime in seconds, 300 to 2592000; default 604800. */
   ttlSeconds?: number;
+  /** The invite this one sends again (recorded as `resendOf` in the `InviteCreated` audit event). */
+  resendOf?: string;
 }
 
 /** Which closed invites a list includes besides the open and expired ones. */
@@ -109,11 +111,31 @@ export class InviteService {
       await tx.insert(InviteSchema, invite);
       await this.audit.record(tx, {
         tenantId: tenant.id, action: 'InviteCreated', actor, target: { type: 'invite', id: invite.id }, meta,
-        details: { email, role: invite.role, expiresAt: invite.expiresAt.toISOString() },
+        details: { email, role: invite.role, expiresAt: invite.expiresAt.toISOString(), ...(input.resendOf ? { resendOf: input.resendOf } : {}) },
       });
     });
     await this.sendInviteMail(tenant, invite, token);
     return { invite, token };
+  }
+
+  /**
+   * Sends an open or expired invite again (docs/api-rules.md "Invites"): a new invite to the same
+   * email with the same role and a fresh default lifetime, through {@link create}, so the old token
+   * dies at once (revoked as `superseded`), the new link is mailed, and the daily invite budget and
+   * the `email_taken` check apply as to any invite. Audited `InviteCreated` with `resendOf`.
+   * @returns the new invite and its plaintext token.
+   * @throws ApiError 404 `not_found` for an unknown id or another tenant's invite, 409
+   *   `invite_not_open` for an accepted or revoked invite, 409 `email_taken`, 429 `rate_limited`.
+   */
+  async resend(em: EntityManager, tenant: Tenant, inviteId: string, actor: Actor, meta: RequestMeta): Promise<{ invite: Invite; token: string }> {
+    if (!isUuid(inviteId)) throw notFound('Invite not found');
+    await this.expireDue(em, tenant.id, meta, inviteId);
+    const previous = await em.findOne(InviteSchema, { id: inviteId, tenantId: tenant.id }, { disableIdentityMap: true });
+    if (!previous) throw notFound('Invite not found');
+    if (previous.status !== 'Open' && previous.status !== 'Expired') {
+      throw conflict('invite_not_open', `The invite is ${previous.status.toLowerCase()} and cannot be sent again`);
+    }
+    return this.create(em, tenant, { email: previous.email, role: previous.role, resendOf: previous.id }, actor, meta);
   }
 
   /**

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.js';
 import type { Tenant } from '../../entities/tenant.js';
-import { UserSchema } from '../../entities/user.js';
+import { UserSchema, type User } from '../../entities/user.js';
 import { unauthorized } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import { hashPassword } from '../../security/passwords.js';
@@ -44,6 +44,14 @@ export class PasswordResetService {
   async request(em: EntityManager, tenant: Tenant, email: string): Promise<void> {
     const user = await findLiveUserByEmail(em, tenant.id, email);
     if (!user) return;
+    await this.mailTo(em, tenant, user);
+  }
+
+  /**
+   * Issues a reset token for `user` (replacing any earlier one) and queues the mail with its link;
+   * for auth/password-reset/request and for an admin's POST users/{userId}/password-reset.
+   */
+  async mailTo(em: EntityManager, tenant: Tenant, user: User): Promise<void> {
     await this.tokens.issueAndMail(em, tenant, user, 'password_reset', (token) => this.resetLink(tenant, token), passwordResetMail);
   }
 

@@ -41,6 +41,9 @@ export const ACCOUNT_CREATION_PER_IP: RateLimitBudget = { name: 'ip_account_crea
 /** Refresh: 120 per minute per IP. */
 export const REFRESH_PER_IP: RateLimitBudget = { name: 'ip_refresh', points: 120, durationSeconds: 60 };
 /** Authenticated routes: 600 per minute per credential (session or API key). */
+/** Mails an admin sends to a user (password reset, verification): 60 per hour per client IP. */
+export const ADMIN_USER_MAIL_PER_IP: RateLimitBudget = { name: 'ip_admin_user_mail', points: 60, durationSeconds: 3600 };
+
 export const PER_CREDENTIAL: RateLimitBudget = { name: 'credential', points: 600, durationSeconds: 60 };
 
 /**
@@ -88,6 +91,8 @@ export const PROCEDURE_RATE_LIMITS: Readonly<Record<string, ProcedureRateLimits>
   // Passkey sign-in: the verify route has no email; the router applies the credential owner's account budget.
   'auth.passkeyOptions': { ip: SIGN_IN_PER_IP },
   'auth.passkeyVerify': { ip: SIGN_IN_PER_IP },
+  'users.sendPasswordReset': { ip: ADMIN_USER_MAIL_PER_IP },
+  'users.sendVerificationMail': { ip: ADMIN_USER_MAIL_PER_IP },
 };
 
 /**

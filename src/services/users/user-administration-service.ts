@@ -6,6 +6,9 @@ import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import { rowToEntity } from '../../db/rows.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { SessionService } from '../sessions/session-service.js';
+import type { EmailVerificationService } from '../lifecycle/email-verification-service.js';
+import type { PasswordResetService } from '../lifecycle/password-reset-service.js';
+import { isUuid } from '../../lib/uuid.js';
 import { SIGN_IN_REASONS } from '../sign-in/sign-in-errors.js';
 import { USER_REASONS } from './user-errors.js';
 
@@ -25,7 +28,82 @@ export class UserAdministrationService {
   constructor(
     private readonly sessions: SessionService,
     private readonly audit: AuditService,
+    private readonly passwordReset: PasswordResetService,
+    private readonly emailVerification: EmailVerificationService,
+    /** `USER_RETENTION_DAYS`: how long a deleted user can be restored. */
+    private readonly userRetentionDays: number,
   ) {}
+
+  /** A live (not deleted) user of the tenant. @throws ApiError 404 `not_found`. */
+  private async liveUser(em: EntityManager, tenant: Tenant, userId: string): Promise<User> {
+    const user = isUuid(userId) ? await em.findOne(UserSchema, { id: userId, tenantId: tenant.id, deletedAt: null }, { disableIdentityMap: true }) : null;
+    if (!user) throw notFound('User not found');
+    return user;
+  }
+
+  /**
+   * An admin sends a user the password-reset mail (the same link as auth/password-reset/request,
+   * valid one hour, replacing any earlier one). Audits `UserPasswordResetSent`. The admin never sees
+   * the token: only the mailbox owner can use it.
+   * @throws ApiError 404 unknown or deleted user.
+   */
+  async sendPasswordReset(em: EntityManager, tenant: Tenant, userId: string, actor: Actor, meta: RequestMeta): Promise<void> {
+    const user = await this.liveUser(em, tenant, userId);
+    await this.passwordReset.mailTo(em, tenant, user);
+    await this.audit.record(em, { tenantId: tenant.id, action: 'UserPasswordResetSent', actor, target: { type: 'user', id: user.id }, meta, details: { email: user.email } });
+  }
+
+  /**
+   * An admin sends a user whose address is not verified a new verification link (replacing any
+   * earlier one). Audits `UserVerificationMailSent`.
+   * @throws ApiError 404 unknown or deleted user, 409 `email_already_verified`.
+   */
+  async sendVerificationMail(em: EntityManager, tenant: Tenant, userId: string, actor: Actor, meta: RequestMeta): Promise<void> {
+    const user = await this.liveUser(em, tenant, userId);
+    if (!(await this.emailVerification.send(em, tenant, user))) {
+      throw conflict(USER_REASONS.emailAlreadyVerified, 'This user has verified their email address already');
+    }
+    await this.audit.record(em, { tenantId: tenant.id, action: 'UserVerificationMailSent', actor, target: { type: 'user', id: user.id }, meta, details: { email: user.email } });
+  }
+
+  /**
+   * Brings back a user an admin deleted, within `USER_RETENTION_DAYS` of the deletion (before the
+   * erasure sweep removes them): the row becomes live again with its role, status, factors and
+   * passkeys; its sessions stay ended (the user signs in again). Audits `UserRestored`. A user who
+   * deleted their own account asked for erasure (GDPR art. 17) and is not restored.
+   * @returns the user as stored afterwards.
+   * @throws ApiError 404 unknown, live, erased or past-retention user; 409 `erasure_requested_by_user`;
+   *   409 `email_taken` when a live user of the tenant has the address now.
+   */
+  async restore(em: EntityManager, tenant: Tenant, userId: string, actor: Actor, meta: RequestMeta): Promise<User> {
+    if (!isUuid(userId)) throw notFound('User not found');
+    return em.transactional(async (tx) => {
+      const rows = (await tx.execute('select * from app_user where id = ? and tenant_id = ? and deleted_at is not null for update', [userId, tenant.id])) as Record<
+        string,
+        unknown
+      >[];
+      if (!rows[0]) throw notFound('User not found');
+      const user = rowToEntity(tx, UserSchema, rows[0]);
+      const now = new Date();
+      if (user.deletedAt!.getTime() < now.getTime() - this.userRetentionDays * 86_400_000) throw notFound('User not found');
+      const [deletion] = (await tx.execute(
+        `select actor_type, actor_id from audit_event where tenant_id = ? and target_type = 'user' and target_id = ? and action = 'UserSoftDeleted'
+          order by created_at desc limit 1`,
+        [tenant.id, user.id],
+      )) as { actor_type: string; actor_id: string | null }[];
+      if (deletion?.actor_type === 'user' && deletion.actor_id === user.id) {
+        throw conflict(USER_REASONS.erasureRequestedByUser, 'This user deleted their own account; it cannot be restored');
+      }
+      const taken = await tx.count(UserSchema, { tenantId: tenant.id, email: user.email, deletedAt: null });
+      if (taken > 0) throw conflict(SIGN_IN_REASONS.emailTaken, 'A live user of the workspace has this email address now');
+      await tx.nativeUpdate(UserSchema, { id: user.id, tenantId: tenant.id }, { deletedAt: null, updatedAt: now });
+      await this.audit.record(tx, {
+        tenantId: tenant.id, action: 'UserRestored', actor, target: { type: 'user', id: user.id }, meta,
+        details: { email: user.email, deletedAt: user.deletedAt!.toISOString() },
+      });
+      return { ...user, deletedAt: null, updatedAt: now };
+    });
+  }
 
   /**
    * Applies a role and/or status change under a lock of the tenant's active admins, so two

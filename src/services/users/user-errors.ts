@@ -7,6 +7,10 @@ export const USER_REASONS = {
   lastAdmin: 'last_admin',
   /** The paging cursor is not one this service issued. */
   invalidCursor: 'invalid_cursor',
+  /** A verification mail was asked for an address that is verified already. */
+  emailAlreadyVerified: 'email_already_verified',
+  /** The user deleted their own account (an erasure request): an admin may not bring it back. */
+  erasureRequestedByUser: 'erasure_requested_by_user',
 } as const;
 
 declare module '../../lib/errors.js' {
