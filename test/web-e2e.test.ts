@@ -270,8 +270,13 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await admin.getByRole('cell', { name: colleagueEmail, exact: true }).waitFor();
     await shoot(admin, 'admin-invites-desktop');
 
-    const mail = await sink.waitFor(colleagueEmail, (m) => m.subject.startsWith('You are invited'));
+    const first = await sink.waitFor(colleagueEmail, (m) => m.subject.startsWith('You are invited'));
+    // the colleague lost the mail: the admin sends it again; only the new link works
+    await admin.getByRole('button', { name: `Send the invite to ${colleagueEmail} again` }).click();
+    await admin.getByText(`A new invitation was mailed to ${colleagueEmail}; the previous link no longer works.`).waitFor();
+    const mail = await sink.waitFor(colleagueEmail, (m) => m.subject.startsWith('You are invited') && m.text !== first.text);
     const link = linkIn(mail.text);
+    expect(link).not.toBe(linkIn(first.text));
     expect(new URL(link).pathname).toBe(`/app/${slug}/accept-invite`);
     const colleague = await newPerson(PHONE);
     await colleague.goto(onServer(link));

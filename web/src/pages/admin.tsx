@@ -205,6 +205,7 @@ export function InvitesPage() {
     onSuccess: refresh,
   });
   const revoke = useMutation({ mutationFn: (id: string) => trpc.invites.revoke.mutate({ tenantSlug: slug, id }), onSuccess: refresh });
+  const resend = useMutation({ mutationFn: (id: string) => trpc.invites.resend.mutate({ tenantSlug: slug, id }), onSuccess: refresh });
   const [copied, setCopied] = useState(false);
   const error = create.error ? toFormError(create.error) : null;
   const link = create.data ? `${window.location.origin}/app/${slug}/accept-invite?token=${encodeURIComponent(create.data.token)}` : null;
@@ -246,7 +247,10 @@ export function InvitesPage() {
           <Checkbox label="Show accepted" name="includeAccepted" onChange={setIncludeAccepted} />
           <Checkbox label="Show revoked" name="includeRevoked" onChange={setIncludeRevoked} />
         </div>
-        <ErrorAlert error={invites.error ? toFormError(invites.error) : revoke.error ? toFormError(revoke.error) : null} />
+        <ErrorAlert
+          error={invites.error ? toFormError(invites.error) : revoke.error ? toFormError(revoke.error) : resend.error ? toFormError(resend.error) : null}
+        />
+        {resend.data && <Notice>A new invitation was mailed to {resend.data.invite.email}; the previous link no longer works.</Notice>}
         <div className="table-wrap">
           <table>
             <thead>
@@ -260,6 +264,11 @@ export function InvitesPage() {
                   <td>{i.status}</td>
                   <td>{when(i.expiresAt)}</td>
                   <td className="actions">
+                    {(i.status === 'Open' || i.status === 'Expired') && (
+                      <button type="button" className="secondary" aria-label={`Send the invite to ${i.email} again`} disabled={resend.isPending} onClick={() => resend.mutate(i.id)}>
+                        Resend
+                      </button>
+                    )}
                     {i.status === 'Open' && (
                       <button type="button" className="danger" aria-label={`Revoke invite of ${i.email}`} onClick={() => revoke.mutate(i.id)}>Revoke</button>
                     )}
