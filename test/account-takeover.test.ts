@@ -107,7 +107,7 @@ async function enrollTotp(slug: string, token: string, client = api): Promise<Au
   return authenticator;
 }
 
-describe('finding 1: TOTP bootstrap under Required needs the mailbox too', () => {
+describe('TOTP bootstrap under Required needs the mailbox too', () => {
   it('refuses both initial steps with the password alone, for a Member and an Admin, and enrols nothing', async () => {
     const tenant = await createTenant(api);
     await setMfaPolicy(server, tenant.slug, 'Required');
@@ -155,7 +155,7 @@ describe('finding 1: TOTP bootstrap under Required needs the mailbox too', () =>
   });
 });
 
-describe('finding 2: a pre-registered account never survives a provider sign-in', () => {
+describe('a pre-registered account never survives a provider sign-in', () => {
   it('lets the provider-verified owner take the account over and removes everything of the pre-registration', async () => {
     const tenant = await idpTenant();
     const victim = `victim-${unique()}@example.com`;
@@ -214,7 +214,7 @@ describe('finding 2: a pre-registered account never survives a provider sign-in'
   });
 });
 
-describe('finding 3: provider sign-in follows the MFA policy', () => {
+describe('provider sign-in follows the MFA policy', () => {
   it('under Required asks a new provider user for the email code, completed once at auth/mfa/complete', async () => {
     const tenant = await idpTenant();
     await setMfaPolicy(server, tenant.slug, 'Required');
@@ -303,7 +303,7 @@ describe('finding 3: provider sign-in follows the MFA policy', () => {
   });
 });
 
-describe('finding 4: adding a factor needs a recent sign-in, and every factor change is mailed', () => {
+describe('adding a factor needs a recent sign-in, and every factor change is mailed', () => {
   it('refuses a stolen access token of an older session, even after refreshing it, until the user signs in again', async () => {
     const tenant = await createTenant(api);
     const member = await signupMember(api, tenant.slug);
@@ -332,7 +332,7 @@ describe('finding 4: adding a factor needs a recent sign-in, and every factor ch
   });
 });
 
-describe('finding 6: a password change ends open reset links', () => {
+describe('a password change ends open reset links', () => {
   it('refuses a reset link issued before PATCH me/password', async () => {
     const tenant = await createTenant(api);
     const member = await signupMember(api, tenant.slug);
@@ -347,7 +347,7 @@ describe('finding 6: a password change ends open reset links', () => {
   });
 });
 
-describe('finding 7: guessing the current password shares the login budget and is audited', () => {
+describe('guessing the current password shares the login budget and is audited', () => {
   it('answers 429 after 10 wrong current passwords, also for login from that address', async () => {
     const tenant = await createTenant(strictApi);
     const member = await signupMember(strictApi, tenant.slug);
@@ -367,7 +367,7 @@ describe('finding 7: guessing the current password shares the login budget and i
   });
 });
 
-describe('finding 9: tenant names in mail and the daily invite limit', () => {
+describe('tenant names in mail and the daily invite limit', () => {
   it('quotes and defangs a hostile tenant name in the invite mail', async () => {
     const tenant = await createTenant(api, `Security alert: verify at https://evil.example ${unique()}`);
     const invitee = `invitee-${unique()}@example.com`;
@@ -406,7 +406,7 @@ describe('finding 9: tenant names in mail and the daily invite limit', () => {
   });
 });
 
-describe('finding 10: an empty audit search is a bad request', () => {
+describe('an empty audit search is a bad request', () => {
   it('answers 400 for ?search= and 200 for a real search', async () => {
     const tenant = await createTenant(api);
     const empty = await api.get(`/v1/${tenant.slug}/audit?search=`, { token: tenant.accessToken });

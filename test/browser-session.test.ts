@@ -3,7 +3,7 @@ import { createTenant, PASSWORD, signupMember } from './helpers/api.js';
 import { useTestServer } from './helpers/suite.js';
 
 /**
- * The hosted pages' refresh-token transport (docs/decisions.md "issue 13"): on `/trpc` with
+ * The hosted pages' refresh-token transport (docs/decisions.md "Web front end"): on `/trpc` with
  * `x-refresh-transport: cookie` the refresh token lives in an HttpOnly SameSite=Strict cookie on
  * `/trpc`, never in a body; the REST API keeps returning it in the body.
  */

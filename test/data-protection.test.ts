@@ -103,7 +103,7 @@ describe('data export (GDPR art. 15/20)', () => {
     const byKey = await api.get(`/v1/${tenant.slug}/users/${peer.id}/export`, { token: key });
     expect(byKey.status, JSON.stringify(byKey.body)).toBe(200);
     expect(byKey.body.user.id).toBe(peer.id);
-    // A fresh key: the foundation's second use of a key reads last_used_at from a raw row (fixed by issue 4).
+    // A fresh key: the foundation's second use of a key reads last_used_at from a raw row.
     expectError(await api.get(`/v1/${tenant.slug}/me/export`, { token: await apiKeyFor(tenant) }), 401, 'UNAUTHORIZED', 'user_token_required');
     expectError(await api.get(`/v1/${tenant.slug}/users/${member.id}/export`), 401, 'UNAUTHORIZED');
     expectError(await api.get(`/v1/${other.slug}/users/${member.id}/export`, { token: other.accessToken }), 404, 'NOT_FOUND');

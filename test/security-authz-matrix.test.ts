@@ -116,7 +116,7 @@ describe('authorization matrix', () => {
     // OWASP ASVS 14.2.1. The IdP callback's `code`/`state` are OAuth's own front-channel parameters.
     // The one exception is the mailed email-verification link (GET auth/verify-email?token=…): a link
     // in a mail must carry its single-use, 24-hour token, as every verification mail does; it proves
-    // only control of the mailbox and is spent on first use (docs/decisions.md, issue 9).
+    // only control of the mailbox and is spent on first use (docs/decisions.md "Account lifecycle").
     const allowed = new Set(['auth.verifyEmailLink.token']);
     const credentialName = /password|token|secret|apikey|plaintext|otp/i;
     const offending = routes.flatMap((r) =>

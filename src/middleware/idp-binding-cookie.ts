@@ -5,7 +5,7 @@ import { randomToken } from '../security/tokens.js';
 
 /**
  * The browser binding of a provider sign-in started from the hosted pages (docs/web.md "Sign-in with
- * the identity provider", docs/decisions.md "Issue 13"). `browser.idpStart` sets a random value in the
+ * the identity provider", docs/decisions.md "Web front end"). `browser.idpStart` sets a random value in the
  * HttpOnly cookie `idp_binding_{slug}` and stores its SHA-256 with the authorization request; the
  * callback accepts that request only with the same cookie, so a state (and code) carried to another
  * browser is refused. SameSite=Lax because the provider sends the browser back with a top-level GET

@@ -2,7 +2,7 @@ import { parse as parseCookieHeader } from 'cookie';
 import type { Request, Response } from 'express';
 
 /**
- * The browser's refresh-token transport (docs/decisions.md "issue 13"): the hosted pages under `/app`
+ * The browser's refresh-token transport (docs/decisions.md "Web front end"): the hosted pages under `/app`
  * never see the refresh token; the `/trpc` endpoint keeps it in an HttpOnly, SameSite=Strict cookie
  * scoped to the path `/trpc`, one cookie per workspace. REST clients are unaffected: they always get
  * the token in the JSON body.

@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-/** Email one-time codes of the second factor (issue 3): one open code per user, stored hashed. */
+/** Email one-time codes of the second factor (docs/mfa.md): one open code per user, stored hashed. */
 export class Migration20261123010000_email_otp extends Migration {
   override async up(): Promise<void> {
     this.addSql(`create table email_otp (

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Issue 16, recovery codes and the session list (docs/mfa.md "Recovery codes", docs/api-rules.md
+ * Recovery codes and the session list (docs/mfa.md "Recovery codes", docs/api-rules.md
  * "Sessions of a user"):
  * - `mfa_recovery_code`: the single-use TOTP recovery codes of a user, each stored only as the
  *   SHA-256 (lower-case hex) of `tenantId:userId:code`; `used_at` set when spent.

@@ -12,7 +12,7 @@ import { deliverSession } from './session-delivery.js';
 /**
  * The hosted pages' session procedures, on the `/trpc` endpoint only (no REST route): the same
  * rotation and sign-out as `auth.refresh` / `auth.logout`, with the refresh token read from the
- * workspace's HttpOnly cookie instead of the body (docs/decisions.md "issue 13").
+ * workspace's HttpOnly cookie instead of the body (docs/decisions.md "Web front end").
  */
 /**
  * Every browser procedure needs the cookie transport header (a cross-site form cannot send it, and

@@ -10,7 +10,7 @@ export function useSlug(): string {
 
 /**
  * The `token` query parameter of a mailed link, read once and then removed from the address bar
- * (and so from the history and any later Referer), per docs/decisions.md "issue 13".
+ * (and so from the history and any later Referer), per docs/decisions.md "Web front end".
  */
 export function useLinkToken(): string | undefined {
   const search = useSearch({ strict: false }) as { token?: unknown };

@@ -20,7 +20,7 @@ const CODE_PATTERN = new RegExp(`^[${ALPHABET}]{${RECOVERY_CODE_LENGTH}}$`);
 /**
  * The stored form of a code: lower-case hex SHA-256 of `tenantId:userId:CODE`. A code carries 60
  * random bits, so a fast hash is enough against guessing; the tenant and user in the input salt it,
- * so one precomputation cannot attack every user's codes at once (docs/decisions.md "Issue 16").
+ * so one precomputation cannot attack every user's codes at once (docs/decisions.md "Recovery codes and the session list").
  */
 export function recoveryCodeHash(tenantId: string, userId: string, normalizedCode: string): string {
   return sha256Hex(`${tenantId}:${userId}:${normalizedCode}`);

@@ -69,7 +69,7 @@ function decodeCursor(cursor: string): [string, string] {
   throw badRequest('invalid_cursor', 'The cursor is not one this list handed out');
 }
 
-/** The tenant's user list for administrators (GET users; docs/decisions.md, issue 15). */
+/** The tenant's user list for administrators (GET users; docs/decisions.md "Request path and code layout"). */
 export class UserDirectoryService {
   /**
    * The tenant's live (not soft-deleted) users matching `filter`, oldest first (ties by id). The
