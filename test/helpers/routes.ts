@@ -102,9 +102,9 @@ export const ACCESS_CLASSES: Record<string, AccessClass> = {
 
 /**
  * Procedures served on `/trpc` only, by design: the hosted pages' cookie session (`browser.*`) reads
- * a cookie scoped to the path `/trpc`, so a REST route could never receive it. test/browser-session.test.ts
+ * a cookie scoped to the path `/trpc`, so a REST route could never receive it. test/sessions/browser-session.test.ts
  * covers them (no cookie, another workspace's token, replay, sign-out); the provider sign-in bound to the
- * browser (`browser.idpStart` / `browser.idpCallback`, cookie transport only) is covered in test/idp.test.ts.
+ * browser (`browser.idpStart` / `browser.idpCallback`, cookie transport only) is covered in test/idp/idp.test.ts.
  */
 export const TRPC_ONLY_PROCEDURES: ReadonlySet<string> = new Set(['browser.refresh', 'browser.logout', 'browser.idpStart', 'browser.idpCallback']);
 

@@ -1,0 +1,218 @@
+import { describe, expect, it } from 'vitest';
+import { createTenant, expectError, PASSWORD, signupMember, unique, type TestTenant } from '../helpers/api.js';
+import { useTestServer } from '../helpers/suite.js';
+
+const PUBLIC_URL = 'https://id.example.test';
+
+const suite = useTestServer({ smtp: true, env: { PUBLIC_URL } });
+
+async function invite(tenant: TestTenant, body: Record<string, unknown>) {
+  const res = await suite.api.post(`/v1/${tenant.slug}/invites`, body, { token: tenant.accessToken });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body as { token: string; invite: Record<string, any> };
+}
+
+/** Moves an invite's expiry into the past, as if its lifetime had run out. */
+async function backdate(inviteId: string): Promise<void> {
+  await suite.server.services.orm.em.fork().execute(`update invite set expires_at = now() - interval '1 second' where id = ?`, [inviteId]);
+}
+
+async function actions(tenant: TestTenant, action: string) {
+  const res = await suite.api.get(`/v1/${tenant.slug}/audit?action=${action}`, { token: tenant.accessToken });
+  expect(res.status).toBe(200);
+  return res.body.items as Record<string, any>[];
+}
+
+describe('POST /v1/{tenantSlug}/invites', () => {
+  it('creates an open Member invite for 7 days, mails PUBLIC_URL + token, and returns the token once', async () => {
+    const tenant = await createTenant(suite.api);
+    const email = `Invitee-${unique()}@Example.com`;
+    const before = Date.now();
+    const { token, invite: created } = await invite(tenant, { email });
+    expect(token.length).toBeGreaterThanOrEqual(43);
+    expect(Object.keys(created).sort()).toEqual(['createdAt', 'email', 'expiresAt', 'id', 'invitedBy', 'role', 'status']);
+    expect(created).toMatchObject({ email: email.toLowerCase(), role: 'Member', status: 'Open', invitedBy: tenant.adminId });
+    const ttl = (Date.parse(created.expiresAt) - Date.parse(created.createdAt)) / 1000;
+    expect(ttl).toBe(604800);
+    expect(Date.parse(created.createdAt)).toBeGreaterThanOrEqual(before - 1000);
+
+    const mail = await suite.sink.waitFor(email);
+    expect(mail.text).toContain(`${PUBLIC_URL}/app/${tenant.slug}/accept-invite?token=${encodeURIComponent(token)}`);
+    expect(mail.html).toContain(PUBLIC_URL);
+
+    const listed = await suite.api.get(`/v1/${tenant.slug}/invites`, { token: tenant.accessToken });
+    expect(listed.body.items).toEqual([created]);
+    expect(JSON.stringify(listed.body)).not.toContain(token);
+    expect(suite.server.logs.join('\n')).not.toContain(token);
+  });
+
+  it('honours role and ttlSeconds', async () => {
+    const tenant = await createTenant(suite.api);
+    const { invite: created } = await invite(tenant, { email: `a-${unique()}@example.com`, role: 'Admin', ttlSeconds: 300 });
+    expect(created.role).toBe('Admin');
+    expect((Date.parse(created.expiresAt) - Date.parse(created.createdAt)) / 1000).toBe(300);
+  });
+
+  it.each([
+    ['ttlSeconds below 300', { ttlSeconds: 299 }],
+    ['ttlSeconds above 2592000', { ttlSeconds: 2592001 }],
+    ['ttlSeconds not an integer', { ttlSeconds: 400.5 }],
+    ['unknown role', { role: 'Owner' }],
+  ])('answers 400 for %s', async (_label, extra) => {
+    const tenant = await createTenant(suite.api);
+    const res = await suite.api.post(`/v1/${tenant.slug}/invites`, { email: `b-${unique()}@example.com`, ...extra }, { token: tenant.accessToken });
+    expectError(res, 400, 'BAD_REQUEST');
+  });
+
+  it('answers 400 for a bad email and 409 for the email of a live user', async () => {
+    const tenant = await createTenant(suite.api);
+    expectError(await suite.api.post(`/v1/${tenant.slug}/invites`, { email: 'nope' }, { token: tenant.accessToken }), 400, 'BAD_REQUEST');
+    const res = await suite.api.post(`/v1/${tenant.slug}/invites`, { email: tenant.adminEmail.toUpperCase() }, { token: tenant.accessToken });
+    expectError(res, 409, 'CONFLICT', 'email_taken');
+  });
+
+  it('a new invite to the same email supersedes the open one', async () => {
+    const tenant = await createTenant(suite.api);
+    const email = `again-${unique()}@example.com`;
+    const first = await invite(tenant, { email });
+    const second = await invite(tenant, { email });
+    expectError(await suite.api.post('/v1/invites/accept', { token: first.token, password: PASSWORD }), 401, 'UNAUTHORIZED', 'invite_invalid');
+    const listed = await suite.api.get(`/v1/${tenant.slug}/invites?includeRevoked=true`, { token: tenant.accessToken });
+    const statuses = Object.fromEntries((listed.body.items as any[]).map((i) => [i.id, i.status]));
+    expect(statuses).toEqual({ [first.invite.id]: 'Revoked', [second.invite.id]: 'Open' });
+    expect((await suite.api.post('/v1/invites/accept', { token: second.token, password: PASSWORD })).status).toBe(200);
+  });
+});
+
+describe('POST /v1/invites/accept', () => {
+  it('creates the Active user with the invite role, returns a session with tenantSlug, and the user can sign in', async () => {
+    const tenant = await createTenant(suite.api);
+    const email = `new-${unique()}@example.com`;
+    const { token, invite: created } = await invite(tenant, { email, role: 'Admin' });
+    const res = await suite.api.post('/v1/invites/accept', { token, password: PASSWORD });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.tenantSlug).toBe(tenant.slug);
+    expect(res.body.user).toMatchObject({ email, role: 'Admin', status: 'Active' });
+    expect(res.body.accessTokenExpiresIn).toBe(900);
+    expect(res.body.refreshTokenExpiresIn).toBe(2592000);
+
+    const me = await suite.api.get(`/v1/${tenant.slug}/me`, { token: res.body.accessToken });
+    expect(me.body).toMatchObject({ email, role: 'Admin', status: 'Active', emailVerified: true });
+    const login = await suite.api.post(`/v1/${tenant.slug}/auth/login`, { email, password: PASSWORD });
+    expect(login.status).toBe(200);
+
+    // Accepted invites are listed only on request, and the token is spent.
+    const open = await suite.api.get(`/v1/${tenant.slug}/invites`, { token: tenant.accessToken });
+    expect(open.body.items).toEqual([]);
+    const all = await suite.api.get(`/v1/${tenant.slug}/invites?includeAccepted=true`, { token: tenant.accessToken });
+    expect(all.body.items).toEqual([{ ...created, status: 'Accepted' }]);
+    expectError(await suite.api.post('/v1/invites/accept', { token, password: PASSWORD }), 401, 'UNAUTHORIZED', 'invite_invalid');
+
+    const accepted = await actions(tenant, 'InviteAccepted');
+    expect(accepted).toHaveLength(1);
+    expect(accepted[0]).toMatchObject({ actorType: 'user', actorId: res.body.user.id, targetType: 'invite', targetId: created.id });
+    const signups = await actions(tenant, 'UserSignup');
+    expect(signups[0]).toMatchObject({ targetId: res.body.user.id, details: { via: 'invite', email } });
+    const sessions = await actions(tenant, 'SessionCreated');
+    expect(sessions.some((e) => e.actorId === res.body.user.id)).toBe(true);
+  });
+
+  it('answers 401 invite_invalid for an unknown token and 400 for a short password', async () => {
+    expectError(await suite.api.post('/v1/invites/accept', { token: 'nope', password: PASSWORD }), 401, 'UNAUTHORIZED', 'invite_invalid');
+    const tenant = await createTenant(suite.api);
+    const { token } = await invite(tenant, { email: `s-${unique()}@example.com` });
+    expectError(await suite.api.post('/v1/invites/accept', { token, password: 'x'.repeat(11) }), 400, 'BAD_REQUEST');
+    expectError(await suite.api.post('/v1/invites/accept', { token: '', password: PASSWORD }), 400, 'BAD_REQUEST');
+    expectError(await suite.api.post('/v1/invites/accept', { token: 't'.repeat(1025), password: PASSWORD }), 400, 'BAD_REQUEST');
+  });
+
+  it('answers 409 when the email became a user of the tenant meanwhile', async () => {
+    const tenant = await createTenant(suite.api);
+    const email = `race-${unique()}@example.com`;
+    const { token } = await invite(tenant, { email });
+    await signupMember(suite.api, tenant.slug, email);
+    expectError(await suite.api.post('/v1/invites/accept', { token, password: PASSWORD }), 409, 'CONFLICT', 'email_taken');
+  });
+
+  it('an expired invite answers 401 invite_expired, is listed as Expired and emits InviteExpired once', async () => {
+    const tenant = await createTenant(suite.api);
+    const email = `late-${unique()}@example.com`;
+    const { token, invite: created } = await invite(tenant, { email });
+    await backdate(created.id);
+    expectError(await suite.api.post('/v1/invites/accept', { token, password: PASSWORD }), 401, 'UNAUTHORIZED', 'invite_expired');
+    expectError(await suite.api.post('/v1/invites/accept', { token, password: PASSWORD }), 401, 'UNAUTHORIZED', 'invite_expired');
+    const listed = await suite.api.get(`/v1/${tenant.slug}/invites`, { token: tenant.accessToken });
+    expect(listed.body.items).toEqual([{ ...created, status: 'Expired', expiresAt: expect.any(String) }]);
+    const expired = await actions(tenant, 'InviteExpired');
+    expect(expired).toHaveLength(1);
+    expect(expired[0]).toMatchObject({ actorType: 'system', targetType: 'invite', targetId: created.id, details: { email } });
+  });
+
+  it('listing marks overdue invites Expired', async () => {
+    const tenant = await createTenant(suite.api);
+    const { invite: created } = await invite(tenant, { email: `l-${unique()}@example.com` });
+    await backdate(created.id);
+    const listed = await suite.api.get(`/v1/${tenant.slug}/invites`, { token: tenant.accessToken });
+    expect(listed.body.items.map((i: any) => i.status)).toEqual(['Expired']);
+    expect(await actions(tenant, 'InviteExpired')).toHaveLength(1);
+  });
+
+  it('concurrent acceptances of one token create exactly one user', async () => {
+    const tenant = await createTenant(suite.api);
+    const { token } = await invite(tenant, { email: `twice-${unique()}@example.com` });
+    const results = await Promise.all([1, 2, 3].map(() => suite.api.post('/v1/invites/accept', { token, password: PASSWORD })));
+    expect(results.map((r) => r.status).sort()).toEqual([200, 401, 401]);
+    const users = await suite.api.get(`/v1/${tenant.slug}/users`, { token: tenant.accessToken });
+    expect(users.body.items).toHaveLength(2);
+  });
+});
+
+describe('GET and DELETE /v1/{tenantSlug}/invites', () => {
+  it('revokes an open invite: the token fails, it is listed only with includeRevoked, InviteRevoked is audited', async () => {
+    const tenant = await createTenant(suite.api);
+    const { token, invite: created } = await invite(tenant, { email: `r-${unique()}@example.com` });
+    const res = await suite.api.delete(`/v1/${tenant.slug}/invites/${created.id}`, { token: tenant.accessToken });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ ok: true });
+    expectError(await suite.api.post('/v1/invites/accept', { token, password: PASSWORD }), 401, 'UNAUTHORIZED', 'invite_invalid');
+    expect((await suite.api.get(`/v1/${tenant.slug}/invites`, { token: tenant.accessToken })).body.items).toEqual([]);
+    const withRevoked = await suite.api.get(`/v1/${tenant.slug}/invites?includeRevoked=true&includeAccepted=false`, { token: tenant.accessToken });
+    expect(withRevoked.body.items).toEqual([{ ...created, status: 'Revoked' }]);
+    const revoked = await actions(tenant, 'InviteRevoked');
+    expect(revoked).toHaveLength(1);
+    expect(revoked[0]).toMatchObject({ actorType: 'user', actorId: tenant.adminId, targetId: created.id });
+    // Again: no change, no second event.
+    expect((await suite.api.delete(`/v1/${tenant.slug}/invites/${created.id}`, { token: tenant.accessToken })).status).toBe(200);
+    expect(await actions(tenant, 'InviteRevoked')).toHaveLength(1);
+  });
+
+  it('refuses to revoke an accepted invite (409) and answers 404 for unknown ids and other tenants', async () => {
+    const tenant = await createTenant(suite.api);
+    const other = await createTenant(suite.api);
+    const { token, invite: created } = await invite(tenant, { email: `x-${unique()}@example.com` });
+    expectError(await suite.api.delete(`/v1/${other.slug}/invites/${created.id}`, { token: other.accessToken }), 404, 'NOT_FOUND');
+    expectError(await suite.api.delete(`/v1/${tenant.slug}/invites/not-a-uuid`, { token: tenant.accessToken }), 404, 'NOT_FOUND');
+    expectError(await suite.api.delete(`/v1/${tenant.slug}/invites/00000000-0000-4000-8000-000000000000`, { token: tenant.accessToken }), 404, 'NOT_FOUND');
+    expect((await suite.api.post('/v1/invites/accept', { token, password: PASSWORD })).status).toBe(200);
+    expectError(await suite.api.delete(`/v1/${tenant.slug}/invites/${created.id}`, { token: tenant.accessToken }), 409, 'CONFLICT', 'invite_not_open');
+  });
+
+  it('lists newest first and answers 400 for a non-boolean flag', async () => {
+    const tenant = await createTenant(suite.api);
+    const a = await invite(tenant, { email: `1-${unique()}@example.com` });
+    const b = await invite(tenant, { email: `2-${unique()}@example.com` });
+    const listed = await suite.api.get(`/v1/${tenant.slug}/invites`, { token: tenant.accessToken });
+    expect(listed.body.items.map((i: any) => i.id)).toEqual([b.invite.id, a.invite.id]);
+    expectError(await suite.api.get(`/v1/${tenant.slug}/invites?includeRevoked=maybe`, { token: tenant.accessToken }), 400, 'BAD_REQUEST');
+  });
+
+  it('an invite created by an API key names the key as invitedBy and the key as actor', async () => {
+    const tenant = await createTenant(suite.api);
+    const key = await suite.api.post(`/v1/${tenant.slug}/api-keys`, { name: 'ci', environment: 'test' }, { token: tenant.accessToken });
+    const res = await suite.api.post(`/v1/${tenant.slug}/invites`, { email: `k-${unique()}@example.com` }, { token: key.body.plaintext });
+    expect(res.status).toBe(200);
+    expect(res.body.invite.invitedBy).toBe(key.body.apiKey.id);
+    const created = await actions(tenant, 'InviteCreated');
+    expect(created[0]).toMatchObject({ actorType: 'api_key', actorId: key.body.apiKey.id });
+  });
+});

@@ -1,0 +1,92 @@
+import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Api, createTenant, signupMember, unique, type TestTenant } from '../helpers/api.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { mannWhitneyPValue } from '../helpers/statistics.js';
+import { setMfaPolicy } from '../helpers/tenant-settings.js';
+
+/** Requests per group; the first WARM_UP pairs are not counted. */
+const SAMPLES = 80;
+const WARM_UP = 10;
+/** Significance below which the two latency distributions count as different. */
+const ALPHA = 0.001;
+
+let server: TestServer;
+let api: Api;
+let tenant: TestTenant;
+let member: { email: string };
+
+/** Waits until the instance's queue is empty, so a job of one request never overlaps the next one. */
+async function queueIdle(): Promise<void> {
+  const started = Date.now();
+  while (Date.now() - started < 20_000) {
+    const rows = await server.services.orm.em.fork().execute('select 1 from job where queue = ? and failed_at is null limit 1', [server.services.jobs.name]);
+    if (rows.length === 0) return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  throw new Error('the job queue did not drain');
+}
+
+async function timed(route: string, email: string): Promise<number> {
+  await queueIdle();
+  const started = performance.now();
+  const res = await api.post(`/v1/${tenant.slug}/${route}`, { email });
+  const elapsed = performance.now() - started;
+  expect(res.body).toEqual({ ok: true });
+  return elapsed;
+}
+
+/**
+ * Latencies of alternating requests for the existing account and for one unknown email (one email
+ * each, so both sides touch their rate-limit counters the same way).
+ */
+async function sample(route: string): Promise<{ existing: number[]; unknown: number[] }> {
+  const existing: number[] = [];
+  const unknown: number[] = [];
+  const nobody = `nobody-${unique()}@example.com`;
+  for (let i = 0; i < SAMPLES + WARM_UP; i++) {
+    // random order within each pair, so neither side always follows the other's background work
+    const existingFirst = Math.random() < 0.5;
+    const first = await timed(route, existingFirst ? member.email : nobody);
+    const second = await timed(route, existingFirst ? nobody : member.email);
+    const [a, b] = existingFirst ? [first, second] : [second, first];
+    if (i >= WARM_UP) {
+      existing.push(a);
+      unknown.push(b);
+    }
+  }
+  return { existing, unknown };
+}
+
+const mailsTo = (email: string): number => {
+  const outbox = path.join(server.services.config.dataDir, 'outbox');
+  if (!existsSync(outbox)) return 0;
+  return readdirSync(outbox).filter((f) => readFileSync(path.join(outbox, f), 'utf8').includes(email)).length;
+};
+
+describe('answers that do not reveal whether an account exists', () => {
+  beforeAll(async () => {
+    server = await startTestServer({ SMTP_URL: undefined });
+    api = new Api(server.url);
+    tenant = await createTenant(api);
+    await setMfaPolicy(server, tenant.slug, 'Required');
+    member = await signupMember(api, tenant.slug);
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  for (const route of ['auth/request-email-otp', 'auth/password-reset/request', 'auth/request-email-verification']) {
+    it(`${route}: latencies for an existing and an unknown account come from one distribution (Mann-Whitney U)`, async () => {
+      const before = mailsTo(member.email);
+      const { existing, unknown } = await sample(route);
+      const { z, p } = mannWhitneyPValue(existing, unknown);
+      expect(p, `z = ${z.toFixed(2)}`).toBeGreaterThan(ALPHA);
+      await queueIdle();
+      // the existing account did get its mails, the unknown ones none
+      expect(mailsTo(member.email) - before).toBe(SAMPLES + WARM_UP);
+      expect(mailsTo('nobody-')).toBe(0);
+    });
+  }
+});

@@ -1,0 +1,676 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { build } from 'vite';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import * as oidc from 'openid-client';
+import { Api } from '../helpers/api.js';
+import { freePort, startOpenIdProvider, type TestOpenIdProvider } from '../helpers/oidc-provider.js';
+import { registerRelyingParty, type RelyingParty } from '../helpers/oidc-relying-party.js';
+import { Authenticator } from '../helpers/totp.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
+
+/**
+ * The hosted pages driven in a real browser (Debian's Chromium through playwright-core) against the
+ * real service and a real SMTP sink: people's journeys through /, /app/{slug}/… and /docs (docs/web.md).
+ */
+const CHROMIUM = '/usr/bin/chromium';
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) {
+  console.warn(`web-e2e: skipped, ${CHROMIUM} is missing (apt-get install -y chromium; .ci/run installs it)`);
+}
+
+const SCREENSHOTS = path.resolve('test-results/screenshots');
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 360, height: 740 };
+const PASSWORD = 'correct horse battery staple';
+
+describe.skipIf(!hasChromium)('web pages in a browser', () => {
+  let server: TestServer;
+  let sink: SmtpSink;
+  let provider: TestOpenIdProvider;
+  let browser: Browser;
+  const cspViolations: string[] = [];
+  const contexts: BrowserContext[] = [];
+  const pages: Page[] = [];
+  const pageErrors: string[] = [];
+
+  /** On a failure: a screenshot of every open page and the browser's errors, to see what a person saw. */
+  function diagnoseOnFailure(name: string): void {
+    onTestFailed(async () => {
+      await Promise.all(pages.map((p, i) => p.screenshot({ path: path.join(SCREENSHOTS, `failed-${name}-${i}.png`), fullPage: true }).catch(() => undefined)));
+      console.error(`browser errors:\n${pageErrors.join('\n')}\npages: ${pages.map((p) => p.url()).join(', ')}`);
+    });
+  }
+  const run = Date.now().toString(36);
+  const adminEmail = `owner-${run}@acme.test`;
+  const memberEmail = `member-${run}@acme.test`;
+  const colleagueEmail = `colleague-${run}@acme.test`;
+  let slug = '';
+  let admin: Page;
+  let member: Page;
+  let memberAuthenticator: Authenticator;
+
+  /** A fresh browser profile (own cookies and storage), as a separate person would have. */
+  async function newPerson(viewport = DESKTOP): Promise<Page> {
+    const context = await browser.newContext({ viewport });
+    contexts.push(context);
+    const page = await context.newPage();
+    page.on('console', (msg) => {
+      if (/Content Security Policy|Refused to/i.test(msg.text())) cspViolations.push(msg.text());
+      if (msg.type() === 'error') pageErrors.push(`${page.url()}: ${msg.text()}`);
+    });
+    page.on('pageerror', (err) => pageErrors.push(`${page.url()}: ${err.message}`));
+    pages.push(page);
+    return page;
+  }
+
+  /** A mailed link, opened on this test server (the link's path and query are what the mail decides). */
+  function onServer(link: string): string {
+    const url = new URL(link);
+    return `${server.url}${url.pathname}${url.search}`;
+  }
+
+  function linkIn(text: string): string {
+    const link = /https?:\/\/\S+\/app\/\S+/.exec(text)?.[0];
+    expect(link, text).toBeDefined();
+    return link!;
+  }
+
+  async function shoot(page: Page, name: string): Promise<void> {
+    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  }
+
+  /**
+   * An application's authorization-code + PKCE sign-in played in `person`'s browser: opens the
+   * authorization URL, lets `signIn` act on the workspace's hosted page, catches the redirect to the
+   * application's callback and exchanges the code with openid-client (ID token checked against the JWKS).
+   */
+  async function signInToApplication(person: Page, rp: RelyingParty, params: Record<string, string>, signIn: () => Promise<void>) {
+    const verifier = oidc.randomPKCECodeVerifier();
+    const state = oidc.randomState();
+    const nonce = oidc.randomNonce();
+    const url = oidc.buildAuthorizationUrl(rp.config, {
+      redirect_uri: rp.redirectUri, scope: 'openid email', state, nonce,
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', ...params,
+    });
+    let callback: URL | undefined;
+    await person.route(`${rp.redirectUri}**`, async (route) => {
+      callback = new URL(route.request().url());
+      await route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>App</title><h1>Back in the app</h1>' });
+    });
+    await person.goto(url.href);
+    await person.getByText('Sign in to continue to').waitFor();
+    await signIn();
+    await person.getByRole('heading', { name: 'Back in the app' }).waitFor();
+    return oidc.authorizationCodeGrant(rp.config, callback!, { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce });
+  }
+
+  /** An Admin's access token from the API (the workspace owner has no second factor). */
+  async function adminAccessToken(baseUrl: string, tenantSlug: string, email: string): Promise<string> {
+    const res = await fetch(`${baseUrl}/v1/${tenantSlug}/auth/login`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }),
+    });
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { accessToken: string }).accessToken;
+  }
+
+  beforeAll(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await build({ configFile: path.resolve('web/vite.config.ts'), logLevel: 'warn' });
+    sink = await startSmtpSink();
+    provider = await startOpenIdProvider();
+    const port = await freePort();
+    server = await startTestServer({ SMTP_URL: sink.url, PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, IDP_ISSUER: provider.issuer });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true, // each launch uses a fresh temporary profile (user data dir)
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  }, 300_000);
+
+  afterAll(async () => {
+    for (const context of contexts) await context.close().catch(() => undefined);
+    await browser?.close();
+    await server?.close();
+    await provider?.close();
+    await sink?.close();
+  });
+
+  it('serves pages with a strict CSP, HTML uncached and hashed assets immutable', async () => {
+    diagnoseOnFailure('1');
+    const html = await fetch(`${server.url}/app/anything/sign-in`);
+    expect(html.status).toBe(200);
+    expect(html.headers.get('cache-control')).toBe('no-store');
+    const csp = html.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    const body = await html.text();
+    expect(body).not.toMatch(/<script>(?!<\/script>)/); // no inline script
+    const asset = /\/assets\/[^"]+\.js/.exec(body)?.[0];
+    const assetRes = await fetch(`${server.url}${asset}`);
+    expect(assetRes.status).toBe(200);
+    expect(assetRes.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    // a favicon, so the tab shows the product and the browser does not ask for /favicon.ico
+    const icon = /<link rel="icon" type="image\/svg\+xml" href="(\/assets\/[^"]+\.svg)"/.exec(body)?.[1];
+    expect(icon, body).toBeDefined();
+    const iconRes = await fetch(`${server.url}${icon}`);
+    expect(iconRes.status).toBe(200);
+    expect(iconRes.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+  });
+
+  it('creates a workspace from /', async () => {
+    diagnoseOnFailure('2');
+    admin = await newPerson();
+    await admin.goto(`${server.url}/`);
+    await shoot(admin, 'home-desktop');
+    await admin.getByLabel('Workspace name').fill(`Acme ${run}`);
+    await admin.getByLabel('Your email').fill(adminEmail);
+    await admin.getByLabel('Password').fill(PASSWORD);
+    await admin.getByRole('button', { name: 'Create workspace' }).click();
+    await admin.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+    slug = new URL(admin.url()).pathname.split('/')[2]!;
+    expect(admin.url()).toBe(`${server.url}/app/${slug}/account`);
+    await expect(admin.getByText(adminEmail)).toBeTruthy();
+    expect(await admin.locator('dd').nth(1).textContent()).toBe('Admin');
+
+    // the refresh token is in an HttpOnly cookie on /trpc: a reload keeps the session, scripts cannot read it
+    const cookies = await admin.context().cookies();
+    expect(cookies).toHaveLength(1);
+    expect(cookies[0]).toMatchObject({ name: `refresh_${slug}`, path: '/trpc', httpOnly: true, sameSite: 'Strict' });
+    // evaluated in the page (strings, as this file is type-checked without the DOM library)
+    expect(await admin.evaluate('document.cookie')).toBe('');
+    expect(await admin.evaluate('window.localStorage.length + window.sessionStorage.length')).toBe(0);
+    await admin.reload();
+    await admin.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+    await shoot(admin, 'account-desktop');
+  });
+
+  it('signs up a Member, who gets a 403 page for the admin console', async () => {
+    diagnoseOnFailure('3');
+    member = await newPerson(PHONE);
+    await member.goto(`${server.url}/app/${slug}/sign-in`);
+    await shoot(member, 'sign-in-phone');
+    await member.getByRole('link', { name: 'Create an account' }).click();
+    await member.getByLabel('Email').fill(memberEmail);
+    await member.getByLabel('Password').fill('short');
+    await member.getByRole('button', { name: 'Sign up' }).click();
+    await member.getByRole('alert').waitFor();
+    expect(await member.locator('.field-error').first().textContent()).toMatch(/12/);
+    await member.getByLabel('Password').fill(PASSWORD);
+    await member.getByRole('button', { name: 'Sign up' }).click();
+    await member.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+    expect(await member.getByRole('link', { name: 'Admin console' }).count()).toBe(0);
+
+    await member.goto(`${server.url}/app/${slug}/admin`);
+    await member.getByRole('heading', { name: '403 · Admins only', exact: true }).waitFor();
+  });
+
+  it('enrols TOTP from the QR code page (recovery codes shown once), signs in with the TOTP code, then with a recovery code', async () => {
+    diagnoseOnFailure('4');
+    await member.goto(`${server.url}/app/${slug}/account`);
+    await member.getByRole('button', { name: 'Set up authenticator app' }).click();
+    const qr = member.getByRole('img', { name: 'QR code of the authenticator secret' });
+    await qr.waitFor();
+    expect(await qr.getAttribute('src')).toMatch(/^data:image\/png;base64,/);
+    await shoot(member, 'totp-enrolment-phone');
+    memberAuthenticator = new Authenticator(await member.getByLabel('Secret').inputValue());
+    await member.getByLabel('Authenticator code').fill(await memberAuthenticator.nextCode());
+    await member.getByRole('button', { name: 'Turn on' }).click();
+    await expect.poll(() => member.locator('dd').nth(3).textContent(), { timeout: 15_000 }).toBe('On');
+    expect(await member.getByRole('img', { name: 'QR code of the authenticator secret' }).count()).toBe(0);
+    // the recovery codes are shown once, right after turning the factor on
+    const recoveryCodes = await member.getByRole('region', { name: 'Recovery codes' }).locator('li').allTextContents();
+    expect(recoveryCodes).toHaveLength(10);
+    expect(await member.locator('dd').nth(4).textContent()).toBe('10');
+
+    await member.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await member.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+    expect(await member.context().cookies()).toHaveLength(0);
+    await member.goto(`${server.url}/app/${slug}/account`);
+    await member.getByRole('heading', { name: 'Sign in', exact: true }).waitFor(); // no session any more
+
+    await member.getByLabel('Email').fill(memberEmail);
+    await member.getByLabel('Password').fill(PASSWORD);
+    await member.getByRole('button', { name: 'Sign in' }).click();
+    await member.getByLabel('Authenticator code').fill(memberAuthenticator.wrongCode());
+    await member.getByRole('button', { name: 'Verify', exact: true }).click();
+    await member.getByRole('alert').waitFor();
+    await member.getByLabel('Authenticator code').fill(await memberAuthenticator.nextCode());
+    await member.getByRole('button', { name: 'Verify', exact: true }).click();
+    await member.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+    await shoot(member, 'account-phone');
+
+    // a recovery code instead of the authenticator, once; the account page then counts 9 left
+    await member.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await member.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+    await member.getByLabel('Email').fill(memberEmail);
+    await member.getByLabel('Password').fill(PASSWORD);
+    await member.getByRole('button', { name: 'Sign in' }).click();
+    await member.getByLabel('Recovery code').fill(recoveryCodes[0]!);
+    await member.getByRole('button', { name: 'Use recovery code' }).click();
+    await member.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+    await expect.poll(() => member.locator('dd').nth(4).textContent(), { timeout: 15_000 }).toBe('9');
+    const devices = member.getByRole('list', { name: 'Signed-in devices' });
+    await devices.getByText('(this device)').waitFor();
+    expect(await devices.getByText('password+recovery_code').count()).toBeGreaterThan(0);
+  });
+
+  it('invites a colleague from the console; the colleague accepts from the mailed link and shows in the users list', async () => {
+    diagnoseOnFailure('5');
+    await admin.getByRole('link', { name: 'Admin console' }).click();
+    await admin.getByRole('link', { name: 'Invites' }).click();
+    await admin.getByLabel('Email').fill(colleagueEmail);
+    await admin.getByLabel('Role').selectOption('Member');
+    await admin.getByLabel('Valid for (hours)').fill('48');
+    await admin.getByRole('button', { name: 'Send invite' }).click();
+    await admin.getByLabel('Invite link').waitFor();
+    await admin.getByRole('cell', { name: colleagueEmail, exact: true }).waitFor();
+    await shoot(admin, 'admin-invites-desktop');
+
+    const first = await sink.waitFor(colleagueEmail, (m) => m.subject.startsWith('You are invited'));
+    // the colleague lost the mail: the admin sends it again; only the new link works
+    await admin.getByRole('button', { name: `Send the invite to ${colleagueEmail} again` }).click();
+    await admin.getByText(`A new invitation was mailed to ${colleagueEmail}; the previous link no longer works.`).waitFor();
+    const mail = await sink.waitFor(colleagueEmail, (m) => m.subject.startsWith('You are invited') && m.text !== first.text);
+    const link = linkIn(mail.text);
+    expect(link).not.toBe(linkIn(first.text));
+    expect(new URL(link).pathname).toBe(`/app/${slug}/accept-invite`);
+    const colleague = await newPerson(PHONE);
+    await colleague.goto(onServer(link));
+    await colleague.getByRole('heading', { name: 'Join the workspace', exact: true }).waitFor();
+    expect(new URL(colleague.url()).search).toBe(''); // the token leaves the address bar
+    await colleague.getByLabel('Choose a password').fill(PASSWORD);
+    await colleague.getByRole('button', { name: 'Accept invite' }).click();
+    await colleague.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+
+    await admin.getByRole('link', { name: 'Users' }).click();
+    await admin.getByRole('cell', { name: colleagueEmail, exact: true }).waitFor();
+    await admin.getByRole('cell', { name: memberEmail, exact: true }).waitFor();
+    await shoot(admin, 'admin-users-desktop');
+
+    // the admin ends the colleague's session from the console; the colleague's page is signed out
+    await admin.getByRole('button', { name: `Sessions of ${colleagueEmail}` }).click();
+    await admin.getByRole('heading', { name: `Sessions of ${colleagueEmail}` }).waitFor();
+    await admin.getByRole('button', { name: 'End session' }).click();
+    await admin.getByText('No live sessions.').waitFor();
+    await colleague.reload();
+    await colleague.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+  });
+
+  it('creates an API key (plaintext shown once) and revokes it', async () => {
+    diagnoseOnFailure('6');
+    await admin.getByRole('link', { name: 'API keys' }).click();
+    await admin.getByLabel('Name').fill('billing backend');
+    await admin.getByRole('button', { name: 'Create key' }).click();
+    const plaintext = await admin.getByLabel('New API key').inputValue();
+    expect(plaintext).toMatch(/^ak_live_/);
+    const me = await fetch(`${server.url}/v1/${slug}/users`, { headers: { authorization: `Bearer ${plaintext}` } });
+    expect(me.status).toBe(200);
+    await shoot(admin, 'admin-api-keys-desktop');
+    await admin.getByRole('button', { name: 'Revoke API key billing backend' }).click();
+    await admin.getByRole('button', { name: 'Revoke API key billing backend' }).waitFor({ state: 'detached' });
+    const refused = await fetch(`${server.url}/v1/${slug}/users`, { headers: { authorization: `Bearer ${plaintext}` } });
+    expect(refused.status).toBe(401);
+  });
+
+  it('resets a password from the mailed link and signs in with the new one', async () => {
+    diagnoseOnFailure('7');
+    const person = await newPerson();
+    await person.goto(`${server.url}/app/${slug}/sign-in`);
+    await person.getByRole('link', { name: 'Forgot password?' }).click();
+    await person.getByLabel('Email').fill(colleagueEmail);
+    await person.getByRole('button', { name: 'Email me a reset link' }).click();
+    await person.getByRole('status').waitFor();
+    const mail = await sink.waitFor(colleagueEmail, (m) => m.subject.startsWith('Reset your password'));
+    const link = linkIn(mail.text);
+    expect(new URL(link).pathname).toBe(`/app/${slug}/reset-password`);
+    await person.goto(onServer(link));
+    await person.getByLabel('New password').fill('a brand new long passphrase');
+    await person.getByRole('button', { name: 'Set new password' }).click();
+    await person.getByRole('status').waitFor();
+    await person.getByRole('link', { name: 'Sign in' }).click();
+    await person.getByLabel('Email').fill(colleagueEmail);
+    await person.getByLabel('Password').fill(PASSWORD);
+    await person.getByRole('button', { name: 'Sign in' }).click();
+    await person.getByRole('alert').waitFor(); // the old password no longer works
+    await person.getByLabel('Password').fill('a brand new long passphrase');
+    await person.getByRole('button', { name: 'Sign in' }).click();
+    await person.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+  });
+
+  it('finds each of those actions in the audit page with a filter', async () => {
+    diagnoseOnFailure('8');
+    await admin.getByRole('link', { name: 'Audit log' }).click();
+    for (const action of ['TenantCreated', 'UserSignup', 'MfaTotpEnrolled', 'InviteCreated', 'InviteAccepted', 'ApiKeyCreated', 'ApiKeyRevoked', 'UserPasswordChanged']) {
+      await admin.getByLabel('Action').selectOption(action);
+      await admin.getByRole('button', { name: 'Apply filters' }).click();
+      await expect.poll(async () => [...new Set(await admin.locator('tbody tr td:nth-child(2)').allTextContents())], { timeout: 15_000 }).toEqual([action]);
+    }
+    await admin.getByLabel('Action').selectOption('');
+    await admin.getByLabel('Search').fill(colleagueEmail);
+    await admin.getByLabel('Limit').fill('2');
+    await admin.getByRole('button', { name: 'Apply filters' }).click();
+    await admin.locator('tbody tr').nth(1).waitFor();
+    const firstPage = await admin.locator('tbody tr td.details').allTextContents();
+    expect(firstPage).toHaveLength(2);
+    await admin.getByRole('button', { name: 'Older' }).click();
+    await admin.getByRole('button', { name: 'Newer' }).waitFor({ state: 'visible' });
+    await expect.poll(() => admin.locator('tbody tr td.details').allTextContents()).not.toEqual(firstPage);
+    await shoot(admin, 'admin-audit-desktop');
+    await admin.setViewportSize(PHONE);
+    await shoot(admin, 'admin-audit-phone');
+    await admin.setViewportSize(DESKTOP);
+  });
+
+  it('signs in with the identity provider from the sign-in page, then with the second factor once TOTP is on', async () => {
+    diagnoseOnFailure('10');
+    // the admin configures the client registered at the provider (redirect URI: the service's callback)
+    const clientId = `client-${run}`;
+    await provider.addClient(clientId, `secret-${run}-0123456789abcdef`, `${server.url}/v1/${slug}/oauth/idp/callback`);
+    await admin.getByRole('link', { name: 'Settings' }).click();
+    await admin.getByLabel('Client ID', { exact: true }).fill(clientId);
+    await admin.getByLabel('Client secret', { exact: true }).fill(`secret-${run}-0123456789abcdef`);
+    await admin.getByRole('button', { name: 'Save provider' }).click();
+    await admin.getByText('Sign-in with the provider is on.').waitFor();
+    // the settings show the redirect URI to register, exactly as the sign-in sends it
+    await admin.getByText(`${server.url}/v1/${slug}/oauth/idp/callback`, { exact: true }).waitFor();
+
+    const sub = `sub-${run}`;
+    const email = `idp-${run}@example.com`;
+    provider.setAccount(sub, { email, email_verified: true });
+    const person = await newPerson(PHONE);
+    // the provider's login and consent pages are played by the test helper; the browser is sent on to the callback
+    const authorizationUrls: string[] = [];
+    await person.route(`${provider.issuer}/**`, async (route) => {
+      authorizationUrls.push(route.request().url());
+      const callback = await provider.signIn(route.request().url(), sub);
+      await route.fulfill({ status: 302, headers: { location: callback.toString() } });
+    });
+    await person.goto(`${server.url}/app/${slug}/sign-in`);
+    await person.getByRole('button', { name: 'Sign in with the identity provider' }).click();
+    await person.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+    expect(new URL(person.url()).hash).toBe('');
+    expect(await person.getByText(email).count()).toBe(1);
+    expect(new URL(authorizationUrls[0]!).searchParams.get('redirect_uri')).toBe(`${server.url}/v1/${slug}/oauth/idp/callback`);
+    const cookies = await person.context().cookies();
+    expect(cookies.map((c) => c.name)).toEqual([`refresh_${slug}`]); // the binding cookie is gone after the callback
+
+    // with an authenticator, the provider sign-in (no multi-factor `amr`) asks for its code
+    await person.getByRole('button', { name: 'Set up authenticator app' }).click();
+    const authenticator = new Authenticator(await person.getByLabel('Secret').inputValue());
+    await person.getByLabel('Authenticator code').fill(await authenticator.nextCode());
+    await person.getByRole('button', { name: 'Turn on' }).click();
+    await expect.poll(() => person.locator('dd').nth(3).textContent(), { timeout: 15_000 }).toBe('On');
+    await person.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await person.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+    await person.getByRole('button', { name: 'Sign in with the identity provider' }).click();
+    await person.getByRole('heading', { name: 'Second factor', exact: true }).waitFor();
+    expect(new URL(person.url()).pathname).toBe(`/app/${slug}/idp-callback`);
+    expect(new URL(person.url()).hash).toBe(''); // code and state left the address bar
+    await shoot(person, 'idp-second-factor-phone');
+    await person.getByLabel('Authenticator code').fill(authenticator.wrongCode());
+    await person.getByRole('button', { name: 'Verify', exact: true }).click();
+    await person.getByRole('alert').waitFor();
+    await person.getByLabel('Authenticator code').fill(await authenticator.nextCode());
+    await person.getByRole('button', { name: 'Verify', exact: true }).click();
+    await person.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+
+    await person.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await person.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+    await shoot(person, 'sign-in-idp-phone');
+  });
+
+  it('signs a new person in to a single-page application through the OpenID provider with the upstream identity provider', async () => {
+    diagnoseOnFailure('10b');
+    const rp = await registerRelyingParty(new Api(server.url), { slug, accessToken: await adminAccessToken(server.url, slug, adminEmail) }, server.url, 'spa', {
+      redirectUris: [`http://localhost:${await freePort()}/callback`],
+    });
+    const sub = `sub-app-${run}`;
+    const email = `idp-app-${run}@example.com`;
+    provider.setAccount(sub, { email, email_verified: true });
+    const person = await newPerson();
+    await person.route(`${provider.issuer}/**`, async (route) => {
+      const callback = await provider.signIn(route.request().url(), sub);
+      await route.fulfill({ status: 302, headers: { location: callback.toString() } });
+    });
+    const tokens = await signInToApplication(person, rp, {}, async () => {
+      await person.getByRole('button', { name: 'Sign in with the identity provider' }).click();
+    });
+    expect(tokens.claims()).toMatchObject({ iss: rp.issuer, aud: rp.clientId });
+    // with the email scope and an access token, the address comes from userinfo (OpenID Connect Core §5.4)
+    expect(await oidc.fetchUserInfo(rp.config, tokens.access_token, tokens.claims()!.sub)).toMatchObject({ email, email_verified: true });
+  });
+
+  it('under a Required MFA policy, a user without a factor proves the mailbox and sets up an authenticator at sign-in', async () => {
+    diagnoseOnFailure('11');
+    const email = `bootstrap-${run}@acme.test`;
+    const person = await newPerson(PHONE);
+    await person.goto(`${server.url}/app/${slug}/sign-up`);
+    await person.getByLabel('Email').fill(email);
+    await person.getByLabel('Password').fill(PASSWORD);
+    await person.getByRole('button', { name: 'Sign up' }).click();
+    await person.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+    await person.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await person.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+
+    await admin.getByRole('link', { name: 'Settings' }).click();
+    await admin.getByLabel('Multi-factor authentication').selectOption('Required');
+    await admin.getByRole('button', { name: 'Save settings' }).click();
+    await admin.getByText('Settings saved.').waitFor();
+
+    await person.getByLabel('Email').fill(email);
+    await person.getByLabel('Password').fill(PASSWORD);
+    await person.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await person.getByRole('heading', { name: 'Second factor', exact: true }).waitFor();
+    expect(await person.getByLabel('Authenticator code').count()).toBe(0); // nothing enrolled: the mailbox first
+    await person.getByRole('button', { name: 'Email me a code' }).click();
+    await person.getByRole('status').waitFor();
+    const mail = await sink.waitFor(email, (m) => m.subject.includes('sign-in code'));
+    const code = /\b(\d{6})\b/.exec(mail.text)![1]!;
+    await shoot(person, 'mfa-bootstrap-email-phone');
+    await person.getByLabel('Email code').fill(code);
+    await person.getByRole('button', { name: 'Set up an authenticator instead' }).click();
+    await person.getByRole('heading', { name: 'Set up your authenticator app', exact: true }).waitFor();
+    await person.getByRole('img', { name: 'QR code of the authenticator secret' }).waitFor();
+    await shoot(person, 'mfa-bootstrap-enrol-phone');
+    const authenticator = new Authenticator(await person.getByLabel('Secret').inputValue());
+    await person.getByLabel('Authenticator code').fill(authenticator.wrongCode());
+    await person.getByRole('button', { name: 'Turn on and sign in' }).click();
+    await person.getByRole('alert').waitFor();
+    await person.getByLabel('Authenticator code').fill(await authenticator.nextCode());
+    await person.getByRole('button', { name: 'Turn on and sign in' }).click();
+    await person.getByRole('heading', { name: 'Your authenticator app is on', exact: true }).waitFor();
+    expect(await person.getByRole('region', { name: 'Recovery codes' }).locator('li').count()).toBe(10);
+    await person.getByRole('button', { name: 'I saved my recovery codes, continue' }).click();
+    await person.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+    expect(await person.locator('dd').nth(3).textContent()).toBe('On');
+
+    await admin.getByLabel('Multi-factor authentication').selectOption('Optional');
+    await admin.getByRole('button', { name: 'Save settings' }).click();
+    await admin.getByText('Settings saved.').waitFor();
+  });
+
+  it('pages the users list with "Load more" (GET users limit + cursor)', async () => {
+    diagnoseOnFailure('12');
+    for (let i = 0; i < 8; i += 1) {
+      const res = await fetch(`${server.url}/v1/${slug}/auth/signup`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: `paged-${i}-${run}@acme.test`, password: PASSWORD }),
+      });
+      expect(res.status).toBe(200);
+    }
+    await admin.getByRole('link', { name: 'Users' }).click();
+    await admin.getByLabel('Per page').selectOption('10');
+    await expect.poll(() => admin.locator('tbody tr').count()).toBe(10);
+    await admin.getByText('10 users shown; more to load.').waitFor();
+    const firstPage = await admin.locator('tbody tr td:first-child').allTextContents();
+    await admin.getByRole('button', { name: 'Load more' }).click();
+    await expect.poll(() => admin.locator('tbody tr').count()).toBeGreaterThan(10);
+    await admin.getByRole('button', { name: 'Load more' }).waitFor({ state: 'detached' });
+    const all = await admin.locator('tbody tr td:first-child').allTextContents();
+    expect(all.slice(0, 10)).toEqual(firstPage);
+    expect(new Set(all).size).toBe(all.length); // no user twice
+    expect(all).toEqual(expect.arrayContaining([adminEmail, memberEmail, colleagueEmail, `paged-7-${run}@acme.test`]));
+    await admin.getByText(`${all.length} users, all shown.`).waitFor();
+    await admin.setViewportSize(PHONE);
+    await shoot(admin, 'admin-users-paged-phone');
+    await admin.setViewportSize(DESKTOP);
+  });
+
+  it('adds a passkey on the account page (Chromium virtual authenticator), signs out, and signs in with the passkey alone', async () => {
+    diagnoseOnFailure('13');
+    // WebAuthn needs a domain as RP id (not an IP address): a second instance whose PUBLIC_URL is on localhost
+    const port = await freePort();
+    const local = await startTestServer({ SMTP_URL: sink.url, PORT: String(port), PUBLIC_URL: `http://localhost:${port}` });
+    try {
+      const person = await newPerson();
+      const cdp = await person.context().newCDPSession(person);
+      await cdp.send('WebAuthn.enable');
+      await cdp.send('WebAuthn.addVirtualAuthenticator', {
+        options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+      });
+      const email = `passkey-${run}@acme.test`;
+      await person.goto(`http://localhost:${port}/`);
+      await person.getByLabel('Workspace name').fill(`Passkeys ${run}`);
+      await person.getByLabel('Your email').fill(email);
+      await person.getByLabel('Password').fill(PASSWORD);
+      await person.getByRole('button', { name: 'Create workspace' }).click();
+      await person.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+      const passkeySlug = new URL(person.url()).pathname.split('/')[2]!;
+
+      await person.getByLabel('Passkey name (optional)').fill('Virtual key');
+      await person.getByRole('button', { name: 'Add a passkey' }).click();
+      await person.getByRole('button', { name: 'Delete passkey Virtual key' }).waitFor();
+      await shoot(person, 'account-passkey-desktop');
+
+      await person.getByRole('button', { name: 'Sign out', exact: true }).click();
+      await person.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+      await person.getByRole('button', { name: 'Use a passkey' }).click();
+      await person.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+      expect(person.url()).toBe(`http://localhost:${port}/app/${passkeySlug}/account`);
+      const logins = (await local.services.orm.em.fork().execute(
+        `select details from audit_event where action = 'UserLogin' and tenant_id = (select id from tenant where slug = ?)`,
+        [passkeySlug],
+      )) as { details: Record<string, unknown> | string }[];
+      expect(logins.map((r) => (typeof r.details === 'string' ? JSON.parse(r.details) : r.details).method)).toContain('passkey');
+
+      // the same passkey signs the person in to an application through the workspace's OpenID provider
+      const publicUrl = `http://localhost:${port}`;
+      const rp = await registerRelyingParty(new Api(publicUrl), { slug: passkeySlug, accessToken: await adminAccessToken(publicUrl, passkeySlug, email) }, publicUrl, 'web', {
+        redirectUris: [`http://localhost:${await freePort()}/callback`],
+      });
+      const tokens = await signInToApplication(person, rp, { prompt: 'login' }, async () => {
+        await person.getByRole('button', { name: 'Use a passkey' }).click();
+      });
+      expect(tokens.claims()).toMatchObject({ iss: rp.issuer, aud: rp.clientId });
+      expect(await oidc.fetchUserInfo(rp.config, tokens.access_token, tokens.claims()!.sub)).toMatchObject({ email });
+    } finally {
+      await local.close();
+    }
+  });
+
+  it('signs in to the example app (openid-client) through the workspace\'s hosted page, with password then TOTP, calls its API, refreshes and signs out', async () => {
+    diagnoseOnFailure('14');
+    // the workspace owner creates the workspace and registers the app in the console
+    const owner = await newPerson();
+    await owner.goto(`${server.url}/`);
+    await owner.getByLabel('Workspace name').fill(`Apps ${run}`);
+    await owner.getByLabel('Your email').fill(`apps-${run}@acme.test`);
+    await owner.getByLabel('Password').fill(PASSWORD);
+    await owner.getByRole('button', { name: 'Create workspace' }).click();
+    await owner.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+    const tenant = { tenant: { slug: new URL(owner.url()).pathname.split('/')[2]! } };
+    const appPort = await freePort();
+    await owner.goto(`${server.url}/app/${tenant.tenant.slug}/admin/applications`);
+    await owner.getByRole('heading', { name: 'Applications', exact: true }).waitFor();
+    await owner.getByLabel(/Web application/).check();
+    await owner.getByLabel('Name', { exact: true }).fill('Example app');
+    await owner.getByLabel('Redirect URIs (one per line)').fill(`http://localhost:${appPort}/callback`);
+    await owner.getByLabel('Post-logout redirect URIs (one per line, optional)').fill(`http://localhost:${appPort}/`);
+    await owner.getByRole('button', { name: 'Add application' }).click();
+    await owner.getByLabel('Client secret', { exact: true }).waitFor();
+    const clientSecret = await owner.getByLabel('Client secret', { exact: true }).inputValue();
+    const application = { clientId: await owner.locator('.created').getByLabel('Client ID', { exact: true }).inputValue() };
+    expect(await owner.locator('.created').getByLabel('Issuer', { exact: true }).inputValue()).toBe(`${server.url}/v1/${tenant.tenant.slug}/oidc`);
+    await shoot(owner, 'admin-applications-desktop');
+    await owner.setViewportSize(PHONE);
+    await shoot(owner, 'admin-applications-phone');
+    const example = spawn(process.execPath, [path.resolve('examples/oidc-express-app/server.mjs')], {
+      env: { ...process.env, ISSUER: `${server.url}/v1/${tenant.tenant.slug}/oidc`, CLIENT_ID: application.clientId, CLIENT_SECRET: clientSecret, PORT: String(appPort) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        example.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('example app on') && resolve());
+        example.once('exit', (code) => reject(new Error(`example app exited with ${code}`)));
+      });
+      const person = await newPerson();
+      await person.goto(`http://localhost:${appPort}/`);
+      await person.getByRole('link', { name: 'Sign in' }).click();
+      // the workspace's hosted sign-in page, naming the application
+      await person.getByText('Sign in to continue to').waitFor();
+      expect(new URL(person.url()).pathname).toBe(`/app/${tenant.tenant.slug}/sign-in`);
+      await shoot(person, 'oidc-sign-in-desktop');
+      await person.getByLabel('Email').fill(`apps-${run}@acme.test`);
+      await person.getByLabel('Password').fill(PASSWORD);
+      await person.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await person.locator('#email').waitFor();
+      expect(await person.locator('#email').textContent()).toBe(`apps-${run}@acme.test`);
+      expect(JSON.parse((await person.locator('#claims').textContent())!)).toMatchObject({ iss: `${server.url}/v1/${tenant.tenant.slug}/oidc`, aud: application.clientId });
+
+      await person.getByRole('link', { name: 'Call the API' }).click();
+      expect(JSON.parse((await person.locator('#api').textContent())!)).toMatchObject({ scope: 'api', client_id: application.clientId });
+      await person.goto(`http://localhost:${appPort}/refresh`);
+      expect(await person.locator('#refreshed').textContent()).toContain('new refresh token');
+
+      // single sign-on: a second sign-in from the app does not ask again
+      await person.goto(`http://localhost:${appPort}/login`);
+      await person.locator('#email').waitFor();
+
+      await person.goto(`http://localhost:${appPort}/logout`);
+      await person.getByRole('button', { name: 'Sign out' }).click();
+      await person.getByText('You are not signed in.').waitFor();
+
+      // now with TOTP on: the hosted page asks for the code before going back to the app
+      const signIn = await fetch(`${server.url}/v1/${tenant.tenant.slug}/auth/login`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: `apps-${run}@acme.test`, password: PASSWORD }),
+      });
+      const fresh = (await signIn.json()) as { accessToken: string };
+      const enroll = (await (await fetch(`${server.url}/v1/${tenant.tenant.slug}/mfa/totp/enroll`, { method: 'POST', headers: { authorization: `Bearer ${fresh.accessToken}` } })).json()) as { secret: string };
+      const authenticator = new Authenticator(enroll.secret);
+      const verified = await fetch(`${server.url}/v1/${tenant.tenant.slug}/mfa/totp/verify`, {
+        method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${fresh.accessToken}` }, body: JSON.stringify({ code: await authenticator.nextCode() }),
+      });
+      expect(verified.status).toBe(200);
+      const second = await newPerson(PHONE);
+      await second.goto(`http://localhost:${appPort}/login`);
+      await second.getByLabel('Email').fill(`apps-${run}@acme.test`);
+      await second.getByLabel('Password').fill(PASSWORD);
+      await second.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await second.getByLabel('Authenticator code').fill(await authenticator.nextCode());
+      await shoot(second, 'oidc-second-factor-phone');
+      await second.getByRole('button', { name: 'Verify' }).click();
+      await second.locator('#email').waitFor();
+      expect(JSON.parse((await second.locator('#claims').textContent())!).sub).toBeTruthy();
+    } finally {
+      example.kill();
+    }
+  });
+
+  it('renders the API reference at /docs from the OpenAPI document', async () => {
+    diagnoseOnFailure('9');
+    const page = await newPerson();
+    await page.goto(`${server.url}/docs`);
+    await page.locator('.swagger-ui .info .title').waitFor();
+    await page.getByRole('button', { name: /Authorize/ }).first().waitFor();
+    await shoot(page, 'docs-desktop');
+    await page.setViewportSize(PHONE);
+    await shoot(page, 'docs-phone');
+    await shoot(admin, 'admin-audit-desktop-final');
+    expect(cspViolations).toEqual([]);
+  });
+});
