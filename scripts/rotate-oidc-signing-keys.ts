@@ -1,10 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { loadConfigOrExit } from '../src/config.js';
-import { startEmbeddedDatabase, type EmbeddedDatabase } from '../src/db/embedded.js';
-import { DatabaseUnavailableError, openDatabase } from '../src/db/orm.js';
-import { createLogger } from '../src/logger.js';
 import { Keyring } from '../src/security/keyring.js';
 import { RETIRED_KEY_PUBLISH_SECONDS, SigningKeyService } from '../src/services/oidc/signing-keys.js';
+import { runDatabaseScript } from './database-script.js';
 
 /**
  * `npm run oidc:rotate-signing-keys [-- <workspace slug>…]`: gives every workspace's OpenID Provider
@@ -13,45 +10,18 @@ import { RETIRED_KEY_PUBLISH_SECONDS, SigningKeyService } from '../src/services/
  * sign with the new key within 10 minutes (they rebuild their providers). Exits 0 when done, 2 on a
  * configuration or database error. On the embedded database stop the service first.
  */
-async function main(): Promise<number> {
-  const config = loadConfigOrExit();
-  const logger = createLogger(config.logLevel);
+runDatabaseScript('signing-key rotation', async (orm, config, logger) => {
   const slugs = process.argv.slice(2);
-  let embedded: EmbeddedDatabase | undefined;
-  try {
-    if (!config.databaseUrl) embedded = await startEmbeddedDatabase(config.dataDir);
-    const orm = await openDatabase(config.databaseUrl ?? embedded!.url, embedded ? 1 : undefined);
-    try {
-      const em = orm.em.fork() as EntityManager;
-      const tenants = (await em.execute(
-        `select id, slug from tenant where deleted_at is null${slugs.length ? ` and slug in (${slugs.map(() => '?').join(', ')})` : ''} order by slug`,
-        slugs,
-      )) as { id: string; slug: string }[];
-      const keys = new SigningKeyService(new Keyring(config.encryptionKeys));
-      for (const tenant of tenants) {
-        const kid = await keys.rotate(em, tenant.id);
-        logger.info({ workspace: tenant.slug, kid }, 'new OpenID provider signing key');
-      }
-      logger.info({ workspaces: tenants.length, previousKeysPublishedSeconds: RETIRED_KEY_PUBLISH_SECONDS }, 'signing keys rotated');
-      return 0;
-    } finally {
-      await orm.close(true);
-    }
-  } catch (err) {
-    if (err instanceof DatabaseUnavailableError) {
-      logger.fatal(err.message);
-      return 2;
-    }
-    throw err;
-  } finally {
-    await embedded?.close();
+  const em = orm.em.fork() as EntityManager;
+  const tenants = (await em.execute(
+    `select id, slug from tenant where deleted_at is null${slugs.length ? ` and slug in (${slugs.map(() => '?').join(', ')})` : ''} order by slug`,
+    slugs,
+  )) as { id: string; slug: string }[];
+  const keys = new SigningKeyService(new Keyring(config.encryptionKeys));
+  for (const tenant of tenants) {
+    const kid = await keys.rotate(em, tenant.id);
+    logger.info({ workspace: tenant.slug, kid }, 'new OpenID provider signing key');
   }
-}
-
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    process.stderr.write(`signing-key rotation failed: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exit(1);
-  },
-);
+  logger.info({ workspaces: tenants.length, previousKeysPublishedSeconds: RETIRED_KEY_PUBLISH_SECONDS }, 'signing keys rotated');
+  return 0;
+});
