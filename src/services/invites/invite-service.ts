@@ -157,7 +157,7 @@ export class InviteService {
 
   private async sendInviteMail(tenant: Tenant, invite: Invite, token: string): Promise<void> {
     const link = `${this.config.publicUrl}/app/${encodeURIComponent(tenant.slug)}/accept-invite?token=${encodeURIComponent(token)}`;
-    const expires = invite.expiresAt.toISOString();
+    const expires = new Intl.DateTimeFormat('en-GB', { dateStyle: 'full', timeStyle: 'short', timeZone: 'UTC' }).format(invite.expiresAt) + ' UTC';
     // The tenant name is chosen by whoever created the tenant: quoted, defanged, never a link.
     const name = quotedTenantName(tenant.name);
     const notice = 'The workspace name above was chosen by its administrators; this service has not checked it.';
@@ -167,11 +167,11 @@ export class InviteService {
       text:
         `You have been invited to join the workspace ${name} as ${invite.role}.\n${notice}\n\n` +
         `Accept the invitation and choose a password:\n${link}\n\n` +
-        `Invitation token: ${token}\nThe invitation expires at ${expires}.\n`,
+        `The invitation is valid until ${expires}.\n`,
       html:
         `<p>You have been invited to join the workspace <b>${escapeHtml(name)}</b> as ${invite.role}.<br>${escapeHtml(notice)}</p>` +
         `<p><a href="${escapeHtml(link)}">Accept the invitation</a> and choose a password.</p>` +
-        `<p>Invitation token: <code>${escapeHtml(token)}</code><br>The invitation expires at ${expires}.</p>`,
+        `<p>The invitation is valid until ${escapeHtml(expires)}.</p>`,
     }, tenant.id);
   }
 

@@ -8,31 +8,25 @@ export interface TokenMailInput {
   tenantName: string;
   /** A link the user opens (built from `PUBLIC_URL`). */
   link: string;
-  /** The plaintext token, also printed so an API client can send it itself. */
+  /** The plaintext token (inside `link`). */
   token: string;
   /** Validity in seconds, shown rounded to hours or minutes. */
   ttlSeconds: number;
 }
 
-function validity(ttlSeconds: number): string {
-  return ttlSeconds >= 3600 ? `${Math.round(ttlSeconds / 3600)} hour(s)` : `${Math.round(ttlSeconds / 60)} minute(s)`;
+/** A lifetime in words: "1 hour", "24 hours", "10 minutes" (English plural rules, Intl.PluralRules). */
+export function lifetimeInWords(ttlSeconds: number): string {
+  const [amount, unit] = ttlSeconds >= 3600 ? [Math.round(ttlSeconds / 3600), 'hour'] : [Math.max(1, Math.round(ttlSeconds / 60)), 'minute'];
+  return `${amount} ${unit}${new Intl.PluralRules('en').select(amount) === 'one' ? '' : 's'}`;
 }
 
+/** The link carries the token, so the mail shows the link and never asks a person to handle the token. */
 function tokenMail(input: TokenMailInput, subject: string, intro: string, action: string, outro: string): MailMessage {
-  const text = [
-    intro,
-    '',
-    `${action}: ${input.link}`,
-    '',
-    `Or send this token to the API: ${input.token}`,
-    '',
-    `It is valid for ${validity(input.ttlSeconds)} and works once. ${outro}`,
-  ].join('\n');
+  const text = [intro, '', `${action}: ${input.link}`, '', `The link works once, for ${lifetimeInWords(input.ttlSeconds)}. ${outro}`].join('\n');
   const html =
     `<p>${escapeHtml(intro)}</p>` +
     `<p><a href="${escapeHtml(input.link)}">${escapeHtml(action)}</a></p>` +
-    `<p>Or send this token to the API: <code>${escapeHtml(input.token)}</code></p>` +
-    `<p>It is valid for ${escapeHtml(validity(input.ttlSeconds))} and works once. ${escapeHtml(outro)}</p>`;
+    `<p>The link works once, for ${escapeHtml(lifetimeInWords(input.ttlSeconds))}. ${escapeHtml(outro)}</p>`;
   return { to: input.to, subject, text, html };
 }
 
