@@ -661,6 +661,42 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     }
   });
 
+  it('finds a member by search, suspends them (their open session ends at once) and reactivates them, and promotes a colleague, each after a confirmation naming them', async () => {
+    diagnoseOnFailure('15');
+    admin.on('dialog', (dialog) => void dialog.accept());
+    await admin.goto(`${server.url}/app/${slug}/admin`);
+    await admin.getByRole('heading', { name: 'Users', exact: true }).waitFor();
+    await admin.getByLabel('Search by email').fill(memberEmail.slice(0, 12));
+    await admin.getByRole('cell', { name: memberEmail, exact: true }).waitFor();
+    await expect.poll(() => admin.getByRole('cell', { name: colleagueEmail, exact: true }).count()).toBe(0);
+    await shoot(admin, 'admin-users-search-desktop');
+
+    await member.goto(`${server.url}/app/${slug}/account`);
+    await member.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+    const confirmations: string[] = [];
+    admin.on('dialog', (dialog) => void confirmations.push(dialog.message()));
+    await admin.getByRole('button', { name: `Suspend ${memberEmail}` }).click();
+    await admin.getByText(`${memberEmail} is suspended; their sessions have ended.`).waitFor();
+    expect(confirmations.at(-1)).toContain(memberEmail);
+    await admin.getByRole('cell', { name: 'Suspended', exact: true }).waitFor();
+    await member.reload();
+    await member.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+
+    await admin.getByRole('button', { name: `Reactivate ${memberEmail}` }).click();
+    await admin.getByText(`${memberEmail} can sign in again.`).waitFor();
+
+    await admin.getByLabel('Search by email').fill(colleagueEmail);
+    await admin.getByRole('cell', { name: colleagueEmail, exact: true }).waitFor();
+    await admin.getByRole('button', { name: `Make ${colleagueEmail} an Admin` }).click();
+    await admin.getByText(`${colleagueEmail} is now an Admin.`).waitFor();
+    expect(confirmations.at(-1)).toContain(colleagueEmail);
+    await admin.getByLabel('Role').selectOption('Admin');
+    await admin.getByRole('cell', { name: colleagueEmail, exact: true }).waitFor();
+    await admin.setViewportSize(PHONE);
+    await shoot(admin, 'admin-users-actions-phone');
+    await admin.setViewportSize(DESKTOP);
+  });
+
   it('renders the API reference at /docs from the OpenAPI document', async () => {
     diagnoseOnFailure('9');
     const page = await newPerson();

@@ -1,6 +1,6 @@
 import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, Outlet } from '@tanstack/react-router';
-import { useId, useState } from 'react';
+import { useDeferredValue, useId, useState } from 'react';
 import { toFormError, trpc, type RouterInputs, type RouterOutputs } from '../api';
 import { useMe, useSlug } from '../hooks';
 import { Checkbox, ErrorAlert, Field, formValue, Notice, Select } from '../ui';
@@ -11,6 +11,8 @@ type MfaPolicy = RouterOutputs['tenant']['get']['mfaPolicy'];
 type AuditAction = NonNullable<RouterInputs['audit']['list']['action']>;
 
 const ROLES: readonly Role[] = ['Member', 'Admin'];
+type UserStatus = NonNullable<RouterInputs['users']['list']['status']>;
+const USER_STATUSES: readonly UserStatus[] = ['Active', 'Pending', 'Suspended'];
 const ENVIRONMENTS: readonly Environment[] = ['live', 'test'];
 const MFA_POLICIES: readonly MfaPolicy[] = ['Disabled', 'Optional', 'Required'];
 /** Page sizes offered on the users page (the API allows 1 to 1000). */
@@ -69,54 +71,154 @@ export function UsersPage() {
   const slug = useSlug();
   const queryClient = useQueryClient();
   const pageSizeId = useId();
+  const searchId = useId();
+  const roleId = useId();
+  const statusId = useId();
   const [pageSize, setPageSize] = useState<number>(USERS_PAGE_SIZES[1]);
+  const [search, setSearch] = useState('');
+  const [role, setRole] = useState<Role | ''>('');
+  const [status, setStatus] = useState<UserStatus | ''>('');
+  const deferredSearch = useDeferredValue(search.trim());
   const [sessionsOf, setSessionsOf] = useState<{ id: string; email: string } | null>(null);
-  // GET users paging (limit + cursor, nextCursor; docs/api-rules.md): pages are appended by "Load more"
+  const [result, setResult] = useState<string | null>(null);
+  // GET users paging (limit + cursor, nextCursor; docs/api-rules.md): pages are appended by "Load more";
+  // search (part of the email), role and status filter on the server
   const users = useInfiniteQuery({
-    queryKey: ['users', slug, pageSize],
-    queryFn: ({ pageParam }) => trpc.users.list.query({ tenantSlug: slug, limit: pageSize, cursor: pageParam }),
+    queryKey: ['users', slug, pageSize, deferredSearch, role, status],
+    queryFn: ({ pageParam }) =>
+      trpc.users.list.query({
+        tenantSlug: slug, limit: pageSize, cursor: pageParam,
+        search: deferredSearch || undefined, role: role || undefined, status: status || undefined,
+      }),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.nextCursor ?? undefined,
+    placeholderData: keepPreviousData,
   });
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['users', slug] });
-  const remove = useMutation({ mutationFn: (userId: string) => trpc.users.delete.mutate({ tenantSlug: slug, userId }), onSuccess: refresh });
-  const disableTotp = useMutation({ mutationFn: (userId: string) => trpc.users.disableTotp.mutate({ tenantSlug: slug, userId }), onSuccess: refresh });
-  const error = users.error ?? remove.error ?? disableTotp.error;
+  /** A user action: asks first when `confirm` names a consequence, then reports the result in words. */
+  const action = useMutation({
+    mutationFn: async ({ run }: { run: () => Promise<unknown>; done: string }) => run(),
+    onSuccess: (_data, { done }) => {
+      setResult(done);
+      return refresh();
+    },
+    onError: () => setResult(null),
+  });
+  const act = (run: () => Promise<unknown>, done: string, confirmation?: string) => {
+    if (confirmation && !window.confirm(confirmation)) return;
+    action.mutate({ run, done });
+  };
+  const error = users.error ?? action.error;
   const items = users.data?.pages.flatMap((page) => page.items) ?? [];
   return (
     <main className="page" id="main">
       <h1>Users</h1>
       <ErrorAlert error={error ? toFormError(error) : null} />
-      <div className="field page-size">
-        <label htmlFor={pageSizeId}>Per page</label>
-        <select id={pageSizeId} value={pageSize} onChange={(e) => setPageSize(Number(e.target.value))}>
-          {USERS_PAGE_SIZES.map((size) => (
-            <option key={size} value={size}>{size}</option>
-          ))}
-        </select>
+      {result && <Notice>{result}</Notice>}
+      <div className="filters">
+        <div className="field">
+          <label htmlFor={searchId}>Search by email</label>
+          <input id={searchId} type="search" value={search} onChange={(e) => setSearch(e.target.value)} maxLength={254} />
+        </div>
+        <div className="field">
+          <label htmlFor={roleId}>Role</label>
+          <select id={roleId} value={role} onChange={(e) => setRole(e.target.value as Role | '')}>
+            <option value="">Any role</option>
+            {ROLES.map((r) => <option key={r} value={r}>{r}</option>)}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor={statusId}>Status</label>
+          <select id={statusId} value={status} onChange={(e) => setStatus(e.target.value as UserStatus | '')}>
+            <option value="">Any status</option>
+            {USER_STATUSES.map((st) => <option key={st} value={st}>{st}</option>)}
+          </select>
+        </div>
+        <div className="field page-size">
+          <label htmlFor={pageSizeId}>Per page</label>
+          <select id={pageSizeId} value={pageSize} onChange={(e) => setPageSize(Number(e.target.value))}>
+            {USERS_PAGE_SIZES.map((size) => (
+              <option key={size} value={size}>{size}</option>
+            ))}
+          </select>
+        </div>
       </div>
       <div className="table-wrap">
-        <table>
+        <table className="cards">
           <thead>
             <tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col">Authenticator</th><th scope="col">Actions</th></tr>
           </thead>
           <tbody>
             {items.map((u) => (
               <tr key={u.id}>
-                <td>{u.email}</td>
-                <td>{u.role}</td>
-                <td>{u.status}</td>
-                <td>{u.totpEnrolled ? 'On' : 'Off'}</td>
-                <td className="actions">
+                <td role="cell">{u.email}</td>
+                <td role="cell" data-label="Role">{u.role}</td>
+                <td role="cell" data-label="Status">{u.status}</td>
+                <td role="cell" data-label="Authenticator">{u.totpEnrolled ? 'On' : 'Off'}</td>
+                <td role="cell" className="actions">
+                  {u.role === 'Member' ? (
+                    <button
+                      type="button" className="secondary" aria-label={`Make ${u.email} an Admin`}
+                      onClick={() => act(() => trpc.users.update.mutate({ tenantSlug: slug, userId: u.id, role: 'Admin' }), `${u.email} is now an Admin.`, `Make ${u.email} an Admin of this workspace?`)}
+                    >
+                      Make Admin
+                    </button>
+                  ) : (
+                    <button
+                      type="button" className="secondary" aria-label={`Make ${u.email} a Member`}
+                      onClick={() => act(() => trpc.users.update.mutate({ tenantSlug: slug, userId: u.id, role: 'Member' }), `${u.email} is now a Member.`, `Make ${u.email} a Member (no administration)?`)}
+                    >
+                      Make Member
+                    </button>
+                  )}
+                  {u.status === 'Suspended' ? (
+                    <button
+                      type="button" className="secondary" aria-label={`Reactivate ${u.email}`}
+                      onClick={() => act(() => trpc.users.update.mutate({ tenantSlug: slug, userId: u.id, status: 'Active' }), `${u.email} can sign in again.`)}
+                    >
+                      Reactivate
+                    </button>
+                  ) : (
+                    u.status === 'Active' && (
+                      <button
+                        type="button" className="danger" aria-label={`Suspend ${u.email}`}
+                        onClick={() => act(() => trpc.users.update.mutate({ tenantSlug: slug, userId: u.id, status: 'Suspended' }), `${u.email} is suspended; their sessions have ended.`, `Suspend ${u.email}? Their sessions end at once and they cannot sign in until reactivated.`)}
+                      >
+                        Suspend
+                      </button>
+                    )
+                  )}
+                  <button
+                    type="button" className="secondary" aria-label={`Send ${u.email} a password reset`}
+                    onClick={() => act(() => trpc.users.sendPasswordReset.mutate({ tenantSlug: slug, userId: u.id }), `A password-reset link was mailed to ${u.email}.`)}
+                  >
+                    Send reset
+                  </button>
+                  {u.status === 'Pending' && (
+                    <button
+                      type="button" className="secondary" aria-label={`Send ${u.email} a new verification link`}
+                      onClick={() => act(() => trpc.users.sendVerificationMail.mutate({ tenantSlug: slug, userId: u.id }), `A new verification link was mailed to ${u.email}.`)}
+                    >
+                      Resend verification
+                    </button>
+                  )}
                   {u.totpEnrolled && (
-                    <button type="button" className="secondary" aria-label={`Disable authenticator of ${u.email}`} onClick={() => disableTotp.mutate(u.id)}>
+                    <button
+                      type="button" className="secondary" aria-label={`Disable authenticator of ${u.email}`}
+                      onClick={() => act(() => trpc.users.disableTotp.mutate({ tenantSlug: slug, userId: u.id }), `The authenticator of ${u.email} is off.`, `Turn off the authenticator of ${u.email}?`)}
+                    >
                       Disable authenticator
                     </button>
                   )}
                   <button type="button" className="secondary" aria-label={`Sessions of ${u.email}`} onClick={() => setSessionsOf({ id: u.id, email: u.email })}>
                     Sessions
                   </button>
-                  <button type="button" className="danger" aria-label={`Delete ${u.email}`} onClick={() => remove.mutate(u.id)}>Delete</button>
+                  <button
+                    type="button" className="danger" aria-label={`Delete ${u.email}`}
+                    onClick={() => act(() => trpc.users.delete.mutate({ tenantSlug: slug, userId: u.id }), `${u.email} was deleted; an admin can restore them for a while.`, `Delete ${u.email}? Their sessions end at once.`)}
+                  >
+                    Delete
+                  </button>
                 </td>
               </tr>
             ))}
