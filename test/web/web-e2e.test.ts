@@ -458,7 +458,15 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
 
     await admin.getByRole('link', { name: 'Settings' }).click();
     await admin.getByLabel('Multi-factor authentication').selectOption('Required');
+    // the console asks first and names who has no authenticator yet
+    const asked = new Promise<string>((resolve) => {
+      admin.once('dialog', (dialog) => {
+        resolve(dialog.message());
+        void dialog.accept();
+      });
+    });
     await admin.getByRole('button', { name: 'Save settings' }).click();
+    expect(await asked).toContain(email);
     await admin.getByText('Settings saved.').waitFor();
 
     await person.getByLabel('Email').fill(email);
@@ -695,6 +703,31 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await admin.setViewportSize(PHONE);
     await shoot(admin, 'admin-users-actions-phone');
     await admin.setViewportSize(DESKTOP);
+  });
+
+  it('closes sign-up to one email domain in the settings; the hosted sign-up page refuses another domain', async () => {
+    diagnoseOnFailure('16');
+    await admin.goto(`${server.url}/app/${slug}/admin/settings`);
+    await admin.getByLabel('Who may sign up').selectOption('Domains');
+    await admin.getByLabel('Sign-up email domains').fill('acme.test');
+    await admin.getByRole('button', { name: 'Save settings' }).click();
+    await admin.getByText('Settings saved.').waitFor();
+
+    const outsider = await newPerson(PHONE);
+    await outsider.goto(`${server.url}/app/${slug}/sign-up`);
+    await outsider.getByLabel('Email').fill(`outsider-${run}@elsewhere.example`);
+    await outsider.getByLabel('Password').fill(PASSWORD);
+    await outsider.getByRole('button', { name: 'Sign up' }).click();
+    await outsider.getByRole('alert').waitFor();
+    expect(await outsider.getByRole('alert').textContent()).toMatch(/domain/i);
+    await shoot(outsider, 'sign-up-domain-refused-phone');
+    await outsider.getByLabel('Email').fill(`insider-${run}@acme.test`);
+    await outsider.getByRole('button', { name: 'Sign up' }).click();
+    await outsider.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+
+    await admin.getByLabel('Who may sign up').selectOption('Open');
+    await admin.getByRole('button', { name: 'Save settings' }).click();
+    await admin.getByText('Settings saved.').waitFor();
   });
 
   it('renders the API reference at /docs from the OpenAPI document', async () => {

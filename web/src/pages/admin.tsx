@@ -15,6 +15,8 @@ type UserStatus = NonNullable<RouterInputs['users']['list']['status']>;
 const USER_STATUSES: readonly UserStatus[] = ['Active', 'Pending', 'Suspended'];
 const ENVIRONMENTS: readonly Environment[] = ['live', 'test'];
 const MFA_POLICIES: readonly MfaPolicy[] = ['Disabled', 'Optional', 'Required'];
+type SignupPolicy = RouterOutputs['tenant']['get']['signupPolicy'];
+const SIGNUP_POLICIES: readonly SignupPolicy[] = ['Open', 'Domains', 'InviteOnly'];
 /** Page sizes offered on the users page (the API allows 1 to 1000). */
 const USERS_PAGE_SIZES = [10, 50, 100] as const;
 /** Every audit action; the Record type makes the compiler reject a missing or unknown one. */
@@ -194,7 +196,7 @@ export function UsersPage() {
                   >
                     Send reset
                   </button>
-                  {u.status === 'Pending' && (
+                  {!u.emailVerified && (
                     <button
                       type="button" className="secondary" aria-label={`Send ${u.email} a new verification link`}
                       onClick={() => act(() => trpc.users.sendVerificationMail.mutate({ tenantSlug: slug, userId: u.id }), `A new verification link was mailed to ${u.email}.`)}
@@ -477,9 +479,26 @@ export function SettingsPage() {
         name: formValue(form, 'name'),
         mfaPolicy: formValue(form, 'mfaPolicy') as MfaPolicy | undefined,
         requireEmailVerification: form.get('requireEmailVerification') === 'on',
+        signupPolicy: formValue(form, 'signupPolicy') as SignupPolicy | undefined,
+        signupEmailDomains: (formValue(form, 'signupEmailDomains') ?? '').split(/[\s,]+/).filter(Boolean),
       }),
     onSuccess: (data) => queryClient.setQueryData(['tenant', slug], data),
   });
+  /**
+   * Before MFA becomes Required: who has no authenticator yet (they will have to set one up at their
+   * next sign-in), named in the confirmation.
+   */
+  const confirmMfaRequired = async (form: FormData): Promise<boolean> => {
+    if (formValue(form, 'mfaPolicy') !== 'Required' || tenant.data?.mfaPolicy === 'Required') return true;
+    const all = await trpc.users.list.query({ tenantSlug: slug });
+    const without = all.items.filter((u) => !u.totpEnrolled).map((u) => u.email);
+    if (without.length === 0) return window.confirm('Require a second factor from everyone in this workspace?');
+    const named = without.slice(0, 10).join(', ') + (without.length > 10 ? ` and ${without.length - 10} more` : '');
+    return window.confirm(
+      `Require a second factor? ${without.length} ${without.length === 1 ? 'person has' : 'people have'} no authenticator app yet (${named}); ` +
+        'they will have to set one up at their next sign-in.',
+    );
+  };
   const putIdp = useMutation({
     mutationFn: (form: FormData) =>
       trpc.idp.putCredentials.mutate({
@@ -506,10 +525,11 @@ export function SettingsPage() {
       <section aria-labelledby="general" className="panel">
         <h2 id="general">General</h2>
         <form
-          key={t.createdAt + t.name + t.mfaPolicy + String(t.requireEmailVerification)}
+          key={t.createdAt + t.name + t.mfaPolicy + String(t.requireEmailVerification) + t.signupPolicy + t.signupEmailDomains.join(',')}
           onSubmit={(e) => {
             e.preventDefault();
-            update.mutate(new FormData(e.currentTarget));
+            const form = new FormData(e.currentTarget);
+            void confirmMfaRequired(form).then((go) => go && update.mutate(form));
           }}
         >
           <ErrorAlert error={updateError} />
@@ -517,6 +537,14 @@ export function SettingsPage() {
           <Field label="Workspace name" name="name" defaultValue={t.name} required error={updateError} />
           <Select label="Multi-factor authentication" name="mfaPolicy" options={MFA_POLICIES} defaultValue={t.mfaPolicy} />
           <Checkbox label="Require email verification for new sign-ups" name="requireEmailVerification" defaultChecked={t.requireEmailVerification} />
+          <Select label="Who may sign up" name="signupPolicy" options={SIGNUP_POLICIES} defaultValue={t.signupPolicy} />
+          <Field
+            label="Sign-up email domains"
+            name="signupEmailDomains"
+            defaultValue={t.signupEmailDomains.join(', ')}
+            error={updateError}
+            hint="With Domains: only addresses at these domains may sign up (comma-separated). Invites work under every setting."
+          />
           <button type="submit" disabled={update.isPending}>Save settings</button>
         </form>
       </section>
