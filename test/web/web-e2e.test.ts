@@ -350,6 +350,17 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
       await expect.poll(async () => [...new Set(await admin.locator('tbody tr td:nth-child(2)').allTextContents())], { timeout: 15_000 }).toEqual([action]);
     }
     await admin.getByLabel('Action').selectOption('');
+    // the user picker names people by email; actors and targets show emails, details read as text
+    await admin.getByLabel('User', { exact: true }).selectOption({ label: colleagueEmail });
+    await admin.getByRole('button', { name: 'Apply filters' }).click();
+    await expect
+      .poll(async () => (await admin.locator('tbody tr').allTextContents()).every((row) => row.includes(colleagueEmail)), { timeout: 15_000 })
+      .toBe(true);
+    await admin.getByRole('button', { name: `Events of ${colleagueEmail}` }).first().waitFor();
+    const details = await admin.locator('tbody tr td.details').allTextContents();
+    expect(details.join('\n')).not.toContain('{"');
+    expect(details.join('\n')).toContain(`email: ${colleagueEmail}`);
+    await admin.getByLabel('User', { exact: true }).selectOption('');
     await admin.getByLabel('Search').fill(colleagueEmail);
     await admin.getByLabel('Limit').fill('2');
     await admin.getByRole('button', { name: 'Apply filters' }).click();

@@ -606,8 +606,45 @@ interface AuditFilters {
 }
 
 /** The audit log with every filter of the API (action, user, before, search, limit) and paging back in time. */
+/** How many users the audit page loads to name actors and targets and to fill its user picker. */
+const AUDIT_PEOPLE_LIMIT = 1000;
+
+/** `sessionsEnded` → "sessions ended". */
+function humanKey(key: string): string {
+  return key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/_/g, ' ').toLowerCase();
+}
+
+/** An audit event's details as text a person reads: "email: a@b.c · from: Member · to: Admin". */
+function formatDetails(details: Record<string, unknown>): string {
+  return Object.entries(details)
+    .map(([key, value]) => {
+      const text = Array.isArray(value) ? value.join(', ') : value !== null && typeof value === 'object' ? JSON.stringify(value) : String(value);
+      return `${humanKey(key)}: ${/^\d{4}-\d{2}-\d{2}T/.test(text) ? when(text) : text}`;
+    })
+    .join(' · ');
+}
+
 export function AuditPage() {
   const slug = useSlug();
+  const userPickerId = useId();
+  const people = useQuery({
+    queryKey: ['users', slug, 'audit-people'],
+    queryFn: () => trpc.users.list.query({ tenantSlug: slug, limit: AUDIT_PEOPLE_LIMIT }),
+  });
+  const emailOf = new Map((people.data?.items ?? []).map((u) => [u.id, u.email]));
+  /** A user by email when known (a link to the events of that user), else the type and a short id. */
+  const party = (type: string | null, id: string | null) => {
+    if (!type) return '';
+    const email = id ? emailOf.get(id) : undefined;
+    if (type === 'user' && email && id) {
+      return (
+        <button type="button" className="link" onClick={() => setFilters((f) => ({ ...f, userId: id }))} aria-label={`Events of ${email}`}>
+          {email}
+        </button>
+      );
+    }
+    return `${type === 'api_key' ? 'API key' : type}${id ? ` ${id.slice(0, 8)}` : ''}`;
+  };
   const [filters, setFilters] = useState<AuditFilters>({});
   const [before, setBefore] = useState<string[]>([]);
   const cursor = before.at(-1);
@@ -640,7 +677,15 @@ export function AuditPage() {
         }}
       >
         <Select label="Action" name="action" options={AUDIT_ACTIONS} emptyLabel="Any action" />
-        <Field label="User ID" name="userId" error={error} />
+        <div className="field">
+          <label htmlFor={userPickerId}>User</label>
+          <select id={userPickerId} name="userId" key={filters.userId ?? ''} defaultValue={filters.userId ?? ''}>
+            <option value="">Anyone</option>
+            {(people.data?.items ?? []).map((u) => (
+              <option key={u.id} value={u.id}>{u.email}</option>
+            ))}
+          </select>
+        </div>
         <Field label="Search" name="search" error={error} hint="Action, details or email" />
         <Field label="Before" name="before" type="datetime-local" error={error} />
         <Field label="Limit" name="limit" type="number" min={1} max={200} error={error} />
@@ -657,9 +702,9 @@ export function AuditPage() {
               <tr key={item.id}>
                 <td>{when(item.createdAt)}</td>
                 <td>{item.action}</td>
-                <td>{item.actorType}{item.actorId ? ` ${item.actorId.slice(0, 8)}` : ''}</td>
-                <td>{item.targetType ?? ''}{item.targetId ? ` ${item.targetId.slice(0, 8)}` : ''}</td>
-                <td className="details">{JSON.stringify(item.details)}</td>
+                <td>{party(item.actorType, item.actorId)}</td>
+                <td>{party(item.targetType, item.targetId)}</td>
+                <td className="details">{formatDetails(item.details)}</td>
               </tr>
             ))}
           </tbody>
