@@ -11,6 +11,7 @@ import { registerRelyingParty, type RelyingParty } from '../helpers/oidc-relying
 import { Authenticator } from '../helpers/totp.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
+import { startWebhookReceiver } from '../helpers/webhook-receiver.js';
 
 /**
  * The hosted pages driven in a real browser (Debian's Chromium through playwright-core) against the
@@ -123,7 +124,8 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     sink = await startSmtpSink();
     provider = await startOpenIdProvider();
     const port = await freePort();
-    server = await startTestServer({ SMTP_URL: sink.url, PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, IDP_ISSUER: provider.issuer });
+    // webhook endpoints on this machine's receiver: private targets allowed for this test server only
+    server = await startTestServer({ SMTP_URL: sink.url, PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, IDP_ISSUER: provider.issuer, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true, // each launch uses a fresh temporary profile (user data dir)
@@ -739,6 +741,33 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await admin.getByLabel('Who may sign up').selectOption('Open');
     await admin.getByRole('button', { name: 'Save settings' }).click();
     await admin.getByText('Settings saved.').waitFor();
+  });
+
+  it('adds a webhook endpoint in the console (secret shown once), sends a test event and sees its delivery in the log', async () => {
+    diagnoseOnFailure('17');
+    const receiver = await startWebhookReceiver();
+    try {
+      await admin.goto(`${server.url}/app/${slug}/admin/webhooks`);
+      await admin.getByRole('heading', { name: 'Webhooks', exact: true }).waitFor();
+      await admin.getByLabel('Endpoint URL').fill(receiver.url);
+      await admin.getByRole('button', { name: 'Add endpoint' }).click();
+      const secret = await admin.getByLabel('Signing secret', { exact: true }).inputValue();
+      expect(secret).toMatch(/^whsec_/);
+      receiver.secrets.push(secret);
+      await admin.getByRole('button', { name: `Send a test event to ${receiver.url}` }).click();
+      await admin.getByText(`A test event is on its way to ${receiver.url}.`).waitFor();
+      await receiver.waitFor(1);
+      await admin.getByRole('button', { name: `Deliveries and events of ${receiver.url}` }).click();
+      await admin.getByRole('cell', { name: /succeeded/ }).first().waitFor({ timeout: 20_000 });
+      await shoot(admin, 'admin-webhooks-desktop');
+      await admin.setViewportSize(PHONE);
+      await shoot(admin, 'admin-webhooks-phone');
+      await admin.setViewportSize(DESKTOP);
+      await admin.getByRole('button', { name: `Delete ${receiver.url}` }).click();
+      await admin.getByText(`${receiver.url} was deleted.`).waitFor();
+    } finally {
+      await receiver.stop();
+    }
   });
 
   it('renders the API reference at /docs from the OpenAPI document', async () => {

@@ -3,6 +3,7 @@ import { useSlug } from './hooks';
 import { AccountPage, SignedInLayout } from './pages/account';
 import { AdminLayout, ApiKeysPage, AuditPage, InvitesPage, SettingsPage, UsersPage } from './pages/admin';
 import { ApplicationsPage } from './pages/admin-applications';
+import { WebhooksPage } from './pages/admin-webhooks';
 import { AcceptInvitePage, ForgotPasswordPage, IdpCallbackPage, ResetPasswordPage, SignInPage, SignUpPage, VerifyEmailPage } from './pages/auth';
 import { HomePage } from './pages/home';
 
@@ -54,6 +55,7 @@ const apiKeysRoute = createRoute({ getParentRoute: () => adminRoute, path: 'api-
 const settingsRoute = createRoute({ getParentRoute: () => adminRoute, path: 'settings', component: SettingsPage });
 const auditRoute = createRoute({ getParentRoute: () => adminRoute, path: 'audit', component: AuditPage });
 const applicationsRoute = createRoute({ getParentRoute: () => adminRoute, path: 'applications', component: ApplicationsPage });
+const webhooksRoute = createRoute({ getParentRoute: () => adminRoute, path: 'webhooks', component: WebhooksPage });
 
 const routeTree = rootRoute.addChildren([
   homeRoute,
@@ -66,7 +68,7 @@ const routeTree = rootRoute.addChildren([
     verifyRoute,
     acceptRoute,
     idpCallbackRoute,
-    signedInRoute.addChildren([accountRoute, adminRoute.addChildren([usersRoute, invitesRoute, apiKeysRoute, applicationsRoute, settingsRoute, auditRoute])]),
+    signedInRoute.addChildren([accountRoute, adminRoute.addChildren([usersRoute, invitesRoute, apiKeysRoute, applicationsRoute, webhooksRoute, settingsRoute, auditRoute])]),
   ]),
 ]);
 

@@ -19,7 +19,7 @@ const TYPES: readonly { value: ApplicationType; label: string; sentence: string 
 const uriLines = (text: string | undefined): string[] => (text ?? '').split('\n').map((line) => line.trim()).filter(Boolean);
 
 /** A read-only value with a Copy button (secrets shown once, client ids, URLs). */
-function CopyField({ id, label, value }: { id: string; label: string; value: string }) {
+export function CopyField({ id, label, value }: { id: string; label: string; value: string }) {
   const [copied, setCopied] = useState(false);
   useEffect(() => setCopied(false), [value]);
   return (

@@ -35,7 +35,7 @@ const AUDIT_ACTION_SET: Record<AuditAction, true> = {
   MfaRecoveryCodeUsed: true, MfaRecoveryCodesGenerated: true,
   ApplicationCreated: true, ApplicationUpdated: true, ApplicationDeleted: true, ApplicationSecretRotated: true, OidcSignIn: true,
 };
-const AUDIT_ACTIONS = Object.keys(AUDIT_ACTION_SET) as AuditAction[];
+export const AUDIT_ACTIONS = Object.keys(AUDIT_ACTION_SET) as AuditAction[];
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
 
@@ -60,6 +60,7 @@ export function AdminLayout() {
         <Link to="/app/$slug/admin/invites" params={{ slug }}>Invites</Link>
         <Link to="/app/$slug/admin/api-keys" params={{ slug }}>API keys</Link>
         <Link to="/app/$slug/admin/applications" params={{ slug }}>Applications</Link>
+        <Link to="/app/$slug/admin/webhooks" params={{ slug }}>Webhooks</Link>
         <Link to="/app/$slug/admin/settings" params={{ slug }}>Settings</Link>
         <Link to="/app/$slug/admin/audit" params={{ slug }}>Audit log</Link>
       </nav>
