@@ -687,6 +687,7 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     admin.on('dialog', (dialog) => void dialog.accept());
     await admin.goto(`${server.url}/app/${slug}/admin`);
     await admin.getByRole('heading', { name: 'Users', exact: true }).waitFor();
+    await expect.poll(() => admin.title()).toBe(`Users · ${slug}`);
     await admin.getByLabel('Search by email').fill(memberEmail.slice(0, 12));
     await admin.getByRole('cell', { name: memberEmail, exact: true }).waitFor();
     await expect.poll(() => admin.getByRole('cell', { name: colleagueEmail, exact: true }).count()).toBe(0);
@@ -749,6 +750,7 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     try {
       await admin.goto(`${server.url}/app/${slug}/admin/webhooks`);
       await admin.getByRole('heading', { name: 'Webhooks', exact: true }).waitFor();
+      await expect.poll(() => admin.title()).toBe(`Webhooks · ${slug}`); // each page has its own title
       await admin.getByLabel('Endpoint URL').fill(receiver.url);
       await admin.getByRole('button', { name: 'Add endpoint' }).click();
       const secret = await admin.getByLabel('Signing secret', { exact: true }).inputValue();

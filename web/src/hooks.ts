@@ -30,3 +30,14 @@ export function useSignedIn(slug: string) {
 export function useMe(slug: string, enabled: boolean) {
   return useQuery({ queryKey: ['me', slug], queryFn: () => trpc.me.get.query({ tenantSlug: slug }), enabled });
 }
+
+/**
+ * Sets the document title of a page: `<page> · <workspace slug>` under `/app/{slug}`, the page alone
+ * elsewhere, so every tab and history entry says where it is.
+ */
+export function usePageTitle(page: string): void {
+  const slug = useSlug();
+  useEffect(() => {
+    document.title = slug ? `${page} · ${slug}` : `${page} · Tenant Identity`;
+  }, [page, slug]);
+}

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, Navigate, Outlet, useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
 import { forgetSession, toFormError, toPasskeyError, trpc } from '../api';
-import { useMe, useSignedIn, useSlug } from '../hooks';
+import { useMe, usePageTitle, useSignedIn, useSlug } from '../hooks';
 import { ErrorAlert, Field, formValue, Notice, RecoveryCodeList, TotpSecret } from '../ui';
 
 /** Pages that need a session: restores it from the refresh cookie, or sends the browser to sign-in. */
@@ -42,6 +42,7 @@ export function SignedInLayout() {
 
 /** `/app/{slug}/account`: the signed-in user's own account. */
 export function AccountPage() {
+  usePageTitle('Your account');
   const slug = useSlug();
   const me = useMe(slug, true);
   // Codes just issued (on enabling TOTP or regenerating), kept here so they outlive the enrolment form.

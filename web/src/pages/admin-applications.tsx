@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { toFormError, trpc, type RouterInputs, type RouterOutputs } from '../api';
-import { useSlug } from '../hooks';
+import { usePageTitle, useSlug } from '../hooks';
 import { ErrorAlert, Field, formValue, Notice } from '../ui';
 
 type ApplicationType = RouterInputs['applications']['create']['type'];
@@ -127,9 +127,7 @@ export function ApplicationsPage() {
   const slug = useSlug();
   const queryClient = useQueryClient();
   const [type, setType] = useState<ApplicationType>('web');
-  useEffect(() => {
-    document.title = `Applications · ${slug}`;
-  }, [slug]);
+  usePageTitle('Applications');
   const apps = useQuery({ queryKey: ['applications', slug], queryFn: () => trpc.applications.list.query({ tenantSlug: slug }) });
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['applications', slug] });
   const create = useMutation({

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { toFormError, trpc, type RouterOutputs } from '../api';
-import { useSlug } from '../hooks';
+import { usePageTitle, useSlug } from '../hooks';
 import { ErrorAlert, Field, formValue, Notice } from '../ui';
 import { AUDIT_ACTIONS } from './admin';
 import { CopyField } from './admin-applications';
@@ -34,6 +34,7 @@ function EventPicker({ id, defaultValue }: { id: string; defaultValue: EventType
  * event, secret rotation, deletion, and each endpoint's delivery log (docs/events.md "Webhooks").
  */
 export function WebhooksPage() {
+  usePageTitle('Webhooks');
   const slug = useSlug();
   const queryClient = useQueryClient();
   const createEventsId = useId();

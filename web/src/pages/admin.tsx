@@ -2,7 +2,7 @@ import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClie
 import { Link, Outlet } from '@tanstack/react-router';
 import { useDeferredValue, useId, useState } from 'react';
 import { toFormError, trpc, type RouterInputs, type RouterOutputs } from '../api';
-import { useMe, useSlug } from '../hooks';
+import { useMe, usePageTitle, useSlug } from '../hooks';
 import { Checkbox, ErrorAlert, Field, formValue, Notice, Select } from '../ui';
 
 type Role = RouterInputs['invites']['create']['role'] & string;
@@ -71,6 +71,7 @@ export function AdminLayout() {
 
 /** Users: list page by page ("Load more", GET users `limit` + `cursor`), delete, disable TOTP. */
 export function UsersPage() {
+  usePageTitle('Users');
   const slug = useSlug();
   const queryClient = useQueryClient();
   const pageSizeId = useId();
@@ -288,6 +289,7 @@ function UserSessions({ slug, user, onClose }: { slug: string; user: { id: strin
 
 /** Invites: create (role, lifetime), list with the accepted/revoked filters, revoke, copy link. */
 export function InvitesPage() {
+  usePageTitle('Invites');
   const slug = useSlug();
   const queryClient = useQueryClient();
   const [includeAccepted, setIncludeAccepted] = useState(false);
@@ -390,6 +392,7 @@ export function InvitesPage() {
 
 /** API keys: create (plaintext shown once), list, revoke. */
 export function ApiKeysPage() {
+  usePageTitle('API keys');
   const slug = useSlug();
   const queryClient = useQueryClient();
   const [includeRevoked, setIncludeRevoked] = useState(false);
@@ -470,6 +473,7 @@ export function ApiKeysPage() {
 
 /** Workspace settings: name, MFA policy, email verification, IdP client (secret write-only). */
 export function SettingsPage() {
+  usePageTitle('Workspace settings');
   const slug = useSlug();
   const queryClient = useQueryClient();
   const tenant = useQuery({ queryKey: ['tenant', slug], queryFn: () => trpc.tenant.get.query({ tenantSlug: slug }) });
@@ -626,6 +630,7 @@ function formatDetails(details: Record<string, unknown>): string {
 }
 
 export function AuditPage() {
+  usePageTitle('Audit log');
   const slug = useSlug();
   const userPickerId = useId();
   const people = useQuery({

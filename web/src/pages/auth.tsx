@@ -4,7 +4,7 @@ import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import { useEffect, useRef, useState } from 'react';
 import { currentAccessToken, rememberSession, restoreSession, toFormError, toPasskeyError, trpc, type FormError } from '../api';
 import { finishInteraction, interactionInfo, rememberInteraction, takeInteraction } from '../oidc-interaction';
-import { useLinkToken, useSlug } from '../hooks';
+import { useLinkToken, usePageTitle, useSlug } from '../hooks';
 import { Card, ErrorAlert, Field, formValue, Notice, RecoveryCodeList, TotpSecret } from '../ui';
 
 type SecondFactor = 'totp' | 'email';
@@ -75,6 +75,7 @@ function useApplicationSignIn(slug: string): string | undefined {
  * instead", which enrols with auth.totpInitialEnroll / auth.totpInitialVerify and the same email code.
  */
 export function SignInPage() {
+  usePageTitle('Sign in');
   const slug = useSlug();
   const onSignedIn = useSignedInNavigation(slug);
   const applicationName = useApplicationSignIn(slug);
@@ -260,6 +261,7 @@ function PasskeySignInButton({ slug, onSignedIn }: { slug: string; onSignedIn: R
 
 /** `/app/{slug}/sign-up`: a Member account with email and password. */
 export function SignUpPage() {
+  usePageTitle('Create your account');
   const slug = useSlug();
   const onSignedIn = useSignedInNavigation(slug);
   const [pendingEmail, setPendingEmail] = useState<string | null>(null);
@@ -303,6 +305,7 @@ export function SignUpPage() {
 
 /** `/app/{slug}/forgot-password`: asks for a reset link (the answer never says whether the account exists). */
 export function ForgotPasswordPage() {
+  usePageTitle('Forgot password');
   const slug = useSlug();
   const request = useMutation({
     mutationFn: (form: FormData) => trpc.auth.requestPasswordReset.mutate({ tenantSlug: slug, email: formValue(form, 'email') ?? '' }),
@@ -333,6 +336,7 @@ export function ForgotPasswordPage() {
 
 /** `/app/{slug}/reset-password?token=…` (the mailed link): sets a new password; every session ends. */
 export function ResetPasswordPage() {
+  usePageTitle('Choose a new password');
   const slug = useSlug();
   const token = useLinkToken();
   const complete = useMutation({
@@ -371,6 +375,7 @@ export function ResetPasswordPage() {
  * that a mail scanner opening the link does not spend it.
  */
 export function VerifyEmailPage() {
+  usePageTitle('Confirm your email address');
   const slug = useSlug();
   const token = useLinkToken();
   const verify = useMutation({ mutationFn: () => trpc.auth.verifyEmail.mutate({ tenantSlug: slug, token: token ?? '' }) });
@@ -394,6 +399,7 @@ export function VerifyEmailPage() {
 
 /** `/app/{slug}/accept-invite?token=…` (the mailed link): choose a password, join, and sign in. */
 export function AcceptInvitePage() {
+  usePageTitle('Join the workspace');
   const slug = useSlug();
   const token = useLinkToken();
   const onSignedIn = useSignedInNavigation(slug);
@@ -466,6 +472,7 @@ function callbackParamsOf(hash: string): CallbackParams {
  * second factor, asks for it and finishes with `auth.mfaComplete`.
  */
 export function IdpCallbackPage() {
+  usePageTitle('Signing in');
   const slug = useSlug();
   const onSignedIn = useSignedInNavigation(slug);
   const [params] = useState(() => callbackParamsOf(window.location.hash));

@@ -1,3 +1,4 @@
+import { usePageTitle } from '../hooks';
 import { useMutation } from '@tanstack/react-query';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
@@ -6,6 +7,7 @@ import { ErrorAlert, Field, formValue } from '../ui';
 
 /** `/`: what the service is, workspace creation, links to the API reference and sign-in pages. */
 export function HomePage() {
+  usePageTitle('Tenant Identity');
   const navigate = useNavigate();
   const [slug, setSlug] = useState('');
   const create = useMutation({
