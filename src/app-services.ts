@@ -12,6 +12,9 @@ import { UserAdministrationService } from './services/users/user-administration-
 import { UserAccountService } from './services/users/user-account-service.js';
 import { ApiKeyService } from './services/api-keys/api-key-service.js';
 import { AuditLogService } from './services/audit/audit-log-service.js';
+import { AuditExportService } from './services/audit/audit-export-service.js';
+import { ActivityService } from './services/audit/activity-service.js';
+import { UserProfileService } from './services/users/user-profile-service.js';
 import { AuditService } from './services/audit/audit-service.js';
 import { PasswordSignInService } from './services/sign-in/password-sign-in-service.js';
 import { BearerAuthenticationService } from './services/sessions/bearer-authentication-service.js';
@@ -85,6 +88,12 @@ export interface AppServices {
   userDirectory: UserDirectoryService;
   tenantSettings: TenantSettingsService;
   auditLog: AuditLogService;
+  /** GET audit/export: the filtered audit log streamed as CSV or JSON (docs/audit.md "Export"). */
+  auditExport: AuditExportService;
+  /** GET audit/activity: the console's start-page aggregates (docs/audit.md "Activity"). */
+  activity: ActivityService;
+  /** GET users/{userId}: a user with their factors and provider links. */
+  userProfiles: UserProfileService;
   emailVerification: EmailVerificationService;
   passwordReset: PasswordResetService;
   dataExport: DataExportService;
@@ -217,6 +226,9 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     userDirectory: new UserDirectoryService(),
     tenantSettings: new TenantSettingsService(audit),
     auditLog: new AuditLogService(),
+    auditExport: new AuditExportService(),
+    activity: new ActivityService(),
+    userProfiles: new UserProfileService(recoveryCodes),
     emailVerification,
     passwordReset,
     dataExport: new DataExportService(audit),

@@ -95,6 +95,35 @@ function documentCallbackHandOff(doc: OpenAPIObject): void {
   };
 }
 
+/**
+ * GET audit/export streams its own answer (CSV or a JSON array) rather than a tRPC result; its 200
+ * is described here.
+ */
+function documentAuditExport(doc: OpenAPIObject): void {
+  const operation = doc.paths?.['/v1/{tenantSlug}/audit/export']?.get;
+  const success = operation?.responses?.['200'] as ResponseObject | undefined;
+  if (!success) return;
+  const auditEvent = doc.components?.schemas?.AuditEvent as SchemaObject | undefined;
+  if (!auditEvent || !doc.components?.schemas) return;
+  doc.components.schemas.ExportedAuditEvent = {
+    ...auditEvent,
+    description: 'An audit event with the emails of its actor and target users (null when not a user, or erased)',
+    properties: {
+      ...auditEvent.properties,
+      actorEmail: { type: ['string', 'null'] },
+      targetEmail: { type: ['string', 'null'] },
+    },
+    required: [...(auditEvent.required ?? []), 'actorEmail', 'targetEmail'],
+  };
+  const exported: ReferenceObject = { $ref: '#/components/schemas/ExportedAuditEvent' };
+  success.description = 'The matching events, newest first, as an attachment';
+  success.headers = { 'Content-Disposition': { description: '`attachment; filename="audit-{tenantSlug}-{date}.{format}"`', schema: { type: 'string' } } };
+  success.content = {
+    'text/csv': { schema: { type: 'string', description: 'RFC 4180 CSV with a header line' } },
+    'application/json': { schema: { type: 'array', items: exported } },
+  };
+}
+
 /** The routes served outside tRPC: liveness, readiness and this document. */
 function serviceRoutes(): Record<string, PathItemObject> {
   // Node answers a request it cannot parse (any path) with this 400 before any route runs.
@@ -217,6 +246,7 @@ export function buildOpenApiDocument(publicUrl: string): OpenAPIObject {
   doc.tags = TAGS;
   doc.paths = { ...doc.paths, ...serviceRoutes() };
   documentCallbackHandOff(doc);
+  documentAuditExport(doc);
   const schemas = doc.components?.schemas ?? {};
   for (const name of Object.keys(schemas)) if (name.startsWith('error.')) delete schemas[name];
   doc.components = { ...doc.components, schemas: { ...schemas, ErrorEnvelope: ERROR_ENVELOPE_SCHEMA } };

@@ -208,6 +208,21 @@ export const auditEventOutput = z
   })
   .meta({ id: 'AuditEvent' });
 
+const dailyCounts = z.array(z.object({ date: z.string().meta({ format: 'date', description: 'A UTC day, YYYY-MM-DD' }), count: z.number().int() }));
+
+/** GET audit/activity: the console's start-page figures (docs/audit.md "Activity"). */
+export const activityOutput = z
+  .object({
+    from: z.string().meta({ format: 'date', description: 'First UTC day covered' }),
+    to: z.string().meta({ format: 'date', description: 'Last UTC day covered (today)' }),
+    signIns: dailyCounts,
+    failedSignIns: dailyCounts,
+    signUps: dailyCounts,
+    activeUsers: z.object({ last7Days: z.number().int(), last30Days: z.number().int() }),
+    mfaAdoption: z.object({ users: z.number().int(), totp: z.number().int(), passkey: z.number().int(), anyFactor: z.number().int() }),
+  })
+  .meta({ id: 'Activity' });
+
 /**
  * A DNS host name as an email domain: labels of letters, digits and inner hyphens, a dot at least;
  * stored lower-cased. The documented pattern is exactly what is accepted (either case, no spaces).

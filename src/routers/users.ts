@@ -4,8 +4,22 @@ import { USER_ROLES, USER_STATUSES, type User } from '../entities/user.js';
 import { rejectEmptyQueryValues } from '../middleware/empty-query-values.js';
 import { USERS_PAGE_DEFAULT_LIMIT, USERS_PAGE_MAX_LIMIT } from '../services/users/user-directory-service.js';
 import { router } from '../trpc.js';
-import { OK, okOutput, sessionListOutput, toSessionList, toUserOutput, userOutput } from './schemas.js';
+import { OK, emailOutput, okOutput, sessionListOutput, timestampOutput, toSessionList, toUserOutput, userOutput } from './schemas.js';
+import { passkeyOutput } from './passkey-schemas.js';
 import { asAttachment, dataProtectionTags, userExportOutput } from './user-export.js';
+
+/** GET users/{userId}: the console's user page (docs/api-rules.md "Users and sign-up"). */
+const userProfileOutput = z
+  .object({
+    user: userOutput,
+    emailVerifiedAt: timestampOutput.nullable(),
+    passkeys: z.array(passkeyOutput),
+    recoveryCodesRemaining: z.number().int(),
+    providerLinks: z.array(
+      z.object({ issuer: z.string(), subject: z.string(), email: emailOutput.nullable(), createdAt: timestampOutput, lastLoginAt: timestampOutput.nullable() }),
+    ),
+  })
+  .meta({ id: 'UserProfile' });
 
 const tags = ['users'];
 
@@ -49,6 +63,33 @@ export const usersRouter = router({
       }
       const page = await ctx.services.userDirectory.listPage(ctx.em, ctx.tenant.id, input.limit ?? USERS_PAGE_DEFAULT_LIMIT, input.cursor, filter);
       return { items: page.users.map(toItem), nextCursor: page.nextCursor };
+    }),
+
+  get: adminProcedure
+    .meta({
+      openapi: {
+        method: 'GET', path: '/v1/{tenantSlug}/users/{userId}', protect: true, tags,
+        summary: 'A live user of the tenant with their factors and provider links (Admin or API key)',
+        description:
+          '`user` is the User object; `emailVerifiedAt` is null until the address is verified; `passkeys` lists their passkeys, ' +
+          '`recoveryCodesRemaining` their unused recovery codes, `providerLinks` their links to the workspace\'s external provider. No secret is shown.',
+        errorResponses: { 400: 'userId is not a UUID', 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or user', 429: 'Rate limited' },
+      },
+      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+    })
+    .input(z.object({ userId: z.uuid() }))
+    .output(userProfileOutput)
+    .query(async ({ ctx, input }) => {
+      const profile = await ctx.services.userProfiles.profile(ctx.em, ctx.tenant.id, input.userId);
+      return {
+        user: toUserOutput(profile.user, ctx.tenant),
+        emailVerifiedAt: profile.user.emailVerifiedAt?.toISOString() ?? null,
+        passkeys: profile.passkeys,
+        recoveryCodesRemaining: profile.recoveryCodesRemaining,
+        providerLinks: profile.providerLinks.map((l) => ({
+          ...l, createdAt: l.createdAt.toISOString(), lastLoginAt: l.lastLoginAt?.toISOString() ?? null,
+        })),
+      };
     }),
 
   update: adminProcedure

@@ -72,6 +72,8 @@ const routes: AdminRoute[] = [
     },
   },
   { label: 'GET audit', call: (token) => api.get(`/v1/${slug()}/audit?limit=5`, { token }) },
+  { label: 'GET audit/export', call: (token) => api.get(`/v1/${slug()}/audit/export?format=json&action=TenantCreated`, { token }) },
+  { label: 'GET audit/activity', call: (token) => api.get(`/v1/${slug()}/audit/activity`, { token }) },
   { label: 'GET tenant', call: (token) => api.get(`/v1/${slug()}/tenant`, { token }) },
   { label: 'PATCH tenant', call: (token) => api.patch(`/v1/${slug()}/tenant`, { mfaPolicy: 'Optional' }, { token }) },
   { label: 'GET users', call: (token) => api.get(`/v1/${slug()}/users`, { token }) },
@@ -79,6 +81,7 @@ const routes: AdminRoute[] = [
     label: 'GET users/{userId}/export',
     call: (token) => api.get(`/v1/${slug()}/users/${member.id}/export`, { token }),
   },
+  { label: 'GET users/{userId}', call: (token) => api.get(`/v1/${slug()}/users/${member.id}`, { token }) },
   { label: 'GET users/{userId}/sessions', call: (token) => api.get(`/v1/${slug()}/users/${member.id}/sessions`, { token }) },
   {
     label: 'DELETE users/{userId}/sessions/{sessionId}',

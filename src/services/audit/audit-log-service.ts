@@ -12,6 +12,8 @@ export interface AuditQuery {
   userId?: string;
   /** Exclusive upper bound on `createdAt`: the next page starts before the last item's time. */
   before?: Date;
+  /** Inclusive lower bound on `createdAt` (the start of a date range). */
+  since?: Date;
   /** 1 to 200 characters, matched case-insensitively against the action, the details text and the email of the acting or targeted user. */
   search?: string;
   /** 1 to 200. */
@@ -95,6 +97,10 @@ export class AuditLogService {
     if (query.before) {
       conditions.push('created_at < ?');
       params.push(query.before);
+    }
+    if (query.since) {
+      conditions.push('created_at >= ?');
+      params.push(query.since);
     }
     if (query.search) return this.searchPlan(tenantId, query.search, conditions, params, query);
     const where = conditions.join(' and ');
