@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { build } from 'vite';
+import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import * as oidc from 'openid-client';
 import { Api } from '../helpers/api.js';
@@ -372,6 +373,27 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await admin.getByRole('button', { name: 'Older' }).click();
     await admin.getByRole('button', { name: 'Newer' }).waitFor({ state: 'visible' });
     await expect.poll(() => admin.locator('tbody tr td.details').allTextContents()).not.toEqual(firstPage);
+    // the filtered view (this colleague's events, today) exported as CSV and read back
+    await admin.getByLabel('Search').fill('');
+    await admin.getByLabel('Limit').fill('');
+    await admin.getByLabel('User', { exact: true }).selectOption({ label: colleagueEmail });
+    const today = new Date();
+    const day = `${today.getFullYear()}-${String(today.getMonth() + 1).padStart(2, '0')}-${String(today.getDate()).padStart(2, '0')}`;
+    await admin.getByLabel('From').fill(day);
+    await admin.getByLabel('To').fill(day);
+    await admin.getByRole('button', { name: 'Apply filters' }).click();
+    await expect
+      .poll(async () => (await admin.locator('tbody tr').allTextContents()).every((row) => row.includes(colleagueEmail)), { timeout: 15_000 })
+      .toBe(true);
+    const shown = await admin.locator('tbody tr').count();
+    const downloading = admin.waitForEvent('download');
+    await admin.getByRole('button', { name: 'Export CSV' }).click();
+    const download = await downloading;
+    expect(download.suggestedFilename()).toMatch(new RegExp(`^audit-${slug}-\\d{4}-\\d{2}-\\d{2}\\.csv$`));
+    const rows = parseCsv(readFileSync((await download.path())!, 'utf8'), { columns: true }) as Record<string, string>[];
+    expect(rows.length).toBeGreaterThanOrEqual(shown);
+    expect(rows.every((r) => r.actorEmail === colleagueEmail || r.targetEmail === colleagueEmail)).toBe(true);
+    expect(rows.map((r) => r.action)).toContain('InviteAccepted');
     await shoot(admin, 'admin-audit-desktop');
     await admin.setViewportSize(PHONE);
     await shoot(admin, 'admin-audit-phone');
@@ -682,16 +704,53 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     }
   });
 
+  it('opens the console on activity charts drawn from the sign-ins so far', async () => {
+    diagnoseOnFailure('14b');
+    const token = await adminAccessToken(server.url, slug, adminEmail);
+    const activity = (await (await fetch(`${server.url}/v1/${slug}/audit/activity`, { headers: { authorization: `Bearer ${token}` } })).json()) as {
+      signIns: { count: number }[];
+      failedSignIns: { count: number }[];
+    };
+    await admin.goto(`${server.url}/app/${slug}/admin`);
+    await admin.getByRole('heading', { name: 'Activity', exact: true }).waitFor();
+    await expect.poll(() => admin.title()).toBe(`Activity · ${slug}`);
+    const signIns = activity.signIns.reduce((sum, d) => sum + d.count, 0);
+    const failed = activity.failedSignIns.reduce((sum, d) => sum + d.count, 0);
+    expect(signIns).toBeGreaterThan(0);
+    expect(failed).toBeGreaterThan(0); // the old password was tried after the reset
+    await expect.poll(() => admin.getByTestId('sign-ins-summary').textContent()).toContain(`${signIns} sign-ins and ${failed} failed sign-ins in 30 days`);
+    // Recharts drew both series and the sign-up bars
+    await admin.locator('.recharts-line').nth(1).waitFor();
+    expect(await admin.locator('.recharts-bar-rectangle').count()).toBeGreaterThan(0);
+    await shoot(admin, 'admin-activity-desktop');
+    await admin.setViewportSize(PHONE);
+    await shoot(admin, 'admin-activity-phone');
+    await admin.setViewportSize(DESKTOP);
+  });
+
   it('finds a member by search, suspends them (their open session ends at once) and reactivates them, and promotes a colleague, each after a confirmation naming them', async () => {
     diagnoseOnFailure('15');
     admin.on('dialog', (dialog) => void dialog.accept());
-    await admin.goto(`${server.url}/app/${slug}/admin`);
+    await admin.goto(`${server.url}/app/${slug}/admin/users`);
     await admin.getByRole('heading', { name: 'Users', exact: true }).waitFor();
     await expect.poll(() => admin.title()).toBe(`Users · ${slug}`);
     await admin.getByLabel('Search by email').fill(memberEmail.slice(0, 12));
     await admin.getByRole('cell', { name: memberEmail, exact: true }).waitFor();
     await expect.poll(() => admin.getByRole('cell', { name: colleagueEmail, exact: true }).count()).toBe(0);
     await shoot(admin, 'admin-users-search-desktop');
+
+    // the member's page: who they are, their factors and sessions, their events, and the actions
+    await admin.getByRole('link', { name: memberEmail, exact: true }).click();
+    await admin.getByRole('heading', { name: memberEmail, exact: true }).waitFor();
+    await expect.poll(() => admin.title()).toBe(`${memberEmail} · ${slug}`);
+    await admin.getByRole('heading', { name: `Sessions of ${memberEmail}` }).waitFor();
+    await admin.getByRole('heading', { name: 'Recent events' }).waitFor();
+    await admin.getByRole('cell', { name: 'UserSignup', exact: true }).waitFor();
+    expect(await admin.locator('.facts').textContent()).toMatch(/Authenticator appOn/);
+    await shoot(admin, 'admin-user-page-desktop');
+    await admin.setViewportSize(PHONE);
+    await shoot(admin, 'admin-user-page-phone');
+    await admin.setViewportSize(DESKTOP);
 
     await member.goto(`${server.url}/app/${slug}/account`);
     await member.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
@@ -700,12 +759,15 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await admin.getByRole('button', { name: `Suspend ${memberEmail}` }).click();
     await admin.getByText(`${memberEmail} is suspended; their sessions have ended.`).waitFor();
     expect(confirmations.at(-1)).toContain(memberEmail);
-    await admin.getByRole('cell', { name: 'Suspended', exact: true }).waitFor();
+    await expect.poll(() => admin.locator('.facts').textContent()).toMatch(/StatusSuspended/);
     await member.reload();
     await member.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
 
     await admin.getByRole('button', { name: `Reactivate ${memberEmail}` }).click();
     await admin.getByText(`${memberEmail} can sign in again.`).waitFor();
+    await expect.poll(() => admin.locator('.facts').textContent()).toMatch(/StatusActive/);
+    await admin.getByRole('link', { name: '← All users' }).click();
+    await admin.getByRole('heading', { name: 'Users', exact: true }).waitFor();
 
     await admin.getByLabel('Search by email').fill(colleagueEmail);
     await admin.getByRole('cell', { name: colleagueEmail, exact: true }).waitFor();

@@ -127,6 +127,7 @@ export function toFormError(err: unknown): FormError {
     const reason = typeof details.reason === 'string' ? details.reason : undefined;
     return { message: err.message, reason, details, fields };
   }
+  if (err instanceof DownloadError) return { message: err.message, details: {}, fields: {} };
   return { message: 'Something went wrong. Check your connection and try again.', details: {}, fields: {} };
 }
 
@@ -137,4 +138,32 @@ export function toFormError(err: unknown): FormError {
 export function toPasskeyError(err: unknown): FormError {
   if (err instanceof TRPCClientError) return toFormError(err);
   return { message: 'The passkey was not used: the prompt was cancelled, timed out, or this device has no passkey for this site.', details: {}, fields: {} };
+}
+
+/** A download the service refused; `message` is the error envelope's. */
+export class DownloadError extends Error {}
+
+/**
+ * Downloads a REST answer that is a file (the audit export) with the workspace's access token and
+ * hands it to the browser as a download named by the server's `Content-Disposition`.
+ * @throws DownloadError with the error envelope's message when the answer is not 200.
+ */
+export async function downloadFile(tenantSlug: string, path: string): Promise<void> {
+  const held = accessTokens.get(tenantSlug);
+  if (!held || held.expiresAtMs - Date.now() < REFRESH_MARGIN_MS) await restoreSession(tenantSlug);
+  const token = accessTokens.get(tenantSlug)?.token;
+  const res = await fetch(path, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+  if (!res.ok) {
+    const body = (await res.json().catch(() => null)) as { message?: string } | null;
+    throw new DownloadError(body?.message ?? `The download failed (${res.status})`);
+  }
+  const name = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? 'download';
+  const url = URL.createObjectURL(await res.blob());
+  const anchor = document.createElement('a');
+  anchor.href = url;
+  anchor.download = name;
+  document.body.append(anchor);
+  anchor.click();
+  anchor.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }

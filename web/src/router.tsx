@@ -2,7 +2,9 @@ import { createRootRoute, createRoute, createRouter, Link, Navigate, Outlet } fr
 import { useSlug } from './hooks';
 import { AccountPage, SignedInLayout } from './pages/account';
 import { AdminLayout, ApiKeysPage, AuditPage, InvitesPage, SettingsPage, UsersPage } from './pages/admin';
+import { ActivityPage } from './pages/admin-activity';
 import { ApplicationsPage } from './pages/admin-applications';
+import { UserPage } from './pages/admin-user';
 import { WebhooksPage } from './pages/admin-webhooks';
 import { AcceptInvitePage, ForgotPasswordPage, IdpCallbackPage, ResetPasswordPage, SignInPage, SignUpPage, VerifyEmailPage } from './pages/auth';
 import { HomePage } from './pages/home';
@@ -49,11 +51,15 @@ const idpCallbackRoute = createRoute({ getParentRoute: () => workspaceRoute, pat
 const signedInRoute = createRoute({ getParentRoute: () => workspaceRoute, id: 'signed-in', component: SignedInLayout });
 const accountRoute = createRoute({ getParentRoute: () => signedInRoute, path: 'account', component: AccountPage });
 const adminRoute = createRoute({ getParentRoute: () => signedInRoute, path: 'admin', component: AdminLayout });
-const usersRoute = createRoute({ getParentRoute: () => adminRoute, path: '/', component: UsersPage });
+const activityRoute = createRoute({ getParentRoute: () => adminRoute, path: '/', component: ActivityPage });
+const usersRoute = createRoute({ getParentRoute: () => adminRoute, path: 'users', component: UsersPage });
+const userRoute = createRoute({ getParentRoute: () => adminRoute, path: 'users/$userId', component: UserPage });
+/** The audit page's user filter from a link (`?userId=…`, the user page's "All events"). */
+const auditSearch = (search: Record<string, unknown>): { userId?: string } => (typeof search.userId === 'string' ? { userId: search.userId } : {});
 const invitesRoute = createRoute({ getParentRoute: () => adminRoute, path: 'invites', component: InvitesPage });
 const apiKeysRoute = createRoute({ getParentRoute: () => adminRoute, path: 'api-keys', component: ApiKeysPage });
 const settingsRoute = createRoute({ getParentRoute: () => adminRoute, path: 'settings', component: SettingsPage });
-const auditRoute = createRoute({ getParentRoute: () => adminRoute, path: 'audit', component: AuditPage });
+const auditRoute = createRoute({ getParentRoute: () => adminRoute, path: 'audit', component: AuditPage, validateSearch: auditSearch });
 const applicationsRoute = createRoute({ getParentRoute: () => adminRoute, path: 'applications', component: ApplicationsPage });
 const webhooksRoute = createRoute({ getParentRoute: () => adminRoute, path: 'webhooks', component: WebhooksPage });
 
@@ -68,7 +74,7 @@ const routeTree = rootRoute.addChildren([
     verifyRoute,
     acceptRoute,
     idpCallbackRoute,
-    signedInRoute.addChildren([accountRoute, adminRoute.addChildren([usersRoute, invitesRoute, apiKeysRoute, applicationsRoute, webhooksRoute, settingsRoute, auditRoute])]),
+    signedInRoute.addChildren([accountRoute, adminRoute.addChildren([activityRoute, usersRoute, userRoute, invitesRoute, apiKeysRoute, applicationsRoute, webhooksRoute, settingsRoute, auditRoute])]),
   ]),
 ]);
 

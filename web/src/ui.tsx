@@ -6,7 +6,7 @@ import type { FormError } from './api';
 interface FieldProps {
   label: string;
   name: string;
-  type?: 'text' | 'email' | 'password' | 'number' | 'datetime-local';
+  type?: 'text' | 'email' | 'password' | 'number' | 'datetime-local' | 'date';
   error?: FormError | null;
   autoComplete?: string;
   required?: boolean;

@@ -1,8 +1,10 @@
 import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Link, Outlet } from '@tanstack/react-router';
+import { Link, Outlet, useSearch } from '@tanstack/react-router';
 import { useDeferredValue, useId, useState } from 'react';
-import { toFormError, trpc, type RouterInputs, type RouterOutputs } from '../api';
+import { downloadFile, toFormError, trpc, type RouterInputs, type RouterOutputs } from '../api';
+import { formatDetails, when } from '../audit-format';
 import { useMe, usePageTitle, useSlug } from '../hooks';
+import { UserActions, UserSessions } from './admin-user';
 import { Checkbox, ErrorAlert, Field, formValue, Notice, Select } from '../ui';
 
 type Role = RouterInputs['invites']['create']['role'] & string;
@@ -37,7 +39,6 @@ const AUDIT_ACTION_SET: Record<AuditAction, true> = {
 };
 export const AUDIT_ACTIONS = Object.keys(AUDIT_ACTION_SET) as AuditAction[];
 
-const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
 
 /** `/app/{slug}/admin/*`: the console's navigation; a Member sees a 403 page instead. */
 export function AdminLayout() {
@@ -56,7 +57,8 @@ export function AdminLayout() {
   return (
     <div className="admin">
       <nav aria-label="Admin console" className="tabs">
-        <Link to="/app/$slug/admin" params={{ slug }} activeOptions={{ exact: true }}>Users</Link>
+        <Link to="/app/$slug/admin" params={{ slug }} activeOptions={{ exact: true }}>Activity</Link>
+        <Link to="/app/$slug/admin/users" params={{ slug }}>Users</Link>
         <Link to="/app/$slug/admin/invites" params={{ slug }}>Invites</Link>
         <Link to="/app/$slug/admin/api-keys" params={{ slug }}>API keys</Link>
         <Link to="/app/$slug/admin/applications" params={{ slug }}>Applications</Link>
@@ -73,7 +75,6 @@ export function AdminLayout() {
 export function UsersPage() {
   usePageTitle('Users');
   const slug = useSlug();
-  const queryClient = useQueryClient();
   const pageSizeId = useId();
   const searchId = useId();
   const roleId = useId();
@@ -98,21 +99,8 @@ export function UsersPage() {
     getNextPageParam: (last) => last.nextCursor ?? undefined,
     placeholderData: keepPreviousData,
   });
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['users', slug] });
-  /** A user action: asks first when `confirm` names a consequence, then reports the result in words. */
-  const action = useMutation({
-    mutationFn: async ({ run }: { run: () => Promise<unknown>; done: string }) => run(),
-    onSuccess: (_data, { done }) => {
-      setResult(done);
-      return refresh();
-    },
-    onError: () => setResult(null),
-  });
-  const act = (run: () => Promise<unknown>, done: string, confirmation?: string) => {
-    if (confirmation && !window.confirm(confirmation)) return;
-    action.mutate({ run, done });
-  };
-  const error = users.error ?? action.error;
+  const [actionError, setActionError] = useState<unknown>(null);
+  const error = users.error ?? actionError;
   const items = users.data?.pages.flatMap((page) => page.items) ?? [];
   return (
     <main className="page" id="main">
@@ -155,74 +143,17 @@ export function UsersPage() {
           <tbody>
             {items.map((u) => (
               <tr key={u.id}>
-                <td role="cell">{u.email}</td>
+                <td role="cell"><Link to="/app/$slug/admin/users/$userId" params={{ slug, userId: u.id }}>{u.email}</Link></td>
                 <td role="cell" data-label="Role">{u.role}</td>
                 <td role="cell" data-label="Status">{u.status}</td>
                 <td role="cell" data-label="Authenticator">{u.totpEnrolled ? 'On' : 'Off'}</td>
                 <td role="cell" className="actions">
-                  {u.role === 'Member' ? (
-                    <button
-                      type="button" className="secondary" aria-label={`Make ${u.email} an Admin`}
-                      onClick={() => act(() => trpc.users.update.mutate({ tenantSlug: slug, userId: u.id, role: 'Admin' }), `${u.email} is now an Admin.`, `Make ${u.email} an Admin of this workspace?`)}
-                    >
-                      Make Admin
-                    </button>
-                  ) : (
-                    <button
-                      type="button" className="secondary" aria-label={`Make ${u.email} a Member`}
-                      onClick={() => act(() => trpc.users.update.mutate({ tenantSlug: slug, userId: u.id, role: 'Member' }), `${u.email} is now a Member.`, `Make ${u.email} a Member (no administration)?`)}
-                    >
-                      Make Member
-                    </button>
-                  )}
-                  {u.status === 'Suspended' ? (
-                    <button
-                      type="button" className="secondary" aria-label={`Reactivate ${u.email}`}
-                      onClick={() => act(() => trpc.users.update.mutate({ tenantSlug: slug, userId: u.id, status: 'Active' }), `${u.email} can sign in again.`)}
-                    >
-                      Reactivate
-                    </button>
-                  ) : (
-                    u.status === 'Active' && (
-                      <button
-                        type="button" className="danger" aria-label={`Suspend ${u.email}`}
-                        onClick={() => act(() => trpc.users.update.mutate({ tenantSlug: slug, userId: u.id, status: 'Suspended' }), `${u.email} is suspended; their sessions have ended.`, `Suspend ${u.email}? Their sessions end at once and they cannot sign in until reactivated.`)}
-                      >
-                        Suspend
-                      </button>
-                    )
-                  )}
-                  <button
-                    type="button" className="secondary" aria-label={`Send ${u.email} a password reset`}
-                    onClick={() => act(() => trpc.users.sendPasswordReset.mutate({ tenantSlug: slug, userId: u.id }), `A password-reset link was mailed to ${u.email}.`)}
-                  >
-                    Send reset
-                  </button>
-                  {!u.emailVerified && (
-                    <button
-                      type="button" className="secondary" aria-label={`Send ${u.email} a new verification link`}
-                      onClick={() => act(() => trpc.users.sendVerificationMail.mutate({ tenantSlug: slug, userId: u.id }), `A new verification link was mailed to ${u.email}.`)}
-                    >
-                      Resend verification
-                    </button>
-                  )}
-                  {u.totpEnrolled && (
-                    <button
-                      type="button" className="secondary" aria-label={`Disable authenticator of ${u.email}`}
-                      onClick={() => act(() => trpc.users.disableTotp.mutate({ tenantSlug: slug, userId: u.id }), `The authenticator of ${u.email} is off.`, `Turn off the authenticator of ${u.email}?`)}
-                    >
-                      Disable authenticator
-                    </button>
-                  )}
-                  <button type="button" className="secondary" aria-label={`Sessions of ${u.email}`} onClick={() => setSessionsOf({ id: u.id, email: u.email })}>
-                    Sessions
-                  </button>
-                  <button
-                    type="button" className="danger" aria-label={`Delete ${u.email}`}
-                    onClick={() => act(() => trpc.users.delete.mutate({ tenantSlug: slug, userId: u.id }), `${u.email} was deleted; an admin can restore them for a while.`, `Delete ${u.email}? Their sessions end at once.`)}
-                  >
-                    Delete
-                  </button>
+                  <UserActions
+                    slug={slug} user={u}
+                    onResult={(message) => { setActionError(null); setResult(message); }}
+                    onError={(err) => { setResult(null); setActionError(err); }}
+                    onSessions={() => setSessionsOf({ id: u.id, email: u.email })}
+                  />
                 </td>
               </tr>
             ))}
@@ -239,51 +170,6 @@ export function UsersPage() {
       )}
       {sessionsOf && <UserSessions slug={slug} user={sessionsOf} onClose={() => setSessionsOf(null)} />}
     </main>
-  );
-}
-
-/** One user's live sessions (GET users/{userId}/sessions), each with "End session" (docs/api-rules.md "Sessions of a user"). */
-function UserSessions({ slug, user, onClose }: { slug: string; user: { id: string; email: string }; onClose: () => void }) {
-  const queryClient = useQueryClient();
-  const sessions = useQuery({
-    queryKey: ['user-sessions', slug, user.id],
-    queryFn: () => trpc.users.listSessions.query({ tenantSlug: slug, userId: user.id }),
-  });
-  const end = useMutation({
-    mutationFn: (sessionId: string) => trpc.users.revokeSession.mutate({ tenantSlug: slug, userId: user.id, sessionId }),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: ['user-sessions', slug, user.id] }),
-  });
-  const error = sessions.error ?? end.error;
-  return (
-    <section aria-labelledby="user-sessions-heading" className="panel">
-      <h2 id="user-sessions-heading">Sessions of {user.email}</h2>
-      <ErrorAlert error={error ? toFormError(error) : null} />
-      {sessions.data && sessions.data.items.length === 0 && <p className="muted">No live sessions.</p>}
-      {sessions.data && sessions.data.items.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr><th scope="col">Device</th><th scope="col">Address</th><th scope="col">Method</th><th scope="col">Signed in</th><th scope="col">Last used</th><th scope="col">Actions</th></tr>
-            </thead>
-            <tbody>
-              {sessions.data.items.map((session) => (
-                <tr key={session.id}>
-                  <td>{session.userAgent ?? '—'}{session.current ? ' (you)' : ''}</td>
-                  <td>{session.ip ?? '—'}</td>
-                  <td>{session.method ?? '—'}</td>
-                  <td>{when(session.createdAt)}</td>
-                  <td>{when(session.lastUsedAt)}</td>
-                  <td className="actions">
-                    <button type="button" className="danger" onClick={() => end.mutate(session.id)} disabled={end.isPending}>End session</button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <button type="button" className="link" onClick={onClose}>Close</button>
-    </section>
   );
 }
 
@@ -607,31 +493,29 @@ interface AuditFilters {
   action?: AuditAction;
   userId?: string;
   search?: string;
+  /** The date range: `since` the start of the first day, `until` the start of the day after the last (exclusive). */
+  since?: string;
+  until?: string;
   limit?: number;
 }
 
-/** The audit log with every filter of the API (action, user, before, search, limit) and paging back in time. */
+/** A `<input type="date">` value as the start of that day in the reader's time zone, `days` later. */
+function startOfLocalDay(value: string, days = 0): string {
+  const [year, month, day] = value.split('-').map(Number) as [number, number, number];
+  return new Date(year, month - 1, day + days).toISOString();
+}
+
 /** How many users the audit page loads to name actors and targets and to fill its user picker. */
 const AUDIT_PEOPLE_LIMIT = 1000;
 
-/** `sessionsEnded` → "sessions ended". */
-function humanKey(key: string): string {
-  return key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/_/g, ' ').toLowerCase();
-}
-
-/** An audit event's details as text a person reads: "email: a@b.c · from: Member · to: Admin". */
-function formatDetails(details: Record<string, unknown>): string {
-  return Object.entries(details)
-    .map(([key, value]) => {
-      const text = Array.isArray(value) ? value.join(', ') : value !== null && typeof value === 'object' ? JSON.stringify(value) : String(value);
-      return `${humanKey(key)}: ${/^\d{4}-\d{2}-\d{2}T/.test(text) ? when(text) : text}`;
-    })
-    .join(' · ');
-}
-
+/**
+ * The audit log with every filter of the API (action, user, date range, search, limit), paging back in
+ * time, and the filtered view exported as CSV or JSON (docs/web.md "Console").
+ */
 export function AuditPage() {
   usePageTitle('Audit log');
   const slug = useSlug();
+  const linked = useSearch({ from: '/app/$slug/signed-in/admin/audit' });
   const userPickerId = useId();
   const people = useQuery({
     queryKey: ['users', slug, 'audit-people'],
@@ -644,22 +528,37 @@ export function AuditPage() {
     const email = id ? emailOf.get(id) : undefined;
     if (type === 'user' && email && id) {
       return (
-        <button type="button" className="link" onClick={() => setFilters((f) => ({ ...f, userId: id }))} aria-label={`Events of ${email}`}>
-          {email}
-        </button>
+        <>
+          <Link to="/app/$slug/admin/users/$userId" params={{ slug, userId: id }}>{email}</Link>{' '}
+          <button type="button" className="link" onClick={() => setFilters((f) => ({ ...f, userId: id }))} aria-label={`Events of ${email}`}>
+            (events)
+          </button>
+        </>
       );
     }
     return `${type === 'api_key' ? 'API key' : type}${id ? ` ${id.slice(0, 8)}` : ''}`;
   };
-  const [filters, setFilters] = useState<AuditFilters>({});
+  const [filters, setFilters] = useState<AuditFilters>({ userId: linked.userId });
   const [before, setBefore] = useState<string[]>([]);
-  const cursor = before.at(-1);
+  const { until, ...listFilters } = filters;
+  const cursor = before.at(-1) ?? until;
   const audit = useQuery({
     queryKey: ['audit', slug, filters, cursor],
-    queryFn: () => trpc.audit.list.query({ tenantSlug: slug, ...filters, before: cursor }),
+    queryFn: () => trpc.audit.list.query({ tenantSlug: slug, ...listFilters, before: cursor }),
     placeholderData: keepPreviousData,
   });
-  const error = audit.error ? toFormError(audit.error) : null;
+  const exportView = useMutation({
+    mutationFn: (format: 'csv' | 'json') => {
+      const query = new URLSearchParams({ format });
+      for (const key of ['action', 'userId', 'search', 'since'] as const) {
+        const value = filters[key];
+        if (value) query.set(key, value);
+      }
+      if (until) query.set('before', until);
+      return downloadFile(slug, `/v1/${encodeURIComponent(slug)}/audit/export?${query.toString()}`);
+    },
+  });
+  const error = audit.error ? toFormError(audit.error) : exportView.error ? toFormError(exportView.error) : null;
   const items = audit.data?.items ?? [];
   const limit = filters.limit ?? 50;
   return (
@@ -672,14 +571,17 @@ export function AuditPage() {
           e.preventDefault();
           const form = new FormData(e.currentTarget);
           const limitValue = formValue(form, 'limit');
-          const beforeValue = formValue(form, 'before');
+          const fromValue = formValue(form, 'from');
+          const toValue = formValue(form, 'to');
           setFilters({
             action: formValue(form, 'action') as AuditAction | undefined,
             userId: formValue(form, 'userId'),
             search: formValue(form, 'search'),
+            since: fromValue ? startOfLocalDay(fromValue) : undefined,
+            until: toValue ? startOfLocalDay(toValue, 1) : undefined,
             limit: limitValue ? Number(limitValue) : undefined,
           });
-          setBefore(beforeValue ? [new Date(beforeValue).toISOString()] : []);
+          setBefore([]);
         }}
       >
         <Select label="Action" name="action" options={AUDIT_ACTIONS} emptyLabel="Any action" />
@@ -693,10 +595,15 @@ export function AuditPage() {
           </select>
         </div>
         <Field label="Search" name="search" error={error} hint="Action, details or email" />
-        <Field label="Before" name="before" type="datetime-local" error={error} />
+        <Field label="From" name="from" type="date" error={error} hint="First day" />
+        <Field label="To" name="to" type="date" error={error} hint="Last day, included" />
         <Field label="Limit" name="limit" type="number" min={1} max={200} error={error} />
         <button type="submit">Apply filters</button>
       </form>
+      <div className="actions" role="group" aria-label="Export the filtered view">
+        <button type="button" className="secondary" onClick={() => exportView.mutate('csv')} disabled={exportView.isPending}>Export CSV</button>
+        <button type="button" className="secondary" onClick={() => exportView.mutate('json')} disabled={exportView.isPending}>Export JSON</button>
+      </div>
       <ErrorAlert error={error} />
       <div className="table-wrap">
         <table>

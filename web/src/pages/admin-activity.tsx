@@ -1,0 +1,91 @@
+import { useQuery } from '@tanstack/react-query';
+import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { toFormError, trpc } from '../api';
+import { usePageTitle, useSlug } from '../hooks';
+import { ErrorAlert } from '../ui';
+
+/** "2026-11-24" → "24 Nov" in the reader's locale (the day is UTC, as the API counts it). */
+function shortDay(date: string): string {
+  return new Date(`${date}T00:00:00Z`).toLocaleDateString(undefined, { day: 'numeric', month: 'short', timeZone: 'UTC' });
+}
+
+function percent(part: number, whole: number): string {
+  return whole === 0 ? '—' : `${Math.round((part / whole) * 100)}%`;
+}
+
+/** One figure a person reads at a glance. */
+function Figure({ label, value, note }: { label: string; value: string | number; note?: string }) {
+  return (
+    <div className="figure">
+      <span className="figure-value">{value}</span>
+      <span className="figure-label">{label}</span>
+      {note && <span className="muted">{note}</span>}
+    </div>
+  );
+}
+
+/**
+ * `/app/{slug}/admin`: the console's start page: sign-ins, failed sign-ins and sign-ups per day over
+ * 30 days, active users and MFA adoption (GET audit/activity; charts by Recharts). Each chart has a
+ * text summary beside it so the figures are readable without seeing the drawing (docs/web.md "Console").
+ */
+export function ActivityPage() {
+  usePageTitle('Activity');
+  const slug = useSlug();
+  const activity = useQuery({ queryKey: ['activity', slug], queryFn: () => trpc.audit.activity.query({ tenantSlug: slug }) });
+  const data = activity.data;
+  const signInSeries = (data?.signIns ?? []).map((day, i) => ({
+    day: shortDay(day.date), signIns: day.count, failed: data?.failedSignIns[i]?.count ?? 0,
+  }));
+  const signUpSeries = (data?.signUps ?? []).map((day) => ({ day: shortDay(day.date), signUps: day.count }));
+  const total = (series: { count: number }[] | undefined) => (series ?? []).reduce((sum, d) => sum + d.count, 0);
+  const mfa = data?.mfaAdoption;
+  return (
+    <main className="page" id="main">
+      <h1>Activity</h1>
+      <ErrorAlert error={activity.error ? toFormError(activity.error) : null} />
+      {data && mfa && (
+        <>
+          <p className="muted">The last 30 days, {shortDay(data.from)} to {shortDay(data.to)} (UTC days).</p>
+          <div className="figures">
+            <Figure label="Active users, last 7 days" value={data.activeUsers.last7Days} />
+            <Figure label="Active users, last 30 days" value={data.activeUsers.last30Days} />
+            <Figure label="Use a second factor" value={percent(mfa.anyFactor, mfa.users)} note={`${mfa.anyFactor} of ${mfa.users} users`} />
+            <Figure label="Authenticator app" value={mfa.totp} note={`${mfa.passkey} with a passkey`} />
+          </div>
+          <section aria-labelledby="sign-ins-heading" className="panel chart">
+            <h2 id="sign-ins-heading">Sign-ins per day</h2>
+            <p className="muted" data-testid="sign-ins-summary">
+              {total(data.signIns)} sign-ins and {total(data.failedSignIns)} failed sign-ins in 30 days; today {data.signIns.at(-1)?.count ?? 0} and{' '}
+              {data.failedSignIns.at(-1)?.count ?? 0} failed.
+            </p>
+            <ResponsiveContainer width="100%" height={240}>
+              <LineChart data={signInSeries} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
+                <CartesianGrid strokeDasharray="3 3" />
+                <XAxis dataKey="day" minTickGap={16} />
+                <YAxis allowDecimals={false} width={40} />
+                <Tooltip />
+                <Legend />
+                <Line type="monotone" dataKey="signIns" name="Sign-ins" stroke="var(--color-primary)" strokeWidth={2} dot={false} isAnimationActive={false} />
+                <Line type="monotone" dataKey="failed" name="Failed sign-ins" stroke="var(--color-danger)" strokeWidth={2} dot={false} isAnimationActive={false} />
+              </LineChart>
+            </ResponsiveContainer>
+          </section>
+          <section aria-labelledby="sign-ups-heading" className="panel chart">
+            <h2 id="sign-ups-heading">Sign-ups per day</h2>
+            <p className="muted">{total(data.signUps)} new accounts in 30 days; today {data.signUps.at(-1)?.count ?? 0}.</p>
+            <ResponsiveContainer width="100%" height={200}>
+              <BarChart data={signUpSeries} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
+                <CartesianGrid strokeDasharray="3 3" />
+                <XAxis dataKey="day" minTickGap={16} />
+                <YAxis allowDecimals={false} width={40} />
+                <Tooltip />
+                <Bar dataKey="signUps" name="Sign-ups" fill="var(--color-primary)" isAnimationActive={false} />
+              </BarChart>
+            </ResponsiveContainer>
+          </section>
+        </>
+      )}
+    </main>
+  );
+}
