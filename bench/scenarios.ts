@@ -73,6 +73,9 @@ export class BenchFixture {
     return tenant;
   }
 
+  /** Tenants whose audit events are seeded already (scenarios share tenants). */
+  readonly auditSeeded = new Set<string>();
+
   private usersTenantReady: Promise<BenchTenant> | undefined;
 
   /** The tenant with `options.users` seeded Members `user<n>@bench.test`. */
@@ -124,6 +127,25 @@ function authenticatedGet(path: string, tokens: string[]): RequestSpec[] {
       path,
       setupRequest(req: RawRequest) {
         return { ...req, headers: bearer(tokens[next++ % tokens.length]!) };
+      },
+    },
+  ];
+}
+
+/**
+ * GET users searches of the seeded tenant, one term per request: a whole address (one match), a
+ * number prefix (a few hundred) and the domain (every user, the first page of 50).
+ */
+function userSearches(slug: string, token: string, users: number): RequestSpec[] {
+  const terms = [() => `user${1 + Math.floor(Math.random() * users)}@`, () => `user${1 + Math.floor(Math.random() * 900)}`, () => 'bench.test'];
+  let next = 0;
+  return [
+    {
+      method: 'GET',
+      path: `/v1/${slug}/users`,
+      setupRequest(req: RawRequest) {
+        const term = terms[next++ % terms.length]!();
+        return { ...req, path: `/v1/${slug}/users?search=${encodeURIComponent(term)}&limit=50`, headers: bearer(token) };
       },
     },
   ];
@@ -232,6 +254,30 @@ export function buildScenarios(fx: BenchFixture, argon2HashesPerSecond: () => nu
       },
     },
     {
+      name: 'users-search',
+      ceiling: 'http',
+      description: `GET /v1/{slug}/users?search=<part of an email>&limit=50 as an admin, tenant of ${options.users} users; rare and common terms`,
+      async prepare() {
+        const tenant = await fx.usersTenant();
+        const missing = await probe(api, 'GET', `/v1/${tenant.slug}/users?search=user1&limit=50`, undefined, tenant.adminToken);
+        if (missing) return missing;
+        return { kind: 'ready', connections: options.connections, requests: userSearches(tenant.slug, tenant.adminToken, options.users) };
+      },
+    },
+    {
+      name: 'audit-activity',
+      ceiling: 'http',
+      description: `GET /v1/{slug}/audit/activity as an admin: the console's start page over ${options.users} users and ${options.auditEvents} events (4 aggregates)`,
+      async prepare() {
+        const tenant = await fx.usersTenant();
+        const path = `/v1/${tenant.slug}/audit/activity`;
+        const missing = await probe(api, 'GET', path, undefined, tenant.adminToken);
+        if (missing) return missing;
+        await seedAudit(fx, tenant);
+        return { kind: 'ready', connections: options.connections, requests: authenticatedGet(path, [tenant.adminToken]) };
+      },
+    },
+    {
       name: 'login',
       ceiling: 'argon2',
       description: 'POST auth/login with email and password of a random seeded user (one argon2id verification)',
@@ -318,6 +364,8 @@ export function buildScenarios(fx: BenchFixture, argon2HashesPerSecond: () => nu
 }
 
 async function seedAudit(fx: BenchFixture, tenant: BenchTenant): Promise<void> {
+  if (fx.auditSeeded.has(tenant.id)) return;
+  fx.auditSeeded.add(tenant.id);
   const total = fx.options.auditEvents;
   const started = Date.now();
   await fx.seeder.seedAuditEvents(tenant.id, tenant.adminId, total, (done) => {

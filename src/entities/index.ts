@@ -1,5 +1,6 @@
 import { AccountTokenSchema } from './account-token.js';
 import { ApiKeySchema } from './api-key.js';
+import { AuditDailyCountSchema } from './audit-daily-count.js';
 import { AuditEventSchema } from './audit-event.js';
 import { IdpAuthRequestSchema, IdpIdentitySchema } from './idp.js';
 import { EmailOtpSchema } from './email-otp.js';
@@ -12,6 +13,7 @@ import { UserSchema } from './user.js';
 
 export * from './account-token.js';
 export * from './api-key.js';
+export * from './audit-daily-count.js';
 export * from './audit-event.js';
 export * from './idp.js';
 export * from './email-otp.js';
@@ -26,5 +28,5 @@ export * from './user.js';
 export const ENTITIES = [
   TenantSchema, UserSchema, SessionSchema, RefreshTokenSchema, ApiKeySchema, AuditEventSchema,
   IdpAuthRequestSchema, IdpIdentitySchema, EmailOtpSchema, InviteSchema, AccountTokenSchema,
-  PasskeySchema,
+  PasskeySchema, AuditDailyCountSchema,
 ];

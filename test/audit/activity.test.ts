@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createTenant, expectError, PASSWORD, signupMember, type TestTenant } from '../helpers/api.js';
+import { AuditDailyCountSchema } from '../../src/entities/audit-daily-count.js';
 import { useTestServer } from '../helpers/suite.js';
 import { Authenticator } from '../helpers/totp.js';
 
@@ -49,6 +50,34 @@ describe('GET /v1/{tenantSlug}/audit/activity', () => {
     });
     expect(verify.status).toBe(200);
     expect((await activity(tenant)).mfaAdoption).toEqual({ users: 2, totp: 1, passkey: 0, anyFactor: 1 });
+  });
+
+  it('keeps the counts of a day once it is closed and reads them back unchanged', async () => {
+    const tenant = await createTenant(suite.api);
+    const member = await signupMember(suite.api, tenant.slug);
+    expect((await suite.api.post(`/v1/${tenant.slug}/auth/login`, { email: member.email, password: PASSWORD })).status).toBe(200);
+    expect((await suite.api.post(`/v1/${tenant.slug}/auth/login`, { email: member.email, password: 'not the password at all' })).status).toBe(401);
+    const service = suite.server.services.activity;
+    const em = () => suite.server.services.orm.em.fork();
+    const live = await service.summary(em(), tenant.id);
+    const day = live.to;
+    // The closed days of the window are kept (zeros included); today is open and counted live.
+    expect(await em().count(AuditDailyCountSchema, { tenantId: tenant.id })).toBe(29 * 3);
+    expect(await em().count(AuditDailyCountSchema, { tenantId: tenant.id, day })).toBe(0);
+
+    // Two days on, that day is closed: its counts are kept once (a row per counted action) and read back.
+    const later = new Date(Date.now() + 2 * 86_400_000);
+    const closed = await service.summary(em(), tenant.id, later);
+    const on = (series: { date: string; count: number }[]) => series.find((d) => d.date === day)?.count;
+    expect(on(closed.signIns)).toBe(live.signIns.at(-1)!.count);
+    expect(on(closed.failedSignIns)).toBe(1);
+    expect(on(closed.signUps)).toBe(2);
+    const kept = await em().find(AuditDailyCountSchema, { tenantId: tenant.id, day }, { orderBy: { action: 'asc' } });
+    expect(kept.map((k) => [k.action, k.count])).toContainEqual(['UserLoginFailed', 1]);
+    expect(new Set(kept.map((k) => k.action))).toEqual(new Set(['UserLogin', 'UserLoginFailed', 'UserSignup']));
+    const rowsKept = await em().count(AuditDailyCountSchema, { tenantId: tenant.id });
+    expect(await service.summary(em(), tenant.id, later)).toEqual(closed);
+    expect(await em().count(AuditDailyCountSchema, { tenantId: tenant.id })).toBe(rowsKept);
   });
 
   it('is for admins only', async () => {

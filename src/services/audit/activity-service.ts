@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { COUNTED_AUDIT_ACTIONS, type CountedAuditAction } from '../../entities/audit-daily-count.js';
 
 /** How many days the activity charts cover, today (UTC) included (docs/audit.md "Activity"). */
 export const ACTIVITY_DAYS = 30;
@@ -28,40 +29,106 @@ export interface ActivitySummary {
 const DAY_MS = 86_400_000;
 
 /**
- * Aggregates for the console's activity page: each chart is one statement, the daily series on the
- * audit table's tenant/action/time index, the user figures on the user table (the state now, not
- * events). Days are UTC.
+ * Aggregates for the console's activity page (docs/audit.md "Activity"): each chart is one
+ * statement. The daily series read the kept counts of closed days (`audit_daily_count`, written the
+ * first time a chart needs a day) and count the open day's events on the tenant/action/time index;
+ * the user figures count the user table (the state now, not events). Days are UTC.
  */
 export class ActivityService {
   /** @param now the end of the window (tests pass a fixed time). */
   async summary(em: EntityManager, tenantId: string, now: Date = new Date()): Promise<ActivitySummary> {
-    const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-    const start = new Date(today - (ACTIVITY_DAYS - 1) * DAY_MS);
-    const days = Array.from({ length: ACTIVITY_DAYS }, (_, i) => new Date(start.getTime() + i * DAY_MS).toISOString().slice(0, 10));
+    const window = activityWindow(now);
+    const signIns = await this.signInsPerDay(em, tenantId, window);
+    const signUps = await this.signUpsPerDay(em, tenantId, window);
+    return {
+      from: window.days[0]!,
+      to: window.days[window.days.length - 1]!,
+      signIns: signIns.signIns,
+      failedSignIns: signIns.failedSignIns,
+      signUps,
+      activeUsers: await this.activeUsers(em, tenantId, now),
+      mfaAdoption: await this.mfaAdoption(em, tenantId),
+    };
+  }
 
-    const signInRows = (await em.execute(
-      `select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day,
-              count(*) filter (where action = 'UserLogin')::int as ok,
-              count(*) filter (where action = 'UserLoginFailed')::int as failed
+  /**
+   * Chart 1: `UserLogin` and `UserLoginFailed` per UTC day of the window: one statement reading the
+   * daily counts of the closed days and counting the events of the open ones.
+   */
+  async signInsPerDay(em: EntityManager, tenantId: string, window: ActivityWindow): Promise<{ signIns: DailyCount[]; failedSignIns: DailyCount[] }> {
+    await this.closeDays(em, tenantId, window);
+    const rows = await this.countsPerDay(em, tenantId, window, ['UserLogin', 'UserLoginFailed']);
+    return {
+      signIns: byDay(window, rows.filter((r) => r.action === 'UserLogin')),
+      failedSignIns: byDay(window, rows.filter((r) => r.action === 'UserLoginFailed')),
+    };
+  }
+
+  /** Chart 2: `UserSignup` per UTC day of the window, as {@link signInsPerDay}. */
+  async signUpsPerDay(em: EntityManager, tenantId: string, window: ActivityWindow): Promise<DailyCount[]> {
+    await this.closeDays(em, tenantId, window);
+    return byDay(window, await this.countsPerDay(em, tenantId, window, ['UserSignup']));
+  }
+
+  /**
+   * Writes the daily counts of the window's closed days that have none yet (one statement, only
+   * when such a day exists: once per tenant and day). Two instances doing it at once write the same
+   * numbers; the second insert does nothing.
+   */
+  private async closeDays(em: EntityManager, tenantId: string, window: ActivityWindow): Promise<void> {
+    if (window.closedThrough < window.days[0]!) return;
+    const [missing] = (await em.execute(
+      `select count(*)::int as n from generate_series(?::date::timestamp, ?::date::timestamp, interval '1 day') d(day)
+        where not exists (select 1 from audit_daily_count c where c.tenant_id = ? and c.day = d.day)`,
+      [window.days[0], window.closedThrough, tenantId],
+    )) as { n: number }[];
+    if (!missing || missing.n === 0) return;
+    await em.execute(
+      `insert into audit_daily_count (tenant_id, day, action, count)
+       select ?, d.day, a.action,
+              (select count(*) from audit_event e
+                where e.tenant_id = ? and e.action = a.action
+                  and e.created_at >= d.day at time zone 'UTC'
+                  and e.created_at < (d.day + interval '1 day') at time zone 'UTC')
+         from generate_series(?::date::timestamp, ?::date::timestamp, interval '1 day') as d(day)
+        cross join unnest(array[?]::text[]) as a(action)
+        where not exists (select 1 from audit_daily_count c where c.tenant_id = ? and c.day = d.day::date)
+       on conflict do nothing`,
+      [tenantId, tenantId, window.days[0], window.closedThrough, [...COUNTED_AUDIT_ACTIONS], tenantId],
+    );
+  }
+
+  /** The counts of the closed days and the live counts of the open days, for some counted actions. */
+  private async countsPerDay(em: EntityManager, tenantId: string, window: ActivityWindow, actions: CountedAuditAction[]): Promise<DayCountRow[]> {
+    const rows = (await em.execute(
+      `select to_char(day, 'YYYY-MM-DD') as day, action, count from audit_daily_count
+        where tenant_id = ? and day >= ?::date and day <= ?::date and action in (?)
+       union all
+       select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, action, count(*)::int as count
          from audit_event
-        where tenant_id = ? and action in ('UserLogin', 'UserLoginFailed') and created_at >= ?
-        group by 1`,
-      [tenantId, start],
-    )) as { day: string; ok: number; failed: number }[];
-    const signUpRows = (await em.execute(
-      `select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, count(*)::int as n
-         from audit_event
-        where tenant_id = ? and action = 'UserSignup' and created_at >= ?
-        group by 1`,
-      [tenantId, start],
-    )) as { day: string; n: number }[];
-    const [active] = (await em.execute(
-      `select count(*) filter (where last_login_at >= ?)::int as last7, count(*) filter (where last_login_at >= ?)::int as last30
+        where tenant_id = ? and action in (?) and created_at >= ?
+        group by 1, 2`,
+      [tenantId, window.days[0], window.closedThrough, actions, tenantId, actions, window.openFrom],
+    )) as DayCountRow[];
+    return rows;
+  }
+
+  /** Figure 3, one statement: live users whose last sign-in is at most 7 and 30 days before `now`. */
+  async activeUsers(em: EntityManager, tenantId: string, now: Date): Promise<ActivitySummary['activeUsers']> {
+    const weekAgo = new Date(now.getTime() - 7 * DAY_MS);
+    const monthAgo = new Date(now.getTime() - 30 * DAY_MS);
+    const [row] = (await em.execute(
+      `select count(*) filter (where last_login_at >= ?)::int as last7, count(*)::int as last30
          from app_user
         where tenant_id = ? and deleted_at is null and last_login_at >= ?`,
-      [new Date(now.getTime() - 7 * DAY_MS), new Date(now.getTime() - 30 * DAY_MS), tenantId, new Date(now.getTime() - 30 * DAY_MS)],
+      [weekAgo, tenantId, monthAgo],
     )) as { last7: number; last30: number }[];
-    const [factors] = (await em.execute(
+    return { last7Days: row?.last7 ?? 0, last30Days: row?.last30 ?? 0 };
+  }
+
+  /** Figure 4, one statement: live users who are not Pending, and how many have TOTP, a passkey, either. */
+  async mfaAdoption(em: EntityManager, tenantId: string): Promise<ActivitySummary['mfaAdoption']> {
+    const [row] = (await em.execute(
       `select count(*)::int as users,
               count(*) filter (where u.totp_enrolled_at is not null)::int as totp,
               count(*) filter (where p.user_id is not null)::int as passkey,
@@ -71,19 +138,48 @@ export class ActivityService {
         where u.tenant_id = ? and u.deleted_at is null and u.status <> 'Pending'`,
       [tenantId, tenantId],
     )) as { users: number; totp: number; passkey: number; any_factor: number }[];
-
-    const byDay = <T>(rows: T[], key: (row: T) => string, value: (row: T) => number) => {
-      const map = new Map(rows.map((row) => [key(row), value(row)]));
-      return days.map((date) => ({ date, count: map.get(date) ?? 0 }));
-    };
-    return {
-      from: days[0]!,
-      to: days[days.length - 1]!,
-      signIns: byDay(signInRows, (r) => r.day, (r) => r.ok),
-      failedSignIns: byDay(signInRows, (r) => r.day, (r) => r.failed),
-      signUps: byDay(signUpRows, (r) => r.day, (r) => r.n),
-      activeUsers: { last7Days: active?.last7 ?? 0, last30Days: active?.last30 ?? 0 },
-      mfaAdoption: { users: factors?.users ?? 0, totp: factors?.totp ?? 0, passkey: factors?.passkey ?? 0, anyFactor: factors?.any_factor ?? 0 },
-    };
+    return { users: row?.users ?? 0, totp: row?.totp ?? 0, passkey: row?.passkey ?? 0, anyFactor: row?.any_factor ?? 0 };
   }
+}
+
+/**
+ * A day is closed, and its counts kept, once it ended at least this long ago: an instance whose
+ * clock runs a little behind may still write an event stamped with the day before.
+ */
+export const CLOSED_DAY_GRACE_MS = 60 * 60 * 1000;
+
+/** The UTC days of the charts: {@link ACTIVITY_DAYS} days ending with the day of `now`. */
+export interface ActivityWindow {
+  /** Every day, YYYY-MM-DD, oldest first. */
+  days: string[];
+  /** The last closed day (YYYY-MM-DD; before `days[0]` when none of the window is closed). */
+  closedThrough: string;
+  /** Midnight UTC after `closedThrough`: events from here on are counted live. */
+  openFrom: Date;
+}
+
+/** The window of the charts for a given time. */
+export function activityWindow(now: Date): ActivityWindow {
+  const midnight = (t: number) => t - (t % DAY_MS);
+  const today = midnight(now.getTime());
+  const start = today - (ACTIVITY_DAYS - 1) * DAY_MS;
+  const openFrom = midnight(now.getTime() - CLOSED_DAY_GRACE_MS);
+  return {
+    days: Array.from({ length: ACTIVITY_DAYS }, (_, i) => new Date(start + i * DAY_MS).toISOString().slice(0, 10)),
+    closedThrough: new Date(openFrom - DAY_MS).toISOString().slice(0, 10),
+    openFrom: new Date(openFrom),
+  };
+}
+
+interface DayCountRow {
+  day: string;
+  action: CountedAuditAction;
+  count: number;
+}
+
+/** Every day of the window with its count (0 when no row). */
+function byDay(window: ActivityWindow, rows: DayCountRow[]): DailyCount[] {
+  const counts = new Map<string, number>();
+  for (const row of rows) counts.set(row.day, (counts.get(row.day) ?? 0) + Number(row.count));
+  return window.days.map((date) => ({ date, count: counts.get(date) ?? 0 }));
 }

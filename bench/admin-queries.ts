@@ -1,0 +1,102 @@
+/**
+ * The console's heavy reads, timed query by query on seeded data (docs/performance.md "Console
+ * queries"): the users search of GET users (whole address, number prefix, the domain) and the four
+ * statements of GET audit/activity, on one tenant of 100,000 users and 1,000,000 audit events.
+ * The seeded events are one second apart ending now (about 11.6 days), so today's open day holds up
+ * to 86,400 of them. Each statement runs sequentially (no concurrent load), so the figures are the database's own time
+ * plus the driver's, not queueing.
+ *
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:queries -- [--users N] [--events N] [--runs N]
+ */
+import { randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { openDatabase } from '../src/db/orm.js';
+import { ActivityService, activityWindow } from '../src/services/audit/activity-service.js';
+import { UserDirectoryService } from '../src/services/users/user-directory-service.js';
+import { createBenchDatabase, Seeder } from './database.js';
+
+const { values } = parseArgs({
+  options: { users: { type: 'string', default: '100000' }, events: { type: 'string', default: '1000000' }, runs: { type: 'string', default: '200' } },
+});
+const USERS = Number(values.users);
+const EVENTS = Number(values.events);
+const RUNS = Number(values.runs);
+
+/** Milliseconds at the given quantile (0..1) of sorted samples. */
+function quantile(sorted: number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+}
+
+async function time(label: string, run: (i: number) => Promise<unknown>): Promise<{ label: string; p50: number; p95: number; max: number }> {
+  for (let i = 0; i < 5; i++) await run(i); // warm the plan cache and the buffers
+  const samples: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const started = process.hrtime.bigint();
+    await run(i);
+    samples.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  samples.sort((a, b) => a - b);
+  return { label, p50: quantile(samples, 0.5), p95: quantile(samples, 0.95), max: samples.at(-1)! };
+}
+
+async function main(): Promise<void> {
+  const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const database = await createBenchDatabase(serverUrl);
+  const orm = await openDatabase(database.url, 2);
+  const seeder = await Seeder.connect(database.url);
+  try {
+    const tenantId = randomUUID();
+    const em = orm.em.fork();
+    await em.execute(
+      `insert into tenant (id, slug, name, plan, mfa_policy, require_email_verification, signup_policy, signup_email_domains, created_at, updated_at)
+       values (?, ?, 'Bench Console', 'free', 'Optional', false, 'Open', '[]', now(), now())`,
+      [tenantId, `bench-console-${Date.now()}`],
+    );
+    let started = Date.now();
+    await seeder.seedUsers(tenantId, 'user', USERS, 'not-a-hash');
+    const [admin] = (await em.execute('select id from app_user where tenant_id = ? order by created_at limit 1', [tenantId])) as { id: string }[];
+    console.log(`seeded ${USERS} users in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    started = Date.now();
+    await seeder.seedAuditEvents(tenantId, admin!.id, EVENTS, () => undefined);
+    // Sign-ins touch last_login_at; a tenth of the users signed in within the week, a third within the month.
+    await em.execute(
+      `update app_user set last_login_at = now() - make_interval(days => (abs(hashtext(id::text)) % 90))
+        where tenant_id = ? and abs(hashtext(id::text)) % 3 = 0`,
+      [tenantId],
+    );
+    await em.execute('analyze app_user');
+    console.log(`seeded ${EVENTS} audit events in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+
+    const directory = new UserDirectoryService();
+    const activity = new ActivityService();
+    const window = activityWindow(new Date());
+    const fresh = () => orm.em.fork();
+    // The first view of a day keeps the counts of the closed days (once per tenant and day).
+    const firstStarted = process.hrtime.bigint();
+    await activity.summary(fresh(), tenantId);
+    const firstMs = Number(process.hrtime.bigint() - firstStarted) / 1e6;
+    const results = [
+      await time('users search: a whole address (1 match)', (i) => directory.listPage(fresh(), tenantId, 50, undefined, { search: `user${1 + ((i * 7919) % USERS)}@` })),
+      await time('users search: a number prefix (~110 matches)', (i) => directory.listPage(fresh(), tenantId, 50, undefined, { search: `user${100 + (i % 800)}` })),
+      await time('users search: the domain (every user, first 50)', () => directory.listPage(fresh(), tenantId, 50, undefined, { search: 'bench.test' })),
+      await time('activity: sign-ins and failed sign-ins per day', () => activity.signInsPerDay(fresh(), tenantId, window)),
+      await time('activity: sign-ups per day', () => activity.signUpsPerDay(fresh(), tenantId, window)),
+      await time('activity: active users 7/30 days', () => activity.activeUsers(fresh(), tenantId, new Date())),
+      await time('activity: MFA adoption', () => activity.mfaAdoption(fresh(), tenantId)),
+      await time('activity: the whole page (4 statements)', () => activity.summary(fresh(), tenantId)),
+    ];
+    console.log(`\n${USERS} users, ${EVENTS} audit events, ${RUNS} sequential runs per query\n`);
+    console.log('| query | p50 ms | p95 ms | max ms |\n|---|---|---|---|');
+    for (const r of results) console.log(`| ${r.label} | ${r.p50.toFixed(1)} | ${r.p95.toFixed(1)} | ${r.max.toFixed(1)} |`);
+    console.log(`| activity: the first view of the day (keeps the closed days' counts), once | ${firstMs.toFixed(1)} | | |`);
+  } finally {
+    await seeder.close();
+    await orm.close(true);
+    await database.drop();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
