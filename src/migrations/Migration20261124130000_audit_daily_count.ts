@@ -5,7 +5,7 @@ import { Migration } from '@mikro-orm/migrations';
  * row per tenant, closed UTC day and counted action, filled the first time a chart needs the day,
  * so a chart reads at most 30 small rows per series plus the events of the open days.
  */
-export class Migration20261124120000_audit_daily_count extends Migration {
+export class Migration20261124130000_audit_daily_count extends Migration {
   override async up(): Promise<void> {
     this.addSql(`create table audit_daily_count (
       tenant_id uuid not null references tenant (id) on delete cascade,
