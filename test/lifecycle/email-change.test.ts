@@ -192,4 +192,21 @@ describe('changing the sign-in email', () => {
     const inside = await api.post(`/v1/${tenant.slug}/me/email`, { newEmail: `y-${unique()}@example.com`, currentPassword: PASSWORD }, { token: member.accessToken });
     expect(inside.status, JSON.stringify(inside.body)).toBe(200);
   });
+
+  it('leaves neither address in the audit log once the user is erased', async () => {
+    const tenant = await createTenant(api);
+    const member = await signupMember(api, tenant.slug);
+    const newEmail = `erased-${unique()}@example.org`;
+    const token = await requestChange(tenant.slug, member.accessToken, newEmail);
+    expect((await confirm(tenant.slug, token)).status).toBe(200);
+    expect((await api.delete(`/v1/${tenant.slug}/me`, { token: member.accessToken })).status).toBe(200);
+    await sql('update app_user set deleted_at = ? where id = ?', [new Date(Date.now() - 31 * 86_400_000), member.id]);
+
+    await server.services.erasure.sweepExpired(server.services.orm.em.fork() as EntityManager);
+
+    const rows = await sql<{ action: string; details: Record<string, unknown> }>('select action, details from audit_event where tenant_id = ?', [tenant.id]);
+    expect(rows.map((r) => r.action)).toEqual(expect.arrayContaining(['UserEmailChangeRequested', 'UserEmailChanged', 'GdprErasureCompleted']));
+    expect(JSON.stringify(rows)).not.toContain(member.email);
+    expect(JSON.stringify(rows)).not.toContain(newEmail);
+  });
 });
