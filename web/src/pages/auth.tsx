@@ -231,7 +231,7 @@ export function SignInPage() {
         <Field label="Password" name="password" type="password" autoComplete="current-password" required error={shownError} />
         <button type="submit" disabled={login.isPending}>Sign in</button>
       </form>
-      {shownError?.reason === 'email_not_verified' && login.variables && <ResendVerification slug={slug} email={login.variables.email} />}
+      {shownError?.reason === 'email_not_verified' && login.variables && <ResendVerification key={login.variables.email} slug={slug} email={login.variables.email} />}
       <PasskeySignInButton slug={slug} onSignedIn={onSignedIn} />
       <IdpSignInButton slug={slug} />
       <nav aria-label="Account help" className="links">
