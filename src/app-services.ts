@@ -33,6 +33,7 @@ import { WebhookDelivery } from './services/webhooks/webhook-delivery.js';
 import { WebhookService } from './services/webhooks/webhook-service.js';
 import { MfaService } from './services/mfa/mfa-service.js';
 import { MfaSignInService } from './services/mfa/mfa-sign-in-service.js';
+import { EmailChangeService } from './services/lifecycle/email-change-service.js';
 import { FactorChangeNotifier } from './services/mfa/factor-change-notice.js';
 import { MfaEnrollmentService } from './services/mfa/mfa-enrollment-service.js';
 import { RecoveryCodeService } from './services/mfa/recovery-code-service.js';
@@ -96,6 +97,8 @@ export interface AppServices {
   userProfiles: UserProfileService;
   emailVerification: EmailVerificationService;
   passwordReset: PasswordResetService;
+  /** Changing one's own sign-in email: the link to the new address, the notice to the old one (docs/lifecycle.md). */
+  emailChange: EmailChangeService;
   dataExport: DataExportService;
   erasure: ErasureService;
   /** Passkeys (WebAuthn): registration, listing, deletion and passkey sign-in (docs/passkeys.md). */
@@ -231,6 +234,7 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     userProfiles: new UserProfileService(recoveryCodes),
     emailVerification,
     passwordReset,
+    emailChange: new EmailChangeService(config, accountTokens, mailer, audit, logger),
     dataExport: new DataExportService(audit),
     erasure: new ErasureService(config, logger, audit, queuedPersonalData),
     passkeys: new PasskeyService(config, auth, audit, factorNotices),

@@ -1,12 +1,13 @@
 import { EntitySchema } from '@mikro-orm/core';
 
-export const ACCOUNT_TOKEN_PURPOSES = ['email_verification', 'password_reset'] as const;
+export const ACCOUNT_TOKEN_PURPOSES = ['email_verification', 'password_reset', 'email_change'] as const;
 /** What a mailed single-use token proves or allows. */
 export type AccountTokenPurpose = (typeof ACCOUNT_TOKEN_PURPOSES)[number];
 
 /**
- * A single-use token mailed to a user (email verification, password reset). Only the SHA-256 hash
- * (hex) of the token is stored; `consumedAt` is set when it is used, after which it is worthless.
+ * A single-use token mailed to a user (email verification, password reset, email change). Only the
+ * SHA-256 hash (hex) of the token is stored; `consumedAt` is set when it is used, after which it is
+ * worthless.
  */
 export interface AccountToken {
   id: string;
@@ -17,6 +18,8 @@ export interface AccountToken {
   createdAt: Date;
   expiresAt: Date;
   consumedAt: Date | null;
+  /** The address an `email_change` token confirms (lower-cased); null for the other purposes. */
+  newEmail: string | null;
 }
 
 export const AccountTokenSchema = new EntitySchema<AccountToken>({
@@ -31,5 +34,6 @@ export const AccountTokenSchema = new EntitySchema<AccountToken>({
     createdAt: { type: 'Date' },
     expiresAt: { type: 'Date' },
     consumedAt: { type: 'Date', nullable: true },
+    newEmail: { type: 'string', length: 254, nullable: true },
   },
 });

@@ -16,6 +16,7 @@ import { Migration20261124050000_refresh_answer } from './Migration2026112405000
 import { Migration20261124050100_webhook_delivery_attempting } from './Migration20261124050100_webhook_delivery_attempting.js';
 import { Migration20261124100000_oidc_provider } from './Migration20261124100000_oidc_provider.js';
 import { Migration20261124110000_user_administration } from './Migration20261124110000_user_administration.js';
+import { Migration20261124120000_email_change } from './Migration20261124120000_email_change.js';
 import { Migration20261124130000_audit_daily_count } from './Migration20261124130000_audit_daily_count.js';
 
 /**
@@ -40,5 +41,6 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261124050100_webhook_delivery_attempting', class: Migration20261124050100_webhook_delivery_attempting },
   { name: 'Migration20261124100000_oidc_provider', class: Migration20261124100000_oidc_provider },
   { name: 'Migration20261124110000_user_administration', class: Migration20261124110000_user_administration },
+  { name: 'Migration20261124120000_email_change', class: Migration20261124120000_email_change },
   { name: 'Migration20261124130000_audit_daily_count', class: Migration20261124130000_audit_daily_count },
 ];

@@ -300,6 +300,28 @@ export const authRouter = router({
       return OK;
     }),
 
+  confirmEmailChange: tenantProcedure
+    .meta({
+      openapi: {
+        method: 'POST', path: '/v1/{tenantSlug}/auth/email-change/confirm', protect: false, tags: accountTags,
+        summary: 'Confirm a new sign-in email with the token mailed to it (POST me/email); the address changes and is verified',
+        description:
+          'The old address is mailed a notice. Open verification and password-reset links and the email code of the account end; ' +
+          'its sessions stay. 409 `email_taken` when another user of the workspace took the address meanwhile (the token stays unused).',
+        errorResponses: {
+          400: 'Invalid body', 401: 'Invalid, used, expired or another workspace\'s token', 404: 'Unknown tenant',
+          409: 'Another user of the workspace has the address now', 429: 'Rate limited',
+        },
+      },
+      errorReasons: { 401: ['invalid_token', 'token_expired'], 409: ['email_taken'] },
+    })
+    .input(z.object({ token: opaqueToken }))
+    .output(okOutput.extend({ email: z.string().meta({ description: 'The account\'s sign-in email now' }) }))
+    .mutation(async ({ ctx, input }) => {
+      const { newEmail } = await ctx.services.emailChange.confirm(ctx.em, ctx.tenant, input.token, ctx.meta);
+      return { ok: true as const, email: newEmail };
+    }),
+
   requestPasswordReset: tenantProcedure
     .meta({
       openapi: {

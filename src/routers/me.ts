@@ -4,16 +4,21 @@ import { withAccountBudget } from '../middleware/rate-limit.js';
 import { router } from '../trpc.js';
 import { PASSKEY_REASONS } from '../services/passkeys/passkey-errors.js';
 import { isTotpEnrolled } from '../services/mfa/totp-service.js';
+import { USER_REASONS } from '../services/users/user-errors.js';
 import { passkeyOutput } from './passkey-schemas.js';
-import { newPassword, OK, okOutput, presentedPassword, sessionListOutput, toSessionList, toUserOutput, userOutput } from './schemas.js';
+import { email, newPassword, OK, okOutput, presentedPassword, sessionListOutput, toSessionList, toUserOutput, userOutput } from './schemas.js';
 import { asAttachment, dataProtectionTags, userExportOutput } from './user-export.js';
 
 const tags = ['me'];
+const accountTags = ['account'];
 
 /** GET me: the `User` schema plus the count of unused recovery codes. */
 const meOutput = userOutput.extend({
   recoveryCodesRemaining: z.number().int().min(0).nullable().meta({
     description: 'Unused TOTP recovery codes left (docs/mfa.md "Recovery codes"); null when TOTP is not enrolled',
+  }),
+  passwordSet: z.boolean().meta({
+    description: 'Whether the account has a password (false for one created through the identity provider); POST me/email asks for it when true',
   }),
 });
 
@@ -32,7 +37,7 @@ export const meRouter = router({
       const user = ctx.sessionUser ?? (await ctx.services.accounts.getUser(ctx.em, ctx.tenant.id, ctx.principal.userId));
       // A second query only for TOTP users, so the hot path of everyone else stays one query.
       const recoveryCodesRemaining = isTotpEnrolled(user) ? await ctx.services.recoveryCodes.remaining(ctx.em, ctx.tenant.id, user.id) : null;
-      return { ...toUserOutput(user, ctx.tenant), recoveryCodesRemaining };
+      return { ...toUserOutput(user, ctx.tenant), recoveryCodesRemaining, passwordSet: user.passwordHash !== null };
     }),
 
   listSessions: userProcedure
@@ -100,6 +105,39 @@ export const meRouter = router({
       const user = await ctx.services.accounts.getUser(ctx.em, tenant.id, principal.userId);
       await withAccountBudget(ctx, tenant.slug, user.email, () =>
         ctx.services.accounts.changePassword(ctx.em, tenant, user, principal.sessionId, input.currentPassword, input.newPassword, ctx.meta),
+      );
+      return OK;
+    }),
+
+  requestEmailChange: userProcedure
+    .meta({
+      openapi: {
+        method: 'POST', path: '/v1/{tenantSlug}/me/email', tags: accountTags, protect: true,
+        summary: 'Ask to change the sign-in email: a confirmation link is mailed to the new address',
+        description:
+          'Needs a sign-in less than 10 minutes old (401 `reauthentication_required`) and, when the account has a password, ' +
+          '`currentPassword` (401 `invalid_credentials` when missing or wrong; it counts against login\'s per-account budget and is audited). ' +
+          'The address changes only when the link (valid 24 hours, single use; a new request replaces it) is confirmed with ' +
+          'POST auth/email-change/confirm; the old address is then told. Audited `UserEmailChangeRequested`.',
+        errorResponses: {
+          400: 'Invalid body, or the address is already the account\'s (`email_unchanged`)',
+          401: 'Not signed in, `reauthentication_required`, or a wrong current password',
+          403: 'The workspace admits only some email domains (`signup_domain_not_allowed`)',
+          404: 'Unknown tenant', 409: 'Another user of the workspace has this address', 429: 'Rate limited',
+        },
+      },
+      errorReasons: {
+        400: [USER_REASONS.emailUnchanged], 401: ['user_token_required', 'reauthentication_required', 'invalid_credentials'],
+        403: ['signup_domain_not_allowed'], 409: ['email_taken'],
+      },
+    })
+    .input(z.object({ newEmail: email, currentPassword: presentedPassword.optional() }))
+    .output(okOutput)
+    .mutation(async ({ ctx, input }) => {
+      const { tenant, principal } = ctx;
+      const user = await ctx.services.accounts.getUser(ctx.em, tenant.id, principal.userId);
+      await withAccountBudget(ctx, tenant.slug, user.email, () =>
+        ctx.services.emailChange.request(ctx.em, tenant, principal, input.newEmail, input.currentPassword, ctx.meta),
       );
       return OK;
     }),

@@ -3,7 +3,7 @@ import { userProcedure } from '../middleware/auth.js';
 import { router } from '../trpc.js';
 import { PASSKEY_REASONS } from '../services/passkeys/passkey-errors.js';
 import { passkeyName, passkeyOutput, registrationOptionsOutput, registrationResponseInput } from './passkey-schemas.js';
-import { okOutput, oneTimeCode, recoveryCodesOutput, totpEnrollmentOutput } from './schemas.js';
+import { OK, okOutput, oneTimeCode, recoveryCodesOutput, totpEnrollmentOutput } from './schemas.js';
 
 const tags = ['mfa'];
 
@@ -44,6 +44,24 @@ export const mfaRouter = router({
     .mutation(async ({ ctx, input }) => {
       const recoveryCodes = await ctx.services.mfaEnrollment.confirm(ctx.em, ctx.tenant, ctx.principal, input.code, ctx.actor, ctx.meta);
       return { ok: true as const, recoveryCodes };
+    }),
+
+  totpDisable: userProcedure
+    .meta({
+      openapi: {
+        method: 'DELETE', path: '/v1/{tenantSlug}/mfa/totp', tags, protect: true,
+        summary: 'Turn off the signed-in user\'s authenticator app (TOTP): the secret and its recovery codes go; idempotent',
+        description:
+          'Needs a recent sign-in like mfa/totp/enroll (else 401 `reauthentication_required`). The user is mailed a notice when a ' +
+          'factor was active. Under mfaPolicy `Required` later sign-ins ask for the email code instead (docs/mfa.md).',
+        errorResponses: { 401: 'Not signed in, or `reauthentication_required`', 404: 'Unknown tenant', 429: 'Rate limited' },
+      },
+      errorReasons: { 401: ['user_token_required', 'reauthentication_required'] },
+    })
+    .output(okOutput)
+    .mutation(async ({ ctx }) => {
+      await ctx.services.mfaEnrollment.disable(ctx.em, ctx.tenant, ctx.principal, ctx.actor, ctx.meta);
+      return OK;
     }),
 
   passkeyRegistrationOptions: userProcedure

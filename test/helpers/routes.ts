@@ -39,6 +39,7 @@ export const ACCESS_CLASSES: Record<string, AccessClass> = {
   'auth.requestEmailVerification': 'public',
   'auth.requestPasswordReset': 'public',
   'auth.completePasswordReset': 'public',
+  'auth.confirmEmailChange': 'public',
   'browser.refresh': 'public',
   'browser.logout': 'public',
   'browser.idpStart': 'public',
@@ -60,6 +61,8 @@ export const ACCESS_CLASSES: Record<string, AccessClass> = {
   'me.listSessions': 'user',
   'me.revokeSession': 'user',
   'mfa.recoveryCodes': 'user',
+  'mfa.totpDisable': 'user',
+  'me.requestEmailChange': 'user',
 
   'users.disableTotp': 'admin',
   'users.sendPasswordReset': 'admin',

@@ -292,3 +292,46 @@ describe('POST mfa/recovery-codes', () => {
     expect(doc.body.paths['/v1/{tenantSlug}/auth/login'].post.requestBody.content['application/json'].schema.properties.recoveryCode).toBeDefined();
   });
 });
+
+describe('DELETE mfa/totp (the user turns the authenticator off)', () => {
+  it('removes the factor and its codes after a recent sign-in: audited, mailed, and the password alone signs in again', async () => {
+    const { tenant, member, accessToken } = await enrolledMember();
+    const before = mailsTo(member.email).length;
+    const res = await api.delete(`/v1/${tenant.slug}/mfa/totp`, { token: accessToken });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toEqual({ ok: true });
+    const me = await api.get(`/v1/${tenant.slug}/me`, { token: accessToken });
+    expect(me.body).toMatchObject({ totpEnrolled: false, recoveryCodesRemaining: null });
+    const [row] = await sql<{ n: number }>('select count(*)::int as n from mfa_recovery_code where user_id = ?', [member.id]);
+    expect(row!.n).toBe(0);
+    expect((await login(tenant, member.email, {})).status).toBe(200);
+
+    const disabled = await audits(tenant.id, member.id, 'MfaTotpDisabled');
+    expect(disabled).toHaveLength(1);
+    expect(disabled[0]!.actor_id).toBe(member.id);
+    expect(disabled[0]!.details).toMatchObject({ wasEnrolled: true });
+    const notice = await nextMail(member.email, 'authenticator app removed', before);
+    expect(notice.text).not.toContain('by an administrator');
+    // idempotent
+    expect((await api.delete(`/v1/${tenant.slug}/mfa/totp`, { token: accessToken })).status).toBe(200);
+  });
+
+  it('needs a recent sign-in and a user token; the factor stays otherwise', async () => {
+    const { tenant, member, accessToken } = await enrolledMember();
+    await sql('update session set authenticated_at = ? where id = ?', [new Date(Date.now() - 11 * 60 * 1000), claimsOf(accessToken).sid]);
+    expectError(await api.delete(`/v1/${tenant.slug}/mfa/totp`, { token: accessToken }), 401, 'UNAUTHORIZED', 'reauthentication_required');
+    const apiKey = await issueApiKey(api, server, tenant);
+    expectError(await api.delete(`/v1/${tenant.slug}/mfa/totp`, { token: apiKey.plaintext }), 401, 'UNAUTHORIZED', 'user_token_required');
+    expectError(await login(tenant, member.email, {}), 401, 'UNAUTHORIZED', 'mfa_required');
+  });
+
+  it('under the Required policy leaves the email code as the second factor', async () => {
+    const { tenant, member, accessToken } = await enrolledMember();
+    const policy = await api.patch(`/v1/${tenant.slug}/tenant`, { mfaPolicy: 'Required' }, { token: tenant.accessToken });
+    expect(policy.status, JSON.stringify(policy.body)).toBe(200);
+    expect((await api.delete(`/v1/${tenant.slug}/mfa/totp`, { token: accessToken })).status).toBe(200);
+    const res = await login(tenant, member.email, {});
+    expectError(res, 401, 'UNAUTHORIZED', 'mfa_required');
+    expect(res.body.details.methods).toEqual(['email', 'totp']);
+  });
+});

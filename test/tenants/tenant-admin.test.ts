@@ -15,8 +15,8 @@ describe('GET /v1/{tenantSlug}/users', () => {
       [member.email, 'Member'],
     ]);
     const me = await suite.api.get(`/v1/${tenant.slug}/me`, { token: member.accessToken });
-    // `recoveryCodesRemaining` is the signed-in user's own fact, shown on GET me only.
-    const { recoveryCodesRemaining: _own, ...user } = me.body as Record<string, unknown>;
+    // `recoveryCodesRemaining` and `passwordSet` are the signed-in user's own facts, shown on GET me only.
+    const { recoveryCodesRemaining: _codes, passwordSet: _password, ...user } = me.body as Record<string, unknown>;
     expect(res.body.items[1]).toEqual(user);
   });
 });

@@ -6,7 +6,7 @@ import { ActivityPage } from './pages/admin-activity';
 import { ApplicationsPage } from './pages/admin-applications';
 import { UserPage } from './pages/admin-user';
 import { WebhooksPage } from './pages/admin-webhooks';
-import { AcceptInvitePage, ForgotPasswordPage, IdpCallbackPage, ResetPasswordPage, SignInPage, SignUpPage, VerifyEmailPage } from './pages/auth';
+import { AcceptInvitePage, ConfirmEmailChangePage, ForgotPasswordPage, IdpCallbackPage, ResetPasswordPage, SignInPage, SignUpPage, VerifyEmailPage } from './pages/auth';
 import { HomePage } from './pages/home';
 
 function RootLayout() {
@@ -46,6 +46,7 @@ const signUpRoute = createRoute({ getParentRoute: () => workspaceRoute, path: 's
 const forgotRoute = createRoute({ getParentRoute: () => workspaceRoute, path: 'forgot-password', component: ForgotPasswordPage });
 const resetRoute = createRoute({ getParentRoute: () => workspaceRoute, path: 'reset-password', component: ResetPasswordPage, validateSearch: tokenSearch });
 const verifyRoute = createRoute({ getParentRoute: () => workspaceRoute, path: 'verify-email', component: VerifyEmailPage, validateSearch: tokenSearch });
+const confirmEmailRoute = createRoute({ getParentRoute: () => workspaceRoute, path: 'confirm-email', component: ConfirmEmailChangePage, validateSearch: tokenSearch });
 const acceptRoute = createRoute({ getParentRoute: () => workspaceRoute, path: 'accept-invite', component: AcceptInvitePage, validateSearch: tokenSearch });
 const idpCallbackRoute = createRoute({ getParentRoute: () => workspaceRoute, path: 'idp-callback', component: IdpCallbackPage });
 const signedInRoute = createRoute({ getParentRoute: () => workspaceRoute, id: 'signed-in', component: SignedInLayout });
@@ -72,6 +73,7 @@ const routeTree = rootRoute.addChildren([
     forgotRoute,
     resetRoute,
     verifyRoute,
+    confirmEmailRoute,
     acceptRoute,
     idpCallbackRoute,
     signedInRoute.addChildren([accountRoute, adminRoute.addChildren([activityRoute, usersRoute, userRoute, invitesRoute, apiKeysRoute, applicationsRoute, webhooksRoute, settingsRoute, auditRoute])]),

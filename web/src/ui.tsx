@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import QRCode from 'qrcode';
-import { useId, type ReactNode } from 'react';
+import { useId, useState, type ReactNode } from 'react';
 import type { FormError } from './api';
 
 interface FieldProps {
@@ -130,9 +130,26 @@ export function TotpSecret({ secret, otpauthUri }: { secret: string; otpauthUri:
 
 /**
  * Recovery codes just issued (docs/mfa.md "Recovery codes"): the service shows them once, so the page
- * asks the person to keep them now.
+ * asks the person to keep them now, and offers to copy them or download them as a text file
+ * (`recovery-codes-<workspace>.txt`, one code a line).
  */
-export function RecoveryCodeList({ codes }: { codes: readonly string[] }) {
+export function RecoveryCodeList({ codes, workspace }: { codes: readonly string[]; workspace: string }) {
+  const [copied, setCopied] = useState<'copied' | 'failed' | null>(null);
+  const text = `Recovery codes for the workspace ${workspace}. Each one signs you in once.\n\n${codes.join('\n')}\n`;
+  const copy = () => {
+    navigator.clipboard.writeText(codes.join('\n')).then(
+      () => setCopied('copied'),
+      () => setCopied('failed'),
+    );
+  };
+  const download = () => {
+    const url = URL.createObjectURL(new Blob([text], { type: 'text/plain;charset=utf-8' }));
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = `recovery-codes-${workspace}.txt`;
+    a.click();
+    URL.revokeObjectURL(url);
+  };
   return (
     <div role="region" aria-label="Recovery codes" className="recovery-codes">
       <p>
@@ -141,6 +158,12 @@ export function RecoveryCodeList({ codes }: { codes: readonly string[] }) {
       <ul className="mono">
         {codes.map((code) => <li key={code}>{code}</li>)}
       </ul>
+      <div className="actions">
+        <button type="button" className="secondary" onClick={copy}>Copy codes</button>
+        <button type="button" className="secondary" onClick={download}>Download as .txt</button>
+      </div>
+      {copied === 'copied' && <Notice>Recovery codes copied.</Notice>}
+      {copied === 'failed' && <div role="alert" className="alert">The browser did not allow copying. Select the codes or download them instead.</div>}
     </div>
   );
 }

@@ -53,3 +53,42 @@ export function passwordResetMail(input: TokenMailInput): MailMessage {
     'If it was not you, ignore this mail: your password stays as it is.',
   );
 }
+
+/** The mail to a NEW address asking its owner to confirm it as the account's sign-in email. */
+export function emailChangeMail(input: TokenMailInput): MailMessage {
+  const tenant = quotedTenantName(input.tenantName);
+  return tokenMail(
+    input,
+    `Confirm your new email address for ${tenant}`,
+    `Someone asked to make ${input.to} the sign-in email of an account in the workspace named ${tenant}.`,
+    'Confirm my new email address',
+    'If it was not you, ignore this mail: nothing changes until the link is opened.',
+  );
+}
+
+/**
+ * An address with its local part hidden but its first character: `n***@example.com`, so the notice
+ * to the old address tells the owner where the account went without handing the address out.
+ */
+export function maskedEmail(email: string): string {
+  const at = email.lastIndexOf('@');
+  return `${email.slice(0, Math.min(1, at))}***${email.slice(at)}`;
+}
+
+/**
+ * The notice to the OLD address once the change is done: carries no link and no token, names the
+ * new address masked, and tells the owner what to do if it was not them.
+ */
+export function emailChangedNotice(input: { to: string; tenantName: string; newEmail: string }): MailMessage {
+  const tenant = quotedTenantName(input.tenantName);
+  const what = `The sign-in email of your account in the workspace named ${tenant} was changed from ${input.to} to ${maskedEmail(input.newEmail)}.`;
+  const advice =
+    'If this was you, nothing needs to be done; this address no longer signs in. If it was not you, contact an administrator ' +
+    'of the workspace at once: they can see the change in the audit log, restore your address and end every session of the account.';
+  return {
+    to: input.to,
+    subject: `Security notice: sign-in email changed (${tenant})`,
+    text: `${what}\n\n${advice}\n`,
+    html: `<p>${escapeHtml(what)}</p><p>${escapeHtml(advice)}</p>`,
+  };
+}

@@ -8,10 +8,14 @@ import { randomToken, sha256Hex } from '../../security/tokens.js';
 import type { TokenMailInput } from './account-mail.js';
 import type { MailMessage, Mailer } from '../mail/mailer.js';
 
-/** Seconds each kind of mailed token stays valid: 24 hours to verify an address, 1 hour to reset a password. */
+/**
+ * Seconds each kind of mailed token stays valid: 24 hours to verify an address or confirm a new
+ * one, 1 hour to reset a password.
+ */
 export const ACCOUNT_TOKEN_TTL_SECONDS: Record<AccountTokenPurpose, number> = {
   email_verification: 86_400,
   password_reset: 3_600,
+  email_change: 86_400,
 };
 
 /** A token just issued: the plaintext to mail (never stored) and when it expires. */
@@ -26,8 +30,8 @@ interface TokenStateRow {
 }
 
 /**
- * Single-use tokens mailed to users (email verification, password reset; OWASP Forgot Password
- * Cheat Sheet): 256 random bits, stored as SHA-256 hashes, expiring, consumed at most once.
+ * Single-use tokens mailed to users (email verification, password reset, email change; OWASP
+ * Forgot Password Cheat Sheet): 256 random bits, stored as SHA-256 hashes, expiring, consumed at most once.
  */
 export class AccountTokenService {
   constructor(private readonly mailer: Mailer) {}
@@ -54,8 +58,16 @@ export class AccountTokenService {
   /**
    * Issues a new token for `purpose`; any earlier unused token of the same user and purpose is
    * deleted, so only the newest mail works. Call inside the transaction of the operation.
+   * @param newEmail for `email_change` only: the (lower-cased) address the token confirms.
    */
-  async issue(em: EntityManager, tenantId: string, userId: string, purpose: AccountTokenPurpose, now = new Date()): Promise<IssuedAccountToken> {
+  async issue(
+    em: EntityManager,
+    tenantId: string,
+    userId: string,
+    purpose: AccountTokenPurpose,
+    now = new Date(),
+    newEmail: string | null = null,
+  ): Promise<IssuedAccountToken> {
     await em.execute('delete from account_token where tenant_id = ? and user_id = ? and purpose = ? and consumed_at is null', [
       tenantId, userId, purpose,
     ]);
@@ -70,6 +82,7 @@ export class AccountTokenService {
       createdAt: now,
       expiresAt,
       consumedAt: null,
+      newEmail,
     });
     return { token, expiresAt };
   }
@@ -108,14 +121,35 @@ export class AccountTokenService {
    * @throws ApiError 401 `invalid_token` (unknown, already used, other tenant or purpose), 401 `token_expired`.
    */
   async consume(em: EntityManager, tenantId: string, presented: string, purpose: AccountTokenPurpose, now = new Date()): Promise<string> {
+    return (await this.consumeRow(em, tenantId, presented, purpose, now)).userId;
+  }
+
+  /**
+   * Consumes an `email_change` token like {@link consume}.
+   * @returns the user's id and the address the token confirms.
+   * @throws ApiError 401 `invalid_token`, 401 `token_expired`.
+   */
+  async consumeEmailChange(em: EntityManager, tenantId: string, presented: string, now = new Date()): Promise<{ userId: string; newEmail: string }> {
+    const { userId, newEmail } = await this.consumeRow(em, tenantId, presented, 'email_change', now);
+    if (!newEmail) throw unauthorized('invalid_token', 'The token is not valid');
+    return { userId, newEmail };
+  }
+
+  private async consumeRow(
+    em: EntityManager,
+    tenantId: string,
+    presented: string,
+    purpose: AccountTokenPurpose,
+    now: Date,
+  ): Promise<{ userId: string; newEmail: string | null }> {
     const tokenHash = sha256Hex(presented);
     const rows = (await em.execute(
       `update account_token set consumed_at = ?
         where token_hash = ? and tenant_id = ? and purpose = ? and consumed_at is null and expires_at > ?
-        returning user_id`,
+        returning user_id, new_email`,
       [now, tokenHash, tenantId, purpose, now],
-    )) as { user_id: string }[];
-    if (rows[0]) return rows[0].user_id;
+    )) as { user_id: string; new_email: string | null }[];
+    if (rows[0]) return { userId: rows[0].user_id, newEmail: rows[0].new_email };
     const state = (await em.execute(
       'select consumed_at, expires_at from account_token where token_hash = ? and tenant_id = ? and purpose = ?',
       [tokenHash, tenantId, purpose],

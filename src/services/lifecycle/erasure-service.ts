@@ -78,8 +78,8 @@ export class ErasureService {
    * {@link ERASURE_BATCH_SIZE}, so each is erased by exactly one sweep and none waits on another.
    *
    * For each user: the personal data in the tenant's audit rows about them is scrubbed (their email
-   * wherever it is a top-level `details` value; IP and user agent of rows they or the system
-   * performed), invites they accepted or that were closed for their address are deleted, so are
+   * wherever it is a top-level `details` value, the earlier and asked-for addresses of their email
+   * changes; IP and user agent of rows they or the system performed), invites they accepted or that were closed for their address are deleted, so are
    * the jobs still queued for their address (mails, account-mail requests), the row is
    * deleted (sessions, refresh tokens, mailed tokens and IdP links go with it), and
    * `UserHardDeleted` plus `GdprErasureCompleted` are audited with the user id only. A tenant is
@@ -136,23 +136,37 @@ export class ErasureService {
 
   /**
    * Removes an erased user's personal data from the audit rows of their tenant. Ids stay: without
-   * the user row they point at no one, and the log keeps its shape.
+   * the user row they point at no one, and the log keeps its shape. Besides the current address, the
+   * user's earlier addresses (the `previousEmail` of their `UserEmailChanged` rows) are removed from
+   * the rows about them, and so are the `previousEmail` / `newEmail` keys of their email changes.
    * @returns how many rows were changed.
    */
   private async scrubAuditRows(tx: EntityManager, user: ExpiredUserRow): Promise<number> {
     const rows = (await tx.execute(
-      `update audit_event a set
+      `with former as (
+         select coalesce(jsonb_agg(c.details -> 'previousEmail'), '[]'::jsonb) as addresses
+           from audit_event c
+          where c.tenant_id = ? and c.action = 'UserEmailChanged' and c.target_type = 'user' and c.target_id = ?
+       )
+       update audit_event a set
           ip = case when a.actor_id = ? or a.actor_type = 'system' then null else a.ip end,
           user_agent = case when a.actor_id = ? or a.actor_type = 'system' then null else a.user_agent end,
           details = (select coalesce(jsonb_object_agg(e.key, e.value), '{}'::jsonb)
-                       from jsonb_each(a.details) e where e.value <> to_jsonb(?::text))
+                       from jsonb_each(a.details) e, former f
+                      where e.value <> to_jsonb(?::text)
+                        and not ((a.actor_id = ? or (a.target_type = 'user' and a.target_id = ?))
+                                 and (e.key in ('previousEmail', 'newEmail') or jsonb_build_array(e.value) <@ f.addresses)))
         where a.tenant_id = ?
           and (a.actor_id = ?
                or (a.target_type = 'user' and a.target_id = ?)
                or (a.target_type = 'session' and a.target_id in (select s.id::text from session s where s.tenant_id = ? and s.user_id = ?))
                or exists (select 1 from jsonb_each(a.details) e where e.value = to_jsonb(?::text)))
         returning a.id`,
-      [user.id, user.id, user.email, user.tenant_id, user.id, user.id, user.tenant_id, user.id, user.email],
+      [
+        user.tenant_id, user.id,
+        user.id, user.id, user.email, user.id, user.id,
+        user.tenant_id, user.id, user.id, user.tenant_id, user.id, user.email,
+      ],
     )) as { id: string }[];
     return rows.length;
   }

@@ -95,6 +95,18 @@ export class MfaEnrollmentService {
     return codes;
   }
 
+  /**
+   * `DELETE mfa/totp`: the signed-in user turns their own authenticator app off (active and pending
+   * secret, and the recovery codes). Needs a recent sign-in like enrolment; idempotent. Audits
+   * `MfaTotpDisabled` and mails the user a notice when a factor was active. Under the `Required`
+   * policy the login rules then ask for the email code instead (docs/mfa.md "Policy at login").
+   * @throws ApiError 401 `reauthentication_required`.
+   */
+  async disable(em: EntityManager, tenant: Tenant, session: EnrollingSession, actor: Actor, meta: RequestMeta): Promise<void> {
+    await this.assertRecentSignIn(em, tenant, session);
+    await this.totp.disable(em, tenant, session.userId, actor, meta);
+  }
+
   /** See {@link assertRecentSignIn}. */
   private async assertRecentSignIn(em: EntityManager, tenant: Tenant, session: EnrollingSession): Promise<void> {
     await assertRecentSignIn(em, tenant, session);
@@ -104,10 +116,17 @@ export class MfaEnrollmentService {
 /**
  * Reads the session row (tenant-scoped) and checks it was authenticated less than
  * {@link RECENT_SIGN_IN_SECONDS} ago (docs/mfa.md "Recent sign-in"); used by every change of a
- * user's factors (TOTP enrolment, passkey registration and deletion).
+ * user's factors (TOTP enrolment and removal, passkey registration and deletion) and of the sign-in
+ * email.
+ * @param change what the caller is about to change, for the message ("change your second factors").
  * @throws ApiError 401 `reauthentication_required` (with `details.maxAgeSeconds`).
  */
-export async function assertRecentSignIn(em: EntityManager, tenant: Tenant, session: EnrollingSession): Promise<void> {
+export async function assertRecentSignIn(
+  em: EntityManager,
+  tenant: Tenant,
+  session: EnrollingSession,
+  change = 'change your second factors',
+): Promise<void> {
   const rows = (await em.execute(
     'select authenticated_at from session where id = ? and tenant_id = ? and user_id = ? and revoked_at is null',
     [session.sessionId, tenant.id, session.userId],
@@ -115,7 +134,7 @@ export async function assertRecentSignIn(em: EntityManager, tenant: Tenant, sess
   const authenticatedAt = rows[0]?.authenticated_at;
   const ageMs = authenticatedAt ? Date.now() - new Date(authenticatedAt).getTime() : Number.POSITIVE_INFINITY;
   if (ageMs >= RECENT_SIGN_IN_SECONDS * 1000) {
-    throw unauthorized('reauthentication_required', 'Sign in again to change your second factors', {
+    throw unauthorized('reauthentication_required', `Sign in again to ${change}`, {
       maxAgeSeconds: RECENT_SIGN_IN_SECONDS,
     });
   }

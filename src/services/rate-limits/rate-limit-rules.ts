@@ -1,5 +1,6 @@
 import type { ErrorReason } from '../../lib/errors.js';
 import { MFA_REASONS } from '../mfa/mfa-errors.js';
+import { SESSION_REASONS } from '../sessions/session-errors.js';
 import { SIGN_IN_REASONS } from '../sign-in/sign-in-errors.js';
 
 /**
@@ -44,6 +45,9 @@ export const REFRESH_PER_IP: RateLimitBudget = { name: 'ip_refresh', points: 120
 /** Mails an admin sends to a user (password reset, verification): 60 per hour per client IP. */
 export const ADMIN_USER_MAIL_PER_IP: RateLimitBudget = { name: 'ip_admin_user_mail', points: 60, durationSeconds: 3600 };
 
+/** Mails a signed-in user has sent to an address of their choice (POST me/email): 20 per hour per client IP. */
+export const SELF_SERVICE_MAIL_PER_IP: RateLimitBudget = { name: 'ip_self_service_mail', points: 20, durationSeconds: 3600 };
+
 export const PER_CREDENTIAL: RateLimitBudget = { name: 'credential', points: 600, durationSeconds: 60 };
 
 /**
@@ -83,6 +87,9 @@ export const PROCEDURE_RATE_LIMITS: Readonly<Record<string, ProcedureRateLimits>
   'auth.completePasswordReset': { ip: SIGN_IN_PER_IP },
   'auth.verifyEmail': { ip: SIGN_IN_PER_IP },
   'auth.verifyEmailLink': { ip: SIGN_IN_PER_IP },
+  'auth.confirmEmailChange': { ip: SIGN_IN_PER_IP },
+  // The password check runs in login's account budget (withAccountBudget in the router).
+  'me.requestEmailChange': { ip: SELF_SERVICE_MAIL_PER_IP },
   'auth.signup': { ip: ACCOUNT_CREATION_PER_IP },
   'tenants.create': { ip: ACCOUNT_CREATION_PER_IP },
   'invites.accept': { ip: ACCOUNT_CREATION_PER_IP },
@@ -96,11 +103,13 @@ export const PROCEDURE_RATE_LIMITS: Readonly<Record<string, ProcedureRateLimits>
 };
 
 /**
- * 401 reasons given only after the password was accepted: such an answer is not a failed guess and
- * gives the attempt back. Every other 401 of a credential procedure counts as a failure.
+ * 401 reasons that are not a failed guess and give the attempt back: those given only after the
+ * password was accepted, and `reauthentication_required`, given before any password is looked at
+ * (POST me/email). Every other 401 of a credential procedure counts as a failure.
  */
 export const PASSWORD_ACCEPTED_REASONS: ReadonlySet<ErrorReason | undefined> = new Set<ErrorReason>([
   MFA_REASONS.mfaRequired,
   SIGN_IN_REASONS.userSuspended,
   SIGN_IN_REASONS.emailNotVerified,
+  SESSION_REASONS.reauthenticationRequired,
 ]);

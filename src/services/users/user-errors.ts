@@ -1,5 +1,5 @@
 /**
- * Every `details.reason` the user-administration routes give (docs/api-rules.md "Errors"). Declared once here; the error
+ * Every `details.reason` the user-administration and own-account routes give (docs/api-rules.md "Errors"). Declared once here; the error
  * constructors and the routers' `errorReasons` accept only catalog reasons (src/lib/errors.ts).
  */
 export const USER_REASONS = {
@@ -11,6 +11,8 @@ export const USER_REASONS = {
   emailAlreadyVerified: 'email_already_verified',
   /** The user deleted their own account (an erasure request): an admin may not bring it back. */
   erasureRequestedByUser: 'erasure_requested_by_user',
+  /** An email change to the address the account already has. */
+  emailUnchanged: 'email_unchanged',
 } as const;
 
 declare module '../../lib/errors.js' {

@@ -4,7 +4,9 @@ import { Link, Navigate, Outlet, useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
 import { forgetSession, toFormError, toPasskeyError, trpc } from '../api';
 import { useMe, usePageTitle, useSignedIn, useSlug } from '../hooks';
+import { deviceName } from '../device-name';
 import { ErrorAlert, Field, formValue, Notice, RecoveryCodeList, TotpSecret } from '../ui';
+import { ResendVerification } from './auth';
 
 /** Pages that need a session: restores it from the refresh cookie, or sends the browser to sign-in. */
 export function SignedInLayout() {
@@ -55,7 +57,10 @@ export function AccountPage() {
       <h1>Your account</h1>
       <dl className="facts">
         <dt>Email</dt>
-        <dd>{user.email}</dd>
+        <dd>
+          {user.email}{' '}
+          <span className={user.emailVerified ? 'badge' : 'badge warning'}>{user.emailVerified ? 'Verified' : 'Not verified'}</span>
+        </dd>
         <dt>Role</dt>
         <dd>{user.role}</dd>
         <dt>Workspace</dt>
@@ -69,9 +74,12 @@ export function AccountPage() {
           </>
         )}
       </dl>
+      {!user.emailVerified && <ResendVerification slug={slug} email={user.email} />}
       {!user.totpEnrolled && <TotpEnrolment slug={slug} onRecoveryCodes={setRecoveryCodes} />}
+      {user.totpEnrolled && <TotpOff slug={slug} onOff={() => setRecoveryCodes(null)} />}
       {user.totpEnrolled && <RecoveryCodes slug={slug} codes={recoveryCodes} onRecoveryCodes={setRecoveryCodes} />}
       <Passkeys slug={slug} />
+      <ChangeEmail slug={slug} passwordSet={user.passwordSet} />
       <ChangePassword slug={slug} />
       <DataExport slug={slug} />
       <SessionControls slug={slug} />
@@ -153,7 +161,8 @@ function Passkeys({ slug }: { slug: string }) {
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          add.mutate(formValue(new FormData(e.currentTarget), 'passkeyName'));
+          const form = e.currentTarget;
+          add.mutate(formValue(new FormData(form), 'passkeyName'), { onSuccess: () => form.reset() });
         }}
       >
         <Field label="Passkey name (optional)" name="passkeyName" error={null} />
@@ -177,11 +186,86 @@ function RecoveryCodes({ slug, codes, onRecoveryCodes }: { slug: string; codes: 
     <section aria-labelledby="recovery-heading" className="panel">
       <h2 id="recovery-heading">Recovery codes</h2>
       <ErrorAlert error={regenerate.error ? toFormError(regenerate.error) : null} />
-      {codes && <RecoveryCodeList codes={codes} />}
+      {codes && <RecoveryCodeList codes={codes} workspace={slug} />}
       <p className="hint">Generating new codes makes the old ones stop working. It needs a sign-in less than 10 minutes old.</p>
       <button type="button" className="secondary" onClick={() => regenerate.mutate()} disabled={regenerate.isPending}>
         Generate new recovery codes
       </button>
+    </section>
+  );
+}
+
+/**
+ * Turning the authenticator app off (DELETE mfa/totp), after a confirmation: the secret and the
+ * recovery codes go. Needs a sign-in less than 10 minutes old.
+ */
+function TotpOff({ slug, onOff }: { slug: string; onOff: () => void }) {
+  const [confirming, setConfirming] = useState(false);
+  const queryClient = useQueryClient();
+  const turnOff = useMutation({
+    mutationFn: () => trpc.mfa.totpDisable.mutate({ tenantSlug: slug }),
+    onSuccess: () => {
+      setConfirming(false);
+      onOff();
+      return queryClient.invalidateQueries({ queryKey: ['me', slug] });
+    },
+  });
+  return (
+    <section aria-labelledby="totp-off-heading" className="panel">
+      <h2 id="totp-off-heading">Authenticator app</h2>
+      <ErrorAlert error={turnOff.error ? toFormError(turnOff.error) : null} />
+      {!confirming ? (
+        <button type="button" className="secondary" onClick={() => setConfirming(true)}>Turn off authenticator app</button>
+      ) : (
+        <div role="group" aria-label="Confirm turning off the authenticator app">
+          <p>
+            Sign-ins will no longer ask for a code from your authenticator app, and your recovery codes stop working. Where the workspace
+            requires a second factor, sign-ins ask for a code mailed to you instead. It needs a sign-in less than 10 minutes old.
+          </p>
+          <button type="button" className="danger" onClick={() => turnOff.mutate()} disabled={turnOff.isPending}>Yes, turn it off</button>
+          <button type="button" className="secondary" onClick={() => setConfirming(false)}>Cancel</button>
+        </div>
+      )}
+    </section>
+  );
+}
+
+/**
+ * Changing the sign-in email (POST me/email): the current password when the account has one; a
+ * confirmation link goes to the new address, and the address changes only when it is opened.
+ */
+function ChangeEmail({ slug, passwordSet }: { slug: string; passwordSet: boolean }) {
+  const change = useMutation({
+    mutationFn: (form: FormData) =>
+      trpc.me.requestEmailChange.mutate({
+        tenantSlug: slug,
+        newEmail: formValue(form, 'newEmail') ?? '',
+        ...(passwordSet ? { currentPassword: formValue(form, 'currentPassword') ?? '' } : {}),
+      }),
+  });
+  const error = change.error ? toFormError(change.error) : null;
+  return (
+    <section aria-labelledby="email-heading" className="panel">
+      <h2 id="email-heading">Change email</h2>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          const form = e.currentTarget;
+          change.mutate(new FormData(form), { onSuccess: () => form.reset() });
+        }}
+      >
+        <ErrorAlert error={error} />
+        {change.isSuccess && (
+          <Notice>
+            We sent a confirmation link to {change.variables.get('newEmail')?.toString().trim()}. Your sign-in email changes when you open it
+            (within 24 hours).
+          </Notice>
+        )}
+        <Field label="New email" name="newEmail" type="email" autoComplete="email" required error={error} />
+        {passwordSet && <Field label="Current password" name="currentPassword" type="password" autoComplete="current-password" required error={error} />}
+        <p className="hint">It needs a sign-in less than 10 minutes old. Your current address is told once the change is done.</p>
+        <button type="submit" disabled={change.isPending}>Send confirmation link</button>
+      </form>
     </section>
   );
 }
@@ -263,7 +347,7 @@ function SessionControls({ slug }: { slug: string }) {
         <ul className="sessions" aria-label="Signed-in devices">
           {sessions.data.items.map((session) => (
             <li key={session.id}>
-              <strong>{session.userAgent ?? 'Unknown device'}</strong>
+              <strong title={session.userAgent ?? undefined}>{deviceName(session.userAgent)}</strong>
               {session.current && <span className="muted"> (this device)</span>}
               <br />
               <span className="hint">

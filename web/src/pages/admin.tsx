@@ -25,7 +25,7 @@ const USERS_PAGE_SIZES = [10, 50, 100] as const;
 const AUDIT_ACTION_SET: Record<AuditAction, true> = {
   UserSignup: true, UserLogin: true, UserLoginFailed: true, UserLogout: true, UserPasswordChanged: true, UserEmailVerified: true,
   UserSoftDeleted: true, UserHardDeleted: true, UserRoleChanged: true, UserSuspended: true, UserReactivated: true, UserRestored: true,
-  UserPasswordResetSent: true, UserVerificationMailSent: true,
+  UserPasswordResetSent: true, UserVerificationMailSent: true, UserEmailChangeRequested: true, UserEmailChanged: true,
   MfaTotpEnrolled: true, MfaTotpDisabled: true, MfaTotpVerified: true, MfaEmailOtpSent: true, MfaEmailOtpVerified: true, MfaEmailOtpFailed: true,
   InviteCreated: true, InviteAccepted: true, InviteRevoked: true, InviteExpired: true,
   ApiKeyCreated: true, ApiKeyRevoked: true,

@@ -122,7 +122,7 @@ export function SignInPage() {
     const session = enrolVerify.data;
     return (
       <Card title="Your authenticator app is on">
-        <RecoveryCodeList codes={session.recoveryCodes} />
+        <RecoveryCodeList codes={session.recoveryCodes} workspace={slug} />
         <button type="button" onClick={() => void onSignedIn(session)}>I saved my recovery codes, continue</button>
       </Card>
     );
@@ -231,6 +231,7 @@ export function SignInPage() {
         <Field label="Password" name="password" type="password" autoComplete="current-password" required error={shownError} />
         <button type="submit" disabled={login.isPending}>Sign in</button>
       </form>
+      {shownError?.reason === 'email_not_verified' && login.variables && <ResendVerification key={login.variables.email} slug={slug} email={login.variables.email} />}
       <PasskeySignInButton slug={slug} onSignedIn={onSignedIn} />
       <IdpSignInButton slug={slug} />
       <nav aria-label="Account help" className="links">
@@ -238,6 +239,25 @@ export function SignInPage() {
         <Link to="/app/$slug/sign-up" params={{ slug }}>Create an account</Link>
       </nav>
     </Card>
+  );
+}
+
+/**
+ * "Resend link": mails a new verification link (auth/request-email-verification, which answers the
+ * same whether or not the account exists). On the sign-in page after `email_not_verified`, and on the
+ * account page of a user whose address is not verified.
+ */
+export function ResendVerification({ slug, email }: { slug: string; email: string }) {
+  const resend = useMutation({ mutationFn: () => trpc.auth.requestEmailVerification.mutate({ tenantSlug: slug, email }) });
+  return (
+    <div className="resend-verification">
+      <ErrorAlert error={resend.error ? toFormError(resend.error) : null} />
+      {resend.isSuccess ? (
+        <Notice>We sent a new verification link to {email}. It is valid for 24 hours.</Notice>
+      ) : (
+        <button type="button" className="secondary" onClick={() => resend.mutate()} disabled={resend.isPending}>Resend verification link</button>
+      )}
+    </div>
   );
 }
 
@@ -391,6 +411,38 @@ export function VerifyEmailPage() {
         <div role="alert" className="alert">This verification link is incomplete. Sign in and ask for a new one.</div>
       )}
       <nav aria-label="Account help" className="links">
+        <Link to="/app/$slug/sign-in" params={{ slug }}>Sign in</Link>
+      </nav>
+    </Card>
+  );
+}
+
+/**
+ * `/app/{slug}/confirm-email?token=…` (the link mailed to a new address, POST me/email): confirms the
+ * change on a button press, not on load, so a mail scanner opening the link does not spend it.
+ */
+export function ConfirmEmailChangePage() {
+  usePageTitle('Confirm your new email address');
+  const slug = useSlug();
+  const token = useLinkToken();
+  const queryClient = useQueryClient();
+  const confirm = useMutation({
+    mutationFn: () => trpc.auth.confirmEmailChange.mutate({ tenantSlug: slug, token: token ?? '' }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['me', slug] }),
+  });
+  const error = confirm.error ? toFormError(confirm.error) : null;
+  return (
+    <Card title="Confirm your new email address">
+      <ErrorAlert error={error} />
+      {confirm.data ? (
+        <Notice>Your sign-in email is now {confirm.data.email}.</Notice>
+      ) : token ? (
+        <button type="button" onClick={() => confirm.mutate()} disabled={confirm.isPending}>Confirm my new email address</button>
+      ) : (
+        <div role="alert" className="alert">This confirmation link is incomplete. Ask for the change again from your account page.</div>
+      )}
+      <nav aria-label="Account help" className="links">
+        <Link to="/app/$slug/account" params={{ slug }}>Your account</Link>
         <Link to="/app/$slug/sign-in" params={{ slug }}>Sign in</Link>
       </nav>
     </Card>

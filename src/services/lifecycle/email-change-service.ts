@@ -1,0 +1,170 @@
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import type { Config } from '../../config.js';
+import { EmailOtpSchema } from '../../entities/email-otp.js';
+import type { Tenant } from '../../entities/tenant.js';
+import { UserSchema, type User } from '../../entities/user.js';
+import { normalizeEmail } from '../../lib/email.js';
+import { badRequest, conflict, isUniqueViolation, unauthorized } from '../../lib/errors.js';
+import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import { verifyPassword } from '../../security/passwords.js';
+import type { AuditService } from '../audit/audit-service.js';
+import type { Mailer } from '../mail/mailer.js';
+import { assertRecentSignIn, type EnrollingSession } from '../mfa/mfa-enrollment-service.js';
+import { SIGN_IN_REASONS } from '../sign-in/sign-in-errors.js';
+import { assertMaySignUp } from '../users/signup-policy.js';
+import { USER_REASONS } from '../users/user-errors.js';
+import { findLiveUserByEmail, findLiveUserById } from '../users/user-lookup.js';
+import { ACCOUNT_TOKEN_TTL_SECONDS, type AccountTokenService } from './account-token-service.js';
+import { emailChangedNotice, emailChangeMail } from './account-mail.js';
+
+/** What a confirmed change did: the user and both addresses. */
+export interface EmailChangeResult {
+  userId: string;
+  previousEmail: string;
+  newEmail: string;
+}
+
+/**
+ * Changing the sign-in email of one's own account (docs/lifecycle.md "Changing the email address"):
+ * `POST me/email` proves the person (a sign-in less than 10 minutes old, and the current password
+ * when the account has one) and mails a single-use link to the NEW address; `POST
+ * auth/email-change/confirm` with that link's token switches the address, marks it verified, ends
+ * every open link and code mailed to the old address, and mails the OLD address a notice. Sessions
+ * stay (docs/decisions.md "Account lifecycle").
+ */
+export class EmailChangeService {
+  constructor(
+    private readonly config: Config,
+    private readonly tokens: AccountTokenService,
+    private readonly mailer: Mailer,
+    private readonly audit: AuditService,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The link of the confirmation mail: the hosted `/app/{slug}/confirm-email` page (docs/web.md), which calls auth/email-change/confirm. */
+  confirmationLink(tenant: Tenant, token: string): string {
+    return `${this.config.publicUrl}/app/${encodeURIComponent(tenant.slug)}/confirm-email?token=${encodeURIComponent(token)}`;
+  }
+
+  /**
+   * `POST me/email`: checks the session's sign-in is recent and, for an account with a password,
+   * the current password (a wrong or missing one is audited `UserLoginFailed`, `via`
+   * `email_change`; the caller runs this inside login's per-account budget); checks the new address
+   * (not the current one, not a live user's of the tenant, of an allowed domain under the `Domains`
+   * sign-up policy); issues an `email_change` token (24 hours, replacing an earlier one) and audits
+   * `UserEmailChangeRequested` in one transaction, then queues the confirmation mail to the new address.
+   * @param newEmail the address asked for (normalised here: trimmed, lower-cased).
+   * @throws ApiError 401 `reauthentication_required` / `invalid_credentials`, 400 `email_unchanged`,
+   *   403 `signup_domain_not_allowed`, 409 `email_taken`.
+   */
+  async request(
+    em: EntityManager,
+    tenant: Tenant,
+    session: EnrollingSession,
+    newEmail: string,
+    currentPassword: string | undefined,
+    meta: RequestMeta,
+  ): Promise<void> {
+    await assertRecentSignIn(em, tenant, session, 'change your sign-in email');
+    const user = await findLiveUserById(em, tenant.id, session.userId);
+    if (!user) throw unauthorized('invalid_token', 'The token is not valid');
+    const actor: Actor = { type: 'user', id: user.id };
+    if (user.passwordHash !== null && !(currentPassword !== undefined && (await verifyPassword(user.passwordHash, currentPassword)))) {
+      await this.audit.record(em, {
+        tenantId: tenant.id,
+        action: 'UserLoginFailed',
+        actor,
+        target: { type: 'user', id: user.id },
+        meta,
+        details: { email: user.email, reason: 'invalid_credentials', via: 'email_change' },
+      });
+      throw unauthorized('invalid_credentials', 'The current password is not correct');
+    }
+    const address = normalizeEmail(newEmail);
+    if (address === user.email) throw badRequest(USER_REASONS.emailUnchanged, 'This is already the email address of your account');
+    if (tenant.signupPolicy === 'Domains') assertMaySignUp(tenant, address);
+    if (await findLiveUserByEmail(em, tenant.id, address)) {
+      throw conflict(SIGN_IN_REASONS.emailTaken, 'Another account of this workspace has this email address');
+    }
+    const { token } = await em.transactional(async (tx) => {
+      const issued = await this.tokens.issue(tx, tenant.id, user.id, 'email_change', new Date(), address);
+      await this.audit.record(tx, {
+        tenantId: tenant.id,
+        action: 'UserEmailChangeRequested',
+        actor,
+        target: { type: 'user', id: user.id },
+        meta,
+        details: { previousEmail: user.email, newEmail: address, expiresAt: issued.expiresAt.toISOString() },
+      });
+      return issued;
+    });
+    const message = emailChangeMail({
+      to: address,
+      tenantName: tenant.name,
+      link: this.confirmationLink(tenant, token),
+      token,
+      ttlSeconds: ACCOUNT_TOKEN_TTL_SECONDS.email_change,
+    });
+    await this.mailer.send(message, tenant.id);
+  }
+
+  /**
+   * `POST auth/email-change/confirm`: in one transaction, consumes the token (of this tenant only),
+   * locks the live user, re-checks that no other live user of the tenant took the address meanwhile,
+   * sets the address and `emailVerifiedAt` (a `Pending` user becomes `Active`), ends the open
+   * verification and reset links and the email code mailed to the old address, and audits
+   * `UserEmailChanged`. Then queues the notice to the old address. Sessions are kept.
+   * @throws ApiError 401 `invalid_token` (unknown, used, another tenant's, the user was deleted),
+   *   401 `token_expired`, 409 `email_taken` (the token stays unused then).
+   */
+  async confirm(em: EntityManager, tenant: Tenant, presented: string, meta: RequestMeta): Promise<EmailChangeResult> {
+    const result = await em.transactional(async (tx) => {
+      const { userId, newEmail } = await this.tokens.consumeEmailChange(tx, tenant.id, presented);
+      const user = await tx.findOne(
+        UserSchema,
+        { id: userId, tenantId: tenant.id, deletedAt: null },
+        { lockMode: LockMode.PESSIMISTIC_WRITE, disableIdentityMap: true },
+      );
+      if (!user) throw unauthorized('invalid_token', 'The token is not valid');
+      const holder = await findLiveUserByEmail(tx, tenant.id, newEmail);
+      if (holder && holder.id !== user.id) throw conflict(SIGN_IN_REASONS.emailTaken, 'Another account of this workspace has this email address now');
+      await this.switchAddress(tx, tenant, user, newEmail);
+      const linksEnded =
+        (await this.tokens.revokeOpen(tx, tenant.id, user.id, 'email_verification')) +
+        (await this.tokens.revokeOpen(tx, tenant.id, user.id, 'password_reset'));
+      await tx.nativeDelete(EmailOtpSchema, { userId: user.id, tenantId: tenant.id });
+      await this.audit.record(tx, {
+        tenantId: tenant.id,
+        action: 'UserEmailChanged',
+        actor: { type: 'user', id: user.id },
+        target: { type: 'user', id: user.id },
+        meta,
+        details: { previousEmail: user.email, newEmail, linksEnded },
+      });
+      return { userId: user.id, previousEmail: user.email, newEmail };
+    });
+    try {
+      await this.mailer.send(emailChangedNotice({ to: result.previousEmail, tenantName: tenant.name, newEmail: result.newEmail }), tenant.id);
+    } catch (err) {
+      this.logger.warn({ err, tenantId: tenant.id, userId: result.userId }, 'email-change notice not queued');
+    }
+    return result;
+  }
+
+  /** Writes the new, verified address; a concurrent change to the same address loses on the unique index (409). */
+  private async switchAddress(tx: EntityManager, tenant: Tenant, user: User, newEmail: string): Promise<void> {
+    const now = new Date();
+    try {
+      await tx.nativeUpdate(
+        UserSchema,
+        { id: user.id, tenantId: tenant.id },
+        { email: newEmail, emailVerifiedAt: now, status: user.status === 'Pending' ? 'Active' : user.status, updatedAt: now },
+      );
+    } catch (err) {
+      if (isUniqueViolation(err)) throw conflict(SIGN_IN_REASONS.emailTaken, 'Another account of this workspace has this email address now');
+      throw err;
+    }
+  }
+}
