@@ -245,18 +245,18 @@ export function InvitesPage() {
         />
         {resend.data && <Notice>A new invitation was mailed to {resend.data.invite.email}; the previous link no longer works.</Notice>}
         <div className="table-wrap">
-          <table>
+          <table className="cards">
             <thead>
               <tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col">Expires</th><th scope="col">Actions</th></tr>
             </thead>
             <tbody>
               {invites.data?.items.map((i) => (
                 <tr key={i.id}>
-                  <td>{i.email}</td>
-                  <td>{i.role}</td>
-                  <td>{i.status}</td>
-                  <td>{when(i.expiresAt)}</td>
-                  <td className="actions">
+                  <td role="cell">{i.email}</td>
+                  <td role="cell" data-label="Role">{i.role}</td>
+                  <td role="cell" data-label="Status">{i.status}</td>
+                  <td role="cell" data-label="Expires">{when(i.expiresAt)}</td>
+                  <td role="cell" className="actions">
                     {(i.status === 'Open' || i.status === 'Expired') && (
                       <button type="button" className="secondary" aria-label={`Send the invite to ${i.email} again`} disabled={resend.isPending} onClick={() => resend.mutate(i.id)}>
                         Resend
@@ -330,19 +330,19 @@ export function ApiKeysPage() {
         <Checkbox label="Show revoked" name="includeRevoked" onChange={setIncludeRevoked} />
         <ErrorAlert error={keys.error ? toFormError(keys.error) : revoke.error ? toFormError(revoke.error) : null} />
         <div className="table-wrap">
-          <table>
+          <table className="cards">
             <thead>
               <tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Environment</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col">Actions</th></tr>
             </thead>
             <tbody>
               {keys.data?.items.map((k) => (
                 <tr key={k.id}>
-                  <td>{k.name}</td>
-                  <td className="mono">{k.prefix}</td>
-                  <td>{k.environment}</td>
-                  <td>{when(k.lastUsedAt)}</td>
-                  <td>{k.revokedAt ? `Revoked ${when(k.revokedAt)}` : k.expiresAt ? `Expires ${when(k.expiresAt)}` : 'Active'}</td>
-                  <td className="actions">
+                  <td role="cell">{k.name}</td>
+                  <td role="cell" data-label="Prefix" className="mono">{k.prefix}</td>
+                  <td role="cell" data-label="Environment">{k.environment}</td>
+                  <td role="cell" data-label="Last used">{when(k.lastUsedAt)}</td>
+                  <td role="cell" data-label="Status">{k.revokedAt ? `Revoked ${when(k.revokedAt)}` : k.expiresAt ? `Expires ${when(k.expiresAt)}` : 'Active'}</td>
+                  <td role="cell" className="actions">
                     {!k.revokedAt && (
                       <button type="button" className="danger" aria-label={`Revoke API key ${k.name}`} onClick={() => revoke.mutate(k.id)}>Revoke</button>
                     )}
@@ -606,18 +606,18 @@ export function AuditPage() {
       </div>
       <ErrorAlert error={error} />
       <div className="table-wrap">
-        <table>
+        <table className="cards">
           <thead>
             <tr><th scope="col">Time</th><th scope="col">Action</th><th scope="col">Actor</th><th scope="col">Target</th><th scope="col">Details</th></tr>
           </thead>
           <tbody>
             {items.map((item) => (
               <tr key={item.id}>
-                <td>{when(item.createdAt)}</td>
-                <td>{item.action}</td>
-                <td>{party(item.actorType, item.actorId)}</td>
-                <td>{party(item.targetType, item.targetId)}</td>
-                <td className="details">{formatDetails(item.details)}</td>
+                <td role="cell">{when(item.createdAt)}</td>
+                <td role="cell" data-label="Action">{item.action}</td>
+                <td role="cell" data-label="Actor">{party(item.actorType, item.actorId)}</td>
+                <td role="cell" data-label="Target">{party(item.targetType, item.targetId)}</td>
+                <td role="cell" data-label="Details" className="details">{formatDetails(item.details)}</td>
               </tr>
             ))}
           </tbody>
