@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 /**
- * The SQL of `oidc_payload`, oidc-provider's storage of one tenant (authorization codes, access and
+ * The queries of the `oidc_payload` table (docs/architecture.md "Rules", data access), oidc-provider's storage of one tenant (authorization codes, access and
  * refresh tokens, grants, sessions, interactions): the adapter contract of the library's
  * `adapter` option, one row per (tenant, model, id). Tokens of a user who is no longer live
  * (suspended, deleted) read as absent, so no path (refresh, userinfo, introspection) honours them.
@@ -87,4 +87,9 @@ export async function purgeExpiredPayloads(em: EntityManager, batch = 1000): Pro
     [batch],
   )) as unknown[];
   return rows.length;
+}
+
+/** Deletes every payload (grants, codes, tokens, sessions) a user of the tenant holds. */
+export async function deletePayloadsOfAccount(em: EntityManager, tenantId: string, userId: string): Promise<void> {
+  await em.execute('delete from oidc_payload where account_id = ? and tenant_id = ?', [userId, tenantId]);
 }
