@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Job, JobKind } from '../../entities/job.js';
 
 /**
  * The queries of the `job` table (docs/architecture.md "Rules", data access; docs/events.md): the
@@ -6,31 +7,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
  * enqueue that must commit with its cause, a fresh fork for the worker's own statements.
  */
 
-/** The kinds of job the queue runs. */
-export type JobKind = 'mail.send' | 'webhook.deliver' | 'account-mail.request';
+export type { JobKind };
 
-/** A job a worker claimed. */
-export interface ClaimedJobRow {
-  id: string;
-  kind: JobKind;
-  payload: Record<string, unknown>;
-  /** Attempts made so far, this one included. */
-  attempts: number;
-  maxAttempts: number;
-}
+/** A job a worker claimed; `attempts` counts this one. */
+export type ClaimedJobRow = Pick<Job, 'id' | 'kind' | 'payload' | 'attempts' | 'maxAttempts'>;
 
-/** What an enqueue stores. */
-export interface NewJob {
-  id: string;
-  queue: string;
-  kind: JobKind;
-  payload: Record<string, unknown>;
-  /** Seconds from now before the job is due. */
-  delaySeconds: number;
-  maxAttempts: number;
-  /** Keyed digest of the recipient (tenant + address), so erasure finds the job; null when none. */
-  recipientDigest: string | null;
-}
+/** What an enqueue stores; `delaySeconds` from now (database time) before the job is due. */
+export type NewJob = Pick<Job, 'id' | 'queue' | 'kind' | 'payload' | 'maxAttempts' | 'recipientDigest'> & { delaySeconds: number };
 
 /** Inserts a job, due `delaySeconds` from now (database time). */
 export async function insertJob(em: EntityManager, job: NewJob): Promise<void> {
@@ -140,9 +123,8 @@ export async function deleteJobsOfTenant(em: EntityManager, tenantId: string): P
 }
 
 /** A queued mail or account-mail request with its sealed (keyring ciphertext) content, for key rotation. */
-export interface SealedJob {
-  id: string;
-  kind: 'mail.send' | 'account-mail.request';
+export interface SealedJob extends Pick<Job, 'id'> {
+  kind: Extract<JobKind, 'mail.send' | 'account-mail.request'>;
   sealed: string | null;
 }
 

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { FirstFactor, MfaChallenge } from '../../entities/mfa.js';
 
 /**
  * The queries of the `mfa_challenge` table (docs/architecture.md "Rules", data access): the pending
@@ -7,24 +8,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
  * when it must run in one; the caller owns it).
  */
 
-/** How the first factor of a pending sign-in was proved; only the external provider today. */
-export type FirstFactor = 'idp';
-
-/** A challenge row. */
-export interface MfaChallenge {
-  id: string;
-  tenantId: string;
-  userId: string;
-  /** SHA-256 (hex) of the token handed to the client. */
-  tokenHash: string;
-  firstFactor: FirstFactor;
-  /** The provider issuer of an `idp` first step. */
-  issuer: string | null;
-  attempts: number;
-  createdAt: Date;
-  expiresAt: Date;
-  consumedAt: Date | null;
-}
+export type { FirstFactor };
 
 /** Deletes every challenge of a user of the tenant (a new sign-in replaces them; the account is reclaimed). */
 export async function deleteChallengesOfUser(em: EntityManager, tenantId: string, userId: string): Promise<void> {

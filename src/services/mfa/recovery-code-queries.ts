@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { MfaRecoveryCode } from '../../entities/mfa.js';
 
 /**
  * The queries of the `mfa_recovery_code` table (docs/architecture.md "Rules", data access): a user's
@@ -13,7 +14,7 @@ export async function deleteRecoveryCodesOfUser(em: EntityManager, tenantId: str
 }
 
 /** Inserts unused codes of a user of the tenant, given as hashes, in one statement. */
-export async function insertRecoveryCodes(em: EntityManager, tenantId: string, userId: string, codeHashes: { id: string; codeHash: string }[], now: Date): Promise<void> {
+export async function insertRecoveryCodes(em: EntityManager, tenantId: string, userId: string, codeHashes: Pick<MfaRecoveryCode, 'id' | 'codeHash'>[], now: Date): Promise<void> {
   await em.execute(
     `insert into mfa_recovery_code (id, tenant_id, user_id, code_hash, created_at, used_at) values ${codeHashes.map(() => '(?, ?, ?, ?, ?, null)').join(', ')}`,
     codeHashes.flatMap((code) => [code.id, tenantId, userId, code.codeHash, now]),

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { APPLICATION_TYPES, type ApplicationType, type OidcApplication } from '../../entities/oidc.js';
 
 /**
  * The queries of the `oidc_application` table (docs/architecture.md "Rules", data access): the
@@ -7,23 +8,10 @@ import type { EntityManager } from '@mikro-orm/postgresql';
  * scoped by tenant id.
  */
 
-/** The kinds of application a tenant registers (docs/oidc.md "Applications"). */
-export const APPLICATION_TYPES = ['web', 'spa', 'native', 'm2m'] as const;
-export type ApplicationType = (typeof APPLICATION_TYPES)[number];
+export { APPLICATION_TYPES, type ApplicationType };
 
-/** An application row. */
-export interface OidcApplicationRow {
-  id: string;
-  tenantId: string;
-  name: string;
-  type: ApplicationType;
-  clientId: string;
-  /** Keyring ciphertext of the client secret; null for public applications. */
-  clientSecretEnc: string | null;
-  redirectUris: string[];
-  postLogoutRedirectUris: string[];
-  createdAt: Date;
-}
+/** An application as read (`updated_at` is only written). */
+export type OidcApplicationRow = Omit<OidcApplication, 'updatedAt'>;
 
 interface Columns {
   id: string;

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { OidcHostedLogin } from '../../entities/oidc.js';
 
 /**
  * The queries of the `oidc_hosted_login` table (docs/architecture.md "Rules", data access): which of
@@ -17,7 +18,7 @@ export async function recordHostedLogin(em: EntityManager, tenantId: string, use
 }
 
 /** Deletes a user's records of the tenant. @returns the session ids they named. */
-export async function deleteHostedLoginsOfUser(em: EntityManager, tenantId: string, userId: string): Promise<string[]> {
+export async function deleteHostedLoginsOfUser(em: EntityManager, tenantId: string, userId: string): Promise<OidcHostedLogin['sessionId'][]> {
   const rows = (await em.execute('delete from oidc_hosted_login where tenant_id = ? and user_id = ? returning session_id', [tenantId, userId])) as {
     session_id: string;
   }[];

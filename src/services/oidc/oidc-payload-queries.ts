@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { OidcPayloadRecord } from '../../entities/oidc.js';
 
 /**
  * The queries of the `oidc_payload` table (docs/architecture.md "Rules", data access), oidc-provider's storage of one tenant (authorization codes, access and
@@ -8,15 +9,16 @@ import type { EntityManager } from '@mikro-orm/postgresql';
  */
 
 /** An oidc-provider payload: the library's own JSON, opaque here except for the indexed fields. */
-export type OidcPayload = Record<string, unknown>;
+export type OidcPayload = OidcPayloadRecord['payload'];
 
 /** Models whose payload belongs to a user (`accountId`): absent once the user is not live. */
 const USER_BOUND_MODELS = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode', 'Grant', 'Session']);
 
+/** The columns the look-ups read (the JSON column may come back as text), and whether the user is live. */
 interface PayloadRow {
   payload: OidcPayload | string;
-  consumed_at: Date | null;
-  expires_at: Date | null;
+  consumed_at: OidcPayloadRecord['consumedAt'];
+  expires_at: OidcPayloadRecord['expiresAt'];
   user_live: boolean | null;
 }
 

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { OidcSigningKey } from '../../entities/oidc.js';
 
 /**
  * The queries of the `oidc_signing_key` table (docs/architecture.md "Rules", data access): each
@@ -6,14 +7,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
  * manager (pass the transaction when it must run in one; the caller owns it).
  */
 
-/** A stored key. */
-export interface SigningKeyRow {
-  kid: string;
-  /** Keyring ciphertext of the private JWK. */
-  privateJwkEnc: string;
-  createdAt: Date;
-  retiredAt: Date | null;
-}
+/** A stored key as the provider reads it. */
+export type SigningKeyRow = Pick<OidcSigningKey, 'kid' | 'privateJwkEnc' | 'createdAt' | 'retiredAt'>;
 
 /** The tenant's live key and those retired less than `publishSeconds` ago, the live one first, then newest first. */
 export async function findPublishedKeys(em: EntityManager, tenantId: string, publishSeconds: number): Promise<SigningKeyRow[]> {

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { WebauthnChallenge } from '../../entities/webauthn-challenge.js';
 
 /**
  * The queries of the `webauthn_challenge` table (docs/architecture.md "Rules", data access): open
@@ -6,23 +7,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
  * takes the caller's entity manager (pass the transaction when it must run in one; the caller owns
  * it); every statement is scoped by tenant id.
  */
-
-/** What a ceremony is for. */
-export type WebauthnPurpose = 'registration' | 'authentication';
-
-/** A stored challenge. */
-export interface WebauthnChallenge {
-  id: string;
-  tenantId: string;
-  /** The user the ceremony is for; null for a discoverable-credential sign-in. */
-  userId: string | null;
-  purpose: WebauthnPurpose;
-  /** Only that user's credential may answer it. */
-  userBound: boolean;
-  challengeHash: string;
-  createdAt: Date;
-  expiresAt: Date;
-}
 
 /** A spent challenge, as the verification needs it. */
 export type SpentChallenge = Pick<WebauthnChallenge, 'userId' | 'userBound' | 'challengeHash' | 'expiresAt'>;

@@ -2,8 +2,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import type { ApiKeyEnvironment } from '../../entities/api-key.js';
+import type { Session } from '../../entities/session.js';
 import { TenantSchema, type Tenant } from '../../entities/tenant.js';
-import { UserSchema, type User, type UserRole, type UserStatus } from '../../entities/user.js';
+import { UserSchema, type User, type UserRole } from '../../entities/user.js';
 import { unauthorized } from '../../lib/errors.js';
 import { rowToEntity } from '../../db/rows.js';
 import { verifyAccessToken, type AccessTokenClaims, type AccessTokenFailure } from '../../security/access-token.js';
@@ -37,13 +38,8 @@ export interface ApiKeyPrincipal {
 
 export type Principal = UserPrincipal | ApiKeyPrincipal;
 
-export interface SessionUserRow {
-  user_id: string;
-  role: UserRole;
-  status: UserStatus;
-  user_deleted_at: Date | null;
-  revoked_at: Date | null;
-}
+/** What the session check keeps of the session and its user. */
+export type SessionUserRow = Pick<Session, 'userId' | 'revokedAt'> & Pick<User, 'role' | 'status'> & { userDeletedAt: User['deletedAt'] };
 
 /** Milliseconds since the epoch of a raw timestamp column, or null. */
 function epochMs(value: Date | string | null): number | null {
@@ -119,11 +115,11 @@ export class BearerAuthenticationService {
     if (!row[SESSION_FOUND]) return { tenant, sessionCheck: { token, verified: true, claims, row: undefined, user: undefined } };
     const user = rowToEntity(em, UserSchema, userColumns);
     const session: SessionUserRow = {
-      user_id: user.id,
+      userId: user.id,
       role: user.role,
       status: user.status,
-      user_deleted_at: user.deletedAt,
-      revoked_at: row[SESSION_REVOKED_AT] as Date | null,
+      userDeletedAt: user.deletedAt,
+      revokedAt: row[SESSION_REVOKED_AT] as Date | null,
     };
     return { tenant, sessionCheck: { token, verified: true, claims, row: session, user } };
   }
@@ -174,9 +170,9 @@ function authenticateAccessToken(tenant: Tenant, token: string, check: SessionCh
   }
   const { claims, row } = check;
   if (claims.tid !== tenant.id) throw unauthorized('tenant_mismatch', 'The token belongs to another tenant');
-  if (!row || row.revoked_at || row.user_deleted_at) throw unauthorized('session_revoked', 'The session has ended');
+  if (!row || row.revokedAt || row.userDeletedAt) throw unauthorized('session_revoked', 'The session has ended');
   assertMaySignIn(row.status);
-  return { kind: 'user', tenantId: tenant.id, userId: row.user_id, sessionId: claims.sid, role: row.role };
+  return { kind: 'user', tenantId: tenant.id, userId: row.userId, sessionId: claims.sid, role: row.role };
 }
 
 /** The token of an `Authorization: Bearer <token>` header, or undefined. */

@@ -1,22 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { RefreshAnswer } from '../../entities/refresh-answer.js';
 
 /**
  * The queries of the `refresh_answer` table (docs/architecture.md "Rules", data access): the
  * encrypted answer of a refresh with an `Idempotency-Key`, kept for a short while. Each function takes
  * the caller's entity manager (pass the transaction when it must run in one; the caller owns it).
  */
-
-/** A kept answer as inserted; `answer` is the keyring ciphertext. */
-export interface RefreshAnswer {
-  keyHash: string;
-  tenantId: string;
-  sessionId: string;
-  /** The refresh token the answer issued. */
-  successorId: string;
-  answer: string;
-  createdAt: Date;
-  expiresAt: Date;
-}
 
 /** Inserts a kept answer (in the rotation's transaction). */
 export async function insertRefreshAnswer(em: EntityManager, row: RefreshAnswer): Promise<void> {

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { DeliveryOutcome, WebhookDelivery } from '../../entities/webhook.js';
 
 /**
  * The queries of the `webhook_delivery` table (docs/architecture.md "Rules", data access;
@@ -7,27 +8,18 @@ import type { EntityManager } from '@mikro-orm/postgresql';
  * come back as `Date` or as text depending on the driver's type parsing.
  */
 
-/** How an attempt ended; `attempting` while the POST is under way (or its worker died). */
-export type DeliveryOutcome = 'succeeded' | 'failed' | 'attempting';
+export type { DeliveryOutcome };
 
-/** An attempt as the delivery log shows it. */
-export interface WebhookDeliveryRow {
-  id: string;
-  messageId: string;
-  eventType: string;
-  attempt: number;
-  outcome: DeliveryOutcome;
-  responseStatus: number | null;
-  latencyMs: number | null;
-  error: string | null;
-  nextRetryAt: Date | string | null;
-  createdAt: Date | string;
-}
+/** An attempt as the delivery log shows it (timestamps may come back as `Date` or as text). */
+export type WebhookDeliveryRow = Omit<
+  Pick<WebhookDelivery, 'id' | 'messageId' | 'eventType' | 'attempt' | 'outcome' | 'responseStatus' | 'latencyMs' | 'error' | 'nextRetryAt' | 'createdAt'>,
+  'nextRetryAt' | 'createdAt'
+> & { nextRetryAt: Date | string | null; createdAt: Date | string };
 
 /** Inserts an `attempting` row before the POST. */
 export async function insertAttempt(
   em: EntityManager,
-  attempt: { id: string; tenantId: string; endpointId: string; messageId: string; eventType: string; attempt: number },
+  attempt: Pick<WebhookDelivery, 'id' | 'tenantId' | 'endpointId' | 'messageId' | 'eventType' | 'attempt'>,
 ): Promise<void> {
   await em.execute(
     `insert into webhook_delivery (id, tenant_id, endpoint_id, message_id, event_type, attempt, outcome, response_status, latency_ms, error, next_retry_at, created_at)
@@ -41,7 +33,7 @@ export async function insertAttempt(
 export async function finishAttempt(
   em: EntityManager,
   id: string,
-  result: { outcome: 'succeeded' | 'failed'; responseStatus: number | null; latencyMs: number | null; error: string | null; nextRetryAt: Date | null },
+  result: Pick<WebhookDelivery, 'responseStatus' | 'latencyMs' | 'error' | 'nextRetryAt'> & { outcome: Exclude<DeliveryOutcome, 'attempting'> },
 ): Promise<void> {
   await em.execute(
     `update webhook_delivery set outcome = ?, response_status = ?, latency_ms = ?, error = ?, next_retry_at = ? where id = ?`,

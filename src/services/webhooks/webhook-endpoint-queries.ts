@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AuditAction } from '../../entities/audit-event.js';
+import type { WebhookEndpoint } from '../../entities/webhook.js';
 
 /**
  * The queries of the `webhook_endpoint` table (docs/architecture.md "Rules", data access; docs/events.md
@@ -9,18 +10,14 @@ import type { AuditAction } from '../../entities/audit-event.js';
  * as `Date` or as text depending on the driver's type parsing.
  */
 
+/** Timestamps of a row read in plain SQL, which may come back as `Date` or as text. */
+type Read<T, K extends keyof T> = Omit<T, K> & { [P in K]: T[P] extends Date ? Date | string : Date | string | null };
+
 /** An endpoint as the API shows it (no secret). */
-export interface WebhookEndpointRow {
-  id: string;
-  url: string;
-  /** The event types it receives; null for every type. */
-  eventTypes: AuditAction[] | null;
-  enabled: boolean;
-  disabledReason: string | null;
-  failingSince: Date | string | null;
-  createdAt: Date | string;
-  updatedAt: Date | string;
-}
+export type WebhookEndpointRow = Read<
+  Pick<WebhookEndpoint, 'id' | 'url' | 'eventTypes' | 'enabled' | 'disabledReason' | 'failingSince' | 'createdAt' | 'updatedAt'>,
+  'failingSince' | 'createdAt' | 'updatedAt'
+>;
 
 interface Columns {
   id: string;
@@ -115,15 +112,8 @@ export async function rotateEndpointSecret(em: EntityManager, tenantId: string, 
   return rows.length > 0;
 }
 
-/** What a delivery needs of its endpoint: where, whether enabled, and the secrets that sign. */
-export interface EndpointSecrets {
-  url: string;
-  enabled: boolean;
-  secretEncrypted: string;
-  previousSecretEncrypted: string | null;
-  /** The previous secret is still within its rotation overlap. */
-  previousSecretValid: boolean;
-}
+/** What a delivery needs of its endpoint: where, whether enabled, the secrets that sign, and whether the previous one is still within its rotation overlap. */
+export type EndpointSecrets = Pick<WebhookEndpoint, 'url' | 'enabled' | 'secretEncrypted' | 'previousSecretEncrypted'> & { previousSecretValid: boolean };
 
 /** The delivery view of the tenant's endpoint, or undefined. */
 export async function findEndpointSecrets(em: EntityManager, tenantId: string, id: string): Promise<EndpointSecrets | undefined> {
@@ -177,7 +167,7 @@ export async function disableFailingEndpoint(em: EntityManager, tenantId: string
 }
 
 /** The tenant's endpoints with their secret ciphertexts, by id (key rotation). */
-export async function findEndpointCiphertexts(em: EntityManager, tenantId: string): Promise<{ id: string; secretEncrypted: string; previousSecretEncrypted: string | null }[]> {
+export async function findEndpointCiphertexts(em: EntityManager, tenantId: string): Promise<Pick<WebhookEndpoint, 'id' | 'secretEncrypted' | 'previousSecretEncrypted'>[]> {
   const rows = (await em.execute(
     'select id, secret_encrypted, previous_secret_encrypted from webhook_endpoint where tenant_id = ? order by id',
     [tenantId],
