@@ -17,6 +17,20 @@ export default tseslint.config(
     },
   },
   {
+    // docs/architecture.md "Rules", data access: plain SQL lives only in the query module of its table
+    // (`src/**/*-queries.ts`), in `src/db/` (the ORM, the pooled query) and in the migrations; every
+    // other file calls a query function. `services/audit/` and the user directory keep their own SQL
+    // (named below); a statement on `audit_event` elsewhere carries a disable comment with its reason.
+    files: ['src/**/*.ts'],
+    ignores: ['src/**/*-queries.ts', 'src/db/**', 'src/migrations/**', 'src/services/audit/**', 'src/services/users/user-directory-service.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: "CallExpression[callee.property.name='execute']", message: 'Plain SQL belongs in the query module of its table (src/services/<feature>/<table>-queries.ts): call a function of it.' },
+      ],
+    },
+  },
+  {
     // docs/architecture.md "Layers": a router validates and shapes; the service owns its transaction.
     files: ['src/routers/**/*.ts'],
     rules: {

@@ -2,6 +2,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { closeRedis, createRedisClient, pingRedis } from './db/redis.js';
+import { pingDatabase } from './db/orm.js';
 import { Keyring } from './security/keyring.js';
 import { ApplicationService } from './services/oidc/application-service.js';
 import { purgeExpiredPayloads } from './services/oidc/oidc-payload-queries.js';
@@ -27,6 +28,7 @@ import { Mailer } from './services/mail/mailer.js';
 import { MailTransport } from './services/mail/mail-transport.js';
 import { AccountMailRequests } from './services/mail/account-mail-requests.js';
 import { JobQueue } from './services/jobs/job-queue.js';
+import { probeJobTable } from './services/jobs/job-queries.js';
 import { JobWorker } from './services/jobs/job-worker.js';
 import { QueuedPersonalData } from './services/jobs/queued-personal-data.js';
 import { WebhookDelivery } from './services/webhooks/webhook-delivery.js';
@@ -189,12 +191,12 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
   // A pooled connection the server has just dropped fails once and is discarded: the probe tries a
   // second connection before reporting the database down (the job worker keeps the pool busy, so a
   // probe right after a failover may draw such a connection).
-  const probeSql = (sql: string) => async () => {
-    await orm.em.fork().execute(sql).catch(() => orm.em.fork().execute(sql));
+  const probe = (query: (em: EntityManager) => Promise<void>) => async () => {
+    await query(orm.em.fork()).catch(() => query(orm.em.fork()));
   };
   const readiness = new Map<string, () => Promise<void>>([
-    ['database', probeSql('select 1')],
-    ['queue', probeSql('select 1 from job limit 1')],
+    ['database', probe(pingDatabase)],
+    ['queue', probe(probeJobTable)],
   ]);
   const disposers: (() => Promise<void>)[] = [() => mailer.close()];
   if (redis) {

@@ -1,4 +1,4 @@
-import { MikroORM } from '@mikro-orm/postgresql';
+import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { createOrmConfig } from '../../mikro-orm.config.js';
 import { redactUrl } from '../lib/redact-url.js';
@@ -55,4 +55,9 @@ export async function openDatabase(clientUrl: string, poolMax?: number, logger?:
   if (poolMax === 1) await orm.getMigrator().up();
   else await migrateUnderLock(orm);
   return orm;
+}
+
+/** Runs `select 1` on a connection of the pool (the readiness probe of the database); throws when it cannot. */
+export async function pingDatabase(em: EntityManager): Promise<void> {
+  await em.execute('select 1');
 }

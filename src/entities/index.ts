@@ -5,6 +5,12 @@ import { AuditEventSchema } from './audit-event.js';
 import { IdpAuthRequestSchema, IdpIdentitySchema } from './idp.js';
 import { EmailOtpSchema } from './email-otp.js';
 import { InviteSchema } from './invite.js';
+import { JobSchema } from './job.js';
+import { MfaChallengeSchema, MfaRecoveryCodeSchema } from './mfa.js';
+import { OidcApplicationSchema, OidcHostedLoginSchema, OidcPayloadSchema, OidcSigningKeySchema } from './oidc.js';
+import { RefreshAnswerSchema } from './refresh-answer.js';
+import { WebauthnChallengeSchema } from './webauthn-challenge.js';
+import { WebhookDeliverySchema, WebhookEndpointSchema } from './webhook.js';
 import { PasskeySchema } from './passkey.js';
 import { RefreshTokenSchema } from './refresh-token.js';
 import { SessionSchema } from './session.js';
@@ -18,15 +24,22 @@ export * from './audit-event.js';
 export * from './idp.js';
 export * from './email-otp.js';
 export * from './invite.js';
+export * from './job.js';
+export * from './mfa.js';
+export * from './oidc.js';
+export * from './refresh-answer.js';
+export * from './webauthn-challenge.js';
+export * from './webhook.js';
 export * from './passkey.js';
 export * from './refresh-token.js';
 export * from './session.js';
 export * from './tenant.js';
 export * from './user.js';
 
-/** Every entity schema the ORM knows; a new entity is added here. */
+/** Every entity schema the ORM knows, one per table; a new entity is added here. */
 export const ENTITIES = [
   TenantSchema, UserSchema, SessionSchema, RefreshTokenSchema, ApiKeySchema, AuditEventSchema,
   IdpAuthRequestSchema, IdpIdentitySchema, EmailOtpSchema, InviteSchema, AccountTokenSchema,
-  PasskeySchema, AuditDailyCountSchema,
+  PasskeySchema, JobSchema, MfaChallengeSchema, MfaRecoveryCodeSchema, OidcApplicationSchema, OidcSigningKeySchema, OidcPayloadSchema,
+  OidcHostedLoginSchema, RefreshAnswerSchema, WebauthnChallengeSchema, WebhookEndpointSchema, WebhookDeliverySchema, AuditDailyCountSchema,
 ];

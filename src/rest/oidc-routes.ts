@@ -3,7 +3,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { AppServices } from '../app-services.js';
 import type { Tenant } from '../entities/tenant.js';
 import { ApiError, unauthorized, type ErrorCode } from '../lib/errors.js';
-import { findLiveTenantBySlug } from '../services/tenants/tenant-service.js';
+import { findLiveTenantBySlug } from '../services/tenants/tenant-queries.js';
 import { sendError } from './error-envelope.js';
 
 /**

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ApiKeySchema, type ApiKey, type ApiKeyEnvironment } from '../../entities/api-key.js';
+import type { ApiKey, ApiKeyEnvironment } from '../../entities/api-key.js';
 import type { Tenant } from '../../entities/tenant.js';
 import { badRequest, notFound } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import { isUuid } from '../../lib/uuid.js';
 import { randomBase62, sha256Hex } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
+import { findApiKey, findApiKeysOfTenant, insertApiKey, revokeApiKey } from './api-key-queries.js';
 
 /** Random base62 characters after `ak_live_` / `ak_test_`: 40 × log2(62) ≈ 238 bits. */
 export const API_KEY_RANDOM_LENGTH = 40;
@@ -53,7 +54,7 @@ export class ApiKeyService {
       revokedAt: null,
     };
     await em.transactional(async (tx) => {
-      await tx.insert(ApiKeySchema, apiKey);
+      await insertApiKey(tx, apiKey);
       await this.audit.record(tx, {
         tenantId: tenant.id, action: 'ApiKeyCreated', actor, target: { type: 'api_key', id: apiKey.id }, meta,
         details: {
@@ -67,11 +68,7 @@ export class ApiKeyService {
 
   /** The tenant's keys, newest first; revoked ones only when `includeRevoked`. */
   list(em: EntityManager, tenant: Tenant, includeRevoked: boolean): Promise<ApiKey[]> {
-    return em.find(
-      ApiKeySchema,
-      includeRevoked ? { tenantId: tenant.id } : { tenantId: tenant.id, revokedAt: null },
-      { orderBy: { createdAt: 'desc', id: 'desc' }, disableIdentityMap: true },
-    );
+    return findApiKeysOfTenant(em, tenant.id, includeRevoked);
   }
 
   /**
@@ -82,10 +79,9 @@ export class ApiKeyService {
   async revoke(em: EntityManager, tenant: Tenant, apiKeyId: string, actor: Actor, meta: RequestMeta): Promise<void> {
     if (!isUuid(apiKeyId)) throw notFound('API key not found');
     await em.transactional(async (tx) => {
-      const apiKey = await tx.findOne(ApiKeySchema, { id: apiKeyId, tenantId: tenant.id }, { disableIdentityMap: true });
+      const apiKey = await findApiKey(tx, tenant.id, apiKeyId);
       if (!apiKey) throw notFound('API key not found');
-      const revoked = await tx.nativeUpdate(ApiKeySchema, { id: apiKey.id, tenantId: tenant.id, revokedAt: null }, { revokedAt: new Date() });
-      if (revoked === 0) return;
+      if (!(await revokeApiKey(tx, tenant.id, apiKey.id, new Date()))) return;
       await this.audit.record(tx, {
         tenantId: tenant.id, action: 'ApiKeyRevoked', actor, target: { type: 'api_key', id: apiKey.id }, meta,
         details: { name: apiKey.name, environment: apiKey.environment, prefix: apiKey.prefix },

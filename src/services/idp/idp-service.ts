@@ -3,9 +3,8 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import type { Config } from '../../config.js';
-import { IdpAuthRequestSchema, IdpIdentitySchema } from '../../entities/idp.js';
-import { TenantSchema, type Tenant } from '../../entities/tenant.js';
-import { UserSchema, type User } from '../../entities/user.js';
+import type { Tenant } from '../../entities/tenant.js';
+import type { User } from '../../entities/user.js';
 import { emailAddress, normalizeEmail } from '../../lib/email.js';
 import { badRequest, conflict, forbidden, isUniqueViolation, unauthorized } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
@@ -18,13 +17,20 @@ import type { MfaChallengeService } from '../mfa/mfa-challenge-service.js';
 import type { MfaService } from '../mfa/mfa-service.js';
 import type { IdpClientCredentials, IdpIdentityClaims, IdpProviderClient } from './idp-provider-client.js';
 import type { SessionService } from '../sessions/session-service.js';
-import { findLiveUserByEmail } from '../users/user-lookup.js';
+import {
+  findLiveUserByEmail, findLiveUserById, findUserById, findUserEmail, insertUser, setEmailVerifiedByProvider,
+} from '../users/user-queries.js';
 import { isTotpEnrolled } from '../mfa/totp-service.js';
 import { refuseSuspended } from '../users/sign-in-eligibility.js';
 import { assertMaySignUp } from '../users/signup-policy.js';
 import type { AccountCredentialService } from '../users/account-credentials.js';
 import { assertRecentSignIn } from '../mfa/mfa-enrollment-service.js';
 import type { IssuerChangeNotifier } from './issuer-change-notice.js';
+import {
+  consumeAuthRequest, deleteAuthRequestsExpiredBefore, deleteAuthRequestsOfTenant, findAuthRequestState, insertAuthRequest, type ConsumedAuthRequest,
+} from './idp-auth-request-queries.js';
+import { deleteIdentity, insertIdentity, lockIdentity, touchIdentityLogin } from './idp-identity-queries.js';
+import { clearIdpCredentials, updateTenant } from '../tenants/tenant-queries.js';
 
 /** Seconds an authorization request (its state, nonce and PKCE verifier) stays usable. */
 export const IDP_AUTH_REQUEST_TTL_SECONDS = 600;
@@ -70,24 +76,6 @@ export interface IdpCredentialsInput {
   issuer?: string | undefined;
   /** Lower-case domain names; omitted or empty: any. */
   allowedEmailDomains?: string[] | undefined;
-}
-
-interface ConsumedRequestRow {
-  id: string;
-  secrets_enc: string;
-  issuer: string;
-  browser_binding_hash: string | null;
-  link_user_id: string | null;
-}
-
-interface RequestStateRow {
-  consumed_at: Date | null;
-  expires_at: Date;
-}
-
-interface LinkRow {
-  id: string;
-  user_id: string;
 }
 
 /**
@@ -204,7 +192,7 @@ export class IdpService {
     const domains = input.allowedEmailDomains && input.allowedEmailDomains.length > 0 ? [...new Set(input.allowedEmailDomains)] : null;
     const secretEnc = this.keyring.encrypt(input.clientSecret, idpClientSecretAssociatedData(tenant.id));
     await em.transactional(async (tx) => {
-      await tx.nativeUpdate(TenantSchema, { id: tenant.id }, {
+      await updateTenant(tx, tenant.id, {
         idpClientId: input.clientId,
         idpClientSecretEnc: secretEnc,
         idpIssuer: issuer,
@@ -213,7 +201,7 @@ export class IdpService {
       });
       // A sign-in in progress against the previous provider cannot complete against the new one.
       if ((issuer ?? this.config.idpIssuer) !== previousIssuer) {
-        await tx.execute('delete from idp_auth_request where tenant_id = ?', [tenant.id]);
+        await deleteAuthRequestsOfTenant(tx, tenant.id);
       }
       await this.audit.record(tx, {
         tenantId: tenant.id,
@@ -251,8 +239,7 @@ export class IdpService {
       throw forbidden('admin_session_required', 'Changing the identity provider\'s issuer needs a signed-in Admin, not an API key');
     }
     await assertRecentSignIn(em, tenant, { userId: by.userId, sessionId: by.sessionId });
-    const rows = (await em.execute('select email from app_user where id = ? and tenant_id = ?', [by.userId, tenant.id])) as { email: string }[];
-    return rows[0]?.email ?? 'an administrator';
+    return (await findUserEmail(em, tenant.id, by.userId)) ?? 'an administrator';
   }
 
   /**
@@ -262,14 +249,9 @@ export class IdpService {
    */
   async deleteCredentials(em: EntityManager, tenant: Tenant, actor: Actor, meta: RequestMeta): Promise<void> {
     await em.transactional(async (tx) => {
-      const cleared = (await tx.execute(
-        `update tenant set idp_client_id = null, idp_client_secret_enc = null, updated_at = ?
-          where id = ? and (idp_client_id is not null or idp_client_secret_enc is not null)
-          returning id`,
-        [new Date(), tenant.id],
-      )) as { id: string }[];
-      await tx.execute('delete from idp_auth_request where tenant_id = ?', [tenant.id]);
-      if (cleared.length === 0) return;
+      const cleared = await clearIdpCredentials(tx, tenant.id, new Date());
+      await deleteAuthRequestsOfTenant(tx, tenant.id);
+      if (!cleared) return;
       await this.audit.record(tx, {
         tenantId: tenant.id,
         action: 'IdpOauthUnlinked',
@@ -300,11 +282,8 @@ export class IdpService {
       JSON.stringify({ codeVerifier: request.codeVerifier, nonce: request.nonce }),
       authRequestAssociatedData(tenant.id, id),
     );
-    await em.execute('delete from idp_auth_request where tenant_id = ? and expires_at < ?', [
-      tenant.id,
-      new Date(now.getTime() - IDP_AUTH_REQUEST_RETENTION_SECONDS * 1000),
-    ]);
-    await em.insert(IdpAuthRequestSchema, {
+    await deleteAuthRequestsExpiredBefore(em, tenant.id, new Date(now.getTime() - IDP_AUTH_REQUEST_RETENTION_SECONDS * 1000));
+    await insertAuthRequest(em, {
       id,
       tenantId: tenant.id,
       stateHash: sha256Hex(request.state),
@@ -370,11 +349,11 @@ export class IdpService {
     if (params.state === undefined) throw badRequest('invalid_state', 'The state parameter is missing');
     const request = await this.consumeRequest(em, tenant, params.state);
     // the hosted pages complete only flows this browser started (no login CSRF with an API client's state)
-    if (requireBinding && request.browser_binding_hash === null) {
+    if (requireBinding && request.browserBindingHash === null) {
       throw unauthorized('browser_mismatch', 'This sign-in was not started in this browser; start again here');
     }
-    if (request.browser_binding_hash !== null) {
-      const bound = presentedBinding !== undefined && constantTimeEqual(sha256Hex(presentedBinding), request.browser_binding_hash);
+    if (request.browserBindingHash !== null) {
+      const bound = presentedBinding !== undefined && constantTimeEqual(sha256Hex(presentedBinding), request.browserBindingHash);
       if (!bound) throw unauthorized('browser_mismatch', 'This sign-in was started in another browser; start again here');
     }
     if (params.code === undefined) throw badRequest('missing_code', 'The authorization code is missing');
@@ -383,7 +362,7 @@ export class IdpService {
       throw badRequest('invalid_state', 'The sign-in was started against another identity provider; start again');
     }
     const secrets = storedSecrets.parse(
-      JSON.parse(this.keyring.decrypt(request.secrets_enc, authRequestAssociatedData(tenant.id, request.id))),
+      JSON.parse(this.keyring.decrypt(request.secretsEnc, authRequestAssociatedData(tenant.id, request.id))),
     );
     const identity = await this.provider.exchangeCode(
       request.issuer,
@@ -400,11 +379,11 @@ export class IdpService {
     await this.checkEmailDomain(em, tenant, identity, meta);
     let user: User;
     try {
-      user = await this.resolveIdentity(em, tenant, identity, meta, request.link_user_id);
+      user = await this.resolveIdentity(em, tenant, identity, meta, request.linkUserId);
     } catch (err) {
       // Two first sign-ins of the same person at once: the loser finds the winner's link on retry.
       if (!isUniqueViolation(err)) throw err;
-      user = await this.resolveIdentity(em, tenant, identity, meta, request.link_user_id);
+      user = await this.resolveIdentity(em, tenant, identity, meta, request.linkUserId);
     }
     if (this.mfa.requiredMethods(tenant, user).length > 0 && !this.providerMfaAccepted(tenant, user, identity.amr)) {
       const challenge = await this.challenges.issue(em, tenant, user, 'idp', identity.issuer);
@@ -468,24 +447,14 @@ export class IdpService {
    * Marks the request of `state` as spent, atomically, so a state is accepted once.
    * @throws ApiError 400 `invalid_state` (unknown, or of another tenant), `state_reused`, `state_expired`.
    */
-  private async consumeRequest(em: EntityManager, tenant: Tenant, state: string): Promise<ConsumedRequestRow> {
+  private async consumeRequest(em: EntityManager, tenant: Tenant, state: string): Promise<ConsumedAuthRequest> {
     const now = new Date();
     const stateHash = sha256Hex(state);
-    const consumed = (await em.execute(
-      `update idp_auth_request set consumed_at = ?
-        where tenant_id = ? and state_hash = ? and consumed_at is null and expires_at > ?
-        returning id, secrets_enc, issuer, browser_binding_hash, link_user_id`,
-      [now, tenant.id, stateHash, now],
-    )) as ConsumedRequestRow[];
-    const row = consumed[0];
+    const row = await consumeAuthRequest(em, tenant.id, stateHash, now);
     if (row) return row;
-    const rows = (await em.execute('select consumed_at, expires_at from idp_auth_request where tenant_id = ? and state_hash = ?', [
-      tenant.id,
-      stateHash,
-    ])) as RequestStateRow[];
-    const known = rows[0];
+    const known = await findAuthRequestState(em, tenant.id, stateHash);
     if (!known) throw badRequest('invalid_state', 'The state parameter does not belong to a sign-in started here');
-    if (known.consumed_at) throw badRequest('state_reused', 'This sign-in was already completed or abandoned; start again');
+    if (known.consumedAt) throw badRequest('state_reused', 'This sign-in was already completed or abandoned; start again');
     throw badRequest('state_expired', 'The sign-in took too long; start again');
   }
 
@@ -533,7 +502,7 @@ export class IdpService {
         if (user && user.id !== linkUserId) {
           throw conflict('idp_identity_linked_elsewhere', 'This provider account is already linked to another user of this tenant');
         }
-        const linking = await tx.findOne(UserSchema, { id: linkUserId, tenantId: tenant.id, deletedAt: null }, { disableIdentityMap: true });
+        const linking = await findLiveUserById(tx, tenant.id, linkUserId);
         if (!linking) throw badRequest('invalid_state', 'The account that started this link no longer exists; start again');
         if (email === null || email !== linking.email) {
           throw unauthorized('idp_link_email_mismatch', 'The provider account must have the same verified email address as your account');
@@ -561,9 +530,7 @@ export class IdpService {
         throw unauthorized('email_not_verified', 'The email address is not verified yet');
       }
       if (via) await this.link(tx, tenant, user, identity, via, meta, now);
-      await tx.execute('update idp_identity set last_login_at = ? where tenant_id = ? and issuer = ? and subject = ?', [
-        now, tenant.id, identity.issuer, identity.subject,
-      ]);
+      await touchIdentityLogin(tx, tenant.id, identity.issuer, identity.subject, now);
       return user;
     });
   }
@@ -580,15 +547,11 @@ export class IdpService {
    * (the user stays deleted; the person is treated as new).
    */
   private async linkedUser(tx: EntityManager, tenant: Tenant, identity: IdpIdentityClaims): Promise<User | null> {
-    const links = (await tx.execute(
-      'select id, user_id from idp_identity where tenant_id = ? and issuer = ? and subject = ? for update',
-      [tenant.id, identity.issuer, identity.subject],
-    )) as LinkRow[];
-    const link = links[0];
+    const link = await lockIdentity(tx, tenant.id, identity.issuer, identity.subject);
     if (!link) return null;
-    const user = await tx.findOne(UserSchema, { id: link.user_id, tenantId: tenant.id }, { disableIdentityMap: true });
+    const user = await findUserById(tx, tenant.id, link.userId);
     if (user && user.deletedAt === null) return user;
-    await tx.execute('delete from idp_identity where id = ? and tenant_id = ?', [link.id, tenant.id]);
+    await deleteIdentity(tx, tenant.id, link.id);
     return null;
   }
 
@@ -601,7 +564,7 @@ export class IdpService {
     meta: RequestMeta,
     now: Date,
   ): Promise<void> {
-    await tx.insert(IdpIdentitySchema, {
+    await insertIdentity(tx, {
       id: randomUUID(),
       tenantId: tenant.id,
       userId: user.id,
@@ -625,7 +588,7 @@ export class IdpService {
   private async createMember(tx: EntityManager, tenant: Tenant, email: string, identity: IdpIdentityClaims, meta: RequestMeta, now: Date): Promise<User> {
     assertMaySignUp(tenant, email);
     const user = newUser({ tenantId: tenant.id, email, passwordHash: null, status: 'Active', role: 'Member', emailVerifiedAt: now }, now);
-    await tx.insert(UserSchema, user);
+    await insertUser(tx, user);
     await this.audit.record(tx, {
       tenantId: tenant.id,
       action: 'UserSignup',
@@ -653,11 +616,7 @@ export class IdpService {
     const cleared = await this.credentials.clearAll(tx, tenant.id, user.id, 'account_taken_over', system, meta, identity);
     const hadPassword = cleared.hadPassword;
     const sessionsEnded = cleared.sessionsEnded;
-    await tx.execute(
-      `update app_user set email_verified_at = ?, status = case when status = 'Pending' then 'Active' else status end, updated_at = ?
-       where id = ? and tenant_id = ?`,
-      [now, now, user.id, tenant.id],
-    );
+    await setEmailVerifiedByProvider(tx, tenant.id, user.id, now);
     Object.assign(user, {
       passwordHash: null, totpSecretEnc: null, totpEnrolledAt: null, totpPendingSecretEnc: null, totpLastUsedStep: null,
       emailVerifiedAt: now, status: user.status === 'Pending' ? 'Active' : user.status,

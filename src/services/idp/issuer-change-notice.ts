@@ -4,6 +4,7 @@ import type { Tenant } from '../../entities/tenant.js';
 import { escapeHtml } from '../../lib/html.js';
 import type { Mailer, MailMessage } from '../mail/mailer.js';
 import { quotedTenantName } from '../mail/tenant-name.js';
+import { findActiveAdminEmails } from '../users/user-queries.js';
 
 /**
  * Mails every live Admin of a tenant that the tenant's identity provider (its OpenID issuer) was
@@ -22,13 +23,10 @@ export class IssuerChangeNotifier {
    * `changedBy` is the email of the Admin who made the change.
    */
   async notifyAdmins(em: EntityManager, tenant: Tenant, previousIssuer: string, newIssuer: string, changedBy: string): Promise<void> {
-    const admins = (await em.execute(
-      `select email from app_user where tenant_id = ? and role = 'Admin' and status = 'Active' and deleted_at is null`,
-      [tenant.id],
-    )) as { email: string }[];
+    const admins = await findActiveAdminEmails(em, tenant.id);
     for (const admin of admins) {
       try {
-        await this.mailer.send(issuerChangeMail(tenant.name, admin.email, previousIssuer, newIssuer, changedBy), tenant.id);
+        await this.mailer.send(issuerChangeMail(tenant.name, admin, previousIssuer, newIssuer, changedBy), tenant.id);
       } catch (err) {
         this.logger.warn({ err, tenantId: tenant.id }, 'issuer-change notice not delivered');
       }

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.js';
-import { InviteSchema, type Invite, type InviteStatus } from '../../entities/invite.js';
-import { TenantSchema, type Tenant } from '../../entities/tenant.js';
+import type { Invite, InviteStatus } from '../../entities/invite.js';
+import type { Tenant } from '../../entities/tenant.js';
 import { newUser } from '../../entities/new-user.js';
-import { UserSchema, type User, type UserRole } from '../../entities/user.js';
+import type { User, UserRole } from '../../entities/user.js';
 import { normalizeEmail } from '../../lib/email.js';
 import { conflict, isUniqueViolation, notFound, tooManyRequests, unauthorized } from '../../lib/errors.js';
 import { escapeHtml } from '../../lib/html.js';
@@ -17,6 +16,12 @@ import type { AuditService } from '../audit/audit-service.js';
 import type { Mailer } from '../mail/mailer.js';
 import { quotedTenantName } from '../mail/tenant-name.js';
 import type { IssuedTokens, SessionService } from '../sessions/session-service.js';
+import { countLiveUsersWithEmail, insertUser } from '../users/user-queries.js';
+import { findLiveTenantById, lockTenantRow } from '../tenants/tenant-queries.js';
+import {
+  acceptInvite, countInvitesSince, expireDueInvites, findInvite, findInviteByTokenHash, findInvitesOfTenant, insertInvite, lockInvite,
+  revokeInvite, revokeOpenInvitesTo,
+} from './invite-queries.js';
 
 /** Default invite lifetime in seconds (7 days, docs/decisions.md "Invites"). */
 export const INVITE_DEFAULT_TTL_SECONDS = 604_800;
@@ -95,20 +100,17 @@ export class InviteService {
       revokedAt: null,
     };
     await em.transactional(async (tx) => {
-      const existing = await tx.count(UserSchema, { tenantId: tenant.id, email, deletedAt: null });
+      const existing = await countLiveUsersWithEmail(tx, tenant.id, email);
       if (existing > 0) throw conflict('email_taken', 'A user with this email already exists in the tenant');
       await this.assertDailyInviteBudget(tx, tenant, now);
-      const superseded = (await tx.execute(
-        `update invite set status = 'Revoked', revoked_at = ? where tenant_id = ? and email = ? and status = 'Open' returning id`,
-        [now, tenant.id, email],
-      )) as { id: string }[];
-      for (const row of superseded) {
+      const superseded = await revokeOpenInvitesTo(tx, tenant.id, email, now);
+      for (const supersededId of superseded) {
         await this.audit.record(tx, {
-          tenantId: tenant.id, action: 'InviteRevoked', actor, target: { type: 'invite', id: row.id }, meta,
+          tenantId: tenant.id, action: 'InviteRevoked', actor, target: { type: 'invite', id: supersededId }, meta,
           details: { email, reason: 'superseded', supersededBy: invite.id },
         });
       }
-      await tx.insert(InviteSchema, invite);
+      await insertInvite(tx, invite);
       await this.audit.record(tx, {
         tenantId: tenant.id, action: 'InviteCreated', actor, target: { type: 'invite', id: invite.id }, meta,
         details: { email, role: invite.role, expiresAt: invite.expiresAt.toISOString(), ...(input.resendOf ? { resendOf: input.resendOf } : {}) },
@@ -130,7 +132,7 @@ export class InviteService {
   async resend(em: EntityManager, tenant: Tenant, inviteId: string, actor: Actor, meta: RequestMeta): Promise<{ invite: Invite; token: string }> {
     if (!isUuid(inviteId)) throw notFound('Invite not found');
     await this.expireDue(em, tenant.id, meta, inviteId);
-    const previous = await em.findOne(InviteSchema, { id: inviteId, tenantId: tenant.id }, { disableIdentityMap: true });
+    const previous = await findInvite(em, tenant.id, inviteId);
     if (!previous) throw notFound('Invite not found');
     if (previous.status !== 'Open' && previous.status !== 'Expired') {
       throw conflict('invite_not_open', `The invite is ${previous.status.toLowerCase()} and cannot be sent again`);
@@ -144,13 +146,10 @@ export class InviteService {
    * @throws ApiError 429 `rate_limited` with `details.retryAfterSeconds` (when the oldest counted invite leaves the window).
    */
   private async assertDailyInviteBudget(tx: EntityManager, tenant: Tenant, now: Date): Promise<void> {
-    await tx.execute('select id from tenant where id = ? for update', [tenant.id]);
+    await lockTenantRow(tx, tenant.id);
     const since = new Date(now.getTime() - INVITE_LIMIT_WINDOW_SECONDS * 1000);
-    const [row] = (await tx.execute(
-      'select count(*)::int as n, min(created_at) as oldest from invite where tenant_id = ? and created_at > ?',
-      [tenant.id, since],
-    )) as { n: number; oldest: Date | null }[];
-    if (!row || row.n < this.config.invitesPerTenantPerDay) return;
+    const row = await countInvitesSince(tx, tenant.id, since);
+    if (row.count < this.config.invitesPerTenantPerDay) return;
     const freesAt = new Date(row.oldest ?? now).getTime() + INVITE_LIMIT_WINDOW_SECONDS * 1000;
     throw tooManyRequests(Math.max(1, Math.ceil((freesAt - now.getTime()) / 1000)));
   }
@@ -184,11 +183,7 @@ export class InviteService {
     const statuses: InviteStatus[] = ['Open', 'Expired'];
     if (options.includeAccepted) statuses.push('Accepted');
     if (options.includeRevoked) statuses.push('Revoked');
-    return em.find(
-      InviteSchema,
-      { tenantId: tenant.id, status: { $in: statuses } },
-      { orderBy: { createdAt: 'desc', id: 'desc' }, disableIdentityMap: true },
-    );
+    return findInvitesOfTenant(em, tenant.id, statuses);
   }
 
   /**
@@ -198,17 +193,11 @@ export class InviteService {
    */
   async expireDue(em: EntityManager, tenantId: string, meta: RequestMeta, inviteId?: string): Promise<number> {
     return em.transactional(async (tx) => {
-      const params: unknown[] = [tenantId, new Date()];
-      if (inviteId) params.push(inviteId);
-      const rows = (await tx.execute(
-        `update invite set status = 'Expired' where tenant_id = ? and status = 'Open' and expires_at <= ?
-          ${inviteId ? 'and id = ?' : ''} returning id, email, expires_at`,
-        params,
-      )) as { id: string; email: string; expires_at: Date }[];
+      const rows = await expireDueInvites(tx, tenantId, new Date(), inviteId);
       for (const row of rows) {
         await this.audit.record(tx, {
           tenantId, action: 'InviteExpired', actor: SYSTEM_ACTOR, target: { type: 'invite', id: row.id }, meta,
-          details: { email: row.email, expiredAt: new Date(row.expires_at).toISOString() },
+          details: { email: row.email, expiredAt: new Date(row.expiresAt).toISOString() },
         });
       }
       return rows.length;
@@ -224,11 +213,11 @@ export class InviteService {
     if (!isUuid(inviteId)) throw notFound('Invite not found');
     await this.expireDue(em, tenant.id, meta, inviteId);
     await em.transactional(async (tx) => {
-      const invite = await tx.findOne(InviteSchema, { id: inviteId, tenantId: tenant.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, disableIdentityMap: true });
+      const invite = await lockInvite(tx, tenant.id, inviteId);
       if (!invite) throw notFound('Invite not found');
       if (invite.status === 'Revoked') return;
       if (invite.status !== 'Open') throw conflict('invite_not_open', `The invite is ${invite.status.toLowerCase()} and cannot be revoked`);
-      await tx.nativeUpdate(InviteSchema, { id: invite.id, tenantId: tenant.id }, { status: 'Revoked', revokedAt: new Date() });
+      await revokeInvite(tx, tenant.id, invite.id, new Date());
       await this.audit.record(tx, {
         tenantId: tenant.id, action: 'InviteRevoked', actor, target: { type: 'invite', id: invite.id }, meta,
         details: { email: invite.email, reason: 'revoked' },
@@ -245,8 +234,8 @@ export class InviteService {
    *   409 `email_taken` when the email already belongs to a live user of the tenant.
    */
   async accept(em: EntityManager, token: string, password: string, meta: RequestMeta): Promise<AcceptedInvite> {
-    const found = await em.findOne(InviteSchema, { tokenHash: sha256Hex(token) }, { disableIdentityMap: true });
-    const tenant = found ? await em.findOne(TenantSchema, { id: found.tenantId, deletedAt: null }, { disableIdentityMap: true }) : null;
+    const found = await findInviteByTokenHash(em, sha256Hex(token));
+    const tenant = found ? await findLiveTenantById(em, found.tenantId) : null;
     if (!found || !tenant || found.status === 'Revoked' || found.status === 'Accepted') {
       throw unauthorized('invite_invalid', 'The invitation is not valid');
     }
@@ -262,15 +251,10 @@ export class InviteService {
     try {
       const tokens = await em.transactional(async (tx) => {
         // Only one of two concurrent acceptances of the same token claims the invite.
-        const claimed = await tx.nativeUpdate(
-          InviteSchema,
-          { id: found.id, status: 'Open', expiresAt: { $gt: now } },
-          { status: 'Accepted', acceptedAt: now, acceptedUserId: user.id },
-        );
-        if (claimed === 0) throw unauthorized('invite_invalid', 'The invitation is not valid');
-        const existing = await tx.count(UserSchema, { tenantId: tenant.id, email: user.email, deletedAt: null });
+        if (!(await acceptInvite(tx, found.id, user.id, now))) throw unauthorized('invite_invalid', 'The invitation is not valid');
+        const existing = await countLiveUsersWithEmail(tx, tenant.id, user.email);
         if (existing > 0) throw conflict('email_taken', 'A user with this email already exists in the tenant');
-        await tx.insert(UserSchema, user);
+        await insertUser(tx, user);
         const actor: Actor = { type: 'user', id: user.id };
         await this.audit.record(tx, {
           tenantId: tenant.id, action: 'InviteAccepted', actor, target: { type: 'invite', id: found.id }, meta,

@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { TransactionContext } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { deleteAttemptsBatch } from '../webhooks/webhook-delivery-queries.js';
+import {
+  claimJobs, deleteFailedJobsBatch, deleteFinishedJob, extendJobLease, insertJob, jobStats, markJobFailed, scheduleJobRetry, type JobKind,
+} from './job-queries.js';
 
-/** Kinds of job the worker runs; each has one handler (see JobWorker). */
-export type JobKind = 'mail.send' | 'webhook.deliver' | 'account-mail.request';
+export type { JobKind };
 
 /** A job claimed by a worker. */
 export interface ClaimedJob {
@@ -36,14 +39,6 @@ export const RETENTION_BATCH_SIZE = 1000;
  * JobWorker), so a job whose worker died runs again soon, and a running job is never taken over.
  */
 export const JOB_LEASE_SECONDS = 30;
-
-interface JobRow {
-  id: string;
-  kind: JobKind;
-  payload: Record<string, unknown>;
-  attempts: number;
-  max_attempts: number;
-}
 
 /**
  * The durable job queue on the service's own PostgreSQL database (table `job`, docs/events.md).
@@ -80,12 +75,10 @@ export class JobQueue {
    */
   async enqueue(kind: JobKind, payload: Record<string, unknown>, options: EnqueueOptions, em?: EntityManager): Promise<string> {
     const id = options.id ?? randomUUID();
-    await this.currentEm(em).execute(
-      `insert into job (id, queue, kind, payload, run_at, attempts, max_attempts, created_at, recipient_digest)
-       values (?, ?, ?, ?::jsonb, now() + make_interval(secs => ?), 0, ?, now(), ?)`,
-      [id, this.name, kind, JSON.stringify(payload), options.delaySeconds ?? 0, options.maxAttempts, options.recipientDigest ?? null],
-      'run',
-    );
+    await insertJob(this.currentEm(em), {
+      id, queue: this.name, kind, payload, delaySeconds: options.delaySeconds ?? 0, maxAttempts: options.maxAttempts,
+      recipientDigest: options.recipientDigest ?? null,
+    });
     return id;
   }
 
@@ -94,18 +87,8 @@ export class JobQueue {
    * Rows locked by another worker's claim are skipped, never waited for.
    */
   async claim(workerId: string, limit: number): Promise<ClaimedJob[]> {
-    const rows = await this.orm.em.fork().execute<JobRow[]>(
-      `update job set attempts = attempts + 1, locked_by = ?, locked_until = now() + make_interval(secs => ?)
-       where id in (
-         select id from job
-         where queue = ? and failed_at is null and run_at <= now() and (locked_until is null or locked_until < now())
-         order by run_at
-         limit ?
-         for update skip locked)
-       returning id, kind, payload, attempts, max_attempts`,
-      [workerId, this.leaseSeconds, this.name, limit],
-    );
-    return rows.map((row) => ({ id: row.id, kind: row.kind, payload: row.payload, attempt: row.attempts, maxAttempts: row.max_attempts }));
+    const rows = await claimJobs(this.orm.em.fork(), this.name, workerId, this.leaseSeconds, limit);
+    return rows.map((row) => ({ id: row.id, kind: row.kind, payload: row.payload, attempt: row.attempts, maxAttempts: row.maxAttempts }));
   }
 
   /**
@@ -114,17 +97,12 @@ export class JobQueue {
    * @returns false when the worker no longer holds the job (its lease ran out and another worker took it).
    */
   async extendLease(job: ClaimedJob, workerId: string): Promise<boolean> {
-    const result = (await this.orm.em.fork().execute(
-      'update job set locked_until = now() + make_interval(secs => ?) where id = ? and locked_by = ?',
-      [this.leaseSeconds, job.id, workerId],
-      'run',
-    )) as { affectedRows?: number };
-    return (result.affectedRows ?? 0) > 0;
+    return extendJobLease(this.orm.em.fork(), job.id, workerId, this.leaseSeconds);
   }
 
   /** Removes a job that ran to completion (only while `workerId` still holds it). */
   async complete(job: ClaimedJob, workerId: string): Promise<void> {
-    await this.orm.em.fork().execute('delete from job where id = ? and locked_by = ?', [job.id, workerId], 'run');
+    await deleteFinishedJob(this.orm.em.fork(), job.id, workerId);
   }
 
   /**
@@ -135,17 +113,10 @@ export class JobQueue {
   async fail(job: ClaimedJob, workerId: string, error: string, retryInSeconds: number | undefined): Promise<void> {
     const message = error.slice(0, 500);
     if (retryInSeconds === undefined) {
-      await this.orm.em.fork().execute(
-        'update job set failed_at = now(), locked_until = null, locked_by = null, last_error = ? where id = ? and locked_by = ?',
-        [message, job.id, workerId], 'run',
-      );
+      await markJobFailed(this.orm.em.fork(), job.id, workerId, message);
       return;
     }
-    await this.orm.em.fork().execute(
-      `update job set run_at = now() + make_interval(secs => ?), locked_until = null, locked_by = null, last_error = ?
-       where id = ? and locked_by = ?`,
-      [retryInSeconds, message, job.id, workerId], 'run',
-    );
+    await scheduleJobRetry(this.orm.em.fork(), job.id, workerId, message, retryInSeconds);
   }
 
   /**
@@ -158,39 +129,24 @@ export class JobQueue {
    */
   async purgeExpired(failedRetentionDays: number, deliveryRetentionDays: number, now: Date = new Date()): Promise<{ failedJobs: number; deliveries: number }> {
     const days = (n: number) => new Date(now.getTime() - n * 86_400_000);
-    const batches = async (sql: string, params: unknown[]): Promise<number> => {
+    const batches = async (deleteBatch: (em: EntityManager) => Promise<number>): Promise<number> => {
       let total = 0;
       for (;;) {
-        const rows = await this.orm.em.fork().execute<{ id: string }[]>(sql, [...params, RETENTION_BATCH_SIZE]);
-        total += rows.length;
-        if (rows.length < RETENTION_BATCH_SIZE) return total;
+        const deleted = await deleteBatch(this.orm.em.fork());
+        total += deleted;
+        if (deleted < RETENTION_BATCH_SIZE) return total;
       }
     };
-    const failedJobs = await batches(
-      `delete from job where id in (
-         select id from job where queue = ? and failed_at is not null and failed_at < ? limit ? for update skip locked)
-       returning id`,
-      [this.name, days(failedRetentionDays)],
-    );
-    const deliveries = await batches(
-      `delete from webhook_delivery where id in (
-         select id from webhook_delivery where created_at < ? limit ? for update skip locked)
-       returning id`,
-      [days(deliveryRetentionDays)],
-    );
+    const failedBefore = days(failedRetentionDays);
+    const failedJobs = await batches((em) => deleteFailedJobsBatch(em, this.name, failedBefore, RETENTION_BATCH_SIZE));
+    const deliveredBefore = days(deliveryRetentionDays);
+    const deliveries = await batches((em) => deleteAttemptsBatch(em, deliveredBefore, RETENTION_BATCH_SIZE));
     return { failedJobs, deliveries };
   }
 
   /** Queue figures for the periodic metrics log line and readiness: waiting, due now, failed for good. */
   async stats(): Promise<{ pending: number; due: number; failed: number }> {
-    const [row] = await this.orm.em.fork().execute<{ pending: string; due: string; failed: string }[]>(
-      `select count(*) filter (where failed_at is null) as pending,
-              count(*) filter (where failed_at is null and run_at <= now()) as due,
-              count(*) filter (where failed_at is not null) as failed
-       from job where queue = ?`,
-      [this.name],
-    );
-    return { pending: Number(row?.pending ?? 0), due: Number(row?.due ?? 0), failed: Number(row?.failed ?? 0) };
+    return jobStats(this.orm.em.fork(), this.name);
   }
 }
 

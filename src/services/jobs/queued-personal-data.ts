@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Keyring } from '../../security/keyring.js';
 import { mailRecipientDigests } from '../mail/mailer.js';
+import { findTenantPeopleEmails } from '../users/user-queries.js';
+import { deleteJobsOfRecipient, deleteJobsOfTenant } from './job-queries.js';
 
 /**
  * Erasure of the personal data waiting in the job queue (GDPR art. 17; docs/events.md "Erasure").
@@ -24,15 +26,7 @@ export class QueuedPersonalData {
    */
   async discard(em: EntityManager, tenantId: string, email: string): Promise<number> {
     const digests = mailRecipientDigests(this.keyring, tenantId, email);
-    const rows = await em.execute<{ id: string }[]>(
-      `delete from job
-        where (kind in ('mail.send', 'account-mail.request') and recipient_digest in (${digests.map(() => '?').join(', ')}))
-           -- account-mail requests queued before they were sealed
-           or (kind = 'account-mail.request' and payload->>'tenantId' = ? and lower(payload->>'email') = lower(?))
-        returning id`,
-      [...digests, tenantId, email],
-    );
-    return rows.length;
+    return deleteJobsOfRecipient(em, digests, tenantId, email);
   }
 
   /**
@@ -42,13 +36,9 @@ export class QueuedPersonalData {
    * @returns how many jobs were deleted.
    */
   async discardTenant(em: EntityManager, tenantId: string): Promise<number> {
-    const people = await em.execute<{ email: string }[]>(
-      'select email from app_user where tenant_id = ? union select email from invite where tenant_id = ?',
-      [tenantId, tenantId],
-    );
+    const people = await findTenantPeopleEmails(em, tenantId);
     let deleted = 0;
-    for (const person of people) deleted += await this.discard(em, tenantId, person.email);
-    const rows = await em.execute<{ id: string }[]>(`delete from job where payload->>'tenantId' = ? returning id`, [tenantId]);
-    return deleted + rows.length;
+    for (const email of people) deleted += await this.discard(em, tenantId, email);
+    return deleted + (await deleteJobsOfTenant(em, tenantId));
   }
 }

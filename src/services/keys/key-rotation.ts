@@ -7,6 +7,12 @@ import { mailRecipientDigest, queuedMailAad } from '../mail/mailer.js';
 import { accountMailRequestAad } from '../mail/account-mail-requests.js';
 import { applicationSecretAad } from '../oidc/application-service.js';
 import { signingKeyAad } from '../oidc/signing-keys.js';
+import { findSealedJobs, replaceSealedJob } from '../jobs/job-queries.js';
+import { findApplicationSecrets, replaceClientSecretCiphertext } from '../oidc/oidc-application-queries.js';
+import { findKeyCiphertexts, replaceKeyCiphertext } from '../oidc/signing-key-queries.js';
+import { findTenantIdpSecrets, replaceIdpSecretCiphertext } from '../tenants/tenant-queries.js';
+import { findUsersWithTotpSecrets, replaceTotpCiphertext } from '../users/user-queries.js';
+import { findEndpointCiphertexts, replaceEndpointCiphertext } from '../webhooks/webhook-endpoint-queries.js';
 
 
 /** What {@link reencryptSecrets} did. */
@@ -51,14 +57,6 @@ const MAIL_PAGE_SIZE = 500;
 /** Users read per query while walking a tenant. */
 const USER_PAGE_SIZE = 500;
 
-interface UserSecretsRow {
-  id: string;
-  totp_secret_enc: string | null;
-  totp_pending_secret_enc: string | null;
-}
-
-type Column = 'totp_secret_enc' | 'totp_pending_secret_enc';
-
 /**
  * Key rotation (`npm run keys:rotate`): rewrites every field-encrypted secret made under an older key
  * of the ring (TOTP secrets, pending TOTP secrets, tenants' IdP client secrets, webhook signing
@@ -85,84 +83,48 @@ export async function reencryptSecrets(em: EntityManager, keyring: Keyring, scop
     }
   };
 
-  const tenants = (await em.execute(
-    `select id, idp_client_secret_enc from tenant${scope.tenantId ? ' where id = ?' : ''} order by id`,
-    scope.tenantId ? [scope.tenantId] : [],
-  )) as {
-    id: string;
-    idp_client_secret_enc: string | null;
-  }[];
+  const tenants = await findTenantIdpSecrets(em, scope.tenantId);
   for (const tenant of tenants) {
-    const idpSecret = rewrap(tenant.idp_client_secret_enc, idpClientSecretAssociatedData(tenant.id), 'idp_client_secret', tenant.id);
-    if (idpSecret !== null) {
-      const updated = await em.execute('update tenant set idp_client_secret_enc = ? where id = ? and idp_client_secret_enc = ? returning id', [
-        idpSecret, tenant.id, tenant.idp_client_secret_enc,
-      ]);
-      report.idpClientSecrets += updated.length;
-    }
+    const idpSecret = rewrap(tenant.idpClientSecretEnc, idpClientSecretAssociatedData(tenant.id), 'idp_client_secret', tenant.id);
+    if (idpSecret !== null && (await replaceIdpSecretCiphertext(em, tenant.id, idpSecret, tenant.idpClientSecretEnc!))) report.idpClientSecrets += 1;
 
-    const endpoints = (await em.execute(
-      'select id, secret_encrypted, previous_secret_encrypted from webhook_endpoint where tenant_id = ? order by id',
-      [tenant.id],
-    )) as { id: string; secret_encrypted: string; previous_secret_encrypted: string | null }[];
+    const endpoints = await findEndpointCiphertexts(em, tenant.id);
     for (const endpoint of endpoints) {
-      for (const column of ['secret_encrypted', 'previous_secret_encrypted'] as const) {
-        const fresh = rewrap(endpoint[column], webhookSecretAad(endpoint.id), 'webhook_secret', endpoint.id);
+      const secrets = [['current', endpoint.secretEncrypted], ['previous', endpoint.previousSecretEncrypted]] as const;
+      for (const [which, ciphertext] of secrets) {
+        const fresh = rewrap(ciphertext, webhookSecretAad(endpoint.id), 'webhook_secret', endpoint.id);
         if (fresh === null) continue;
-        const updated = await em.execute(
-          `update webhook_endpoint set ${column} = ? where id = ? and tenant_id = ? and ${column} = ? returning id`,
-          [fresh, endpoint.id, tenant.id, endpoint[column]],
-        );
-        report.webhookSecrets += updated.length;
+        if (await replaceEndpointCiphertext(em, tenant.id, endpoint.id, which, fresh, ciphertext!)) report.webhookSecrets += 1;
       }
     }
 
-    const applications = (await em.execute('select id, client_secret_enc from oidc_application where tenant_id = ? and client_secret_enc is not null order by id', [
-      tenant.id,
-    ])) as { id: string; client_secret_enc: string }[];
+    const applications = await findApplicationSecrets(em, tenant.id);
     for (const app of applications) {
-      const fresh = rewrap(app.client_secret_enc, applicationSecretAad(app.id), 'application_secret', app.id);
+      const fresh = rewrap(app.clientSecretEnc, applicationSecretAad(app.id), 'application_secret', app.id);
       if (fresh === null) continue;
-      const updated = await em.execute('update oidc_application set client_secret_enc = ? where id = ? and tenant_id = ? and client_secret_enc = ? returning id', [
-        fresh, app.id, tenant.id, app.client_secret_enc,
-      ]);
-      report.applicationSecrets += updated.length;
+      if (await replaceClientSecretCiphertext(em, tenant.id, app.id, fresh, app.clientSecretEnc)) report.applicationSecrets += 1;
     }
-    const signingKeys = (await em.execute('select kid, private_jwk_enc from oidc_signing_key where tenant_id = ? order by kid', [tenant.id])) as {
-      kid: string;
-      private_jwk_enc: string;
-    }[];
+    const signingKeys = await findKeyCiphertexts(em, tenant.id);
     for (const key of signingKeys) {
-      const fresh = rewrap(key.private_jwk_enc, signingKeyAad(key.kid), 'oidc_signing_key', key.kid);
+      const fresh = rewrap(key.privateJwkEnc, signingKeyAad(key.kid), 'oidc_signing_key', key.kid);
       if (fresh === null) continue;
-      const updated = await em.execute('update oidc_signing_key set private_jwk_enc = ? where kid = ? and tenant_id = ? and private_jwk_enc = ? returning kid', [
-        fresh, key.kid, tenant.id, key.private_jwk_enc,
-      ]);
-      report.oidcSigningKeys += updated.length;
+      if (await replaceKeyCiphertext(em, tenant.id, key.kid, fresh, key.privateJwkEnc)) report.oidcSigningKeys += 1;
     }
 
     let after = '00000000-0000-0000-0000-000000000000';
     for (;;) {
-      const users = (await em.execute(
-        `select id, totp_secret_enc, totp_pending_secret_enc from app_user
-         where tenant_id = ? and id > ? and (totp_secret_enc is not null or totp_pending_secret_enc is not null)
-         order by id limit ?`,
-        [tenant.id, after, USER_PAGE_SIZE],
-      )) as UserSecretsRow[];
+      const users = await findUsersWithTotpSecrets(em, tenant.id, after, USER_PAGE_SIZE);
       for (const user of users) {
-        const jobs: [Column, 'totp_secret' | 'pending_totp_secret'][] = [
-          ['totp_secret_enc', 'totp_secret'],
-          ['totp_pending_secret_enc', 'pending_totp_secret'],
-        ];
-        for (const [column, kind] of jobs) {
-          const fresh = rewrap(user[column], totpSecretAad(user.id), kind, user.id);
+        const secrets = [
+          ['active', user.totpSecretEnc, 'totp_secret'],
+          ['pending', user.totpPendingSecretEnc, 'pending_totp_secret'],
+        ] as const;
+        for (const [which, ciphertext, kind] of secrets) {
+          const fresh = rewrap(ciphertext, totpSecretAad(user.id), kind, user.id);
           if (fresh === null) continue;
-          const updated = await em.execute(
-            `update app_user set ${column} = ? where id = ? and tenant_id = ? and ${column} = ? returning id`,
-            [fresh, user.id, tenant.id, user[column]],
-          );
-          if (kind === 'totp_secret') report.totpSecrets += updated.length;
-          else report.pendingTotpSecrets += updated.length;
+          if (!(await replaceTotpCiphertext(em, tenant.id, user.id, which, fresh, ciphertext!))) continue;
+          if (kind === 'totp_secret') report.totpSecrets += 1;
+          else report.pendingTotpSecrets += 1;
         }
       }
       if (users.length < USER_PAGE_SIZE) break;
@@ -183,12 +145,7 @@ export async function reencryptSecrets(em: EntityManager, keyring: Keyring, scop
 async function reencryptQueuedMails(em: EntityManager, keyring: Keyring, report: ReencryptionReport, queue: string | undefined): Promise<void> {
   let after = '00000000-0000-0000-0000-000000000000';
   for (;;) {
-    const jobs = (await em.execute(
-      `select id, kind, payload->>'sealed' as sealed from job
-        where kind in ('mail.send', 'account-mail.request') and id > ?${queue === undefined ? '' : ' and queue = ?'}
-        order by id limit ?`,
-      queue === undefined ? [after, MAIL_PAGE_SIZE] : [after, queue, MAIL_PAGE_SIZE],
-    )) as { id: string; kind: 'mail.send' | 'account-mail.request'; sealed: string | null }[];
+    const jobs = await findSealedJobs(em, after, MAIL_PAGE_SIZE, queue);
     for (const job of jobs) {
       if (job.sealed === null || !keyring.needsReencryption(job.sealed)) continue;
       const aad = job.kind === 'mail.send' ? queuedMailAad(job.id) : accountMailRequestAad(job.id);
@@ -207,12 +164,7 @@ async function reencryptQueuedMails(em: EntityManager, keyring: Keyring, report:
         report.failures.push({ kind: 'queued_mail', id: job.id });
         continue;
       }
-      const updated = await em.execute(
-        `update job set payload = payload || jsonb_build_object('sealed', ?::text), recipient_digest = coalesce(?, recipient_digest)
-          where id = ? and payload->>'sealed' = ? returning id`,
-        [fresh, digest, job.id, job.sealed],
-      );
-      report.queuedMails += updated.length;
+      if (await replaceSealedJob(em, job.id, fresh, digest, job.sealed)) report.queuedMails += 1;
     }
     if (jobs.length < MAIL_PAGE_SIZE) break;
     after = jobs.at(-1)!.id;

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AccountTokenSchema, type AccountTokenPurpose } from '../../entities/account-token.js';
+import type { AccountToken, AccountTokenPurpose } from '../../entities/account-token.js';
 import type { Tenant } from '../../entities/tenant.js';
 import type { User } from '../../entities/user.js';
 import { unauthorized } from '../../lib/errors.js';
 import { randomToken, sha256Hex } from '../../security/tokens.js';
 import type { TokenMailInput } from './account-mail.js';
 import type { MailMessage, Mailer } from '../mail/mailer.js';
+import { consumeAccountToken, deleteOpenAccountTokens, findAccountToken, insertAccountToken } from './account-token-queries.js';
 
 /**
  * Seconds each kind of mailed token stays valid: 24 hours to verify an address or confirm a new
@@ -22,11 +23,6 @@ export const ACCOUNT_TOKEN_TTL_SECONDS: Record<AccountTokenPurpose, number> = {
 export interface IssuedAccountToken {
   token: string;
   expiresAt: Date;
-}
-
-interface TokenStateRow {
-  consumed_at: Date | null;
-  expires_at: Date;
 }
 
 /**
@@ -68,12 +64,10 @@ export class AccountTokenService {
     now = new Date(),
     newEmail: string | null = null,
   ): Promise<IssuedAccountToken> {
-    await em.execute('delete from account_token where tenant_id = ? and user_id = ? and purpose = ? and consumed_at is null', [
-      tenantId, userId, purpose,
-    ]);
+    await deleteOpenAccountTokens(em, tenantId, userId, purpose);
     const token = randomToken(32);
     const expiresAt = new Date(now.getTime() + ACCOUNT_TOKEN_TTL_SECONDS[purpose] * 1000);
-    await em.insert(AccountTokenSchema, {
+    await insertAccountToken(em, {
       id: randomUUID(),
       tenantId,
       userId,
@@ -93,11 +87,7 @@ export class AccountTokenService {
    * @returns how many tokens were ended.
    */
   async revokeOpen(em: EntityManager, tenantId: string, userId: string, purpose: AccountTokenPurpose): Promise<number> {
-    const rows = await em.execute(
-      'delete from account_token where tenant_id = ? and user_id = ? and purpose = ? and consumed_at is null returning id',
-      [tenantId, userId, purpose],
-    );
-    return rows.length;
+    return deleteOpenAccountTokens(em, tenantId, userId, purpose);
   }
 
   /**
@@ -105,13 +95,9 @@ export class AccountTokenService {
    * @throws ApiError 401 `invalid_token` (unknown, used, other tenant or purpose), 401 `token_expired`.
    */
   async peek(em: EntityManager, tenantId: string, presented: string, purpose: AccountTokenPurpose): Promise<string> {
-    const rows = (await em.execute(
-      'select user_id, consumed_at, expires_at from account_token where token_hash = ? and tenant_id = ? and purpose = ?',
-      [sha256Hex(presented), tenantId, purpose],
-    )) as (TokenStateRow & { user_id: string })[];
-    const row = rows[0];
+    const row = await findAccountToken(em, tenantId, sha256Hex(presented), purpose);
     this.assertUsable(row);
-    return row!.user_id;
+    return row!.userId;
   }
 
   /**
@@ -143,23 +129,14 @@ export class AccountTokenService {
     now: Date,
   ): Promise<{ userId: string; newEmail: string | null }> {
     const tokenHash = sha256Hex(presented);
-    const rows = (await em.execute(
-      `update account_token set consumed_at = ?
-        where token_hash = ? and tenant_id = ? and purpose = ? and consumed_at is null and expires_at > ?
-        returning user_id, new_email`,
-      [now, tokenHash, tenantId, purpose, now],
-    )) as { user_id: string; new_email: string | null }[];
-    if (rows[0]) return { userId: rows[0].user_id, newEmail: rows[0].new_email };
-    const state = (await em.execute(
-      'select consumed_at, expires_at from account_token where token_hash = ? and tenant_id = ? and purpose = ?',
-      [tokenHash, tenantId, purpose],
-    )) as TokenStateRow[];
-    this.assertUsable(state[0], now);
+    const consumed = await consumeAccountToken(em, tenantId, tokenHash, purpose, now);
+    if (consumed !== undefined) return consumed;
+    this.assertUsable(await findAccountToken(em, tenantId, tokenHash, purpose), now);
     throw unauthorized('invalid_token', 'The token is not valid');
   }
 
-  private assertUsable(row: TokenStateRow | undefined, now = new Date()): void {
-    if (!row || row.consumed_at) throw unauthorized('invalid_token', 'The token is not valid');
-    if (new Date(row.expires_at).getTime() <= now.getTime()) throw unauthorized('token_expired', 'The token has expired');
+  private assertUsable(row: Pick<AccountToken, 'consumedAt' | 'expiresAt'> | undefined, now = new Date()): void {
+    if (!row || row.consumedAt) throw unauthorized('invalid_token', 'The token is not valid');
+    if (new Date(row.expiresAt).getTime() <= now.getTime()) throw unauthorized('token_expired', 'The token has expired');
   }
 }

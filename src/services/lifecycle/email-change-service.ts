@@ -15,7 +15,7 @@ import { assertRecentSignIn, type EnrollingSession } from '../mfa/mfa-enrollment
 import { SIGN_IN_REASONS } from '../sign-in/sign-in-errors.js';
 import { assertMaySignUp } from '../users/signup-policy.js';
 import { USER_REASONS } from '../users/user-errors.js';
-import { findLiveUserByEmail, findLiveUserById } from '../users/user-lookup.js';
+import { findLiveUserByEmail, findLiveUserById } from '../users/user-queries.js';
 import { ACCOUNT_TOKEN_TTL_SECONDS, type AccountTokenService } from './account-token-service.js';
 import { emailChangedNotice, emailChangeMail } from './account-mail.js';
 

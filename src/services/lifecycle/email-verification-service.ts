@@ -7,7 +7,7 @@ import type { RequestMeta } from '../../lib/request-meta.js';
 import type { AccountTokenService } from './account-token-service.js';
 import { verificationMail } from './account-mail.js';
 import type { AuditService } from '../audit/audit-service.js';
-import { findLiveUserByEmail } from '../users/user-lookup.js';
+import { findLiveUserByEmail, markEmailVerified } from '../users/user-queries.js';
 
 /**
  * Email verification: a mailed single-use token proves the user controls the address. Users of a
@@ -78,15 +78,9 @@ export class EmailVerificationService {
    */
   async markVerified(em: EntityManager, tenant: Tenant, userId: string, via: 'email_verification' | 'password_reset', meta: RequestMeta): Promise<void> {
     const now = new Date();
-    const rows = (await em.execute(
-      `update app_user set email_verified_at = coalesce(email_verified_at, ?),
-              status = case when status = 'Pending' then 'Active' else status end, updated_at = ?
-        where id = ? and tenant_id = ? and deleted_at is null
-        returning email_verified_at`,
-      [now, now, userId, tenant.id],
-    )) as { email_verified_at: Date }[];
-    if (!rows[0]) throw unauthorized('invalid_token', 'The token is not valid');
-    if (new Date(rows[0].email_verified_at).getTime() !== now.getTime()) return;
+    const verifiedAt = await markEmailVerified(em, tenant.id, userId, now);
+    if (!verifiedAt) throw unauthorized('invalid_token', 'The token is not valid');
+    if (new Date(verifiedAt).getTime() !== now.getTime()) return;
     await this.audit.record(em, {
       tenantId: tenant.id,
       action: 'UserEmailVerified',

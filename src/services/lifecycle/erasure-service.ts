@@ -6,6 +6,10 @@ import type { Tenant } from '../../entities/tenant.js';
 import { SYSTEM_ACTOR, type Actor, type RequestMeta } from '../../lib/request-meta.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { QueuedPersonalData } from '../jobs/queued-personal-data.js';
+import { deleteInvitesOfErasedUser } from '../invites/invite-queries.js';
+import { revokeLiveSessionsOfTenant } from '../sessions/session-queries.js';
+import { hardDeleteTenant, lockExpiredDeletedTenantIds, markTenantDeleted } from '../tenants/tenant-queries.js';
+import { hardDeleteUser, lockExpiredDeletedUsers, type ExpiredUser } from '../users/user-queries.js';
 
 /** Users (and tenants) erased per transaction by one sweep step. */
 export const ERASURE_BATCH_SIZE = 100;
@@ -16,13 +20,6 @@ export interface SweepResult {
   userIds: string[];
   /** Ids of the tenants hard-deleted by this sweep. */
   tenantIds: string[];
-}
-
-interface ExpiredUserRow {
-  id: string;
-  tenant_id: string;
-  email: string;
-  deleted_at: Date;
 }
 
 /** Milliseconds in a day. */
@@ -50,11 +47,8 @@ export class ErasureService {
   async softDeleteTenant(em: EntityManager, tenant: Tenant, actor: Actor, meta: RequestMeta): Promise<number> {
     return em.transactional(async (tx) => {
       const now = new Date();
-      await tx.execute('update tenant set deleted_at = ?, updated_at = ? where id = ? and deleted_at is null', [now, now, tenant.id]);
-      const ended = (await tx.execute(
-        `update session set revoked_at = ?, revoked_reason = 'tenant_deleted' where tenant_id = ? and revoked_at is null returning id`,
-        [now, tenant.id],
-      )) as { id: string }[];
+      await markTenantDeleted(tx, tenant.id, now);
+      const ended = await revokeLiveSessionsOfTenant(tx, tenant.id, now);
       const target = { type: 'tenant', id: tenant.id };
       await this.audit.record(tx, {
         tenantId: tenant.id, action: 'TenantSoftDeleted', actor, target, meta, details: { slug: tenant.slug, sessionsEnded: ended.length },
@@ -106,28 +100,18 @@ export class ErasureService {
   }
 
   private async eraseUserBatch(tx: EntityManager, cutoff: Date): Promise<string[]> {
-    const users = (await tx.execute(
-      // Also key-share-lock the tenant row: a concurrent sweep erasing that tenant (FOR UPDATE) then
-      // skips it instead of the two waiting on each other's locks.
-      `select u.id, u.tenant_id, u.email, u.deleted_at from app_user u join tenant t on t.id = u.tenant_id
-        where u.deleted_at is not null and u.deleted_at < ?
-        order by u.deleted_at, u.id limit ?
-        for update of u skip locked for key share of t skip locked`,
-      [cutoff, ERASURE_BATCH_SIZE],
-    )) as ExpiredUserRow[];
+    const users = await lockExpiredDeletedUsers(tx, cutoff, ERASURE_BATCH_SIZE);
     for (const user of users) {
       const scrubbed = await this.scrubAuditRows(tx, user);
       // The invite the user accepted, and closed invites to their address, hold their email.
-      await tx.execute(`delete from invite where tenant_id = ? and (accepted_user_id = ? or (email = ? and status <> 'Open'))`, [
-        user.tenant_id, user.id, user.email,
-      ]);
-      await this.queuedPersonalData.discard(tx, user.tenant_id, user.email);
-      await tx.execute('delete from app_user where id = ? and tenant_id = ?', [user.id, user.tenant_id]);
+      await deleteInvitesOfErasedUser(tx, user.tenantId, user.id, user.email);
+      await this.queuedPersonalData.discard(tx, user.tenantId, user.email);
+      await hardDeleteUser(tx, user.tenantId, user.id);
       const target = { type: 'user', id: user.id };
-      const deletedAt = new Date(user.deleted_at).toISOString();
-      await this.audit.record(tx, { tenantId: user.tenant_id, action: 'UserHardDeleted', actor: SYSTEM_ACTOR, target, details: { deletedAt } });
+      const deletedAt = new Date(user.deletedAt).toISOString();
+      await this.audit.record(tx, { tenantId: user.tenantId, action: 'UserHardDeleted', actor: SYSTEM_ACTOR, target, details: { deletedAt } });
       await this.audit.record(tx, {
-        tenantId: user.tenant_id, action: 'GdprErasureCompleted', actor: SYSTEM_ACTOR, target,
+        tenantId: user.tenantId, action: 'GdprErasureCompleted', actor: SYSTEM_ACTOR, target,
         details: { auditEventsScrubbed: scrubbed, retentionDays: this.config.userRetentionDays },
       });
     }
@@ -141,7 +125,8 @@ export class ErasureService {
    * the rows about them, and so are the `previousEmail` / `newEmail` keys of their email changes.
    * @returns how many rows were changed.
    */
-  private async scrubAuditRows(tx: EntityManager, user: ExpiredUserRow): Promise<number> {
+  private async scrubAuditRows(tx: EntityManager, user: ExpiredUser): Promise<number> {
+    // eslint-disable-next-line no-restricted-syntax -- audit_event SQL stays beside services/audit/ (docs/architecture.md "Rules")
     const rows = (await tx.execute(
       `with former as (
          select coalesce(jsonb_agg(c.details -> 'previousEmail'), '[]'::jsonb) as addresses
@@ -163,25 +148,21 @@ export class ErasureService {
                or exists (select 1 from jsonb_each(a.details) e where e.value = to_jsonb(?::text)))
         returning a.id`,
       [
-        user.tenant_id, user.id,
+        user.tenantId, user.id,
         user.id, user.id, user.email, user.id, user.id,
-        user.tenant_id, user.id, user.id, user.tenant_id, user.id, user.email,
+        user.tenantId, user.id, user.id, user.tenantId, user.id, user.email,
       ],
     )) as { id: string }[];
     return rows.length;
   }
 
   private async eraseTenantBatch(tx: EntityManager, cutoff: Date): Promise<string[]> {
-    const tenants = (await tx.execute(
-      `select id from tenant where deleted_at is not null and deleted_at < ?
-        order by deleted_at, id limit ? for update skip locked`,
-      [cutoff, ERASURE_BATCH_SIZE],
-    )) as { id: string }[];
-    for (const tenant of tenants) {
-      await this.queuedPersonalData.discardTenant(tx, tenant.id);
-      await tx.execute('delete from tenant where id = ?', [tenant.id]);
+    const tenantIds = await lockExpiredDeletedTenantIds(tx, cutoff, ERASURE_BATCH_SIZE);
+    for (const tenantId of tenantIds) {
+      await this.queuedPersonalData.discardTenant(tx, tenantId);
+      await hardDeleteTenant(tx, tenantId);
     }
-    return tenants.map((t) => t.id);
+    return tenantIds;
   }
 }
 

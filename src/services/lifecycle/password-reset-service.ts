@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.js';
 import type { Tenant } from '../../entities/tenant.js';
-import { UserSchema, type User } from '../../entities/user.js';
+import type { User } from '../../entities/user.js';
 import { unauthorized } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import { hashPassword } from '../../security/passwords.js';
@@ -11,7 +11,7 @@ import type { AuditService } from '../audit/audit-service.js';
 import type { EmailVerificationService } from './email-verification-service.js';
 import type { SessionService } from '../sessions/session-service.js';
 import type { AccountCredentialService } from '../users/account-credentials.js';
-import { findLiveUserByEmail } from '../users/user-lookup.js';
+import { findLiveEmailVerifiedAt, findLiveUserByEmail, updatePasswordHash } from '../users/user-queries.js';
 
 /**
  * Forgotten-password reset with a mailed single-use token (OWASP Forgot Password Cheat Sheet):
@@ -73,14 +73,12 @@ export class PasswordResetService {
       const userId = await this.tokens.consume(tx, tenant.id, presented, 'password_reset');
       await this.tokens.revokeOpen(tx, tenant.id, userId, 'password_reset');
       const actor: Actor = { type: 'user', id: userId };
-      const owner = (await tx.execute('select email_verified_at from app_user where id = ? and tenant_id = ? and deleted_at is null', [userId, tenant.id])) as {
-        email_verified_at: Date | null;
-      }[];
-      if (!owner[0]) throw unauthorized('invalid_token', 'The token is not valid');
-      const reclaimed = owner[0].email_verified_at === null
+      const owner = await findLiveEmailVerifiedAt(tx, tenant.id, userId);
+      if (!owner) throw unauthorized('invalid_token', 'The token is not valid');
+      const reclaimed = owner.emailVerifiedAt === null
         ? await this.credentials.clearAll(tx, tenant.id, userId, 'password_reset', actor, meta)
         : undefined;
-      const updated = await tx.nativeUpdate(UserSchema, { id: userId, tenantId: tenant.id, deletedAt: null }, { passwordHash, updatedAt: new Date() });
+      const updated = await updatePasswordHash(tx, tenant.id, userId, passwordHash, true);
       if (updated === 0) throw unauthorized('invalid_token', 'The token is not valid');
       await this.emailVerification.markVerified(tx, tenant, userId, 'password_reset', meta);
       const ended = (reclaimed?.sessionsEnded ?? 0) + (await this.sessions.revokeAllForUser(tx, tenant.id, userId, 'password_reset', actor, meta));

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import { TenantSchema, type Tenant } from '../../entities/tenant.js';
+import type { Tenant } from '../../entities/tenant.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
 import type { ClaimedJob, JobQueue } from '../jobs/job-queue.js';
 import type { EmailVerificationService } from '../lifecycle/email-verification-service.js';
@@ -9,6 +9,7 @@ import type { PasswordResetService } from '../lifecycle/password-reset-service.j
 import type { MfaSignInService } from '../mfa/mfa-sign-in-service.js';
 import type { Keyring } from '../../security/keyring.js';
 import { mailRecipientDigest } from './mailer.js';
+import { findLiveTenantById } from '../tenants/tenant-queries.js';
 
 /** Account mails a client may ask for with an email address alone. */
 export type AccountMailPurpose = 'email_otp' | 'password_reset' | 'email_verification';
@@ -69,7 +70,7 @@ export class AccountMailRequests {
       ? requestSchema.parse(JSON.parse(this.keyring.decrypt(sealedPayload.data.sealed, accountMailRequestAad(job.id))))
       : requestSchema.parse(job.payload);
     const em = this.orm.em.fork() as EntityManager;
-    const tenant = await em.findOne(TenantSchema, { id: payload.tenantId, deletedAt: null }, { disableIdentityMap: true });
+    const tenant = await findLiveTenantById(em, payload.tenantId);
     if (!tenant) return;
     const meta: RequestMeta = { ip: payload.ip, userAgent: payload.userAgent };
     if (payload.purpose === 'email_otp') await this.mfaSignIn.requestEmailOtp(em, tenant, payload.email, undefined, meta);

@@ -9,16 +9,12 @@ import { constantTimeEqual, randomDigits } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { Mailer } from '../mail/mailer.js';
 import { quotedTenantName } from '../mail/tenant-name.js';
+import { countEmailOtpAttempt, deleteEmailOtpOfUser, deleteEmailOtpWithHash, upsertEmailOtp } from './email-otp-queries.js';
 
 /** Email one-time codes (docs/mfa.md): 6 digits, valid 10 minutes (600 seconds), at most 5 tries. */
 export const EMAIL_OTP_DIGITS = 6;
 export const EMAIL_OTP_TTL_SECONDS = 600;
 export const EMAIL_OTP_MAX_ATTEMPTS = 5;
-
-interface AttemptRow {
-  code_hash: string;
-  attempts: number;
-}
 
 /**
  * The email one-time code second factor. One open code per user (a new one replaces it), stored as
@@ -47,16 +43,11 @@ export class EmailOtpService {
     const codeHash = this.hash(tenant.id, user.id, code);
     const now = new Date();
     const expiresAt = new Date(now.getTime() + EMAIL_OTP_TTL_SECONDS * 1000);
-    await em.execute(
-      `insert into email_otp (user_id, tenant_id, code_hash, attempts, created_at, expires_at) values (?, ?, ?, 0, ?, ?)
-       on conflict (user_id) do update
-         set code_hash = excluded.code_hash, attempts = 0, created_at = excluded.created_at, expires_at = excluded.expires_at`,
-      [user.id, tenant.id, codeHash, now, expiresAt],
-    );
+    await upsertEmailOtp(em, { userId: user.id, tenantId: tenant.id, codeHash, createdAt: now, expiresAt });
     try {
       await this.mailer.send(codeMail(tenant.name, user.email, code), tenant.id);
     } catch (err) {
-      await em.execute('delete from email_otp where user_id = ? and tenant_id = ? and code_hash = ?', [user.id, tenant.id, codeHash]);
+      await deleteEmailOtpWithHash(em, tenant.id, user.id, codeHash);
       throw err;
     }
     await this.audit.record(em, {
@@ -78,21 +69,14 @@ export class EmailOtpService {
    * @returns whether the code was accepted.
    */
   async verify(em: EntityManager, tenant: Tenant, user: User, code: string, meta: RequestMeta, options: { keep?: boolean } = {}): Promise<boolean> {
-    const [row] = (await em.execute(
-      `update email_otp set attempts = attempts + 1
-       where user_id = ? and tenant_id = ? and attempts < ? and expires_at > ? returning code_hash, attempts`,
-      [user.id, tenant.id, EMAIL_OTP_MAX_ATTEMPTS, new Date()],
-    )) as AttemptRow[];
+    const row = await countEmailOtpAttempt(em, tenant.id, user.id, EMAIL_OTP_MAX_ATTEMPTS, new Date());
     let accepted = false;
-    if (row && constantTimeEqual(row.code_hash, this.hash(tenant.id, user.id, code)) && options.keep) {
+    if (row && constantTimeEqual(row.codeHash, this.hash(tenant.id, user.id, code)) && options.keep) {
       accepted = true;
-    } else if (row && constantTimeEqual(row.code_hash, this.hash(tenant.id, user.id, code))) {
-      const consumed = await em.execute('delete from email_otp where user_id = ? and tenant_id = ? and code_hash = ? returning user_id', [
-        user.id, tenant.id, row.code_hash,
-      ]);
-      accepted = consumed.length > 0;
+    } else if (row && constantTimeEqual(row.codeHash, this.hash(tenant.id, user.id, code))) {
+      accepted = await deleteEmailOtpWithHash(em, tenant.id, user.id, row.codeHash);
     } else if (row && row.attempts >= EMAIL_OTP_MAX_ATTEMPTS) {
-      await em.execute('delete from email_otp where user_id = ? and tenant_id = ? and code_hash = ?', [user.id, tenant.id, row.code_hash]);
+      await deleteEmailOtpWithHash(em, tenant.id, user.id, row.codeHash);
     }
     await this.audit.record(em, {
       tenantId: tenant.id,
@@ -109,7 +93,7 @@ export class EmailOtpService {
 
   /** Deletes the user's open code, if any (after a step that one code served twice has completed). */
   async discard(em: EntityManager, tenant: Tenant, user: User): Promise<void> {
-    await em.execute('delete from email_otp where user_id = ? and tenant_id = ?', [user.id, tenant.id]);
+    await deleteEmailOtpOfUser(em, tenant.id, user.id);
   }
 
   private hash(tenantId: string, userId: string, code: string): string {

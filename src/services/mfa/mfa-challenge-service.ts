@@ -6,17 +6,19 @@ import { unauthorized } from '../../lib/errors.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
 import { randomToken, sha256Hex } from '../../security/tokens.js';
 import type { PasswordSignInService, SignIn } from '../sign-in/password-sign-in-service.js';
-import { findLiveUserById } from '../users/user-lookup.js';
+import { findLiveUserById } from '../users/user-queries.js';
 import { factorMethodName, type LoginCodes, type MfaService, type SecondFactorMethod } from './mfa-service.js';
 import { isTotpEnrolled } from './totp-service.js';
+import {
+  countChallengeAttempt, deleteChallengesOfUser, findChallengeState, findOpenChallengeEmail, insertChallenge, spendChallenge, type FirstFactor,
+} from './mfa-challenge-queries.js';
 
 /** Seconds an `mfaToken` stays usable: 5 minutes. */
 export const MFA_CHALLENGE_TTL_SECONDS = 300;
 /** Wrong codes one `mfaToken` allows before it is spent. */
 export const MFA_CHALLENGE_MAX_ATTEMPTS = 5;
 
-/** How the first factor of a pending sign-in was proved; only the external provider today. */
-export type FirstFactor = 'idp';
+export type { FirstFactor };
 
 /** A pending sign-in waiting for its second factor, as `mfa_required` hands it to the client. */
 export interface IssuedMfaChallenge {
@@ -24,14 +26,6 @@ export interface IssuedMfaChallenge {
   mfaToken: string;
   methods: SecondFactorMethod[];
   expiresInSeconds: number;
-}
-
-interface ChallengeRow {
-  id: string;
-  user_id: string;
-  first_factor: FirstFactor;
-  issuer: string | null;
-  attempts: number;
 }
 
 /**
@@ -53,12 +47,11 @@ export class MfaChallengeService {
   async issue(em: EntityManager, tenant: Tenant, user: User, firstFactor: FirstFactor, issuer: string | null): Promise<IssuedMfaChallenge> {
     const token = randomToken(32);
     const now = new Date();
-    await em.execute('delete from mfa_challenge where tenant_id = ? and user_id = ?', [tenant.id, user.id]);
-    await em.execute(
-      `insert into mfa_challenge (id, tenant_id, user_id, token_hash, first_factor, issuer, attempts, created_at, expires_at, consumed_at)
-       values (?, ?, ?, ?, ?, ?, 0, ?, ?, null)`,
-      [randomUUID(), tenant.id, user.id, sha256Hex(token), firstFactor, issuer, now, new Date(now.getTime() + MFA_CHALLENGE_TTL_SECONDS * 1000)],
-    );
+    await deleteChallengesOfUser(em, tenant.id, user.id);
+    await insertChallenge(em, {
+      id: randomUUID(), tenantId: tenant.id, userId: user.id, tokenHash: sha256Hex(token), firstFactor, issuer, createdAt: now,
+      expiresAt: new Date(now.getTime() + MFA_CHALLENGE_TTL_SECONDS * 1000),
+    });
     return { mfaToken: token, methods: this.methodsFor(user), expiresInSeconds: MFA_CHALLENGE_TTL_SECONDS };
   }
 
@@ -67,12 +60,7 @@ export class MfaChallengeService {
    * tenant), so `auth/mfa/complete` can run in the login brute-force budget of that account.
    */
   async accountEmailOf(em: EntityManager, tenant: Tenant, mfaToken: string): Promise<string | null> {
-    const rows = (await em.execute(
-      `select u.email from mfa_challenge c join app_user u on u.id = c.user_id and u.tenant_id = c.tenant_id
-        where c.token_hash = ? and c.tenant_id = ? and c.consumed_at is null and c.expires_at > ?`,
-      [sha256Hex(mfaToken), tenant.id, new Date()],
-    )) as { email: string }[];
-    return rows[0]?.email ?? null;
+    return findOpenChallengeEmail(em, tenant.id, sha256Hex(mfaToken), new Date());
   }
 
   /** The factors that can complete a challenge of `user`: TOTP when enrolled, else the email code. */
@@ -91,15 +79,9 @@ export class MfaChallengeService {
   async complete(em: EntityManager, tenant: Tenant, mfaToken: string, codes: LoginCodes, meta: RequestMeta): Promise<SignIn> {
     const tokenHash = sha256Hex(mfaToken);
     const now = new Date();
-    const rows = (await em.execute(
-      `update mfa_challenge set attempts = attempts + 1
-        where token_hash = ? and tenant_id = ? and consumed_at is null and expires_at > ? and attempts < ?
-        returning id, user_id, first_factor, issuer, attempts`,
-      [tokenHash, tenant.id, now, MFA_CHALLENGE_MAX_ATTEMPTS],
-    )) as ChallengeRow[];
-    const challenge = rows[0];
+    const challenge = await countChallengeAttempt(em, tenant.id, tokenHash, MFA_CHALLENGE_MAX_ATTEMPTS, now);
     if (!challenge) return this.explainUnusable(em, tenant, tokenHash, now);
-    const user = await findLiveUserById(em, tenant.id, challenge.user_id);
+    const user = await findLiveUserById(em, tenant.id, challenge.userId);
     if (!user) {
       await this.spend(em, challenge.id);
       throw unauthorized('invalid_token', 'The MFA token is not valid');
@@ -112,27 +94,23 @@ export class MfaChallengeService {
     const accepted = await this.mfa.verifyAnyCode(em, tenant, user, methods, codes, meta);
     if (!accepted) {
       if (challenge.attempts >= MFA_CHALLENGE_MAX_ATTEMPTS) await this.spend(em, challenge.id);
-      await this.mfa.recordFailedCode(em, tenant, user, methods, meta, { via: challenge.first_factor });
+      await this.mfa.recordFailedCode(em, tenant, user, methods, meta, { via: challenge.firstFactor });
       throw unauthorized('invalid_mfa_code', 'The one-time code is not valid', { methods });
     }
     if (!(await this.spend(em, challenge.id))) throw unauthorized('invalid_token', 'The MFA token is not valid');
-    const method = `${challenge.first_factor}+${factorMethodName(accepted)}`;
+    const method = `${challenge.firstFactor}+${factorMethodName(accepted)}`;
     const tokens = await this.auth.completeSignIn(em, tenant, user, method, meta, challenge.issuer ? { issuer: challenge.issuer } : {});
     return { user, tokens };
   }
 
   /** Marks a challenge spent; false when it already was (a concurrent completion won). */
   private async spend(em: EntityManager, id: string): Promise<boolean> {
-    const spent = await em.execute('update mfa_challenge set consumed_at = ? where id = ? and consumed_at is null returning id', [new Date(), id]);
-    return spent.length > 0;
+    return spendChallenge(em, id, new Date());
   }
 
   private async explainUnusable(em: EntityManager, tenant: Tenant, tokenHash: string, now: Date): Promise<never> {
-    const rows = (await em.execute('select consumed_at, expires_at, attempts from mfa_challenge where token_hash = ? and tenant_id = ?', [
-      tokenHash, tenant.id,
-    ])) as { consumed_at: Date | null; expires_at: Date; attempts: number }[];
-    const row = rows[0];
-    if (row && !row.consumed_at && row.attempts < MFA_CHALLENGE_MAX_ATTEMPTS && new Date(row.expires_at).getTime() <= now.getTime()) {
+    const row = await findChallengeState(em, tenant.id, tokenHash);
+    if (row && !row.consumedAt && row.attempts < MFA_CHALLENGE_MAX_ATTEMPTS && new Date(row.expiresAt).getTime() <= now.getTime()) {
       throw unauthorized('token_expired', 'The MFA token has expired; sign in again');
     }
     throw unauthorized('invalid_token', 'The MFA token is not valid');

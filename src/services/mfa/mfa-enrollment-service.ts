@@ -7,6 +7,8 @@ import type { AuditService } from '../audit/audit-service.js';
 import type { FactorChangeNotifier } from './factor-change-notice.js';
 import type { RecoveryCodeService } from './recovery-code-service.js';
 import { isTotpEnrolled, type TotpEnrollment, type TotpService } from './totp-service.js';
+import { lockUserWithActiveTotp } from '../users/user-queries.js';
+import { findLiveSessionAuthenticatedAt } from '../sessions/session-queries.js';
 
 /**
  * Seconds since the session was last authenticated (password, provider or factor) within which it
@@ -19,10 +21,6 @@ export interface EnrollingSession {
   userId: string;
   /** The `sid` claim of the access token. */
   sessionId: string;
-}
-
-interface SessionAuthRow {
-  authenticated_at: Date | null;
 }
 
 /**
@@ -75,11 +73,7 @@ export class MfaEnrollmentService {
     if (!isTotpEnrolled(user)) throw conflict('totp_not_enrolled', 'Recovery codes need an active authenticator app (TOTP)');
     const codes = await em.transactional(async (tx) => {
       // Locks the user row and re-checks the factor, so a concurrent removal cannot leave codes behind.
-      const rows = await tx.execute(
-        'select id from app_user where id = ? and tenant_id = ? and totp_secret_enc is not null and totp_enrolled_at is not null for update',
-        [user.id, tenant.id],
-      );
-      if (rows.length === 0) throw conflict('totp_not_enrolled', 'Recovery codes need an active authenticator app (TOTP)');
+      if (!(await lockUserWithActiveTotp(tx, tenant.id, user.id))) throw conflict('totp_not_enrolled', 'Recovery codes need an active authenticator app (TOTP)');
       const issued = await this.recoveryCodes.replace(tx, tenant.id, user.id);
       await this.audit.record(tx, {
         tenantId: tenant.id,
@@ -127,11 +121,7 @@ export async function assertRecentSignIn(
   session: EnrollingSession,
   change = 'change your second factors',
 ): Promise<void> {
-  const rows = (await em.execute(
-    'select authenticated_at from session where id = ? and tenant_id = ? and user_id = ? and revoked_at is null',
-    [session.sessionId, tenant.id, session.userId],
-  )) as SessionAuthRow[];
-  const authenticatedAt = rows[0]?.authenticated_at;
+  const authenticatedAt = (await findLiveSessionAuthenticatedAt(em, tenant.id, session.userId, session.sessionId))?.authenticatedAt;
   const ageMs = authenticatedAt ? Date.now() - new Date(authenticatedAt).getTime() : Number.POSITIVE_INFINITY;
   if (ageMs >= RECENT_SIGN_IN_SECONDS * 1000) {
     throw unauthorized('reauthentication_required', `Sign in again to ${change}`, {

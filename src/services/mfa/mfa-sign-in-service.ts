@@ -8,7 +8,7 @@ import type { PasswordSignInService, SignIn } from '../sign-in/password-sign-in-
 import type { EmailOtpService } from './email-otp-service.js';
 import type { MfaService } from './mfa-service.js';
 import type { TotpEnrollment, TotpService } from './totp-service.js';
-import { findLiveUserByEmail } from '../users/user-lookup.js';
+import { findLiveUserByEmail } from '../users/user-queries.js';
 
 /**
  * The MFA steps that happen before a session exists (docs/mfa.md): asking for an email code,

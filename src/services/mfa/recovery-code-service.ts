@@ -6,6 +6,7 @@ import type { RequestMeta } from '../../lib/request-meta.js';
 import { sha256Hex } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { FactorChangeNotifier } from './factor-change-notice.js';
+import { countUnusedRecoveryCodes, deleteRecoveryCodesOfUser, insertRecoveryCodes, useRecoveryCode } from './recovery-code-queries.js';
 
 /** Recovery codes handed out per set (docs/mfa.md "Recovery codes"). */
 export const RECOVERY_CODE_COUNT = 10;
@@ -67,26 +68,23 @@ export class RecoveryCodeService {
     while (codes.size < RECOVERY_CODE_COUNT) codes.add(newCode());
     const now = new Date();
     const plain = [...codes];
-    await em.execute('delete from mfa_recovery_code where tenant_id = ? and user_id = ?', [tenantId, userId]);
-    await em.execute(
-      `insert into mfa_recovery_code (id, tenant_id, user_id, code_hash, created_at, used_at) values ${plain.map(() => '(?, ?, ?, ?, ?, null)').join(', ')}`,
-      plain.flatMap((code) => [randomUUID(), tenantId, userId, recoveryCodeHash(tenantId, userId, normalizeRecoveryCode(code)!), now]),
+    await deleteRecoveryCodesOfUser(em, tenantId, userId);
+    await insertRecoveryCodes(
+      em, tenantId, userId,
+      plain.map((code) => ({ id: randomUUID(), codeHash: recoveryCodeHash(tenantId, userId, normalizeRecoveryCode(code)!) })),
+      now,
     );
     return plain;
   }
 
   /** Deletes every code of the user (TOTP removed). */
   async deleteAll(em: EntityManager, tenantId: string, userId: string): Promise<void> {
-    await em.execute('delete from mfa_recovery_code where tenant_id = ? and user_id = ?', [tenantId, userId]);
+    await deleteRecoveryCodesOfUser(em, tenantId, userId);
   }
 
   /** How many unused codes the user has left (0 when none were ever issued). */
   async remaining(em: EntityManager, tenantId: string, userId: string): Promise<number> {
-    const rows = (await em.execute(
-      'select count(*)::int as n from mfa_recovery_code where tenant_id = ? and user_id = ? and used_at is null',
-      [tenantId, userId],
-    )) as { n: number }[];
-    return Number(rows[0]?.n ?? 0);
+    return countUnusedRecoveryCodes(em, tenantId, userId);
   }
 
   /**
@@ -99,12 +97,7 @@ export class RecoveryCodeService {
   async consume(em: EntityManager, tenant: Tenant, user: User, presented: string, meta: RequestMeta): Promise<boolean> {
     const code = normalizeRecoveryCode(presented);
     if (code === null) return false;
-    const used = (await em.execute(
-      `update mfa_recovery_code set used_at = ?
-        where tenant_id = ? and user_id = ? and code_hash = ? and used_at is null returning id`,
-      [new Date(), tenant.id, user.id, recoveryCodeHash(tenant.id, user.id, code)],
-    )) as { id: string }[];
-    if (used.length === 0) return false;
+    if (!(await useRecoveryCode(em, tenant.id, user.id, recoveryCodeHash(tenant.id, user.id, code), new Date()))) return false;
     const remaining = await this.remaining(em, tenant.id, user.id);
     await this.audit.record(em, {
       tenantId: tenant.id,

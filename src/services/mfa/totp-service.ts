@@ -1,13 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Secret, TOTP } from 'otpauth';
 import type { Tenant } from '../../entities/tenant.js';
-import { UserSchema, type User } from '../../entities/user.js';
+import type { User } from '../../entities/user.js';
 import { conflict, forbidden, notFound, unauthorized } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { Keyring } from '../../security/keyring.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { FactorChangeNotifier } from './factor-change-notice.js';
 import type { RecoveryCodeService } from './recovery-code-service.js';
+import { acceptTotpStep, activatePendingTotp, clearTotp, findLiveUserById, setPendingTotpSecret } from '../users/user-queries.js';
 
 /** RFC 6238 parameters (docs/mfa.md): HMAC-SHA-1, 6 digits, 30-second step, ±1 step accepted. */
 export const TOTP_ALGORITHM = 'SHA1';
@@ -57,7 +58,7 @@ export class TotpService {
     this.assertEnrollable(tenant, user);
     const secret = new Secret({ size: TOTP_SECRET_BYTES });
     const pending = this.keyring.encrypt(secret.base32, totpSecretAad(user.id));
-    await em.nativeUpdate(UserSchema, { id: user.id, tenantId: tenant.id }, { totpPendingSecretEnc: pending, updatedAt: new Date() });
+    await setPendingTotpSecret(em, tenant.id, user.id, pending);
     const otpauthUri = this.totpFor(secret, tenant, user).toString();
     return { secret: secret.base32, otpauthUri };
   }
@@ -81,13 +82,7 @@ export class TotpService {
     // Conditional on the pending secret still being the one checked, so two concurrent
     // verifications (or a concurrent re-enroll) cannot both activate.
     const recoveryCodes = await em.transactional(async (tx) => {
-      const activated = await tx.execute(
-        `update app_user set totp_secret_enc = totp_pending_secret_enc, totp_pending_secret_enc = null,
-           totp_enrolled_at = ?, totp_last_used_step = ?, updated_at = ?
-         where id = ? and tenant_id = ? and totp_pending_secret_enc = ? and totp_secret_enc is null returning id`,
-        [now, step, now, user.id, tenant.id, pending],
-      );
-      if (activated.length === 0) throw conflict('totp_enrollment_changed', 'The TOTP enrollment changed meanwhile; start again');
+      if (!(await activatePendingTotp(tx, tenant.id, user.id, pending, step, now))) throw conflict('totp_enrollment_changed', 'The TOTP enrollment changed meanwhile; start again');
       const codes = await this.recoveryCodes.replace(tx, tenant.id, user.id);
       await this.audit.record(tx, {
         tenantId: tenant.id,
@@ -112,12 +107,7 @@ export class TotpService {
     if (!isTotpEnrolled(user)) return false;
     const step = this.matchingStep(this.keyring.decrypt(user.totpSecretEnc!, totpSecretAad(user.id)), code);
     if (step === null) return false;
-    const accepted = await em.execute(
-      `update app_user set totp_last_used_step = ?
-       where id = ? and tenant_id = ? and (totp_last_used_step is null or totp_last_used_step < ?) returning id`,
-      [step, user.id, tenant.id, step],
-    );
-    if (accepted.length === 0) return false;
+    if (!(await acceptTotpStep(em, tenant.id, user.id, step))) return false;
     await this.audit.record(em, {
       tenantId: tenant.id,
       action: 'MfaTotpVerified',
@@ -137,15 +127,11 @@ export class TotpService {
    */
   async disable(em: EntityManager, tenant: Tenant, userId: string, actor: Actor, meta: RequestMeta): Promise<void> {
     const user = UUID_PATTERN.test(userId)
-      ? await em.findOne(UserSchema, { id: userId, tenantId: tenant.id, deletedAt: null }, { disableIdentityMap: true })
+      ? await findLiveUserById(em, tenant.id, userId)
       : null;
     if (!user) throw notFound('User not found');
     await em.transactional(async (tx) => {
-      await tx.nativeUpdate(
-        UserSchema,
-        { id: user.id, tenantId: tenant.id },
-        { totpSecretEnc: null, totpEnrolledAt: null, totpPendingSecretEnc: null, totpLastUsedStep: null, updatedAt: new Date() },
-      );
+      await clearTotp(tx, tenant.id, user.id);
       await this.recoveryCodes.deleteAll(tx, tenant.id, user.id);
       await this.audit.record(tx, {
         tenantId: tenant.id,

@@ -7,10 +7,12 @@ import type { Keyring } from '../../security/keyring.js';
 import { randomBase62 } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { OIDC_REASONS } from './oidc-errors.js';
+import {
+  APPLICATION_TYPES, deleteApplicationAndPayloads, findApplication, findApplicationByClientId, findApplicationsOfTenant, findRedirectUrisOfTenant,
+  insertApplication, setClientSecret, updateApplication, type ApplicationType, type OidcApplicationRow,
+} from './oidc-application-queries.js';
 
-/** The kinds of application a tenant registers (docs/oidc.md "Applications"). */
-export const APPLICATION_TYPES = ['web', 'spa', 'native', 'm2m'] as const;
-export type ApplicationType = (typeof APPLICATION_TYPES)[number];
+export { APPLICATION_TYPES, type ApplicationType };
 
 /** An application as the API shows it; never its secret. */
 export interface Application {
@@ -21,18 +23,6 @@ export interface Application {
   redirectUris: string[];
   postLogoutRedirectUris: string[];
   createdAt: Date;
-}
-
-interface ApplicationRow {
-  id: string;
-  tenant_id: string;
-  name: string;
-  type: ApplicationType;
-  client_id: string;
-  client_secret_enc: string | null;
-  redirect_uris: string[] | string;
-  post_logout_redirect_uris: string[] | string;
-  created_at: Date;
 }
 
 /** The client metadata oidc-provider registers for an application (OpenID Connect Dynamic Client Registration 1.0 §2 names). */
@@ -51,17 +41,15 @@ export interface ClientMetadata {
 /** Base62 characters of a client secret: 43 × log2(62) ≈ 256 bits of randomness (docs/oidc.md). */
 const CLIENT_SECRET_CHARS = 43;
 
-const jsonArray = (value: string[] | string): string[] => (typeof value === 'string' ? (JSON.parse(value) as string[]) : value);
-
-function toApplication(row: ApplicationRow): Application {
+function toApplication(row: OidcApplicationRow): Application {
   return {
     id: row.id,
     name: row.name,
     type: row.type,
-    clientId: row.client_id,
-    redirectUris: jsonArray(row.redirect_uris),
-    postLogoutRedirectUris: jsonArray(row.post_logout_redirect_uris),
-    createdAt: new Date(row.created_at),
+    clientId: row.clientId,
+    redirectUris: row.redirectUris,
+    postLogoutRedirectUris: row.postLogoutRedirectUris,
+    createdAt: new Date(row.createdAt),
   };
 }
 
@@ -132,15 +120,10 @@ export class ApplicationService {
     const clientSecret = isConfidential(input.type) ? `cs_${randomBase62(CLIENT_SECRET_CHARS)}` : undefined;
     const now = new Date();
     return em.transactional(async (tx) => {
-      const rows = (await tx.execute(
-        `insert into oidc_application (id, tenant_id, name, type, client_id, client_secret_enc, redirect_uris, post_logout_redirect_uris, created_at, updated_at)
-         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning *`,
-        [
-          id, tenant.id, input.name, input.type, clientId, clientSecret ? this.keyring.encrypt(clientSecret, secretAad(id)) : null,
-          JSON.stringify(redirectUris), JSON.stringify(postLogoutRedirectUris), now, now,
-        ],
-      )) as ApplicationRow[];
-      const application = toApplication(rows[0]!);
+      const application = toApplication(await insertApplication(tx, {
+        id, tenantId: tenant.id, name: input.name, type: input.type, clientId,
+        clientSecretEnc: clientSecret ? this.keyring.encrypt(clientSecret, secretAad(id)) : null, redirectUris, postLogoutRedirectUris, createdAt: now,
+      }));
       await this.audit.record(tx, {
         tenantId: tenant.id, action: 'ApplicationCreated', actor, target: { type: 'application', id }, meta,
         details: { name: input.name, type: input.type, clientId, redirectUris },
@@ -151,8 +134,7 @@ export class ApplicationService {
 
   /** The tenant's applications, oldest first. */
   async list(em: EntityManager, tenantId: string): Promise<Application[]> {
-    const rows = (await em.execute('select * from oidc_application where tenant_id = ? order by created_at, id', [tenantId])) as ApplicationRow[];
-    return rows.map(toApplication);
+    return (await findApplicationsOfTenant(em, tenantId)).map(toApplication);
   }
 
   /** @throws ApiError 404 `not_found` when the tenant has no application with this id. */
@@ -170,16 +152,14 @@ export class ApplicationService {
       const current = toApplication(row);
       const redirectUris = changes.redirectUris && row.type !== 'm2m' ? this.checkedUris(changes.redirectUris, row.type) : current.redirectUris;
       const postLogout = changes.postLogoutRedirectUris && row.type !== 'm2m' ? this.checkedUris(changes.postLogoutRedirectUris, row.type) : current.postLogoutRedirectUris;
-      const rows = (await tx.execute(
-        `update oidc_application set name = ?, redirect_uris = ?, post_logout_redirect_uris = ?, updated_at = ?
-          where id = ? and tenant_id = ? returning *`,
-        [changes.name ?? row.name, JSON.stringify(redirectUris), JSON.stringify(postLogout), new Date(), id, tenant.id],
-      )) as ApplicationRow[];
+      const updated = await updateApplication(
+        tx, tenant.id, id, { name: changes.name ?? row.name, redirectUris, postLogoutRedirectUris: postLogout }, new Date(),
+      );
       await this.audit.record(tx, {
         tenantId: tenant.id, action: 'ApplicationUpdated', actor, target: { type: 'application', id }, meta,
-        details: { clientId: row.client_id, changed: Object.keys(changes) },
+        details: { clientId: row.clientId, changed: Object.keys(changes) },
       });
-      return toApplication(rows[0]!);
+      return toApplication(updated);
     });
   }
 
@@ -191,11 +171,10 @@ export class ApplicationService {
   async delete(em: EntityManager, tenant: Tenant, id: string, actor: Actor, meta: RequestMeta): Promise<void> {
     await em.transactional(async (tx) => {
       const row = await this.row(tx, tenant.id, id, true);
-      await tx.execute('delete from oidc_payload where tenant_id = ? and client_id = ?', [tenant.id, row.client_id]);
-      await tx.execute('delete from oidc_application where id = ? and tenant_id = ?', [id, tenant.id]);
+      await deleteApplicationAndPayloads(tx, tenant.id, id, row.clientId);
       await this.audit.record(tx, {
         tenantId: tenant.id, action: 'ApplicationDeleted', actor, target: { type: 'application', id }, meta,
-        details: { name: row.name, clientId: row.client_id },
+        details: { name: row.name, clientId: row.clientId },
       });
     });
   }
@@ -210,12 +189,10 @@ export class ApplicationService {
       const row = await this.row(tx, tenant.id, id, true);
       if (!isConfidential(row.type)) throw conflict(OIDC_REASONS.noClientSecret, 'This application type is public and has no client secret');
       const clientSecret = `cs_${randomBase62(CLIENT_SECRET_CHARS)}`;
-      await tx.execute('update oidc_application set client_secret_enc = ?, updated_at = ? where id = ? and tenant_id = ?', [
-        this.keyring.encrypt(clientSecret, secretAad(id)), new Date(), id, tenant.id,
-      ]);
+      await setClientSecret(tx, tenant.id, id, this.keyring.encrypt(clientSecret, secretAad(id)), new Date());
       await this.audit.record(tx, {
         tenantId: tenant.id, action: 'ApplicationSecretRotated', actor, target: { type: 'application', id }, meta,
-        details: { clientId: row.client_id },
+        details: { clientId: row.clientId },
       });
       return clientSecret;
     });
@@ -226,20 +203,19 @@ export class ApplicationService {
    * undefined when the tenant has no such application (a client of another tenant is unknown here).
    */
   async clientMetadata(em: EntityManager, tenantId: string, clientId: string): Promise<ClientMetadata | undefined> {
-    const rows = (await em.execute('select * from oidc_application where tenant_id = ? and client_id = ?', [tenantId, clientId])) as ApplicationRow[];
-    const row = rows[0];
+    const row = await findApplicationByClientId(em, tenantId, clientId);
     if (!row) return undefined;
     const app = toApplication(row);
-    const base = { client_id: row.client_id, client_name: row.name, post_logout_redirect_uris: app.postLogoutRedirectUris };
+    const base = { client_id: row.clientId, client_name: row.name, post_logout_redirect_uris: app.postLogoutRedirectUris };
     switch (row.type) {
       case 'm2m':
         return {
-          ...base, client_secret: this.keyring.decrypt(row.client_secret_enc!, secretAad(row.id)), application_type: 'web',
+          ...base, client_secret: this.keyring.decrypt(row.clientSecretEnc!, secretAad(row.id)), application_type: 'web',
           token_endpoint_auth_method: 'client_secret_basic', grant_types: ['client_credentials'], response_types: [], redirect_uris: [],
         };
       case 'web':
         return {
-          ...base, client_secret: this.keyring.decrypt(row.client_secret_enc!, secretAad(row.id)), application_type: 'web',
+          ...base, client_secret: this.keyring.decrypt(row.clientSecretEnc!, secretAad(row.id)), application_type: 'web',
           token_endpoint_auth_method: 'client_secret_basic', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'],
           redirect_uris: app.redirectUris,
         };
@@ -266,14 +242,14 @@ export class ApplicationService {
     } catch {
       return false;
     }
-    const rows = (await em.execute('select redirect_uris from oidc_application where tenant_id = ?', [tenantId])) as Pick<ApplicationRow, 'redirect_uris'>[];
-    return rows.some((row) => jsonArray(row.redirect_uris).some((uri) => URL.canParse(uri) && new URL(uri).origin === origin));
+    const lists = await findRedirectUrisOfTenant(em, tenantId);
+    return lists.some((uris) => uris.some((uri) => URL.canParse(uri) && new URL(uri).origin === origin));
   }
 
-  private async row(em: EntityManager, tenantId: string, id: string, forUpdate = false): Promise<ApplicationRow> {
-    const rows = (await em.execute(`select * from oidc_application where id = ? and tenant_id = ?${forUpdate ? ' for update' : ''}`, [id, tenantId])) as ApplicationRow[];
-    if (!rows[0]) throw notFound('Application not found');
-    return rows[0];
+  private async row(em: EntityManager, tenantId: string, id: string, forUpdate = false): Promise<OidcApplicationRow> {
+    const row = await findApplication(em, tenantId, id, forUpdate);
+    if (!row) throw notFound('Application not found');
+    return row;
   }
 
   private checkedUris(uris: string[], type: ApplicationType): string[] {

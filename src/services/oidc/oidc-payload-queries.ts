@@ -1,22 +1,24 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { OidcPayloadRecord } from '../../entities/oidc.js';
 
 /**
- * The SQL of `oidc_payload`, oidc-provider's storage of one tenant (authorization codes, access and
+ * The queries of the `oidc_payload` table (docs/architecture.md "Rules", data access), oidc-provider's storage of one tenant (authorization codes, access and
  * refresh tokens, grants, sessions, interactions): the adapter contract of the library's
  * `adapter` option, one row per (tenant, model, id). Tokens of a user who is no longer live
  * (suspended, deleted) read as absent, so no path (refresh, userinfo, introspection) honours them.
  */
 
 /** An oidc-provider payload: the library's own JSON, opaque here except for the indexed fields. */
-export type OidcPayload = Record<string, unknown>;
+export type OidcPayload = OidcPayloadRecord['payload'];
 
 /** Models whose payload belongs to a user (`accountId`): absent once the user is not live. */
 const USER_BOUND_MODELS = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode', 'Grant', 'Session']);
 
+/** The columns the look-ups read (the JSON column may come back as text), and whether the user is live. */
 interface PayloadRow {
   payload: OidcPayload | string;
-  consumed_at: Date | null;
-  expires_at: Date | null;
+  consumed_at: OidcPayloadRecord['consumedAt'];
+  expires_at: OidcPayloadRecord['expiresAt'];
   user_live: boolean | null;
 }
 
@@ -87,4 +89,9 @@ export async function purgeExpiredPayloads(em: EntityManager, batch = 1000): Pro
     [batch],
   )) as unknown[];
   return rows.length;
+}
+
+/** Deletes every payload (grants, codes, tokens, sessions) a user of the tenant holds. */
+export async function deletePayloadsOfAccount(em: EntityManager, tenantId: string, userId: string): Promise<void> {
+  await em.execute('delete from oidc_payload where account_id = ? and tenant_id = ?', [userId, tenantId]);
 }

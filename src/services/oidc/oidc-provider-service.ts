@@ -14,6 +14,8 @@ import type { ApplicationService } from './application-service.js';
 import { OIDC_REASONS } from './oidc-errors.js';
 import * as payloads from './oidc-payload-queries.js';
 import { SIGNING_ALG, type SigningKeyService } from './signing-keys.js';
+import { findActiveAccount } from '../users/user-queries.js';
+import { deleteHostedLoginsOfUser, recordHostedLogin } from './oidc-hosted-login-queries.js';
 
 /** Lifetimes in seconds (docs/oidc.md "Tokens"). */
 export const OIDC_TTL = {
@@ -166,11 +168,7 @@ export class OidcProviderService {
     }
     const em = this.orm.em.fork() as EntityManager;
     await em.transactional(async (tx) => {
-      await tx.execute(
-        `insert into oidc_hosted_login (tenant_id, user_id, session_id, created_at) values (?, ?, ?, now())
-         on conflict (tenant_id, user_id, session_id) do nothing`,
-        [tenant.id, session.userId, session.sessionId],
-      );
+      await recordHostedLogin(tx, tenant.id, session.userId, session.sessionId);
       await this.audit.record(tx, {
         tenantId: tenant.id, action: 'OidcSignIn', actor: { type: 'user', id: session.userId }, target: { type: 'user', id: session.userId }, meta,
         details: { clientId, prompt: details.prompt.name },
@@ -283,14 +281,9 @@ export class OidcProviderService {
         return grant;
       },
       findAccount: async (_ctx: unknown, sub: string) => {
-        const rows = (await em().execute(
-          `select id, email, email_verified_at from app_user
-            where tenant_id = ? and id::text = ? and deleted_at is null and status = 'Active'`,
-          [tenantId, sub],
-        )) as { id: string; email: string; email_verified_at: Date | null }[];
-        const user = rows[0];
+        const user = await findActiveAccount(em(), tenantId, sub);
         if (!user) return undefined;
-        return { accountId: user.id, claims: async () => ({ sub: user.id, email: user.email, email_verified: user.email_verified_at !== null }) };
+        return { accountId: user.id, claims: async () => ({ sub: user.id, email: user.email, email_verified: user.emailVerifiedAt !== null }) };
       },
       renderError: async (ctx: { type: string; body: unknown; status: number }, out: Record<string, unknown>) => {
         ctx.type = 'json';
@@ -311,10 +304,8 @@ export class OidcProviderService {
     try {
       const em = this.orm.em.fork() as EntityManager;
       await em.transactional(async (tx) => {
-        const rows = (await tx.execute('delete from oidc_hosted_login where tenant_id = ? and user_id = ? returning session_id', [tenantId, userId])) as {
-          session_id: string;
-        }[];
-        for (const row of rows) await this.sessions.revokeSession(tx, tenantId, row.session_id, 'logout', { type: 'user', id: userId }, { ip: null, userAgent: null });
+        const sessionIds = await deleteHostedLoginsOfUser(tx, tenantId, userId);
+        for (const sessionId of sessionIds) await this.sessions.revokeSession(tx, tenantId, sessionId, 'logout', { type: 'user', id: userId }, { ip: null, userAgent: null });
       });
     } catch (err) {
       this.logger.error({ err, tenantId }, 'could not end the hosted sessions of an OpenID provider logout');

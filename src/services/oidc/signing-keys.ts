@@ -1,6 +1,7 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Keyring } from '../../security/keyring.js';
+import { deleteKeysRetiredBefore, findPublishedKeys, insertSigningKey, retireLiveKeys, type SigningKeyRow } from './signing-key-queries.js';
 
 /** Signing algorithm of ID tokens and JWT artefacts: ECDSA P-256 with SHA-256 (RFC 7518 §3.4). */
 export const SIGNING_ALG = 'ES256';
@@ -13,13 +14,6 @@ export const RETIRED_KEY_PUBLISH_SECONDS = 2 * 3600;
 
 /** A private JWK as oidc-provider takes it in its `jwks` option. */
 export type PrivateJwk = Record<string, unknown> & { kid: string; alg: string; use: string };
-
-interface KeyRow {
-  kid: string;
-  private_jwk_enc: string;
-  created_at: Date;
-  retired_at: Date | null;
-}
 
 /** The keyring's associated data of a signing key's private JWK. */
 export const signingKeyAad = (kid: string): string => `oidc-signing-key:${kid}`;
@@ -58,30 +52,23 @@ export class SigningKeyService {
    */
   async rotate(em: EntityManager, tenantId: string): Promise<string> {
     return em.transactional(async (tx) => {
-      await tx.execute('update oidc_signing_key set retired_at = now() where tenant_id = ? and retired_at is null', [tenantId]);
-      await tx.execute(`delete from oidc_signing_key where tenant_id = ? and retired_at < now() - make_interval(secs => ?)`, [tenantId, RETIRED_KEY_PUBLISH_SECONDS]);
+      await retireLiveKeys(tx, tenantId);
+      await deleteKeysRetiredBefore(tx, tenantId, RETIRED_KEY_PUBLISH_SECONDS);
       const key = newKey();
       await this.insert(tx, tenantId, key);
       return key.kid;
     });
   }
 
-  private async published(em: EntityManager, tenantId: string): Promise<KeyRow[]> {
-    return (await em.execute(
-      `select kid, private_jwk_enc, created_at, retired_at from oidc_signing_key
-        where tenant_id = ? and (retired_at is null or retired_at > now() - make_interval(secs => ?))
-        order by (retired_at is null) desc, created_at desc`,
-      [tenantId, RETIRED_KEY_PUBLISH_SECONDS],
-    )) as KeyRow[];
+  private async published(em: EntityManager, tenantId: string): Promise<SigningKeyRow[]> {
+    return findPublishedKeys(em, tenantId, RETIRED_KEY_PUBLISH_SECONDS);
   }
 
   private async insert(em: EntityManager, tenantId: string, key: PrivateJwk): Promise<void> {
-    await em.execute('insert into oidc_signing_key (kid, tenant_id, alg, private_jwk_enc, created_at) values (?, ?, ?, ?, now())', [
-      key.kid, tenantId, key.alg, this.keyring.encrypt(JSON.stringify(key), keyAad(key.kid)),
-    ]);
+    await insertSigningKey(em, tenantId, key.kid, key.alg, this.keyring.encrypt(JSON.stringify(key), keyAad(key.kid)));
   }
 
-  private decrypt(row: KeyRow): PrivateJwk {
-    return JSON.parse(this.keyring.decrypt(row.private_jwk_enc, keyAad(row.kid))) as PrivateJwk;
+  private decrypt(row: SigningKeyRow): PrivateJwk {
+    return JSON.parse(this.keyring.decrypt(row.privateJwkEnc, keyAad(row.kid))) as PrivateJwk;
   }
 }

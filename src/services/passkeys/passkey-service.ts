@@ -12,7 +12,7 @@ import {
 } from '@simplewebauthn/server';
 import { isoBase64URL, isoUint8Array } from '@simplewebauthn/server/helpers';
 import type { Config } from '../../config.js';
-import type { PasskeyTransport } from '../../entities/passkey.js';
+import type { Passkey, PasskeyTransport } from '../../entities/passkey.js';
 import type { Tenant } from '../../entities/tenant.js';
 import type { User } from '../../entities/user.js';
 import { isUniqueViolation, unauthorized } from '../../lib/errors.js';
@@ -22,9 +22,16 @@ import type { AuditService } from '../audit/audit-service.js';
 import type { FactorChangeNotifier } from '../mfa/factor-change-notice.js';
 import { assertRecentSignIn, type EnrollingSession } from '../mfa/mfa-enrollment-service.js';
 import type { PasswordSignInService, SignIn } from '../sign-in/password-sign-in-service.js';
-import { findLiveUserByEmail, findLiveUserById } from '../users/user-lookup.js';
+import { findLiveUserByEmail, findLiveUserById } from '../users/user-queries.js';
 import { passkeyErrors, PASSKEY_REASONS } from './passkey-errors.js';
 import { assertMaySignIn } from '../users/sign-in-eligibility.js';
+import {
+  advancePasskeyCounter, countPasskeysOfUser, deletePasskeyOfUser, findLiveOwnerEmailOfCredential, findPasskeyByCredentialId, findPasskeysOfUser,
+  insertPasskey,
+} from './passkey-queries.js';
+import {
+  deleteExpiredChallenges, deleteRegistrationChallenges, insertChallenge, spendAuthenticationChallenge, spendRegistrationChallenges,
+} from './webauthn-challenge-queries.js';
 
 /** Seconds a registration or sign-in challenge stays usable: 5 minutes (also the ceremony timeout). */
 export const PASSKEY_CHALLENGE_TTL_SECONDS = 300;
@@ -62,40 +69,15 @@ export interface PasskeySignInOptions {
   options: PublicKeyCredentialRequestOptionsJSON;
 }
 
-interface PasskeyRow {
-  id: string;
-  user_id: string;
-  credential_id: string;
-  public_key: Buffer | Uint8Array;
-  counter: string | number;
-  transports: PasskeyTransport[] | string;
-  backup_eligible: boolean;
-  backed_up: boolean;
-  name: string;
-  created_at: Date;
-  last_used_at: Date | null;
-}
-
-interface ChallengeRow {
-  user_id: string | null;
-  user_bound: boolean;
-  challenge_hash: string;
-  expires_at: Date;
-}
-
-function transportsOf(row: Pick<PasskeyRow, 'transports'>): PasskeyTransport[] {
-  return typeof row.transports === 'string' ? (JSON.parse(row.transports) as PasskeyTransport[]) : row.transports;
-}
-
-function toView(row: PasskeyRow): PasskeyView {
+function toView(passkey: Passkey): PasskeyView {
   return {
-    id: row.id,
-    name: row.name,
-    createdAt: new Date(row.created_at).toISOString(),
-    lastUsedAt: row.last_used_at ? new Date(row.last_used_at).toISOString() : null,
-    backupEligible: row.backup_eligible,
-    backedUp: row.backed_up,
-    transports: transportsOf(row),
+    id: passkey.id,
+    name: passkey.name,
+    createdAt: new Date(passkey.createdAt).toISOString(),
+    lastUsedAt: passkey.lastUsedAt ? new Date(passkey.lastUsedAt).toISOString() : null,
+    backupEligible: passkey.backupEligible,
+    backedUp: passkey.backedUp,
+    transports: passkey.transports,
   };
 }
 
@@ -104,16 +86,12 @@ function userHandleOf(userId: string): Uint8Array<ArrayBuffer> {
   return isoUint8Array.fromUTF8String(userId) as Uint8Array<ArrayBuffer>;
 }
 
-async function rowsOfUser(em: EntityManager, tenantId: string, userId: string): Promise<PasskeyRow[]> {
-  return (await em.execute('select * from passkey where tenant_id = ? and user_id = ? order by created_at, id', [tenantId, userId])) as PasskeyRow[];
-}
-
 /**
  * The passkeys of a user of a tenant as the API shows them (never the key), oldest first; used by
  * `GET me/passkeys` and the personal-data export.
  */
 export async function passkeysOf(em: EntityManager, tenantId: string, userId: string): Promise<PasskeyView[]> {
-  return (await rowsOfUser(em, tenantId, userId)).map(toView);
+  return (await findPasskeysOfUser(em, tenantId, userId)).map(toView);
 }
 
 /** A challenge verifier for the library: the presented challenge must hash to the stored one. */
@@ -158,7 +136,7 @@ export class PasskeyService {
   async registrationOptions(em: EntityManager, tenant: Tenant, session: EnrollingSession): Promise<PublicKeyCredentialCreationOptionsJSON> {
     await assertRecentSignIn(em, tenant, session);
     const user = await this.liveUser(em, tenant, session.userId);
-    const existing = await this.rowsOfUser(em, tenant, user.id);
+    const existing = await findPasskeysOfUser(em, tenant.id, user.id);
     const options = await generateRegistrationOptions({
       rpName: tenant.name,
       rpID: this.rp.id,
@@ -167,11 +145,11 @@ export class PasskeyService {
       userID: userHandleOf(user.id),
       timeout: PASSKEY_CHALLENGE_TTL_SECONDS * 1000,
       attestationType: 'none',
-      excludeCredentials: existing.map((row) => ({ id: row.credential_id, transports: transportsOf(row) })),
+      excludeCredentials: existing.map((passkey) => ({ id: passkey.credentialId, transports: passkey.transports })),
       authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
       supportedAlgorithmIDs: SUPPORTED_ALGORITHMS,
     });
-    await em.execute("delete from webauthn_challenge where tenant_id = ? and user_id = ? and purpose = 'registration'", [tenant.id, user.id]);
+    await deleteRegistrationChallenges(em, tenant.id, user.id);
     await this.storeChallenge(em, tenant, 'registration', user.id, true, options.challenge);
     return options;
   }
@@ -195,18 +173,15 @@ export class PasskeyService {
   ): Promise<PasskeyView> {
     await assertRecentSignIn(em, tenant, session);
     const user = await this.liveUser(em, tenant, session.userId);
-    const challenges = (await em.execute(
-      "delete from webauthn_challenge where tenant_id = ? and user_id = ? and purpose = 'registration' returning user_id, user_bound, challenge_hash, expires_at",
-      [tenant.id, user.id],
-    )) as ChallengeRow[];
-    const challenge = challenges.find((c) => new Date(c.expires_at).getTime() > Date.now());
+    const challenges = await spendRegistrationChallenges(em, tenant.id, user.id);
+    const challenge = challenges.find((c) => new Date(c.expiresAt).getTime() > Date.now());
     if (!challenge) throw passkeyErrors.challengeInvalid(false);
 
     let verification: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
     try {
       verification = await verifyRegistrationResponse({
         response,
-        expectedChallenge: matchesChallenge(challenge.challenge_hash),
+        expectedChallenge: matchesChallenge(challenge.challengeHash),
         expectedOrigin: this.rp.origin,
         expectedRPID: this.rp.id,
         requireUserVerification: true,
@@ -219,33 +194,31 @@ export class PasskeyService {
     if (!verification.verified || !info || !info.userVerified) throw passkeyErrors.invalid(false);
 
     const now = new Date();
-    const row: PasskeyRow = {
+    const passkey: Passkey = {
       id: randomUUID(),
-      user_id: user.id,
-      credential_id: info.credential.id,
-      public_key: Buffer.from(info.credential.publicKey),
-      counter: info.credential.counter,
+      tenantId: tenant.id,
+      userId: user.id,
+      credentialId: info.credential.id,
+      publicKey: Buffer.from(info.credential.publicKey),
+      counter: String(info.credential.counter),
       transports: (response.response.transports ?? []) as PasskeyTransport[],
-      backup_eligible: info.credentialDeviceType === 'multiDevice',
-      backed_up: info.credentialBackedUp,
+      backupEligible: info.credentialDeviceType === 'multiDevice',
+      backedUp: info.credentialBackedUp,
+      aaguid: info.aaguid,
       name: name ?? `Passkey ${now.toISOString().slice(0, 10)}`,
-      created_at: now,
-      last_used_at: null,
+      createdAt: now,
+      lastUsedAt: null,
     };
     try {
       await em.transactional(async (tx) => {
-        await tx.execute(
-          `insert into passkey (id, tenant_id, user_id, credential_id, public_key, counter, transports, backup_eligible, backed_up, aaguid, name, created_at, last_used_at)
-           values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, null)`,
-          [row.id, tenant.id, user.id, row.credential_id, row.public_key, row.counter, JSON.stringify(row.transports), row.backup_eligible, row.backed_up, info.aaguid, row.name, now],
-        );
+        await insertPasskey(tx, passkey);
         await this.audit.record(tx, {
           tenantId: tenant.id,
           action: 'PasskeyRegistered',
           actor,
           target: { type: 'user', id: user.id },
           meta,
-          details: { passkeyId: row.id, name: row.name, aaguid: info.aaguid, backupEligible: row.backup_eligible, fmt: info.fmt },
+          details: { passkeyId: passkey.id, name: passkey.name, aaguid: info.aaguid, backupEligible: passkey.backupEligible, fmt: info.fmt },
         });
       });
     } catch (err) {
@@ -253,7 +226,7 @@ export class PasskeyService {
       throw err;
     }
     await this.notices.notify(tenant, user, 'passkey_added', actor);
-    return toView(row);
+    return toView(passkey);
   }
 
   /** `GET me/passkeys`: the user's passkeys, oldest first. */
@@ -263,8 +236,7 @@ export class PasskeyService {
 
   /** How many passkeys the user has (for sign-in choices and the account page). */
   async countOf(em: EntityManager, tenant: Tenant, userId: string): Promise<number> {
-    const rows = (await em.execute('select count(*)::int as n from passkey where tenant_id = ? and user_id = ?', [tenant.id, userId])) as { n: number }[];
-    return Number(rows[0]?.n ?? 0);
+    return countPasskeysOfUser(em, tenant.id, userId);
   }
 
   /**
@@ -277,17 +249,15 @@ export class PasskeyService {
     await assertRecentSignIn(em, tenant, session);
     const user = await this.liveUser(em, tenant, session.userId);
     await em.transactional(async (tx) => {
-      const deleted = (await tx.execute('delete from passkey where id = ? and tenant_id = ? and user_id = ? returning name', [
-        passkeyId, tenant.id, user.id,
-      ])) as { name: string }[];
-      if (!deleted[0]) throw passkeyErrors.notFound();
+      const deleted = await deletePasskeyOfUser(tx, tenant.id, user.id, passkeyId);
+      if (deleted === undefined) throw passkeyErrors.notFound();
       await this.audit.record(tx, {
         tenantId: tenant.id,
         action: 'PasskeyDeleted',
         actor,
         target: { type: 'user', id: user.id },
         meta,
-        details: { passkeyId, name: deleted[0].name },
+        details: { passkeyId, name: deleted },
       });
     });
     await this.notices.notify(tenant, user, 'passkey_removed', actor);
@@ -321,12 +291,7 @@ export class PasskeyService {
    * `auth/passkey/verify` can run in that account's login budget.
    */
   async accountEmailOf(em: EntityManager, tenant: Tenant, credentialId: string): Promise<string | null> {
-    const rows = (await em.execute(
-      `select u.email from passkey p join app_user u on u.id = p.user_id and u.tenant_id = p.tenant_id
-        where p.tenant_id = ? and p.credential_id = ? and u.deleted_at is null`,
-      [tenant.id, credentialId],
-    )) as { email: string }[];
-    return rows[0]?.email ?? null;
+    return findLiveOwnerEmailOfCredential(em, tenant.id, credentialId);
   }
 
   /**
@@ -339,19 +304,14 @@ export class PasskeyService {
    *   `user_suspended`, `email_not_verified`.
    */
   async signIn(em: EntityManager, tenant: Tenant, challengeId: string, response: AuthenticationResponseJSON, meta: RequestMeta): Promise<SignIn> {
-    const challenges = (await em.execute(
-      "delete from webauthn_challenge where id = ? and tenant_id = ? and purpose = 'authentication' returning user_id, user_bound, challenge_hash, expires_at",
-      [challengeId, tenant.id],
-    )) as ChallengeRow[];
-    const challenge = challenges[0];
-    if (!challenge || new Date(challenge.expires_at).getTime() <= Date.now()) throw passkeyErrors.challengeInvalid(true);
+    const challenge = await spendAuthenticationChallenge(em, tenant.id, challengeId);
+    if (!challenge || new Date(challenge.expiresAt).getTime() <= Date.now()) throw passkeyErrors.challengeInvalid(true);
 
-    const rows = (await em.execute('select * from passkey where tenant_id = ? and credential_id = ?', [tenant.id, response.id])) as PasskeyRow[];
-    const passkey = rows[0];
+    const passkey = await findPasskeyByCredentialId(em, tenant.id, response.id);
     if (!passkey) return this.refuse(em, tenant, null, meta, 'unknown_credential');
-    if (challenge.user_bound && challenge.user_id !== passkey.user_id) return this.refuse(em, tenant, passkey, meta, 'other_user');
+    if (challenge.userBound && challenge.userId !== passkey.userId) return this.refuse(em, tenant, passkey, meta, 'other_user');
     const userHandle = response.response.userHandle;
-    if (userHandle !== undefined && userHandle !== '' && !constantTimeEqual(userHandle, isoBase64URL.fromBuffer(userHandleOf(passkey.user_id)))) {
+    if (userHandle !== undefined && userHandle !== '' && !constantTimeEqual(userHandle, isoBase64URL.fromBuffer(userHandleOf(passkey.userId)))) {
       return this.refuse(em, tenant, passkey, meta, 'user_handle_mismatch');
     }
 
@@ -359,12 +319,12 @@ export class PasskeyService {
     try {
       verification = await verifyAuthenticationResponse({
         response,
-        expectedChallenge: matchesChallenge(challenge.challenge_hash),
+        expectedChallenge: matchesChallenge(challenge.challengeHash),
         expectedOrigin: this.rp.origin,
         expectedRPID: this.rp.id,
         // The counter is checked below, after the signature: the library checks it before, which
         // would let an unsigned response raise a clone alarm.
-        credential: { id: passkey.credential_id, publicKey: new Uint8Array(passkey.public_key), counter: 0, transports: transportsOf(passkey) },
+        credential: { id: passkey.credentialId, publicKey: new Uint8Array(passkey.publicKey), counter: 0, transports: passkey.transports },
         requireUserVerification: true,
       });
     } catch {
@@ -372,17 +332,12 @@ export class PasskeyService {
     }
     if (!verification.verified || !verification.authenticationInfo.userVerified) return this.refuse(em, tenant, passkey, meta, 'verification_failed');
 
-    const user = await findLiveUserById(em, tenant.id, passkey.user_id);
+    const user = await findLiveUserById(em, tenant.id, passkey.userId);
     if (!user) return this.refuse(em, tenant, passkey, meta, 'user_gone');
     assertMaySignIn(user.status);
 
     const info = verification.authenticationInfo;
-    const advanced = await em.execute(
-      `update passkey set counter = ?, backed_up = ?, last_used_at = ?
-        where id = ? and tenant_id = ? and (counter < ? or (counter = 0 and ? = 0)) returning id`,
-      [info.newCounter, info.credentialBackedUp, new Date(), passkey.id, tenant.id, info.newCounter, info.newCounter],
-    );
-    if (advanced.length === 0) {
+    if (!(await advancePasskeyCounter(em, tenant.id, passkey.id, info.newCounter, info.credentialBackedUp))) {
       await this.audit.record(em, {
         tenantId: tenant.id,
         action: 'PasskeyCloneSuspected',
@@ -399,12 +354,12 @@ export class PasskeyService {
   }
 
   /** Audits a refused passkey sign-in (`UserLoginFailed`) and throws 401 `invalid_passkey`. */
-  private async refuse(em: EntityManager, tenant: Tenant, passkey: PasskeyRow | null, meta: RequestMeta, why: string): Promise<never> {
+  private async refuse(em: EntityManager, tenant: Tenant, passkey: Passkey | null, meta: RequestMeta, why: string): Promise<never> {
     await this.audit.record(em, {
       tenantId: tenant.id,
       action: 'UserLoginFailed',
-      actor: passkey ? { type: 'user', id: passkey.user_id } : { type: 'system', id: null },
-      target: passkey ? { type: 'user', id: passkey.user_id } : undefined,
+      actor: passkey ? { type: 'user', id: passkey.userId } : { type: 'system', id: null },
+      target: passkey ? { type: 'user', id: passkey.userId } : undefined,
       meta,
       details: { reason: PASSKEY_REASONS.invalid, via: 'passkey', check: why, ...(passkey ? { passkeyId: passkey.id } : {}) },
     });
@@ -417,20 +372,15 @@ export class PasskeyService {
     return user;
   }
 
-  private async rowsOfUser(em: EntityManager, tenant: Tenant, userId: string): Promise<PasskeyRow[]> {
-    return rowsOfUser(em, tenant.id, userId);
-  }
-
   /** Stores a challenge (hashed) for 5 minutes, after clearing the tenant's expired ones; returns its id. */
   private async storeChallenge(em: EntityManager, tenant: Tenant, purpose: 'registration' | 'authentication', userId: string | null, userBound: boolean, challenge: string): Promise<string> {
     const id = randomUUID();
     const now = new Date();
-    await em.execute('delete from webauthn_challenge where tenant_id = ? and expires_at < ?', [tenant.id, now]);
-    await em.execute(
-      `insert into webauthn_challenge (id, tenant_id, user_id, purpose, user_bound, challenge_hash, created_at, expires_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?)`,
-      [id, tenant.id, userId, purpose, userBound, sha256Hex(challenge), now, new Date(now.getTime() + PASSKEY_CHALLENGE_TTL_SECONDS * 1000)],
-    );
+    await deleteExpiredChallenges(em, tenant.id, now);
+    await insertChallenge(em, {
+      id, tenantId: tenant.id, userId, purpose, userBound, challengeHash: sha256Hex(challenge), createdAt: now,
+      expiresAt: new Date(now.getTime() + PASSKEY_CHALLENGE_TTL_SECONDS * 1000),
+    });
     return id;
   }
 

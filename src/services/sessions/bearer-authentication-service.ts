@@ -2,15 +2,17 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import type { ApiKeyEnvironment } from '../../entities/api-key.js';
+import type { Session } from '../../entities/session.js';
 import { TenantSchema, type Tenant } from '../../entities/tenant.js';
-import { UserSchema, type User, type UserRole, type UserStatus } from '../../entities/user.js';
+import { UserSchema, type User, type UserRole } from '../../entities/user.js';
 import { unauthorized } from '../../lib/errors.js';
 import { rowToEntity } from '../../db/rows.js';
 import { verifyAccessToken, type AccessTokenClaims, type AccessTokenFailure } from '../../security/access-token.js';
 import { sha256Hex } from '../../security/tokens.js';
-import { findLiveTenantBySlug } from '../tenants/tenant-service.js';
+import { findLiveTenantBySlug } from '../tenants/tenant-queries.js';
 import { assertMaySignIn } from '../users/sign-in-eligibility.js';
 import { findTenantWithSession, SESSION_FOUND, SESSION_REVOKED_AT, USER_COLUMN_PREFIX } from './session-queries.js';
+import { findApiKeyByHash, touchApiKeyLastUsed } from '../api-keys/api-key-queries.js';
 
 /** Plaintext API keys start with one of these (docs/api-rules.md "Resources"). */
 export const API_KEY_PREFIXES = ['ak_live_', 'ak_test_'] as const;
@@ -36,23 +38,8 @@ export interface ApiKeyPrincipal {
 
 export type Principal = UserPrincipal | ApiKeyPrincipal;
 
-export interface SessionUserRow {
-  user_id: string;
-  role: UserRole;
-  status: UserStatus;
-  user_deleted_at: Date | null;
-  revoked_at: Date | null;
-}
-
-/** Raw rows may carry timestamps as `Date` or as text depending on the driver's type parsing. */
-interface ApiKeyRow {
-  id: string;
-  tenant_id: string;
-  environment: ApiKeyEnvironment;
-  expires_at: Date | string | null;
-  revoked_at: Date | string | null;
-  last_used_at: Date | string | null;
-}
+/** What the session check keeps of the session and its user. */
+export type SessionUserRow = Pick<Session, 'userId' | 'revokedAt'> & Pick<User, 'role' | 'status'> & { userDeletedAt: User['deletedAt'] };
 
 /** Milliseconds since the epoch of a raw timestamp column, or null. */
 function epochMs(value: Date | string | null): number | null {
@@ -128,11 +115,11 @@ export class BearerAuthenticationService {
     if (!row[SESSION_FOUND]) return { tenant, sessionCheck: { token, verified: true, claims, row: undefined, user: undefined } };
     const user = rowToEntity(em, UserSchema, userColumns);
     const session: SessionUserRow = {
-      user_id: user.id,
+      userId: user.id,
       role: user.role,
       status: user.status,
-      user_deleted_at: user.deletedAt,
-      revoked_at: row[SESSION_REVOKED_AT] as Date | null,
+      userDeletedAt: user.deletedAt,
+      revokedAt: row[SESSION_REVOKED_AT] as Date | null,
     };
     return { tenant, sessionCheck: { token, verified: true, claims, row: session, user } };
   }
@@ -154,25 +141,17 @@ export class BearerAuthenticationService {
   }
 
   private async authenticateApiKey(em: EntityManager, tenant: Tenant, token: string): Promise<ApiKeyPrincipal> {
-    const rows = (await em.execute(
-      'select id, tenant_id, environment, expires_at, revoked_at, last_used_at from api_key where key_hash = ?',
-      [sha256Hex(token)],
-    )) as ApiKeyRow[];
-    const row = rows[0];
+    const row = await findApiKeyByHash(em, sha256Hex(token));
     if (!row) throw unauthorized('invalid_token', 'The API key is not valid');
-    if (row.tenant_id !== tenant.id) throw unauthorized('tenant_mismatch', 'The API key belongs to another tenant');
-    if (row.revoked_at) throw unauthorized('api_key_revoked', 'The API key has been revoked');
+    if (row.tenantId !== tenant.id) throw unauthorized('tenant_mismatch', 'The API key belongs to another tenant');
+    if (row.revokedAt) throw unauthorized('api_key_revoked', 'The API key has been revoked');
     const now = Date.now();
-    const expiresAt = epochMs(row.expires_at);
-    const lastUsedAt = epochMs(row.last_used_at);
+    const expiresAt = epochMs(row.expiresAt);
+    const lastUsedAt = epochMs(row.lastUsedAt);
     if (expiresAt !== null && expiresAt <= now) throw unauthorized('api_key_expired', 'The API key has expired');
     if (lastUsedAt === null || now - lastUsedAt > LAST_USED_WRITE_INTERVAL_MS) {
       // Throttled: at most one write per key per interval, off the request's critical path.
-      em
-        .execute(
-          `update api_key set last_used_at = ? where id = ? and (last_used_at is null or last_used_at < ?)`,
-          [new Date(now), row.id, new Date(now - LAST_USED_WRITE_INTERVAL_MS)],
-        )
+      touchApiKeyLastUsed(em, row.id, new Date(now), new Date(now - LAST_USED_WRITE_INTERVAL_MS))
         .catch((err: unknown) => this.logger.warn({ err, apiKeyId: row.id }, 'could not record API key use'));
     }
     return { kind: 'api_key', tenantId: tenant.id, apiKeyId: row.id, environment: row.environment };
@@ -191,9 +170,9 @@ function authenticateAccessToken(tenant: Tenant, token: string, check: SessionCh
   }
   const { claims, row } = check;
   if (claims.tid !== tenant.id) throw unauthorized('tenant_mismatch', 'The token belongs to another tenant');
-  if (!row || row.revoked_at || row.user_deleted_at) throw unauthorized('session_revoked', 'The session has ended');
+  if (!row || row.revokedAt || row.userDeletedAt) throw unauthorized('session_revoked', 'The session has ended');
   assertMaySignIn(row.status);
-  return { kind: 'user', tenantId: tenant.id, userId: row.user_id, sessionId: claims.sid, role: row.role };
+  return { kind: 'user', tenantId: tenant.id, userId: row.userId, sessionId: claims.sid, role: row.role };
 }
 
 /** The token of an `Authorization: Bearer <token>` header, or undefined. */

@@ -1,6 +1,15 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { SessionSchema, type Session } from '../../entities/session.js';
 import { UserSchema, type User } from '../../entities/user.js';
 import { queryPooled } from '../../db/pooled-query.js';
+
+/**
+ * The queries of the `session` table (docs/architecture.md "Rules", data access). A statement that
+ * starts at a session and reads its tenant and user (the one query of an authenticated request) or
+ * starts a session together with its first refresh token lives here; the refresh-token rotation is
+ * in `refresh-token-queries.ts`. Each function takes the caller's entity manager (pass the
+ * transaction when it must run in one; the caller owns it); every statement is scoped by tenant id.
+ */
 
 /** Columns the tenant + session query adds beside the tenant's own (no tenant column starts with `cred_`). */
 export const SESSION_FOUND = 'cred_session_found';
@@ -44,4 +53,140 @@ export async function findTenantWithSession(
 ): Promise<Record<string, unknown> | undefined> {
   const rows = await queryPooled<Record<string, unknown>>(em, tenantWithSessionStatement(em), [sessionId, userId, slug]);
   return rows[0];
+}
+
+/** What a new session row and its first refresh token hold. */
+export interface NewSession extends Pick<Session, 'id' | 'tenantId' | 'userId' | 'ip' | 'userAgent'> {
+  /** How the user was authenticated (at most 32 characters; longer values are cut). */
+  method: string;
+  /** `created_at` and `authenticated_at` of the session, `created_at` of the token, the user's `last_login_at`. */
+  now: Date;
+  firstToken: { id: string; tokenHash: string; expiresAt: Date };
+}
+
+/**
+ * Inserts a session, its first refresh token and stamps the user's `last_login_at`, in one round
+ * trip (one statement; the foreign key of refresh_token is checked at its end, when the session row
+ * exists). Call inside the transaction of the sign-in it belongs to.
+ */
+export async function insertSessionWithFirstToken(em: EntityManager, session: NewSession): Promise<void> {
+  const { now, firstToken } = session;
+  await em.execute(
+    `with new_session as (
+         insert into session (id, tenant_id, user_id, created_at, last_refreshed_at, authenticated_at, revoked_at, revoked_reason, ip, user_agent, method)
+         values (?, ?, ?, ?, null, ?, null, null, ?, ?, ?)
+       ), first_token as (
+         insert into refresh_token (id, session_id, tenant_id, token_hash, parent_id, created_at, expires_at, rotated_at)
+         values (?, ?, ?, ?, null, ?, ?, null)
+       )
+       update app_user set last_login_at = ? where id = ?`,
+    [
+      session.id, session.tenantId, session.userId, now, now, session.ip, session.userAgent, session.method.slice(0, 32),
+      firstToken.id, session.id, session.tenantId, firstToken.tokenHash, now, firstToken.expiresAt,
+      now, session.userId,
+    ],
+    'run',
+  );
+}
+
+/**
+ * Ends one live session of the tenant (`revoked_at` now, `revoked_reason`); with `ownerId`, only
+ * when it belongs to that user.
+ * @returns false when it had already ended (or is not that owner's).
+ */
+export async function revokeLiveSession(em: EntityManager, tenantId: string, sessionId: string, reason: string, ownerId?: string): Promise<boolean> {
+  const updated = await em.nativeUpdate(
+    SessionSchema,
+    { id: sessionId, tenantId, revokedAt: null, ...(ownerId === undefined ? {} : { userId: ownerId }) },
+    { revokedAt: new Date(), revokedReason: reason },
+  );
+  return updated > 0;
+}
+
+/**
+ * Ends every live session of a user of the tenant but `exceptSessionId`.
+ * @returns the ids of the sessions ended.
+ */
+export async function revokeLiveSessionsOfUser(em: EntityManager, tenantId: string, userId: string, reason: string, exceptSessionId?: string): Promise<string[]> {
+  const rows = (await em.execute(
+    `update session set revoked_at = ?, revoked_reason = ?
+        where tenant_id = ? and user_id = ? and revoked_at is null and id <> ?
+        returning id`,
+    [new Date(), reason, tenantId, userId, exceptSessionId ?? '00000000-0000-0000-0000-000000000000'],
+  )) as { id: string }[];
+  return rows.map((row) => row.id);
+}
+
+/**
+ * Ends every live session of the tenant (`revoked_reason` `tenant_deleted`).
+ * @returns the ids of the sessions ended.
+ */
+export async function revokeLiveSessionsOfTenant(em: EntityManager, tenantId: string, now: Date): Promise<string[]> {
+  const rows = (await em.execute(
+    `update session set revoked_at = ?, revoked_reason = 'tenant_deleted' where tenant_id = ? and revoked_at is null returning id`,
+    [now, tenantId],
+  )) as { id: string }[];
+  return rows.map((row) => row.id);
+}
+
+/** A live session as the session list shows it. */
+export type LiveSessionRow = Pick<Session, 'id' | 'createdAt' | 'lastRefreshedAt' | 'ip' | 'userAgent' | 'method'>;
+
+/** The live sessions of a user of the tenant, newest first. */
+export async function findLiveSessionsOfUser(em: EntityManager, tenantId: string, userId: string): Promise<LiveSessionRow[]> {
+  const rows = (await em.execute(
+    `select id, created_at, last_refreshed_at, ip, user_agent, method from session
+        where tenant_id = ? and user_id = ? and revoked_at is null order by created_at desc, id`,
+    [tenantId, userId],
+  )) as { id: string; created_at: Date; last_refreshed_at: Date | null; ip: string | null; user_agent: string | null; method: string | null }[];
+  return rows.map((row) => ({
+    id: row.id, createdAt: row.created_at, lastRefreshedAt: row.last_refreshed_at, ip: row.ip, userAgent: row.user_agent, method: row.method,
+  }));
+}
+
+/** Every session of a user of the tenant, ended ones included, oldest first (the data export). */
+export type ExportedSessionRow = LiveSessionRow & Pick<Session, 'revokedAt' | 'revokedReason'>;
+
+/** {@link ExportedSessionRow}s of a user of the tenant, oldest first. */
+export async function findSessionsOfUser(em: EntityManager, tenantId: string, userId: string): Promise<ExportedSessionRow[]> {
+  const rows = (await em.execute(
+    `select id, created_at, last_refreshed_at, revoked_at, revoked_reason, ip, user_agent, method
+         from session where tenant_id = ? and user_id = ? order by created_at, id`,
+    [tenantId, userId],
+  )) as {
+    id: string; created_at: Date; last_refreshed_at: Date | null; revoked_at: Date | null; revoked_reason: string | null;
+    ip: string | null; user_agent: string | null; method: string | null;
+  }[];
+  return rows.map((row) => ({
+    id: row.id, createdAt: row.created_at, lastRefreshedAt: row.last_refreshed_at, revokedAt: row.revoked_at, revokedReason: row.revoked_reason,
+    ip: row.ip, userAgent: row.user_agent, method: row.method,
+  }));
+}
+
+/** When and how a live session of the tenant was authenticated; undefined for an ended or unknown session. */
+export async function findLiveSessionAuthentication(
+  em: EntityManager,
+  tenantId: string,
+  sessionId: string,
+): Promise<Pick<Session, 'authenticatedAt' | 'createdAt' | 'method'> | undefined> {
+  const rows = (await em.execute(
+    'select authenticated_at, created_at, method from session where id = ? and tenant_id = ? and revoked_at is null',
+    [sessionId, tenantId],
+  )) as { authenticated_at: Date | null; created_at: Date; method: string | null }[];
+  const row = rows[0];
+  return row ? { authenticatedAt: row.authenticated_at, createdAt: row.created_at, method: row.method } : undefined;
+}
+
+/** `authenticated_at` of a live session of this user of the tenant (null for old sessions); undefined when there is none. */
+export async function findLiveSessionAuthenticatedAt(
+  em: EntityManager,
+  tenantId: string,
+  userId: string,
+  sessionId: string,
+): Promise<Pick<Session, 'authenticatedAt'> | undefined> {
+  const rows = (await em.execute(
+    'select authenticated_at from session where id = ? and tenant_id = ? and user_id = ? and revoked_at is null',
+    [sessionId, tenantId, userId],
+  )) as { authenticated_at: Date | null }[];
+  return rows[0] ? { authenticatedAt: rows[0].authenticated_at } : undefined;
 }

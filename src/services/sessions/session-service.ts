@@ -1,17 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.js';
-import { SessionSchema } from '../../entities/session.js';
 import type { Tenant } from '../../entities/tenant.js';
-import { UserSchema, type User, type UserRole } from '../../entities/user.js';
+import type { User, UserRole } from '../../entities/user.js';
 import { notFound, unauthorized } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from '../../security/access-token.js';
 import type { Keyring } from '../../security/keyring.js';
 import { randomToken, sha256Hex } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
-import { rowToEntity } from '../../db/rows.js';
-import { findLiveUserById } from '../users/user-lookup.js';
+import { findLiveUserById } from '../users/user-queries.js';
+import { deleteExpiredRefreshAnswers, findUsableRefreshAnswer, insertRefreshAnswer } from './refresh-answer-queries.js';
+import { findLiveSessionOfToken, findPresentedToken, rotateRefreshToken } from './refresh-token-queries.js';
+import {
+  findLiveSessionAuthentication, findLiveSessionsOfUser, insertSessionWithFirstToken, revokeLiveSession, revokeLiveSessionsOfUser,
+} from './session-queries.js';
 
 /** Lifetime of a refresh token in seconds (30 days). */
 export const REFRESH_TOKEN_TTL_SECONDS = 2_592_000;
@@ -65,16 +68,6 @@ type RotationOutcome =
   | { kind: 'owner_gone'; sessionId: string }
   | { kind: 'not_rotated' };
 
-interface PresentedTokenRow {
-  id: string;
-  session_id: string;
-  user_id: string;
-  rotated_at: Date | null;
-  expires_at: Date;
-  revoked_at: Date | null;
-  user_status: string;
-}
-
 /**
  * Sessions and their rotating refresh tokens (docs/api-rules.md "Credentials and sessions", RFC 6749 §6 and §10.4,
  * OAuth 2.0 Security BCP refresh-token rotation with reuse detection).
@@ -97,24 +90,10 @@ export class SessionService {
     const now = new Date();
     const sessionId = randomUUID();
     const refreshToken = randomToken(32);
-    // One round trip: the session, its first refresh token and the user's lastLoginAt. The foreign
-    // key of refresh_token is checked at the end of the statement, when the session row exists.
-    await em.execute(
-      `with new_session as (
-         insert into session (id, tenant_id, user_id, created_at, last_refreshed_at, authenticated_at, revoked_at, revoked_reason, ip, user_agent, method)
-         values (?, ?, ?, ?, null, ?, null, null, ?, ?, ?)
-       ), first_token as (
-         insert into refresh_token (id, session_id, tenant_id, token_hash, parent_id, created_at, expires_at, rotated_at)
-         values (?, ?, ?, ?, null, ?, ?, null)
-       )
-       update app_user set last_login_at = ? where id = ?`,
-      [
-        sessionId, tenant.id, user.id, now, now, meta.ip, meta.userAgent, method.slice(0, 32),
-        randomUUID(), sessionId, tenant.id, sha256Hex(refreshToken), now, new Date(now.getTime() + REFRESH_TOKEN_TTL_SECONDS * 1000),
-        now, user.id,
-      ],
-      'run',
-    );
+    await insertSessionWithFirstToken(em, {
+      id: sessionId, tenantId: tenant.id, userId: user.id, ip: meta.ip, userAgent: meta.userAgent, method, now,
+      firstToken: { id: randomUUID(), tokenHash: sha256Hex(refreshToken), expiresAt: new Date(now.getTime() + REFRESH_TOKEN_TTL_SECONDS * 1000) },
+    });
     user.lastLoginAt = now;
     await this.audit.record(em, {
       tenantId: tenant.id,
@@ -179,53 +158,22 @@ export class SessionService {
     const now = new Date();
     const successor = randomToken(32);
     const successorId = randomUUID();
-    // One statement, one round trip: rotate the presented token (the conditional UPDATE is the
-    // lock that lets exactly one of two concurrent exchanges win), read its live owner, and only
-    // then issue the successor and touch the session. A statement is atomic on its own.
-    const rows = (await em.execute(
-      `with rotated as (
-         update refresh_token rt set rotated_at = ?
-           from session s
-          where rt.token_hash = ? and rt.tenant_id = ? and rt.rotated_at is null and rt.expires_at > ?
-            and s.id = rt.session_id and s.revoked_at is null
-            -- a Pending user's token is not spent: it works once the address is verified
-            and not exists (select 1 from app_user pu where pu.id = s.user_id and pu.status = 'Pending')
-         returning rt.id, rt.session_id, s.user_id
-       ), owner as (
-         select u.* from app_user u join rotated r on u.id = r.user_id
-          where u.tenant_id = ? and u.deleted_at is null and u.status <> 'Suspended'
-       ), issued as (
-         insert into refresh_token (id, session_id, tenant_id, token_hash, parent_id, created_at, expires_at, rotated_at)
-         select ?, r.session_id, ?, ?, r.id, ?, ?, null from rotated r where exists (select 1 from owner)
-         returning session_id
-       ), touched as (
-         update session set last_refreshed_at = ? where id in (select session_id from issued)
-       )
-       select o.*, r.session_id as rotated_session_id from rotated r left join owner o on true`,
-      [
-        now, tokenHash, tenant.id, now,
-        tenant.id,
-        successorId, tenant.id, sha256Hex(successor), now, new Date(now.getTime() + REFRESH_TOKEN_TTL_SECONDS * 1000),
-        now,
-      ],
-    )) as (Record<string, unknown> & { rotated_session_id: string; id: string | null })[];
-    const row = rows[0];
-    if (!row) return { kind: 'not_rotated' };
-    const { rotated_session_id: sessionId, ...userRow } = row;
-    if (!userRow.id) return { kind: 'owner_gone', sessionId };
-    const user = rowToEntity(em, UserSchema, userRow);
+    const rotation = await rotateRefreshToken(
+      em, tenant.id, tokenHash,
+      { id: successorId, tokenHash: sha256Hex(successor), expiresAt: new Date(now.getTime() + REFRESH_TOKEN_TTL_SECONDS * 1000) },
+      now,
+    );
+    if (!rotation) return { kind: 'not_rotated' };
+    const { sessionId, owner: user } = rotation;
+    if (!user) return { kind: 'owner_gone', sessionId };
     const tokens = this.tokens(tenant.id, user.id, user.role, sessionId, successor);
     if (answerKey) {
       const answer: StoredAnswer = { userId: user.id, tokens };
-      await em.execute(
-        `insert into refresh_answer (key_hash, tenant_id, session_id, successor_id, answer, created_at, expires_at)
-         values (?, ?, ?, ?, ?, ?, ?)`,
-        [
-          answerKey, tenant.id, sessionId, successorId, this.keyring.encrypt(JSON.stringify(answer), `refresh-answer:${answerKey}`), now,
-          new Date(now.getTime() + REFRESH_ANSWER_TTL_SECONDS * 1000),
-        ],
-        'run',
-      );
+      await insertRefreshAnswer(em, {
+        keyHash: answerKey, tenantId: tenant.id, sessionId, successorId,
+        answer: this.keyring.encrypt(JSON.stringify(answer), `refresh-answer:${answerKey}`), createdAt: now,
+        expiresAt: new Date(now.getTime() + REFRESH_ANSWER_TTL_SECONDS * 1000),
+      });
     }
     return { kind: 'issued', tokens, user };
   }
@@ -236,18 +184,11 @@ export class SessionService {
    * client had the answer: presenting the old token again is a replay).
    */
   private async storedAnswer(em: EntityManager, tenant: Tenant, answerKey: string): Promise<{ tokens: IssuedTokens; user: User } | undefined> {
-    const rows = (await em.execute(
-      `select a.answer from refresh_answer a
-         join session s on s.id = a.session_id and s.revoked_at is null
-         join refresh_token rt on rt.id = a.successor_id and rt.rotated_at is null
-        where a.key_hash = ? and a.tenant_id = ? and a.expires_at > ?`,
-      [answerKey, tenant.id, new Date()],
-    )) as { answer: string }[];
-    const stored = rows[0];
-    if (!stored) return undefined;
+    const stored = await findUsableRefreshAnswer(em, tenant.id, answerKey, new Date());
+    if (stored === undefined) return undefined;
     let answer: StoredAnswer;
     try {
-      answer = JSON.parse(this.keyring.decrypt(stored.answer, `refresh-answer:${answerKey}`)) as StoredAnswer;
+      answer = JSON.parse(this.keyring.decrypt(stored, `refresh-answer:${answerKey}`)) as StoredAnswer;
     } catch {
       // Kept under a key that has since left ENCRYPTION_KEYS (the answer lives 60 s, not worth re-encrypting).
       return undefined;
@@ -263,36 +204,29 @@ export class SessionService {
    * @returns how many rows were deleted.
    */
   async purgeExpiredAnswers(em: EntityManager, now = new Date()): Promise<number> {
-    const result = (await em.execute('delete from refresh_answer where expires_at <= ?', [now], 'run')) as { affectedRows?: number };
-    return result.affectedRows ?? 0;
+    return deleteExpiredRefreshAnswers(em, now);
   }
 
   private async explainRefreshFailure(em: EntityManager, tenant: Tenant, tokenHash: string, meta: RequestMeta): Promise<never> {
-    const rows = (await em.execute(
-      `select rt.id, rt.session_id, s.user_id, rt.rotated_at, rt.expires_at, s.revoked_at, u.status as user_status
-         from refresh_token rt join session s on s.id = rt.session_id join app_user u on u.id = s.user_id
-        where rt.token_hash = ? and rt.tenant_id = ?`,
-      [tokenHash, tenant.id],
-    )) as PresentedTokenRow[];
-    const row = rows[0];
+    const row = await findPresentedToken(em, tenant.id, tokenHash);
     if (!row) throw unauthorized('invalid_token', 'The refresh token is not valid');
-    if (row.rotated_at) {
+    if (row.rotatedAt) {
       await em.transactional(async (tx) => {
-        const revoked = await this.revokeSession(tx, tenant.id, row.session_id, 'refresh_token_reused', { type: 'system', id: null }, meta);
+        const revoked = await this.revokeSession(tx, tenant.id, row.sessionId, 'refresh_token_reused', { type: 'system', id: null }, meta);
         if (!revoked) return;
         await this.audit.record(tx, {
           tenantId: tenant.id,
           action: 'SessionFamilyCompromised',
           actor: { type: 'system', id: null },
-          target: { type: 'session', id: row.session_id },
+          target: { type: 'session', id: row.sessionId },
           meta,
-          details: { userId: row.user_id, refreshTokenId: row.id },
+          details: { userId: row.userId, refreshTokenId: row.id },
         });
       });
       throw unauthorized('refresh_token_reused', 'The refresh token was already used; the session has been ended');
     }
-    if (row.revoked_at) throw unauthorized('session_revoked', 'The session has ended');
-    if (row.user_status === 'Pending' && new Date(row.expires_at).getTime() > Date.now()) {
+    if (row.revokedAt) throw unauthorized('session_revoked', 'The session has ended');
+    if (row.userStatus === 'Pending' && new Date(row.expiresAt).getTime() > Date.now()) {
       throw unauthorized('email_not_verified', 'The email address is not verified yet');
     }
     throw unauthorized('refresh_token_expired', 'The refresh token has expired');
@@ -308,21 +242,16 @@ export class SessionService {
   }
 
   private async endByRefreshTokenIn(em: EntityManager, tenant: Tenant, presented: string, meta: RequestMeta): Promise<boolean> {
-    const rows = (await em.execute(
-      `select s.id, s.user_id from refresh_token rt join session s on s.id = rt.session_id
-        where rt.token_hash = ? and rt.tenant_id = ? and s.revoked_at is null`,
-      [sha256Hex(presented), tenant.id],
-    )) as { id: string; user_id: string }[];
-    const row = rows[0];
+    const row = await findLiveSessionOfToken(em, tenant.id, sha256Hex(presented));
     if (!row) return false;
-    const actor: Actor = { type: 'user', id: row.user_id };
+    const actor: Actor = { type: 'user', id: row.userId };
     const ended = await this.revokeSession(em, tenant.id, row.id, 'logout', actor, meta);
     if (ended) {
       await this.audit.record(em, {
         tenantId: tenant.id,
         action: 'UserLogout',
         actor,
-        target: { type: 'user', id: row.user_id },
+        target: { type: 'user', id: row.userId },
         meta,
         details: { sessionId: row.id },
       });
@@ -345,12 +274,7 @@ export class SessionService {
     meta: RequestMeta,
     ownerId?: string,
   ): Promise<boolean> {
-    const updated = await em.nativeUpdate(
-      SessionSchema,
-      { id: sessionId, tenantId, revokedAt: null, ...(ownerId === undefined ? {} : { userId: ownerId }) },
-      { revokedAt: new Date(), revokedReason: reason },
-    );
-    if (updated === 0) return false;
+    if (!(await revokeLiveSession(em, tenantId, sessionId, reason, ownerId))) return false;
     await this.audit.record(em, {
       tenantId,
       action: 'SessionRevoked',
@@ -368,17 +292,13 @@ export class SessionService {
    * authenticated requests do not write to the session row.
    */
   async listLive(em: EntityManager, tenantId: string, userId: string): Promise<LiveSession[]> {
-    const rows = (await em.execute(
-      `select id, created_at, last_refreshed_at, ip, user_agent, method from session
-        where tenant_id = ? and user_id = ? and revoked_at is null order by created_at desc, id`,
-      [tenantId, userId],
-    )) as { id: string; created_at: Date; last_refreshed_at: Date | null; ip: string | null; user_agent: string | null; method: string | null }[];
+    const rows = await findLiveSessionsOfUser(em, tenantId, userId);
     return rows.map((row) => ({
       id: row.id,
-      createdAt: new Date(row.created_at),
-      lastUsedAt: new Date(row.last_refreshed_at ?? row.created_at),
+      createdAt: new Date(row.createdAt),
+      lastUsedAt: new Date(row.lastRefreshedAt ?? row.createdAt),
       ip: row.ip,
-      userAgent: row.user_agent,
+      userAgent: row.userAgent,
       method: row.method,
     }));
   }
@@ -397,12 +317,8 @@ export class SessionService {
    * provider; refreshing does not renew it) and by which method; undefined for an ended session.
    */
   async authenticationOf(em: EntityManager, tenantId: string, sessionId: string): Promise<{ authenticatedAt: Date; method: string | null } | undefined> {
-    const rows = (await em.execute(
-      'select authenticated_at, created_at, method from session where id = ? and tenant_id = ? and revoked_at is null',
-      [sessionId, tenantId],
-    )) as { authenticated_at: Date | null; created_at: Date; method: string | null }[];
-    const row = rows[0];
-    return row ? { authenticatedAt: new Date(row.authenticated_at ?? row.created_at), method: row.method } : undefined;
+    const row = await findLiveSessionAuthentication(em, tenantId, sessionId);
+    return row ? { authenticatedAt: new Date(row.authenticatedAt ?? row.createdAt), method: row.method } : undefined;
   }
 
   /**
@@ -440,23 +356,18 @@ export class SessionService {
     meta: RequestMeta,
     exceptSessionId?: string,
   ): Promise<number> {
-    const rows = (await em.execute(
-      `update session set revoked_at = ?, revoked_reason = ?
-        where tenant_id = ? and user_id = ? and revoked_at is null and id <> ?
-        returning id`,
-      [new Date(), reason, tenantId, userId, exceptSessionId ?? '00000000-0000-0000-0000-000000000000'],
-    )) as { id: string }[];
-    for (const row of rows) {
+    const ended = await revokeLiveSessionsOfUser(em, tenantId, userId, reason, exceptSessionId);
+    for (const id of ended) {
       await this.audit.record(em, {
         tenantId,
         action: 'SessionRevoked',
         actor,
-        target: { type: 'session', id: row.id },
+        target: { type: 'session', id },
         meta,
         details: { reason },
       });
     }
-    return rows.length;
+    return ended.length;
   }
 
   private tokens(tenantId: string, userId: string, role: UserRole, sessionId: string, refreshToken: string): IssuedTokens {

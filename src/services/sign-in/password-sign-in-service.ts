@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Tenant } from '../../entities/tenant.js';
 import { newUser } from '../../entities/new-user.js';
-import { UserSchema, type User } from '../../entities/user.js';
+import type { User } from '../../entities/user.js';
 import { normalizeEmail } from '../../lib/email.js';
 import { conflict, isUniqueViolation, unauthorized } from '../../lib/errors.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
@@ -9,7 +9,7 @@ import { hashPassword, passwordNeedsRehash, verifyPassword } from '../../securit
 import type { AuditService } from '../audit/audit-service.js';
 import { factorMethodName, type LoginCodes, type MfaService } from '../mfa/mfa-service.js';
 import type { IssuedTokens, SessionService } from '../sessions/session-service.js';
-import { findLiveUserByEmail } from '../users/user-lookup.js';
+import { findLiveUserByEmail, insertUser, lockSignInPasswordHash, rehashPassword } from '../users/user-queries.js';
 import { assertMaySignIn, refuseSuspended } from '../users/sign-in-eligibility.js';
 import { assertMaySignUp } from '../users/signup-policy.js';
 
@@ -51,7 +51,7 @@ export class PasswordSignInService {
     refuseSuspended(user.status);
     if (user.passwordHash && passwordNeedsRehash(user.passwordHash)) {
       const rehashed = await hashPassword(password);
-      await em.nativeUpdate(UserSchema, { id: user.id }, { passwordHash: rehashed });
+      await rehashPassword(em, user.id, rehashed);
       user.passwordHash = rehashed;
     }
     return user;
@@ -106,11 +106,8 @@ export class PasswordSignInService {
    * @throws ApiError 401 `invalid_credentials` otherwise.
    */
   private async assertPasswordUnchanged(tx: EntityManager, tenant: Tenant, user: User): Promise<void> {
-    const rows = (await tx.execute(
-      `select password_hash from app_user where id = ? and tenant_id = ? and deleted_at is null and status <> 'Suspended' for update`,
-      [user.id, tenant.id],
-    )) as { password_hash: string | null }[];
-    if (!rows[0] || rows[0].password_hash === null || rows[0].password_hash !== user.passwordHash) {
+    const stored = await lockSignInPasswordHash(tx, tenant.id, user.id);
+    if (!stored || stored.passwordHash === null || stored.passwordHash !== user.passwordHash) {
       throw unauthorized('invalid_credentials', 'Invalid email or password');
     }
   }
@@ -153,7 +150,7 @@ export class PasswordSignInService {
     }, now);
     try {
       const tokens = await em.transactional(async (tx) => {
-        await tx.insert(UserSchema, user);
+        await insertUser(tx, user);
         await this.audit.record(tx, {
           tenantId: tenant.id,
           action: 'UserSignup',

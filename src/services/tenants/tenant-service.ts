@@ -1,8 +1,8 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { TenantSchema, type Tenant } from '../../entities/tenant.js';
+import type { Tenant } from '../../entities/tenant.js';
 import { newUser } from '../../entities/new-user.js';
-import { UserSchema, type User } from '../../entities/user.js';
+import type { User } from '../../entities/user.js';
 import { normalizeEmail } from '../../lib/email.js';
 import { badRequest, conflict, isUniqueViolation, unauthorized } from '../../lib/errors.js';
 import { TENANT_REASONS } from './tenant-errors.js';
@@ -10,7 +10,8 @@ import type { RequestMeta } from '../../lib/request-meta.js';
 import { hashPassword } from '../../security/passwords.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { IssuedTokens, SessionService } from '../sessions/session-service.js';
-import { rowToEntity } from '../../db/rows.js';
+import { insertUser } from '../users/user-queries.js';
+import { insertTenant } from './tenant-queries.js';
 
 /** Longest tenant slug (a DNS label). */
 export const SLUG_MAX_LENGTH = 63;
@@ -99,8 +100,8 @@ export class TenantService {
     const user = newUser({ tenantId: tenant.id, email: normalizeEmail(input.email), passwordHash, status: 'Active', role: 'Admin' }, now);
     try {
       const tokens = await em.transactional(async (tx) => {
-        await tx.insert(TenantSchema, tenant);
-        await tx.insert(UserSchema, user);
+        await insertTenant(tx, tenant);
+        await insertUser(tx, user);
         const actor = { type: 'user' as const, id: user.id };
         await this.audit.record(tx, {
           tenantId: tenant.id, action: 'TenantCreated', actor, target: { type: 'tenant', id: tenant.id }, meta,
@@ -118,14 +119,4 @@ export class TenantService {
       throw err;
     }
   }
-}
-
-/**
- * The live (not soft-deleted) tenant with this slug, or null. Read on every tenant-scoped request
- * and never cached, so a deletion or policy change is seen at once by every instance; plain SQL
- * skips the ORM's per-call query building.
- */
-export async function findLiveTenantBySlug(em: EntityManager, slug: string): Promise<Tenant | null> {
-  const rows = (await em.execute('select * from tenant where slug = ? and deleted_at is null', [slug])) as Record<string, unknown>[];
-  return rows[0] ? rowToEntity(em, TenantSchema, rows[0]) : null;
 }

@@ -1,9 +1,9 @@
-import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { TenantSchema, type MfaPolicy, type SignupPolicy, type Tenant } from '../../entities/tenant.js';
+import type { MfaPolicy, SignupPolicy, Tenant } from '../../entities/tenant.js';
 import { notFound } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { AuditService } from '../audit/audit-service.js';
+import { lockLiveTenant, updateTenant } from './tenant-queries.js';
 
 /** The settings an admin may change with PATCH tenant; every field optional. */
 export interface TenantSettingsPatch {
@@ -36,7 +36,7 @@ export class TenantSettingsService {
    */
   async update(em: EntityManager, tenantId: string, patch: TenantSettingsPatch, actor: Actor, meta: RequestMeta): Promise<Tenant> {
     return em.transactional(async (tx) => {
-      const tenant = await tx.findOne(TenantSchema, { id: tenantId, deletedAt: null }, { lockMode: LockMode.PESSIMISTIC_WRITE, disableIdentityMap: true });
+      const tenant = await lockLiveTenant(tx, tenantId);
       if (!tenant) throw notFound('Tenant not found', 'tenant_not_found');
       const changes: Record<string, { from: unknown; to: unknown }> = {};
       const update: Partial<Tenant> = {};
@@ -50,7 +50,7 @@ export class TenantSettingsService {
       }
       if (Object.keys(changes).length === 0) return tenant;
       update.updatedAt = new Date();
-      await tx.nativeUpdate(TenantSchema, { id: tenant.id }, update);
+      await updateTenant(tx, tenant.id, update);
       await this.audit.record(tx, {
         tenantId: tenant.id, action: 'TenantUpdated', actor, target: { type: 'tenant', id: tenant.id }, meta,
         details: { changes },

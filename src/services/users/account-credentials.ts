@@ -2,6 +2,17 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { RevokeReason, SessionService } from '../sessions/session-service.js';
+import { deleteLinkRequestsOfUser } from '../idp/idp-auth-request-queries.js';
+import { deleteIdentitiesOfUser } from '../idp/idp-identity-queries.js';
+import { deleteAllOpenAccountTokens } from '../lifecycle/account-token-queries.js';
+import { deleteEmailOtpOfUser } from '../mfa/email-otp-queries.js';
+import { deleteChallengesOfUser as deleteMfaChallengesOfUser } from '../mfa/mfa-challenge-queries.js';
+import { deleteRecoveryCodesOfUser } from '../mfa/recovery-code-queries.js';
+import { deleteHostedLoginsOfUser } from '../oidc/oidc-hosted-login-queries.js';
+import { deletePayloadsOfAccount } from '../oidc/oidc-payload-queries.js';
+import { deleteAllPasskeysOfUser } from '../passkeys/passkey-queries.js';
+import { deleteChallengesOfUser as deleteWebauthnChallengesOfUser } from '../passkeys/webauthn-challenge-queries.js';
+import { clearPasswordAndTotp, lockCredentialPresence } from './user-queries.js';
 
 /**
  * Every table that holds a credential, a second factor or sign-in state of one user (besides the
@@ -72,45 +83,30 @@ export class AccountCredentialService {
     meta: RequestMeta,
     keep?: KeptProviderIdentity,
   ): Promise<ClearedCredentials> {
-    const users = (await tx.execute(
-      `select password_hash is not null as had_password,
-              (totp_secret_enc is not null or totp_pending_secret_enc is not null) as had_totp
-         from app_user where id = ? and tenant_id = ? for update`,
-      [userId, tenantId],
-    )) as { had_password: boolean; had_totp: boolean }[];
-    const user = users[0];
-    await tx.execute(
-      `update app_user set password_hash = null, totp_secret_enc = null, totp_enrolled_at = null,
-              totp_pending_secret_enc = null, totp_last_used_step = null, updated_at = ?
-        where id = ? and tenant_id = ?`,
-      [new Date(), userId, tenantId],
-    );
-    const count = async (sql: string, params: unknown[]): Promise<number> => ((await tx.execute(sql, params)) as unknown[]).length;
-    const scope = [userId, tenantId];
-    await tx.execute('delete from email_otp where user_id = ? and tenant_id = ?', scope);
-    await tx.execute('delete from account_token where user_id = ? and tenant_id = ? and consumed_at is null', scope);
-    await tx.execute('delete from mfa_challenge where user_id = ? and tenant_id = ?', scope);
-    await tx.execute('delete from webauthn_challenge where user_id = ? and tenant_id = ?', scope);
-    await tx.execute('delete from oidc_hosted_login where user_id = ? and tenant_id = ?', scope);
-    await tx.execute('delete from oidc_payload where account_id = ? and tenant_id = ?', scope);
+    const user = await lockCredentialPresence(tx, tenantId, userId);
+    await clearPasswordAndTotp(tx, tenantId, userId, new Date());
+    await deleteEmailOtpOfUser(tx, tenantId, userId);
+    await deleteAllOpenAccountTokens(tx, tenantId, userId);
+    await deleteMfaChallengesOfUser(tx, tenantId, userId);
+    await deleteWebauthnChallengesOfUser(tx, tenantId, userId);
+    await deleteHostedLoginsOfUser(tx, tenantId, userId);
+    await deletePayloadsOfAccount(tx, tenantId, userId);
     // a provider link flow the pre-registrant started would link a provider account to this user
-    await tx.execute('delete from idp_auth_request where link_user_id = ? and tenant_id = ?', scope);
-    const recoveryCodesRemoved = await count('delete from mfa_recovery_code where user_id = ? and tenant_id = ? returning 1', scope);
-    const passkeys = (await tx.execute('delete from passkey where user_id = ? and tenant_id = ? returning id, name', scope)) as { id: string; name: string }[];
-    const providerLinksRemoved = keep
-      ? await count('delete from idp_identity where user_id = ? and tenant_id = ? and not (issuer = ? and subject = ?) returning 1', [...scope, keep.issuer, keep.subject])
-      : await count('delete from idp_identity where user_id = ? and tenant_id = ? returning 1', scope);
+    await deleteLinkRequestsOfUser(tx, tenantId, userId);
+    const recoveryCodesRemoved = await deleteRecoveryCodesOfUser(tx, tenantId, userId);
+    const passkeys = await deleteAllPasskeysOfUser(tx, tenantId, userId);
+    const providerLinksRemoved = await deleteIdentitiesOfUser(tx, tenantId, userId, keep);
     const sessionsEnded = await this.sessions.revokeAllForUser(tx, tenantId, userId, reason, actor, meta);
 
     const target = { type: 'user', id: userId };
     const details = { reason: 'account_reclaimed' };
-    if (user?.had_totp) await this.audit.record(tx, { tenantId, action: 'MfaTotpDisabled', actor, target, meta, details });
+    if (user?.hadTotp) await this.audit.record(tx, { tenantId, action: 'MfaTotpDisabled', actor, target, meta, details });
     for (const passkey of passkeys) {
       await this.audit.record(tx, { tenantId, action: 'PasskeyDeleted', actor, target, meta, details: { ...details, passkeyId: passkey.id } });
     }
     return {
-      hadPassword: user?.had_password ?? false,
-      hadTotp: user?.had_totp ?? false,
+      hadPassword: user?.hadPassword ?? false,
+      hadTotp: user?.hadTotp ?? false,
       passkeysRemoved: passkeys.length,
       recoveryCodesRemoved,
       providerLinksRemoved,

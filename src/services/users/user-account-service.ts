@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Tenant } from '../../entities/tenant.js';
-import { UserSchema, type User } from '../../entities/user.js';
+import type { User } from '../../entities/user.js';
 import { conflict, notFound, unauthorized } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import { hashPassword, verifyPassword } from '../../security/passwords.js';
@@ -8,7 +8,7 @@ import type { AuditService } from '../audit/audit-service.js';
 import type { SessionService } from '../sessions/session-service.js';
 import type { AccountTokenService } from '../lifecycle/account-token-service.js';
 import type { QueuedPersonalData } from '../jobs/queued-personal-data.js';
-import { rowToEntity } from '../../db/rows.js';
+import { findLiveUserById, lockActiveAdminIds, softDeleteUser, updatePasswordHash } from './user-queries.js';
 
 /** The signed-in user's own account: profile, deletion, password, sessions. */
 export class UserAccountService {
@@ -24,10 +24,9 @@ export class UserAccountService {
    * @throws ApiError 404 when absent or deleted.
    */
   async getUser(em: EntityManager, tenantId: string, userId: string): Promise<User> {
-    // Plain SQL: this is the read of GET /me, a hot path; the ORM's query building costs more than the query.
-    const rows = (await em.execute('select * from app_user where id = ? and tenant_id = ? and deleted_at is null', [userId, tenantId])) as Record<string, unknown>[];
-    if (!rows[0]) throw notFound('User not found');
-    return rowToEntity(em, UserSchema, rows[0]);
+    const user = await findLiveUserById(em, tenantId, userId);
+    if (!user) throw notFound('User not found');
+    return user;
   }
 
   /**
@@ -42,17 +41,13 @@ export class UserAccountService {
   async softDelete(em: EntityManager, tenant: Tenant, userId: string, actor: Actor, meta: RequestMeta): Promise<void> {
     await em.transactional(async (tx) => {
       // Lock the tenant's active admins so two concurrent deletions cannot remove the last two.
-      const admins = (await tx.execute(
-        `select id from app_user where tenant_id = ? and role = 'Admin' and status = 'Active' and deleted_at is null
-          order by id for update`,
-        [tenant.id],
-      )) as { id: string }[];
+      const admins = await lockActiveAdminIds(tx, tenant.id);
       const user = await this.getUser(tx, tenant.id, userId);
       if (user.role === 'Admin' && user.status === 'Active' && admins.length <= 1) {
         throw conflict('last_admin', 'The last active admin of a tenant cannot be removed');
       }
       const now = new Date();
-      await tx.nativeUpdate(UserSchema, { id: user.id, tenantId: tenant.id }, { deletedAt: now, updatedAt: now });
+      await softDeleteUser(tx, tenant.id, user.id, now);
       await this.sessions.revokeAllForUser(tx, tenant.id, user.id, 'user_deleted', actor, meta);
       await this.queuedPersonalData.discard(tx, tenant.id, user.email);
       await this.audit.record(tx, {
@@ -106,7 +101,7 @@ export class UserAccountService {
     const passwordHash = await hashPassword(newPassword);
     const actor: Actor = { type: 'user', id: user.id };
     await em.transactional(async (tx) => {
-      await tx.nativeUpdate(UserSchema, { id: user.id, tenantId: tenant.id }, { passwordHash, updatedAt: new Date() });
+      await updatePasswordHash(tx, tenant.id, user.id, passwordHash);
       const ended = await this.sessions.revokeAllForUser(tx, tenant.id, user.id, 'password_changed', actor, meta, sessionId);
       const resetLinksEnded = await this.accountTokens.revokeOpen(tx, tenant.id, user.id, 'password_reset');
       await this.audit.record(tx, {

@@ -1,9 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Tenant } from '../../entities/tenant.js';
-import { UserSchema, type User, type UserRole } from '../../entities/user.js';
+import type { User, UserRole } from '../../entities/user.js';
 import { conflict, notFound } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
-import { rowToEntity } from '../../db/rows.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { SessionService } from '../sessions/session-service.js';
 import type { EmailVerificationService } from '../lifecycle/email-verification-service.js';
@@ -11,6 +10,9 @@ import type { PasswordResetService } from '../lifecycle/password-reset-service.j
 import { isUuid } from '../../lib/uuid.js';
 import { SIGN_IN_REASONS } from '../sign-in/sign-in-errors.js';
 import { USER_REASONS } from './user-errors.js';
+import {
+  countLiveUsersWithEmail, findLiveUserById, lockActiveAdminIds, lockDeletedUser, lockLiveUser, restoreUser, updateRoleAndStatus,
+} from './user-queries.js';
 
 /** The changes an admin makes to a user with PATCH users/{userId}. */
 export interface UserAdministrationChange {
@@ -36,7 +38,7 @@ export class UserAdministrationService {
 
   /** A live (not deleted) user of the tenant. @throws ApiError 404 `not_found`. */
   private async liveUser(em: EntityManager, tenant: Tenant, userId: string): Promise<User> {
-    const user = isUuid(userId) ? await em.findOne(UserSchema, { id: userId, tenantId: tenant.id, deletedAt: null }, { disableIdentityMap: true }) : null;
+    const user = isUuid(userId) ? await findLiveUserById(em, tenant.id, userId) : null;
     if (!user) throw notFound('User not found');
     return user;
   }
@@ -78,14 +80,11 @@ export class UserAdministrationService {
   async restore(em: EntityManager, tenant: Tenant, userId: string, actor: Actor, meta: RequestMeta): Promise<User> {
     if (!isUuid(userId)) throw notFound('User not found');
     return em.transactional(async (tx) => {
-      const rows = (await tx.execute('select * from app_user where id = ? and tenant_id = ? and deleted_at is not null for update', [userId, tenant.id])) as Record<
-        string,
-        unknown
-      >[];
-      if (!rows[0]) throw notFound('User not found');
-      const user = rowToEntity(tx, UserSchema, rows[0]);
+      const user = await lockDeletedUser(tx, tenant.id, userId);
+      if (!user) throw notFound('User not found');
       const now = new Date();
       if (user.deletedAt!.getTime() < now.getTime() - this.userRetentionDays * 86_400_000) throw notFound('User not found');
+      // eslint-disable-next-line no-restricted-syntax -- audit_event SQL stays beside services/audit/ (docs/architecture.md "Rules")
       const [deletion] = (await tx.execute(
         `select actor_type, actor_id from audit_event where tenant_id = ? and target_type = 'user' and target_id = ? and action = 'UserSoftDeleted'
           order by created_at desc limit 1`,
@@ -94,9 +93,9 @@ export class UserAdministrationService {
       if (deletion?.actor_type === 'user' && deletion.actor_id === user.id) {
         throw conflict(USER_REASONS.erasureRequestedByUser, 'This user deleted their own account; it cannot be restored');
       }
-      const taken = await tx.count(UserSchema, { tenantId: tenant.id, email: user.email, deletedAt: null });
+      const taken = await countLiveUsersWithEmail(tx, tenant.id, user.email);
       if (taken > 0) throw conflict(SIGN_IN_REASONS.emailTaken, 'A live user of the workspace has this email address now');
-      await tx.nativeUpdate(UserSchema, { id: user.id, tenantId: tenant.id }, { deletedAt: null, updatedAt: now });
+      await restoreUser(tx, tenant.id, user.id, now);
       await this.audit.record(tx, {
         tenantId: tenant.id, action: 'UserRestored', actor, target: { type: 'user', id: user.id }, meta,
         details: { email: user.email, deletedAt: user.deletedAt!.toISOString() },
@@ -117,16 +116,9 @@ export class UserAdministrationService {
    */
   async change(em: EntityManager, tenant: Tenant, userId: string, change: UserAdministrationChange, actor: Actor, meta: RequestMeta): Promise<User> {
     return em.transactional(async (tx) => {
-      const admins = (await tx.execute(
-        `select id from app_user where tenant_id = ? and role = 'Admin' and status = 'Active' and deleted_at is null order by id for update`,
-        [tenant.id],
-      )) as { id: string }[];
-      const rows = (await tx.execute('select * from app_user where id = ? and tenant_id = ? and deleted_at is null for update', [userId, tenant.id])) as Record<
-        string,
-        unknown
-      >[];
-      if (!rows[0]) throw notFound('User not found');
-      const user = rowToEntity(tx, UserSchema, rows[0]);
+      const admins = await lockActiveAdminIds(tx, tenant.id);
+      const user = await lockLiveUser(tx, tenant.id, userId);
+      if (!user) throw notFound('User not found');
       const role = change.role ?? user.role;
       const status = change.status ?? user.status;
       if (status === 'Active' && user.status === 'Pending') {
@@ -139,7 +131,7 @@ export class UserAdministrationService {
       }
       if (role === user.role && status === user.status) return user;
       const now = new Date();
-      await tx.nativeUpdate(UserSchema, { id: user.id, tenantId: tenant.id }, { role, status, updatedAt: now });
+      await updateRoleAndStatus(tx, tenant.id, user.id, role, status, now);
       const target = { type: 'user', id: user.id };
       if (role !== user.role) {
         await this.audit.record(tx, { tenantId: tenant.id, action: 'UserRoleChanged', actor, target, meta, details: { email: user.email, from: user.role, to: role } });

@@ -14,6 +14,11 @@ import { writeWithRetries } from '../jobs/job-worker.js';
 import type { Mailer } from '../mail/mailer.js';
 import { assertLiteralHostAllowed, guardedLookup } from './webhook-target.js';
 import { secretAad, WEBHOOK_TEST_EVENT_TYPE } from './webhook-service.js';
+import { findAdminEmails } from '../users/user-queries.js';
+import { finishAttempt, insertAttempt } from './webhook-delivery-queries.js';
+import {
+  clearEndpointFailing, disableFailingEndpoint, findEndpointSecrets, markEndpointFailing, type EndpointSecrets,
+} from './webhook-endpoint-queries.js';
 
 /** Milliseconds one delivery attempt may take, connection to answer headers. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -25,14 +30,6 @@ const payloadSchema = z.object({
   auditEventId: z.string().optional(),
   test: z.boolean().optional(),
 });
-
-interface EndpointSecrets {
-  url: string;
-  enabled: boolean;
-  secret_encrypted: string;
-  previous_secret_encrypted: string | null;
-  previous_secret_valid: boolean;
-}
 
 interface AttemptResult {
   status: number | null;
@@ -71,12 +68,7 @@ export class WebhookDelivery {
   async deliver(job: ClaimedJob, retryInSeconds: number | undefined): Promise<void> {
     const payload = payloadSchema.parse(job.payload);
     const em = this.orm.em.fork() as EntityManager;
-    const [endpoint] = await em.execute<EndpointSecrets[]>(
-      `select url, enabled, secret_encrypted, previous_secret_encrypted,
-              coalesce(previous_secret_expires_at > now(), false) as previous_secret_valid
-       from webhook_endpoint where id = ? and tenant_id = ?`,
-      [payload.endpointId, payload.tenantId],
-    );
+    const endpoint = await findEndpointSecrets(em, payload.tenantId, payload.endpointId);
     if (!endpoint || (!endpoint.enabled && !payload.test)) return; // deleted or disabled: dropped
     const body = await this.body(em, payload);
     if (!body) return; // the audit event was erased meanwhile
@@ -85,31 +77,23 @@ export class WebhookDelivery {
     // `attempting` row (the receiver may have the event; the queue sends it again with the same
     // webhook-id), never a delivery without a trace. No row, no POST.
     const deliveryId = randomUUID();
-    await em.execute(
-      `insert into webhook_delivery (id, tenant_id, endpoint_id, message_id, event_type, attempt, outcome, response_status, latency_ms, error, next_retry_at, created_at)
-       values (?, ?, ?, ?, ?, ?, 'attempting', null, null, null, null, now())`,
-      [deliveryId, payload.tenantId, payload.endpointId, messageId, payload.eventType, job.attempt],
-      'run',
-    );
+    await insertAttempt(em, {
+      id: deliveryId, tenantId: payload.tenantId, endpointId: payload.endpointId, messageId, eventType: payload.eventType, attempt: job.attempt,
+    });
     const result = await this.post(payload.endpointId, endpoint, messageId, body);
     const succeeded = result.status !== null && result.status >= 200 && result.status < 300;
     this.onAttempt?.(succeeded ? 'succeeded' : 'failed');
     await writeWithRetries(
       () =>
-        em.execute(
-          `update webhook_delivery set outcome = ?, response_status = ?, latency_ms = ?, error = ?, next_retry_at = ? where id = ?`,
-          [
-            succeeded ? 'succeeded' : 'failed', result.status, result.latencyMs, result.error?.slice(0, 200) ?? null,
-            succeeded || retryInSeconds === undefined ? null : new Date(Date.now() + retryInSeconds * 1000),
-            deliveryId,
-          ],
-          'run',
-        ),
+        finishAttempt(em, deliveryId, {
+          outcome: succeeded ? 'succeeded' : 'failed', responseStatus: result.status, latencyMs: result.latencyMs,
+          error: result.error?.slice(0, 200) ?? null,
+          nextRetryAt: succeeded || retryInSeconds === undefined ? null : new Date(Date.now() + retryInSeconds * 1000),
+        }),
       (err, attempt) => this.logger.warn({ err, deliveryId, attempt }, 'webhook delivery log not finished yet; retrying'),
     );
     if (succeeded) {
-      await em
-        .execute('update webhook_endpoint set failing_since = null where id = ? and failing_since is not null', [payload.endpointId], 'run')
+      await clearEndpointFailing(em, payload.endpointId)
         .catch((err: unknown) => this.logger.warn({ err, endpointId: payload.endpointId }, 'could not clear the endpoint failing mark'));
       return;
     }
@@ -121,6 +105,7 @@ export class WebhookDelivery {
     if (payload.test || !payload.auditEventId) {
       return JSON.stringify({ type: WEBHOOK_TEST_EVENT_TYPE, timestamp: new Date().toISOString(), data: { webhookId: payload.endpointId } });
     }
+    // eslint-disable-next-line no-restricted-syntax -- audit_event SQL stays beside services/audit/ (docs/architecture.md "Rules")
     const [row] = await em.execute<AuditRow[]>(
       `select id, action, actor_type, actor_id, target_type, target_id, ip, user_agent, details, created_at
        from audit_event where id = ? and tenant_id = ?`,
@@ -132,9 +117,9 @@ export class WebhookDelivery {
   }
 
   private signature(endpoint: EndpointSecrets, endpointId: string, messageId: string, timestamp: Date, body: string): string {
-    const secrets = [this.keyring.decrypt(endpoint.secret_encrypted, secretAad(endpointId))];
-    if (endpoint.previous_secret_encrypted && endpoint.previous_secret_valid) {
-      secrets.push(this.keyring.decrypt(endpoint.previous_secret_encrypted, secretAad(endpointId)));
+    const secrets = [this.keyring.decrypt(endpoint.secretEncrypted, secretAad(endpointId))];
+    if (endpoint.previousSecretEncrypted && endpoint.previousSecretValid) {
+      secrets.push(this.keyring.decrypt(endpoint.previousSecretEncrypted, secretAad(endpointId)));
     }
     return secrets.map((secret) => new Webhook(secret).sign(messageId, timestamp, body)).join(' ');
   }
@@ -183,27 +168,16 @@ export class WebhookDelivery {
    * `WEBHOOK_DISABLE_AFTER_SECONDS`, disables it and mails the tenant's admins.
    */
   private async noteFailure(em: EntityManager, endpointId: string, tenantId: string): Promise<void> {
-    const [state] = await em.execute<{ overdue: boolean; enabled: boolean }[]>(
-      `update webhook_endpoint set failing_since = coalesce(failing_since, now()) where id = ? and tenant_id = ?
-       returning failing_since <= now() - make_interval(secs => ?) as overdue, enabled`,
-      [endpointId, tenantId, this.config.webhookDisableAfterSeconds],
-    );
+    const state = await markEndpointFailing(em, tenantId, endpointId, this.config.webhookDisableAfterSeconds);
     if (!state?.overdue || !state.enabled) return;
     const disabled = await em.transactional(async (tx) => {
-      const [row] = await tx.execute<{ url: string; name: string }[]>(
-        `update webhook_endpoint e set enabled = false, disabled_reason = 'failing', updated_at = now()
-         from tenant t where e.id = ? and e.tenant_id = ? and t.id = e.tenant_id and e.enabled
-         returning e.url, t.name`,
-        [endpointId, tenantId],
-      );
-      if (!row) return false; // another worker disabled it first
-      const admins = await tx.execute<{ email: string }[]>(
-        `select email from app_user where tenant_id = ? and role = 'Admin' and deleted_at is null`,
-        [tenantId],
-      );
+      const disabledEndpoint = await disableFailingEndpoint(tx, tenantId, endpointId);
+      if (!disabledEndpoint) return false; // another worker disabled it first
+      const row = { url: disabledEndpoint.url, name: disabledEndpoint.tenantName };
+      const admins = await findAdminEmails(tx, tenantId);
       for (const admin of admins) {
         await this.mailer.send({
-          to: admin.email,
+          to: admin,
           subject: `Webhook disabled for ${row.name}`,
           text: `Every delivery to the webhook ${row.url} of "${row.name}" has failed for a long time, so it was disabled.\nFix the receiver, then enable the webhook again.\n`,
           html: `<p>Every delivery to the webhook <code>${escapeHtml(row.url)}</code> of &quot;${escapeHtml(row.name)}&quot; has failed for a long time, so it was disabled.</p><p>Fix the receiver, then enable the webhook again.</p>`,

@@ -11,6 +11,10 @@ import type { AuditService } from '../audit/audit-service.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import { webhookUrlProblem } from './webhook-target.js';
 import { WEBHOOK_MAX_ATTEMPTS } from './webhook-outbox.js';
+import { findAttemptsOfEndpoint } from './webhook-delivery-queries.js';
+import {
+  deleteEndpoint, findEndpoint, findEndpointsOfTenant, insertEndpoint, rotateEndpointSecret, updateEndpoint, type WebhookEndpointRow,
+} from './webhook-endpoint-queries.js';
 
 /** Seconds the previous signing secret keeps signing after a rotation (both signatures are sent). */
 export const SECRET_ROTATION_OVERLAP_SECONDS = 24 * 3600;
@@ -53,44 +57,18 @@ export interface WebhookDeliveryAttempt {
   createdAt: Date;
 }
 
-interface EndpointRow {
-  id: string;
-  url: string;
-  event_types: AuditAction[] | string | null;
-  enabled: boolean;
-  disabled_reason: string | null;
-  failing_since: Date | string | null;
-  created_at: Date | string;
-  updated_at: Date | string;
-}
-
-interface DeliveryRow {
-  id: string;
-  message_id: string;
-  event_type: string;
-  attempt: number;
-  outcome: 'succeeded' | 'failed' | 'attempting';
-  response_status: number | null;
-  latency_ms: number | null;
-  error: string | null;
-  next_retry_at: Date | string | null;
-  created_at: Date | string;
-}
-
-const ENDPOINT_COLUMNS = 'id, url, event_types, enabled, disabled_reason, failing_since, created_at, updated_at';
-
 const toDate = (v: Date | string): Date => new Date(v);
 
-function toEndpoint(row: EndpointRow): WebhookEndpoint {
+function toEndpoint(row: WebhookEndpointRow): WebhookEndpoint {
   return {
     id: row.id,
     url: row.url,
-    eventTypes: typeof row.event_types === 'string' ? (JSON.parse(row.event_types) as AuditAction[]) : row.event_types,
+    eventTypes: row.eventTypes,
     enabled: row.enabled,
-    disabledReason: row.disabled_reason,
-    failingSince: row.failing_since ? toDate(row.failing_since) : null,
-    createdAt: toDate(row.created_at),
-    updatedAt: toDate(row.updated_at),
+    disabledReason: row.disabledReason,
+    failingSince: row.failingSince ? toDate(row.failingSince) : null,
+    createdAt: toDate(row.createdAt),
+    updatedAt: toDate(row.updatedAt),
   };
 }
 
@@ -138,25 +116,19 @@ export class WebhookService {
     this.assertUrl(url);
     const id = randomUUID();
     const secret = newSecret();
-    const rows = await em.transactional(async (tx) => {
-      const inserted = await tx.execute<EndpointRow[]>(
-        `insert into webhook_endpoint (id, tenant_id, url, event_types, enabled, secret_encrypted, created_at, updated_at)
-         values (?, ?, ?, ?::jsonb, true, ?, now(), now()) returning ${ENDPOINT_COLUMNS}`,
-        [id, tenant.id, url, eventTypes ? JSON.stringify([...new Set(eventTypes)]) : null, this.keyring.encrypt(secret, secretAad(id))],
-      );
+    const row = await em.transactional(async (tx) => {
+      const inserted = await insertEndpoint(tx, {
+        id, tenantId: tenant.id, url, eventTypes: eventTypes ? [...new Set(eventTypes)] : null, secretEncrypted: this.keyring.encrypt(secret, secretAad(id)),
+      });
       await this.record(tx, tenant, actor, meta, id, { webhook: 'created', url, eventTypes: eventTypes ?? null });
       return inserted;
     });
-    return { webhook: toEndpoint(rows[0]!), secret };
+    return { webhook: toEndpoint(row), secret };
   }
 
   /** The tenant's endpoints, oldest first. */
   async list(em: EntityManager, tenant: Tenant): Promise<WebhookEndpoint[]> {
-    const rows = await em.execute<EndpointRow[]>(
-      `select ${ENDPOINT_COLUMNS} from webhook_endpoint where tenant_id = ? order by created_at, id`,
-      [tenant.id],
-    );
-    return rows.map(toEndpoint);
+    return (await findEndpointsOfTenant(em, tenant.id)).map(toEndpoint);
   }
 
   /**
@@ -172,19 +144,14 @@ export class WebhookService {
       enabled: changes.enabled ?? current.enabled,
     };
     return em.transactional(async (tx) => {
-      const rows = await tx.execute<EndpointRow[]>(
-        `update webhook_endpoint set url = ?, event_types = ?::jsonb, enabled = ?, updated_at = now(),
-           disabled_reason = case when ? then null else disabled_reason end,
-           failing_since = case when ? then null else failing_since end
-         where id = ? and tenant_id = ? returning ${ENDPOINT_COLUMNS}`,
-        [
-          next.url, next.eventTypes ? JSON.stringify([...new Set(next.eventTypes)]) : null, next.enabled,
-          changes.enabled === true, changes.enabled === true, id, tenant.id,
-        ],
+      const updated = await updateEndpoint(
+        tx, tenant.id, id,
+        { url: next.url, eventTypes: next.eventTypes ? [...new Set(next.eventTypes)] : null, enabled: next.enabled },
+        changes.enabled === true,
       );
-      if (!rows[0]) throw notFound('Webhook not found');
+      if (!updated) throw notFound('Webhook not found');
       await this.record(tx, tenant, actor, meta, id, { webhook: 'updated', url: next.url, eventTypes: next.eventTypes, enabled: next.enabled });
-      return toEndpoint(rows[0]);
+      return toEndpoint(updated);
     });
   }
 
@@ -195,8 +162,7 @@ export class WebhookService {
   async delete(em: EntityManager, tenant: Tenant, id: string, actor: Actor, meta: RequestMeta): Promise<void> {
     if (!isUuid(id)) throw notFound('Webhook not found');
     await em.transactional(async (tx) => {
-      const rows = await tx.execute<{ id: string }[]>('delete from webhook_endpoint where id = ? and tenant_id = ? returning id', [id, tenant.id]);
-      if (!rows[0]) throw notFound('Webhook not found');
+      if (!(await deleteEndpoint(tx, tenant.id, id))) throw notFound('Webhook not found');
       await this.record(tx, tenant, actor, meta, id, { webhook: 'deleted' });
     });
   }
@@ -211,13 +177,8 @@ export class WebhookService {
     if (!isUuid(id)) throw notFound('Webhook not found');
     const secret = newSecret();
     await em.transactional(async (tx) => {
-      const rows = await tx.execute<{ id: string }[]>(
-        `update webhook_endpoint set previous_secret_encrypted = secret_encrypted,
-           previous_secret_expires_at = now() + make_interval(secs => ?), secret_encrypted = ?, updated_at = now()
-         where id = ? and tenant_id = ? returning id`,
-        [SECRET_ROTATION_OVERLAP_SECONDS, this.keyring.encrypt(secret, secretAad(id)), id, tenant.id],
-      );
-      if (!rows[0]) throw notFound('Webhook not found');
+      const rotated = await rotateEndpointSecret(tx, tenant.id, id, this.keyring.encrypt(secret, secretAad(id)), SECRET_ROTATION_OVERLAP_SECONDS);
+      if (!rotated) throw notFound('Webhook not found');
       await this.record(tx, tenant, actor, meta, id, { webhook: 'secret_rotated', previousSecretValidSeconds: SECRET_ROTATION_OVERLAP_SECONDS });
     });
     return secret;
@@ -243,22 +204,14 @@ export class WebhookService {
    */
   async deliveries(em: EntityManager, tenant: Tenant, id: string): Promise<WebhookDeliveryAttempt[]> {
     await this.get(em, tenant, id);
-    const rows = await em.execute<DeliveryRow[]>(
-      `select id, message_id, event_type, attempt, outcome, response_status, latency_ms, error, next_retry_at, created_at
-       from webhook_delivery where endpoint_id = ? and tenant_id = ? order by created_at desc, attempt desc limit ?`,
-      [id, tenant.id, DELIVERY_LOG_LIMIT],
-    );
-    return rows.map((r) => ({
-      id: r.id, messageId: r.message_id, eventType: r.event_type, attempt: r.attempt, outcome: r.outcome,
-      responseStatus: r.response_status, latencyMs: r.latency_ms, error: r.error,
-      nextRetryAt: r.next_retry_at ? toDate(r.next_retry_at) : null, createdAt: toDate(r.created_at),
-    }));
+    const rows = await findAttemptsOfEndpoint(em, tenant.id, id, DELIVERY_LOG_LIMIT);
+    return rows.map((r) => ({ ...r, nextRetryAt: r.nextRetryAt ? toDate(r.nextRetryAt) : null, createdAt: toDate(r.createdAt) }));
   }
 
   /** @throws ApiError 404 when the tenant has no endpoint with this id. */
   private async get(em: EntityManager, tenant: Tenant, id: string): Promise<WebhookEndpoint> {
     if (!isUuid(id)) throw notFound('Webhook not found');
-    const [row] = await em.execute<EndpointRow[]>(`select ${ENDPOINT_COLUMNS} from webhook_endpoint where id = ? and tenant_id = ?`, [id, tenant.id]);
+    const row = await findEndpoint(em, tenant.id, id);
     if (!row) throw notFound('Webhook not found');
     return toEndpoint(row);
   }
