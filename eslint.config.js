@@ -19,10 +19,9 @@ export default tseslint.config(
   {
     // docs/architecture.md "Rules", data access: plain SQL lives only in the query module of its table
     // (`src/**/*-queries.ts`), in `src/db/` (the ORM, the pooled query) and in the migrations; every
-    // other file calls a query function. `services/audit/` and the user directory keep their own SQL
-    // (named below); a statement on `audit_event` elsewhere carries a disable comment with its reason.
+    // other file calls a query function.
     files: ['src/**/*.ts'],
-    ignores: ['src/**/*-queries.ts', 'src/db/**', 'src/migrations/**', 'src/services/audit/**', 'src/services/users/user-directory-service.ts'],
+    ignores: ['src/**/*-queries.ts', 'src/db/**', 'src/migrations/**'],
     rules: {
       'no-restricted-syntax': [
         'error',

@@ -12,7 +12,8 @@
 import pg from 'pg';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { openDatabase } from '../src/db/orm.js';
-import { AuditLogService, type AuditQuery, type AuditSql } from '../src/services/audit/audit-log-service.js';
+import type { AuditSql } from '../src/services/audit/audit-event-queries.js';
+import { AuditLogService, type AuditQuery } from '../src/services/audit/audit-log-service.js';
 
 const SCRATCH = 'idp_audit_explain';
 const EVENTS = Number(process.env.EVENTS ?? 1_000_000);

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { COUNTED_AUDIT_ACTIONS, type CountedAuditAction } from '../../entities/audit-daily-count.js';
+import { countActiveUsers, countFactorAdoption } from '../users/user-queries.js';
+import { countDaysWithoutCounts, findDailyCounts, keepDailyCounts, type DayCountRow } from './audit-daily-count-queries.js';
 
 /** How many days the activity charts cover, today (UTC) included (docs/audit.md "Activity"). */
 export const ACTIVITY_DAYS = 30;
@@ -57,7 +58,7 @@ export class ActivityService {
    */
   async signInsPerDay(em: EntityManager, tenantId: string, window: ActivityWindow): Promise<{ signIns: DailyCount[]; failedSignIns: DailyCount[] }> {
     await this.closeDays(em, tenantId, window);
-    const rows = await this.countsPerDay(em, tenantId, window, ['UserLogin', 'UserLoginFailed']);
+    const rows = await findDailyCounts(em, tenantId, window.days[0]!, window.closedThrough, window.openFrom, ['UserLogin', 'UserLoginFailed']);
     return {
       signIns: byDay(window, rows.filter((r) => r.action === 'UserLogin')),
       failedSignIns: byDay(window, rows.filter((r) => r.action === 'UserLoginFailed')),
@@ -67,7 +68,7 @@ export class ActivityService {
   /** Chart 2: `UserSignup` per UTC day of the window, as {@link signInsPerDay}. */
   async signUpsPerDay(em: EntityManager, tenantId: string, window: ActivityWindow): Promise<DailyCount[]> {
     await this.closeDays(em, tenantId, window);
-    return byDay(window, await this.countsPerDay(em, tenantId, window, ['UserSignup']));
+    return byDay(window, await findDailyCounts(em, tenantId, window.days[0]!, window.closedThrough, window.openFrom, ['UserSignup']));
   }
 
   /**
@@ -77,68 +78,18 @@ export class ActivityService {
    */
   private async closeDays(em: EntityManager, tenantId: string, window: ActivityWindow): Promise<void> {
     if (window.closedThrough < window.days[0]!) return;
-    const [missing] = (await em.execute(
-      `select count(*)::int as n from generate_series(?::date::timestamp, ?::date::timestamp, interval '1 day') d(day)
-        where not exists (select 1 from audit_daily_count c where c.tenant_id = ? and c.day = d.day)`,
-      [window.days[0], window.closedThrough, tenantId],
-    )) as { n: number }[];
-    if (!missing || missing.n === 0) return;
-    await em.execute(
-      `insert into audit_daily_count (tenant_id, day, action, count)
-       select ?, d.day, a.action,
-              (select count(*) from audit_event e
-                where e.tenant_id = ? and e.action = a.action
-                  and e.created_at >= d.day at time zone 'UTC'
-                  and e.created_at < (d.day + interval '1 day') at time zone 'UTC')
-         from generate_series(?::date::timestamp, ?::date::timestamp, interval '1 day') as d(day)
-        cross join unnest(array[?]::text[]) as a(action)
-        where not exists (select 1 from audit_daily_count c where c.tenant_id = ? and c.day = d.day::date)
-       on conflict do nothing`,
-      [tenantId, tenantId, window.days[0], window.closedThrough, [...COUNTED_AUDIT_ACTIONS], tenantId],
-    );
-  }
-
-  /** The counts of the closed days and the live counts of the open days, for some counted actions. */
-  private async countsPerDay(em: EntityManager, tenantId: string, window: ActivityWindow, actions: CountedAuditAction[]): Promise<DayCountRow[]> {
-    const rows = (await em.execute(
-      `select to_char(day, 'YYYY-MM-DD') as day, action, count from audit_daily_count
-        where tenant_id = ? and day >= ?::date and day <= ?::date and action in (?)
-       union all
-       select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, action, count(*)::int as count
-         from audit_event
-        where tenant_id = ? and action in (?) and created_at >= ?
-        group by 1, 2`,
-      [tenantId, window.days[0], window.closedThrough, actions, tenantId, actions, window.openFrom],
-    )) as DayCountRow[];
-    return rows;
+    if ((await countDaysWithoutCounts(em, tenantId, window.days[0]!, window.closedThrough)) === 0) return;
+    await keepDailyCounts(em, tenantId, window.days[0]!, window.closedThrough);
   }
 
   /** Figure 3, one statement: live users whose last sign-in is at most 7 and 30 days before `now`. */
   async activeUsers(em: EntityManager, tenantId: string, now: Date): Promise<ActivitySummary['activeUsers']> {
-    const weekAgo = new Date(now.getTime() - 7 * DAY_MS);
-    const monthAgo = new Date(now.getTime() - 30 * DAY_MS);
-    const [row] = (await em.execute(
-      `select count(*) filter (where last_login_at >= ?)::int as last7, count(*)::int as last30
-         from app_user
-        where tenant_id = ? and deleted_at is null and last_login_at >= ?`,
-      [weekAgo, tenantId, monthAgo],
-    )) as { last7: number; last30: number }[];
-    return { last7Days: row?.last7 ?? 0, last30Days: row?.last30 ?? 0 };
+    return countActiveUsers(em, tenantId, new Date(now.getTime() - 7 * DAY_MS), new Date(now.getTime() - 30 * DAY_MS));
   }
 
   /** Figure 4, one statement: live users who are not Pending, and how many have TOTP, a passkey, either. */
   async mfaAdoption(em: EntityManager, tenantId: string): Promise<ActivitySummary['mfaAdoption']> {
-    const [row] = (await em.execute(
-      `select count(*)::int as users,
-              count(*) filter (where u.totp_enrolled_at is not null)::int as totp,
-              count(*) filter (where p.user_id is not null)::int as passkey,
-              count(*) filter (where u.totp_enrolled_at is not null or p.user_id is not null)::int as any_factor
-         from app_user u
-         left join (select distinct user_id from passkey where tenant_id = ?) p on p.user_id = u.id
-        where u.tenant_id = ? and u.deleted_at is null and u.status <> 'Pending'`,
-      [tenantId, tenantId],
-    )) as { users: number; totp: number; passkey: number; any_factor: number }[];
-    return { users: row?.users ?? 0, totp: row?.totp ?? 0, passkey: row?.passkey ?? 0, anyFactor: row?.any_factor ?? 0 };
+    return countFactorAdoption(em, tenantId);
   }
 }
 
@@ -169,12 +120,6 @@ export function activityWindow(now: Date): ActivityWindow {
     closedThrough: new Date(openFrom - DAY_MS).toISOString().slice(0, 10),
     openFrom: new Date(openFrom),
   };
-}
-
-interface DayCountRow {
-  day: string;
-  action: CountedAuditAction;
-  count: number;
 }
 
 /** Every day of the window with its count (0 when no row). */

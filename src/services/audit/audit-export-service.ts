@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { stringify } from 'csv-stringify/sync';
-import type { AuditAction } from '../../entities/audit-event.js';
-import { likeLiteral, toAuditItem, type AuditItem, type AuditRow } from './audit-log-service.js';
+import { findExportBatch, type AuditExportFilter, type ExportedAuditEvent, type ExportKeyset } from './audit-event-queries.js';
+
+export type { AuditExportFilter, ExportedAuditEvent } from './audit-event-queries.js';
 
 /** The formats of GET audit/export (docs/audit.md "Export"). */
 export const AUDIT_EXPORT_FORMATS = ['csv', 'json'] as const;
@@ -10,33 +11,15 @@ export type AuditExportFormat = (typeof AUDIT_EXPORT_FORMATS)[number];
 /** Rows read per statement while exporting: the memory an export holds at once, whatever its size. */
 export const AUDIT_EXPORT_BATCH_ROWS = 1000;
 
-/** The filters of an export: those of GET audit without paging. */
-export interface AuditExportFilter {
-  action?: AuditAction;
-  /** Events where this user is the actor or the target. */
-  userId?: string;
-  /** Inclusive lower bound on `createdAt`. */
-  since?: Date;
-  /** Exclusive upper bound on `createdAt`. */
-  before?: Date;
-  /** Matched case-insensitively against the action, the details text and the actor's or target's email. */
-  search?: string;
-}
-
 /** Where an export is written; `write` resolves when the chunk may be followed by the next (backpressure). */
 export interface ExportSink {
   write(chunk: string): Promise<void>;
 }
 
-/** One exported event: the `AuditEvent` of GET audit plus the emails of its actor and target users. */
-export type ExportedAuditEvent = AuditItem & { actorEmail: string | null; targetEmail: string | null };
-
 /** The CSV columns, in order (docs/audit.md "Export"). */
 export const AUDIT_CSV_COLUMNS = [
   'createdAt', 'action', 'actorType', 'actorId', 'actorEmail', 'targetType', 'targetId', 'targetEmail', 'ip', 'userAgent', 'details',
 ] as const;
-
-type ExportRow = AuditRow & { keyset_at: string; actor_email: string | null; target_email: string | null };
 
 /**
  * Exports a tenant's audit log as CSV or JSON, newest first, without holding it in memory: rows are
@@ -54,72 +37,21 @@ export class AuditExportService {
    * @returns how many events were written.
    */
   async export(em: EntityManager, tenantId: string, filter: AuditExportFilter, format: AuditExportFormat, sink: ExportSink): Promise<number> {
-    const { where, params } = exportConditions(tenantId, filter);
-    // The keyset carries the time as PostgreSQL's text (microseconds), not a JS Date (milliseconds).
-    let after: { createdAt: string; id: string } | null = null;
+    let after: ExportKeyset | null = null;
     let count = 0;
     if (format === 'json') await sink.write('[');
     for (;;) {
-      const keyset: string = after ? ' and (e.created_at, e.id) < (?::timestamptz, ?)' : '';
-      const keysetParams: unknown[] = after ? [after.createdAt, after.id] : [];
-      const rows = (await em.execute(
-        `select e.id, e.action, e.actor_type, e.actor_id, e.target_type, e.target_id, e.ip, e.user_agent, e.details, e.created_at, e.created_at::text as keyset_at,
-                actor.email as actor_email, target.email as target_email
-           from audit_event e
-           left join app_user actor on actor.tenant_id = e.tenant_id and actor.id = e.actor_id
-           left join app_user target on e.target_type = 'user' and target.tenant_id = e.tenant_id and target.id::text = e.target_id
-          where ${where}${keyset}
-          order by e.created_at desc, e.id desc
-          limit ?`,
-        [...params, ...keysetParams, this.batchRows],
-      )) as ExportRow[];
-      if (rows.length === 0) break;
-      const events = rows.map(toExportedEvent);
-      await sink.write(format === 'csv' ? toCsv(events, count === 0) : toJsonItems(events, count === 0));
-      count += rows.length;
-      const last = rows[rows.length - 1]!;
-      after = { createdAt: last.keyset_at, id: last.id };
-      if (rows.length < this.batchRows) break;
+      const batch = await findExportBatch(em, tenantId, filter, after, this.batchRows);
+      if (batch.events.length === 0) break;
+      await sink.write(format === 'csv' ? toCsv(batch.events, count === 0) : toJsonItems(batch.events, count === 0));
+      count += batch.events.length;
+      after = batch.next;
+      if (batch.events.length < this.batchRows) break;
     }
     if (format === 'json') await sink.write(count === 0 ? ']' : '\n]');
     else if (count === 0) await sink.write(toCsv([], true));
     return count;
   }
-}
-
-/** The WHERE clause of an export (table alias `e`), every value a parameter. */
-function exportConditions(tenantId: string, filter: AuditExportFilter): { where: string; params: unknown[] } {
-  const conditions = ['e.tenant_id = ?'];
-  const params: unknown[] = [tenantId];
-  if (filter.action) {
-    conditions.push('e.action = ?');
-    params.push(filter.action);
-  }
-  if (filter.userId) {
-    conditions.push('(e.actor_id = ? or e.target_id = ?)');
-    params.push(filter.userId, filter.userId);
-  }
-  if (filter.since) {
-    conditions.push('e.created_at >= ?');
-    params.push(filter.since);
-  }
-  if (filter.before) {
-    conditions.push('e.created_at < ?');
-    params.push(filter.before);
-  }
-  if (filter.search) {
-    const pattern = likeLiteral(filter.search);
-    const usersMatching = 'select u.id from app_user u where u.tenant_id = ? and u.email ilike ?';
-    conditions.push(`((e.action || ' ' || e.details::text) ilike ?
-      or e.actor_id in (${usersMatching})
-      or e.target_id in (select id::text from (${usersMatching}) as m))`);
-    params.push(pattern, tenantId, pattern, tenantId, pattern);
-  }
-  return { where: conditions.join(' and '), params };
-}
-
-function toExportedEvent(row: ExportRow): ExportedAuditEvent {
-  return { ...toAuditItem(row), actorEmail: row.actor_email, targetEmail: row.target_email };
 }
 
 /** A cell a spreadsheet would evaluate as a formula (OWASP "CSV Injection") gets a leading `'`. */

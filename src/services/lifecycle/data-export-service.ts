@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { passkeysOf, type PasskeyView } from '../passkeys/passkey-service.js';
-import { toAuditItem, type AuditItem, type AuditRow } from '../audit/audit-log-service.js';
+import { findAuditEventsAboutUser, type AuditItem } from '../audit/audit-event-queries.js';
 import type { Tenant } from '../../entities/tenant.js';
 import type { UserRole, UserStatus } from '../../entities/user.js';
 import { notFound } from '../../lib/errors.js';
@@ -76,16 +76,7 @@ export class DataExportService {
     const sessions = await findSessionsOfUser(em, tenant.id, user.id);
     const idpLinks = await findIdentitiesOfUser(em, tenant.id, user.id);
     const passkeys = await passkeysOf(em, tenant.id, user.id);
-    // eslint-disable-next-line no-restricted-syntax -- audit_event SQL stays beside services/audit/ (docs/architecture.md "Rules")
-    const events = (await em.execute(
-      `select id, action, actor_type, actor_id, target_type, target_id, ip, user_agent, details, created_at
-         from audit_event
-        where tenant_id = ?
-          and (actor_id = ? or (target_type = 'user' and target_id = ?)
-               or (target_type = 'session' and target_id in (select id::text from session where tenant_id = ? and user_id = ?)))
-        order by created_at, id`,
-      [tenant.id, user.id, user.id, tenant.id, user.id],
-    )) as AuditRow[];
+    const events = await findAuditEventsAboutUser(em, tenant.id, user.id);
 
     const result: UserDataExport = {
       format: 'tenant-identity.user-export.v1',
@@ -121,10 +112,9 @@ export class DataExportService {
         lastLoginAt: iso(l.lastLoginAt),
       })),
       passkeys,
-      auditEvents: events.map((e) => {
+      auditEvents: events.map((item) => {
         // other people's IP and user agent stay out of this user's export
-        const own = e.actor_id === user.id || e.actor_type === 'system';
-        const item = toAuditItem(e);
+        const own = item.actorId === user.id || item.actorType === 'system';
         return { ...item, ip: own ? item.ip : null, userAgent: own ? item.userAgent : null, createdAt: item.createdAt.toISOString() };
       }),
     };

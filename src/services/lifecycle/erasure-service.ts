@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { scrubAuditEventsOfUser } from '../audit/audit-event-queries.js';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import type { Tenant } from '../../entities/tenant.js';
@@ -126,34 +127,7 @@ export class ErasureService {
    * @returns how many rows were changed.
    */
   private async scrubAuditRows(tx: EntityManager, user: ExpiredUser): Promise<number> {
-    // eslint-disable-next-line no-restricted-syntax -- audit_event SQL stays beside services/audit/ (docs/architecture.md "Rules")
-    const rows = (await tx.execute(
-      `with former as (
-         select coalesce(jsonb_agg(c.details -> 'previousEmail'), '[]'::jsonb) as addresses
-           from audit_event c
-          where c.tenant_id = ? and c.action = 'UserEmailChanged' and c.target_type = 'user' and c.target_id = ?
-       )
-       update audit_event a set
-          ip = case when a.actor_id = ? or a.actor_type = 'system' then null else a.ip end,
-          user_agent = case when a.actor_id = ? or a.actor_type = 'system' then null else a.user_agent end,
-          details = (select coalesce(jsonb_object_agg(e.key, e.value), '{}'::jsonb)
-                       from jsonb_each(a.details) e, former f
-                      where e.value <> to_jsonb(?::text)
-                        and not ((a.actor_id = ? or (a.target_type = 'user' and a.target_id = ?))
-                                 and (e.key in ('previousEmail', 'newEmail') or jsonb_build_array(e.value) <@ f.addresses)))
-        where a.tenant_id = ?
-          and (a.actor_id = ?
-               or (a.target_type = 'user' and a.target_id = ?)
-               or (a.target_type = 'session' and a.target_id in (select s.id::text from session s where s.tenant_id = ? and s.user_id = ?))
-               or exists (select 1 from jsonb_each(a.details) e where e.value = to_jsonb(?::text)))
-        returning a.id`,
-      [
-        user.tenantId, user.id,
-        user.id, user.id, user.email, user.id, user.id,
-        user.tenantId, user.id, user.id, user.tenantId, user.id, user.email,
-      ],
-    )) as { id: string }[];
-    return rows.length;
+    return scrubAuditEventsOfUser(tx, user.tenantId, user.id, user.email);
   }
 
   private async eraseTenantBatch(tx: EntityManager, cutoff: Date): Promise<string[]> {

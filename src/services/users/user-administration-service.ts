@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { findLatestSoftDeletion } from '../audit/audit-event-queries.js';
 import type { Tenant } from '../../entities/tenant.js';
 import type { User, UserRole } from '../../entities/user.js';
 import { conflict, notFound } from '../../lib/errors.js';
@@ -84,13 +85,8 @@ export class UserAdministrationService {
       if (!user) throw notFound('User not found');
       const now = new Date();
       if (user.deletedAt!.getTime() < now.getTime() - this.userRetentionDays * 86_400_000) throw notFound('User not found');
-      // eslint-disable-next-line no-restricted-syntax -- audit_event SQL stays beside services/audit/ (docs/architecture.md "Rules")
-      const [deletion] = (await tx.execute(
-        `select actor_type, actor_id from audit_event where tenant_id = ? and target_type = 'user' and target_id = ? and action = 'UserSoftDeleted'
-          order by created_at desc limit 1`,
-        [tenant.id, user.id],
-      )) as { actor_type: string; actor_id: string | null }[];
-      if (deletion?.actor_type === 'user' && deletion.actor_id === user.id) {
+      const deletion = await findLatestSoftDeletion(tx, tenant.id, user.id);
+      if (deletion?.actorType === 'user' && deletion.actorId === user.id) {
         throw conflict(USER_REASONS.erasureRequestedByUser, 'This user deleted their own account; it cannot be restored');
       }
       const taken = await countLiveUsersWithEmail(tx, tenant.id, user.email);

@@ -5,8 +5,7 @@ import { normalizeEmail } from '../../lib/email.js';
 
 /**
  * The queries of the `app_user` table (docs/architecture.md "Rules", data access): every statement
- * that reads or writes a user row is here, and every flow calls these functions (the directory
- * listing of `user-directory-service.ts` aside). A statement that writes another table first and
+ * that reads or writes a user row is here, and every flow calls these functions. A statement that writes another table first and
  * touches the user on the way (a new session stamping `last_login_at`) lives with that table.
  *
  * Each function takes the caller's entity manager: pass the transaction (`tx`) when it must run in
@@ -374,4 +373,101 @@ export async function lockExpiredDeletedUsers(tx: EntityManager, cutoff: Date, l
 /** Deletes the user row for good (the erasure sweep; rows referencing it cascade). */
 export async function hardDeleteUser(tx: EntityManager, tenantId: string, userId: string): Promise<void> {
   await tx.execute('delete from app_user where id = ? and tenant_id = ?', [userId, tenantId]);
+}
+
+/** Filters of GET users (the directory): an email substring (case-insensitive), a role, a status. */
+export interface UserFilter {
+  search?: string;
+  role?: UserRole;
+  status?: UserStatus;
+}
+
+/** `LIKE` pattern of a literal substring: `%`, `_` and the escape character itself escaped. */
+function containsPattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** The SQL condition and parameters of a filter (addresses are stored lower case). */
+function filterSql(filter: UserFilter): { sql: string; params: unknown[] } {
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  if (filter.search) {
+    parts.push(`and email like ? escape '\\'`);
+    params.push(containsPattern(filter.search));
+  }
+  if (filter.role) {
+    parts.push('and role = ?');
+    params.push(filter.role);
+  }
+  if (filter.status) {
+    parts.push('and status = ?');
+    params.push(filter.status);
+  }
+  return { sql: parts.join(' '), params };
+}
+
+const CURSOR_COLUMN = 'page_cursor_created_at';
+
+/** The tenant's live users matching `filter`, oldest first (ties by id): GET users without paging. */
+export async function findLiveUsers(em: EntityManager, tenantId: string, filter: UserFilter): Promise<User[]> {
+  const where = filterSql(filter);
+  const rows = await em.execute<Record<string, unknown>[]>(
+    `select * from app_user where tenant_id = ? and deleted_at is null ${where.sql} order by created_at, id`,
+    [tenantId, ...where.params],
+  );
+  return rows.map((row) => rowToEntity(em, UserSchema, row));
+}
+
+/**
+ * Up to `limit` live users matching `filter` after the keyset `after` (`created_at` as UTC text at
+ * microsecond precision, and the id), in list order, each with its `created_at` text for the next
+ * cursor. Served by the `(tenant_id, created_at)` index.
+ */
+export async function findLiveUsersAfter(
+  em: EntityManager,
+  tenantId: string,
+  filter: UserFilter,
+  after: [string, string] | undefined,
+  limit: number,
+): Promise<{ user: User; createdAtText: string }[]> {
+  const keyset = after ? `and (created_at, id) > (?::timestamp at time zone 'UTC', ?::uuid)` : '';
+  const where = filterSql(filter);
+  const rows = await em.execute<Record<string, unknown>[]>(
+    `select *, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') as ${CURSOR_COLUMN}
+       from app_user
+      where tenant_id = ? and deleted_at is null ${keyset} ${where.sql}
+      order by created_at, id
+      limit ?`,
+    [tenantId, ...(after ? [after[0], after[1]] : []), ...where.params, limit],
+  );
+  return rows.map(({ [CURSOR_COLUMN]: cursor, ...row }) => ({ user: rowToEntity(em, UserSchema, row), createdAtText: String(cursor) }));
+}
+
+/** Live users of the tenant whose last sign-in is at or after `weekAgo`, and at or after `monthAgo` (the activity page). */
+export async function countActiveUsers(em: EntityManager, tenantId: string, weekAgo: Date, monthAgo: Date): Promise<{ last7Days: number; last30Days: number }> {
+  const [row] = (await em.execute(
+    `select count(*) filter (where last_login_at >= ?)::int as last7, count(*)::int as last30
+       from app_user
+      where tenant_id = ? and deleted_at is null and last_login_at >= ?`,
+    [weekAgo, tenantId, monthAgo],
+  )) as { last7: number; last30: number }[];
+  return { last7Days: row?.last7 ?? 0, last30Days: row?.last30 ?? 0 };
+}
+
+/**
+ * Live users of the tenant who are not Pending, and how many of them have TOTP, a passkey, or
+ * either (the activity page; reads `passkey` on the way).
+ */
+export async function countFactorAdoption(em: EntityManager, tenantId: string): Promise<{ users: number; totp: number; passkey: number; anyFactor: number }> {
+  const [row] = (await em.execute(
+    `select count(*)::int as users,
+            count(*) filter (where u.totp_enrolled_at is not null)::int as totp,
+            count(*) filter (where p.user_id is not null)::int as passkey,
+            count(*) filter (where u.totp_enrolled_at is not null or p.user_id is not null)::int as any_factor
+       from app_user u
+       left join (select distinct user_id from passkey where tenant_id = ?) p on p.user_id = u.id
+      where u.tenant_id = ? and u.deleted_at is null and u.status <> 'Pending'`,
+    [tenantId, tenantId],
+  )) as { users: number; totp: number; passkey: number; any_factor: number }[];
+  return { users: row?.users ?? 0, totp: row?.totp ?? 0, passkey: row?.passkey ?? 0, anyFactor: row?.any_factor ?? 0 };
 }

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { Config } from '../../config.js';
 import { escapeHtml } from '../../lib/html.js';
 import type { Keyring } from '../../security/keyring.js';
-import { toAuditItem, type AuditRow } from '../audit/audit-log-service.js';
+import { findAuditEvent } from '../audit/audit-event-queries.js';
 import type { ClaimedJob } from '../jobs/job-queue.js';
 import { writeWithRetries } from '../jobs/job-worker.js';
 import type { Mailer } from '../mail/mailer.js';
@@ -105,14 +105,8 @@ export class WebhookDelivery {
     if (payload.test || !payload.auditEventId) {
       return JSON.stringify({ type: WEBHOOK_TEST_EVENT_TYPE, timestamp: new Date().toISOString(), data: { webhookId: payload.endpointId } });
     }
-    // eslint-disable-next-line no-restricted-syntax -- audit_event SQL stays beside services/audit/ (docs/architecture.md "Rules")
-    const [row] = await em.execute<AuditRow[]>(
-      `select id, action, actor_type, actor_id, target_type, target_id, ip, user_agent, details, created_at
-       from audit_event where id = ? and tenant_id = ?`,
-      [payload.auditEventId, payload.tenantId],
-    );
-    if (!row) return undefined;
-    const item = toAuditItem(row);
+    const item = await findAuditEvent(em, payload.tenantId, payload.auditEventId);
+    if (!item) return undefined;
     return JSON.stringify({ type: item.action, timestamp: item.createdAt.toISOString(), data: { ...item, createdAt: item.createdAt.toISOString() } });
   }
 
