@@ -76,8 +76,8 @@ export async function expireDueInvites(em: EntityManager, tenantId: string, now:
  * Claims the open, unexpired invite `id` for `userId` (of two concurrent acceptances, one claims it).
  * @returns false when it was not open any more.
  */
-export async function acceptInvite(em: EntityManager, id: string, userId: string, now: Date): Promise<boolean> {
-  const claimed = await em.nativeUpdate(InviteSchema, { id, status: 'Open', expiresAt: { $gt: now } }, { status: 'Accepted', acceptedAt: now, acceptedUserId: userId });
+export async function acceptInvite(em: EntityManager, tenantId: string, id: string, userId: string, now: Date): Promise<boolean> {
+  const claimed = await em.nativeUpdate(InviteSchema, { id, tenantId, status: 'Open', expiresAt: { $gt: now } }, { status: 'Accepted', acceptedAt: now, acceptedUserId: userId });
   return claimed > 0;
 }
 

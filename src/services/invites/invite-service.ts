@@ -251,7 +251,7 @@ export class InviteService {
     try {
       const tokens = await em.transactional(async (tx) => {
         // Only one of two concurrent acceptances of the same token claims the invite.
-        if (!(await acceptInvite(tx, found.id, user.id, now))) throw unauthorized('invite_invalid', 'The invitation is not valid');
+        if (!(await acceptInvite(tx, tenant.id, found.id, user.id, now))) throw unauthorized('invite_invalid', 'The invitation is not valid');
         const existing = await countLiveUsersWithEmail(tx, tenant.id, user.email);
         if (existing > 0) throw conflict('email_taken', 'A user with this email already exists in the tenant');
         await insertUser(tx, user);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
@@ -59,7 +59,9 @@ export class MailTransport {
       if (this.outbox) {
         await mkdir(this.outbox, { recursive: true });
         const file = path.join(this.outbox, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID()}.eml`);
-        await writeFile(file, info.message ?? '', { mode: 0o600 });
+        // Written under a temporary name and renamed: a reader of the outbox never sees half a message.
+        await writeFile(`${file}.tmp`, info.message ?? '', { mode: 0o600 });
+        await rename(`${file}.tmp`, file);
         this.logger.info({ to: message.to, subject: message.subject, file }, 'mail written to the dev outbox');
       } else {
         this.logger.info({ to: message.to, subject: message.subject, messageId: info.messageId }, 'mail sent');

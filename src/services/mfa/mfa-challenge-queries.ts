@@ -56,9 +56,9 @@ export async function countChallengeAttempt(
   return row ? { id: row.id, userId: row.user_id, firstFactor: row.first_factor, issuer: row.issuer, attempts: row.attempts } : undefined;
 }
 
-/** Marks the challenge `id` (read tenant-scoped by the caller) spent. @returns false when it already was. */
-export async function spendChallenge(em: EntityManager, id: string, now: Date): Promise<boolean> {
-  const spent = await em.execute('update mfa_challenge set consumed_at = ? where id = ? and consumed_at is null returning id', [now, id]);
+/** Marks the tenant's challenge `id` spent. @returns false when it already was. */
+export async function spendChallenge(em: EntityManager, tenantId: string, id: string, now: Date): Promise<boolean> {
+  const spent = await em.execute('update mfa_challenge set consumed_at = ? where id = ? and tenant_id = ? and consumed_at is null returning id', [now, id, tenantId]);
   return spent.length > 0;
 }
 

@@ -83,29 +83,29 @@ export class MfaChallengeService {
     if (!challenge) return this.explainUnusable(em, tenant, tokenHash, now);
     const user = await findLiveUserById(em, tenant.id, challenge.userId);
     if (!user) {
-      await this.spend(em, challenge.id);
+      await this.spend(em, tenant.id, challenge.id);
       throw unauthorized('invalid_token', 'The MFA token is not valid');
     }
     if (user.status === 'Suspended') {
-      await this.spend(em, challenge.id);
+      await this.spend(em, tenant.id, challenge.id);
       throw unauthorized('user_suspended', 'The account is suspended');
     }
     const methods = this.methodsFor(user);
     const accepted = await this.mfa.verifyAnyCode(em, tenant, user, methods, codes, meta);
     if (!accepted) {
-      if (challenge.attempts >= MFA_CHALLENGE_MAX_ATTEMPTS) await this.spend(em, challenge.id);
+      if (challenge.attempts >= MFA_CHALLENGE_MAX_ATTEMPTS) await this.spend(em, tenant.id, challenge.id);
       await this.mfa.recordFailedCode(em, tenant, user, methods, meta, { via: challenge.firstFactor });
       throw unauthorized('invalid_mfa_code', 'The one-time code is not valid', { methods });
     }
-    if (!(await this.spend(em, challenge.id))) throw unauthorized('invalid_token', 'The MFA token is not valid');
+    if (!(await this.spend(em, tenant.id, challenge.id))) throw unauthorized('invalid_token', 'The MFA token is not valid');
     const method = `${challenge.firstFactor}+${factorMethodName(accepted)}`;
     const tokens = await this.auth.completeSignIn(em, tenant, user, method, meta, challenge.issuer ? { issuer: challenge.issuer } : {});
     return { user, tokens };
   }
 
   /** Marks a challenge spent; false when it already was (a concurrent completion won). */
-  private async spend(em: EntityManager, id: string): Promise<boolean> {
-    return spendChallenge(em, id, new Date());
+  private async spend(em: EntityManager, tenantId: string, id: string): Promise<boolean> {
+    return spendChallenge(em, tenantId, id, new Date());
   }
 
   private async explainUnusable(em: EntityManager, tenant: Tenant, tokenHash: string, now: Date): Promise<never> {

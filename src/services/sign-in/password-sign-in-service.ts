@@ -51,7 +51,7 @@ export class PasswordSignInService {
     refuseSuspended(user.status);
     if (user.passwordHash && passwordNeedsRehash(user.passwordHash)) {
       const rehashed = await hashPassword(password);
-      await rehashPassword(em, user.id, rehashed);
+      await rehashPassword(em, tenant.id, user.id, rehashed);
       user.passwordHash = rehashed;
     }
     return user;

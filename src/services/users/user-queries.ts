@@ -211,8 +211,8 @@ export async function updatePasswordHash(em: EntityManager, tenantId: string, us
 }
 
 /** Replaces the stored hash with a stronger one at sign-in (no `updated_at`: nothing changed for the user). */
-export async function rehashPassword(em: EntityManager, userId: string, passwordHash: string): Promise<void> {
-  await em.nativeUpdate(UserSchema, { id: userId }, { passwordHash });
+export async function rehashPassword(em: EntityManager, tenantId: string, userId: string, passwordHash: string): Promise<void> {
+  await em.nativeUpdate(UserSchema, { id: userId, tenantId }, { passwordHash });
 }
 
 /**

@@ -93,7 +93,7 @@ export class WebhookDelivery {
       (err, attempt) => this.logger.warn({ err, deliveryId, attempt }, 'webhook delivery log not finished yet; retrying'),
     );
     if (succeeded) {
-      await clearEndpointFailing(em, payload.endpointId)
+      await clearEndpointFailing(em, payload.tenantId, payload.endpointId)
         .catch((err: unknown) => this.logger.warn({ err, endpointId: payload.endpointId }, 'could not clear the endpoint failing mark'));
       return;
     }

@@ -129,8 +129,8 @@ export async function findEndpointSecrets(em: EntityManager, tenantId: string, i
 }
 
 /** Clears the failing mark of an endpoint after a successful delivery. */
-export async function clearEndpointFailing(em: EntityManager, id: string): Promise<void> {
-  await em.execute('update webhook_endpoint set failing_since = null where id = ? and failing_since is not null', [id], 'run');
+export async function clearEndpointFailing(em: EntityManager, tenantId: string, id: string): Promise<void> {
+  await em.execute('update webhook_endpoint set failing_since = null where id = ? and tenant_id = ? and failing_since is not null', [id, tenantId], 'run');
 }
 
 /**
