@@ -85,20 +85,8 @@ const INSERT_WITH_OUTBOX = `with ev as (
     returning id, tenant_id, action)
   ${webhookOutboxInsert('ev')}`;
 
-/** An event to insert, in the order of its columns. */
-export interface NewAuditEvent {
-  id: string;
-  tenantId: string;
-  action: AuditAction;
-  actorType: ActorType;
-  actorId: string | null;
-  targetType: string | null;
-  targetId: string | null;
-  ip: string | null;
-  userAgent: string | null;
-  details: Record<string, unknown>;
-  createdAt: Date;
-}
+/** An event to insert: every column of the row. */
+export type NewAuditEvent = AuditEvent;
 
 /** Inserts an event and queues its webhook deliveries on `jobQueueName`, in one statement. */
 export async function insertAuditEventWithOutbox(em: EntityManager, event: NewAuditEvent, jobQueueName: string): Promise<void> {
