@@ -37,12 +37,13 @@ export const idpRouter = router({
       openapi: {
         method: 'GET', path: '/v1/{tenantSlug}/sign-in-options', protect: false, tags,
         summary: 'The sign-in methods a sign-in page can offer (public)',
-        description: '`idpSignIn`: whether sign-in with the external identity provider is configured (oauth/idp/start).',
+        description: '`idpSignIn`: whether sign-in with the external identity provider is configured (oauth/idp/start). ' +
+          '`workspaceName`: the workspace\'s name, for the page to show.',
         errorResponses: { 404: 'Unknown tenant', 429: 'Rate limited' },
       },
     })
-    .output(z.object({ idpSignIn: z.boolean() }))
-    .query(({ ctx }) => ({ idpSignIn: idpSettingsView(ctx.tenant).idpOauthEnabled })),
+    .output(z.object({ idpSignIn: z.boolean(), workspaceName: z.string() }))
+    .query(({ ctx }) => ({ idpSignIn: idpSettingsView(ctx.tenant).idpOauthEnabled, workspaceName: ctx.tenant.name })),
 
   start: tenantProcedure
     .meta({

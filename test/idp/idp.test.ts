@@ -435,13 +435,14 @@ async function startInBrowser(slug: string): Promise<{ authorizationUrl: string;
 }
 
 describe('provider sign-in started from the hosted pages (bound to the browser)', () => {
-  it('tells the sign-in page whether the provider is configured, and nothing more', async () => {
-    const plain = await createTenant(api, `Plain ${unique()}`);
-    expect((await api.get(`/v1/${plain.slug}/sign-in-options`)).body).toEqual({ idpSignIn: false });
+  it('tells the sign-in page whether the provider is configured and the workspace\'s name, and nothing more', async () => {
+    const name = `Plain ${unique()}`;
+    const plain = await createTenant(api, name);
+    expect((await api.get(`/v1/${plain.slug}/sign-in-options`)).body).toEqual({ idpSignIn: false, workspaceName: name });
     const tenant = await idpTenant();
     const options = await record(api.get(`/v1/${tenant.slug}/sign-in-options`));
     expect(options.status).toBe(200);
-    expect(options.body).toEqual({ idpSignIn: true });
+    expect(options.body).toEqual({ idpSignIn: true, workspaceName: expect.any(String) });
   });
 
   it('sets an HttpOnly SameSite=Lax binding cookie and stores only its hash', async () => {

@@ -201,7 +201,7 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await member.getByLabel('Password').fill('short');
     await member.getByRole('button', { name: 'Sign up' }).click();
     await member.getByRole('alert').waitFor();
-    expect(await member.locator('.field-error').first().textContent()).toMatch(/12/);
+    expect(await member.locator('.field-error').first().textContent()).toContain('Use at least 12 characters.'); // not Zod's own words
     await member.getByLabel('Password').fill(PASSWORD);
     await member.getByRole('button', { name: 'Sign up' }).click();
     await member.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
@@ -602,6 +602,15 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
       )) as { details: Record<string, unknown> | string }[];
       expect(logins.map((r) => (typeof r.details === 'string' ? JSON.parse(r.details) : r.details).method)).toContain('passkey');
 
+      // the same page opened on 127.0.0.1 cannot use a passkey bound to localhost: it says where to go
+      const elsewhere = await newPerson();
+      await elsewhere.goto(`http://127.0.0.1:${port}/app/${passkeySlug}/sign-in`);
+      await elsewhere.getByRole('button', { name: 'Use a passkey' }).click();
+      await elsewhere.getByRole('alert').waitFor();
+      expect(await elsewhere.getByRole('alert').textContent()).toContain(`work on localhost only`);
+      expect(await elsewhere.getByRole('alert').textContent()).toContain(`Open http://localhost:${port}/app/${passkeySlug}/sign-in`);
+      await shoot(elsewhere, 'passkey-wrong-host-desktop');
+
       // the same passkey signs the person in to an application through the workspace's OpenID provider
       const publicUrl = `http://localhost:${port}`;
       const rp = await registerRelyingParty(new Api(publicUrl), { slug: passkeySlug, accessToken: await adminAccessToken(publicUrl, passkeySlug, email) }, publicUrl, 'web', {
@@ -939,6 +948,33 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await person.goto(onServer(linkIn(mails[1]!.text)));
     await person.getByRole('button', { name: 'Verify my email' }).click();
     await person.getByText('Your email address is verified.').waitFor();
+  });
+
+  it('says how long to wait after too many failed sign-ins', async () => {
+    diagnoseOnFailure('20');
+    // the shared test server scales the budgets up; this one keeps the real ones
+    const strict = await startTestServer({ RATE_LIMIT_SCALE: '1' });
+    try {
+      const workspace = await new Api(strict.url).post('/v1/tenants', {
+        tenant: { name: `Limits ${run}` }, admin: { email: `limits-${run}@acme.test`, password: PASSWORD },
+      });
+      expect(workspace.status).toBe(200);
+      const person = await newPerson(PHONE);
+      await person.goto(`${strict.url}/app/${workspace.body.tenantSlug}/sign-in`);
+      await person.getByLabel('Email').fill(`limits-${run}@acme.test`);
+      await person.getByLabel('Password').fill('not the password at all');
+      let text = '';
+      for (let attempt = 0; attempt < 12 && !/Try again in/.test(text); attempt++) {
+        await person.getByRole('button', { name: 'Sign in', exact: true }).click();
+        await person.getByRole('alert').waitFor();
+        await person.waitForTimeout(150);
+        text = (await person.getByRole('alert').textContent()) ?? '';
+      }
+      expect(text).toMatch(/Too many attempts\. Try again in \d+ (second|minute|hour)s?\./);
+      await shoot(person, 'sign-in-rate-limited-phone');
+    } finally {
+      await strict.close();
+    }
   });
 
   it('renders the API reference at /docs from the OpenAPI document', async () => {

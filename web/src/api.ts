@@ -1,6 +1,7 @@
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '../../src/routers/index.js';
+import { issueInWords, REASON_MESSAGES, waitInWords } from './messages';
 
 /** Inputs and outputs of every procedure, inferred from the server's router. */
 export type RouterInputs = inferRouterInputs<AppRouter>;
@@ -121,22 +122,57 @@ export function toFormError(err: unknown): FormError {
     if (Array.isArray(issues)) {
       for (const issue of issues as { path: string; message: string }[]) {
         const key = issue.path.split('.').pop() ?? issue.path;
-        fields[key] ??= issue.message;
+        fields[key] ??= issueInWords(issue.message);
       }
     }
     const reason = typeof details.reason === 'string' ? details.reason : undefined;
-    return { message: err.message, reason, details, fields };
+    return { message: messageFor(reason, details, err.message), reason, details, fields };
   }
   if (err instanceof DownloadError) return { message: err.message, details: {}, fields: {} };
   return { message: 'Something went wrong. Check your connection and try again.', details: {}, fields: {} };
 }
 
 /**
- * A failed passkey ceremony as a form error: API errors as {@link toFormError}; anything else comes
- * from the browser's WebAuthn prompt (cancelled, timed out, no passkey on this device).
+ * The sentence a page shows for an API error: the reason's sentence of {@link REASON_MESSAGES}, a
+ * 429 with its wait in words, else the service's own message.
+ */
+function messageFor(reason: string | undefined, details: Record<string, unknown>, fallback: string): string {
+  if (reason === 'rate_limited' && typeof details.retryAfterSeconds === 'number') {
+    return `Too many attempts. Try again in ${waitInWords(details.retryAfterSeconds)}.`;
+  }
+  return reason && Object.hasOwn(REASON_MESSAGES, reason) ? REASON_MESSAGES[reason as keyof typeof REASON_MESSAGES] : fallback;
+}
+
+/**
+ * A passkey prompt that failed in the browser, with the relying-party id (the host name passkeys are
+ * bound to) of the ceremony, so the page can say where passkeys work.
+ */
+export class PasskeyPromptError extends Error {
+  constructor(
+    readonly cause: unknown,
+    readonly rpId: string | undefined,
+  ) {
+    super('passkey prompt failed');
+  }
+}
+
+/**
+ * A failed passkey ceremony as a form error: API errors as {@link toFormError}; a page opened on
+ * another host than the one passkeys are bound to says which address to open (the browser refuses
+ * the prompt there); anything else comes from the prompt (cancelled, timed out, no passkey here).
  */
 export function toPasskeyError(err: unknown): FormError {
   if (err instanceof TRPCClientError) return toFormError(err);
+  if (err instanceof PasskeyPromptError) {
+    const code = (err.cause as { code?: unknown } | null)?.code;
+    if ((code === 'ERROR_INVALID_DOMAIN' || code === 'ERROR_INVALID_RP_ID') && err.rpId) {
+      return {
+        message: `Passkeys for this workspace work on ${err.rpId} only, and this page is open at ${window.location.hostname}. Open ${window.location.protocol}//${err.rpId}${window.location.port ? `:${window.location.port}` : ''}${window.location.pathname} and try again.`,
+        details: {},
+        fields: {},
+      };
+    }
+  }
   return { message: 'The passkey was not used: the prompt was cancelled, timed out, or this device has no passkey for this site.', details: {}, fields: {} };
 }
 

@@ -2,7 +2,7 @@ import { startRegistration } from '@simplewebauthn/browser';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, Navigate, Outlet, useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
-import { forgetSession, toFormError, toPasskeyError, trpc } from '../api';
+import { forgetSession, PasskeyPromptError, toFormError, toPasskeyError, trpc } from '../api';
 import { useMe, usePageTitle, useSignedIn, useSlug } from '../hooks';
 import { deviceName } from '../device-name';
 import { ErrorAlert, Field, formValue, Notice, RecoveryCodeList, TotpSecret } from '../ui';
@@ -129,7 +129,9 @@ function Passkeys({ slug }: { slug: string }) {
   const add = useMutation({
     mutationFn: async (name: string | undefined) => {
       const optionsJSON = await trpc.mfa.passkeyRegistrationOptions.mutate({ tenantSlug: slug });
-      const response = await startRegistration({ optionsJSON });
+      const response = await startRegistration({ optionsJSON }).catch((err: unknown) => {
+        throw new PasskeyPromptError(err, optionsJSON.rp.id);
+      });
       return trpc.mfa.passkeyRegistrationVerify.mutate({ tenantSlug: slug, response, ...(name ? { name } : {}) });
     },
     onSuccess: refresh,

@@ -2,7 +2,7 @@ import { startAuthentication } from '@simplewebauthn/browser';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import { useEffect, useRef, useState } from 'react';
-import { currentAccessToken, rememberSession, restoreSession, toFormError, toPasskeyError, trpc, type FormError } from '../api';
+import { currentAccessToken, PasskeyPromptError, rememberSession, restoreSession, toFormError, toPasskeyError, trpc, type FormError } from '../api';
 import { finishInteraction, interactionInfo, rememberInteraction, takeInteraction } from '../oidc-interaction';
 import { useLinkToken, usePageTitle, useSlug } from '../hooks';
 import { Card, ErrorAlert, Field, formValue, Notice, RecoveryCodeList, TotpSecret } from '../ui';
@@ -217,7 +217,7 @@ export function SignInPage() {
 
   return (
     <Card title="Sign in">
-      <p className="muted">Workspace {slug}</p>
+      <WorkspaceLine slug={slug} />
       {applicationName && <p>Sign in to continue to <strong>{applicationName}</strong>.</p>}
       <form
         onSubmit={(e) => {
@@ -266,7 +266,9 @@ function PasskeySignInButton({ slug, onSignedIn }: { slug: string; onSignedIn: R
   const signIn = useMutation({
     mutationFn: async () => {
       const { challengeId, options } = await trpc.auth.passkeyOptions.mutate({ tenantSlug: slug });
-      const response = await startAuthentication({ optionsJSON: options });
+      const response = await startAuthentication({ optionsJSON: options }).catch((err: unknown) => {
+        throw new PasskeyPromptError(err, options.rpId);
+      });
       return trpc.auth.passkeyVerify.mutate({ tenantSlug: slug, challengeId, response });
     },
     onSuccess: (session) => onSignedIn(session),
@@ -304,7 +306,7 @@ export function SignUpPage() {
   }
   return (
     <Card title="Create your account">
-      <p className="muted">Workspace {slug}</p>
+      <WorkspaceLine slug={slug} />
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -471,7 +473,7 @@ export function AcceptInvitePage() {
             accept.mutate(new FormData(e.currentTarget));
           }}
         >
-          <p className="muted">Workspace {slug}</p>
+          <WorkspaceLine slug={slug} />
           <ErrorAlert error={error} />
           <Field label="Choose a password" name="password" type="password" autoComplete="new-password" required error={error} hint="At least 12 characters." />
           <button type="submit" disabled={accept.isPending}>Accept invite</button>
@@ -479,6 +481,12 @@ export function AcceptInvitePage() {
       )}
     </Card>
   );
+}
+
+/** The workspace a hosted page belongs to, by its name (the slug until the name has loaded). */
+function WorkspaceLine({ slug }: { slug: string }) {
+  const options = useQuery({ queryKey: ['sign-in-options', slug], queryFn: () => trpc.idp.signInOptions.query({ tenantSlug: slug }) });
+  return <p className="muted">Workspace {options.data?.workspaceName ?? slug}</p>;
 }
 
 /**
