@@ -977,6 +977,30 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     }
   });
 
+  it('follows the system\'s dark mode, and the theme switcher overrides it and is remembered', async () => {
+    diagnoseOnFailure('21');
+    const person = await newPerson();
+    const background = () => person.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    await person.emulateMedia({ colorScheme: 'dark' });
+    await person.goto(`${server.url}/app/${slug}/sign-in`);
+    await person.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+    expect(await background()).toBe('rgb(15, 20, 26)');
+    await shoot(person, 'sign-in-dark-desktop');
+    await person.setViewportSize(PHONE);
+    await shoot(person, 'sign-in-dark-phone');
+    await person.setViewportSize(DESKTOP);
+    await person.getByLabel('Theme').selectOption('light');
+    expect(await background()).toBe('rgb(246, 247, 249)');
+    await person.emulateMedia({ colorScheme: 'light' });
+    await person.getByLabel('Theme').selectOption('dark');
+    expect(await background()).toBe('rgb(15, 20, 26)');
+    await person.reload();
+    await person.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+    expect(await background()).toBe('rgb(15, 20, 26)'); // remembered
+    await person.getByLabel('Theme').selectOption('system');
+    expect(await background()).toBe('rgb(246, 247, 249)');
+  });
+
   it('renders the API reference at /docs from the OpenAPI document', async () => {
     diagnoseOnFailure('9');
     const page = await newPerson();

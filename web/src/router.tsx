@@ -1,5 +1,7 @@
 import { createRootRoute, createRoute, createRouter, Link, Navigate, Outlet } from '@tanstack/react-router';
+import { useState } from 'react';
 import { useSlug } from './hooks';
+import { applyTheme, storedTheme, type Theme } from './theme';
 import { AccountPage, SignedInLayout } from './pages/account';
 import { AdminLayout, ApiKeysPage, AuditPage, InvitesPage, SettingsPage, UsersPage } from './pages/admin';
 import { ActivityPage } from './pages/admin-activity';
@@ -9,11 +11,35 @@ import { WebhooksPage } from './pages/admin-webhooks';
 import { AcceptInvitePage, ConfirmEmailChangePage, ForgotPasswordPage, IdpCallbackPage, ResetPasswordPage, SignInPage, SignUpPage, VerifyEmailPage } from './pages/auth';
 import { HomePage } from './pages/home';
 
+/** The theme switcher at the foot of every page (web/src/theme.ts). */
+function ThemeSwitcher() {
+  const [theme, setTheme] = useState<Theme>(storedTheme);
+  return (
+    <footer className="site-footer">
+      <label htmlFor="theme-switcher">Theme</label>
+      <select
+        id="theme-switcher"
+        value={theme}
+        onChange={(e) => {
+          const next = e.target.value as Theme;
+          applyTheme(next);
+          setTheme(next);
+        }}
+      >
+        <option value="system">System</option>
+        <option value="light">Light</option>
+        <option value="dark">Dark</option>
+      </select>
+    </footer>
+  );
+}
+
 function RootLayout() {
   return (
     <>
       <a href="#main" className="skip">Skip to content</a>
       <Outlet />
+      <ThemeSwitcher />
     </>
   );
 }
