@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { parse as parseCsv } from 'csv-parse/sync';
@@ -781,7 +782,7 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
 
     await admin.getByLabel('Search by email').fill(colleagueEmail);
     await admin.getByRole('cell', { name: colleagueEmail, exact: true }).waitFor();
-    await admin.getByRole('button', { name: `Make ${colleagueEmail} an Admin` }).click();
+    await admin.getByRole('button', { name: `Make Admin: ${colleagueEmail}` }).click();
     await admin.getByText(`${colleagueEmail} is now an Admin.`).waitFor();
     expect(confirmations.at(-1)).toContain(colleagueEmail);
     await admin.getByLabel('Role').selectOption('Admin');
@@ -980,7 +981,7 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
   it('follows the system\'s dark mode, and the theme switcher overrides it and is remembered', async () => {
     diagnoseOnFailure('21');
     const person = await newPerson();
-    const background = () => person.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    const background = () => person.evaluate<string>('getComputedStyle(document.body).backgroundColor');
     await person.emulateMedia({ colorScheme: 'dark' });
     await person.goto(`${server.url}/app/${slug}/sign-in`);
     await person.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
@@ -999,6 +1000,37 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     expect(await background()).toBe('rgb(15, 20, 26)'); // remembered
     await person.getByLabel('Theme').selectOption('system');
     expect(await background()).toBe('rgb(246, 247, 249)');
+  });
+
+  it('passes an axe accessibility scan (WCAG 2.1 A and AA) on every kind of page, in the light and the dark theme', async () => {
+    diagnoseOnFailure('22');
+    const visitor = await newPerson();
+    const pages: [Page, string, string][] = [
+      [visitor, `${server.url}/`, 'home'],
+      [visitor, `${server.url}/app/${slug}/sign-in`, 'sign-in'],
+      [visitor, `${server.url}/app/${slug}/sign-up`, 'sign-up'],
+      [visitor, `${server.url}/app/${slug}/forgot-password`, 'forgot-password'],
+      [admin, `${server.url}/app/${slug}/account`, 'account'],
+      [admin, `${server.url}/app/${slug}/admin`, 'admin activity'],
+      [admin, `${server.url}/app/${slug}/admin/users`, 'admin users'],
+      [admin, `${server.url}/app/${slug}/admin/invites`, 'admin invites'],
+      [admin, `${server.url}/app/${slug}/admin/settings`, 'admin settings'],
+      [admin, `${server.url}/app/${slug}/admin/audit`, 'admin audit'],
+      [admin, `${server.url}/app/${slug}/admin/webhooks`, 'admin webhooks'],
+    ];
+    const found: string[] = [];
+    for (const scheme of ['light', 'dark'] as const) {
+      for (const [page, url, name] of pages) {
+        await page.emulateMedia({ colorScheme: scheme });
+        await page.goto(url);
+        await page.locator('h1').first().waitFor();
+        await page.waitForLoadState('networkidle');
+        const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+        for (const v of result.violations) found.push(`${scheme} ${name}: ${v.id} (${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')})`);
+      }
+    }
+    await admin.emulateMedia({ colorScheme: 'light' });
+    expect(found).toEqual([]);
   });
 
   it('renders the API reference at /docs from the OpenAPI document', async () => {

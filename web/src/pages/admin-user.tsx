@@ -48,14 +48,14 @@ export function UserActions({
     <>
       {u.role === 'Member' ? (
         <button
-          type="button" className="secondary" aria-label={`Make ${u.email} an Admin`}
+          type="button" className="secondary" aria-label={`Make Admin: ${u.email}`}
           onClick={() => act(() => trpc.users.update.mutate({ ...ids, role: 'Admin' }), `${u.email} is now an Admin.`, `Make ${u.email} an Admin of this workspace?`)}
         >
           Make Admin
         </button>
       ) : (
         <button
-          type="button" className="secondary" aria-label={`Make ${u.email} a Member`}
+          type="button" className="secondary" aria-label={`Make Member: ${u.email}`}
           onClick={() => act(() => trpc.users.update.mutate({ ...ids, role: 'Member' }), `${u.email} is now a Member.`, `Make ${u.email} a Member (no administration)?`)}
         >
           Make Member
@@ -79,14 +79,14 @@ export function UserActions({
         )
       )}
       <button
-        type="button" className="secondary" aria-label={`Send ${u.email} a password reset`}
+        type="button" className="secondary" aria-label={`Send reset: ${u.email}`}
         onClick={() => act(() => trpc.users.sendPasswordReset.mutate(ids), `A password-reset link was mailed to ${u.email}.`)}
       >
         Send reset
       </button>
       {!u.emailVerified && (
         <button
-          type="button" className="secondary" aria-label={`Send ${u.email} a new verification link`}
+          type="button" className="secondary" aria-label={`Resend verification: ${u.email}`}
           onClick={() => act(() => trpc.users.sendVerificationMail.mutate(ids), `A new verification link was mailed to ${u.email}.`)}
         >
           Resend verification
