@@ -83,10 +83,14 @@ describe('metrics with METRICS_ENABLED', () => {
     const created = await api.post(`/v1/${tenant.slug}/webhooks`, { url }, { token: tenant.accessToken });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     expect((await api.post(`/v1/${tenant.slug}/webhooks/${created.body.webhook.id}/test`, {}, { token: tenant.accessToken })).status).toBe(200);
+    // The delivery is counted when the POST succeeded, its job a moment later when the job is marked
+    // completed: wait for both.
     const text = await eventually(async () => {
       const t = await scrape(server);
-      return (sample(t, 'idp_webhook_deliveries_total{outcome="succeeded"}') ?? 0) >= 1 ? t : undefined;
-    }, 'a counted webhook delivery');
+      const delivered = (sample(t, 'idp_webhook_deliveries_total{outcome="succeeded"}') ?? 0) >= 1;
+      const completed = (sample(t, 'idp_jobs_total{kind="webhook.deliver",outcome="completed"}') ?? 0) >= 1;
+      return delivered && completed ? t : undefined;
+    }, 'a counted webhook delivery and its completed job');
     expect(sample(text, 'idp_jobs_total{kind="webhook.deliver",outcome="completed"}')).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'idp_job_queue_jobs{state="pending"}')).toBeGreaterThanOrEqual(0);
     expect(sample(text, 'idp_job_queue_jobs{state="failed"}')).toBeGreaterThanOrEqual(0);
