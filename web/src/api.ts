@@ -1,7 +1,8 @@
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '../../src/routers/index.js';
-import { issueInWords, REASON_MESSAGES, waitInWords } from './messages';
+import { currentLocale, i18n } from './i18n';
+import { issueInWords, reasonMessage, waitInWords } from './messages';
 
 /** Inputs and outputs of every procedure, inferred from the server's router. */
 export type RouterInputs = inferRouterInputs<AppRouter>;
@@ -53,7 +54,8 @@ export const trpc = createTRPCClient<AppRouter>({
     httpLink({
       url: '/trpc',
       headers: async ({ op }) => {
-        const headers: Record<string, string> = { 'x-refresh-transport': 'cookie' };
+        // The page language, so mails the call sends speak it (docs/web.md "Languages").
+        const headers: Record<string, string> = { 'x-refresh-transport': 'cookie', 'accept-language': currentLocale() };
         if (op.path === 'tenants.create' && tenantCreationToken) headers.authorization = `Bearer ${tenantCreationToken}`;
         const slug = slugOf(op.input);
         // One Idempotency-Key per logical refresh: its retry gets the same pair (docs/api-rules.md).
@@ -129,18 +131,18 @@ export function toFormError(err: unknown): FormError {
     return { message: messageFor(reason, details, err.message), reason, details, fields };
   }
   if (err instanceof DownloadError) return { message: err.message, details: {}, fields: {} };
-  return { message: 'Something went wrong. Check your connection and try again.', details: {}, fields: {} };
+  return { message: i18n.t('errors.network'), details: {}, fields: {} };
 }
 
 /**
- * The sentence a page shows for an API error: the reason's sentence of {@link REASON_MESSAGES}, a
- * 429 with its wait in words, else the service's own message.
+ * The sentence a page shows for an API error, in the page language: the reason's sentence
+ * ({@link reasonMessage}), a 429 with its wait in words, else the service's own message.
  */
 function messageFor(reason: string | undefined, details: Record<string, unknown>, fallback: string): string {
   if (reason === 'rate_limited' && typeof details.retryAfterSeconds === 'number') {
-    return `Too many attempts. Try again in ${waitInWords(details.retryAfterSeconds)}.`;
+    return i18n.t('errors.rateLimitedWait', { wait: waitInWords(details.retryAfterSeconds) });
   }
-  return reason && Object.hasOwn(REASON_MESSAGES, reason) ? REASON_MESSAGES[reason as keyof typeof REASON_MESSAGES] : fallback;
+  return (reason && reasonMessage(reason)) ?? fallback;
 }
 
 /**
@@ -167,13 +169,17 @@ export function toPasskeyError(err: unknown): FormError {
     const code = (err.cause as { code?: unknown } | null)?.code;
     if ((code === 'ERROR_INVALID_DOMAIN' || code === 'ERROR_INVALID_RP_ID') && err.rpId) {
       return {
-        message: `Passkeys for this workspace work on ${err.rpId} only, and this page is open at ${window.location.hostname}. Open ${window.location.protocol}//${err.rpId}${window.location.port ? `:${window.location.port}` : ''}${window.location.pathname} and try again.`,
+        message: i18n.t('errors.passkeyWrongHost', {
+          rpId: err.rpId,
+          host: window.location.hostname,
+          url: `${window.location.protocol}//${err.rpId}${window.location.port ? `:${window.location.port}` : ''}${window.location.pathname}`,
+        }),
         details: {},
         fields: {},
       };
     }
   }
-  return { message: 'The passkey was not used: the prompt was cancelled, timed out, or this device has no passkey for this site.', details: {}, fields: {} };
+  return { message: i18n.t('errors.passkeyPrompt'), details: {}, fields: {} };
 }
 
 /** A download the service refused; `message` is the error envelope's. */
@@ -191,7 +197,7 @@ export async function downloadFile(tenantSlug: string, path: string): Promise<vo
   const res = await fetch(path, { headers: token ? { authorization: `Bearer ${token}` } : {} });
   if (!res.ok) {
     const body = (await res.json().catch(() => null)) as { message?: string } | null;
-    throw new DownloadError(body?.message ?? `The download failed (${res.status})`);
+    throw new DownloadError(body?.message ?? i18n.t('errors.downloadFailed', { status: res.status }));
   }
   const name = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? 'download';
   const url = URL.createObjectURL(await res.blob());

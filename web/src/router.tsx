@@ -1,6 +1,10 @@
 import { createRootRoute, createRoute, createRouter, Link, Navigate, Outlet } from '@tanstack/react-router';
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { LOCALE_NAMES, LOCALES, type Locale } from '../../src/lib/locales.js';
 import { useSlug } from './hooks';
+import { currentLocale } from './i18n';
+import { chooseLocale } from './language';
 import { applyTheme, storedTheme, type Theme } from './theme';
 import { AccountPage, SignedInLayout } from './pages/account';
 import { AdminLayout, ApiKeysPage, AuditPage, InvitesPage, SettingsPage, UsersPage } from './pages/admin';
@@ -11,12 +15,16 @@ import { WebhooksPage } from './pages/admin-webhooks';
 import { AcceptInvitePage, ConfirmEmailChangePage, ForgotPasswordPage, IdpCallbackPage, ResetPasswordPage, SignInPage, SignUpPage, VerifyEmailPage } from './pages/auth';
 import { HomePage } from './pages/home';
 
-/** The theme switcher at the foot of every page (web/src/theme.ts). */
-function ThemeSwitcher() {
+/**
+ * The foot of every page: the theme switcher (web/src/theme.ts) and the language switcher
+ * (web/src/i18n.ts), each remembered in this browser.
+ */
+function SiteFooter() {
+  const { t } = useTranslation();
   const [theme, setTheme] = useState<Theme>(storedTheme);
   return (
     <footer className="site-footer">
-      <label htmlFor="theme-switcher">Theme</label>
+      <label htmlFor="theme-switcher">{t('footer.theme')}</label>
       <select
         id="theme-switcher"
         value={theme}
@@ -26,29 +34,37 @@ function ThemeSwitcher() {
           setTheme(next);
         }}
       >
-        <option value="system">System</option>
-        <option value="light">Light</option>
-        <option value="dark">Dark</option>
+        <option value="system">{t('footer.themes.system')}</option>
+        <option value="light">{t('footer.themes.light')}</option>
+        <option value="dark">{t('footer.themes.dark')}</option>
+      </select>
+      <label htmlFor="language-switcher">{t('footer.language')}</label>
+      <select id="language-switcher" value={currentLocale()} onChange={(e) => chooseLocale(e.target.value as Locale)}>
+        {LOCALES.map((locale) => (
+          <option key={locale} value={locale} lang={locale}>{LOCALE_NAMES[locale]}</option>
+        ))}
       </select>
     </footer>
   );
 }
 
 function RootLayout() {
+  const { t } = useTranslation();
   return (
     <>
-      <a href="#main" className="skip">Skip to content</a>
+      <a href="#main" className="skip">{t('skipToContent')}</a>
       <Outlet />
-      <ThemeSwitcher />
+      <SiteFooter />
     </>
   );
 }
 
 function NotFoundPage() {
+  const { t } = useTranslation();
   return (
     <main className="card" id="main">
-      <h1>Page not found</h1>
-      <Link to="/">Home</Link>
+      <h1>{t('notFound.title')}</h1>
+      <Link to="/">{t('notFound.home')}</Link>
     </main>
   );
 }

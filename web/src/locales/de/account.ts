@@ -1,0 +1,6 @@
+import type { Translation } from '../../../../src/lib/locales.js';
+import type { account as english } from '../en/account.js';
+
+/** German: see ../en/account.ts. */
+export const account: Translation<typeof english> = {
+};

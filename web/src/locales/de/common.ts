@@ -1,0 +1,34 @@
+import type { Translation } from '../../../../src/lib/locales.js';
+import type { common as english } from '../en/common.js';
+
+/** German: see ../en/common.ts. */
+export const common: Translation<typeof english> = {
+  skipToContent: 'Zum Inhalt springen',
+  notFound: { title: 'Seite nicht gefunden', home: 'Startseite' },
+  footer: {
+    theme: 'Darstellung',
+    themes: { system: 'System', light: 'Hell', dark: 'Dunkel' },
+    language: 'Sprache',
+    support: 'Hilfe und Support',
+  },
+  errors: {
+    network: 'Etwas ist schiefgelaufen. Prüfen Sie Ihre Verbindung und versuchen Sie es erneut.',
+    rateLimitedWait: 'Zu viele Versuche. Versuchen Sie es in {{wait}} erneut.',
+    passkeyWrongHost: 'Passkeys für diesen Arbeitsbereich funktionieren nur auf {{rpId}}, diese Seite ist aber unter {{host}} geöffnet. Öffnen Sie {{url}} und versuchen Sie es erneut.',
+    passkeyPrompt: 'Der Passkey wurde nicht verwendet: Die Abfrage wurde abgebrochen, ist abgelaufen, oder dieses Gerät hat keinen Passkey für diese Website.',
+    downloadFailed: 'Der Download ist fehlgeschlagen ({{status}}).',
+  },
+  issues: {
+    required: 'Dieses Feld ist erforderlich.',
+    minLength_one: 'Verwenden Sie mindestens {{count}} Zeichen.',
+    minLength_other: 'Verwenden Sie mindestens {{count}} Zeichen.',
+    maxLength_one: 'Verwenden Sie höchstens {{count}} Zeichen.',
+    maxLength_other: 'Verwenden Sie höchstens {{count}} Zeichen.',
+    minNumber: 'Verwenden Sie {{min}} oder mehr.',
+    maxNumber: 'Verwenden Sie {{max}} oder weniger.',
+    email: 'Geben Sie eine E-Mail-Adresse wie name@example.com ein.',
+    option: 'Wählen Sie eine der Optionen.',
+    url: 'Geben Sie eine vollständige URL ein, beginnend mit https://.',
+    dateTime: 'Geben Sie Datum und Uhrzeit ein.',
+  },
+};

@@ -1,0 +1,3 @@
+/** Strings of the account pages (see ./common.ts for the conventions). */
+export const account = {
+} as const;

@@ -1,0 +1,34 @@
+import type { Translation } from '../../../../src/lib/locales.js';
+import type { common as english } from '../en/common.js';
+
+/** French: see ../en/common.ts. */
+export const common: Translation<typeof english> = {
+  skipToContent: 'Aller au contenu',
+  notFound: { title: 'Page introuvable', home: 'Accueil' },
+  footer: {
+    theme: 'Thème',
+    themes: { system: 'Système', light: 'Clair', dark: 'Sombre' },
+    language: 'Langue',
+    support: 'Aide et assistance',
+  },
+  errors: {
+    network: 'Un problème est survenu. Vérifiez votre connexion et réessayez.',
+    rateLimitedWait: 'Trop de tentatives. Réessayez dans {{wait}}.',
+    passkeyWrongHost: 'Les clés d’accès de cet espace de travail ne fonctionnent que sur {{rpId}}, et cette page est ouverte sur {{host}}. Ouvrez {{url}} et réessayez.',
+    passkeyPrompt: 'La clé d’accès n’a pas été utilisée : la demande a été annulée ou a expiré, ou cet appareil n’a pas de clé d’accès pour ce site.',
+    downloadFailed: 'Le téléchargement a échoué ({{status}}).',
+  },
+  issues: {
+    required: 'Ce champ est obligatoire.',
+    minLength_one: 'Utilisez au moins {{count}} caractère.',
+    minLength_other: 'Utilisez au moins {{count}} caractères.',
+    maxLength_one: 'Utilisez au plus {{count}} caractère.',
+    maxLength_other: 'Utilisez au plus {{count}} caractères.',
+    minNumber: 'Utilisez {{min}} ou plus.',
+    maxNumber: 'Utilisez {{max}} ou moins.',
+    email: 'Saisissez une adresse e-mail comme nom@exemple.com.',
+    option: 'Choisissez l’une des options.',
+    url: 'Saisissez une URL complète, commençant par https://.',
+    dateTime: 'Saisissez une date et une heure.',
+  },
+};
