@@ -146,7 +146,7 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
   const sessions = new SessionService(config, audit, keyring);
   const jobs = new JobQueue(orm, config.jobQueue);
   const queuedPersonalData = new QueuedPersonalData(keyring);
-  const mailer = new Mailer(jobs, keyring, new MailTransport(config, logger), logger);
+  const mailer = new Mailer(jobs, keyring, new MailTransport(config, logger), logger, config.publicUrl);
   const redis = config.redisUrl ? createRedisClient(config.redisUrl, logger) : undefined;
   const rateLimits = new RateLimitService({ scale: config.rateLimitScale, keyPrefix: config.redisKeyPrefix, redis, logger });
   const metrics = config.metricsEnabled

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Request, Response } from 'express';
 import type { AppServices } from './app-services.js';
+import { negotiateLocale } from './lib/locales.js';
 import type { RequestMeta } from './lib/request-meta.js';
 
 /**
@@ -20,11 +21,8 @@ export interface RequestContext {
 /** Builds the context of one request (shared by the REST façade and the /trpc endpoint). */
 export function createRequestContext(services: AppServices, req: Request, res: Response): RequestContext {
   const userAgent = req.headers['user-agent'];
-  return {
-    services,
-    em: services.orm.em.fork() as EntityManager,
-    req,
-    res,
-    meta: { ip: req.ip ?? null, userAgent: userAgent ? userAgent.slice(0, 512) : null },
-  };
+  const meta: RequestMeta = { ip: req.ip ?? null, userAgent: userAgent ? userAgent.slice(0, 512) : null };
+  const locale = negotiateLocale(req.headers['accept-language']);
+  if (locale) meta.locale = locale;
+  return { services, em: services.orm.em.fork() as EntityManager, req, res, meta };
 }

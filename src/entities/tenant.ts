@@ -1,4 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core';
+import type { Locale } from '../lib/locales.js';
 
 export const TENANT_PLANS = ['Free', 'Starter', 'Growth', 'Enterprise'] as const;
 export type TenantPlan = (typeof TENANT_PLANS)[number];
@@ -29,6 +30,8 @@ export interface Tenant {
   idpAllowedEmailDomains: string[] | null;
   /** Whether a provider's `amr` showing MFA stands in for a user's own enrolled factor (default false). */
   idpMfaTrust: boolean;
+  /** The language of the workspace's pages and mails when the person's own is unknown (docs/web.md "Languages"). */
+  defaultLocale: Locale;
   createdAt: Date;
   updatedAt: Date;
   deletedAt: Date | null;
@@ -51,6 +54,7 @@ export const TenantSchema = new EntitySchema<Tenant>({
     idpIssuer: { type: 'string', length: 512, nullable: true },
     idpAllowedEmailDomains: { type: 'json', nullable: true },
     idpMfaTrust: { type: 'boolean', default: false },
+    defaultLocale: { type: 'string', length: 8, default: 'en' },
     createdAt: { type: 'Date' },
     updatedAt: { type: 'Date' },
     deletedAt: { type: 'Date', nullable: true },

@@ -1,4 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core';
+import type { Locale } from '../lib/locales.js';
 
 export const USER_STATUSES = ['Pending', 'Active', 'Suspended'] as const;
 export type UserStatus = (typeof USER_STATUSES)[number];
@@ -26,6 +27,8 @@ export interface User {
   totpPendingSecretEnc: string | null;
   /** Highest RFC 6238 time step accepted so far, so a code is accepted once. */
   totpLastUsedStep: string | null;
+  /** The language the person last used the pages in (set at sign-up and sign-in); mails to them speak it. */
+  locale: Locale | null;
 }
 
 export const UserSchema = new EntitySchema<User>({
@@ -47,5 +50,6 @@ export const UserSchema = new EntitySchema<User>({
     totpEnrolledAt: { type: 'Date', nullable: true },
     totpPendingSecretEnc: { type: 'text', nullable: true },
     totpLastUsedStep: { type: 'bigint', nullable: true },
+    locale: { type: 'string', length: 8, nullable: true },
   },
 });

@@ -23,11 +23,15 @@ export function isLocale(value: unknown): value is Locale {
 }
 
 /**
- * The best of {@link LOCALES} for an `Accept-Language` header (RFC 9110 §12.5.4, quality values
- * honoured, `de-CH` matching `de`), or undefined when the header is absent or names none of them.
+ * The best of {@link LOCALES} for an `Accept-Language` header (RFC 9110 §12.5.4: tags by quality,
+ * `de-CH` matching `de`), or undefined when the header is absent, names none of them, or is only
+ * the wildcard `*` (what clients such as Node's fetch send by default: no preference).
  */
 export function negotiateLocale(acceptLanguage: string | undefined): Locale | undefined {
   if (!acceptLanguage) return undefined;
-  const best = new Negotiator({ headers: { 'accept-language': acceptLanguage } }).language([...LOCALES]);
-  return isLocale(best) ? best : undefined;
+  for (const tag of new Negotiator({ headers: { 'accept-language': acceptLanguage } }).languages()) {
+    const language = tag.split('-')[0]!.toLowerCase();
+    if (isLocale(language)) return language;
+  }
+  return undefined;
 }

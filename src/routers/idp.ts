@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LOCALES } from '../lib/locales.js';
 import { securityAdminProcedure, userProcedure } from '../middleware/auth.js';
 import { tenantProcedure } from '../middleware/tenant.js';
 import { readIdpBindingCookie } from '../middleware/idp-binding-cookie.js';
@@ -38,12 +39,13 @@ export const idpRouter = router({
         method: 'GET', path: '/v1/{tenantSlug}/sign-in-options', protect: false, tags,
         summary: 'The sign-in methods a sign-in page can offer (public)',
         description: '`idpSignIn`: whether sign-in with the external identity provider is configured (oauth/idp/start). ' +
-          '`workspaceName`: the workspace\'s name, for the page to show.',
+          '`workspaceName`: the workspace\'s name, for the page to show. `defaultLocale`: the workspace\'s default language, ' +
+          'which the pages speak when the browser asks for none they offer.',
         errorResponses: { 404: 'Unknown tenant', 429: 'Rate limited' },
       },
     })
-    .output(z.object({ idpSignIn: z.boolean(), workspaceName: z.string() }))
-    .query(({ ctx }) => ({ idpSignIn: idpSettingsView(ctx.tenant).idpOauthEnabled, workspaceName: ctx.tenant.name })),
+    .output(z.object({ idpSignIn: z.boolean(), workspaceName: z.string(), defaultLocale: z.enum(LOCALES) }))
+    .query(({ ctx }) => ({ idpSignIn: idpSettingsView(ctx.tenant).idpOauthEnabled, workspaceName: ctx.tenant.name, defaultLocale: ctx.tenant.defaultLocale })),
 
   start: tenantProcedure
     .meta({

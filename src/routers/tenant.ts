@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { IdpFullSettingsView } from '../services/idp/idp-service.js';
 import { MFA_POLICIES, SIGNUP_POLICIES, type Tenant, TENANT_PLANS } from '../entities/tenant.js';
+import { LOCALES } from '../lib/locales.js';
 import { adminProcedure, securityAdminProcedure } from '../middleware/auth.js';
 import { router } from '../trpc.js';
 import { unauthorized } from '../lib/errors.js';
@@ -35,6 +36,7 @@ export const tenantOutput = z
     signupPolicy: z.enum(SIGNUP_POLICIES).meta({ description: 'Who may sign up without an invite: anyone, addresses of `signupEmailDomains`, or nobody' }),
     signupEmailDomains: z.array(z.string()).meta({ description: 'The email domains sign-up is open to under `Domains`' }),
     idpMfaTrust: z.boolean().meta({ description: 'True when a provider sign-in whose `amr` shows MFA waives the user\'s own enrolled factor (docs/idp.md "MFA")' }),
+    defaultLocale: z.enum(LOCALES).meta({ description: 'The language of the pages and mails when the person\'s own is unknown (docs/web.md "Languages")' }),
     createdAt: timestampOutput,
   })
   .meta({ id: 'Tenant' });
@@ -55,6 +57,7 @@ export function toTenantOutput(tenant: Tenant, idp: IdpFullSettingsView): z.infe
     signupPolicy: tenant.signupPolicy,
     signupEmailDomains: tenant.signupEmailDomains,
     idpMfaTrust: tenant.idpMfaTrust,
+    defaultLocale: tenant.defaultLocale,
     createdAt: tenant.createdAt.toISOString(),
   };
 }
@@ -73,7 +76,7 @@ export const tenantRouter = router({
     .meta({
       openapi: {
         method: 'PATCH', path: '/v1/{tenantSlug}/tenant', protect: true, tags,
-        summary: 'Change the name, MFA policy, email-verification requirement, provider-MFA trust or sign-up policy (the slug never changes)',
+        summary: 'Change the name, MFA policy, email-verification requirement, provider-MFA trust, sign-up policy or default language (the slug never changes)',
         errorResponses: { ...adminErrors, 400: 'Invalid body' },
       },
       errorReasons: { 403: ['admin_required', 'live_key_required'] },
@@ -88,6 +91,7 @@ export const tenantRouter = router({
         idpMfaTrust: strictBoolean.optional().meta({
           description: 'Let a provider sign-in whose `amr` shows MFA waive the user\'s own enrolled TOTP factor (default false: the user\'s factor is still asked)',
         }),
+        defaultLocale: z.enum(LOCALES).optional().meta({ description: 'The language of pages and mails for people whose own is unknown or not offered' }),
       }),
     )
     .output(tenantOutput)

@@ -41,7 +41,7 @@ async function requiredTenantMember(api: Api) {
   return { tenant, member: await signupMember(api, tenant.slug) };
 }
 
-const codeOf = (text: string) => /is:\s*(\d{6})\b/.exec(text)?.[1] ?? /\b(\d{6})\b/.exec(text)?.[1];
+const codeOf = (text: string) => /^ {4}(\d{6})$/m.exec(text)?.[1];
 
 describe('mail delivery', () => {
   it('writes an .eml file with text and HTML bodies to DATA_DIR/outbox when SMTP_URL is unset, and logs it', async () => {

@@ -178,7 +178,7 @@ describe('webhooks', () => {
       const t = await createTenant(localApi);
       const hook = await createWebhook(localApi, t, receiver);
       await localApi.post(`/v1/${t.slug}/webhooks/${hook.id}/test`, {}, { token: t.accessToken });
-      const mail = await sink.waitFor(t.adminEmail, (m) => m.subject.startsWith('Webhook disabled'), 30_000);
+      const mail = await sink.waitFor(t.adminEmail, (m) => m.subject.startsWith('A webhook was turned off'), 30_000);
       expect(mail.text).toContain(receiver.url);
       const list = await localApi.get(`/v1/${t.slug}/webhooks`, { token: t.accessToken });
       expect(list.body.items[0]).toMatchObject({ id: hook.id, enabled: false, disabledReason: 'failing' });

@@ -109,7 +109,7 @@ describe('changing the issuer', () => {
     expect(audits).toHaveLength(1);
     expect(audits[0]?.details).toMatchObject({ previousIssuer: defaultProvider.issuer });
     for (const admin of [tenant.adminEmail, second.email]) {
-      const mail = await sink.waitFor(admin, (m) => m.subject.includes('identity provider changed'));
+      const mail = await sink.waitFor(admin, (m) => m.subject.includes('The identity provider was changed'));
       expect(mail.text).toContain(tenant.adminEmail);
     }
   });

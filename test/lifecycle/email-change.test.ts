@@ -27,7 +27,7 @@ function sql<T = Record<string, unknown>>(query: string, params: unknown[] = [])
 }
 
 const isConfirmation = (m: ReceivedMail) => m.subject.startsWith('Confirm your new email address');
-const isNotice = (m: ReceivedMail) => m.subject.startsWith('Security notice: sign-in email changed');
+const isNotice = (m: ReceivedMail) => m.subject.startsWith('Your sign-in email was changed');
 
 /** Asks to move `member` to `newEmail` and returns the token of the confirmation mail sent to the new address. */
 async function requestChange(slug: string, accessToken: string, newEmail: string): Promise<string> {

@@ -139,8 +139,8 @@ describe('signing in with a recovery code', () => {
     expect(used[0]!.details).toEqual({ remaining: 9 });
     const logins = await audits(tenant.id, member.id, 'UserLogin');
     expect(logins.at(-1)!.details.method).toBe('password+recovery_code');
-    const mail = await nextMail(member.email, 'recovery code used', before);
-    expect(mail.text).toContain('9 unused recovery codes remain');
+    const mail = await nextMail(member.email, 'A recovery code was used', before);
+    expect(mail.text).toContain('You have 9 unused recovery codes left.');
     expect(mail.text).not.toContain(codes[0]!);
 
     // Replay of the same code.
@@ -246,7 +246,7 @@ describe('POST mfa/recovery-codes', () => {
     expect(generated).toHaveLength(1);
     expect(generated[0]!.details).toEqual({ count: 10 });
     expect(generated[0]!.actor_id).toBe(member.id);
-    const notice = await nextMail(member.email, 'new recovery codes', before);
+    const notice = await nextMail(member.email, 'New recovery codes', before);
     expect(notice.text).not.toContain(fresh[0]!);
   });
 
@@ -310,8 +310,8 @@ describe('DELETE mfa/totp (the user turns the authenticator off)', () => {
     expect(disabled).toHaveLength(1);
     expect(disabled[0]!.actor_id).toBe(member.id);
     expect(disabled[0]!.details).toMatchObject({ wasEnrolled: true });
-    const notice = await nextMail(member.email, 'authenticator app removed', before);
-    expect(notice.text).not.toContain('by an administrator');
+    const notice = await nextMail(member.email, 'Authenticator app removed', before);
+    expect(notice.text).not.toContain('An admin of the workspace made this change');
     // idempotent
     expect((await api.delete(`/v1/${tenant.slug}/mfa/totp`, { token: accessToken })).status).toBe(200);
   });

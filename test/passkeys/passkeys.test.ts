@@ -85,7 +85,7 @@ describe('passkey registration (mfa/passkeys/*)', () => {
 
     const [event] = await auditOf(member.tenant.id, 'PasskeyRegistered');
     expect(event).toMatchObject({ actor_id: member.id, target_id: member.id, details: { passkeyId: verify.body.passkey.id, name: 'Laptop', fmt: 'none' } });
-    const mail = await sink.waitFor(member.email, (m) => m.subject.includes('passkey added'));
+    const mail = await sink.waitFor(member.email, (m) => m.subject.includes('Passkey added'));
     expect(mail.text).toContain('A passkey');
 
     // the challenge was single-use: the same response again finds no open challenge
@@ -291,8 +291,8 @@ describe('passkey sign-in (auth/passkey/*)', () => {
     expect(event).toMatchObject({ target_id: member.id, details: { passkeyId: passkey.id, storedCounter: 3, presentedCounter: 2 } });
     const [row] = await sql<{ counter: string }>('select counter from passkey where id = ?', [passkey.id]);
     expect(Number(row!.counter)).toBe(3);
-    const mail = await sink.waitFor(member.email, (m) => m.subject.includes('passkey sign-in refused'));
-    expect(mail.text).toContain('cloned');
+    const mail = await sink.waitFor(member.email, (m) => m.subject.includes('A passkey sign-in was refused'));
+    expect(mail.text).toContain('the passkey looks copied');
   });
 
   it('accepts authenticators that always report a zero counter', async () => {
@@ -346,7 +346,7 @@ describe('passkey sign-in (auth/passkey/*)', () => {
     expect(removed.status, JSON.stringify(removed.body)).toBe(200);
     expect((await api.get(`/v1/${member.tenant.slug}/me/passkeys`, { token: member.accessToken })).body.items).toEqual([]);
     expect(await auditOf(member.tenant.id, 'PasskeyDeleted')).toMatchObject([{ actor_id: member.id, details: { passkeyId: passkey.id } }]);
-    await sink.waitFor(member.email, (m) => m.subject.includes('passkey removed'));
+    await sink.waitFor(member.email, (m) => m.subject.includes('Passkey removed'));
     expectError(await api.delete(`/v1/${member.tenant.slug}/me/passkeys/${passkey.id}`, { token: member.accessToken }), 404, 'NOT_FOUND', 'passkey_not_found');
 
     const { challengeId, options } = await signInOptions(member.tenant.slug);

@@ -139,8 +139,8 @@ beforeAll(async () => {
     const otp = await api.post(`/v1/${slug}/auth/request-email-otp`, { email: memberEmail, password: newPassword });
     expect(otp.status, JSON.stringify(otp.body)).toBe(200);
     const mail = await sink.waitFor(memberEmail);
-    // the code follows "is:"; the tenant name before it may hold digits of its own
-    const code = / is: (\d{6})\b/.exec(mail.text)?.[1];
+    // the code stands on a line of its own; the tenant name above it may hold digits of its own
+    const code = /^ {4}(\d{6})$/m.exec(mail.text)?.[1];
     keep('email one-time code', code, false);
     const withCode = await api.post(`/v1/${slug}/auth/login`, { email: memberEmail, password: newPassword, emailOtpCode: code });
     expect(withCode.status, JSON.stringify(withCode.body)).toBe(200);

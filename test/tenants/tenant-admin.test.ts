@@ -80,6 +80,7 @@ describe('GET and PATCH /v1/{tenantSlug}/tenant', () => {
       signupPolicy: 'Open',
       signupEmailDomains: [],
       idpMfaTrust: false,
+      defaultLocale: 'en',
       createdAt: expect.any(String),
     });
   });

@@ -886,7 +886,7 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await person.getByRole('button', { name: 'Confirm my new email address' }).click();
     await person.getByText(`Your sign-in email is now ${newAddress}.`).waitFor();
     await shoot(person, 'confirm-email-desktop');
-    const notice = await sink.waitFor(owner, (m) => m.subject.startsWith('Security notice: sign-in email changed'));
+    const notice = await sink.waitFor(owner, (m) => m.subject.startsWith('Your sign-in email was changed'));
     expect(notice.text).toContain('r***@acme.test');
     await person.getByRole('link', { name: 'Your account' }).click();
     await expect.poll(() => person.locator('dd').first().textContent(), { timeout: 15_000 }).toBe(`${newAddress} Verified`);

@@ -587,7 +587,7 @@ export class IdpService {
   /** A new Active Member without a password, its email verified by the provider. Audits `UserSignup`. */
   private async createMember(tx: EntityManager, tenant: Tenant, email: string, identity: IdpIdentityClaims, meta: RequestMeta, now: Date): Promise<User> {
     assertMaySignUp(tenant, email);
-    const user = newUser({ tenantId: tenant.id, email, passwordHash: null, status: 'Active', role: 'Member', emailVerifiedAt: now }, now);
+    const user = newUser({ tenantId: tenant.id, email, passwordHash: null, status: 'Active', role: 'Member', emailVerifiedAt: now, locale: meta.locale ?? null }, now);
     await insertUser(tx, user);
     await this.audit.record(tx, {
       tenantId: tenant.id,

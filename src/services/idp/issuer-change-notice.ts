@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Tenant } from '../../entities/tenant.js';
-import { escapeHtml } from '../../lib/html.js';
 import type { Mailer, MailMessage } from '../mail/mailer.js';
-import { quotedTenantName } from '../mail/tenant-name.js';
-import { findActiveAdminEmails } from '../users/user-queries.js';
+import { mailTranslator } from '../mail/mail-i18n.js';
+import { type MailContext, renderMail } from '../mail/mail-layout.js';
+import { findActiveAdminRecipients } from '../users/user-queries.js';
 
 /**
  * Mails every live Admin of a tenant that the tenant's identity provider (its OpenID issuer) was
@@ -23,10 +23,9 @@ export class IssuerChangeNotifier {
    * `changedBy` is the email of the Admin who made the change.
    */
   async notifyAdmins(em: EntityManager, tenant: Tenant, previousIssuer: string, newIssuer: string, changedBy: string): Promise<void> {
-    const admins = await findActiveAdminEmails(em, tenant.id);
-    for (const admin of admins) {
+    for (const admin of await findActiveAdminRecipients(em, tenant.id)) {
       try {
-        await this.mailer.send(issuerChangeMail(tenant.name, admin, previousIssuer, newIssuer, changedBy), tenant.id);
+        await this.mailer.send(issuerChangeMail(this.mailer.contextFor(tenant, admin.email, admin.locale), previousIssuer, newIssuer, changedBy), tenant.id);
       } catch (err) {
         this.logger.warn({ err, tenantId: tenant.id }, 'issuer-change notice not delivered');
       }
@@ -34,21 +33,14 @@ export class IssuerChangeNotifier {
   }
 }
 
-function issuerChangeMail(tenantName: string, to: string, previousIssuer: string, newIssuer: string, changedBy: string): MailMessage {
-  const tenant = quotedTenantName(tenantName);
-  const [from, into] = [defang(previousIssuer), defang(newIssuer)];
-  const what =
-    `The identity provider of the workspace named ${tenant} was changed by ${changedBy}: sign-in with the provider now trusts ` +
-    `${into} instead of ${from}.`;
-  const advice =
-    'If this change was not agreed, remove the provider credentials at once (DELETE oauth/idp/credentials), end the sessions ' +
-    'opened through it, and review the audit log (IdpOauthLinked events).';
-  return {
-    to,
-    subject: `Security notice: identity provider changed (${tenant})`,
-    text: `${what}\n\n${advice}\n`,
-    html: `<p>${escapeHtml(what)}</p><p>${escapeHtml(advice)}</p>`,
-  };
+/** The notice to one Admin (`ctx.to`) of an issuer change: who, from which issuer to which (defanged). */
+function issuerChangeMail(ctx: MailContext, previousIssuer: string, newIssuer: string, changedBy: string): MailMessage {
+  const t = mailTranslator(ctx.locale);
+  const values = { workspace: ctx.brand.workspace, changedBy, previousIssuer: defang(previousIssuer), newIssuer: defang(newIssuer) };
+  return renderMail(ctx, t('issuerChanged.subject', values), [
+    { kind: 'text', text: t('issuerChanged.body', values) },
+    { kind: 'text', text: t('issuerChanged.advice') },
+  ]);
 }
 
 /** An issuer URL made inert for mail clients that link anything looking like an address. */

@@ -7,14 +7,14 @@ import { newUser } from '../../entities/new-user.js';
 import type { User, UserRole } from '../../entities/user.js';
 import { normalizeEmail } from '../../lib/email.js';
 import { conflict, isUniqueViolation, notFound, tooManyRequests, unauthorized } from '../../lib/errors.js';
-import { escapeHtml } from '../../lib/html.js';
 import { SYSTEM_ACTOR, type Actor, type RequestMeta } from '../../lib/request-meta.js';
 import { isUuid } from '../../lib/uuid.js';
 import { hashPassword } from '../../security/passwords.js';
 import { randomToken, sha256Hex } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { Mailer } from '../mail/mailer.js';
-import { quotedTenantName } from '../mail/tenant-name.js';
+import { mailTranslator, momentInWords } from '../mail/mail-i18n.js';
+import { renderMail } from '../mail/mail-layout.js';
 import type { IssuedTokens, SessionService } from '../sessions/session-service.js';
 import { countLiveUsersWithEmail, insertUser } from '../users/user-queries.js';
 import { findLiveTenantById, lockTenantRow } from '../tenants/tenant-queries.js';
@@ -154,24 +154,23 @@ export class InviteService {
     throw tooManyRequests(Math.max(1, Math.ceil((freesAt - now.getTime()) / 1000)));
   }
 
+  /**
+   * Mails the invitation in the workspace's default language and brand (the invitee has no
+   * language of their own yet): the role, a button to accept, and until when it is valid.
+   */
   private async sendInviteMail(tenant: Tenant, invite: Invite, token: string): Promise<void> {
     const link = `${this.config.publicUrl}/app/${encodeURIComponent(tenant.slug)}/accept-invite?token=${encodeURIComponent(token)}`;
-    const expires = new Intl.DateTimeFormat('en-GB', { dateStyle: 'full', timeStyle: 'short', timeZone: 'UTC' }).format(invite.expiresAt) + ' UTC';
-    // The tenant name is chosen by whoever created the tenant: quoted, defanged, never a link.
-    const name = quotedTenantName(tenant.name);
-    const notice = 'The workspace name above was chosen by its administrators; this service has not checked it.';
-    await this.mailer.send({
-      to: invite.email,
-      subject: `You are invited to the workspace ${name}`,
-      text:
-        `You have been invited to join the workspace ${name} as ${invite.role}.\n${notice}\n\n` +
-        `Accept the invitation and choose a password:\n${link}\n\n` +
-        `The invitation is valid until ${expires}.\n`,
-      html:
-        `<p>You have been invited to join the workspace <b>${escapeHtml(name)}</b> as ${invite.role}.<br>${escapeHtml(notice)}</p>` +
-        `<p><a href="${escapeHtml(link)}">Accept the invitation</a> and choose a password.</p>` +
-        `<p>The invitation is valid until ${escapeHtml(expires)}.</p>`,
-    }, tenant.id);
+    const ctx = this.mailer.contextFor(tenant, invite.email);
+    const t = mailTranslator(ctx.locale);
+    const values = { workspace: ctx.brand.workspace };
+    const message = renderMail(ctx, t('invite.subject', values), [
+      { kind: 'text', text: t(invite.role === 'Admin' ? 'invite.intro_Admin' : 'invite.intro_Member', values) },
+      // the name is chosen by whoever created the workspace: quoted, defanged, never a link
+      { kind: 'note', text: t('invite.notice') },
+      { kind: 'action', label: t('invite.action'), url: link },
+      { kind: 'text', text: t('invite.outro', { date: momentInWords(invite.expiresAt, ctx.locale) }) },
+    ], 'invite');
+    await this.mailer.send(message, tenant.id);
   }
 
   /**
@@ -245,7 +244,7 @@ export class InviteService {
     const passwordHash = await hashPassword(password);
     const now = new Date();
     const user = newUser(
-      { tenantId: tenant.id, email: found.email, passwordHash, status: 'Active', role: found.role, emailVerifiedAt: now },
+      { tenantId: tenant.id, email: found.email, passwordHash, status: 'Active', role: found.role, emailVerifiedAt: now, locale: meta.locale ?? null },
       now,
     );
     try {

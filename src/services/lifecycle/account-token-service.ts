@@ -6,6 +6,8 @@ import type { User } from '../../entities/user.js';
 import { unauthorized } from '../../lib/errors.js';
 import { randomToken, sha256Hex } from '../../security/tokens.js';
 import type { TokenMailInput } from './account-mail.js';
+import type { Locale } from '../../lib/locales.js';
+import type { MailContext } from '../mail/mail-layout.js';
 import type { MailMessage, Mailer } from '../mail/mailer.js';
 import { consumeAccountToken, deleteOpenAccountTokens, findAccountToken, insertAccountToken } from './account-token-queries.js';
 
@@ -35,8 +37,10 @@ export class AccountTokenService {
   /**
    * Issues a token (in its own transaction, replacing earlier ones) and queues its mail to the user
    * (Mailer.send: the job queue delivers it with retries after the caller has answered).
-   * @param compose builds the message from the token and a link.
+   * @param compose builds the message from its context and the link.
    * @param link the URL the mail points to for a token.
+   * @param locale the language of the request that asked for the mail, if known; else the
+   *   person's own (`user.locale`), else the workspace's default.
    */
   async issueAndMail(
     em: EntityManager,
@@ -44,10 +48,12 @@ export class AccountTokenService {
     user: User,
     purpose: AccountTokenPurpose,
     link: (token: string) => string,
-    compose: (input: TokenMailInput) => MailMessage,
+    compose: (ctx: MailContext, input: TokenMailInput) => MailMessage,
+    locale?: Locale,
   ): Promise<void> {
     const { token } = await em.transactional((tx) => this.issue(tx, tenant.id, user.id, purpose));
-    const message = compose({ to: user.email, tenantName: tenant.name, link: link(token), token, ttlSeconds: ACCOUNT_TOKEN_TTL_SECONDS[purpose] });
+    const context = this.mailer.contextFor(tenant, user.email, locale, user.locale);
+    const message = compose(context, { link: link(token), ttlSeconds: ACCOUNT_TOKEN_TTL_SECONDS[purpose] });
     await this.mailer.send(message, tenant.id);
   }
 

@@ -100,11 +100,8 @@ export class EmailChangeService {
       });
       return issued;
     });
-    const message = emailChangeMail({
-      to: address,
-      tenantName: tenant.name,
+    const message = emailChangeMail(this.mailer.contextFor(tenant, address, meta.locale, user.locale), {
       link: this.confirmationLink(tenant, token),
-      token,
       ttlSeconds: ACCOUNT_TOKEN_TTL_SECONDS.email_change,
     });
     await this.mailer.send(message, tenant.id);
@@ -143,14 +140,15 @@ export class EmailChangeService {
         meta,
         details: { previousEmail: user.email, newEmail, linksEnded },
       });
-      return { userId: user.id, previousEmail: user.email, newEmail };
+      return { userId: user.id, previousEmail: user.email, newEmail, locale: user.locale };
     });
     try {
-      await this.mailer.send(emailChangedNotice({ to: result.previousEmail, tenantName: tenant.name, newEmail: result.newEmail }), tenant.id);
+      const context = this.mailer.contextFor(tenant, result.previousEmail, meta.locale, result.locale);
+      await this.mailer.send(emailChangedNotice(context, result.newEmail), tenant.id);
     } catch (err) {
       this.logger.warn({ err, tenantId: tenant.id, userId: result.userId }, 'email-change notice not queued');
     }
-    return result;
+    return { userId: result.userId, previousEmail: result.previousEmail, newEmail: result.newEmail };
   }
 
   /** Writes the new, verified address; a concurrent change to the same address loses on the unique index (409). */

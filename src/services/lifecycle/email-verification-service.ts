@@ -1,3 +1,4 @@
+import type { Locale } from '../../lib/locales.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.js';
 import type { Tenant } from '../../entities/tenant.js';
@@ -31,9 +32,9 @@ export class EmailVerificationService {
    * the account exists either way and the user can ask again (auth/request-email-verification).
    * @returns false when the address was already verified (nothing sent).
    */
-  async send(em: EntityManager, tenant: Tenant, user: User): Promise<boolean> {
+  async send(em: EntityManager, tenant: Tenant, user: User, locale?: Locale): Promise<boolean> {
     if (user.emailVerifiedAt) return false;
-    await this.tokens.issueAndMail(em, tenant, user, 'email_verification', (token) => this.verificationLink(tenant, token), verificationMail);
+    await this.tokens.issueAndMail(em, tenant, user, 'email_verification', (token) => this.verificationLink(tenant, token), verificationMail, locale);
     return true;
   }
 
@@ -54,9 +55,9 @@ export class EmailVerificationService {
    * AccountMailRequests): mails a new token when a live, unverified user has this email, nothing
    * otherwise.
    */
-  async request(em: EntityManager, tenant: Tenant, email: string): Promise<void> {
+  async request(em: EntityManager, tenant: Tenant, email: string, locale?: Locale): Promise<void> {
     const user = await findLiveUserByEmail(em, tenant.id, email);
-    if (user) await this.send(em, tenant, user);
+    if (user) await this.send(em, tenant, user, locale);
   }
 
   /**

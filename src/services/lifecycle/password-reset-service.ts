@@ -1,3 +1,4 @@
+import type { Locale } from '../../lib/locales.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.js';
 import type { Tenant } from '../../entities/tenant.js';
@@ -41,18 +42,20 @@ export class PasswordResetService {
    * token (replacing any earlier one) and mails it. The answer is the same whether the account
    * exists, and the mail is delivered after it, so SMTP's duration does not show in the response time.
    */
-  async request(em: EntityManager, tenant: Tenant, email: string): Promise<void> {
+  async request(em: EntityManager, tenant: Tenant, email: string, locale?: Locale): Promise<void> {
     const user = await findLiveUserByEmail(em, tenant.id, email);
     if (!user) return;
-    await this.mailTo(em, tenant, user);
+    await this.mailTo(em, tenant, user, locale);
   }
 
   /**
    * Issues a reset token for `user` (replacing any earlier one) and queues the mail with its link;
    * for auth/password-reset/request and for an admin's POST users/{userId}/password-reset.
+   * @param locale the language of the person's own request; an admin's request passes none (the
+   *   mail then speaks the person's language, else the workspace's default).
    */
-  async mailTo(em: EntityManager, tenant: Tenant, user: User): Promise<void> {
-    await this.tokens.issueAndMail(em, tenant, user, 'password_reset', (token) => this.resetLink(tenant, token), passwordResetMail);
+  async mailTo(em: EntityManager, tenant: Tenant, user: User, locale?: Locale): Promise<void> {
+    await this.tokens.issueAndMail(em, tenant, user, 'password_reset', (token) => this.resetLink(tenant, token), passwordResetMail, locale);
   }
 
   /**

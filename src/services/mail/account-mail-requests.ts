@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { z } from 'zod';
+import { LOCALES } from '../../lib/locales.js';
 import type { Tenant } from '../../entities/tenant.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
 import type { ClaimedJob, JobQueue } from '../jobs/job-queue.js';
@@ -23,6 +24,8 @@ const requestSchema = z.object({
   email: z.string(),
   ip: z.string().nullable(),
   userAgent: z.string().nullable(),
+  /** The request's language (absent in rows queued before languages, and when none was asked for). */
+  locale: z.enum(LOCALES).optional(),
 });
 
 /** The job payload: the tenant in clear (tenant erasure finds its jobs), the request sealed. */
@@ -56,7 +59,7 @@ export class AccountMailRequests {
   /** Queues the request (in the caller's transaction when one is open). */
   async enqueue(em: EntityManager, purpose: AccountMailPurpose, tenant: Tenant, email: string, meta: RequestMeta): Promise<void> {
     const id = randomUUID();
-    const request = { purpose, tenantId: tenant.id, email, ip: meta.ip, userAgent: meta.userAgent };
+    const request = { purpose, tenantId: tenant.id, email, ip: meta.ip, userAgent: meta.userAgent, locale: meta.locale };
     const sealed = this.keyring.encrypt(JSON.stringify(request), accountMailRequestAad(id));
     const recipientDigest = mailRecipientDigest(this.keyring, tenant.id, email);
     await this.queue.enqueue('account-mail.request', { tenantId: tenant.id, sealed }, { id, maxAttempts: MAX_ATTEMPTS, recipientDigest }, em);
@@ -72,9 +75,9 @@ export class AccountMailRequests {
     const em = this.orm.em.fork() as EntityManager;
     const tenant = await findLiveTenantById(em, payload.tenantId);
     if (!tenant) return;
-    const meta: RequestMeta = { ip: payload.ip, userAgent: payload.userAgent };
+    const meta: RequestMeta = { ip: payload.ip, userAgent: payload.userAgent, ...(payload.locale ? { locale: payload.locale } : {}) };
     if (payload.purpose === 'email_otp') await this.mfaSignIn.requestEmailOtp(em, tenant, payload.email, undefined, meta);
-    else if (payload.purpose === 'password_reset') await this.passwordReset.request(em, tenant, payload.email);
-    else await this.emailVerification.request(em, tenant, payload.email);
+    else if (payload.purpose === 'password_reset') await this.passwordReset.request(em, tenant, payload.email, meta.locale);
+    else await this.emailVerification.request(em, tenant, payload.email, meta.locale);
   }
 }

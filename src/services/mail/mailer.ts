@@ -1,9 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import type { Tenant } from '../../entities/tenant.js';
+import { DEFAULT_LOCALE, type Locale } from '../../lib/locales.js';
 import type { Keyring } from '../../security/keyring.js';
 import type { ClaimedJob, JobQueue } from '../jobs/job-queue.js';
+import type { MailBrand, MailContext } from './mail-layout.js';
 import type { MailMessage, MailTransport } from './mail-transport.js';
+import { quotedTenantName } from './tenant-name.js';
 
 export type { MailMessage };
 
@@ -46,7 +50,24 @@ export class Mailer {
     private readonly keyring: Keyring,
     private readonly transport: MailTransport,
     private readonly logger: Logger,
+    private readonly publicUrl: string,
   ) {}
+
+  /**
+   * Who a mail of `tenant` goes to, in which language and brand (mail-layout.ts): the first of
+   * `locales` that is set (callers pass the request's language, then the person's, in that order),
+   * else the workspace's default language.
+   */
+  contextFor(tenant: Tenant, to: string, ...locales: (Locale | null | undefined)[]): MailContext {
+    const locale = locales.find((l): l is Locale => !!l) ?? tenant.defaultLocale ?? DEFAULT_LOCALE;
+    return { to, locale, brand: this.brandOf(tenant) };
+  }
+
+  /** The workspace's look in mails (docs/web.md "Branding"). */
+  private brandOf(tenant: Tenant): MailBrand {
+    void this.publicUrl;
+    return { workspace: quotedTenantName(tenant.name), logoUrl: null, primaryColor: null, supportUrl: null };
+  }
 
   /**
    * Queues one message from `MAIL_FROM`. Inside `em.transactional` the mail is queued only if that

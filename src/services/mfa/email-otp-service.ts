@@ -3,12 +3,12 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.js';
 import type { Tenant } from '../../entities/tenant.js';
 import type { User } from '../../entities/user.js';
-import { escapeHtml } from '../../lib/html.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
 import { constantTimeEqual, randomDigits } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
-import type { Mailer } from '../mail/mailer.js';
-import { quotedTenantName } from '../mail/tenant-name.js';
+import { lifetimeInWords, mailTranslator } from '../mail/mail-i18n.js';
+import { type MailContext, renderMail } from '../mail/mail-layout.js';
+import type { Mailer, MailMessage } from '../mail/mailer.js';
 import { countEmailOtpAttempt, deleteEmailOtpOfUser, deleteEmailOtpWithHash, upsertEmailOtp } from './email-otp-queries.js';
 
 /** Email one-time codes (docs/mfa.md): 6 digits, valid 10 minutes (600 seconds), at most 5 tries. */
@@ -45,7 +45,7 @@ export class EmailOtpService {
     const expiresAt = new Date(now.getTime() + EMAIL_OTP_TTL_SECONDS * 1000);
     await upsertEmailOtp(em, { userId: user.id, tenantId: tenant.id, codeHash, createdAt: now, expiresAt });
     try {
-      await this.mailer.send(codeMail(tenant.name, user.email, code), tenant.id);
+      await this.mailer.send(codeMail(this.mailer.contextFor(tenant, user.email, meta.locale, user.locale), code), tenant.id);
     } catch (err) {
       await deleteEmailOtpWithHash(em, tenant.id, user.id, codeHash);
       throw err;
@@ -101,20 +101,14 @@ export class EmailOtpService {
   }
 }
 
-/** The sign-in code mail, plain text and HTML. */
-function codeMail(tenantName: string, to: string, code: string) {
-  const minutes = EMAIL_OTP_TTL_SECONDS / 60;
-  const tenant = quotedTenantName(tenantName);
-  const subject = `Your sign-in code for ${tenant}`;
-  const text =
-    `Your sign-in code for ${tenant} is: ${code}\n\n` +
-    `It is valid for ${minutes} minutes and works once.\n` +
-    `If you did not ask for it, ignore this mail; nobody can sign in with the code alone.\n`;
-  const name = escapeHtml(tenant);
-  const html =
-    `<p>Your sign-in code for <strong>${name}</strong> is:</p>` +
-    `<p style="font-size:24px;font-weight:bold;letter-spacing:4px">${code}</p>` +
-    `<p>It is valid for ${minutes} minutes and works once.</p>` +
-    `<p>If you did not ask for it, ignore this mail; nobody can sign in with the code alone.</p>`;
-  return { to, subject, text, html };
+/** The sign-in code mail to `ctx.to`: the code, how long it works, what to do if it was not asked for. */
+function codeMail(ctx: MailContext, code: string): MailMessage {
+  const t = mailTranslator(ctx.locale);
+  const values = { workspace: ctx.brand.workspace };
+  return renderMail(ctx, t('emailOtp.subject', values), [
+    { kind: 'text', text: t('emailOtp.intro', values) },
+    { kind: 'code', code },
+    { kind: 'text', text: t('emailOtp.validity', { lifetime: lifetimeInWords(EMAIL_OTP_TTL_SECONDS, ctx.locale) }) },
+    { kind: 'note', text: t('emailOtp.outro') },
+  ]);
 }

@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import type { Tenant } from '../../entities/tenant.js';
 import type { User } from '../../entities/user.js';
-import { escapeHtml } from '../../lib/html.js';
 import type { Actor } from '../../lib/request-meta.js';
 import type { Mailer, MailMessage } from '../mail/mailer.js';
-import { quotedTenantName } from '../mail/tenant-name.js';
+import { mailTranslator } from '../mail/mail-i18n.js';
+import { type MailContext, renderMail } from '../mail/mail-layout.js';
 
 /** A change of a user's second factors that the user is told about by mail. */
 export type FactorChange = 'totp_enrolled' | 'totp_disabled' | 'passkey_added' | 'passkey_removed' | 'recovery_codes_regenerated' | 'passkey_clone_suspected';
@@ -22,9 +22,10 @@ export class FactorChangeNotifier {
   ) {}
 
   /** Sends the notice of `change` to `user` (after the caller's transaction committed). */
-  async notify(tenant: Tenant, user: Pick<User, 'id' | 'email'>, change: FactorChange, actor: Actor): Promise<void> {
+  async notify(tenant: Tenant, user: Pick<User, 'id' | 'email'> & Partial<Pick<User, 'locale'>>, change: FactorChange, actor: Actor): Promise<void> {
     try {
-      await this.mailer.send(factorChangeMail(tenant.name, user.email, change, actor.type === 'user' && actor.id === user.id), tenant.id);
+      const context = this.mailer.contextFor(tenant, user.email, user.locale);
+      await this.mailer.send(factorChangeMail(context, change, actor.type === 'user' && actor.id === user.id), tenant.id);
     } catch (err) {
       this.logger.warn({ err, tenantId: tenant.id, userId: user.id, change }, 'factor-change notice not delivered');
     }
@@ -34,56 +35,33 @@ export class FactorChangeNotifier {
    * Tells the user a recovery code was just used to sign in, and how many remain (docs/mfa.md
    * "Recovery codes"). Carries no code and no link.
    */
-  async notifyRecoveryCodeUsed(tenant: Tenant, user: Pick<User, 'id' | 'email'>, remaining: number): Promise<void> {
+  async notifyRecoveryCodeUsed(tenant: Tenant, user: Pick<User, 'id' | 'email'> & Partial<Pick<User, 'locale'>>, remaining: number): Promise<void> {
     try {
-      await this.mailer.send(recoveryCodeUsedMail(tenant.name, user.email, remaining), tenant.id);
+      await this.mailer.send(recoveryCodeUsedMail(this.mailer.contextFor(tenant, user.email, user.locale), remaining), tenant.id);
     } catch (err) {
       this.logger.warn({ err, tenantId: tenant.id, userId: user.id }, 'recovery-code notice not delivered');
     }
   }
 }
 
-function recoveryCodeUsedMail(tenantName: string, to: string, remaining: number): MailMessage {
-  const tenant = quotedTenantName(tenantName);
-  const what = `A recovery code was used to sign in to your account in the workspace named ${tenant} (${to}). ${remaining} unused recovery code${remaining === 1 ? '' : 's'} remain.`;
-  const advice =
-    'If this was you, consider generating a new set of recovery codes. If it was not, reset your password at once and ask an ' +
-    'administrator of the workspace to remove the factor and end your sessions.';
-  return {
-    to,
-    subject: `Security notice: recovery code used (${tenant})`,
-    text: `${what}\n\n${advice}\n`,
-    html: `<p>${escapeHtml(what)}</p><p>${escapeHtml(advice)}</p>`,
-  };
+/** The notice that a recovery code was used, with how many remain (no code, no link). */
+function recoveryCodeUsedMail(ctx: MailContext, remaining: number): MailMessage {
+  const t = mailTranslator(ctx.locale);
+  const values = { workspace: ctx.brand.workspace, email: ctx.to };
+  return renderMail(ctx, t('recoveryCodeUsed.subject', values), [
+    { kind: 'text', text: t('recoveryCodeUsed.body', values) },
+    { kind: 'text', text: t('recoveryCodeUsed.remaining', { count: remaining }) },
+    { kind: 'text', text: t('recoveryCodeUsed.advice') },
+  ]);
 }
 
-/** The sentence and the subject line of each notice. */
-const FACTOR_CHANGE_TEXT: Record<FactorChange, { what: string; subject: string }> = {
-  totp_enrolled: { what: 'An authenticator app (TOTP) was added as a second factor to your account', subject: 'authenticator app added' },
-  totp_disabled: { what: 'The authenticator app (TOTP) second factor was removed from your account', subject: 'authenticator app removed' },
-  passkey_added: { what: 'A passkey (it signs you in without a password) was added to your account', subject: 'passkey added' },
-  passkey_removed: { what: 'A passkey was removed from your account', subject: 'passkey removed' },
-  recovery_codes_regenerated: {
-    what: 'A new set of recovery codes was generated for your account (the previous codes no longer work)',
-    subject: 'new recovery codes',
-  },
-  passkey_clone_suspected: {
-    what:
-      'A sign-in with one of your passkeys was refused because its signature counter went backwards, which is what a copied ' +
-      '(cloned) authenticator does',
-    subject: 'passkey sign-in refused',
-  },
-};
-
-function factorChangeMail(tenantName: string, to: string, change: FactorChange, bySelf: boolean): MailMessage {
-  const tenant = quotedTenantName(tenantName);
-  const what = FACTOR_CHANGE_TEXT[change].what;
-  const who = bySelf ? '' : ' by an administrator';
-  const subject = `Security notice: ${FACTOR_CHANGE_TEXT[change].subject} (${tenant})`;
-  const advice =
-    'If this was you, nothing needs to be done. If it was not, reset your password at once and ask an administrator ' +
-    'of the workspace to remove the factor and end your sessions.';
-  const text = `${what}${who} in the workspace named ${tenant} (${to}).\n\n${advice}\n`;
-  const html = `<p>${escapeHtml(`${what}${who} in the workspace named ${tenant} (${to}).`)}</p><p>${escapeHtml(advice)}</p>`;
-  return { to, subject, text, html };
+/** The notice of a change of the person's second factors; `bySelf` false adds that an admin made it. */
+function factorChangeMail(ctx: MailContext, change: FactorChange, bySelf: boolean): MailMessage {
+  const t = mailTranslator(ctx.locale);
+  const values = { workspace: ctx.brand.workspace, email: ctx.to };
+  return renderMail(ctx, t(`factorChange.subject.${change}`, values), [
+    { kind: 'text', text: t(`factorChange.what.${change}`, values) },
+    ...(bySelf ? [] : [{ kind: 'text' as const, text: t('factorChange.byAdmin') }]),
+    { kind: 'text', text: t('factorChange.advice') },
+  ]);
 }

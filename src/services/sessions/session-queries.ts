@@ -1,3 +1,4 @@
+import type { Locale } from '../../lib/locales.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SessionSchema, type Session } from '../../entities/session.js';
 import { UserSchema, type User } from '../../entities/user.js';
@@ -61,11 +62,14 @@ export interface NewSession extends Pick<Session, 'id' | 'tenantId' | 'userId' |
   method: string;
   /** `created_at` and `authenticated_at` of the session, `created_at` of the token, the user's `last_login_at`. */
   now: Date;
+  /** The page language of the sign-in (RequestMeta.locale), kept as the user's `locale`; undefined keeps theirs. */
+  locale?: Locale;
   firstToken: { id: string; tokenHash: string; expiresAt: Date };
 }
 
 /**
- * Inserts a session, its first refresh token and stamps the user's `last_login_at`, in one round
+ * Inserts a session, its first refresh token and stamps the user's `last_login_at` (and `locale`
+ * when the sign-in named one), in one round
  * trip (one statement; the foreign key of refresh_token is checked at its end, when the session row
  * exists). Call inside the transaction of the sign-in it belongs to.
  */
@@ -79,11 +83,11 @@ export async function insertSessionWithFirstToken(em: EntityManager, session: Ne
          insert into refresh_token (id, session_id, tenant_id, token_hash, parent_id, created_at, expires_at, rotated_at)
          values (?, ?, ?, ?, null, ?, ?, null)
        )
-       update app_user set last_login_at = ? where id = ?`,
+       update app_user set last_login_at = ?, locale = coalesce(?, locale) where tenant_id = ? and id = ?`,
     [
       session.id, session.tenantId, session.userId, now, now, session.ip, session.userAgent, session.method.slice(0, 32),
       firstToken.id, session.id, session.tenantId, firstToken.tokenHash, now, firstToken.expiresAt,
-      now, session.userId,
+      now, session.locale ?? null, session.tenantId, session.userId,
     ],
     'run',
   );

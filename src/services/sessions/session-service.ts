@@ -91,10 +91,11 @@ export class SessionService {
     const sessionId = randomUUID();
     const refreshToken = randomToken(32);
     await insertSessionWithFirstToken(em, {
-      id: sessionId, tenantId: tenant.id, userId: user.id, ip: meta.ip, userAgent: meta.userAgent, method, now,
+      id: sessionId, tenantId: tenant.id, userId: user.id, ip: meta.ip, userAgent: meta.userAgent, method, now, locale: meta.locale,
       firstToken: { id: randomUUID(), tokenHash: sha256Hex(refreshToken), expiresAt: new Date(now.getTime() + REFRESH_TOKEN_TTL_SECONDS * 1000) },
     });
     user.lastLoginAt = now;
+    if (meta.locale) user.locale = meta.locale;
     await this.audit.record(em, {
       tenantId: tenant.id,
       action: 'SessionCreated',

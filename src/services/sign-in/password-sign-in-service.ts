@@ -147,6 +147,7 @@ export class PasswordSignInService {
       passwordHash,
       status: tenant.requireEmailVerification ? 'Pending' : 'Active',
       role: 'Member',
+      locale: meta.locale ?? null,
     }, now);
     try {
       const tokens = await em.transactional(async (tx) => {

@@ -10,6 +10,7 @@ import type { RequestMeta } from '../../lib/request-meta.js';
 import { hashPassword } from '../../security/passwords.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { IssuedTokens, SessionService } from '../sessions/session-service.js';
+import { DEFAULT_LOCALE } from '../../lib/locales.js';
 import { insertUser } from '../users/user-queries.js';
 import { insertTenant } from './tenant-queries.js';
 
@@ -93,11 +94,13 @@ export class TenantService {
       idpIssuer: null,
       idpAllowedEmailDomains: null,
       idpMfaTrust: false,
+      // the creator's language (Accept-Language) becomes the workspace's default
+      defaultLocale: meta.locale ?? DEFAULT_LOCALE,
       createdAt: now,
       updatedAt: now,
       deletedAt: null,
     };
-    const user = newUser({ tenantId: tenant.id, email: normalizeEmail(input.email), passwordHash, status: 'Active', role: 'Admin' }, now);
+    const user = newUser({ tenantId: tenant.id, email: normalizeEmail(input.email), passwordHash, status: 'Active', role: 'Admin', locale: meta.locale ?? null }, now);
     try {
       const tokens = await em.transactional(async (tx) => {
         await insertTenant(tx, tenant);

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { MfaPolicy, SignupPolicy, Tenant } from '../../entities/tenant.js';
+import type { Locale } from '../../lib/locales.js';
 import { notFound } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { AuditService } from '../audit/audit-service.js';
@@ -18,10 +19,12 @@ export interface TenantSettingsPatch {
   signupEmailDomains?: string[];
   /** When true, a provider sign-in whose `amr` shows MFA waives the user's own TOTP factor (docs/idp.md "MFA"). */
   idpMfaTrust?: boolean;
+  /** The language of the pages and mails when the person's own is unknown (docs/web.md "Languages"). */
+  defaultLocale?: Locale;
 }
 
 type SettingName = keyof TenantSettingsPatch;
-const SETTINGS: SettingName[] = ['name', 'mfaPolicy', 'requireEmailVerification', 'signupPolicy', 'signupEmailDomains', 'idpMfaTrust'];
+const SETTINGS: SettingName[] = ['name', 'mfaPolicy', 'requireEmailVerification', 'signupPolicy', 'signupEmailDomains', 'idpMfaTrust', 'defaultLocale'];
 
 /** A tenant's own settings (GET/PATCH tenant in the OpenAPI document). */
 export class TenantSettingsService {

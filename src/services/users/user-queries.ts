@@ -1,3 +1,4 @@
+import type { Locale } from '../../lib/locales.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { rowToEntity } from '../../db/rows.js';
 import { UserSchema, type User, type UserRole, type UserStatus } from '../../entities/user.js';
@@ -131,22 +132,25 @@ export async function findActiveAccount(em: EntityManager, tenantId: string, sub
   return row ? { id: row.id, email: row.email, emailVerifiedAt: row.email_verified_at } : undefined;
 }
 
-/** The addresses of the tenant's live Admins, whatever their status (for operational mail). */
-export async function findAdminEmails(em: EntityManager, tenantId: string): Promise<string[]> {
-  const rows = await em.execute<{ email: string }[]>(
-    `select email from app_user where tenant_id = ? and role = 'Admin' and deleted_at is null`,
+/** Where and in which language mail to a person goes. */
+export type MailRecipient = Pick<User, 'email' | 'locale'>;
+
+/** The addresses (and languages) of the tenant's live Admins, whatever their status (for operational mail). */
+export async function findAdminRecipients(em: EntityManager, tenantId: string): Promise<MailRecipient[]> {
+  const rows = await em.execute<{ email: string; locale: Locale | null }[]>(
+    `select email, locale from app_user where tenant_id = ? and role = 'Admin' and deleted_at is null`,
     [tenantId],
   );
-  return rows.map((row) => row.email);
+  return rows.map((row) => ({ email: row.email, locale: row.locale }));
 }
 
-/** The addresses of the tenant's live, `Active` Admins. */
-export async function findActiveAdminEmails(em: EntityManager, tenantId: string): Promise<string[]> {
-  const rows = (await em.execute(
-    `select email from app_user where tenant_id = ? and role = 'Admin' and status = 'Active' and deleted_at is null`,
+/** The addresses (and languages) of the tenant's live, `Active` Admins. */
+export async function findActiveAdminRecipients(em: EntityManager, tenantId: string): Promise<MailRecipient[]> {
+  const rows = await em.execute<{ email: string; locale: Locale | null }[]>(
+    `select email, locale from app_user where tenant_id = ? and role = 'Admin' and status = 'Active' and deleted_at is null`,
     [tenantId],
-  )) as { email: string }[];
-  return rows.map((row) => row.email);
+  );
+  return rows.map((row) => ({ email: row.email, locale: row.locale }));
 }
 
 /**

@@ -6,7 +6,6 @@ import type { Logger } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { z } from 'zod';
 import type { Config } from '../../config.js';
-import { escapeHtml } from '../../lib/html.js';
 import type { Keyring } from '../../security/keyring.js';
 import { findAuditEvent } from '../audit/audit-event-queries.js';
 import type { ClaimedJob } from '../jobs/job-queue.js';
@@ -14,7 +13,10 @@ import { writeWithRetries } from '../jobs/job-worker.js';
 import type { Mailer } from '../mail/mailer.js';
 import { assertLiteralHostAllowed, guardedLookup } from './webhook-target.js';
 import { secretAad, WEBHOOK_TEST_EVENT_TYPE } from './webhook-service.js';
-import { findAdminEmails } from '../users/user-queries.js';
+import { findAdminRecipients } from '../users/user-queries.js';
+import { findLiveTenantById } from '../tenants/tenant-queries.js';
+import { mailTranslator } from '../mail/mail-i18n.js';
+import { renderMail } from '../mail/mail-layout.js';
 import { finishAttempt, insertAttempt } from './webhook-delivery-queries.js';
 import {
   clearEndpointFailing, disableFailingEndpoint, findEndpointSecrets, markEndpointFailing, type EndpointSecrets,
@@ -167,15 +169,16 @@ export class WebhookDelivery {
     const disabled = await em.transactional(async (tx) => {
       const disabledEndpoint = await disableFailingEndpoint(tx, tenantId, endpointId);
       if (!disabledEndpoint) return false; // another worker disabled it first
-      const row = { url: disabledEndpoint.url, name: disabledEndpoint.tenantName };
-      const admins = await findAdminEmails(tx, tenantId);
-      for (const admin of admins) {
-        await this.mailer.send({
-          to: admin,
-          subject: `Webhook disabled for ${row.name}`,
-          text: `Every delivery to the webhook ${row.url} of "${row.name}" has failed for a long time, so it was disabled.\nFix the receiver, then enable the webhook again.\n`,
-          html: `<p>Every delivery to the webhook <code>${escapeHtml(row.url)}</code> of &quot;${escapeHtml(row.name)}&quot; has failed for a long time, so it was disabled.</p><p>Fix the receiver, then enable the webhook again.</p>`,
-        }, tenantId);
+      const tenant = await findLiveTenantById(tx, tenantId);
+      if (!tenant) return true;
+      for (const admin of await findAdminRecipients(tx, tenantId)) {
+        const ctx = this.mailer.contextFor(tenant, admin.email, admin.locale);
+        const t = mailTranslator(ctx.locale);
+        // the URL is the admins' own, shown as text (mail clients may still link it)
+        await this.mailer.send(renderMail(ctx, t('webhookDisabled.subject', { workspace: ctx.brand.workspace }), [
+          { kind: 'text', text: t('webhookDisabled.body', { url: disabledEndpoint.url }) },
+          { kind: 'text', text: t('webhookDisabled.advice') },
+        ]), tenantId);
       }
       return true;
     });
