@@ -1,3 +1,4 @@
+import { LOCALES } from '../lib/locales.js';
 import { z } from 'zod';
 import { USER_ROLES, USER_STATUSES } from '../entities/user.js';
 import type { Response } from 'express';
@@ -26,6 +27,7 @@ export const userExportOutput = z
       lastLoginAt: nullableTimestamp,
       emailVerifiedAt: nullableTimestamp,
       deletedAt: nullableTimestamp,
+      locale: z.enum(LOCALES).nullable().meta({ description: 'The language the person last used the pages in; mails to them speak it' }),
     }),
     tenant: z.object({ id: z.string(), slug: z.string(), name: z.string() }),
     mfa: z.object({ totpEnrolled: z.boolean(), totpEnrolledAt: nullableTimestamp }).meta({ description: 'Secrets are never exported' }),

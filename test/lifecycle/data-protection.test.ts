@@ -57,14 +57,15 @@ describe('data export (GDPR art. 15/20)', () => {
   it('GET me/export returns the profile, sessions, MFA state and audit events, never secrets', async () => {
     const tenant = await createTenant(api);
     const member = await signupMember(api, tenant.slug);
-    await api.post(`/v1/${tenant.slug}/auth/login`, { email: member.email, password: PASSWORD }, { headers: { 'user-agent': 'export-test/1.0' } });
+    await api.post(`/v1/${tenant.slug}/auth/login`, { email: member.email, password: PASSWORD }, { headers: { 'user-agent': 'export-test/1.0', 'accept-language': 'fr-FR,fr;q=0.8' } });
 
     const res = await api.get(`/v1/${tenant.slug}/me/export`, { token: member.accessToken });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.headers.get('content-disposition')).toBe(`attachment; filename="user-export-${member.id}.json"`);
     const data = res.body;
     expect(data.format).toBe('tenant-identity.user-export.v1');
-    expect(data.user).toMatchObject({ id: member.id, email: member.email, role: 'Member', status: 'Active', deletedAt: null });
+    // the language of the last sign-in is kept as the person's and exported with the profile
+    expect(data.user).toMatchObject({ id: member.id, email: member.email, role: 'Member', status: 'Active', deletedAt: null, locale: 'fr' });
     expect(data.tenant).toMatchObject({ id: tenant.id, slug: tenant.slug });
     expect(data.mfa).toEqual({ totpEnrolled: false, totpEnrolledAt: null });
     expect(data.idpLinks).toEqual([]);

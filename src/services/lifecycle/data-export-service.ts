@@ -1,3 +1,4 @@
+import type { Locale } from '../../lib/locales.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { passkeysOf, type PasskeyView } from '../passkeys/passkey-service.js';
 import { findAuditEventsAboutUser, type AuditItem } from '../audit/audit-event-queries.js';
@@ -28,6 +29,8 @@ export interface UserDataExport {
     lastLoginAt: string | null;
     emailVerifiedAt: string | null;
     deletedAt: string | null;
+    /** The language the person last used the pages in (mails to them speak it); null: never said. */
+    locale: Locale | null;
   };
   tenant: { id: string; slug: string; name: string };
   mfa: { totpEnrolled: boolean; totpEnrolledAt: string | null };
@@ -91,6 +94,7 @@ export class DataExportService {
         lastLoginAt: iso(user.lastLoginAt),
         emailVerifiedAt: iso(user.emailVerifiedAt),
         deletedAt: iso(user.deletedAt),
+        locale: user.locale,
       },
       tenant: { id: tenant.id, slug: tenant.slug, name: tenant.name },
       mfa: { totpEnrolled: user.totpActive, totpEnrolledAt: user.totpActive ? iso(user.totpEnrolledAt) : null },
