@@ -26,6 +26,15 @@ export function useSignedIn(slug: string) {
   return useQuery({ queryKey: ['session', slug], queryFn: () => restoreSession(slug), staleTime: 60_000 });
 }
 
+/**
+ * What a workspace's pages show before anyone signs in (public `idp.signInOptions`: provider
+ * sign-in, the workspace's name and default language), fetched once per workspace and shared by
+ * every page through the query cache.
+ */
+export function useSignInOptions(slug: string) {
+  return useQuery({ queryKey: ['sign-in-options', slug], queryFn: () => trpc.idp.signInOptions.query({ tenantSlug: slug }), enabled: !!slug, staleTime: 60_000 });
+}
+
 /** The signed-in user (`me.get`), once a session is known. */
 export function useMe(slug: string, enabled: boolean) {
   return useQuery({ queryKey: ['me', slug], queryFn: () => trpc.me.get.query({ tenantSlug: slug }), enabled });

@@ -1,10 +1,10 @@
 import { createRootRoute, createRoute, createRouter, Link, Navigate, Outlet } from '@tanstack/react-router';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { LOCALE_NAMES, LOCALES, type Locale } from '../../src/lib/locales.js';
-import { useSlug } from './hooks';
+import { useSignInOptions, useSlug } from './hooks';
 import { currentLocale } from './i18n';
-import { chooseLocale } from './language';
+import { applyWorkspaceLanguage, chooseLocale } from './language';
 import { applyTheme, storedTheme, type Theme } from './theme';
 import { AccountPage, SignedInLayout } from './pages/account';
 import { AdminLayout, ApiKeysPage, AuditPage, InvitesPage, SettingsPage, UsersPage } from './pages/admin';
@@ -69,6 +69,17 @@ function NotFoundPage() {
   );
 }
 
+/**
+ * The frame of every `/app/{slug}` page: speaks the workspace's default language when the person
+ * chose none and the browser asks for none the pages offer (web/src/language.ts).
+ */
+function WorkspaceLayout() {
+  const options = useSignInOptions(useSlug());
+  const defaultLocale = options.data?.defaultLocale;
+  useEffect(() => applyWorkspaceLanguage(defaultLocale), [defaultLocale]);
+  return <Outlet />;
+}
+
 function WorkspaceIndex() {
   return <Navigate to="/app/$slug/account" params={{ slug: useSlug() }} />;
 }
@@ -78,7 +89,7 @@ const tokenSearch = (search: Record<string, unknown>): { token?: string } => (ty
 
 const rootRoute = createRootRoute({ component: RootLayout, notFoundComponent: NotFoundPage });
 const homeRoute = createRoute({ getParentRoute: () => rootRoute, path: '/', component: HomePage });
-const workspaceRoute = createRoute({ getParentRoute: () => rootRoute, path: '/app/$slug' });
+const workspaceRoute = createRoute({ getParentRoute: () => rootRoute, path: '/app/$slug', component: WorkspaceLayout });
 const workspaceIndexRoute = createRoute({ getParentRoute: () => workspaceRoute, path: '/', component: WorkspaceIndex });
 /** The `interaction` of an application's sign-in request (docs/oidc.md); nothing else is read. */
 const interactionSearch = (search: Record<string, unknown>): { interaction?: string } =>
