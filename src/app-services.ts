@@ -24,6 +24,7 @@ import { IdpService } from './services/idp/idp-service.js';
 import { IssuerChangeNotifier } from './services/idp/issuer-change-notice.js';
 import { EmailOtpService } from './services/mfa/email-otp-service.js';
 import { InviteService } from './services/invites/invite-service.js';
+import { LogoService } from './services/branding/logo-service.js';
 import { Mailer } from './services/mail/mailer.js';
 import { MailTransport } from './services/mail/mail-transport.js';
 import { AccountMailRequests } from './services/mail/account-mail-requests.js';
@@ -90,6 +91,8 @@ export interface AppServices {
   apiKeys: ApiKeyService;
   userDirectory: UserDirectoryService;
   tenantSettings: TenantSettingsService;
+  /** A workspace's logo: uploaded or fetched, checked, stored and served (docs/web.md "Branding"). */
+  logos: LogoService;
   auditLog: AuditLogService;
   /** GET audit/export: the filtered audit log streamed as CSV or JSON (docs/audit.md "Export"). */
   auditExport: AuditExportService;
@@ -230,6 +233,7 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     apiKeys: new ApiKeyService(audit),
     userDirectory: new UserDirectoryService(),
     tenantSettings: new TenantSettingsService(audit),
+    logos: new LogoService(audit, config.idpAllowPrivateIssuers),
     auditLog: new AuditLogService(),
     auditExport: new AuditExportService(),
     activity: new ActivityService(),

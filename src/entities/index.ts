@@ -1,6 +1,7 @@
 import { AccountTokenSchema } from './account-token.js';
 import { ApiKeySchema } from './api-key.js';
 import { AuditDailyCountSchema } from './audit-daily-count.js';
+import { TenantLogoSchema } from './tenant-logo.js';
 import { AuditEventSchema } from './audit-event.js';
 import { IdpAuthRequestSchema, IdpIdentitySchema } from './idp.js';
 import { EmailOtpSchema } from './email-otp.js';
@@ -41,5 +42,5 @@ export const ENTITIES = [
   TenantSchema, UserSchema, SessionSchema, RefreshTokenSchema, ApiKeySchema, AuditEventSchema,
   IdpAuthRequestSchema, IdpIdentitySchema, EmailOtpSchema, InviteSchema, AccountTokenSchema,
   PasskeySchema, JobSchema, MfaChallengeSchema, MfaRecoveryCodeSchema, OidcApplicationSchema, OidcSigningKeySchema, OidcPayloadSchema,
-  OidcHostedLoginSchema, RefreshAnswerSchema, WebauthnChallengeSchema, WebhookEndpointSchema, WebhookDeliverySchema, AuditDailyCountSchema,
+  OidcHostedLoginSchema, RefreshAnswerSchema, WebauthnChallengeSchema, WebhookEndpointSchema, WebhookDeliverySchema, AuditDailyCountSchema, TenantLogoSchema,
 ];

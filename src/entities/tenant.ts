@@ -32,6 +32,14 @@ export interface Tenant {
   idpMfaTrust: boolean;
   /** The language of the workspace's pages and mails when the person's own is unknown (docs/web.md "Languages"). */
   defaultLocale: Locale;
+  /** The name pages and mails show; null: `name` (docs/web.md "Branding"). */
+  displayName: string | null;
+  /** `#rrggbb` of buttons and accents on pages and in mails (white text on it reaches WCAG AA); null: the service's. */
+  primaryColor: string | null;
+  /** An https or mailto link for help, on pages and in mails; null: none. */
+  supportUrl: string | null;
+  /** The strong ETag of the stored logo (`tenant_logo`); null: no logo. */
+  logoEtag: string | null;
   createdAt: Date;
   updatedAt: Date;
   deletedAt: Date | null;
@@ -55,6 +63,10 @@ export const TenantSchema = new EntitySchema<Tenant>({
     idpAllowedEmailDomains: { type: 'json', nullable: true },
     idpMfaTrust: { type: 'boolean', default: false },
     defaultLocale: { type: 'string', length: 8, default: 'en' },
+    displayName: { type: 'string', length: 120, nullable: true },
+    primaryColor: { type: 'string', length: 7, nullable: true },
+    supportUrl: { type: 'string', length: 2048, nullable: true },
+    logoEtag: { type: 'string', length: 64, nullable: true },
     createdAt: { type: 'Date' },
     updatedAt: { type: 'Date' },
     deletedAt: { type: 'Date', nullable: true },

@@ -1,3 +1,4 @@
+import { brandingLogo } from './branding-logo.js';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import helmet from 'helmet';
@@ -142,6 +143,8 @@ export function createApp(services: AppServices): express.Express {
   // The hosted pages and /docs set their own CSP and caching (src/rest/web-pages.ts).
   app.use(webPages());
 
+  // A workspace's logo caches for a while (its URL carries its version); everything below is no-store.
+  app.get('/v1/:slug/branding/logo', brandingLogo(services));
   app.use(noStore);
   // A provider sign-in the hosted pages started returns to its page (docs/web.md); API clients are unaffected.
   app.get('/v1/:slug/oauth/idp/callback', idpCallbackToPage);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LOCALES } from '../lib/locales.js';
+import { brandingOf } from '../services/branding/branding.js';
 import { securityAdminProcedure, userProcedure } from '../middleware/auth.js';
 import { tenantProcedure } from '../middleware/tenant.js';
 import { readIdpBindingCookie } from '../middleware/idp-binding-cookie.js';
@@ -40,12 +41,30 @@ export const idpRouter = router({
         summary: 'The sign-in methods a sign-in page can offer (public)',
         description: '`idpSignIn`: whether sign-in with the external identity provider is configured (oauth/idp/start). ' +
           '`workspaceName`: the workspace\'s name, for the page to show. `defaultLocale`: the workspace\'s default language, ' +
-          'which the pages speak when the browser asks for none they offer.',
+          'which the pages speak when the browser asks for none they offer. `branding`: the display name, logo path, button ' +
+          'colour and support link the pages show (docs/web.md "Branding").',
         errorResponses: { 404: 'Unknown tenant', 429: 'Rate limited' },
       },
     })
-    .output(z.object({ idpSignIn: z.boolean(), workspaceName: z.string(), defaultLocale: z.enum(LOCALES) }))
-    .query(({ ctx }) => ({ idpSignIn: idpSettingsView(ctx.tenant).idpOauthEnabled, workspaceName: ctx.tenant.name, defaultLocale: ctx.tenant.defaultLocale })),
+    .output(
+      z.object({
+        idpSignIn: z.boolean(),
+        workspaceName: z.string(),
+        defaultLocale: z.enum(LOCALES),
+        branding: z.object({
+          displayName: z.string(),
+          logoUrl: z.string().nullable(),
+          primaryColor: z.string().nullable(),
+          supportUrl: z.string().nullable(),
+        }),
+      }),
+    )
+    .query(({ ctx }) => ({
+      idpSignIn: idpSettingsView(ctx.tenant).idpOauthEnabled,
+      workspaceName: ctx.tenant.name,
+      defaultLocale: ctx.tenant.defaultLocale,
+      branding: brandingOf(ctx.tenant, ''),
+    })),
 
   start: tenantProcedure
     .meta({

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import type { IdpFullSettingsView } from '../services/idp/idp-service.js';
 import { MFA_POLICIES, SIGNUP_POLICIES, type Tenant, TENANT_PLANS } from '../entities/tenant.js';
 import { LOCALES } from '../lib/locales.js';
+import { brandingOf } from '../services/branding/branding.js';
+import { MAX_LOGO_BYTES } from '../services/branding/logo-service.js';
 import { adminProcedure, securityAdminProcedure } from '../middleware/auth.js';
 import { router } from '../trpc.js';
 import { unauthorized } from '../lib/errors.js';
@@ -9,6 +11,9 @@ import { displayName, emailDomain, OK, okOutput, timestampOutput } from './schem
 import { dataProtectionTags } from './user-export.js';
 
 const tags = ['tenant'];
+
+/** A help link: https:// or mailto:, at most 2048 characters. */
+const supportLink = z.string().max(2048).regex(/^(https:\/\/[^\s]+|mailto:[^\s@]+@[^\s@]+)$/i, 'Invalid URL: use https:// or mailto:');
 
 /**
  * A JSON-body boolean that stays strict: the REST façade coerces body fields typed `z.boolean()`
@@ -37,6 +42,10 @@ export const tenantOutput = z
     signupEmailDomains: z.array(z.string()).meta({ description: 'The email domains sign-up is open to under `Domains`' }),
     idpMfaTrust: z.boolean().meta({ description: 'True when a provider sign-in whose `amr` shows MFA waives the user\'s own enrolled factor (docs/idp.md "MFA")' }),
     defaultLocale: z.enum(LOCALES).meta({ description: 'The language of the pages and mails when the person\'s own is unknown (docs/web.md "Languages")' }),
+    displayName: z.string().nullable().meta({ description: 'The name pages and mails show; null: `name`' }),
+    primaryColor: z.string().nullable().meta({ description: '`#rrggbb` of buttons on pages and in mails; null: the service\'s colours' }),
+    supportUrl: z.string().nullable().meta({ description: 'The help link on pages and in members\' mails' }),
+    logoUrl: z.string().nullable().meta({ description: 'Where the logo is served (`GET /v1/{tenantSlug}/branding/logo?v=…`); null: none' }),
     createdAt: timestampOutput,
   })
   .meta({ id: 'Tenant' });
@@ -58,6 +67,10 @@ export function toTenantOutput(tenant: Tenant, idp: IdpFullSettingsView): z.infe
     signupEmailDomains: tenant.signupEmailDomains,
     idpMfaTrust: tenant.idpMfaTrust,
     defaultLocale: tenant.defaultLocale,
+    displayName: tenant.displayName,
+    primaryColor: tenant.primaryColor,
+    supportUrl: tenant.supportUrl,
+    logoUrl: brandingOf(tenant, '').logoUrl,
     createdAt: tenant.createdAt.toISOString(),
   };
 }
@@ -76,10 +89,10 @@ export const tenantRouter = router({
     .meta({
       openapi: {
         method: 'PATCH', path: '/v1/{tenantSlug}/tenant', protect: true, tags,
-        summary: 'Change the name, MFA policy, email-verification requirement, provider-MFA trust, sign-up policy or default language (the slug never changes)',
+        summary: 'Change the name, MFA policy, email-verification requirement, provider-MFA trust, sign-up policy, default language or branding (the slug never changes)',
         errorResponses: { ...adminErrors, 400: 'Invalid body' },
       },
-      errorReasons: { 403: ['admin_required', 'live_key_required'] },
+      errorReasons: { 400: ['color_contrast_too_low'], 403: ['admin_required', 'live_key_required'] },
     })
     .input(
       z.object({
@@ -92,11 +105,59 @@ export const tenantRouter = router({
           description: 'Let a provider sign-in whose `amr` shows MFA waive the user\'s own enrolled TOTP factor (default false: the user\'s factor is still asked)',
         }),
         defaultLocale: z.enum(LOCALES).optional().meta({ description: 'The language of pages and mails for people whose own is unknown or not offered' }),
+        displayName: displayName(120).nullable().optional().meta({ description: 'The name pages and mails show; null clears it (the workspace\'s name is shown)' }),
+        primaryColor: z.string().regex(/^#[0-9a-fA-F]{6}$/).nullable().optional()
+          .meta({ description: '`#rrggbb` of buttons; white text on it must reach 4.5:1 (WCAG AA), else 400 `color_contrast_too_low`; null clears it' }),
+        supportUrl: supportLink.nullable().optional().meta({ description: 'An https:// or mailto: link for help; null clears it' }),
       }),
     )
     .output(tenantOutput)
     .mutation(async ({ ctx, input }) => {
       const tenant = await ctx.services.tenantSettings.update(ctx.em, ctx.tenant.id, input, ctx.actor, ctx.meta);
+      return toTenantOutput(tenant, ctx.services.idp.settingsView(tenant));
+    }),
+
+  setLogo: securityAdminProcedure
+    .meta({
+      openapi: {
+        method: 'PUT', path: '/v1/{tenantSlug}/tenant/logo', protect: true, tags,
+        summary: 'Set the workspace\'s logo: an uploaded image (base64) or an https URL fetched once',
+        description:
+          'Give exactly one of `dataBase64` (the image, at most 64 KiB) or `url` (fetched once through the same address guard as ' +
+          'identity-provider issuers). PNG, JPEG, WebP or GIF only, judged from the bytes; never SVG. Served at ' +
+          '`GET /v1/{tenantSlug}/branding/logo`. Audited as `TenantUpdated` (`details.changes.logo`).',
+        errorResponses: { ...adminErrors, 400: 'Not an allowed image, too large, or the URL could not be fetched' },
+      },
+      errorReasons: { 400: ['logo_type_not_allowed', 'logo_too_large', 'logo_unreachable'], 403: ['admin_required', 'live_key_required'] },
+    })
+    .input(
+      z
+        .object({
+          dataBase64: z.base64().optional().meta({ description: `The image, base64-encoded (at most ${MAX_LOGO_BYTES} bytes decoded)` }),
+          url: z.url().max(2048).optional().meta({ description: 'An https URL of the image, fetched once' }),
+        })
+        .refine((input) => (input.dataBase64 === undefined) !== (input.url === undefined), { message: 'Give exactly one of dataBase64 or url' }),
+    )
+    .output(tenantOutput)
+    .mutation(async ({ ctx, input }) => {
+      const tenant = input.url !== undefined
+        ? await ctx.services.logos.fetchFrom(ctx.em, ctx.tenant.id, input.url, ctx.actor, ctx.meta)
+        : await ctx.services.logos.upload(ctx.em, ctx.tenant.id, Buffer.from(input.dataBase64 ?? '', 'base64'), ctx.actor, ctx.meta);
+      return toTenantOutput(tenant, ctx.services.idp.settingsView(tenant));
+    }),
+
+  deleteLogo: securityAdminProcedure
+    .meta({
+      openapi: {
+        method: 'DELETE', path: '/v1/{tenantSlug}/tenant/logo', protect: true, tags,
+        summary: 'Remove the workspace\'s logo (pages and mails show its name alone)',
+        errorResponses: adminErrors,
+      },
+      errorReasons: { 403: ['admin_required', 'live_key_required'] },
+    })
+    .output(tenantOutput)
+    .mutation(async ({ ctx }) => {
+      const tenant = await ctx.services.logos.remove(ctx.em, ctx.tenant.id, ctx.actor, ctx.meta);
       return toTenantOutput(tenant, ctx.services.idp.settingsView(tenant));
     }),
 

@@ -5,6 +5,7 @@
  */
 export { REQUEST_REASONS } from '../lib/errors.js';
 export { API_KEY_REASONS } from './api-keys/api-key-errors.js';
+export { BRANDING_REASONS } from './branding/branding-errors.js';
 export { IDP_REASONS } from './idp/idp-errors.js';
 export { INVITE_REASONS } from './invites/invite-errors.js';
 export { MFA_REASONS } from './mfa/mfa-errors.js';

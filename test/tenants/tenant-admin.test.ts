@@ -81,6 +81,10 @@ describe('GET and PATCH /v1/{tenantSlug}/tenant', () => {
       signupEmailDomains: [],
       idpMfaTrust: false,
       defaultLocale: 'en',
+      displayName: null,
+      primaryColor: null,
+      supportUrl: null,
+      logoUrl: null,
       createdAt: expect.any(String),
     });
   });

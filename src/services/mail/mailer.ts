@@ -5,6 +5,7 @@ import type { Tenant } from '../../entities/tenant.js';
 import { DEFAULT_LOCALE, type Locale } from '../../lib/locales.js';
 import type { Keyring } from '../../security/keyring.js';
 import type { ClaimedJob, JobQueue } from '../jobs/job-queue.js';
+import { brandingOf } from '../branding/branding.js';
 import type { MailBrand, MailContext } from './mail-layout.js';
 import type { MailMessage, MailTransport } from './mail-transport.js';
 import { quotedTenantName } from './tenant-name.js';
@@ -63,10 +64,10 @@ export class Mailer {
     return { to, locale, brand: this.brandOf(tenant) };
   }
 
-  /** The workspace's look in mails (docs/web.md "Branding"). */
+  /** The workspace's look in mails (docs/web.md "Branding"): its display name quoted and defanged, absolute logo URL. */
   private brandOf(tenant: Tenant): MailBrand {
-    void this.publicUrl;
-    return { workspace: quotedTenantName(tenant.name), logoUrl: null, primaryColor: null, supportUrl: null };
+    const branding = brandingOf(tenant, this.publicUrl);
+    return { workspace: quotedTenantName(branding.displayName), logoUrl: branding.logoUrl, primaryColor: branding.primaryColor, supportUrl: branding.supportUrl };
   }
 
   /**

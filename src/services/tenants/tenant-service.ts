@@ -96,6 +96,10 @@ export class TenantService {
       idpMfaTrust: false,
       // the creator's language (Accept-Language) becomes the workspace's default
       defaultLocale: meta.locale ?? DEFAULT_LOCALE,
+      displayName: null,
+      primaryColor: null,
+      supportUrl: null,
+      logoEtag: null,
       createdAt: now,
       updatedAt: now,
       deletedAt: null,

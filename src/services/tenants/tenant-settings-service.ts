@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { MfaPolicy, SignupPolicy, Tenant } from '../../entities/tenant.js';
 import type { Locale } from '../../lib/locales.js';
+import { assertReadableButtonColour } from '../branding/branding.js';
 import { notFound } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { AuditService } from '../audit/audit-service.js';
@@ -21,10 +22,16 @@ export interface TenantSettingsPatch {
   idpMfaTrust?: boolean;
   /** The language of the pages and mails when the person's own is unknown (docs/web.md "Languages"). */
   defaultLocale?: Locale;
+  /** The name pages and mails show (1 to 120 characters); null: the workspace's name (docs/web.md "Branding"). */
+  displayName?: string | null;
+  /** `#rrggbb` of buttons (lower-cased; white text on it must reach WCAG AA); null: the service's colours. */
+  primaryColor?: string | null;
+  /** An https or mailto link for help shown on pages and in members' mails; null: none. */
+  supportUrl?: string | null;
 }
 
 type SettingName = keyof TenantSettingsPatch;
-const SETTINGS: SettingName[] = ['name', 'mfaPolicy', 'requireEmailVerification', 'signupPolicy', 'signupEmailDomains', 'idpMfaTrust', 'defaultLocale'];
+const SETTINGS: SettingName[] = ['name', 'mfaPolicy', 'requireEmailVerification', 'signupPolicy', 'signupEmailDomains', 'idpMfaTrust', 'defaultLocale', 'displayName', 'primaryColor', 'supportUrl'];
 
 /** A tenant's own settings (GET/PATCH tenant in the OpenAPI document). */
 export class TenantSettingsService {
@@ -35,9 +42,14 @@ export class TenantSettingsService {
    * `details.changes` = `{ field: { from, to } }` for the fields whose value changed. A patch that
    * changes nothing writes nothing and records no event.
    * @returns the tenant as stored afterwards.
-   * @throws ApiError 404 when the tenant was deleted meanwhile.
+   * @throws ApiError 400 `color_contrast_too_low` (assertReadableButtonColour), 404 when the tenant
+   *   was deleted meanwhile.
    */
   async update(em: EntityManager, tenantId: string, patch: TenantSettingsPatch, actor: Actor, meta: RequestMeta): Promise<Tenant> {
+    if (patch.primaryColor) {
+      patch = { ...patch, primaryColor: patch.primaryColor.toLowerCase() };
+      assertReadableButtonColour(patch.primaryColor!);
+    }
     return em.transactional(async (tx) => {
       const tenant = await lockLiveTenant(tx, tenantId);
       if (!tenant) throw notFound('Tenant not found', 'tenant_not_found');

@@ -92,6 +92,11 @@ export const reasons = {
   idp_link_email_mismatch: 'The provider account has another email address than yours.',
   idp_issuer_not_allowed: 'This issuer URL cannot be used (it points to a private address).',
   invalid_issuer: 'Enter the issuer URL of the provider (https).',
+  // branding
+  color_contrast_too_low: 'White text on this colour is hard to read. Choose a darker colour (contrast of at least 4.5 to 1).',
+  logo_type_not_allowed: 'Use a PNG, JPEG, WebP or GIF image for the logo.',
+  logo_too_large: 'The logo is too large. Use an image of at most 64 KB.',
+  logo_unreachable: 'The logo could not be loaded from that address. Check that it is a public https link to an image.',
   // applications, API keys, webhooks
   invalid_redirect_uri: 'Enter a valid redirect URI (https, or http on localhost).',
   application_has_no_secret: 'This application has no client secret (it is a public client).',

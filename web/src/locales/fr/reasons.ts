@@ -93,6 +93,11 @@ export const reasons: Translation<typeof english> = {
   idp_link_email_mismatch: 'Le compte du fournisseur a une autre adresse e-mail que le vôtre.',
   idp_issuer_not_allowed: 'Cette URL d’émetteur ne peut pas être utilisée (elle pointe vers une adresse privée).',
   invalid_issuer: 'Saisissez l’URL d’émetteur du fournisseur (https).',
+  // branding
+  color_contrast_too_low: 'Un texte blanc est difficile à lire sur cette couleur. Choisissez une couleur plus foncée (contraste d’au moins 4,5 pour 1).',
+  logo_type_not_allowed: 'Utilisez une image PNG, JPEG, WebP ou GIF pour le logo.',
+  logo_too_large: 'Le logo est trop grand. Utilisez une image de 64 Ko au plus.',
+  logo_unreachable: 'Le logo n’a pas pu être chargé depuis cette adresse. Vérifiez qu’il s’agit d’un lien https public vers une image.',
   // applications, API keys, webhooks
   invalid_redirect_uri: 'Saisissez une URI de redirection valide (https, ou http sur localhost).',
   application_has_no_secret: 'Cette application n’a pas de secret client (c’est un client public).',

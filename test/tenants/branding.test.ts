@@ -1,0 +1,155 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Api, createTenant, expectError, signupMember, unique } from '../helpers/api.js';
+import { issueApiKey } from '../helpers/principals.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
+
+/** A 1×1 PNG. */
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+/** A 1×1 GIF. */
+const GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
+const SVG = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>');
+
+const PUBLIC_URL = 'https://id.example.test';
+
+let server: TestServer;
+let guarded: TestServer;
+let sink: SmtpSink;
+let api: Api;
+let imageHost: Server;
+let imageBase: string;
+
+beforeAll(async () => {
+  sink = await startSmtpSink();
+  // this instance may fetch logos from 127.0.0.1 (the issuers' allowance, as in tests of providers)
+  server = await startTestServer({ SMTP_URL: sink.url, PUBLIC_URL, IDP_ALLOW_PRIVATE_ISSUERS: 'true' });
+  guarded = await startTestServer({ PUBLIC_URL });
+  api = new Api(server.url);
+  imageHost = createServer((req, res) => {
+    if (req.url === '/logo.gif') res.writeHead(200, { 'content-type': 'image/gif' }).end(GIF);
+    else if (req.url === '/fake.png') res.writeHead(200, { 'content-type': 'image/png' }).end(SVG);
+    else res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => imageHost.listen(0, '127.0.0.1', resolve));
+  imageBase = `http://127.0.0.1:${(imageHost.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await server?.close();
+  await guarded?.close();
+  await sink?.close();
+  await new Promise((resolve) => imageHost?.close(resolve));
+});
+
+const sql = <T>(query: string, params: unknown[]) => (server.services.orm.em.fork() as EntityManager).execute(query, params) as Promise<T[]>;
+
+describe('workspace branding', () => {
+  it('sets the display name, colour and support link, shows them to the sign-in page, audits the change, and clears them with null', async () => {
+    const tenant = await createTenant(api, `Acme ${unique()}`);
+    const res = await api.patch(
+      `/v1/${tenant.slug}/tenant`,
+      { displayName: 'Acme Cloud', primaryColor: '#0F766E', supportUrl: 'https://help.acme.example/' },
+      { token: tenant.accessToken },
+    );
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ displayName: 'Acme Cloud', primaryColor: '#0f766e', supportUrl: 'https://help.acme.example/', logoUrl: null });
+    expect((await api.get(`/v1/${tenant.slug}/sign-in-options`)).body.branding).toEqual({
+      displayName: 'Acme Cloud', logoUrl: null, primaryColor: '#0f766e', supportUrl: 'https://help.acme.example/',
+    });
+    const [event] = await sql<{ details: { changes: Record<string, unknown> } }>(
+      `select details from audit_event where tenant_id = ? and action = 'TenantUpdated' order by created_at desc limit 1`, [tenant.id]);
+    expect(event!.details.changes).toEqual({
+      displayName: { from: null, to: 'Acme Cloud' },
+      primaryColor: { from: null, to: '#0f766e' },
+      supportUrl: { from: null, to: 'https://help.acme.example/' },
+    });
+
+    const cleared = await api.patch(`/v1/${tenant.slug}/tenant`, { displayName: null, primaryColor: null, supportUrl: null }, { token: tenant.accessToken });
+    expect(cleared.body).toMatchObject({ displayName: null, primaryColor: null, supportUrl: null });
+    // without a display name the pages and mails show the workspace's name
+    expect((await api.get(`/v1/${tenant.slug}/sign-in-options`)).body.branding.displayName).toBe(cleared.body.name);
+  });
+
+  it('refuses a colour white text cannot be read on, a help link that is not https or mailto, a member and another workspace\'s admin', async () => {
+    const tenant = await createTenant(api);
+    const low = await api.patch(`/v1/${tenant.slug}/tenant`, { primaryColor: '#ffcc00' }, { token: tenant.accessToken });
+    expectError(low, 400, 'BAD_REQUEST', 'color_contrast_too_low');
+    expect(low.body.message).toContain('1.51:1');
+    expectError(await api.patch(`/v1/${tenant.slug}/tenant`, { supportUrl: 'javascript:alert(1)' }, { token: tenant.accessToken }), 400, 'BAD_REQUEST', 'validation_failed');
+    expectError(await api.patch(`/v1/${tenant.slug}/tenant`, { supportUrl: 'http://help.example/' }, { token: tenant.accessToken }), 400, 'BAD_REQUEST', 'validation_failed');
+    expect((await api.patch(`/v1/${tenant.slug}/tenant`, { supportUrl: 'mailto:help@acme.example' }, { token: tenant.accessToken })).status).toBe(200);
+
+    const member = await signupMember(api, tenant.slug);
+    expectError(await api.patch(`/v1/${tenant.slug}/tenant`, { displayName: 'Mine' }, { token: member.accessToken }), 403, 'FORBIDDEN', 'admin_required');
+    expectError(await api.put(`/v1/${tenant.slug}/tenant/logo`, { dataBase64: PNG.toString('base64') }, { token: member.accessToken }), 403, 'FORBIDDEN', 'admin_required');
+    const other = await createTenant(api);
+    const cross = await api.put(`/v1/${tenant.slug}/tenant/logo`, { dataBase64: PNG.toString('base64') }, { token: other.accessToken });
+    expect([401, 403]).toContain(cross.status);
+    expect((await api.get(`/v1/${tenant.slug}/branding/logo`)).status).toBe(404);
+    const testKey = await issueApiKey(api, server, tenant);
+    expectError(await api.delete(`/v1/${tenant.slug}/tenant/logo`, { token: testKey.plaintext }), 403, 'FORBIDDEN', 'live_key_required');
+  });
+
+  it('stores an uploaded PNG, serves it with its type, ETag, cache and nosniff headers, answers 304, and removes it', async () => {
+    const tenant = await createTenant(api);
+    const res = await api.put(`/v1/${tenant.slug}/tenant/logo`, { dataBase64: PNG.toString('base64') }, { token: tenant.accessToken });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.logoUrl).toMatch(new RegExp(`^/v1/${tenant.slug}/branding/logo\\?v=[0-9a-f]{16}$`));
+
+    const logo = await fetch(`${server.url}${res.body.logoUrl}`);
+    expect(logo.status).toBe(200);
+    expect(logo.headers.get('content-type')).toBe('image/png');
+    expect(logo.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(logo.headers.get('cache-control')).toBe('public, max-age=300');
+    const etag = logo.headers.get('etag')!;
+    expect(etag).toMatch(/^"[0-9a-f]{64}"$/);
+    expect(Buffer.from(await logo.arrayBuffer()).equals(PNG)).toBe(true);
+    expect((await fetch(`${server.url}/v1/${tenant.slug}/branding/logo`, { headers: { 'if-none-match': etag } })).status).toBe(304);
+    expect((await api.get(`/v1/${tenant.slug}/sign-in-options`)).body.branding.logoUrl).toBe(res.body.logoUrl);
+
+    const removed = await api.delete(`/v1/${tenant.slug}/tenant/logo`, { token: tenant.accessToken });
+    expect(removed.body.logoUrl).toBeNull();
+    expect((await fetch(`${server.url}/v1/${tenant.slug}/branding/logo`)).status).toBe(404);
+  });
+
+  it('judges the type from the bytes: refuses SVG, text labelled as an image, and a logo over 64 KiB', async () => {
+    const tenant = await createTenant(api);
+    const put = (bytes: Buffer) => api.put(`/v1/${tenant.slug}/tenant/logo`, { dataBase64: bytes.toString('base64') }, { token: tenant.accessToken });
+    expectError(await put(SVG), 400, 'BAD_REQUEST', 'logo_type_not_allowed');
+    expectError(await put(Buffer.from('hello, this is not an image')), 400, 'BAD_REQUEST', 'logo_type_not_allowed');
+    expectError(await put(Buffer.concat([PNG, Buffer.alloc(65_536)])), 400, 'BAD_REQUEST', 'logo_too_large');
+    expect((await fetch(`${server.url}/v1/${tenant.slug}/branding/logo`)).status).toBe(404);
+  });
+
+  it('fetches a logo URL once and stores it like an upload; a fake image and a private address are refused', async () => {
+    const tenant = await createTenant(api);
+    const res = await api.put(`/v1/${tenant.slug}/tenant/logo`, { url: `${imageBase}/logo.gif` }, { token: tenant.accessToken });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const logo = await fetch(`${server.url}${res.body.logoUrl}`);
+    expect(logo.headers.get('content-type')).toBe('image/gif');
+    expectError(await api.put(`/v1/${tenant.slug}/tenant/logo`, { url: `${imageBase}/fake.png` }, { token: tenant.accessToken }), 400, 'BAD_REQUEST', 'logo_type_not_allowed');
+    expectError(await api.put(`/v1/${tenant.slug}/tenant/logo`, { url: `${imageBase}/missing.png` }, { token: tenant.accessToken }), 400, 'BAD_REQUEST', 'logo_unreachable');
+
+    // an instance without the allowance refuses loopback, private and link-local targets before any request
+    const guardedApi = new Api(guarded.url);
+    const other = await createTenant(guardedApi);
+    for (const url of [`${imageBase}/logo.gif`, 'https://127.0.0.1/logo.png', 'https://169.254.169.254/latest/meta-data', 'https://10.0.0.1/x.png']) {
+      expectError(await guardedApi.put(`/v1/${other.slug}/tenant/logo`, { url }, { token: other.accessToken }), 400, 'BAD_REQUEST', 'logo_unreachable');
+    }
+  });
+
+  it('brands the mails: the display name, the logo at PUBLIC_URL, the colour of the button and the support link', async () => {
+    const tenant = await createTenant(api);
+    await api.put(`/v1/${tenant.slug}/tenant/logo`, { dataBase64: PNG.toString('base64') }, { token: tenant.accessToken });
+    await api.patch(`/v1/${tenant.slug}/tenant`, { displayName: 'Acme Cloud', primaryColor: '#0f766e', supportUrl: 'https://help.acme.example/' }, { token: tenant.accessToken });
+    const member = await signupMember(api, tenant.slug);
+    await api.post(`/v1/${tenant.slug}/auth/password-reset/request`, { email: member.email });
+    const mail = await sink.waitFor(member.email, (m) => m.subject.startsWith('Reset your password'));
+    expect(mail.subject).toBe('Reset your password for "Acme Cloud"');
+    expect(mail.html).toMatch(new RegExp(`<img src="${PUBLIC_URL}/v1/${tenant.slug}/branding/logo\\?v=[0-9a-f]{16}"`));
+    expect(mail.html).toContain('background:#0f766e');
+    expect(mail.html).toContain('href="https://help.acme.example/"');
+  });
+});
