@@ -90,6 +90,8 @@ export const ACCESS_CLASSES: Record<string, AccessClass> = {
   'audit.activity': 'admin',
   'tenant.get': 'admin',
   'tenant.update': 'securityAdmin',
+  'tenant.setLogo': 'securityAdmin',
+  'tenant.deleteLogo': 'securityAdmin',
   'users.list': 'admin',
   'users.get': 'admin',
   'users.delete': 'admin',

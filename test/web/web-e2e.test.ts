@@ -29,6 +29,11 @@ const SCREENSHOTS = path.resolve('test-results/screenshots');
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 360, height: 740 };
 const PASSWORD = 'correct horse battery staple';
+/** A 16×16 PNG logo (a teal square). */
+const LOGO_PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAIAAACQkWg2AAAAFklEQVR4nGPgL8sjCTGMahjVMHw1AADRzfMB5Ye3vAAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 describe.skipIf(!hasChromium)('web pages in a browser', () => {
   let server: TestServer;
@@ -724,7 +729,7 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     };
     await admin.goto(`${server.url}/app/${slug}/admin`);
     await admin.getByRole('heading', { name: 'Activity', exact: true }).waitFor();
-    await expect.poll(() => admin.title()).toBe(`Activity · ${slug}`);
+    await expect.poll(() => admin.title()).toBe(`Activity · Acme ${run}`);
     const signIns = activity.signIns.reduce((sum, d) => sum + d.count, 0);
     const failed = activity.failedSignIns.reduce((sum, d) => sum + d.count, 0);
     expect(signIns).toBeGreaterThan(0);
@@ -744,7 +749,7 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     admin.on('dialog', (dialog) => void dialog.accept());
     await admin.goto(`${server.url}/app/${slug}/admin/users`);
     await admin.getByRole('heading', { name: 'Users', exact: true }).waitFor();
-    await expect.poll(() => admin.title()).toBe(`Users · ${slug}`);
+    await expect.poll(() => admin.title()).toBe(`Users · Acme ${run}`);
     await admin.getByLabel('Search by email').fill(memberEmail.slice(0, 12));
     await admin.getByRole('cell', { name: memberEmail, exact: true }).waitFor();
     await expect.poll(() => admin.getByRole('cell', { name: colleagueEmail, exact: true }).count()).toBe(0);
@@ -753,7 +758,7 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     // the member's page: who they are, their factors and sessions, their events, and the actions
     await admin.getByRole('link', { name: memberEmail, exact: true }).click();
     await admin.getByRole('heading', { name: memberEmail, exact: true }).waitFor();
-    await expect.poll(() => admin.title()).toBe(`${memberEmail} · ${slug}`);
+    await expect.poll(() => admin.title()).toBe(`${memberEmail} · Acme ${run}`);
     await admin.getByRole('heading', { name: `Sessions of ${memberEmail}` }).waitFor();
     await admin.getByRole('heading', { name: 'Recent events' }).waitFor();
     await admin.getByRole('cell', { name: 'UserSignup', exact: true }).waitFor();
@@ -823,7 +828,7 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     try {
       await admin.goto(`${server.url}/app/${slug}/admin/webhooks`);
       await admin.getByRole('heading', { name: 'Webhooks', exact: true }).waitFor();
-      await expect.poll(() => admin.title()).toBe(`Webhooks · ${slug}`); // each page has its own title
+      await expect.poll(() => admin.title()).toBe(`Webhooks · Acme ${run}`); // each page has its own title
       await admin.getByLabel('Endpoint URL').fill(receiver.url);
       await admin.getByRole('button', { name: 'Add endpoint' }).click();
       const secret = await admin.getByLabel('Signing secret', { exact: true }).inputValue();
@@ -913,7 +918,7 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await person.getByRole('group', { name: 'Confirm turning off the authenticator app' }).getByRole('button', { name: 'Yes, turn it off' }).click();
     await expect.poll(() => person.locator('dd').nth(3).textContent(), { timeout: 15_000 }).toBe('Off');
     await person.getByRole('button', { name: 'Set up authenticator app' }).waitFor();
-    await sink.waitFor(newAddress, (m) => m.subject.includes('authenticator app removed'));
+    await sink.waitFor(newAddress, (m) => m.subject.startsWith('Authenticator app removed'));
 
     // the new address signs in with the password alone
     await person.getByRole('button', { name: 'Sign out', exact: true }).click();
@@ -1000,6 +1005,61 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     expect(await background()).toBe('rgb(15, 20, 26)'); // remembered
     await person.getByLabel('Theme').selectOption('system');
     expect(await background()).toBe('rgb(246, 247, 249)');
+  });
+
+  it('brands a workspace: the console previews the colour live, and its sign-in page shows the display name, logo and colour, accessible in both themes', async () => {
+    diagnoseOnFailure('24');
+    const owner = `brand-${run}@acme.test`;
+    const created = await fetch(`${server.url}/v1/tenants`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ tenant: { name: `Brand ${run}` }, admin: { email: owner, password: PASSWORD } }),
+    });
+    const { tenantSlug } = (await created.json()) as { tenantSlug: string };
+    const settings = await newPerson();
+    await settings.goto(`${server.url}/app/${tenantSlug}/sign-in`);
+    await settings.getByLabel('Email').fill(owner);
+    await settings.getByLabel('Password').fill(PASSWORD);
+    await settings.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await settings.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+    await settings.goto(`${server.url}/app/${tenantSlug}/admin/settings`);
+    const branding = settings.getByRole('region', { name: 'Branding' });
+    await branding.waitFor();
+    await branding.getByLabel('Display name').fill('Brandwerk Cloud');
+    // a light colour: the preview shows it at once and says white text is too hard to read
+    await branding.getByLabel('Button colour (hex)').fill('#ffcc00');
+    await branding.getByText(/Too low: choose a darker colour/).waitFor();
+    await branding.getByRole('button', { name: 'Save branding' }).click();
+    await branding.getByText('White text on this colour is hard to read', { exact: false }).waitFor();
+    await branding.getByLabel('Button colour (hex)').fill('#0f766e');
+    await branding.getByText(/Readable\./).waitFor();
+    expect(await branding.locator('.preview-button').evaluate('el => getComputedStyle(el).backgroundColor')).toBe('rgb(15, 118, 110)');
+    await branding.getByLabel('Support link').fill('https://help.brandwerk.example/');
+    await branding.getByRole('button', { name: 'Save branding' }).click();
+    await branding.getByText('Branding saved.').waitFor();
+    await branding.getByLabel('Upload a logo').setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: LOGO_PNG });
+    await branding.getByRole('button', { name: 'Upload the logo' }).click();
+    await branding.getByText('Logo saved.').waitFor();
+    await shoot(settings, 'branding-console-desktop');
+
+    for (const [viewport, name] of [[DESKTOP, 'desktop'], [PHONE, 'phone']] as const) {
+      const visitor = await newPerson(viewport);
+      await visitor.goto(`${server.url}/app/${tenantSlug}/sign-in`);
+      await visitor.locator('.brand-name', { hasText: 'Brandwerk Cloud' }).waitFor();
+      await expect.poll(() => visitor.title()).toBe('Sign in · Brandwerk Cloud');
+      const logo = visitor.locator('.brand-header img');
+      await expect.poll(() => logo.evaluate('img => img.complete ? img.naturalWidth : 0')).toBeGreaterThan(0);
+      const button = visitor.getByRole('button', { name: 'Sign in', exact: true });
+      expect(await button.evaluate('el => getComputedStyle(el).backgroundColor')).toBe('rgb(15, 118, 110)');
+      expect(await button.evaluate('el => getComputedStyle(el).color')).toBe('rgb(255, 255, 255)');
+      expect(await visitor.getByRole('link', { name: 'Help and support' }).getAttribute('href')).toBe('https://help.brandwerk.example/');
+      await shoot(visitor, `branding-sign-in-${name}`);
+      for (const scheme of ['light', 'dark'] as const) {
+        await visitor.emulateMedia({ colorScheme: scheme });
+        const result = await new AxeBuilder({ page: visitor }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+        expect(result.violations.map((v) => `${scheme} ${name}: ${v.id}`)).toEqual([]);
+      }
+      await shoot(visitor, `branding-sign-in-${name}-dark`);
+    }
   });
 
   it('passes an axe accessibility scan (WCAG 2.1 A and AA) on every kind of page, in the light and the dark theme', async () => {

@@ -41,12 +41,14 @@ export function useMe(slug: string, enabled: boolean) {
 }
 
 /**
- * Sets the document title of a page: `<page> · <workspace slug>` under `/app/{slug}`, the page alone
+ * Sets the document title of a page: `<page> · <workspace display name>` under `/app/{slug}` (the slug
+ * until sign-in-options answers), the page alone
  * elsewhere, so every tab and history entry says where it is.
  */
 export function usePageTitle(page: string): void {
   const slug = useSlug();
+  const workspace = useSignInOptions(slug).data?.branding.displayName ?? slug;
   useEffect(() => {
-    document.title = slug ? `${page} · ${slug}` : `${page} · Tenant Identity`;
-  }, [page, slug]);
+    document.title = workspace ? `${page} · ${workspace}` : `${page} · Tenant Identity`;
+  }, [page, workspace]);
 }

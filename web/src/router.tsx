@@ -1,5 +1,5 @@
 import { createRootRoute, createRoute, createRouter, Link, Navigate, Outlet } from '@tanstack/react-router';
-import { useEffect, useState } from 'react';
+import { type CSSProperties, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { LOCALE_NAMES, LOCALES, type Locale } from '../../src/lib/locales.js';
 import { useSignInOptions, useSlug } from './hooks';
@@ -74,10 +74,29 @@ function NotFoundPage() {
  * chose none and the browser asks for none the pages offer (web/src/language.ts).
  */
 function WorkspaceLayout() {
+  const { t } = useTranslation();
   const options = useSignInOptions(useSlug());
   const defaultLocale = options.data?.defaultLocale;
   useEffect(() => applyWorkspaceLanguage(defaultLocale), [defaultLocale]);
-  return <Outlet />;
+  const branding = options.data?.branding;
+  // the API lets only colours with white text at 4.5:1 through; the theme keeps links and text
+  const style = branding?.primaryColor ? ({ '--color-button': branding.primaryColor, '--color-button-text': '#ffffff' } as CSSProperties) : undefined;
+  return (
+    <div className={branding?.primaryColor ? 'branded' : undefined} style={style}>
+      {branding && (
+        <header className="brand-header">
+          {branding.logoUrl && <img src={branding.logoUrl} alt="" />}
+          <span className="brand-name">{branding.displayName}</span>
+        </header>
+      )}
+      <Outlet />
+      {branding?.supportUrl && (
+        <p className="brand-support">
+          <a href={branding.supportUrl} rel="noopener noreferrer">{t('footer.support')}</a>
+        </p>
+      )}
+    </div>
+  );
 }
 
 function WorkspaceIndex() {

@@ -39,10 +39,12 @@ interface SelectProps {
   options: readonly string[];
   defaultValue?: string;
   emptyLabel?: string;
+  /** The text of an option (default: its value). */
+  optionLabel?: (option: string) => string;
 }
 
 /** A labelled select; `emptyLabel` adds a first option with the empty value. */
-export function Select({ label, name, options, defaultValue, emptyLabel }: SelectProps) {
+export function Select({ label, name, options, defaultValue, emptyLabel, optionLabel }: SelectProps) {
   const id = useId();
   return (
     <div className="field">
@@ -50,7 +52,7 @@ export function Select({ label, name, options, defaultValue, emptyLabel }: Selec
       <select id={id} name={name} defaultValue={defaultValue}>
         {emptyLabel !== undefined && <option value="">{emptyLabel}</option>}
         {options.map((o) => (
-          <option key={o} value={o}>{o}</option>
+          <option key={o} value={o}>{optionLabel ? optionLabel(o) : o}</option>
         ))}
       </select>
     </div>

@@ -1,9 +1,12 @@
 import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, Outlet, useSearch } from '@tanstack/react-router';
 import { useDeferredValue, useId, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { LOCALE_NAMES, LOCALES, type Locale } from '../../../src/lib/locales.js';
 import { downloadFile, toFormError, trpc, type RouterInputs, type RouterOutputs } from '../api';
 import { formatDetails, when } from '../audit-format';
 import { useMe, usePageTitle, useSlug } from '../hooks';
+import { BrandingSection } from './admin-branding';
 import { UserActions, UserSessions } from './admin-user';
 import { Checkbox, ErrorAlert, Field, formValue, Notice, Select } from '../ui';
 
@@ -359,6 +362,7 @@ export function ApiKeysPage() {
 
 /** Workspace settings: name, MFA policy, email verification, IdP client (secret write-only). */
 export function SettingsPage() {
+  const { t: tr } = useTranslation('admin');
   usePageTitle('Workspace settings');
   const slug = useSlug();
   const queryClient = useQueryClient();
@@ -372,8 +376,12 @@ export function SettingsPage() {
         requireEmailVerification: form.get('requireEmailVerification') === 'on',
         signupPolicy: formValue(form, 'signupPolicy') as SignupPolicy | undefined,
         signupEmailDomains: (formValue(form, 'signupEmailDomains') ?? '').split(/[\s,]+/).filter(Boolean),
+        defaultLocale: formValue(form, 'defaultLocale') as Locale | undefined,
       }),
-    onSuccess: (data) => queryClient.setQueryData(['tenant', slug], data),
+    onSuccess: (data) => {
+      queryClient.setQueryData(['tenant', slug], data);
+      void queryClient.invalidateQueries({ queryKey: ['sign-in-options', slug] });
+    },
   });
   /**
    * Before MFA becomes Required: who has no authenticator yet (they will have to set one up at their
@@ -416,7 +424,7 @@ export function SettingsPage() {
       <section aria-labelledby="general" className="panel">
         <h2 id="general">General</h2>
         <form
-          key={t.createdAt + t.name + t.mfaPolicy + String(t.requireEmailVerification) + t.signupPolicy + t.signupEmailDomains.join(',')}
+          key={t.createdAt + t.name + t.mfaPolicy + String(t.requireEmailVerification) + t.signupPolicy + t.signupEmailDomains.join(',') + t.defaultLocale}
           onSubmit={(e) => {
             e.preventDefault();
             const form = new FormData(e.currentTarget);
@@ -436,9 +444,12 @@ export function SettingsPage() {
             error={updateError}
             hint="With Domains: only addresses at these domains may sign up (comma-separated). Invites work under every setting."
           />
+          <Select label={tr('settings.defaultLanguage')} name="defaultLocale" options={LOCALES} defaultValue={t.defaultLocale} optionLabel={(l) => LOCALE_NAMES[l as Locale]} />
+          <p className="hint">{tr('settings.defaultLanguageHint')}</p>
           <button type="submit" disabled={update.isPending}>Save settings</button>
         </form>
       </section>
+      <BrandingSection slug={slug} tenant={t} />
       <section aria-labelledby="idp" className="panel">
         <h2 id="idp">External identity provider</h2>
         <p>{t.idpOauthEnabled ? 'Sign-in with the provider is on.' : 'Sign-in with the provider is off.'}</p>

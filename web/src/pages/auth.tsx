@@ -4,7 +4,7 @@ import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import { useEffect, useRef, useState } from 'react';
 import { currentAccessToken, PasskeyPromptError, rememberSession, restoreSession, toFormError, toPasskeyError, trpc, type FormError } from '../api';
 import { finishInteraction, interactionInfo, rememberInteraction, takeInteraction } from '../oidc-interaction';
-import { useLinkToken, usePageTitle, useSlug } from '../hooks';
+import { useLinkToken, usePageTitle, useSignInOptions, useSlug } from '../hooks';
 import { Card, ErrorAlert, Field, formValue, Notice, RecoveryCodeList, TotpSecret } from '../ui';
 
 type SecondFactor = 'totp' | 'email';
@@ -483,10 +483,10 @@ export function AcceptInvitePage() {
   );
 }
 
-/** The workspace a hosted page belongs to, by its name (the slug until the name has loaded). */
+/** The workspace a hosted page belongs to, by its display name (the slug until it has loaded). */
 function WorkspaceLine({ slug }: { slug: string }) {
-  const options = useQuery({ queryKey: ['sign-in-options', slug], queryFn: () => trpc.idp.signInOptions.query({ tenantSlug: slug }) });
-  return <p className="muted">Workspace {options.data?.workspaceName ?? slug}</p>;
+  const options = useSignInOptions(slug);
+  return <p className="muted">Workspace {options.data?.branding.displayName ?? slug}</p>;
 }
 
 /**
