@@ -29,6 +29,10 @@ const SCREENSHOTS = path.resolve('test-results/screenshots');
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 360, height: 740 };
 const PASSWORD = 'correct horse battery staple';
+/** A computed style property of an element: passed to `locator.evaluate`, so it runs inside the page (the test's own types have no DOM). */
+const computedStyle = (element: unknown, name: string): string =>
+  (globalThis as unknown as { getComputedStyle(e: unknown): Record<string, string> }).getComputedStyle(element)[name] ?? '';
+
 /** A 16×16 PNG logo (a teal square). */
 const LOGO_PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAIAAACQkWg2AAAAFklEQVR4nGPgL8sjCTGMahjVMHw1AADRzfMB5Ye3vAAAAABJRU5ErkJggg==',
@@ -1032,7 +1036,7 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await branding.getByText('White text on this colour is hard to read', { exact: false }).waitFor();
     await branding.getByLabel('Button colour (hex)').fill('#0f766e');
     await branding.getByText(/Readable\./).waitFor();
-    expect(await branding.locator('.preview-button').evaluate('el => getComputedStyle(el).backgroundColor')).toBe('rgb(15, 118, 110)');
+    expect(await branding.locator('.preview-button').evaluate(computedStyle, 'backgroundColor')).toBe('rgb(15, 118, 110)');
     await branding.getByLabel('Support link').fill('https://help.brandwerk.example/');
     await branding.getByRole('button', { name: 'Save branding' }).click();
     await branding.getByText('Branding saved.').waitFor();
@@ -1047,10 +1051,10 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
       await visitor.locator('.brand-name', { hasText: 'Brandwerk Cloud' }).waitFor();
       await expect.poll(() => visitor.title()).toBe('Sign in · Brandwerk Cloud');
       const logo = visitor.locator('.brand-header img');
-      await expect.poll(() => logo.evaluate('img => img.complete ? img.naturalWidth : 0')).toBeGreaterThan(0);
+      await expect.poll(() => logo.evaluate((img) => ((img as unknown as { complete: boolean }).complete ? (img as unknown as { naturalWidth: number }).naturalWidth : 0))).toBeGreaterThan(0);
       const button = visitor.getByRole('button', { name: 'Sign in', exact: true });
-      expect(await button.evaluate('el => getComputedStyle(el).backgroundColor')).toBe('rgb(15, 118, 110)');
-      expect(await button.evaluate('el => getComputedStyle(el).color')).toBe('rgb(255, 255, 255)');
+      expect(await button.evaluate(computedStyle, 'backgroundColor')).toBe('rgb(15, 118, 110)');
+      expect(await button.evaluate(computedStyle, 'color')).toBe('rgb(255, 255, 255)');
       expect(await visitor.getByRole('link', { name: 'Help and support' }).getAttribute('href')).toBe('https://help.brandwerk.example/');
       await shoot(visitor, `branding-sign-in-${name}`);
       for (const scheme of ['light', 'dark'] as const) {

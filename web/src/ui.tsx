@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import QRCode from 'qrcode';
 import { useId, useState, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import type { FormError } from './api';
 
 interface FieldProps {
@@ -112,6 +113,7 @@ export function Card({ title, children }: { title: string; children: ReactNode }
  * URL, drawn in the browser) and the base32 secret to type (docs/mfa.md).
  */
 export function TotpSecret({ secret, otpauthUri }: { secret: string; otpauthUri: string }) {
+  const { t } = useTranslation();
   const id = useId();
   const qr = useQuery({
     queryKey: ['totp-qr', otpauthUri],
@@ -120,10 +122,10 @@ export function TotpSecret({ secret, otpauthUri }: { secret: string; otpauthUri:
   });
   return (
     <>
-      <p>Scan the QR code with your authenticator app, or type the secret, then enter the 6-digit code it shows.</p>
-      {qr.data && <img src={qr.data} alt="QR code of the authenticator secret" width={220} height={220} className="qr" />}
+      <p>{t('ui.scanQr')}</p>
+      {qr.data && <img src={qr.data} alt={t('ui.qrAlt')} width={220} height={220} className="qr" />}
       <div className="field">
-        <label htmlFor={id}>Secret</label>
+        <label htmlFor={id}>{t('ui.secret')}</label>
         <input id={id} readOnly value={secret} className="mono" />
       </div>
     </>
@@ -136,8 +138,9 @@ export function TotpSecret({ secret, otpauthUri }: { secret: string; otpauthUri:
  * (`recovery-codes-<workspace>.txt`, one code a line).
  */
 export function RecoveryCodeList({ codes, workspace }: { codes: readonly string[]; workspace: string }) {
+  const { t } = useTranslation();
   const [copied, setCopied] = useState<'copied' | 'failed' | null>(null);
-  const text = `Recovery codes for the workspace ${workspace}. Each one signs you in once.\n\n${codes.join('\n')}\n`;
+  const text = `${t('ui.recoveryCodesFile', { workspace })}\n\n${codes.join('\n')}\n`;
   const copy = () => {
     navigator.clipboard.writeText(codes.join('\n')).then(
       () => setCopied('copied'),
@@ -153,19 +156,17 @@ export function RecoveryCodeList({ codes, workspace }: { codes: readonly string[
     URL.revokeObjectURL(url);
   };
   return (
-    <div role="region" aria-label="Recovery codes" className="recovery-codes">
-      <p>
-        Save these recovery codes somewhere safe. Each one signs you in once if you lose your authenticator app. They are shown only now.
-      </p>
+    <div role="region" aria-label={t('ui.recoveryCodes')} className="recovery-codes">
+      <p>{t('ui.saveCodes')}</p>
       <ul className="mono">
         {codes.map((code) => <li key={code}>{code}</li>)}
       </ul>
       <div className="actions">
-        <button type="button" className="secondary" onClick={copy}>Copy codes</button>
-        <button type="button" className="secondary" onClick={download}>Download as .txt</button>
+        <button type="button" className="secondary" onClick={copy}>{t('ui.copyCodes')}</button>
+        <button type="button" className="secondary" onClick={download}>{t('ui.downloadCodes')}</button>
       </div>
-      {copied === 'copied' && <Notice>Recovery codes copied.</Notice>}
-      {copied === 'failed' && <div role="alert" className="alert">The browser did not allow copying. Select the codes or download them instead.</div>}
+      {copied === 'copied' && <Notice>{t('ui.copied')}</Notice>}
+      {copied === 'failed' && <div role="alert" className="alert">{t('ui.copyFailed')}</div>}
     </div>
   );
 }

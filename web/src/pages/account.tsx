@@ -2,6 +2,8 @@ import { startRegistration } from '@simplewebauthn/browser';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, Navigate, Outlet, useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { formatDate, formatDateTime, formatNumber } from '../i18n';
 import { forgetSession, PasskeyPromptError, toFormError, toPasskeyError, trpc } from '../api';
 import { useMe, usePageTitle, useSignedIn, useSlug } from '../hooks';
 import { deviceName } from '../device-name';
@@ -10,6 +12,7 @@ import { ResendVerification } from './auth';
 
 /** Pages that need a session: restores it from the refresh cookie, or sends the browser to sign-in. */
 export function SignedInLayout() {
+  const { t } = useTranslation('account');
   const slug = useSlug();
   const signedIn = useSignedIn(slug);
   const me = useMe(slug, signedIn.data === true);
@@ -25,16 +28,16 @@ export function SignedInLayout() {
     },
   });
 
-  if (signedIn.isPending) return <p role="status" className="loading">Loading…</p>;
+  if (signedIn.isPending) return <p role="status" className="loading">{t('ui.loading', { ns: 'common' })}</p>;
   if (signedIn.data !== true) return <Navigate to="/app/$slug/sign-in" params={{ slug }} />;
   return (
     <>
       <header className="topbar">
         <span className="brand">{me.data?.tenant.name ?? slug}</span>
-        <nav aria-label="Main">
-          <Link to="/app/$slug/account" params={{ slug }}>Account</Link>
-          {me.data?.role === 'Admin' && <Link to="/app/$slug/admin" params={{ slug }}>Admin console</Link>}
-          <button type="button" className="link" onClick={() => signOut.mutate()}>Sign out</button>
+        <nav aria-label={t('frame.main')}>
+          <Link to="/app/$slug/account" params={{ slug }}>{t('frame.account')}</Link>
+          {me.data?.role === 'Admin' && <Link to="/app/$slug/admin" params={{ slug }}>{t('frame.adminConsole')}</Link>}
+          <button type="button" className="link" onClick={() => signOut.mutate()}>{t('frame.signOut')}</button>
         </nav>
       </header>
       <Outlet />
@@ -44,33 +47,34 @@ export function SignedInLayout() {
 
 /** `/app/{slug}/account`: the signed-in user's own account. */
 export function AccountPage() {
-  usePageTitle('Your account');
+  const { t } = useTranslation('account');
+  usePageTitle(t('title'));
   const slug = useSlug();
   const me = useMe(slug, true);
   // Codes just issued (on enabling TOTP or regenerating), kept here so they outlive the enrolment form.
   const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null);
-  if (me.isPending) return <p role="status" className="loading">Loading…</p>;
+  if (me.isPending) return <p role="status" className="loading">{t('ui.loading', { ns: 'common' })}</p>;
   if (me.error) return <ErrorAlert error={toFormError(me.error)} />;
   const user = me.data;
   return (
     <main className="page" id="main">
-      <h1>Your account</h1>
+      <h1>{t('title')}</h1>
       <dl className="facts">
-        <dt>Email</dt>
+        <dt>{t('facts.email')}</dt>
         <dd>
           {user.email}{' '}
-          <span className={user.emailVerified ? 'badge' : 'badge warning'}>{user.emailVerified ? 'Verified' : 'Not verified'}</span>
+          <span className={user.emailVerified ? 'badge' : 'badge warning'}>{user.emailVerified ? t('facts.verified') : t('facts.notVerified')}</span>
         </dd>
-        <dt>Role</dt>
-        <dd>{user.role}</dd>
-        <dt>Workspace</dt>
+        <dt>{t('facts.role')}</dt>
+        <dd>{t(`facts.roles.${user.role}`)}</dd>
+        <dt>{t('facts.workspace')}</dt>
         <dd>{user.tenant.name} ({user.tenant.slug})</dd>
-        <dt>Authenticator app</dt>
-        <dd>{user.totpEnrolled ? 'On' : 'Off'}</dd>
+        <dt>{t('facts.authenticator')}</dt>
+        <dd>{user.totpEnrolled ? t('facts.on') : t('facts.off')}</dd>
         {user.recoveryCodesRemaining !== null && (
           <>
-            <dt>Recovery codes left</dt>
-            <dd>{user.recoveryCodesRemaining}</dd>
+            <dt>{t('facts.recoveryCodesLeft')}</dt>
+            <dd>{formatNumber(user.recoveryCodesRemaining)}</dd>
           </>
         )}
       </dl>
@@ -89,6 +93,7 @@ export function AccountPage() {
 }
 
 function TotpEnrolment({ slug, onRecoveryCodes }: { slug: string; onRecoveryCodes: (codes: string[]) => void }) {
+  const { t } = useTranslation('account');
   const queryClient = useQueryClient();
   const enrol = useMutation({ mutationFn: () => trpc.mfa.totpEnroll.mutate({ tenantSlug: slug }) });
   const verify = useMutation({
@@ -101,10 +106,10 @@ function TotpEnrolment({ slug, onRecoveryCodes }: { slug: string; onRecoveryCode
   const error = enrol.error ? toFormError(enrol.error) : verify.error ? toFormError(verify.error) : null;
   return (
     <section aria-labelledby="totp-heading" className="panel">
-      <h2 id="totp-heading">Authenticator app</h2>
+      <h2 id="totp-heading">{t('totp.title')}</h2>
       <ErrorAlert error={error} />
       {!enrol.data ? (
-        <button type="button" onClick={() => enrol.mutate()} disabled={enrol.isPending}>Set up authenticator app</button>
+        <button type="button" onClick={() => enrol.mutate()} disabled={enrol.isPending}>{t('totp.setUp')}</button>
       ) : (
         <form
           onSubmit={(e) => {
@@ -113,8 +118,8 @@ function TotpEnrolment({ slug, onRecoveryCodes }: { slug: string; onRecoveryCode
           }}
         >
           <TotpSecret secret={enrol.data.secret} otpauthUri={enrol.data.otpauthUri} />
-          <Field label="Authenticator code" name="code" inputMode="numeric" autoComplete="one-time-code" required error={error} />
-          <button type="submit" disabled={verify.isPending}>Turn on</button>
+          <Field label={t('totp.code')} name="code" inputMode="numeric" autoComplete="one-time-code" required error={error} />
+          <button type="submit" disabled={verify.isPending}>{t('totp.turnOn')}</button>
         </form>
       )}
     </section>
@@ -123,6 +128,7 @@ function TotpEnrolment({ slug, onRecoveryCodes }: { slug: string; onRecoveryCode
 
 /** Passkeys of the user (docs/passkeys.md): list, add (browser WebAuthn ceremony), delete. */
 function Passkeys({ slug }: { slug: string }) {
+  const { t } = useTranslation('account');
   const queryClient = useQueryClient();
   const list = useQuery({ queryKey: ['passkeys', slug], queryFn: () => trpc.me.passkeys.query({ tenantSlug: slug }) });
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['passkeys', slug] });
@@ -143,23 +149,23 @@ function Passkeys({ slug }: { slug: string }) {
   const error = add.error ? toPasskeyError(add.error) : remove.error ? toFormError(remove.error) : list.error ? toFormError(list.error) : null;
   return (
     <section aria-labelledby="passkeys-heading" className="panel">
-      <h2 id="passkeys-heading">Passkeys</h2>
+      <h2 id="passkeys-heading">{t('passkeys.title')}</h2>
       <ErrorAlert error={error} />
       {list.data && list.data.items.length > 0 ? (
-        <ul aria-label="Your passkeys">
+        <ul aria-label={t('passkeys.list')}>
           {list.data.items.map((p) => (
             <li key={p.id}>
-              {p.name} <span className="muted">added {new Date(p.createdAt).toLocaleDateString()}{p.lastUsedAt ? `, last used ${new Date(p.lastUsedAt).toLocaleString()}` : ''}</span>{' '}
-              <button type="button" className="secondary" onClick={() => remove.mutate(p.id)} disabled={remove.isPending} aria-label={`Delete passkey ${p.name}`}>
-                Delete
+              {p.name} <span className="muted">{t('passkeys.added', { date: formatDate(p.createdAt) })}{p.lastUsedAt ? t('passkeys.lastUsed', { date: formatDateTime(p.lastUsedAt) }) : ''}</span>{' '}
+              <button type="button" className="secondary" onClick={() => remove.mutate(p.id)} disabled={remove.isPending} aria-label={t('passkeys.deleteLabel', { name: p.name })}>
+                {t('passkeys.delete')}
               </button>
             </li>
           ))}
         </ul>
       ) : (
-        list.data && <p className="muted">No passkey yet. A passkey signs you in with your device's screen lock instead of a password.</p>
+        list.data && <p className="muted">{t('passkeys.none')}</p>
       )}
-      {add.isSuccess && <Notice>Passkey added.</Notice>}
+      {add.isSuccess && <Notice>{t('passkeys.addedNotice')}</Notice>}
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -167,8 +173,8 @@ function Passkeys({ slug }: { slug: string }) {
           add.mutate(formValue(new FormData(form), 'passkeyName'), { onSuccess: () => form.reset() });
         }}
       >
-        <Field label="Passkey name (optional)" name="passkeyName" error={null} />
-        <button type="submit" disabled={add.isPending}>Add a passkey</button>
+        <Field label={t('passkeys.name')} name="passkeyName" error={null} />
+        <button type="submit" disabled={add.isPending}>{t('passkeys.add')}</button>
       </form>
     </section>
   );
@@ -176,6 +182,7 @@ function Passkeys({ slug }: { slug: string }) {
 
 /** The recovery codes of an enrolled user: the ones just issued (shown once) and "generate new codes". */
 function RecoveryCodes({ slug, codes, onRecoveryCodes }: { slug: string; codes: string[] | null; onRecoveryCodes: (codes: string[]) => void }) {
+  const { t } = useTranslation('account');
   const queryClient = useQueryClient();
   const regenerate = useMutation({
     mutationFn: () => trpc.mfa.recoveryCodes.mutate({ tenantSlug: slug }),
@@ -186,12 +193,12 @@ function RecoveryCodes({ slug, codes, onRecoveryCodes }: { slug: string; codes: 
   });
   return (
     <section aria-labelledby="recovery-heading" className="panel">
-      <h2 id="recovery-heading">Recovery codes</h2>
+      <h2 id="recovery-heading">{t('recovery.title')}</h2>
       <ErrorAlert error={regenerate.error ? toFormError(regenerate.error) : null} />
       {codes && <RecoveryCodeList codes={codes} workspace={slug} />}
-      <p className="hint">Generating new codes makes the old ones stop working. It needs a sign-in less than 10 minutes old.</p>
+      <p className="hint">{t('recovery.hint')}</p>
       <button type="button" className="secondary" onClick={() => regenerate.mutate()} disabled={regenerate.isPending}>
-        Generate new recovery codes
+        {t('recovery.generate')}
       </button>
     </section>
   );
@@ -202,6 +209,7 @@ function RecoveryCodes({ slug, codes, onRecoveryCodes }: { slug: string; codes: 
  * recovery codes go. Needs a sign-in less than 10 minutes old.
  */
 function TotpOff({ slug, onOff }: { slug: string; onOff: () => void }) {
+  const { t } = useTranslation('account');
   const [confirming, setConfirming] = useState(false);
   const queryClient = useQueryClient();
   const turnOff = useMutation({
@@ -214,18 +222,15 @@ function TotpOff({ slug, onOff }: { slug: string; onOff: () => void }) {
   });
   return (
     <section aria-labelledby="totp-off-heading" className="panel">
-      <h2 id="totp-off-heading">Authenticator app</h2>
+      <h2 id="totp-off-heading">{t('totp.title')}</h2>
       <ErrorAlert error={turnOff.error ? toFormError(turnOff.error) : null} />
       {!confirming ? (
-        <button type="button" className="secondary" onClick={() => setConfirming(true)}>Turn off authenticator app</button>
+        <button type="button" className="secondary" onClick={() => setConfirming(true)}>{t('totp.turnOff')}</button>
       ) : (
-        <div role="group" aria-label="Confirm turning off the authenticator app">
-          <p>
-            Sign-ins will no longer ask for a code from your authenticator app, and your recovery codes stop working. Where the workspace
-            requires a second factor, sign-ins ask for a code mailed to you instead. It needs a sign-in less than 10 minutes old.
-          </p>
-          <button type="button" className="danger" onClick={() => turnOff.mutate()} disabled={turnOff.isPending}>Yes, turn it off</button>
-          <button type="button" className="secondary" onClick={() => setConfirming(false)}>Cancel</button>
+        <div role="group" aria-label={t('totp.confirmOffLabel')}>
+          <p>{t('totp.confirmOff')}</p>
+          <button type="button" className="danger" onClick={() => turnOff.mutate()} disabled={turnOff.isPending}>{t('totp.yesTurnOff')}</button>
+          <button type="button" className="secondary" onClick={() => setConfirming(false)}>{t('totp.cancel')}</button>
         </div>
       )}
     </section>
@@ -237,6 +242,7 @@ function TotpOff({ slug, onOff }: { slug: string; onOff: () => void }) {
  * confirmation link goes to the new address, and the address changes only when it is opened.
  */
 function ChangeEmail({ slug, passwordSet }: { slug: string; passwordSet: boolean }) {
+  const { t } = useTranslation('account');
   const change = useMutation({
     mutationFn: (form: FormData) =>
       trpc.me.requestEmailChange.mutate({
@@ -248,7 +254,7 @@ function ChangeEmail({ slug, passwordSet }: { slug: string; passwordSet: boolean
   const error = change.error ? toFormError(change.error) : null;
   return (
     <section aria-labelledby="email-heading" className="panel">
-      <h2 id="email-heading">Change email</h2>
+      <h2 id="email-heading">{t('changeEmail.title')}</h2>
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -258,21 +264,19 @@ function ChangeEmail({ slug, passwordSet }: { slug: string; passwordSet: boolean
       >
         <ErrorAlert error={error} />
         {change.isSuccess && (
-          <Notice>
-            We sent a confirmation link to {change.variables.get('newEmail')?.toString().trim()}. Your sign-in email changes when you open it
-            (within 24 hours).
-          </Notice>
+          <Notice>{t('changeEmail.sent', { email: change.variables.get('newEmail')?.toString().trim() ?? '' })}</Notice>
         )}
-        <Field label="New email" name="newEmail" type="email" autoComplete="email" required error={error} />
-        {passwordSet && <Field label="Current password" name="currentPassword" type="password" autoComplete="current-password" required error={error} />}
-        <p className="hint">It needs a sign-in less than 10 minutes old. Your current address is told once the change is done.</p>
-        <button type="submit" disabled={change.isPending}>Send confirmation link</button>
+        <Field label={t('changeEmail.newEmail')} name="newEmail" type="email" autoComplete="email" required error={error} />
+        {passwordSet && <Field label={t('changeEmail.currentPassword')} name="currentPassword" type="password" autoComplete="current-password" required error={error} />}
+        <p className="hint">{t('changeEmail.hint')}</p>
+        <button type="submit" disabled={change.isPending}>{t('changeEmail.submit')}</button>
       </form>
     </section>
   );
 }
 
 function ChangePassword({ slug }: { slug: string }) {
+  const { t } = useTranslation('account');
   const change = useMutation({
     mutationFn: (form: FormData) =>
       trpc.me.changePassword.mutate({
@@ -284,7 +288,7 @@ function ChangePassword({ slug }: { slug: string }) {
   const error = change.error ? toFormError(change.error) : null;
   return (
     <section aria-labelledby="password-heading" className="panel">
-      <h2 id="password-heading">Change password</h2>
+      <h2 id="password-heading">{t('changePassword.title')}</h2>
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -293,16 +297,17 @@ function ChangePassword({ slug }: { slug: string }) {
         }}
       >
         <ErrorAlert error={error} />
-        {change.isSuccess && <Notice>Your password was changed.</Notice>}
-        <Field label="Current password" name="currentPassword" type="password" autoComplete="current-password" required error={error} />
-        <Field label="New password" name="newPassword" type="password" autoComplete="new-password" required error={error} hint="At least 12 characters." />
-        <button type="submit" disabled={change.isPending}>Change password</button>
+        {change.isSuccess && <Notice>{t('changePassword.done')}</Notice>}
+        <Field label={t('changePassword.currentPassword')} name="currentPassword" type="password" autoComplete="current-password" required error={error} />
+        <Field label={t('changePassword.newPassword')} name="newPassword" type="password" autoComplete="new-password" required error={error} hint={t('changePassword.hint')} />
+        <button type="submit" disabled={change.isPending}>{t('changePassword.submit')}</button>
       </form>
     </section>
   );
 }
 
 function DataExport({ slug }: { slug: string }) {
+  const { t } = useTranslation('account');
   const exportData = useMutation({
     mutationFn: () => trpc.me.exportMe.query({ tenantSlug: slug }),
     onSuccess: (data) => {
@@ -316,14 +321,15 @@ function DataExport({ slug }: { slug: string }) {
   });
   return (
     <section aria-labelledby="export-heading" className="panel">
-      <h2 id="export-heading">Your data</h2>
+      <h2 id="export-heading">{t('data.title')}</h2>
       <ErrorAlert error={exportData.error ? toFormError(exportData.error) : null} />
-      <button type="button" className="secondary" onClick={() => exportData.mutate()} disabled={exportData.isPending}>Download my data</button>
+      <button type="button" className="secondary" onClick={() => exportData.mutate()} disabled={exportData.isPending}>{t('data.download')}</button>
     </section>
   );
 }
 
 function SessionControls({ slug }: { slug: string }) {
+  const { t } = useTranslation('account');
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   const everywhere = useMutation({
@@ -343,24 +349,24 @@ function SessionControls({ slug }: { slug: string }) {
   const error = everywhere.error ?? endOne.error ?? sessions.error;
   return (
     <section aria-labelledby="sessions-heading" className="panel">
-      <h2 id="sessions-heading">Sessions</h2>
+      <h2 id="sessions-heading">{t('sessions.title')}</h2>
       <ErrorAlert error={error ? toFormError(error) : null} />
       {sessions.data && (
-        <ul className="sessions" aria-label="Signed-in devices">
+        <ul className="sessions" aria-label={t('sessions.list')}>
           {sessions.data.items.map((session) => (
             <li key={session.id}>
-              <strong title={session.userAgent ?? undefined}>{deviceName(session.userAgent)}</strong>
-              {session.current && <span className="muted"> (this device)</span>}
+              <strong title={session.userAgent ?? undefined}>{deviceName(session.userAgent, t)}</strong>
+              {session.current && <span className="muted">{t('sessions.thisDevice')}</span>}
               <br />
               <span className="hint">
-                {session.ip ?? 'unknown address'} · {session.method ?? 'sign-in method not recorded'} · signed in {new Date(session.createdAt).toLocaleString()} ·
-                last used {new Date(session.lastUsedAt).toLocaleString()}
+                {session.ip ?? t('sessions.unknownAddress')} · {session.method ?? t('sessions.unknownMethod')} ·{' '}
+                {t('sessions.signedIn', { date: formatDateTime(session.createdAt) })} · {t('sessions.lastUsed', { date: formatDateTime(session.lastUsedAt) })}
               </span>
               {!session.current && (
                 <>
                   {' '}
                   <button type="button" className="link" onClick={() => endOne.mutate(session.id)} disabled={endOne.isPending}>
-                    Sign out this device
+                    {t('sessions.signOutDevice')}
                   </button>
                 </>
               )}
@@ -368,12 +374,13 @@ function SessionControls({ slug }: { slug: string }) {
           ))}
         </ul>
       )}
-      <button type="button" className="secondary" onClick={() => everywhere.mutate()} disabled={everywhere.isPending}>Sign out everywhere</button>
+      <button type="button" className="secondary" onClick={() => everywhere.mutate()} disabled={everywhere.isPending}>{t('sessions.signOutEverywhere')}</button>
     </section>
   );
 }
 
 function DeleteAccount({ slug }: { slug: string }) {
+  const { t } = useTranslation('account');
   const [confirming, setConfirming] = useState(false);
   const queryClient = useQueryClient();
   const navigate = useNavigate();
@@ -388,15 +395,15 @@ function DeleteAccount({ slug }: { slug: string }) {
   });
   return (
     <section aria-labelledby="delete-heading" className="panel danger">
-      <h2 id="delete-heading">Delete account</h2>
+      <h2 id="delete-heading">{t('delete.title')}</h2>
       <ErrorAlert error={remove.error ? toFormError(remove.error) : null} />
       {!confirming ? (
-        <button type="button" className="danger" onClick={() => setConfirming(true)}>Delete my account</button>
+        <button type="button" className="danger" onClick={() => setConfirming(true)}>{t('delete.button')}</button>
       ) : (
-        <div role="group" aria-label="Confirm account deletion">
-          <p>This signs you out everywhere and removes your account. It cannot be undone.</p>
-          <button type="button" className="danger" onClick={() => remove.mutate()} disabled={remove.isPending}>Yes, delete my account</button>
-          <button type="button" className="secondary" onClick={() => setConfirming(false)}>Cancel</button>
+        <div role="group" aria-label={t('delete.confirmLabel')}>
+          <p>{t('delete.confirm')}</p>
+          <button type="button" className="danger" onClick={() => remove.mutate()} disabled={remove.isPending}>{t('delete.yes')}</button>
+          <button type="button" className="secondary" onClick={() => setConfirming(false)}>{t('totp.cancel')}</button>
         </div>
       )}
     </section>

@@ -2,6 +2,7 @@ import { startAuthentication } from '@simplewebauthn/browser';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import { useEffect, useRef, useState } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { currentAccessToken, PasskeyPromptError, rememberSession, restoreSession, toFormError, toPasskeyError, trpc, type FormError } from '../api';
 import { finishInteraction, interactionInfo, rememberInteraction, takeInteraction } from '../oidc-interaction';
 import { useLinkToken, usePageTitle, useSignInOptions, useSlug } from '../hooks';
@@ -75,7 +76,8 @@ function useApplicationSignIn(slug: string): string | undefined {
  * instead", which enrols with auth.totpInitialEnroll / auth.totpInitialVerify and the same email code.
  */
 export function SignInPage() {
-  usePageTitle('Sign in');
+  const { t } = useTranslation('auth');
+  usePageTitle(t('signIn.title'));
   const slug = useSlug();
   const onSignedIn = useSignedInNavigation(slug);
   const applicationName = useApplicationSignIn(slug);
@@ -121,9 +123,9 @@ export function SignInPage() {
     // The factor is on and the session started: the recovery codes are shown once, before going on.
     const session = enrolVerify.data;
     return (
-      <Card title="Your authenticator app is on">
+      <Card title={t('signIn.totpOnTitle')}>
         <RecoveryCodeList codes={session.recoveryCodes} workspace={slug} />
-        <button type="button" onClick={() => void onSignedIn(session)}>I saved my recovery codes, continue</button>
+        <button type="button" onClick={() => void onSignedIn(session)}>{t('signIn.savedCodesContinue')}</button>
       </Card>
     );
   }
@@ -131,7 +133,7 @@ export function SignInPage() {
   if (credentials && enrol.data) {
     const enrolError = enrolVerify.error ? toFormError(enrolVerify.error) : null;
     return (
-      <Card title="Set up your authenticator app">
+      <Card title={t('signIn.setUpTotpTitle')}>
         <ErrorAlert error={enrolError} />
         <form
           onSubmit={(e) => {
@@ -140,11 +142,11 @@ export function SignInPage() {
           }}
         >
           <TotpSecret secret={enrol.data.secret} otpauthUri={enrol.data.otpauthUri} />
-          <Field label="Authenticator code" name="code" inputMode="numeric" autoComplete="one-time-code" required error={enrolError} />
-          <button type="submit" disabled={enrolVerify.isPending}>Turn on and sign in</button>
+          <Field label={t('factor.totpCode')} name="code" inputMode="numeric" autoComplete="one-time-code" required error={enrolError} />
+          <button type="submit" disabled={enrolVerify.isPending}>{t('signIn.turnOnAndSignIn')}</button>
         </form>
         <p>
-          <button type="button" className="link" onClick={startOver}>Start over</button>
+          <button type="button" className="link" onClick={startOver}>{t('factor.startOver')}</button>
         </p>
       </Card>
     );
@@ -157,7 +159,7 @@ export function SignInPage() {
     const emailError = enrol.error ? toFormError(enrol.error) : shownError;
     return (
       // keyed: a new form, so no input keeps what was typed into the sign-in form at the same place
-      <Card key="second-factor" title="Second factor">
+      <Card key="second-factor" title={t('factor.title')}>
         <ErrorAlert error={emailError ?? (sendEmailCode.error ? toFormError(sendEmailCode.error) : null)} />
         {enrolled && (
           <form
@@ -166,8 +168,8 @@ export function SignInPage() {
               login.mutate({ ...credentials, totpCode: formValue(new FormData(e.currentTarget), 'totpCode') ?? '' });
             }}
           >
-            <Field label="Authenticator code" name="totpCode" inputMode="numeric" autoComplete="one-time-code" required error={shownError} />
-            <button type="submit" disabled={login.isPending}>Verify</button>
+            <Field label={t('factor.totpCode')} name="totpCode" inputMode="numeric" autoComplete="one-time-code" required error={shownError} />
+            <button type="submit" disabled={login.isPending}>{t('factor.verify')}</button>
           </form>
         )}
         {enrolled && (
@@ -177,9 +179,9 @@ export function SignInPage() {
               login.mutate({ ...credentials, recoveryCode: formValue(new FormData(e.currentTarget), 'recoveryCode') ?? '' });
             }}
           >
-            <p className="hint">Lost your authenticator app? Use one of your recovery codes instead; each works once.</p>
-            <Field label="Recovery code" name="recoveryCode" autoComplete="off" required error={shownError} />
-            <button type="submit" className="secondary" disabled={login.isPending}>Use recovery code</button>
+            <p className="hint">{t('factor.lostApp')}</p>
+            <Field label={t('factor.recoveryCode')} name="recoveryCode" autoComplete="off" required error={shownError} />
+            <button type="submit" className="secondary" disabled={login.isPending}>{t('factor.useRecoveryCode')}</button>
           </form>
         )}
         {!enrolled && factors.includes('email') && (
@@ -193,32 +195,32 @@ export function SignInPage() {
             }}
           >
             <button type="button" className="secondary" onClick={() => sendEmailCode.mutate()} disabled={sendEmailCode.isPending}>
-              Email me a code
+              {t('factor.emailMeCode')}
             </button>
-            {emailCodeSent && <Notice>We sent a 6-digit code to {credentials.email}. It is valid for 10 minutes.</Notice>}
-            <Field label="Email code" name="emailOtpCode" inputMode="numeric" autoComplete="one-time-code" required error={emailError} />
-            <button type="submit" value="sign-in" disabled={login.isPending || enrol.isPending}>Verify email code</button>
+            {emailCodeSent && <Notice>{t('factor.codeSent', { email: credentials.email })}</Notice>}
+            <Field label={t('factor.emailCode')} name="emailOtpCode" inputMode="numeric" autoComplete="one-time-code" required error={emailError} />
+            <button type="submit" value="sign-in" disabled={login.isPending || enrol.isPending}>{t('factor.verifyEmailCode')}</button>
             {canEnrol && (
               <>
-                <p className="hint">Or use the code to add an authenticator app now; later sign-ins then ask for its code.</p>
+                <p className="hint">{t('factor.orEnrol')}</p>
                 <button type="submit" value="enrol" className="secondary" disabled={login.isPending || enrol.isPending}>
-                  Set up an authenticator instead
+                  {t('factor.enrolInstead')}
                 </button>
               </>
             )}
           </form>
         )}
         <p>
-          <button type="button" className="link" onClick={startOver}>Start over</button>
+          <button type="button" className="link" onClick={startOver}>{t('factor.startOver')}</button>
         </p>
       </Card>
     );
   }
 
   return (
-    <Card title="Sign in">
+    <Card title={t('signIn.title')}>
       <WorkspaceLine slug={slug} />
-      {applicationName && <p>Sign in to continue to <strong>{applicationName}</strong>.</p>}
+      {applicationName && <p><Trans t={t} i18nKey="signIn.continueTo" values={{ app: applicationName }} components={{ strong: <strong /> }} /></p>}
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -227,16 +229,16 @@ export function SignInPage() {
         }}
       >
         <ErrorAlert error={shownError} />
-        <Field label="Email" name="email" type="email" autoComplete="username" required error={shownError} />
-        <Field label="Password" name="password" type="password" autoComplete="current-password" required error={shownError} />
-        <button type="submit" disabled={login.isPending}>Sign in</button>
+        <Field label={t('fields.email')} name="email" type="email" autoComplete="username" required error={shownError} />
+        <Field label={t('fields.password')} name="password" type="password" autoComplete="current-password" required error={shownError} />
+        <button type="submit" disabled={login.isPending}>{t('signIn.submit')}</button>
       </form>
       {shownError?.reason === 'email_not_verified' && login.variables && <ResendVerification key={login.variables.email} slug={slug} email={login.variables.email} />}
       <PasskeySignInButton slug={slug} onSignedIn={onSignedIn} />
       <IdpSignInButton slug={slug} />
-      <nav aria-label="Account help" className="links">
-        <Link to="/app/$slug/forgot-password" params={{ slug }}>Forgot password?</Link>
-        <Link to="/app/$slug/sign-up" params={{ slug }}>Create an account</Link>
+      <nav aria-label={t('nav.accountHelp')} className="links">
+        <Link to="/app/$slug/forgot-password" params={{ slug }}>{t('signIn.forgot')}</Link>
+        <Link to="/app/$slug/sign-up" params={{ slug }}>{t('signIn.createAccount')}</Link>
       </nav>
     </Card>
   );
@@ -248,14 +250,15 @@ export function SignInPage() {
  * account page of a user whose address is not verified.
  */
 export function ResendVerification({ slug, email }: { slug: string; email: string }) {
+  const { t } = useTranslation('auth');
   const resend = useMutation({ mutationFn: () => trpc.auth.requestEmailVerification.mutate({ tenantSlug: slug, email }) });
   return (
     <div className="resend-verification">
       <ErrorAlert error={resend.error ? toFormError(resend.error) : null} />
       {resend.isSuccess ? (
-        <Notice>We sent a new verification link to {email}. It is valid for 24 hours.</Notice>
+        <Notice>{t('resend.sent', { email })}</Notice>
       ) : (
-        <button type="button" className="secondary" onClick={() => resend.mutate()} disabled={resend.isPending}>Resend verification link</button>
+        <button type="button" className="secondary" onClick={() => resend.mutate()} disabled={resend.isPending}>{t('resend.button')}</button>
       )}
     </div>
   );
@@ -263,6 +266,7 @@ export function ResendVerification({ slug, email }: { slug: string; email: strin
 
 /** "Use a passkey" on the sign-in page: a discoverable-credential ceremony, no email typed (docs/passkeys.md). */
 function PasskeySignInButton({ slug, onSignedIn }: { slug: string; onSignedIn: ReturnType<typeof useSignedInNavigation> }) {
+  const { t } = useTranslation('auth');
   const signIn = useMutation({
     mutationFn: async () => {
       const { challengeId, options } = await trpc.auth.passkeyOptions.mutate({ tenantSlug: slug });
@@ -276,14 +280,15 @@ function PasskeySignInButton({ slug, onSignedIn }: { slug: string; onSignedIn: R
   return (
     <div className="passkey-sign-in">
       <ErrorAlert error={signIn.error ? toPasskeyError(signIn.error) : null} />
-      <button type="button" className="secondary" onClick={() => signIn.mutate()} disabled={signIn.isPending}>Use a passkey</button>
+      <button type="button" className="secondary" onClick={() => signIn.mutate()} disabled={signIn.isPending}>{t('signIn.usePasskey')}</button>
     </div>
   );
 }
 
 /** `/app/{slug}/sign-up`: a Member account with email and password. */
 export function SignUpPage() {
-  usePageTitle('Create your account');
+  const { t } = useTranslation('auth');
+  usePageTitle(t('signUp.title'));
   const slug = useSlug();
   const onSignedIn = useSignedInNavigation(slug);
   const [pendingEmail, setPendingEmail] = useState<string | null>(null);
@@ -298,14 +303,14 @@ export function SignUpPage() {
   const error = signup.error ? toFormError(signup.error) : null;
   if (pendingEmail) {
     return (
-      <Card title="Check your email">
-        <Notice>We sent a verification link to {pendingEmail}. Open it to activate your account, then sign in.</Notice>
-        <Link to="/app/$slug/sign-in" params={{ slug }}>Sign in</Link>
+      <Card title={t('signUp.checkEmail')}>
+        <Notice>{t('signUp.verificationSent', { email: pendingEmail })}</Notice>
+        <Link to="/app/$slug/sign-in" params={{ slug }}>{t('nav.signIn')}</Link>
       </Card>
     );
   }
   return (
-    <Card title="Create your account">
+    <Card title={t('signUp.title')}>
       <WorkspaceLine slug={slug} />
       <form
         onSubmit={(e) => {
@@ -314,12 +319,12 @@ export function SignUpPage() {
         }}
       >
         <ErrorAlert error={error} />
-        <Field label="Email" name="email" type="email" autoComplete="username" required error={error} />
-        <Field label="Password" name="password" type="password" autoComplete="new-password" required error={error} hint="At least 12 characters." />
-        <button type="submit" disabled={signup.isPending}>Sign up</button>
+        <Field label={t('fields.email')} name="email" type="email" autoComplete="username" required error={error} />
+        <Field label={t('fields.password')} name="password" type="password" autoComplete="new-password" required error={error} hint={t('fields.passwordHint')} />
+        <button type="submit" disabled={signup.isPending}>{t('signUp.submit')}</button>
       </form>
-      <nav aria-label="Account help" className="links">
-        <Link to="/app/$slug/sign-in" params={{ slug }}>I already have an account</Link>
+      <nav aria-label={t('nav.accountHelp')} className="links">
+        <Link to="/app/$slug/sign-in" params={{ slug }}>{t('signUp.haveAccount')}</Link>
       </nav>
     </Card>
   );
@@ -327,16 +332,17 @@ export function SignUpPage() {
 
 /** `/app/{slug}/forgot-password`: asks for a reset link (the answer never says whether the account exists). */
 export function ForgotPasswordPage() {
-  usePageTitle('Forgot password');
+  const { t } = useTranslation('auth');
+  usePageTitle(t('forgot.pageTitle'));
   const slug = useSlug();
   const request = useMutation({
     mutationFn: (form: FormData) => trpc.auth.requestPasswordReset.mutate({ tenantSlug: slug, email: formValue(form, 'email') ?? '' }),
   });
   const error = request.error ? toFormError(request.error) : null;
   return (
-    <Card title="Reset your password">
+    <Card title={t('forgot.title')}>
       {request.isSuccess ? (
-        <Notice>If an account exists for that address, a reset link is on its way. It is valid for a limited time.</Notice>
+        <Notice>{t('forgot.sent')}</Notice>
       ) : (
         <form
           onSubmit={(e) => {
@@ -345,12 +351,12 @@ export function ForgotPasswordPage() {
           }}
         >
           <ErrorAlert error={error} />
-          <Field label="Email" name="email" type="email" autoComplete="username" required error={error} />
-          <button type="submit" disabled={request.isPending}>Email me a reset link</button>
+          <Field label={t('fields.email')} name="email" type="email" autoComplete="username" required error={error} />
+          <button type="submit" disabled={request.isPending}>{t('forgot.submit')}</button>
         </form>
       )}
-      <nav aria-label="Account help" className="links">
-        <Link to="/app/$slug/sign-in" params={{ slug }}>Back to sign-in</Link>
+      <nav aria-label={t('nav.accountHelp')} className="links">
+        <Link to="/app/$slug/sign-in" params={{ slug }}>{t('nav.backToSignIn')}</Link>
       </nav>
     </Card>
   );
@@ -358,7 +364,8 @@ export function ForgotPasswordPage() {
 
 /** `/app/{slug}/reset-password?token=…` (the mailed link): sets a new password; every session ends. */
 export function ResetPasswordPage() {
-  usePageTitle('Choose a new password');
+  const { t } = useTranslation('auth');
+  usePageTitle(t('reset.title'));
   const slug = useSlug();
   const token = useLinkToken();
   const complete = useMutation({
@@ -367,11 +374,11 @@ export function ResetPasswordPage() {
   });
   const error = complete.error ? toFormError(complete.error) : null;
   return (
-    <Card title="Choose a new password">
+    <Card title={t('reset.title')}>
       {complete.isSuccess ? (
-        <Notice>Your password was changed and every session was signed out.</Notice>
+        <Notice>{t('reset.done')}</Notice>
       ) : !token ? (
-        <div role="alert" className="alert">This reset link is incomplete. Ask for a new one.</div>
+        <div role="alert" className="alert">{t('reset.incomplete')}</div>
       ) : (
         <form
           onSubmit={(e) => {
@@ -380,13 +387,13 @@ export function ResetPasswordPage() {
           }}
         >
           <ErrorAlert error={error} />
-          <Field label="New password" name="newPassword" type="password" autoComplete="new-password" required error={error} hint="At least 12 characters." />
-          <button type="submit" disabled={complete.isPending}>Set new password</button>
+          <Field label={t('fields.newPassword')} name="newPassword" type="password" autoComplete="new-password" required error={error} hint={t('fields.passwordHint')} />
+          <button type="submit" disabled={complete.isPending}>{t('reset.submit')}</button>
         </form>
       )}
-      <nav aria-label="Account help" className="links">
-        <Link to="/app/$slug/sign-in" params={{ slug }}>Sign in</Link>
-        <Link to="/app/$slug/forgot-password" params={{ slug }}>Ask for a new link</Link>
+      <nav aria-label={t('nav.accountHelp')} className="links">
+        <Link to="/app/$slug/sign-in" params={{ slug }}>{t('nav.signIn')}</Link>
+        <Link to="/app/$slug/forgot-password" params={{ slug }}>{t('reset.newLink')}</Link>
       </nav>
     </Card>
   );
@@ -397,23 +404,24 @@ export function ResetPasswordPage() {
  * that a mail scanner opening the link does not spend it.
  */
 export function VerifyEmailPage() {
-  usePageTitle('Confirm your email address');
+  const { t } = useTranslation('auth');
+  usePageTitle(t('verify.pageTitle'));
   const slug = useSlug();
   const token = useLinkToken();
   const verify = useMutation({ mutationFn: () => trpc.auth.verifyEmail.mutate({ tenantSlug: slug, token: token ?? '' }) });
   const error = verify.error ? toFormError(verify.error) : null;
   return (
-    <Card title="Verify your email">
+    <Card title={t('verify.title')}>
       <ErrorAlert error={error} />
       {verify.isSuccess ? (
-        <Notice>Your email address is verified.</Notice>
+        <Notice>{t('verify.done')}</Notice>
       ) : token ? (
-        <button type="button" onClick={() => verify.mutate()} disabled={verify.isPending}>Verify my email</button>
+        <button type="button" onClick={() => verify.mutate()} disabled={verify.isPending}>{t('verify.submit')}</button>
       ) : (
-        <div role="alert" className="alert">This verification link is incomplete. Sign in and ask for a new one.</div>
+        <div role="alert" className="alert">{t('verify.incomplete')}</div>
       )}
-      <nav aria-label="Account help" className="links">
-        <Link to="/app/$slug/sign-in" params={{ slug }}>Sign in</Link>
+      <nav aria-label={t('nav.accountHelp')} className="links">
+        <Link to="/app/$slug/sign-in" params={{ slug }}>{t('nav.signIn')}</Link>
       </nav>
     </Card>
   );
@@ -424,7 +432,8 @@ export function VerifyEmailPage() {
  * change on a button press, not on load, so a mail scanner opening the link does not spend it.
  */
 export function ConfirmEmailChangePage() {
-  usePageTitle('Confirm your new email address');
+  const { t } = useTranslation('auth');
+  usePageTitle(t('confirmEmail.title'));
   const slug = useSlug();
   const token = useLinkToken();
   const queryClient = useQueryClient();
@@ -434,18 +443,18 @@ export function ConfirmEmailChangePage() {
   });
   const error = confirm.error ? toFormError(confirm.error) : null;
   return (
-    <Card title="Confirm your new email address">
+    <Card title={t('confirmEmail.title')}>
       <ErrorAlert error={error} />
       {confirm.data ? (
-        <Notice>Your sign-in email is now {confirm.data.email}.</Notice>
+        <Notice>{t('confirmEmail.done', { email: confirm.data.email })}</Notice>
       ) : token ? (
-        <button type="button" onClick={() => confirm.mutate()} disabled={confirm.isPending}>Confirm my new email address</button>
+        <button type="button" onClick={() => confirm.mutate()} disabled={confirm.isPending}>{t('confirmEmail.submit')}</button>
       ) : (
-        <div role="alert" className="alert">This confirmation link is incomplete. Ask for the change again from your account page.</div>
+        <div role="alert" className="alert">{t('confirmEmail.incomplete')}</div>
       )}
-      <nav aria-label="Account help" className="links">
-        <Link to="/app/$slug/account" params={{ slug }}>Your account</Link>
-        <Link to="/app/$slug/sign-in" params={{ slug }}>Sign in</Link>
+      <nav aria-label={t('nav.accountHelp')} className="links">
+        <Link to="/app/$slug/account" params={{ slug }}>{t('nav.yourAccount')}</Link>
+        <Link to="/app/$slug/sign-in" params={{ slug }}>{t('nav.signIn')}</Link>
       </nav>
     </Card>
   );
@@ -453,7 +462,8 @@ export function ConfirmEmailChangePage() {
 
 /** `/app/{slug}/accept-invite?token=…` (the mailed link): choose a password, join, and sign in. */
 export function AcceptInvitePage() {
-  usePageTitle('Join the workspace');
+  const { t } = useTranslation('auth');
+  usePageTitle(t('invite.title'));
   const slug = useSlug();
   const token = useLinkToken();
   const onSignedIn = useSignedInNavigation(slug);
@@ -463,9 +473,9 @@ export function AcceptInvitePage() {
   });
   const error = accept.error ? toFormError(accept.error) : null;
   return (
-    <Card title="Join the workspace">
+    <Card title={t('invite.title')}>
       {!token ? (
-        <div role="alert" className="alert">This invite link is incomplete. Ask your admin for a new one.</div>
+        <div role="alert" className="alert">{t('invite.incomplete')}</div>
       ) : (
         <form
           onSubmit={(e) => {
@@ -475,8 +485,8 @@ export function AcceptInvitePage() {
         >
           <WorkspaceLine slug={slug} />
           <ErrorAlert error={error} />
-          <Field label="Choose a password" name="password" type="password" autoComplete="new-password" required error={error} hint="At least 12 characters." />
-          <button type="submit" disabled={accept.isPending}>Accept invite</button>
+          <Field label={t('fields.choosePassword')} name="password" type="password" autoComplete="new-password" required error={error} hint={t('fields.passwordHint')} />
+          <button type="submit" disabled={accept.isPending}>{t('invite.submit')}</button>
         </form>
       )}
     </Card>
@@ -485,8 +495,9 @@ export function AcceptInvitePage() {
 
 /** The workspace a hosted page belongs to, by its display name (the slug until it has loaded). */
 function WorkspaceLine({ slug }: { slug: string }) {
+  const { t } = useTranslation('auth');
   const options = useSignInOptions(slug);
-  return <p className="muted">Workspace {options.data?.branding.displayName ?? slug}</p>;
+  return <p className="muted">{t('workspaceLine', { name: options.data?.branding.displayName ?? slug })}</p>;
 }
 
 /**
@@ -495,6 +506,7 @@ function WorkspaceLine({ slug }: { slug: string }) {
  * open; the provider returns to `/app/{slug}/idp-callback` (docs/web.md "Sign-in with the identity provider").
  */
 function IdpSignInButton({ slug }: { slug: string }) {
+  const { t } = useTranslation('auth');
   const options = useQuery({ queryKey: ['sign-in-options', slug], queryFn: () => trpc.idp.signInOptions.query({ tenantSlug: slug }) });
   const start = useMutation({
     mutationFn: () => trpc.browser.idpStart.mutate({ tenantSlug: slug }),
@@ -504,9 +516,9 @@ function IdpSignInButton({ slug }: { slug: string }) {
   return (
     <div className="idp">
       <ErrorAlert error={start.error ? toFormError(start.error) : null} />
-      <p className="muted">or</p>
+      <p className="muted">{t('signIn.or')}</p>
       <button type="button" className="secondary" onClick={() => start.mutate()} disabled={start.isPending || start.isSuccess}>
-        Sign in with the identity provider
+        {t('signIn.withProvider')}
       </button>
     </div>
   );
@@ -532,7 +544,8 @@ function callbackParamsOf(hash: string): CallbackParams {
  * second factor, asks for it and finishes with `auth.mfaComplete`.
  */
 export function IdpCallbackPage() {
-  usePageTitle('Signing in');
+  const { t } = useTranslation('auth');
+  usePageTitle(t('idpCallback.pageTitle'));
   const slug = useSlug();
   const onSignedIn = useSignedInNavigation(slug);
   const [params] = useState(() => callbackParamsOf(window.location.hash));
@@ -552,16 +565,16 @@ export function IdpCallbackPage() {
   const mfaToken = error?.reason === 'mfa_required' && typeof error.details.mfaToken === 'string' ? error.details.mfaToken : null;
   if (mfaToken) return <SecondFactorWithToken slug={slug} mfaToken={mfaToken} factors={factorsOf(error)} onSignedIn={onSignedIn} />;
   return (
-    <Card title="Signing in with the identity provider">
+    <Card title={t('idpCallback.title')}>
       {!params.state && !params.error ? (
-        <div role="alert" className="alert">This page is opened by the identity provider after you sign in there. Start from the sign-in page.</div>
+        <div role="alert" className="alert">{t('idpCallback.notFromProvider')}</div>
       ) : error ? (
         <ErrorAlert error={error} />
       ) : (
-        <p role="status" className="loading">Signing you in…</p>
+        <p role="status" className="loading">{t('idpCallback.signingIn')}</p>
       )}
-      <nav aria-label="Account help" className="links">
-        <Link to="/app/$slug/sign-in" params={{ slug }}>Back to sign-in</Link>
+      <nav aria-label={t('nav.accountHelp')} className="links">
+        <Link to="/app/$slug/sign-in" params={{ slug }}>{t('nav.backToSignIn')}</Link>
       </nav>
     </Card>
   );
@@ -578,6 +591,7 @@ function SecondFactorWithToken({ slug, mfaToken, factors, onSignedIn }: {
   factors: SecondFactor[];
   onSignedIn: (session: { accessToken: string; accessTokenExpiresIn: number }) => Promise<void>;
 }) {
+  const { t } = useTranslation('auth');
   const [emailSentTo, setEmailSentTo] = useState<string | null>(null);
   const complete = useMutation({
     mutationFn: (codes: { totpCode?: string; emailOtpCode?: string; recoveryCode?: string }) =>
@@ -590,7 +604,7 @@ function SecondFactorWithToken({ slug, mfaToken, factors, onSignedIn }: {
   });
   const error = complete.error ? toFormError(complete.error) : sendEmailCode.error ? toFormError(sendEmailCode.error) : null;
   return (
-    <Card title="Second factor">
+    <Card title={t('factor.title')}>
       <ErrorAlert error={error} />
       {factors.includes('totp') && (
         <form
@@ -599,8 +613,8 @@ function SecondFactorWithToken({ slug, mfaToken, factors, onSignedIn }: {
             complete.mutate({ totpCode: formValue(new FormData(e.currentTarget), 'totpCode') ?? '' });
           }}
         >
-          <Field label="Authenticator code" name="totpCode" inputMode="numeric" autoComplete="one-time-code" required error={error} />
-          <button type="submit" disabled={complete.isPending}>Verify</button>
+          <Field label={t('factor.totpCode')} name="totpCode" inputMode="numeric" autoComplete="one-time-code" required error={error} />
+          <button type="submit" disabled={complete.isPending}>{t('factor.verify')}</button>
         </form>
       )}
       {factors.includes('totp') && (
@@ -610,9 +624,9 @@ function SecondFactorWithToken({ slug, mfaToken, factors, onSignedIn }: {
             complete.mutate({ recoveryCode: formValue(new FormData(e.currentTarget), 'recoveryCode') ?? '' });
           }}
         >
-          <p className="hint">Lost your authenticator app? Use one of your recovery codes instead; each works once.</p>
-          <Field label="Recovery code" name="recoveryCode" autoComplete="off" required error={error} />
-          <button type="submit" className="secondary" disabled={complete.isPending}>Use recovery code</button>
+          <p className="hint">{t('factor.lostApp')}</p>
+          <Field label={t('factor.recoveryCode')} name="recoveryCode" autoComplete="off" required error={error} />
+          <button type="submit" className="secondary" disabled={complete.isPending}>{t('factor.useRecoveryCode')}</button>
         </form>
       )}
       {factors.includes('email') && (
@@ -623,23 +637,23 @@ function SecondFactorWithToken({ slug, mfaToken, factors, onSignedIn }: {
               sendEmailCode.mutate(formValue(new FormData(e.currentTarget), 'email') ?? '');
             }}
           >
-            <Field label="Your email" name="email" type="email" autoComplete="username" required error={sendEmailCode.error ? error : null} />
-            <button type="submit" className="secondary" disabled={sendEmailCode.isPending}>Email me a code</button>
+            <Field label={t('factor.yourEmail')} name="email" type="email" autoComplete="username" required error={sendEmailCode.error ? error : null} />
+            <button type="submit" className="secondary" disabled={sendEmailCode.isPending}>{t('factor.emailMeCode')}</button>
           </form>
-          {emailSentTo && <Notice>If {emailSentTo} is your account's address, a 6-digit code is on its way. It is valid for 10 minutes.</Notice>}
+          {emailSentTo && <Notice>{t('factor.codeSentIfAccount', { email: emailSentTo })}</Notice>}
           <form
             onSubmit={(e) => {
               e.preventDefault();
               complete.mutate({ emailOtpCode: formValue(new FormData(e.currentTarget), 'emailOtpCode') ?? '' });
             }}
           >
-            <Field label="Email code" name="emailOtpCode" inputMode="numeric" autoComplete="one-time-code" required error={complete.error ? error : null} />
-            <button type="submit" disabled={complete.isPending}>Verify email code</button>
+            <Field label={t('factor.emailCode')} name="emailOtpCode" inputMode="numeric" autoComplete="one-time-code" required error={complete.error ? error : null} />
+            <button type="submit" disabled={complete.isPending}>{t('factor.verifyEmailCode')}</button>
           </form>
         </>
       )}
-      <nav aria-label="Account help" className="links">
-        <Link to="/app/$slug/sign-in" params={{ slug }}>Start over</Link>
+      <nav aria-label={t('nav.accountHelp')} className="links">
+        <Link to="/app/$slug/sign-in" params={{ slug }}>{t('factor.startOver')}</Link>
       </nav>
     </Card>
   );

@@ -2,12 +2,14 @@ import { usePageTitle } from '../hooks';
 import { useMutation } from '@tanstack/react-query';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { rememberSession, toFormError, trpc, setTenantCreationToken } from '../api';
 import { ErrorAlert, Field, formValue } from '../ui';
 
 /** `/`: what the service is, workspace creation, links to the API reference and sign-in pages. */
 export function HomePage() {
-  usePageTitle('Tenant Identity');
+  const { t } = useTranslation('auth');
+  usePageTitle('Tenant Identity'); // the product's name, in every language
   const navigate = useNavigate();
   const [slug, setSlug] = useState('');
   const create = useMutation({
@@ -32,17 +34,14 @@ export function HomePage() {
     <main className="home" id="main">
       <section className="intro">
         <h1>tenant-identity</h1>
+        <p>{t('home.intro')}</p>
         <p>
-          Sign-up, sign-in, multi-factor authentication, sessions, API keys, invites and an audit log for every workspace of
-          your SaaS, behind one API.
-        </p>
-        <p>
-          <a href="/docs">API reference</a>
+          <a href="/docs">{t('home.apiReference')}</a>
         </p>
       </section>
 
       <section aria-labelledby="create-heading" className="panel">
-        <h2 id="create-heading">Create a workspace</h2>
+        <h2 id="create-heading">{t('home.create')}</h2>
         <form
           onSubmit={(e) => {
             e.preventDefault();
@@ -50,25 +49,25 @@ export function HomePage() {
           }}
         >
           <ErrorAlert error={error} />
-          <Field label="Workspace name" name="name" required error={error} autoComplete="organization" />
-          <Field label="Your email" name="email" type="email" required error={error} autoComplete="email" />
-          <Field label="Password" name="password" type="password" required error={error} autoComplete="new-password" hint="At least 12 characters." />
+          <Field label={t('home.workspaceName')} name="name" required error={error} autoComplete="organization" />
+          <Field label={t('home.yourEmail')} name="email" type="email" required error={error} autoComplete="email" />
+          <Field label={t('fields.password')} name="password" type="password" required error={error} autoComplete="new-password" hint={t('fields.passwordHint')} />
           {tokenAsked && (
             <Field
-              label="Creation token"
+              label={t('home.creationToken')}
               name="creationToken"
               type="password"
               required
               autoComplete="off"
-              hint="Workspace creation on this server is restricted: enter the token its operator gave you."
+              hint={t('home.creationTokenHint')}
             />
           )}
-          <button type="submit" disabled={create.isPending}>Create workspace</button>
+          <button type="submit" disabled={create.isPending}>{t('home.createButton')}</button>
         </form>
       </section>
 
       <section aria-labelledby="open-heading" className="panel">
-        <h2 id="open-heading">Open a workspace</h2>
+        <h2 id="open-heading">{t('home.open')}</h2>
         <form
           onSubmit={(e) => {
             e.preventDefault();
@@ -76,10 +75,10 @@ export function HomePage() {
           }}
         >
           <div className="field">
-            <label htmlFor="workspace-slug">Workspace address</label>
+            <label htmlFor="workspace-slug">{t('home.workspaceAddress')}</label>
             <input id="workspace-slug" value={slug} onChange={(e) => setSlug(e.target.value.trim().toLowerCase())} placeholder="acme-inc" />
           </div>
-          <button type="submit">Go to sign-in</button>
+          <button type="submit">{t('home.goToSignIn')}</button>
         </form>
         {slug && (
           <p>

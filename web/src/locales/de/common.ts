@@ -31,4 +31,17 @@ export const common: Translation<typeof english> = {
     url: 'Geben Sie eine vollständige URL ein, beginnend mit https://.',
     dateTime: 'Geben Sie Datum und Uhrzeit ein.',
   },
+  ui: {
+    scanQr: 'Scannen Sie den QR-Code mit Ihrer Authenticator-App oder geben Sie das Geheimnis ein, und geben Sie dann den 6-stelligen Code ein, den sie anzeigt.',
+    qrAlt: 'QR-Code des Authenticator-Geheimnisses',
+    secret: 'Geheimnis',
+    recoveryCodes: 'Wiederherstellungscodes',
+    recoveryCodesFile: 'Wiederherstellungscodes für den Arbeitsbereich {{workspace}}. Jeder meldet Sie einmal an.',
+    saveCodes: 'Bewahren Sie diese Wiederherstellungscodes sicher auf. Jeder meldet Sie einmal an, falls Sie Ihre Authenticator-App verlieren. Sie werden nur jetzt angezeigt.',
+    copyCodes: 'Codes kopieren',
+    downloadCodes: 'Als .txt herunterladen',
+    copied: 'Wiederherstellungscodes kopiert.',
+    copyFailed: 'Der Browser hat das Kopieren nicht erlaubt. Markieren Sie die Codes oder laden Sie sie stattdessen herunter.',
+    loading: 'Wird geladen…',
+  },
 };

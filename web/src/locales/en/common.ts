@@ -32,4 +32,17 @@ export const common = {
     url: 'Enter a full URL, starting with https://.',
     dateTime: 'Enter a date and time.',
   },
+  ui: {
+    scanQr: 'Scan the QR code with your authenticator app, or type the secret, then enter the 6-digit code it shows.',
+    qrAlt: 'QR code of the authenticator secret',
+    secret: 'Secret',
+    recoveryCodes: 'Recovery codes',
+    recoveryCodesFile: 'Recovery codes for the workspace {{workspace}}. Each one signs you in once.',
+    saveCodes: 'Save these recovery codes somewhere safe. Each one signs you in once if you lose your authenticator app. They are shown only now.',
+    copyCodes: 'Copy codes',
+    downloadCodes: 'Download as .txt',
+    copied: 'Recovery codes copied.',
+    copyFailed: 'The browser did not allow copying. Select the codes or download them instead.',
+    loading: 'Loading…',
+  },
 } as const;

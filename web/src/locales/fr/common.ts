@@ -31,4 +31,17 @@ export const common: Translation<typeof english> = {
     url: 'Saisissez une URL complète, commençant par https://.',
     dateTime: 'Saisissez une date et une heure.',
   },
+  ui: {
+    scanQr: 'Scannez le code QR avec votre application d’authentification, ou saisissez le secret, puis entrez le code à 6 chiffres qu’elle affiche.',
+    qrAlt: 'Code QR du secret d’authentification',
+    secret: 'Secret',
+    recoveryCodes: 'Codes de récupération',
+    recoveryCodesFile: 'Codes de récupération pour l’espace de travail {{workspace}}. Chacun vous connecte une fois.',
+    saveCodes: 'Conservez ces codes de récupération en lieu sûr. Chacun vous connecte une fois si vous perdez votre application d’authentification. Ils ne sont affichés que maintenant.',
+    copyCodes: 'Copier les codes',
+    downloadCodes: 'Télécharger en .txt',
+    copied: 'Codes de récupération copiés.',
+    copyFailed: 'Le navigateur n’a pas autorisé la copie. Sélectionnez les codes ou téléchargez-les plutôt.',
+    loading: 'Chargement…',
+  },
 };
