@@ -66,8 +66,9 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
   let memberAuthenticator: Authenticator;
 
   /** A fresh browser profile (own cookies and storage), as a separate person would have. */
-  async function newPerson(viewport = DESKTOP): Promise<Page> {
-    const context = await browser.newContext({ viewport });
+  async function newPerson(viewport = DESKTOP, locale?: string): Promise<Page> {
+    // `locale` sets the browser's languages (navigator.languages and Accept-Language), as a person's own browser would
+    const context = await browser.newContext({ viewport, ...(locale ? { locale } : {}) });
     contexts.push(context);
     const page = await context.newPage();
     page.on('console', (msg) => {
@@ -1064,6 +1065,91 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
       }
       await shoot(visitor, `branding-sign-in-${name}-dark`);
     }
+  });
+
+  it('speaks German to a German browser: sign-in, its errors, the password reset page and the account page with German dates', async () => {
+    diagnoseOnFailure('25');
+    const owner = `sprache-${run}@acme.test`;
+    const created = await fetch(`${server.url}/v1/tenants`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ tenant: { name: `Sprache ${run}` }, admin: { email: owner, password: PASSWORD } }),
+    });
+    const { tenantSlug } = (await created.json()) as { tenantSlug: string };
+    const person = await newPerson(DESKTOP, 'de-DE');
+    await person.goto(`${server.url}/app/${tenantSlug}/sign-in`);
+    await person.getByRole('heading', { name: 'Anmelden', exact: true }).waitFor();
+    expect(await person.locator('html').getAttribute('lang')).toBe('de');
+    await expect.poll(() => person.title()).toBe(`Anmelden · Sprache ${run}`);
+    await person.getByLabel('E-Mail-Adresse').fill(owner);
+    await person.getByLabel('Passwort', { exact: true }).fill('not the password at all');
+    await person.getByRole('button', { name: 'Anmelden', exact: true }).click();
+    await person.getByRole('alert').getByText('E-Mail-Adresse oder Passwort stimmen nicht.').waitFor();
+    await shoot(person, 'language-de-sign-in-desktop');
+
+    await person.getByRole('link', { name: 'Passwort vergessen?' }).click();
+    await person.getByRole('heading', { name: 'Passwort zurücksetzen' }).waitFor();
+    await person.getByRole('button', { name: 'Link zum Zurücksetzen senden' }).waitFor();
+    await person.goto(`${server.url}/app/${tenantSlug}/reset-password?token=${'x'.repeat(43)}`);
+    await person.getByRole('heading', { name: 'Neues Passwort wählen' }).waitFor();
+    await person.getByLabel('Neues Passwort').fill('short');
+    await person.getByRole('button', { name: 'Neues Passwort speichern' }).click();
+    await person.getByText('Verwenden Sie mindestens 12 Zeichen.').waitFor();
+
+    await person.goto(`${server.url}/app/${tenantSlug}/sign-in`);
+    await person.getByLabel('E-Mail-Adresse').fill(owner);
+    await person.getByLabel('Passwort', { exact: true }).fill(PASSWORD);
+    await person.getByRole('button', { name: 'Anmelden', exact: true }).click();
+    await person.getByRole('heading', { name: 'Ihr Konto', exact: true }).waitFor();
+    await person.getByRole('heading', { name: 'Sitzungen' }).waitFor();
+    const sessionLine = await person.getByRole('list', { name: 'Angemeldete Geräte' }).locator('.hint').first().textContent();
+    expect(sessionLine).toMatch(/angemeldet am \d{2}\.\d{2}\.\d{4}, \d{2}:\d{2}/);
+    expect(await person.getByRole('list', { name: 'Angemeldete Geräte' }).locator('li strong').first().textContent()).toMatch(/ auf Linux/);
+    await shoot(person, 'language-de-account-desktop');
+    await person.setViewportSize(PHONE);
+    await shoot(person, 'language-de-account-phone');
+  });
+
+  it('switches to French with the language switcher, remembers it, and uses the workspace\'s default for a browser whose language the pages lack', async () => {
+    diagnoseOnFailure('26');
+    const person = await newPerson(PHONE);
+    await person.goto(`${server.url}/app/${slug}/sign-in`);
+    await person.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+    await person.getByLabel('Language').selectOption('fr');
+    await person.getByRole('heading', { name: 'Connexion', exact: true }).waitFor();
+    expect(await person.locator('html').getAttribute('lang')).toBe('fr');
+    await person.reload();
+    await person.getByRole('heading', { name: 'Connexion', exact: true }).waitFor();
+    await shoot(person, 'language-fr-sign-in-phone');
+    await person.getByRole('link', { name: 'Mot de passe oublié ?' }).click();
+    await person.getByRole('heading', { name: 'Réinitialiser votre mot de passe' }).waitFor();
+    await person.goto(`${server.url}/app/${slug}/reset-password?token=${'x'.repeat(43)}`);
+    await person.getByRole('heading', { name: 'Choisir un nouveau mot de passe' }).waitFor();
+    // the switcher offers every language by its own name
+    expect(await person.locator('#language-switcher option').allTextContents()).toEqual(['English', 'Deutsch', 'Français']);
+
+    // the account page in French: sign in through the French page
+    await person.goto(`${server.url}/app/${slug}/sign-in`);
+    await person.getByLabel('Adresse e-mail').fill(adminEmail);
+    await person.getByLabel('Mot de passe', { exact: true }).fill(PASSWORD);
+    await person.getByRole('button', { name: 'Se connecter', exact: true }).click();
+    await person.getByRole('heading', { name: 'Votre compte', exact: true }).waitFor();
+    await person.getByRole('heading', { name: 'Changer de mot de passe' }).waitFor();
+    await shoot(person, 'language-fr-account-phone');
+
+    // a Spanish browser in a workspace whose default is German gets German; its switcher still wins
+    const token = await adminAccessToken(server.url, slug, adminEmail);
+    const patched = await fetch(`${server.url}/v1/${slug}/tenant`, {
+      method: 'PATCH', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ defaultLocale: 'de' }),
+    });
+    expect(patched.status).toBe(200);
+    const spanish = await newPerson(DESKTOP, 'es-ES');
+    await spanish.goto(`${server.url}/app/${slug}/sign-in`);
+    await spanish.getByRole('heading', { name: 'Anmelden', exact: true }).waitFor();
+    await spanish.getByLabel('Sprache').selectOption('en');
+    await spanish.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+    await fetch(`${server.url}/v1/${slug}/tenant`, {
+      method: 'PATCH', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ defaultLocale: 'en' }),
+    });
   });
 
   it('passes an axe accessibility scan (WCAG 2.1 A and AA) on every kind of page, in the light and the dark theme', async () => {

@@ -1,5 +1,7 @@
-/** A timestamp in the reader's locale and time zone, or a dash when there is none. */
-export const when = (iso: string | null | undefined): string => (iso ? new Date(iso).toLocaleString() : '—');
+import { formatDateTime } from './i18n';
+
+/** A timestamp in the page language and the reader's time zone, or a dash when there is none. */
+export const when = (iso: string | null | undefined): string => (iso ? formatDateTime(iso) : '—');
 
 /** `sessionsEnded` → "sessions ended". */
 export function humanKey(key: string): string {

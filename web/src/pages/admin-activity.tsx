@@ -1,16 +1,18 @@
 import { useQuery } from '@tanstack/react-query';
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { useTranslation } from 'react-i18next';
 import { toFormError, trpc } from '../api';
+import { currentLocale, formatDate, formatNumber } from '../i18n';
 import { usePageTitle, useSlug } from '../hooks';
 import { ErrorAlert } from '../ui';
 
-/** "2026-11-24" → "24 Nov" in the reader's locale (the day is UTC, as the API counts it). */
+/** "2026-11-24" → "Nov 24" in the page language (the day is UTC, as the API counts it). */
 function shortDay(date: string): string {
-  return new Date(`${date}T00:00:00Z`).toLocaleDateString(undefined, { day: 'numeric', month: 'short', timeZone: 'UTC' });
+  return formatDate(`${date}T00:00:00Z`, { day: 'numeric', month: 'short', timeZone: 'UTC' });
 }
 
 function percent(part: number, whole: number): string {
-  return whole === 0 ? '—' : `${Math.round((part / whole) * 100)}%`;
+  return whole === 0 ? '—' : new Intl.NumberFormat(currentLocale(), { style: 'percent' }).format(part / whole);
 }
 
 /** One figure a person reads at a glance. */
@@ -30,7 +32,8 @@ function Figure({ label, value, note }: { label: string; value: string | number;
  * text summary beside it so the figures are readable without seeing the drawing (docs/web.md "Console").
  */
 export function ActivityPage() {
-  usePageTitle('Activity');
+  const { t } = useTranslation('admin');
+  usePageTitle(t('activity.title'));
   const slug = useSlug();
   const activity = useQuery({ queryKey: ['activity', slug], queryFn: () => trpc.audit.activity.query({ tenantSlug: slug }) });
   const data = activity.data;
@@ -42,22 +45,24 @@ export function ActivityPage() {
   const mfa = data?.mfaAdoption;
   return (
     <main className="page" id="main">
-      <h1>Activity</h1>
+      <h1>{t('activity.title')}</h1>
       <ErrorAlert error={activity.error ? toFormError(activity.error) : null} />
       {data && mfa && (
         <>
-          <p className="muted">The last 30 days, {shortDay(data.from)} to {shortDay(data.to)} (UTC days).</p>
+          <p className="muted">{t('activity.period', { from: shortDay(data.from), to: shortDay(data.to) })}</p>
           <div className="figures">
-            <Figure label="Active users, last 7 days" value={data.activeUsers.last7Days} />
-            <Figure label="Active users, last 30 days" value={data.activeUsers.last30Days} />
-            <Figure label="Use a second factor" value={percent(mfa.anyFactor, mfa.users)} note={`${mfa.anyFactor} of ${mfa.users} users`} />
-            <Figure label="Authenticator app" value={mfa.totp} note={`${mfa.passkey} with a passkey`} />
+            <Figure label={t('activity.activeWeek')} value={formatNumber(data.activeUsers.last7Days)} />
+            <Figure label={t('activity.activeMonth')} value={formatNumber(data.activeUsers.last30Days)} />
+            <Figure label={t('activity.secondFactor')} value={percent(mfa.anyFactor, mfa.users)} note={t('activity.ofUsers', { count: mfa.anyFactor, total: mfa.users })} />
+            <Figure label={t('activity.authenticator')} value={formatNumber(mfa.totp)} note={t('activity.withPasskey', { count: mfa.passkey })} />
           </div>
           <section aria-labelledby="sign-ins-heading" className="panel chart">
-            <h2 id="sign-ins-heading">Sign-ins per day</h2>
+            <h2 id="sign-ins-heading">{t('activity.signIns')}</h2>
             <p className="muted" data-testid="sign-ins-summary">
-              {total(data.signIns)} sign-ins and {total(data.failedSignIns)} failed sign-ins in 30 days; today {data.signIns.at(-1)?.count ?? 0} and{' '}
-              {data.failedSignIns.at(-1)?.count ?? 0} failed.
+              {t('activity.signInsSummary', {
+                signIns: total(data.signIns), failed: total(data.failedSignIns),
+                today: data.signIns.at(-1)?.count ?? 0, todayFailed: data.failedSignIns.at(-1)?.count ?? 0,
+              })}
             </p>
             <ResponsiveContainer width="100%" height={240}>
               <LineChart data={signInSeries} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
@@ -66,21 +71,21 @@ export function ActivityPage() {
                 <YAxis allowDecimals={false} width={40} />
                 <Tooltip />
                 <Legend />
-                <Line type="monotone" dataKey="signIns" name="Sign-ins" stroke="var(--color-primary)" strokeWidth={2} dot={false} isAnimationActive={false} />
-                <Line type="monotone" dataKey="failed" name="Failed sign-ins" stroke="var(--color-danger)" strokeWidth={2} dot={false} isAnimationActive={false} />
+                <Line type="monotone" dataKey="signIns" name={t('activity.signInsSeries')} stroke="var(--color-primary)" strokeWidth={2} dot={false} isAnimationActive={false} />
+                <Line type="monotone" dataKey="failed" name={t('activity.failedSeries')} stroke="var(--color-danger)" strokeWidth={2} dot={false} isAnimationActive={false} />
               </LineChart>
             </ResponsiveContainer>
           </section>
           <section aria-labelledby="sign-ups-heading" className="panel chart">
-            <h2 id="sign-ups-heading">Sign-ups per day</h2>
-            <p className="muted">{total(data.signUps)} new accounts in 30 days; today {data.signUps.at(-1)?.count ?? 0}.</p>
+            <h2 id="sign-ups-heading">{t('activity.signUps')}</h2>
+            <p className="muted">{t('activity.signUpsSummary', { count: total(data.signUps), today: data.signUps.at(-1)?.count ?? 0 })}</p>
             <ResponsiveContainer width="100%" height={200}>
               <BarChart data={signUpSeries} margin={{ top: 8, right: 16, bottom: 8, left: 0 }}>
                 <CartesianGrid strokeDasharray="3 3" />
                 <XAxis dataKey="day" minTickGap={16} />
                 <YAxis allowDecimals={false} width={40} />
                 <Tooltip />
-                <Bar dataKey="signUps" name="Sign-ups" fill="var(--color-primary)" isAnimationActive={false} />
+                <Bar dataKey="signUps" name={t('activity.signUpsSeries')} fill="var(--color-primary)" isAnimationActive={false} />
               </BarChart>
             </ResponsiveContainer>
           </section>

@@ -1,3 +1,4 @@
+import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useParams } from '@tanstack/react-router';
 import { useState } from 'react';
@@ -27,6 +28,7 @@ export function UserActions({
   onSessions?: () => void;
   onDeleted?: () => void;
 }) {
+  const { t } = useTranslation('admin');
   const queryClient = useQueryClient();
   const action = useMutation({
     mutationFn: async ({ run }: { run: () => Promise<unknown>; done: string; deletes?: boolean }) => run(),
@@ -48,68 +50,68 @@ export function UserActions({
     <>
       {u.role === 'Member' ? (
         <button
-          type="button" className="secondary" aria-label={`Make Admin: ${u.email}`}
-          onClick={() => act(() => trpc.users.update.mutate({ ...ids, role: 'Admin' }), `${u.email} is now an Admin.`, `Make ${u.email} an Admin of this workspace?`)}
+          type="button" className="secondary" aria-label={`${t('user.makeAdmin')}: ${u.email}`}
+          onClick={() => act(() => trpc.users.update.mutate({ ...ids, role: 'Admin' }), t('user.makeAdminDone', { email: u.email }), t('user.makeAdminConfirm', { email: u.email }))}
         >
-          Make Admin
+          {t('user.makeAdmin')}
         </button>
       ) : (
         <button
-          type="button" className="secondary" aria-label={`Make Member: ${u.email}`}
-          onClick={() => act(() => trpc.users.update.mutate({ ...ids, role: 'Member' }), `${u.email} is now a Member.`, `Make ${u.email} a Member (no administration)?`)}
+          type="button" className="secondary" aria-label={`${t('user.makeMember')}: ${u.email}`}
+          onClick={() => act(() => trpc.users.update.mutate({ ...ids, role: 'Member' }), t('user.makeMemberDone', { email: u.email }), t('user.makeMemberConfirm', { email: u.email }))}
         >
-          Make Member
+          {t('user.makeMember')}
         </button>
       )}
       {u.status === 'Suspended' ? (
         <button
-          type="button" className="secondary" aria-label={`Reactivate ${u.email}`}
-          onClick={() => act(() => trpc.users.update.mutate({ ...ids, status: 'Active' }), `${u.email} can sign in again.`)}
+          type="button" className="secondary" aria-label={`${t('user.reactivate')} ${u.email}`}
+          onClick={() => act(() => trpc.users.update.mutate({ ...ids, status: 'Active' }), t('user.reactivateDone', { email: u.email }))}
         >
-          Reactivate
+          {t('user.reactivate')}
         </button>
       ) : (
         u.status === 'Active' && (
           <button
-            type="button" className="danger" aria-label={`Suspend ${u.email}`}
-            onClick={() => act(() => trpc.users.update.mutate({ ...ids, status: 'Suspended' }), `${u.email} is suspended; their sessions have ended.`, `Suspend ${u.email}? Their sessions end at once and they cannot sign in until reactivated.`)}
+            type="button" className="danger" aria-label={`${t('user.suspend')} ${u.email}`}
+            onClick={() => act(() => trpc.users.update.mutate({ ...ids, status: 'Suspended' }), t('user.suspendDone', { email: u.email }), t('user.suspendConfirm', { email: u.email }))}
           >
-            Suspend
+            {t('user.suspend')}
           </button>
         )
       )}
       <button
-        type="button" className="secondary" aria-label={`Send reset: ${u.email}`}
-        onClick={() => act(() => trpc.users.sendPasswordReset.mutate(ids), `A password-reset link was mailed to ${u.email}.`)}
+        type="button" className="secondary" aria-label={`${t('user.sendReset')}: ${u.email}`}
+        onClick={() => act(() => trpc.users.sendPasswordReset.mutate(ids), t('user.sendResetDone', { email: u.email }))}
       >
-        Send reset
+        {t('user.sendReset')}
       </button>
       {!u.emailVerified && (
         <button
-          type="button" className="secondary" aria-label={`Resend verification: ${u.email}`}
-          onClick={() => act(() => trpc.users.sendVerificationMail.mutate(ids), `A new verification link was mailed to ${u.email}.`)}
+          type="button" className="secondary" aria-label={`${t('user.resendVerification')}: ${u.email}`}
+          onClick={() => act(() => trpc.users.sendVerificationMail.mutate(ids), t('user.resendVerificationDone', { email: u.email }))}
         >
-          Resend verification
+          {t('user.resendVerification')}
         </button>
       )}
       {u.totpEnrolled && (
         <button
-          type="button" className="secondary" aria-label={`Disable authenticator of ${u.email}`}
-          onClick={() => act(() => trpc.users.disableTotp.mutate(ids), `The authenticator of ${u.email} is off.`, `Turn off the authenticator of ${u.email}?`)}
+          type="button" className="secondary" aria-label={t('user.disableTotpLabel', { email: u.email })}
+          onClick={() => act(() => trpc.users.disableTotp.mutate(ids), t('user.disableTotpDone', { email: u.email }), t('user.disableTotpConfirm', { email: u.email }))}
         >
-          Disable authenticator
+          {t('user.disableTotp')}
         </button>
       )}
       {onSessions && (
-        <button type="button" className="secondary" aria-label={`Sessions of ${u.email}`} onClick={onSessions}>
-          Sessions
+        <button type="button" className="secondary" aria-label={t('user.sessionsLabel', { email: u.email })} onClick={onSessions}>
+          {t('user.sessions')}
         </button>
       )}
       <button
-        type="button" className="danger" aria-label={`Delete ${u.email}`}
-        onClick={() => act(() => trpc.users.delete.mutate(ids), `${u.email} was deleted; an admin can restore them for a while.`, `Delete ${u.email}? Their sessions end at once.`, true)}
+        type="button" className="danger" aria-label={`${t('user.delete')} ${u.email}`}
+        onClick={() => act(() => trpc.users.delete.mutate(ids), t('user.deleteDone', { email: u.email }), t('user.deleteConfirm', { email: u.email }), true)}
       >
-        Delete
+        {t('user.delete')}
       </button>
     </>
   );
@@ -117,6 +119,7 @@ export function UserActions({
 
 /** One user's live sessions (GET users/{userId}/sessions), each with "End session" (docs/api-rules.md "Sessions of a user"). */
 export function UserSessions({ slug, user, onClose }: { slug: string; user: { id: string; email: string }; onClose?: () => void }) {
+  const { t } = useTranslation('admin');
   const queryClient = useQueryClient();
   const sessions = useQuery({
     queryKey: ['user-sessions', slug, user.id],
@@ -129,25 +132,25 @@ export function UserSessions({ slug, user, onClose }: { slug: string; user: { id
   const error = sessions.error ?? end.error;
   return (
     <section aria-labelledby="user-sessions-heading" className="panel">
-      <h2 id="user-sessions-heading">Sessions of {user.email}</h2>
+      <h2 id="user-sessions-heading">{t('user.sessionsOf', { email: user.email })}</h2>
       <ErrorAlert error={error ? toFormError(error) : null} />
-      {sessions.data && sessions.data.items.length === 0 && <p className="muted">No live sessions.</p>}
+      {sessions.data && sessions.data.items.length === 0 && <p className="muted">{t('user.noSessions')}</p>}
       {sessions.data && sessions.data.items.length > 0 && (
         <div className="table-wrap">
           <table className="cards">
             <thead>
-              <tr><th scope="col">Device</th><th scope="col">Address</th><th scope="col">Method</th><th scope="col">Signed in</th><th scope="col">Last used</th><th scope="col">Actions</th></tr>
+              <tr><th scope="col">{t('user.device')}</th><th scope="col">{t('user.address')}</th><th scope="col">{t('user.method')}</th><th scope="col">{t('user.signedIn')}</th><th scope="col">{t('user.lastUsed')}</th><th scope="col">{t('table.actions')}</th></tr>
             </thead>
             <tbody>
               {sessions.data.items.map((session) => (
                 <tr key={session.id}>
-                  <td role="cell">{session.userAgent ?? '—'}{session.current ? ' (you)' : ''}</td>
-                  <td role="cell" data-label="Address">{session.ip ?? '—'}</td>
-                  <td role="cell" data-label="Method">{session.method ?? '—'}</td>
-                  <td role="cell" data-label="Signed in">{when(session.createdAt)}</td>
-                  <td role="cell" data-label="Last used">{when(session.lastUsedAt)}</td>
+                  <td role="cell">{session.userAgent ?? '—'}{session.current ? t('user.you') : ''}</td>
+                  <td role="cell" data-label={t('user.address')}>{session.ip ?? '—'}</td>
+                  <td role="cell" data-label={t('user.method')}>{session.method ?? '—'}</td>
+                  <td role="cell" data-label={t('user.signedIn')}>{when(session.createdAt)}</td>
+                  <td role="cell" data-label={t('user.lastUsed')}>{when(session.lastUsedAt)}</td>
                   <td role="cell" className="actions">
-                    <button type="button" className="danger" onClick={() => end.mutate(session.id)} disabled={end.isPending}>End session</button>
+                    <button type="button" className="danger" onClick={() => end.mutate(session.id)} disabled={end.isPending}>{t('user.endSession')}</button>
                   </td>
                 </tr>
               ))}
@@ -155,7 +158,7 @@ export function UserSessions({ slug, user, onClose }: { slug: string; user: { id
           </table>
         </div>
       )}
-      {onClose && <button type="button" className="link" onClick={onClose}>Close</button>}
+      {onClose && <button type="button" className="link" onClick={onClose}>{t('user.close')}</button>}
     </section>
   );
 }
@@ -166,6 +169,7 @@ export function UserSessions({ slug, user, onClose }: { slug: string; user: { id
  * sessions, newest audit events, and every admin action (docs/web.md "Console").
  */
 export function UserPage() {
+  const { t } = useTranslation('admin');
   const slug = useSlug();
   const { userId } = useParams({ from: '/app/$slug/signed-in/admin/users/$userId' });
   const navigate = useNavigate();
@@ -177,26 +181,26 @@ export function UserPage() {
     queryFn: () => trpc.audit.list.query({ tenantSlug: slug, userId, limit: USER_AUDIT_LIMIT }),
   });
   const user = profile.data?.user;
-  usePageTitle(user ? user.email : 'User');
+  usePageTitle(user ? user.email : t('user.title'));
   const error = profile.error ?? actionError ?? events.error;
   return (
     <main className="page" id="main">
-      <p><Link to="/app/$slug/admin/users" params={{ slug }}>← All users</Link></p>
-      <h1>{user ? user.email : 'User'}</h1>
+      <p><Link to="/app/$slug/admin/users" params={{ slug }}>{t('user.allUsers')}</Link></p>
+      <h1>{user ? user.email : t('user.title')}</h1>
       <ErrorAlert error={error ? toFormError(error) : null} />
       {result && <Notice>{result}</Notice>}
       {profile.data && user && (
         <>
           <dl className="facts">
-            <dt>Status</dt><dd>{user.status}</dd>
-            <dt>Role</dt><dd>{user.role}</dd>
-            <dt>Created</dt><dd>{when(user.createdAt)}</dd>
-            <dt>Last sign-in</dt><dd>{user.lastLoginAt === user.createdAt ? 'Not since sign-up' : when(user.lastLoginAt)}</dd>
-            <dt>Email</dt><dd>{profile.data.emailVerifiedAt ? `Verified ${when(profile.data.emailVerifiedAt)}` : 'Not verified yet'}</dd>
-            <dt>Authenticator app</dt><dd>{user.totpEnrolled ? 'On' : 'Off'}</dd>
-            <dt>Recovery codes left</dt><dd>{profile.data.recoveryCodesRemaining}</dd>
+            <dt>{t('user.status')}</dt><dd>{t(`values.statuses.${user.status}`)}</dd>
+            <dt>{t('user.role')}</dt><dd>{t(`values.roles.${user.role}`)}</dd>
+            <dt>{t('user.created')}</dt><dd>{when(user.createdAt)}</dd>
+            <dt>{t('user.lastSignIn')}</dt><dd>{user.lastLoginAt === user.createdAt ? t('user.notSinceSignUp') : when(user.lastLoginAt)}</dd>
+            <dt>{t('user.email')}</dt><dd>{profile.data.emailVerifiedAt ? t('user.verifiedAt', { date: when(profile.data.emailVerifiedAt) }) : t('user.notVerified')}</dd>
+            <dt>{t('user.authenticator')}</dt><dd>{user.totpEnrolled ? t('values.on') : t('values.off')}</dd>
+            <dt>{t('user.recoveryCodesLeft')}</dt><dd>{profile.data.recoveryCodesRemaining}</dd>
           </dl>
-          <div className="actions" role="group" aria-label={`Actions on ${user.email}`}>
+          <div className="actions" role="group" aria-label={t('user.actionsOn', { email: user.email })}>
             <UserActions
               slug={slug} user={user}
               onResult={(message) => { setActionError(null); setResult(message); }}
@@ -205,43 +209,43 @@ export function UserPage() {
             />
           </div>
           <section aria-labelledby="passkeys-heading">
-            <h2 id="passkeys-heading">Passkeys</h2>
-            {profile.data.passkeys.length === 0 ? <p className="muted">No passkeys.</p> : (
+            <h2 id="passkeys-heading">{t('user.passkeys')}</h2>
+            {profile.data.passkeys.length === 0 ? <p className="muted">{t('user.noPasskeys')}</p> : (
               <ul>
                 {profile.data.passkeys.map((p) => (
-                  <li key={p.id}>{p.name}: added {when(p.createdAt)}, last used {when(p.lastUsedAt)}{p.backedUp ? ' (synced)' : ''}</li>
+                  <li key={p.id}>{t('user.passkeyLine', { name: p.name, added: when(p.createdAt), used: when(p.lastUsedAt) })}{p.backedUp ? t('user.synced') : ''}</li>
                 ))}
               </ul>
             )}
           </section>
           <section aria-labelledby="links-heading">
-            <h2 id="links-heading">Provider links</h2>
-            {profile.data.providerLinks.length === 0 ? <p className="muted">Not linked to the workspace's provider.</p> : (
+            <h2 id="links-heading">{t('user.providerLinks')}</h2>
+            {profile.data.providerLinks.length === 0 ? <p className="muted">{t('user.noProviderLinks')}</p> : (
               <ul>
                 {profile.data.providerLinks.map((l) => (
-                  <li key={`${l.issuer} ${l.subject}`}>{l.issuer}{l.email ? ` as ${l.email}` : ''}: linked {when(l.createdAt)}, last used {when(l.lastLoginAt)}</li>
+                  <li key={`${l.issuer} ${l.subject}`}>{t('user.linkLine', { issuer: l.issuer, as: l.email ? t('user.linkAs', { email: l.email }) : '', linked: when(l.createdAt), used: when(l.lastLoginAt) })}</li>
                 ))}
               </ul>
             )}
           </section>
           <UserSessions slug={slug} user={user} />
           <section aria-labelledby="user-events-heading">
-            <h2 id="user-events-heading">Recent events</h2>
+            <h2 id="user-events-heading">{t('user.recentEvents')}</h2>
             <div className="table-wrap">
               <table className="cards">
-                <thead><tr><th scope="col">Time</th><th scope="col">Action</th><th scope="col">Details</th></tr></thead>
+                <thead><tr><th scope="col">{t('table.time')}</th><th scope="col">{t('table.action')}</th><th scope="col">{t('table.details')}</th></tr></thead>
                 <tbody>
                   {(events.data?.items ?? []).map((item) => (
                     <tr key={item.id}>
                       <td role="cell">{when(item.createdAt)}</td>
-                      <td role="cell" data-label="Action">{item.action}</td>
-                      <td role="cell" data-label="Details" className="details">{formatDetails(item.details)}</td>
+                      <td role="cell" data-label={t('table.action')}>{item.action}</td>
+                      <td role="cell" data-label={t('table.details')} className="details">{formatDetails(item.details)}</td>
                     </tr>
                   ))}
                 </tbody>
               </table>
             </div>
-            <Link to="/app/$slug/admin/audit" params={{ slug }} search={{ userId }}>All events of {user.email}</Link>
+            <Link to="/app/$slug/admin/audit" params={{ slug }} search={{ userId }}>{t('user.allEventsOf', { email: user.email })}</Link>
           </section>
         </>
       )}

@@ -1,7 +1,7 @@
 import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, Outlet, useSearch } from '@tanstack/react-router';
 import { useDeferredValue, useId, useState } from 'react';
-import { useTranslation } from 'react-i18next';
+import { Trans, useTranslation } from 'react-i18next';
 import { LOCALE_NAMES, LOCALES, type Locale } from '../../../src/lib/locales.js';
 import { downloadFile, toFormError, trpc, type RouterInputs, type RouterOutputs } from '../api';
 import { formatDetails, when } from '../audit-format';
@@ -45,29 +45,30 @@ export const AUDIT_ACTIONS = Object.keys(AUDIT_ACTION_SET) as AuditAction[];
 
 /** `/app/{slug}/admin/*`: the console's navigation; a Member sees a 403 page instead. */
 export function AdminLayout() {
+  const { t } = useTranslation('admin');
   const slug = useSlug();
   const me = useMe(slug, true);
-  if (me.isPending) return <p role="status" className="loading">Loading…</p>;
+  if (me.isPending) return <p role="status" className="loading">{t('ui.loading', { ns: 'common' })}</p>;
   if (me.data?.role !== 'Admin') {
     return (
       <main className="page" id="main">
-        <h1>403 · Admins only</h1>
-        <p>The admin console is for the workspace's admins. Ask one of them if you need access.</p>
-        <Link to="/app/$slug/account" params={{ slug }}>Back to your account</Link>
+        <h1>{t('layout.adminsOnly')}</h1>
+        <p>{t('layout.adminsOnlyText')}</p>
+        <Link to="/app/$slug/account" params={{ slug }}>{t('layout.backToAccount')}</Link>
       </main>
     );
   }
   return (
     <div className="admin">
-      <nav aria-label="Admin console" className="tabs">
-        <Link to="/app/$slug/admin" params={{ slug }} activeOptions={{ exact: true }}>Activity</Link>
-        <Link to="/app/$slug/admin/users" params={{ slug }}>Users</Link>
-        <Link to="/app/$slug/admin/invites" params={{ slug }}>Invites</Link>
-        <Link to="/app/$slug/admin/api-keys" params={{ slug }}>API keys</Link>
-        <Link to="/app/$slug/admin/applications" params={{ slug }}>Applications</Link>
-        <Link to="/app/$slug/admin/webhooks" params={{ slug }}>Webhooks</Link>
-        <Link to="/app/$slug/admin/settings" params={{ slug }}>Settings</Link>
-        <Link to="/app/$slug/admin/audit" params={{ slug }}>Audit log</Link>
+      <nav aria-label={t('layout.nav')} className="tabs">
+        <Link to="/app/$slug/admin" params={{ slug }} activeOptions={{ exact: true }}>{t('layout.activity')}</Link>
+        <Link to="/app/$slug/admin/users" params={{ slug }}>{t('layout.users')}</Link>
+        <Link to="/app/$slug/admin/invites" params={{ slug }}>{t('layout.invites')}</Link>
+        <Link to="/app/$slug/admin/api-keys" params={{ slug }}>{t('layout.apiKeys')}</Link>
+        <Link to="/app/$slug/admin/applications" params={{ slug }}>{t('layout.applications')}</Link>
+        <Link to="/app/$slug/admin/webhooks" params={{ slug }}>{t('layout.webhooks')}</Link>
+        <Link to="/app/$slug/admin/settings" params={{ slug }}>{t('layout.settings')}</Link>
+        <Link to="/app/$slug/admin/audit" params={{ slug }}>{t('layout.audit')}</Link>
       </nav>
       <Outlet />
     </div>
@@ -76,7 +77,8 @@ export function AdminLayout() {
 
 /** Users: list page by page ("Load more", GET users `limit` + `cursor`), delete, disable TOTP. */
 export function UsersPage() {
-  usePageTitle('Users');
+  const { t } = useTranslation('admin');
+  usePageTitle(t('users.title'));
   const slug = useSlug();
   const pageSizeId = useId();
   const searchId = useId();
@@ -107,30 +109,30 @@ export function UsersPage() {
   const items = users.data?.pages.flatMap((page) => page.items) ?? [];
   return (
     <main className="page" id="main">
-      <h1>Users</h1>
+      <h1>{t('users.title')}</h1>
       <ErrorAlert error={error ? toFormError(error) : null} />
       {result && <Notice>{result}</Notice>}
       <div className="filters">
         <div className="field">
-          <label htmlFor={searchId}>Search by email</label>
+          <label htmlFor={searchId}>{t('users.search')}</label>
           <input id={searchId} type="search" value={search} onChange={(e) => setSearch(e.target.value)} maxLength={254} />
         </div>
         <div className="field">
-          <label htmlFor={roleId}>Role</label>
+          <label htmlFor={roleId}>{t('users.role')}</label>
           <select id={roleId} value={role} onChange={(e) => setRole(e.target.value as Role | '')}>
-            <option value="">Any role</option>
-            {ROLES.map((r) => <option key={r} value={r}>{r}</option>)}
+            <option value="">{t('users.anyRole')}</option>
+            {ROLES.map((r) => <option key={r} value={r}>{t(`values.roles.${r}`)}</option>)}
           </select>
         </div>
         <div className="field">
-          <label htmlFor={statusId}>Status</label>
+          <label htmlFor={statusId}>{t('users.status')}</label>
           <select id={statusId} value={status} onChange={(e) => setStatus(e.target.value as UserStatus | '')}>
-            <option value="">Any status</option>
-            {USER_STATUSES.map((st) => <option key={st} value={st}>{st}</option>)}
+            <option value="">{t('users.anyStatus')}</option>
+            {USER_STATUSES.map((st) => <option key={st} value={st}>{t(`values.statuses.${st}`)}</option>)}
           </select>
         </div>
         <div className="field page-size">
-          <label htmlFor={pageSizeId}>Per page</label>
+          <label htmlFor={pageSizeId}>{t('users.perPage')}</label>
           <select id={pageSizeId} value={pageSize} onChange={(e) => setPageSize(Number(e.target.value))}>
             {USERS_PAGE_SIZES.map((size) => (
               <option key={size} value={size}>{size}</option>
@@ -141,15 +143,15 @@ export function UsersPage() {
       <div className="table-wrap">
         <table className="cards">
           <thead>
-            <tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col">Authenticator</th><th scope="col">Actions</th></tr>
+            <tr><th scope="col">{t('table.email')}</th><th scope="col">{t('table.role')}</th><th scope="col">{t('table.status')}</th><th scope="col">{t('table.authenticator')}</th><th scope="col">{t('table.actions')}</th></tr>
           </thead>
           <tbody>
             {items.map((u) => (
               <tr key={u.id}>
                 <td role="cell"><Link to="/app/$slug/admin/users/$userId" params={{ slug, userId: u.id }}>{u.email}</Link></td>
-                <td role="cell" data-label="Role">{u.role}</td>
-                <td role="cell" data-label="Status">{u.status}</td>
-                <td role="cell" data-label="Authenticator">{u.totpEnrolled ? 'On' : 'Off'}</td>
+                <td role="cell" data-label={t('table.role')}>{t(`values.roles.${u.role}`)}</td>
+                <td role="cell" data-label={t('table.status')}>{t(`values.statuses.${u.status}`)}</td>
+                <td role="cell" data-label={t('table.authenticator')}>{u.totpEnrolled ? t('values.on') : t('values.off')}</td>
                 <td role="cell" className="actions">
                   <UserActions
                     slug={slug} user={u}
@@ -164,11 +166,11 @@ export function UsersPage() {
         </table>
       </div>
       <p role="status" className="muted">
-        {users.isSuccess && (users.hasNextPage ? `${items.length} users shown; more to load.` : `${items.length} users, all shown.`)}
+        {users.isSuccess && (users.hasNextPage ? t('users.more', { count: items.length }) : t('users.all', { count: items.length }))}
       </p>
       {users.hasNextPage && (
         <button type="button" className="secondary" onClick={() => users.fetchNextPage()} disabled={users.isFetchingNextPage}>
-          Load more
+          {t('users.loadMore')}
         </button>
       )}
       {sessionsOf && <UserSessions slug={slug} user={sessionsOf} onClose={() => setSessionsOf(null)} />}
@@ -178,7 +180,8 @@ export function UsersPage() {
 
 /** Invites: create (role, lifetime), list with the accepted/revoked filters, revoke, copy link. */
 export function InvitesPage() {
-  usePageTitle('Invites');
+  const { t } = useTranslation('admin');
+  usePageTitle(t('invites.title'));
   const slug = useSlug();
   const queryClient = useQueryClient();
   const [includeAccepted, setIncludeAccepted] = useState(false);
@@ -207,9 +210,9 @@ export function InvitesPage() {
   const link = create.data ? `${window.location.origin}/app/${slug}/accept-invite?token=${encodeURIComponent(create.data.token)}` : null;
   return (
     <main className="page" id="main">
-      <h1>Invites</h1>
+      <h1>{t('invites.title')}</h1>
       <section aria-labelledby="new-invite" className="panel">
-        <h2 id="new-invite">Invite someone</h2>
+        <h2 id="new-invite">{t('invites.new')}</h2>
         <form
           onSubmit={(e) => {
             e.preventDefault();
@@ -218,55 +221,55 @@ export function InvitesPage() {
           }}
         >
           <ErrorAlert error={error} />
-          <Field label="Email" name="email" type="email" required error={error} />
-          <Select label="Role" name="role" options={ROLES} defaultValue="Member" />
-          <Field label="Valid for (hours)" name="ttlHours" type="number" min={1} max={720} error={error} hint="Empty for the default lifetime." />
-          <button type="submit" disabled={create.isPending}>Send invite</button>
+          <Field label={t('invites.email')} name="email" type="email" required error={error} />
+          <Select label={t('invites.role')} name="role" options={ROLES} defaultValue="Member" optionLabel={(r) => t(`values.roles.${r as Role}`)} />
+          <Field label={t('invites.validFor')} name="ttlHours" type="number" min={1} max={720} error={error} hint={t('invites.validForHint')} />
+          <button type="submit" disabled={create.isPending}>{t('invites.send')}</button>
         </form>
         {link && (
           <div className="created">
-            <Notice>Invite sent to {create.data?.invite.email}. The link was mailed; you can also share it yourself.</Notice>
+            <Notice>{t('invites.sent', { email: create.data?.invite.email ?? '' })}</Notice>
             <div className="field">
-              <label htmlFor="invite-link">Invite link</label>
+              <label htmlFor="invite-link">{t('invites.link')}</label>
               <input id="invite-link" readOnly value={link} className="mono" />
             </div>
             <button type="button" className="secondary" onClick={() => void navigator.clipboard?.writeText(link).then(() => setCopied(true))}>
-              Copy link
+              {t('invites.copyLink')}
             </button>
-            {copied && <span role="status"> Copied.</span>}
+            {copied && <span role="status">{t('invites.copied')}</span>}
           </div>
         )}
       </section>
       <section aria-labelledby="invite-list" className="panel">
-        <h2 id="invite-list">Invites</h2>
+        <h2 id="invite-list">{t('invites.list')}</h2>
         <div className="filters">
-          <Checkbox label="Show accepted" name="includeAccepted" onChange={setIncludeAccepted} />
-          <Checkbox label="Show revoked" name="includeRevoked" onChange={setIncludeRevoked} />
+          <Checkbox label={t('invites.showAccepted')} name="includeAccepted" onChange={setIncludeAccepted} />
+          <Checkbox label={t('invites.showRevoked')} name="includeRevoked" onChange={setIncludeRevoked} />
         </div>
         <ErrorAlert
           error={invites.error ? toFormError(invites.error) : revoke.error ? toFormError(revoke.error) : resend.error ? toFormError(resend.error) : null}
         />
-        {resend.data && <Notice>A new invitation was mailed to {resend.data.invite.email}; the previous link no longer works.</Notice>}
+        {resend.data && <Notice>{t('invites.resent', { email: resend.data.invite.email })}</Notice>}
         <div className="table-wrap">
           <table className="cards">
             <thead>
-              <tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col">Expires</th><th scope="col">Actions</th></tr>
+              <tr><th scope="col">{t('table.email')}</th><th scope="col">{t('table.role')}</th><th scope="col">{t('table.status')}</th><th scope="col">{t('table.expires')}</th><th scope="col">{t('table.actions')}</th></tr>
             </thead>
             <tbody>
               {invites.data?.items.map((i) => (
                 <tr key={i.id}>
                   <td role="cell">{i.email}</td>
-                  <td role="cell" data-label="Role">{i.role}</td>
-                  <td role="cell" data-label="Status">{i.status}</td>
-                  <td role="cell" data-label="Expires">{when(i.expiresAt)}</td>
+                  <td role="cell" data-label={t('table.role')}>{t(`values.roles.${i.role}`)}</td>
+                  <td role="cell" data-label={t('table.status')}>{t(`values.inviteStatuses.${i.status}`)}</td>
+                  <td role="cell" data-label={t('table.expires')}>{when(i.expiresAt)}</td>
                   <td role="cell" className="actions">
                     {(i.status === 'Open' || i.status === 'Expired') && (
-                      <button type="button" className="secondary" aria-label={`Send the invite to ${i.email} again`} disabled={resend.isPending} onClick={() => resend.mutate(i.id)}>
-                        Resend
+                      <button type="button" className="secondary" aria-label={t('invites.resendLabel', { email: i.email })} disabled={resend.isPending} onClick={() => resend.mutate(i.id)}>
+                        {t('invites.resend')}
                       </button>
                     )}
                     {i.status === 'Open' && (
-                      <button type="button" className="danger" aria-label={`Revoke invite of ${i.email}`} onClick={() => revoke.mutate(i.id)}>Revoke</button>
+                      <button type="button" className="danger" aria-label={t('invites.revokeLabel', { email: i.email })} onClick={() => revoke.mutate(i.id)}>{t('invites.revoke')}</button>
                     )}
                   </td>
                 </tr>
@@ -281,7 +284,8 @@ export function InvitesPage() {
 
 /** API keys: create (plaintext shown once), list, revoke. */
 export function ApiKeysPage() {
-  usePageTitle('API keys');
+  const { t } = useTranslation('admin');
+  usePageTitle(t('apiKeys.title'));
   const slug = useSlug();
   const queryClient = useQueryClient();
   const [includeRevoked, setIncludeRevoked] = useState(false);
@@ -303,9 +307,9 @@ export function ApiKeysPage() {
   const error = create.error ? toFormError(create.error) : null;
   return (
     <main className="page" id="main">
-      <h1>API keys</h1>
+      <h1>{t('apiKeys.title')}</h1>
       <section aria-labelledby="new-key" className="panel">
-        <h2 id="new-key">Create an API key</h2>
+        <h2 id="new-key">{t('apiKeys.new')}</h2>
         <form
           onSubmit={(e) => {
             e.preventDefault();
@@ -313,41 +317,41 @@ export function ApiKeysPage() {
           }}
         >
           <ErrorAlert error={error} />
-          <Field label="Name" name="name" required error={error} />
-          <Select label="Environment" name="environment" options={ENVIRONMENTS} defaultValue="live" />
-          <Field label="Expires (optional)" name="expiresAt" type="datetime-local" error={error} />
-          <button type="submit" disabled={create.isPending}>Create key</button>
+          <Field label={t('apiKeys.name')} name="name" required error={error} />
+          <Select label={t('apiKeys.environment')} name="environment" options={ENVIRONMENTS} defaultValue="live" optionLabel={(e) => t(`values.environments.${e as Environment}`)} />
+          <Field label={t('apiKeys.expires')} name="expiresAt" type="datetime-local" error={error} />
+          <button type="submit" disabled={create.isPending}>{t('apiKeys.create')}</button>
         </form>
         {create.data && (
           <div className="created">
-            <Notice>Copy the key now: it is shown only once.</Notice>
+            <Notice>{t('apiKeys.copyNow')}</Notice>
             <div className="field">
-              <label htmlFor="new-key-plaintext">New API key</label>
+              <label htmlFor="new-key-plaintext">{t('apiKeys.newKey')}</label>
               <input id="new-key-plaintext" readOnly value={create.data.plaintext} className="mono" />
             </div>
           </div>
         )}
       </section>
       <section aria-labelledby="key-list" className="panel">
-        <h2 id="key-list">Keys</h2>
-        <Checkbox label="Show revoked" name="includeRevoked" onChange={setIncludeRevoked} />
+        <h2 id="key-list">{t('apiKeys.list')}</h2>
+        <Checkbox label={t('apiKeys.showRevoked')} name="includeRevoked" onChange={setIncludeRevoked} />
         <ErrorAlert error={keys.error ? toFormError(keys.error) : revoke.error ? toFormError(revoke.error) : null} />
         <div className="table-wrap">
           <table className="cards">
             <thead>
-              <tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Environment</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col">Actions</th></tr>
+              <tr><th scope="col">{t('table.name')}</th><th scope="col">{t('table.prefix')}</th><th scope="col">{t('table.environment')}</th><th scope="col">{t('table.lastUsed')}</th><th scope="col">{t('table.status')}</th><th scope="col">{t('table.actions')}</th></tr>
             </thead>
             <tbody>
               {keys.data?.items.map((k) => (
                 <tr key={k.id}>
                   <td role="cell">{k.name}</td>
-                  <td role="cell" data-label="Prefix" className="mono">{k.prefix}</td>
-                  <td role="cell" data-label="Environment">{k.environment}</td>
-                  <td role="cell" data-label="Last used">{when(k.lastUsedAt)}</td>
-                  <td role="cell" data-label="Status">{k.revokedAt ? `Revoked ${when(k.revokedAt)}` : k.expiresAt ? `Expires ${when(k.expiresAt)}` : 'Active'}</td>
+                  <td role="cell" data-label={t('table.prefix')} className="mono">{k.prefix}</td>
+                  <td role="cell" data-label={t('table.environment')}>{t(`values.environments.${k.environment}`)}</td>
+                  <td role="cell" data-label={t('table.lastUsed')}>{when(k.lastUsedAt)}</td>
+                  <td role="cell" data-label={t('table.status')}>{k.revokedAt ? t('apiKeys.revokedAt', { date: when(k.revokedAt) }) : k.expiresAt ? t('apiKeys.expiresAt', { date: when(k.expiresAt) }) : t('apiKeys.active')}</td>
                   <td role="cell" className="actions">
                     {!k.revokedAt && (
-                      <button type="button" className="danger" aria-label={`Revoke API key ${k.name}`} onClick={() => revoke.mutate(k.id)}>Revoke</button>
+                      <button type="button" className="danger" aria-label={t('apiKeys.revokeLabel', { name: k.name })} onClick={() => revoke.mutate(k.id)}>{t('apiKeys.revoke')}</button>
                     )}
                   </td>
                 </tr>
@@ -363,7 +367,7 @@ export function ApiKeysPage() {
 /** Workspace settings: name, MFA policy, email verification, IdP client (secret write-only). */
 export function SettingsPage() {
   const { t: tr } = useTranslation('admin');
-  usePageTitle('Workspace settings');
+  usePageTitle(tr('settings.title'));
   const slug = useSlug();
   const queryClient = useQueryClient();
   const tenant = useQuery({ queryKey: ['tenant', slug], queryFn: () => trpc.tenant.get.query({ tenantSlug: slug }) });
@@ -391,12 +395,10 @@ export function SettingsPage() {
     if (formValue(form, 'mfaPolicy') !== 'Required' || tenant.data?.mfaPolicy === 'Required') return true;
     const all = await trpc.users.list.query({ tenantSlug: slug });
     const without = all.items.filter((u) => !u.totpEnrolled).map((u) => u.email);
-    if (without.length === 0) return window.confirm('Require a second factor from everyone in this workspace?');
-    const named = without.slice(0, 10).join(', ') + (without.length > 10 ? ` and ${without.length - 10} more` : '');
-    return window.confirm(
-      `Require a second factor? ${without.length} ${without.length === 1 ? 'person has' : 'people have'} no authenticator app yet (${named}); ` +
-        'they will have to set one up at their next sign-in.',
-    );
+    if (without.length === 0) return window.confirm(tr('settings.confirmRequiredAll'));
+    const shown = without.slice(0, 10).join(', ');
+    const names = without.length > 10 ? tr('settings.andMore', { names: shown, count: without.length - 10 }) : shown;
+    return window.confirm(tr('settings.confirmRequired', { count: without.length, names }));
   };
   const putIdp = useMutation({
     mutationFn: (form: FormData) =>
@@ -413,16 +415,16 @@ export function SettingsPage() {
     mutationFn: () => trpc.idp.deleteCredentials.mutate({ tenantSlug: slug }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['tenant', slug] }),
   });
-  if (tenant.isPending) return <p role="status" className="loading">Loading…</p>;
+  if (tenant.isPending) return <p role="status" className="loading">{tr('ui.loading', { ns: 'common' })}</p>;
   if (tenant.error) return <ErrorAlert error={toFormError(tenant.error)} />;
   const t = tenant.data;
   const updateError = update.error ? toFormError(update.error) : null;
   const idpError = putIdp.error ? toFormError(putIdp.error) : deleteIdp.error ? toFormError(deleteIdp.error) : null;
   return (
     <main className="page" id="main">
-      <h1>Workspace settings</h1>
+      <h1>{tr('settings.title')}</h1>
       <section aria-labelledby="general" className="panel">
-        <h2 id="general">General</h2>
+        <h2 id="general">{tr('settings.general')}</h2>
         <form
           key={t.createdAt + t.name + t.mfaPolicy + String(t.requireEmailVerification) + t.signupPolicy + t.signupEmailDomains.join(',') + t.defaultLocale}
           onSubmit={(e) => {
@@ -432,30 +434,34 @@ export function SettingsPage() {
           }}
         >
           <ErrorAlert error={updateError} />
-          {update.isSuccess && <Notice>Settings saved.</Notice>}
-          <Field label="Workspace name" name="name" defaultValue={t.name} required error={updateError} />
-          <Select label="Multi-factor authentication" name="mfaPolicy" options={MFA_POLICIES} defaultValue={t.mfaPolicy} />
-          <Checkbox label="Require email verification for new sign-ups" name="requireEmailVerification" defaultChecked={t.requireEmailVerification} />
-          <Select label="Who may sign up" name="signupPolicy" options={SIGNUP_POLICIES} defaultValue={t.signupPolicy} />
+          {update.isSuccess && <Notice>{tr('settings.saved')}</Notice>}
+          <Field label={tr('settings.name')} name="name" defaultValue={t.name} required error={updateError} />
+          <Select label={tr('settings.mfa')} name="mfaPolicy" options={MFA_POLICIES} defaultValue={t.mfaPolicy} optionLabel={(o) => tr(`values.mfaPolicies.${o as MfaPolicy}`)} />
+          <Checkbox label={tr('settings.requireVerification')} name="requireEmailVerification" defaultChecked={t.requireEmailVerification} />
+          <Select label={tr('settings.signupPolicy')} name="signupPolicy" options={SIGNUP_POLICIES} defaultValue={t.signupPolicy} optionLabel={(o) => tr(`values.signupPolicies.${o as SignupPolicy}`)} />
           <Field
-            label="Sign-up email domains"
+            label={tr('settings.signupDomains')}
             name="signupEmailDomains"
             defaultValue={t.signupEmailDomains.join(', ')}
             error={updateError}
-            hint="With Domains: only addresses at these domains may sign up (comma-separated). Invites work under every setting."
+            hint={tr('settings.signupDomainsHint')}
           />
           <Select label={tr('settings.defaultLanguage')} name="defaultLocale" options={LOCALES} defaultValue={t.defaultLocale} optionLabel={(l) => LOCALE_NAMES[l as Locale]} />
           <p className="hint">{tr('settings.defaultLanguageHint')}</p>
-          <button type="submit" disabled={update.isPending}>Save settings</button>
+          <button type="submit" disabled={update.isPending}>{tr('settings.save')}</button>
         </form>
       </section>
       <BrandingSection slug={slug} tenant={t} />
       <section aria-labelledby="idp" className="panel">
-        <h2 id="idp">External identity provider</h2>
-        <p>{t.idpOauthEnabled ? 'Sign-in with the provider is on.' : 'Sign-in with the provider is off.'}</p>
+        <h2 id="idp">{tr('settings.idp')}</h2>
+        <p>{t.idpOauthEnabled ? tr('settings.idpOn') : tr('settings.idpOff')}</p>
         <p>
-          Provider: <code>{t.idpIssuer}</code>{t.idpIssuerIsDefault ? ' (the service default)' : ''}.
-          Redirect URI to register at the provider: <code>{t.idpRedirectUri}</code>
+          <Trans
+            t={tr}
+            i18nKey="settings.idpProvider"
+            values={{ issuer: t.idpIssuer, suffix: t.idpIssuerIsDefault ? tr('settings.idpDefault') : '', redirectUri: t.idpRedirectUri }}
+            components={{ code: <code /> }}
+          />
         </p>
         <form
           key={t.idpIssuer + t.idpAllowedEmailDomains.join(',')}
@@ -466,33 +472,33 @@ export function SettingsPage() {
           }}
         >
           <ErrorAlert error={idpError} />
-          <Field label="Client ID" name="clientId" defaultValue={t.idpClientId} required error={idpError} />
+          <Field label={tr('settings.clientId')} name="clientId" defaultValue={t.idpClientId} required error={idpError} />
           <Field
-            label="Client secret"
+            label={tr('settings.clientSecret')}
             name="clientSecret"
             type="password"
             autoComplete="off"
             required
             error={idpError}
-            hint={t.hasIdpClientSecret ? 'A secret is stored; it is never shown. Enter it again to change the client.' : 'Never shown again once saved.'}
+            hint={t.hasIdpClientSecret ? tr('settings.secretStored') : tr('settings.secretNever')}
           />
           <Field
-            label="Issuer URL (optional)"
+            label={tr('settings.issuer')}
             name="issuer"
             defaultValue={t.idpIssuerIsDefault ? '' : t.idpIssuer}
             error={idpError}
-            hint="Your own OpenID provider, e.g. https://login.example.com/realms/acme; empty for the service default. Checked when saved."
+            hint={tr('settings.issuerHint')}
           />
           <Field
-            label="Allowed email domains (optional)"
+            label={tr('settings.allowedDomains')}
             name="allowedEmailDomains"
             defaultValue={t.idpAllowedEmailDomains.join(', ')}
             error={idpError}
-            hint="Comma-separated, e.g. example.com; empty allows any domain."
+            hint={tr('settings.allowedDomainsHint')}
           />
-          <button type="submit" disabled={putIdp.isPending}>Save provider</button>
+          <button type="submit" disabled={putIdp.isPending}>{tr('settings.saveProvider')}</button>
           {t.idpOauthEnabled && (
-            <button type="button" className="danger" onClick={() => deleteIdp.mutate()} disabled={deleteIdp.isPending}>Remove provider</button>
+            <button type="button" className="danger" onClick={() => deleteIdp.mutate()} disabled={deleteIdp.isPending}>{tr('settings.removeProvider')}</button>
           )}
         </form>
       </section>
@@ -524,7 +530,8 @@ const AUDIT_PEOPLE_LIMIT = 1000;
  * time, and the filtered view exported as CSV or JSON (docs/web.md "Console").
  */
 export function AuditPage() {
-  usePageTitle('Audit log');
+  const { t } = useTranslation('admin');
+  usePageTitle(t('audit.title'));
   const slug = useSlug();
   const linked = useSearch({ from: '/app/$slug/signed-in/admin/audit' });
   const userPickerId = useId();
@@ -541,13 +548,13 @@ export function AuditPage() {
       return (
         <>
           <Link to="/app/$slug/admin/users/$userId" params={{ slug, userId: id }}>{email}</Link>{' '}
-          <button type="button" className="link" onClick={() => setFilters((f) => ({ ...f, userId: id }))} aria-label={`Events of ${email}`}>
-            (events)
+          <button type="button" className="link" onClick={() => setFilters((f) => ({ ...f, userId: id }))} aria-label={t('audit.eventsOf', { email })}>
+            {t('audit.events')}
           </button>
         </>
       );
     }
-    return `${type === 'api_key' ? 'API key' : type}${id ? ` ${id.slice(0, 8)}` : ''}`;
+    return `${type === 'api_key' ? t('audit.apiKey') : type}${id ? ` ${id.slice(0, 8)}` : ''}`;
   };
   const [filters, setFilters] = useState<AuditFilters>({ userId: linked.userId });
   const [before, setBefore] = useState<string[]>([]);
@@ -574,10 +581,10 @@ export function AuditPage() {
   const limit = filters.limit ?? 50;
   return (
     <main className="page" id="main">
-      <h1>Audit log</h1>
+      <h1>{t('audit.title')}</h1>
       <form
         className="filters panel"
-        aria-label="Audit filters"
+        aria-label={t('audit.filters')}
         onSubmit={(e) => {
           e.preventDefault();
           const form = new FormData(e.currentTarget);
@@ -595,49 +602,49 @@ export function AuditPage() {
           setBefore([]);
         }}
       >
-        <Select label="Action" name="action" options={AUDIT_ACTIONS} emptyLabel="Any action" />
+        <Select label={t('audit.action')} name="action" options={AUDIT_ACTIONS} emptyLabel={t('audit.anyAction')} />
         <div className="field">
-          <label htmlFor={userPickerId}>User</label>
+          <label htmlFor={userPickerId}>{t('audit.user')}</label>
           <select id={userPickerId} name="userId" key={filters.userId ?? ''} defaultValue={filters.userId ?? ''}>
-            <option value="">Anyone</option>
+            <option value="">{t('audit.anyone')}</option>
             {(people.data?.items ?? []).map((u) => (
               <option key={u.id} value={u.id}>{u.email}</option>
             ))}
           </select>
         </div>
-        <Field label="Search" name="search" error={error} hint="Action, details or email" />
-        <Field label="From" name="from" type="date" error={error} hint="First day" />
-        <Field label="To" name="to" type="date" error={error} hint="Last day, included" />
-        <Field label="Limit" name="limit" type="number" min={1} max={200} error={error} />
-        <button type="submit">Apply filters</button>
+        <Field label={t('audit.search')} name="search" error={error} hint={t('audit.searchHint')} />
+        <Field label={t('audit.from')} name="from" type="date" error={error} hint={t('audit.fromHint')} />
+        <Field label={t('audit.to')} name="to" type="date" error={error} hint={t('audit.toHint')} />
+        <Field label={t('audit.limit')} name="limit" type="number" min={1} max={200} error={error} />
+        <button type="submit">{t('audit.apply')}</button>
       </form>
-      <div className="actions" role="group" aria-label="Export the filtered view">
-        <button type="button" className="secondary" onClick={() => exportView.mutate('csv')} disabled={exportView.isPending}>Export CSV</button>
-        <button type="button" className="secondary" onClick={() => exportView.mutate('json')} disabled={exportView.isPending}>Export JSON</button>
+      <div className="actions" role="group" aria-label={t('audit.export')}>
+        <button type="button" className="secondary" onClick={() => exportView.mutate('csv')} disabled={exportView.isPending}>{t('audit.exportCsv')}</button>
+        <button type="button" className="secondary" onClick={() => exportView.mutate('json')} disabled={exportView.isPending}>{t('audit.exportJson')}</button>
       </div>
       <ErrorAlert error={error} />
       <div className="table-wrap">
         <table className="cards">
           <thead>
-            <tr><th scope="col">Time</th><th scope="col">Action</th><th scope="col">Actor</th><th scope="col">Target</th><th scope="col">Details</th></tr>
+            <tr><th scope="col">{t('table.time')}</th><th scope="col">{t('table.action')}</th><th scope="col">{t('table.actor')}</th><th scope="col">{t('table.target')}</th><th scope="col">{t('table.details')}</th></tr>
           </thead>
           <tbody>
             {items.map((item) => (
               <tr key={item.id}>
                 <td role="cell">{when(item.createdAt)}</td>
-                <td role="cell" data-label="Action">{item.action}</td>
-                <td role="cell" data-label="Actor">{party(item.actorType, item.actorId)}</td>
-                <td role="cell" data-label="Target">{party(item.targetType, item.targetId)}</td>
-                <td role="cell" data-label="Details" className="details">{formatDetails(item.details)}</td>
+                <td role="cell" data-label={t('table.action')}>{item.action}</td>
+                <td role="cell" data-label={t('table.actor')}>{party(item.actorType, item.actorId)}</td>
+                <td role="cell" data-label={t('table.target')}>{party(item.targetType, item.targetId)}</td>
+                <td role="cell" data-label={t('table.details')} className="details">{formatDetails(item.details)}</td>
               </tr>
             ))}
           </tbody>
         </table>
       </div>
-      {items.length === 0 && !audit.isPending && <p>No events match.</p>}
+      {items.length === 0 && !audit.isPending && <p>{t('audit.none')}</p>}
       <div className="pager">
-        <button type="button" className="secondary" disabled={before.length === 0} onClick={() => setBefore((b) => b.slice(0, -1))}>Newer</button>
-        <button type="button" className="secondary" disabled={items.length < limit} onClick={() => setBefore((b) => [...b, items.at(-1)!.createdAt])}>Older</button>
+        <button type="button" className="secondary" disabled={before.length === 0} onClick={() => setBefore((b) => b.slice(0, -1))}>{t('audit.newer')}</button>
+        <button type="button" className="secondary" disabled={items.length < limit} onClick={() => setBefore((b) => [...b, items.at(-1)!.createdAt])}>{t('audit.older')}</button>
       </div>
     </main>
   );
