@@ -1,7 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { toFormError, trpc, type RouterOutputs } from '../api';
 import { usePageTitle, useSlug } from '../hooks';
+import { formatDateTime } from '../i18n';
 import { ErrorAlert, Field, formValue, Notice } from '../ui';
 import { AUDIT_ACTIONS } from './admin';
 import { CopyField } from './admin-applications';
@@ -9,7 +11,7 @@ import { CopyField } from './admin-applications';
 type Webhook = RouterOutputs['webhooks']['list']['items'][number];
 type EventType = (typeof AUDIT_ACTIONS)[number];
 
-const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '');
+const when = (iso: string | null) => (iso ? formatDateTime(iso) : '');
 
 /** The event types picked in a multiple select; none picked means every event. */
 function pickedEvents(select: HTMLSelectElement | null): EventType[] | null {
@@ -19,9 +21,10 @@ function pickedEvents(select: HTMLSelectElement | null): EventType[] | null {
 
 /** A multiple select of the audit actions an endpoint receives (docs/events.md "Webhooks"). */
 function EventPicker({ id, defaultValue }: { id: string; defaultValue: EventType[] | null }) {
+  const { t } = useTranslation('admin');
   return (
     <div className="field">
-      <label htmlFor={id}>Events (pick none for every event)</label>
+      <label htmlFor={id}>{t('webhooks.events')}</label>
       <select id={id} multiple size={8} defaultValue={defaultValue ?? []}>
         {AUDIT_ACTIONS.map((a) => <option key={a} value={a}>{a}</option>)}
       </select>
@@ -34,7 +37,8 @@ function EventPicker({ id, defaultValue }: { id: string; defaultValue: EventType
  * event, secret rotation, deletion, and each endpoint's delivery log (docs/events.md "Webhooks").
  */
 export function WebhooksPage() {
-  usePageTitle('Webhooks');
+  const { t } = useTranslation('admin');
+  usePageTitle(t('webhooks.title'));
   const slug = useSlug();
   const queryClient = useQueryClient();
   const createEventsId = useId();
@@ -66,9 +70,9 @@ export function WebhooksPage() {
   const formError = create.error ? toFormError(create.error) : null;
   return (
     <main className="page" id="main">
-      <h1>Webhooks</h1>
+      <h1>{t('webhooks.title')}</h1>
       <section aria-labelledby="new-webhook" className="panel">
-        <h2 id="new-webhook">Add an endpoint</h2>
+        <h2 id="new-webhook">{t('webhooks.add')}</h2>
         <form
           onSubmit={(e) => {
             e.preventDefault();
@@ -77,58 +81,58 @@ export function WebhooksPage() {
           }}
         >
           <ErrorAlert error={formError} />
-          <Field label="Endpoint URL" name="url" type="text" required error={formError} hint="A public https address; each body is signed (Standard Webhooks)." />
+          <Field label={t('webhooks.url')} name="url" type="text" required error={formError} hint={t('webhooks.urlHint')} />
           <EventPicker id={createEventsId} defaultValue={null} />
-          <button type="submit" disabled={create.isPending}>Add endpoint</button>
+          <button type="submit" disabled={create.isPending}>{t('webhooks.addButton')}</button>
         </form>
         {secret && (
           <div className="created">
-            <Notice>Endpoint added for {secret.url}. Copy its signing secret now: it is shown only once.</Notice>
-            <CopyField id="webhook-secret" label="Signing secret" value={secret.value} />
+            <Notice>{t('webhooks.added', { url: secret.url })}</Notice>
+            <CopyField id="webhook-secret" label={t('webhooks.secret')} value={secret.value} />
           </div>
         )}
       </section>
       <section aria-labelledby="webhook-list" className="panel">
-        <h2 id="webhook-list">Endpoints</h2>
+        <h2 id="webhook-list">{t('webhooks.list')}</h2>
         <ErrorAlert error={error && error !== create.error ? toFormError(error) : null} />
         {result && <Notice>{result}</Notice>}
-        {webhooks.data?.items.length === 0 && <p>No endpoints yet.</p>}
+        {webhooks.data?.items.length === 0 && <p>{t('webhooks.none')}</p>}
         <ul className="endpoints">
           {webhooks.data?.items.map((w) => (
             <li key={w.id} className="endpoint">
               <p className="mono">{w.url}</p>
               <p>
-                {w.enabled ? 'Enabled' : w.disabledReason === 'failing' ? `Disabled: failing since ${when(w.failingSince)}` : 'Disabled'}
+                {w.enabled ? t('webhooks.enabled') : w.disabledReason === 'failing' ? t('webhooks.disabledFailing', { date: when(w.failingSince) }) : t('webhooks.disabled')}
                 {' · '}
-                {w.eventTypes ? `${w.eventTypes.length} event types` : 'Every event'}
+                {w.eventTypes ? t('webhooks.eventTypes', { count: w.eventTypes.length }) : t('webhooks.everyEvent')}
               </p>
               <div className="actions">
-                <button type="button" className="secondary" aria-label={`Send a test event to ${w.url}`} onClick={() => act(() => trpc.webhooks.test.mutate({ tenantSlug: slug, id: w.id }), `A test event is on its way to ${w.url}.`)}>
-                  Send test event
+                <button type="button" className="secondary" aria-label={t('webhooks.testLabel', { url: w.url })} onClick={() => act(() => trpc.webhooks.test.mutate({ tenantSlug: slug, id: w.id }), t('webhooks.testDone', { url: w.url }))}>
+                  {t('webhooks.test')}
                 </button>
                 <button
-                  type="button" className="secondary" aria-label={`${w.enabled ? 'Disable' : 'Enable'} ${w.url}`}
-                  onClick={() => act(() => trpc.webhooks.update.mutate({ tenantSlug: slug, id: w.id, enabled: !w.enabled }), `${w.url} is ${w.enabled ? 'disabled' : 'enabled'}.`)}
+                  type="button" className="secondary" aria-label={`${w.enabled ? t('webhooks.disable') : t('webhooks.enable')} ${w.url}`}
+                  onClick={() => act(() => trpc.webhooks.update.mutate({ tenantSlug: slug, id: w.id, enabled: !w.enabled }), t(w.enabled ? 'webhooks.disabledDone' : 'webhooks.enabledDone', { url: w.url }))}
                 >
-                  {w.enabled ? 'Disable' : 'Enable'}
+                  {w.enabled ? t('webhooks.disable') : t('webhooks.enable')}
                 </button>
                 <button
-                  type="button" className="secondary" aria-label={`Rotate the secret of ${w.url}`}
+                  type="button" className="secondary" aria-label={t('webhooks.rotateLabel', { url: w.url })}
                   onClick={() => {
-                    if (!window.confirm(`Rotate the signing secret of ${w.url}? Deliveries are signed with the new one at once.`)) return;
+                    if (!window.confirm(t('webhooks.rotateConfirm', { url: w.url }))) return;
                     void trpc.webhooks.rotateSecret.mutate({ tenantSlug: slug, id: w.id }).then((r) => setSecret({ url: w.url, value: r.secret }), (e: unknown) => setResult(String(e)));
                   }}
                 >
-                  Rotate secret
+                  {t('webhooks.rotate')}
                 </button>
-                <button type="button" className="secondary" aria-expanded={open === w.id} aria-label={`Deliveries and events of ${w.url}`} onClick={() => setOpen(open === w.id ? null : w.id)}>
-                  Deliveries
+                <button type="button" className="secondary" aria-expanded={open === w.id} aria-label={t('webhooks.deliveriesLabel', { url: w.url })} onClick={() => setOpen(open === w.id ? null : w.id)}>
+                  {t('webhooks.deliveries')}
                 </button>
                 <button
-                  type="button" className="danger" aria-label={`Delete ${w.url}`}
-                  onClick={() => act(() => trpc.webhooks.delete.mutate({ tenantSlug: slug, id: w.id }), `${w.url} was deleted.`, `Delete the endpoint ${w.url} and its delivery log?`)}
+                  type="button" className="danger" aria-label={`${t('webhooks.delete')} ${w.url}`}
+                  onClick={() => act(() => trpc.webhooks.delete.mutate({ tenantSlug: slug, id: w.id }), t('webhooks.deleteDone', { url: w.url }), t('webhooks.deleteConfirm', { url: w.url }))}
                 >
-                  Delete
+                  {t('webhooks.delete')}
                 </button>
               </div>
               {open === w.id && <WebhookDetail slug={slug} webhook={w} onSaved={(done) => { setResult(done); void refresh(); }} />}
@@ -142,6 +146,7 @@ export function WebhooksPage() {
 
 /** An endpoint's event types (editable) and its newest delivery attempts. */
 function WebhookDetail({ slug, webhook, onSaved }: { slug: string; webhook: Webhook; onSaved: (done: string) => void }) {
+  const { t } = useTranslation('admin');
   const eventsId = useId();
   const deliveries = useQuery({
     queryKey: ['webhook-deliveries', slug, webhook.id],
@@ -150,7 +155,7 @@ function WebhookDetail({ slug, webhook, onSaved }: { slug: string; webhook: Webh
   });
   const save = useMutation({
     mutationFn: (eventTypes: EventType[] | null) => trpc.webhooks.update.mutate({ tenantSlug: slug, id: webhook.id, eventTypes }),
-    onSuccess: () => onSaved(`The events of ${webhook.url} were saved.`),
+    onSuccess: () => onSaved(t('webhooks.eventsSaved', { url: webhook.url })),
   });
   return (
     <div className="detail">
@@ -162,26 +167,26 @@ function WebhookDetail({ slug, webhook, onSaved }: { slug: string; webhook: Webh
       >
         <ErrorAlert error={save.error ? toFormError(save.error) : null} />
         <EventPicker id={eventsId} defaultValue={webhook.eventTypes} />
-        <button type="submit" className="secondary" disabled={save.isPending}>Save events</button>
+        <button type="submit" className="secondary" disabled={save.isPending}>{t('webhooks.saveEvents')}</button>
       </form>
-      <h3>Delivery log</h3>
-      {deliveries.data?.items.length === 0 && <p>No deliveries yet.</p>}
+      <h3>{t('webhooks.log')}</h3>
+      {deliveries.data?.items.length === 0 && <p>{t('webhooks.noDeliveries')}</p>}
       {(deliveries.data?.items.length ?? 0) > 0 && (
         <div className="table-wrap">
           <table className="cards">
-            <caption className="visually-hidden">Deliveries to {webhook.url}</caption>
+            <caption className="visually-hidden">{t('webhooks.caption', { url: webhook.url })}</caption>
             <thead>
-              <tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Attempt</th><th scope="col">Outcome</th><th scope="col">Status</th><th scope="col">Next retry</th></tr>
+              <tr><th scope="col">{t('webhooks.time')}</th><th scope="col">{t('webhooks.event')}</th><th scope="col">{t('webhooks.attempt')}</th><th scope="col">{t('webhooks.outcome')}</th><th scope="col">{t('webhooks.status')}</th><th scope="col">{t('webhooks.nextRetry')}</th></tr>
             </thead>
             <tbody>
               {deliveries.data?.items.map((d) => (
                 <tr key={d.id}>
                   <td role="cell">{when(d.createdAt)}</td>
-                  <td role="cell" data-label="Event">{d.eventType}</td>
-                  <td role="cell" data-label="Attempt">{d.attempt}</td>
-                  <td role="cell" data-label="Outcome">{d.outcome}{d.error ? ` (${d.error})` : ''}</td>
-                  <td role="cell" data-label="Status">{d.responseStatus ?? ''}{d.latencyMs !== null ? ` in ${d.latencyMs} ms` : ''}</td>
-                  <td role="cell" data-label="Next retry">{when(d.nextRetryAt)}</td>
+                  <td role="cell" data-label={t('webhooks.event')}>{d.eventType}</td>
+                  <td role="cell" data-label={t('webhooks.attempt')}>{d.attempt}</td>
+                  <td role="cell" data-label={t('webhooks.outcome')}>{d.outcome}{d.error ? ` (${d.error})` : ''}</td>
+                  <td role="cell" data-label={t('webhooks.status')}>{d.responseStatus ?? ''}{d.latencyMs !== null ? t('webhooks.latency', { ms: d.latencyMs }) : ''}</td>
+                  <td role="cell" data-label={t('webhooks.nextRetry')}>{when(d.nextRetryAt)}</td>
                 </tr>
               ))}
             </tbody>
