@@ -1,4 +1,4 @@
-import { createRootRoute, createRoute, createRouter, Link, Navigate, Outlet } from '@tanstack/react-router';
+import { createRootRoute, createRoute, createRouter, Link, Navigate, Outlet, useRouterState } from '@tanstack/react-router';
 import { type CSSProperties, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { LOCALE_NAMES, LOCALES, type Locale } from '../../src/lib/locales.js';
@@ -79,11 +79,13 @@ function WorkspaceLayout() {
   const defaultLocale = options.data?.defaultLocale;
   useEffect(() => applyWorkspaceLanguage(defaultLocale), [defaultLocale]);
   const branding = options.data?.branding;
+  // signed-in pages carry the logo and name in their top bar instead (SignedInLayout)
+  const signedIn = useRouterState({ select: (state) => state.matches.some((match) => match.routeId.includes('/signed-in')) });
   // the API lets only colours with white text at 4.5:1 through; the theme keeps links and text
   const style = branding?.primaryColor ? ({ '--color-button': branding.primaryColor, '--color-button-text': '#ffffff' } as CSSProperties) : undefined;
   return (
     <div className={branding?.primaryColor ? 'branded' : undefined} style={style}>
-      {branding && (
+      {branding && !signedIn && (
         <header className="brand-header">
           {branding.logoUrl && <img src={branding.logoUrl} alt="" />}
           <span className="brand-name">{branding.displayName}</span>

@@ -5,7 +5,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatDate, formatDateTime, formatNumber } from '../i18n';
 import { forgetSession, PasskeyPromptError, toFormError, toPasskeyError, trpc } from '../api';
-import { useMe, usePageTitle, useSignedIn, useSlug } from '../hooks';
+import { useMe, usePageTitle, useSignedIn, useSignInOptions, useSlug } from '../hooks';
 import { deviceName } from '../device-name';
 import { ErrorAlert, Field, formValue, Notice, RecoveryCodeList, TotpSecret } from '../ui';
 import { ResendVerification } from './auth';
@@ -16,6 +16,7 @@ export function SignedInLayout() {
   const slug = useSlug();
   const signedIn = useSignedIn(slug);
   const me = useMe(slug, signedIn.data === true);
+  const branding = useSignInOptions(slug).data?.branding;
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   const signOut = useMutation({
@@ -33,7 +34,10 @@ export function SignedInLayout() {
   return (
     <>
       <header className="topbar">
-        <span className="brand">{me.data?.tenant.name ?? slug}</span>
+        <span className="brand">
+          {branding?.logoUrl && <img src={branding.logoUrl} alt="" />}
+          {branding?.displayName ?? me.data?.tenant.name ?? slug}
+        </span>
         <nav aria-label={t('frame.main')}>
           <Link to="/app/$slug/account" params={{ slug }}>{t('frame.account')}</Link>
           {me.data?.role === 'Admin' && <Link to="/app/$slug/admin" params={{ slug }}>{t('frame.adminConsole')}</Link>}
