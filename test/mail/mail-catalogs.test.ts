@@ -1,19 +1,10 @@
+import { flattenCatalog, placeholdersOf } from '../helpers/catalogs.js';
 import { describe, expect, it } from 'vitest';
 import { LOCALES } from '../../src/lib/locales.js';
 import { lifetimeInWords, MAIL_CATALOGS, mailTranslator, momentInWords } from '../../src/services/mail/mail-i18n.js';
 import { renderMail, type MailContext } from '../../src/services/mail/mail-layout.js';
 import { quotedTenantName } from '../../src/services/mail/tenant-name.js';
 
-/** `{ 'a.b': 'text' }` for every sentence of a nested catalog. */
-function flatten(node: unknown, prefix = '', out: Record<string, string> = {}): Record<string, string> {
-  for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
-    if (typeof value === 'string') out[`${prefix}${key}`] = value;
-    else flatten(value, `${prefix}${key}.`, out);
-  }
-  return out;
-}
-
-const placeholders = (text: string): string[] => [...text.matchAll(/\{\{\s*(\w+)\s*\}\}/g)].map((m) => m[1]!).sort();
 
 const context = (overrides: Partial<MailContext['brand']> = {}, locale: MailContext['locale'] = 'en'): MailContext => ({
   to: 'ada@example.com',
@@ -23,12 +14,12 @@ const context = (overrides: Partial<MailContext['brand']> = {}, locale: MailCont
 
 describe('the mail catalogs', () => {
   it('translate every sentence into German and French, with the same placeholders and never the word "tenant"', () => {
-    const english = flatten(MAIL_CATALOGS.en);
+    const english = flattenCatalog(MAIL_CATALOGS.en);
     for (const locale of LOCALES) {
-      const catalog = flatten(MAIL_CATALOGS[locale]);
+      const catalog = flattenCatalog(MAIL_CATALOGS[locale]);
       expect(Object.keys(catalog).sort()).toEqual(Object.keys(english).sort());
       for (const [key, text] of Object.entries(catalog)) {
-        expect(placeholders(text), `${locale}:${key}`).toEqual(placeholders(english[key]!));
+        expect(placeholdersOf(text), `${locale}:${key}`).toEqual(placeholdersOf(english[key]!));
         expect(text, `${locale}:${key}`).not.toMatch(/\btenant\b/i);
         if (locale !== 'en') expect(text, `${locale}:${key} is still English`).not.toBe(english[key]);
       }

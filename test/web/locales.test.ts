@@ -1,3 +1,4 @@
+import { flattenCatalog, placeholdersOf } from '../helpers/catalogs.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LOCALES } from '../../src/lib/locales.js';
 import { buildOpenApiDocument } from '../../src/rest/openapi.js';
@@ -17,16 +18,6 @@ function documentedReasons(node: unknown, found = new Set<string>()): Set<string
   return found;
 }
 
-/** `{ 'a.b': 'text' }` for every string of a nested catalog. */
-function flatten(node: unknown, prefix = '', out: Record<string, string> = {}): Record<string, string> {
-  for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
-    if (typeof value === 'string') out[`${prefix}${key}`] = value;
-    else flatten(value, `${prefix}${key}.`, out);
-  }
-  return out;
-}
-
-const placeholders = (text: string): string[] => [...text.matchAll(/\{\{\s*(\w+)\s*\}\}/g)].map((m) => m[1]!).sort();
 
 afterAll(async () => {
   await i18n.changeLanguage('en');
@@ -48,21 +39,21 @@ describe('the pages\' languages', () => {
   });
 
   it('translates every key of every namespace with the same placeholders, and never says "tenant"', () => {
-    const english = Object.fromEntries(Object.entries(resources.en).map(([ns, catalog]) => [ns, flatten(catalog)]));
+    const english = Object.fromEntries(Object.entries(resources.en).map(([ns, catalog]) => [ns, flattenCatalog(catalog)]));
     for (const locale of LOCALES.filter((l) => l !== 'en')) {
       for (const [ns, catalog] of Object.entries(resources[locale])) {
-        const translated = flatten(catalog);
+        const translated = flattenCatalog(catalog);
         const original = english[ns]!;
         expect(Object.keys(translated).sort(), `${locale}/${ns} keys`).toEqual(Object.keys(original).sort());
         for (const [key, text] of Object.entries(translated)) {
           expect(text.trim(), `${locale}/${ns}:${key}`).not.toBe('');
-          expect(placeholders(text), `${locale}/${ns}:${key}`).toEqual(placeholders(original[key]!));
+          expect(placeholdersOf(text), `${locale}/${ns}:${key}`).toEqual(placeholdersOf(original[key]!));
         }
       }
     }
     for (const locale of LOCALES) {
       for (const [ns, catalog] of Object.entries(resources[locale])) {
-        for (const [key, text] of Object.entries(flatten(catalog))) expect(text, `${locale}/${ns}:${key}`).not.toMatch(/\btenant\b/i);
+        for (const [key, text] of Object.entries(flattenCatalog(catalog))) expect(text, `${locale}/${ns}:${key}`).not.toMatch(/\btenant\b/i);
       }
     }
   });

@@ -121,6 +121,16 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     return oidc.authorizationCodeGrant(rp.config, callback!, { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce });
   }
 
+  /** Creates a workspace through the API with `owner` as its first Admin; @returns its slug. */
+  async function createWorkspace(name: string, owner: string): Promise<string> {
+    const created = await fetch(`${server.url}/v1/tenants`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ tenant: { name }, admin: { email: owner, password: PASSWORD } }),
+    });
+    expect(created.status).toBe(200);
+    return ((await created.json()) as { tenantSlug: string }).tenantSlug;
+  }
+
   /** An Admin's access token from the API (the workspace owner has no second factor). */
   async function adminAccessToken(baseUrl: string, tenantSlug: string, email: string): Promise<string> {
     const res = await fetch(`${baseUrl}/v1/${tenantSlug}/auth/login`, {
@@ -1015,11 +1025,7 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
   it('brands a workspace: the console previews the colour live, and its sign-in page shows the display name, logo and colour, accessible in both themes', async () => {
     diagnoseOnFailure('24');
     const owner = `brand-${run}@acme.test`;
-    const created = await fetch(`${server.url}/v1/tenants`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ tenant: { name: `Brand ${run}` }, admin: { email: owner, password: PASSWORD } }),
-    });
-    const { tenantSlug } = (await created.json()) as { tenantSlug: string };
+    const tenantSlug = await createWorkspace(`Brand ${run}`, owner);
     const settings = await newPerson();
     await settings.goto(`${server.url}/app/${tenantSlug}/sign-in`);
     await settings.getByLabel('Email').fill(owner);
@@ -1070,11 +1076,7 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
   it('speaks German to a German browser: sign-in, its errors, the password reset page and the account page with German dates', async () => {
     diagnoseOnFailure('25');
     const owner = `sprache-${run}@acme.test`;
-    const created = await fetch(`${server.url}/v1/tenants`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ tenant: { name: `Sprache ${run}` }, admin: { email: owner, password: PASSWORD } }),
-    });
-    const { tenantSlug } = (await created.json()) as { tenantSlug: string };
+    const tenantSlug = await createWorkspace(`Sprache ${run}`, owner);
     const person = await newPerson(DESKTOP, 'de-DE');
     await person.goto(`${server.url}/app/${tenantSlug}/sign-in`);
     await person.getByRole('heading', { name: 'Anmelden', exact: true }).waitFor();
