@@ -178,6 +178,28 @@ function serviceRoutes(): Record<string, PathItemObject> {
         },
       },
     },
+    '/v1/{tenantSlug}/branding/logo': {
+      get: {
+        tags: ['tenant'],
+        security: [],
+        operationId: 'tenant-branding-logo',
+        summary: 'The workspace\'s logo (public)',
+        description:
+          'The image set with `PUT /v1/{tenantSlug}/tenant/logo` (PNG, JPEG, WebP or GIF), with a strong `ETag`, ' +
+          '`Cache-Control: public, max-age=300` and `X-Content-Type-Options: nosniff`; `If-None-Match` with that ETag answers 304. ' +
+          'Pages and mails link it as `logoUrl` (with `?v=`, so a new logo shows at once).',
+        parameters: [{ name: 'tenantSlug', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: {
+          '200': {
+            description: 'The logo',
+            content: Object.fromEntries(['image/png', 'image/jpeg', 'image/webp', 'image/gif'].map((type) => [type, { schema: { type: 'string', format: 'binary' } }])),
+          },
+          '304': { description: 'Not modified: the ETag given in `If-None-Match` is the logo\'s' },
+          '404': { description: 'No live workspace with this slug, or no logo — `details.reason`: `not_found`', content: json({ $ref: '#/components/schemas/ErrorEnvelope' }) },
+          ...unreadable,
+        },
+      },
+    },
   };
 }
 
