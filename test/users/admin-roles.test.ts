@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, createTenant, expectError, signupMember, unique, type ApiResponse, type TestTenant } from '../helpers/api.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
+/** A 1×1 PNG, base64 (a logo). */
+const ONE_PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
 /**
  * Roles (docs/api-rules.md "Credentials and sessions"): every "Tenant administration" and "Invites" route of this service's issue
  * (except invites/accept) needs an Admin or an API key of the tenant. Each route is walked with no
@@ -76,6 +79,8 @@ const routes: AdminRoute[] = [
   { label: 'GET audit/activity', call: (token) => api.get(`/v1/${slug()}/audit/activity`, { token }) },
   { label: 'GET tenant', call: (token) => api.get(`/v1/${slug()}/tenant`, { token }) },
   { label: 'PATCH tenant', call: (token) => api.patch(`/v1/${slug()}/tenant`, { mfaPolicy: 'Optional' }, { token }) },
+  { label: 'PUT tenant/logo', call: (token) => api.put(`/v1/${slug()}/tenant/logo`, { dataBase64: ONE_PIXEL_PNG }, { token }) },
+  { label: 'DELETE tenant/logo', call: (token) => api.delete(`/v1/${slug()}/tenant/logo`, { token }) },
   { label: 'GET users', call: (token) => api.get(`/v1/${slug()}/users`, { token }) },
   {
     label: 'GET users/{userId}/export',

@@ -1107,6 +1107,8 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     expect(sessionLine).toMatch(/angemeldet am \d{2}\.\d{2}\.\d{4}, \d{2}:\d{2}/);
     expect(await person.getByRole('list', { name: 'Angemeldete Geräte' }).locator('li strong').first().textContent()).toMatch(/ auf Linux/);
     await shoot(person, 'language-de-account-desktop');
+    const scan = await new AxeBuilder({ page: person }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+    expect(scan.violations.map((v) => `de account: ${v.id}`)).toEqual([]);
     await person.setViewportSize(PHONE);
     await shoot(person, 'language-de-account-phone');
   });
