@@ -1156,6 +1156,42 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     });
   });
 
+  it('shows the admin console in French to a French browser: navigation, users, invites, settings, and the audit log\'s dates', async () => {
+    diagnoseOnFailure('27');
+    const owner = `atelier-${run}@acme.test`;
+    const tenantSlug = await createWorkspace(`Atelier ${run}`, owner);
+    const page = await newPerson(DESKTOP, 'fr-FR');
+    await page.goto(`${server.url}/app/${tenantSlug}/sign-in`);
+    await page.getByLabel('Adresse e-mail').fill(owner);
+    await page.getByLabel('Mot de passe', { exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Se connecter', exact: true }).click();
+    await page.getByRole('heading', { name: 'Votre compte', exact: true }).waitFor();
+    await page.getByRole('link', { name: 'Console d’administration' }).click();
+
+    const nav = page.getByRole('navigation', { name: 'Console d’administration' });
+    await nav.getByRole('link', { name: 'Utilisateurs' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Utilisateurs' }).waitFor();
+    expect(await nav.getByRole('link').allTextContents()).toEqual(
+      ['Activité', 'Utilisateurs', 'Invitations', 'Clés d’API', 'Applications', 'Webhooks', 'Paramètres', 'Journal d’audit'],
+    );
+    await page.getByRole('columnheader', { name: 'Adresse e-mail' }).waitFor();
+    await nav.getByRole('link', { name: 'Invitations' }).click();
+    await page.getByRole('heading', { name: 'Inviter quelqu’un' }).waitFor();
+    await page.getByRole('button', { name: 'Envoyer l’invitation' }).waitFor();
+    await nav.getByRole('link', { name: 'Paramètres' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Paramètres de l’espace de travail' }).waitFor();
+    await page.getByRole('button', { name: 'Enregistrer les paramètres' }).waitFor();
+    await shoot(page, 'language-fr-admin-settings-desktop');
+    await nav.getByRole('link', { name: 'Journal d’audit' }).click();
+    await page.getByRole('columnheader', { name: 'Heure' }).waitFor();
+    const firstTime = page.locator('table tbody tr').first().locator('td').first();
+    await firstTime.waitFor();
+    // a French date and 24-hour time, e.g. "24 nov. 2026, 17:10" (not "Nov 24, 2026, 5:10 PM")
+    expect(await firstTime.textContent()).toMatch(/^\d{1,2} [a-zéû]+\.? \d{4}(,| à) \d{2}:\d{2}$/);
+    await page.setViewportSize(PHONE);
+    await shoot(page, 'language-fr-admin-audit-phone');
+  });
+
   it('passes an axe accessibility scan (WCAG 2.1 A and AA) on every kind of page, in the light and the dark theme', async () => {
     diagnoseOnFailure('22');
     const visitor = await newPerson();

@@ -345,7 +345,7 @@ export const admin: Translation<typeof english> = {
     preview: 'Vorschau',
     previewHint: 'So sieht die Anmeldeseite mit den Werten oben aus, bevor Sie sie speichern.',
     previewSignIn: 'Anmelden',
-    previewEmail: 'E-Mail',
+    previewEmail: 'E-Mail-Adresse',
     previewButton: 'Anmelden',
     previewSupport: 'Hilfe und Support',
   },

@@ -345,7 +345,7 @@ export const admin: Translation<typeof english> = {
     preview: 'Aperçu',
     previewHint: 'L’apparence de la page de connexion avec les valeurs ci-dessus, avant de les enregistrer.',
     previewSignIn: 'Connexion',
-    previewEmail: 'E-mail',
+    previewEmail: 'Adresse e-mail',
     previewButton: 'Se connecter',
     previewSupport: 'Aide et assistance',
   },
