@@ -7,6 +7,7 @@ import { Keyring } from './security/keyring.js';
 import { ApplicationService } from './services/oidc/application-service.js';
 import { purgeExpiredPayloads } from './services/oidc/oidc-payload-queries.js';
 import { OidcProviderService } from './services/oidc/oidc-provider-service.js';
+import { ProviderSessionRevocation } from './services/oidc/provider-session-revocation.js';
 import { SigningKeyService } from './services/oidc/signing-keys.js';
 import { AccountCredentialService } from './services/users/account-credentials.js';
 import { UserAdministrationService } from './services/users/user-administration-service.js';
@@ -146,7 +147,7 @@ function databasePoolUse(orm: MikroORM): { used: number; free: number; pending: 
 export function createServices(config: Config, logger: Logger, orm: MikroORM): AppServices {
   const keyring = new Keyring(config.encryptionKeys);
   const audit = new AuditService(config.jobQueue);
-  const sessions = new SessionService(config, audit, keyring);
+  const sessions = new SessionService(config, audit, keyring, new ProviderSessionRevocation());
   const jobs = new JobQueue(orm, config.jobQueue);
   const queuedPersonalData = new QueuedPersonalData(keyring);
   const mailer = new Mailer(jobs, keyring, new MailTransport(config, logger), logger, config.publicUrl);

@@ -98,12 +98,19 @@ export const OidcPayloadSchema = new EntitySchema<OidcPayloadRecord>({
   },
 });
 
-/** A session of a user that signed in at the tenant's OpenID Provider, so its logout ends it. */
+/**
+ * A hosted session of a user that signed in to one of the tenant's applications through its OpenID
+ * Provider (one row per session and application), so ending the session ends the provider's state
+ * and the session list shows the application sign-ins.
+ */
 export interface OidcHostedLogin {
   tenantId: string;
   userId: string;
   sessionId: string;
+  /** The application's client id. */
+  clientId: string;
   createdAt: Date;
+  lastSignedInAt: Date;
 }
 
 export const OidcHostedLoginSchema = new EntitySchema<OidcHostedLogin>({
@@ -113,6 +120,8 @@ export const OidcHostedLoginSchema = new EntitySchema<OidcHostedLogin>({
     tenantId: { type: 'uuid', primary: true },
     userId: { type: 'uuid', primary: true },
     sessionId: { type: 'uuid', primary: true },
+    clientId: { type: 'string', length: 255, primary: true },
     createdAt: { type: 'Date' },
+    lastSignedInAt: { type: 'Date' },
   },
 });

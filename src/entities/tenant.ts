@@ -72,3 +72,21 @@ export const TenantSchema = new EntitySchema<Tenant>({
     deletedAt: { type: 'Date', nullable: true },
   },
 });
+
+/**
+ * The slug of an erased tenant, reserved for ever (docs/decisions.md "Slugs are never reused"): the
+ * slug names the tenant's OpenID issuer, which resource servers trust.
+ */
+export interface TenantSlugTombstone {
+  slug: string;
+  erasedAt: Date;
+}
+
+export const TenantSlugTombstoneSchema = new EntitySchema<TenantSlugTombstone>({
+  name: 'TenantSlugTombstone',
+  tableName: 'tenant_slug_tombstone',
+  properties: {
+    slug: { type: 'string', length: 63, primary: true },
+    erasedAt: { type: 'Date' },
+  },
+});

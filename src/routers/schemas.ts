@@ -48,6 +48,19 @@ export const sessionSummaryOutput = z
       description: 'How the session was authenticated: `password`, `password+totp`, `password+recovery_code`, `password+email_otp`, `idp`, `idp+totp`, …; null for sessions older than the field',
     }),
     current: z.boolean().meta({ description: 'True for the session of the access token of this request' }),
+    applications: z
+      .array(
+        z.object({
+          clientId: z.string(),
+          name: z.string().nullable().meta({ description: 'The application\'s name; null once it was deleted' }),
+          lastSignedInAt: timestampOutput,
+        }),
+      )
+      .meta({
+        description:
+          'The workspace\'s applications this session signed in to through its OpenID Provider, newest first; ending the session ends ' +
+          'those sign-ins too (their provider sessions, grants and tokens)',
+      }),
   })
   .meta({ id: 'SessionSummary' });
 
@@ -65,6 +78,7 @@ export function toSessionList(sessions: LiveSession[], currentSessionId: string 
       userAgent: session.userAgent,
       method: session.method,
       current: session.id === currentSessionId,
+      applications: session.applications.map((app) => ({ clientId: app.clientId, name: app.name, lastSignedInAt: app.lastSignedInAt.toISOString() })),
     })),
   };
 }

@@ -15,7 +15,7 @@ import { OIDC_REASONS } from './oidc-errors.js';
 import * as payloads from './oidc-payload-queries.js';
 import { SIGNING_ALG, type SigningKeyService } from './signing-keys.js';
 import { findActiveAccount } from '../users/user-queries.js';
-import { deleteHostedLoginsOfUser, recordHostedLogin } from './oidc-hosted-login-queries.js';
+import { findHostedLoginSessionsOfUser, recordHostedLogin } from './oidc-hosted-login-queries.js';
 
 /** Lifetimes in seconds (docs/oidc.md "Tokens"). */
 export const OIDC_TTL = {
@@ -168,7 +168,7 @@ export class OidcProviderService {
     }
     const em = this.orm.em.fork() as EntityManager;
     await em.transactional(async (tx) => {
-      await recordHostedLogin(tx, tenant.id, session.userId, session.sessionId);
+      await recordHostedLogin(tx, tenant.id, session.userId, session.sessionId, clientId);
       await this.audit.record(tx, {
         tenantId: tenant.id, action: 'OidcSignIn', actor: { type: 'user', id: session.userId }, target: { type: 'user', id: session.userId }, meta,
         details: { clientId, prompt: details.prompt.name },
@@ -299,12 +299,15 @@ export class OidcProviderService {
     return provider;
   }
 
-  /** RP-initiated logout ended the provider session: the hosted-page sessions that signed in end too. */
+  /**
+   * RP-initiated logout ended the provider session: the hosted-page sessions that signed in end too,
+   * and with them every provider session and grant of the user (SessionService.revokeSession).
+   */
   private async endHostedSessions(tenantId: string, userId: string): Promise<void> {
     try {
       const em = this.orm.em.fork() as EntityManager;
       await em.transactional(async (tx) => {
-        const sessionIds = await deleteHostedLoginsOfUser(tx, tenantId, userId);
+        const sessionIds = await findHostedLoginSessionsOfUser(tx, tenantId, userId);
         for (const sessionId of sessionIds) await this.sessions.revokeSession(tx, tenantId, sessionId, 'logout', { type: 'user', id: userId }, { ip: null, userAgent: null });
       });
     } catch (err) {
@@ -322,7 +325,12 @@ function freshSignInAfter(details: InteractionDetails): number | undefined {
   const reasons = details.prompt.reasons;
   const now = Math.floor(Date.now() / 1000);
   if (reasons.includes('login_prompt')) return details.iat ?? now;
-  if (reasons.includes('max_age') && typeof details.params.max_age === 'number') return now - details.params.max_age;
+  if (reasons.includes('max_age')) {
+    // oidc-provider keeps request parameters as sent: `max_age` arrives as a string (OpenID Connect Core 3.1.2.1)
+    const maxAge = Number(details.params.max_age);
+    if (Number.isInteger(maxAge) && maxAge >= 0) return now - maxAge;
+    return details.iat ?? now;
+  }
   return undefined;
 }
 

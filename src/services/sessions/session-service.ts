@@ -42,6 +42,27 @@ export type RevokeReason =
   | 'session_revoked_by_user'
   | 'session_revoked_by_admin';
 
+/** An application the session signed in to through the tenant's OpenID Provider. */
+export interface ApplicationSignIn {
+  clientId: string;
+  /** The application's name; null once the application was deleted. */
+  name: string | null;
+  lastSignedInAt: Date;
+}
+
+/**
+ * The OpenID Provider's state that ends with hosted sessions (docs/oidc.md "Sessions end everywhere");
+ * implemented by the oidc feature, called in the caller's transaction.
+ */
+export interface ProviderSessionEnder {
+  /** Deletes every provider session, grant, code and token of the user. */
+  endAllOfUser(em: EntityManager, tenantId: string, userId: string): Promise<void>;
+  /** When the session signed in at the provider, ends every provider session and grant of its user; @returns whether it had. */
+  endSignedInBy(em: EntityManager, tenantId: string, sessionId: string): Promise<boolean>;
+  /** The application sign-ins of each hosted session of the user, keyed by session id. */
+  applicationSignIns(em: EntityManager, tenantId: string, userId: string): Promise<Map<string, ApplicationSignIn[]>>;
+}
+
 /** One live session as the session list shows it (docs/api-rules.md "Sessions of a user"). */
 export interface LiveSession {
   id: string;
@@ -52,6 +73,8 @@ export interface LiveSession {
   userAgent: string | null;
   /** How the session was authenticated; null for sessions older than the column. */
   method: string | null;
+  /** The applications this session signed in to through the tenant's OpenID Provider, newest first. */
+  applications: ApplicationSignIn[];
 }
 
 /** How long the answer of a refresh with an `Idempotency-Key` is given again, in seconds. */
@@ -77,6 +100,7 @@ export class SessionService {
     private readonly config: Config,
     private readonly audit: AuditService,
     private readonly keyring: Keyring,
+    private readonly providerSessions: ProviderSessionEnder,
   ) {}
 
   /**
@@ -262,7 +286,8 @@ export class SessionService {
 
   /**
    * Revokes one live session and audits `SessionRevoked` (`details.reason`, and `details.userId`
-   * when `ownerId` scopes it).
+   * when `ownerId` scopes it). When the session ever signed in at the tenant's OpenID Provider, every
+   * provider session, grant and token of its user ends too (docs/oidc.md "Sessions end everywhere").
    * @param ownerId when given, only a session of that user is revoked.
    * @returns false when it had already ended (or is not that owner's).
    */
@@ -276,6 +301,7 @@ export class SessionService {
     ownerId?: string,
   ): Promise<boolean> {
     if (!(await revokeLiveSession(em, tenantId, sessionId, reason, ownerId))) return false;
+    await this.providerSessions.endSignedInBy(em, tenantId, sessionId);
     await this.audit.record(em, {
       tenantId,
       action: 'SessionRevoked',
@@ -290,10 +316,12 @@ export class SessionService {
   /**
    * The live (not revoked) sessions of one user of the tenant, newest first (docs/api-rules.md
    * "Sessions of a user"). `lastUsedAt` is the last refresh, or the start when never refreshed:
-   * authenticated requests do not write to the session row.
+   * authenticated requests do not write to the session row. `applications` lists what each session
+   * signed in to through the tenant's OpenID Provider.
    */
   async listLive(em: EntityManager, tenantId: string, userId: string): Promise<LiveSession[]> {
     const rows = await findLiveSessionsOfUser(em, tenantId, userId);
+    const signIns = rows.length === 0 ? new Map<string, ApplicationSignIn[]>() : await this.providerSessions.applicationSignIns(em, tenantId, userId);
     return rows.map((row) => ({
       id: row.id,
       createdAt: new Date(row.createdAt),
@@ -301,6 +329,7 @@ export class SessionService {
       ip: row.ip,
       userAgent: row.userAgent,
       method: row.method,
+      applications: signIns.get(row.id) ?? [],
     }));
   }
 
@@ -344,7 +373,9 @@ export class SessionService {
 
   /**
    * Revokes every live session of a user (logout-all, deletion, suspension, password change), each
-   * audited as `SessionRevoked`.
+   * audited as `SessionRevoked`, and deletes every provider session, grant, code and token the user
+   * holds at the tenant's OpenID Provider (docs/oidc.md "Sessions end everywhere"; also when no hosted
+   * session was live). Call inside the transaction of the change it belongs to.
    * @param exceptSessionId a session to keep, e.g. the one changing its own password.
    * @returns how many sessions were ended.
    */
@@ -358,6 +389,7 @@ export class SessionService {
     exceptSessionId?: string,
   ): Promise<number> {
     const ended = await revokeLiveSessionsOfUser(em, tenantId, userId, reason, exceptSessionId);
+    await this.providerSessions.endAllOfUser(em, tenantId, userId);
     for (const id of ended) {
       await this.audit.record(em, {
         tenantId,

@@ -8,8 +8,6 @@ import { deleteAllOpenAccountTokens } from '../lifecycle/account-token-queries.j
 import { deleteEmailOtpOfUser } from '../mfa/email-otp-queries.js';
 import { deleteChallengesOfUser as deleteMfaChallengesOfUser } from '../mfa/mfa-challenge-queries.js';
 import { deleteRecoveryCodesOfUser } from '../mfa/recovery-code-queries.js';
-import { deleteHostedLoginsOfUser } from '../oidc/oidc-hosted-login-queries.js';
-import { deletePayloadsOfAccount } from '../oidc/oidc-payload-queries.js';
 import { deleteAllPasskeysOfUser } from '../passkeys/passkey-queries.js';
 import { deleteChallengesOfUser as deleteWebauthnChallengesOfUser } from '../passkeys/webauthn-challenge-queries.js';
 import { clearPasswordAndTotp, lockCredentialPresence } from './user-queries.js';
@@ -89,8 +87,6 @@ export class AccountCredentialService {
     await deleteAllOpenAccountTokens(tx, tenantId, userId);
     await deleteMfaChallengesOfUser(tx, tenantId, userId);
     await deleteWebauthnChallengesOfUser(tx, tenantId, userId);
-    await deleteHostedLoginsOfUser(tx, tenantId, userId);
-    await deletePayloadsOfAccount(tx, tenantId, userId);
     // a provider link flow the pre-registrant started would link a provider account to this user
     await deleteLinkRequestsOfUser(tx, tenantId, userId);
     const recoveryCodesRemoved = await deleteRecoveryCodesOfUser(tx, tenantId, userId);
