@@ -1,0 +1,218 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import * as oidc from 'openid-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Api, createTenant, PASSWORD, signupMember, type TestTenant } from '../helpers/api.js';
+import { tokenFromMail } from '../helpers/email-verification.js';
+import { freePort } from '../helpers/oidc-provider.js';
+import { CookieBrowser, locationOf, registerRelyingParty, signInThroughProvider, type RelyingParty } from '../helpers/oidc-relying-party.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
+
+/**
+ * Sessions end everywhere (docs/oidc.md "Sessions end everywhere", docs/security.md, ASVS 7.4.3):
+ * each way of ending a person's hosted sessions also ends what they signed in to through the
+ * workspace's OpenID Provider. After it, the application's refresh token answers `invalid_grant`,
+ * its access token is refused at userinfo and inactive at introspection, and the next authorization
+ * request in the same browser asks for a sign-in again (`prompt=none` → `login_required`).
+ */
+
+let server: TestServer;
+let sink: SmtpSink;
+let api: Api;
+let publicUrl: string;
+
+beforeAll(async () => {
+  sink = await startSmtpSink();
+  const port = await freePort();
+  publicUrl = `http://127.0.0.1:${port}`;
+  server = await startTestServer({ PORT: String(port), PUBLIC_URL: publicUrl, SMTP_URL: sink.url });
+  api = new Api(server.url);
+});
+afterAll(async () => {
+  await server?.close();
+  await sink?.close();
+});
+
+function sql<T = Record<string, unknown>>(query: string, params: unknown[] = []): Promise<T[]> {
+  return (server.services.orm.em.fork() as EntityManager).execute(query, params) as Promise<T[]>;
+}
+
+interface Member {
+  id: string;
+  email: string;
+  accessToken: string;
+  refreshToken: string;
+}
+
+interface Situation {
+  tenant: TestTenant;
+  member: Member;
+  /** The hosted session that completed the application sign-in. */
+  signedIn: Member;
+  rp: RelyingParty;
+  resourceServer: RelyingParty;
+  browser: CookieBrowser;
+  tokens: oidc.TokenEndpointResponse;
+}
+
+async function login(slug: string, email: string, password = PASSWORD): Promise<Member & { sessionId: string }> {
+  const res = await api.post(`/v1/${slug}/auth/login`, { email, password });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  const sid = JSON.parse(Buffer.from(String(res.body.accessToken).split('.')[1]!, 'base64url').toString()).sid as string;
+  return { id: res.body.user.id, email, accessToken: res.body.accessToken, refreshToken: res.body.refreshToken, sessionId: sid };
+}
+
+/** A member signed in twice on the hosted pages; the second session signs in to a web application. */
+async function situation(): Promise<Situation & { other: Member & { sessionId: string }; appSession: Member & { sessionId: string } }> {
+  const tenant = await createTenant(api);
+  const member = await signupMember(api, tenant.slug);
+  const other = await login(tenant.slug, member.email);
+  const appSession = await login(tenant.slug, member.email);
+  const rp = await registerRelyingParty(api, tenant, publicUrl, 'web');
+  const resourceServer = await registerRelyingParty(api, tenant, publicUrl, 'm2m');
+  const browser = new CookieBrowser();
+  const result = await signInThroughProvider(rp, browser, appSession.accessToken);
+  const tokens = await oidc.authorizationCodeGrant(rp.config, result.callback, { pkceCodeVerifier: result.verifier, expectedState: result.state, expectedNonce: result.nonce });
+  expect(tokens.refresh_token).toBeTruthy();
+  return { tenant, member, signedIn: appSession, rp, resourceServer, browser, tokens, other, appSession };
+}
+
+/** Asserts that nothing of the application sign-in survives. */
+async function expectApplicationSignInEnded(s: Situation): Promise<void> {
+  await expect(oidc.refreshTokenGrant(s.rp.config, s.tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+  await expect(oidc.fetchUserInfo(s.rp.config, s.tokens.access_token, s.member.id)).rejects.toBeTruthy();
+  expect((await oidc.tokenIntrospection(s.resourceServer.config, s.tokens.access_token)).active).toBe(false);
+  // the same browser asks again: the provider session is gone
+  const silent = oidc.buildAuthorizationUrl(s.rp.config, {
+    redirect_uri: s.rp.redirectUri, scope: 'openid', prompt: 'none', state: 'st', nonce: 'nn',
+    code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256',
+  });
+  const answer = await s.browser.request(silent.href);
+  const target = locationOf(answer, silent.href);
+  expect(target.searchParams.get('error')).toBe('login_required');
+  expect(target.searchParams.get('code')).toBeNull();
+  const left = await sql<{ model: string }>(`select model from oidc_payload where tenant_id = ? and account_id = ?`, [s.tenant.id, s.member.id]);
+  expect(left).toEqual([]);
+}
+
+/** Asserts that the application sign-in still works (the control of each case). */
+async function expectApplicationSignInLive(s: Situation): Promise<oidc.TokenEndpointResponse> {
+  const next = await oidc.refreshTokenGrant(s.rp.config, s.tokens.refresh_token!);
+  expect(next.access_token).toBeTruthy();
+  return next;
+}
+
+const isReset = (m: { subject: string }) => m.subject.startsWith('Reset your password');
+
+describe('every way of ending a person\'s sessions ends their application sign-ins', () => {
+  const cases: { name: string; end: (s: Awaited<ReturnType<typeof situation>>) => Promise<void> }[] = [
+    {
+      name: 'hosted logout of the session that signed in',
+      end: async (s) => expect((await api.post(`/v1/${s.tenant.slug}/auth/logout`, { refreshToken: s.appSession.refreshToken })).status).toBe(200),
+    },
+    {
+      name: 'logout-all',
+      end: async (s) => expect((await api.post(`/v1/${s.tenant.slug}/auth/logout-all`, {}, { token: s.other.accessToken })).status).toBe(200),
+    },
+    {
+      name: 'password change from another session',
+      end: async (s) => {
+        const res = await api.patch(`/v1/${s.tenant.slug}/me/password`, { currentPassword: PASSWORD, newPassword: 'another long passphrase 77' }, { token: s.other.accessToken });
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+      },
+    },
+    {
+      name: 'password reset',
+      end: async (s) => {
+        expect((await api.post(`/v1/${s.tenant.slug}/auth/password-reset/request`, { email: s.member.email })).status).toBe(200);
+        const token = tokenFromMail((await sink.waitFor(s.member.email, isReset)).text);
+        const done = await api.post(`/v1/${s.tenant.slug}/auth/password-reset/complete`, { token, newPassword: 'another long passphrase 78' });
+        expect(done.status, JSON.stringify(done.body)).toBe(200);
+      },
+    },
+    {
+      name: 'the owner ends that session from another one',
+      end: async (s) => expect((await api.delete(`/v1/${s.tenant.slug}/me/sessions/${s.appSession.sessionId}`, { token: s.other.accessToken })).status).toBe(200),
+    },
+    {
+      name: 'an admin ends that session',
+      end: async (s) => expect((await api.delete(`/v1/${s.tenant.slug}/users/${s.member.id}/sessions/${s.appSession.sessionId}`, { token: s.tenant.accessToken })).status).toBe(200),
+    },
+    {
+      name: 'a replayed refresh token ends that session',
+      end: async (s) => {
+        expect((await api.post(`/v1/${s.tenant.slug}/auth/refresh`, { refreshToken: s.appSession.refreshToken })).status).toBe(200);
+        expect((await api.post(`/v1/${s.tenant.slug}/auth/refresh`, { refreshToken: s.appSession.refreshToken })).status).toBe(401);
+      },
+    },
+    {
+      name: 'suspension, and reactivation revives nothing',
+      end: async (s) => {
+        expect((await api.patch(`/v1/${s.tenant.slug}/users/${s.member.id}`, { status: 'Suspended' }, { token: s.tenant.accessToken })).status).toBe(200);
+        expect((await api.patch(`/v1/${s.tenant.slug}/users/${s.member.id}`, { status: 'Active' }, { token: s.tenant.accessToken })).status).toBe(200);
+      },
+    },
+    {
+      name: 'deletion, and restore revives nothing',
+      end: async (s) => {
+        expect((await api.delete(`/v1/${s.tenant.slug}/users/${s.member.id}`, { token: s.tenant.accessToken })).status).toBe(200);
+        const restored = await api.post(`/v1/${s.tenant.slug}/users/${s.member.id}/restore`, {}, { token: s.tenant.accessToken });
+        expect(restored.status, JSON.stringify(restored.body)).toBe(200);
+      },
+    },
+  ];
+
+  for (const c of cases) {
+    it(c.name, async () => {
+      const s = await situation();
+      await c.end(s);
+      await expectApplicationSignInEnded(s);
+    });
+  }
+
+  it('ending a session that never signed in at the provider leaves the application sign-in alone', async () => {
+    const s = await situation();
+    expect((await api.post(`/v1/${s.tenant.slug}/auth/logout`, { refreshToken: s.other.refreshToken })).status).toBe(200);
+    await expectApplicationSignInLive(s);
+  });
+});
+
+describe('the session list shows application sign-ins', () => {
+  it('names the application under the session that signed in, and ending it from the list ends the application sign-in', async () => {
+    const s = await situation();
+    const list = await api.get(`/v1/${s.tenant.slug}/me/sessions`, { token: s.other.accessToken });
+    expect(list.status).toBe(200);
+    const items = list.body.items as { id: string; applications: { clientId: string; name: string | null; lastSignedInAt: string }[] }[];
+    const signedIn = items.find((item) => item.id === s.appSession.sessionId)!;
+    expect(signedIn.applications).toEqual([{ clientId: s.rp.clientId, name: 'App web', lastSignedInAt: expect.any(String) }]);
+    expect(items.find((item) => item.id === s.other.sessionId)!.applications).toEqual([]);
+    const admin = await api.get(`/v1/${s.tenant.slug}/users/${s.member.id}/sessions`, { token: s.tenant.accessToken });
+    expect((admin.body.items as typeof items).find((item) => item.id === s.appSession.sessionId)!.applications).toHaveLength(1);
+    expect((await api.delete(`/v1/${s.tenant.slug}/me/sessions/${s.appSession.sessionId}`, { token: s.other.accessToken })).status).toBe(200);
+    await expectApplicationSignInEnded(s);
+  });
+});
+
+describe('freshness', () => {
+  it('honours max_age as sent (a string): an older sign-in is refused with fresh_sign_in_required', async () => {
+    const tenant = await createTenant(api);
+    const member = await signupMember(api, tenant.slug);
+    const rp = await registerRelyingParty(api, tenant, publicUrl, 'web');
+    // the hosted session proved who the member is a minute ago; the provider session takes that time
+    await sql(`update session set authenticated_at = now() - interval '1 minute' where user_id = ?`, [member.id]);
+    const browser = new CookieBrowser();
+    await signInThroughProvider(rp, browser, member.accessToken);
+    const url = oidc.buildAuthorizationUrl(rp.config, {
+      redirect_uri: rp.redirectUri, scope: 'openid', max_age: '5', state: 's', nonce: 'n',
+      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256',
+    });
+    const first = await browser.request(url.href);
+    const interaction = locationOf(first, url.href);
+    expect(interaction.pathname).toMatch(/\/oidc\/interaction\//);
+    const details = await browser.request(`${interaction.href}/details`);
+    expect(await details.json()).toMatchObject({ freshSignInRequired: true });
+    const complete = await browser.request(`${interaction.href}/complete`, { method: 'POST', headers: { authorization: `Bearer ${member.accessToken}` } });
+    expect(complete.status).toBe(401);
+    expect(((await complete.json()) as { details: { reason: string } }).details.reason).toBe('fresh_sign_in_required');
+  });
+});
