@@ -53,15 +53,25 @@ export const adminProcedure = authenticatedProcedure.use(({ ctx, next }) => {
 });
 
 /**
- * Changes of the tenant's security (docs/security.md "Test keys"): API keys and their revocation,
- * tenant settings (MFA policy, sign-up verification, provider-MFA trust), the identity provider,
- * webhooks, applications' secrets. An Admin user or an `ak_live_` key; an `ak_test_` key, meant for
- * integration tests and development against the tenant, may read and exercise but not change them.
+ * The one rule of test keys (docs/security.md "Test keys"): a change that grants access needs an
+ * Admin user or an `ak_live_` key.
+ * @throws ApiError 403 `live_key_required` for an `ak_test_` key.
+ */
+export function requireLiveCredential(principal: Principal): void {
+  if (principal.kind === 'api_key' && principal.environment !== 'live') {
+    throw forbidden('live_key_required', 'This change needs an Admin or a live API key (ak_live_), not a test key');
+  }
+}
+
+/**
+ * Changes that grant access or weaken the tenant's security (docs/security.md "Test keys",
+ * docs/api-rules.md "Test keys grant nothing"): API keys, users' roles, status and factors,
+ * applications, tenant settings, the identity provider, webhooks. An Admin user or an `ak_live_` key;
+ * an `ak_test_` key, meant for integration tests and development against the tenant, may read and
+ * exercise but not change them.
  * @throws ApiError 403 `admin_required` for a Member, 403 `live_key_required` for an `ak_test_` key.
  */
 export const securityAdminProcedure = adminProcedure.use(({ ctx, next }) => {
-  if (ctx.principal.kind === 'api_key' && ctx.principal.environment !== 'live') {
-    throw forbidden('live_key_required', 'This change needs an Admin or a live API key (ak_live_), not a test key');
-  }
+  requireLiveCredential(ctx.principal);
   return next();
 });

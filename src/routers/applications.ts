@@ -80,13 +80,13 @@ export const applicationsRouter = router({
       return { application: toOutput(created.application), ...(created.clientSecret ? { clientSecret: created.clientSecret } : {}) };
     }),
 
-  update: adminProcedure
+  update: securityAdminProcedure
     .meta({
       openapi: {
         method: 'PATCH', path: '/v1/{tenantSlug}/applications/{id}', protect: true, tags, summary: 'Rename an application or replace its redirect URIs',
         errorResponses: { ...adminErrors, 400: 'Invalid input or redirect URI (`invalid_redirect_uri`)' },
       },
-      errorReasons: { 400: ['invalid_redirect_uri'], 403: ['admin_required'], 404: ['not_found'] },
+      errorReasons: { 400: ['invalid_redirect_uri'], 403: ['admin_required', 'live_key_required'], 404: ['not_found'] },
     })
     .input(idInput.extend({ name: displayName(100).optional(), redirectUris: uriList.optional(), postLogoutRedirectUris: uriList.optional() }))
     .output(applicationOutput)

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { INVITE_STATUSES, type Invite } from '../entities/invite.js';
 import { USER_ROLES } from '../entities/user.js';
-import { adminProcedure } from '../middleware/auth.js';
+import { adminProcedure, requireLiveCredential } from '../middleware/auth.js';
+import type { Principal } from '../services/sessions/bearer-authentication-service.js';
+import type { UserRole } from '../entities/user.js';
 import { withRetryAfter } from '../middleware/rate-limit.js';
 import { INVITE_DEFAULT_TTL_SECONDS, INVITE_MAX_TTL_SECONDS, INVITE_MIN_TTL_SECONDS } from '../services/invites/invite-service.js';
 import { publicProcedure, router } from '../trpc.js';
@@ -12,6 +14,13 @@ const tags = ['invites'];
 const adminErrors = { 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or invite' };
 
 /** An invite as the API shows it (docs/api-rules.md "Resources"). */
+/** An invite for an Admin grants access: an `ak_test_` key may invite Members only (docs/security.md "Test keys"). */
+function mayGrantRole(principal: Principal): (role: UserRole) => void {
+  return (role) => {
+    if (role === 'Admin') requireLiveCredential(principal);
+  };
+}
+
 export const inviteOutput = z
   .object({
     id: z.string(),
@@ -85,7 +94,7 @@ export const invitesRouter = router({
           429: 'Rate limited, or the daily invite limit of the tenant is spent',
         },
       },
-      errorReasons: { 403: ['admin_required'], 409: ['email_taken'] },
+      errorReasons: { 403: ['admin_required', 'live_key_required'], 409: ['email_taken'] },
     })
     .input(
       z.object({
@@ -102,7 +111,7 @@ export const invitesRouter = router({
     )
     .output(z.object({ token: z.string(), invite: inviteOutput }))
     .mutation(async ({ ctx, input }) => {
-      const { invite, token } = await withRetryAfter(ctx.res, () => ctx.services.invites.create(ctx.em, ctx.tenant, input, ctx.actor, ctx.meta));
+      const { invite, token } = await withRetryAfter(ctx.res, () => ctx.services.invites.create(ctx.em, ctx.tenant, input, ctx.actor, ctx.meta, mayGrantRole(ctx.principal)));
       return { token, invite: toInviteOutput(invite) };
     }),
 
@@ -118,12 +127,12 @@ export const invitesRouter = router({
           ...adminErrors, 409: 'The invite was accepted or revoked, or the email now belongs to a user', 429: 'Rate limited, or the daily invite limit is spent',
         },
       },
-      errorReasons: { 403: ['admin_required'], 404: ['not_found'], 409: ['invite_not_open', 'email_taken'] },
+      errorReasons: { 403: ['admin_required', 'live_key_required'], 404: ['not_found'], 409: ['invite_not_open', 'email_taken'] },
     })
     .input(z.object({ id: z.string().min(1).max(200) }))
     .output(z.object({ token: z.string(), invite: inviteOutput }))
     .mutation(async ({ ctx, input }) => {
-      const { invite, token } = await withRetryAfter(ctx.res, () => ctx.services.invites.resend(ctx.em, ctx.tenant, input.id, ctx.actor, ctx.meta));
+      const { invite, token } = await withRetryAfter(ctx.res, () => ctx.services.invites.resend(ctx.em, ctx.tenant, input.id, ctx.actor, ctx.meta, mayGrantRole(ctx.principal)));
       return { token, invite: toInviteOutput(invite) };
     }),
 

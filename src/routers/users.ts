@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { adminProcedure } from '../middleware/auth.js';
+import { adminProcedure, securityAdminProcedure } from '../middleware/auth.js';
 import { USER_ROLES, USER_STATUSES, type User } from '../entities/user.js';
 import { rejectEmptyQueryValues } from '../middleware/empty-query-values.js';
 import { USERS_PAGE_DEFAULT_LIMIT, USERS_PAGE_MAX_LIMIT } from '../services/users/user-directory-service.js';
@@ -92,7 +92,7 @@ export const usersRouter = router({
       };
     }),
 
-  update: adminProcedure
+  update: securityAdminProcedure
     .meta({
       openapi: {
         method: 'PATCH', path: '/v1/{tenantSlug}/users/{userId}', protect: true, tags,
@@ -105,7 +105,7 @@ export const usersRouter = router({
           409: 'Last active admin (`last_admin`), or a Pending user set Active (`email_not_verified`)', 429: 'Rate limited',
         },
       },
-      errorReasons: { 403: ['admin_required'], 404: ['not_found'], 409: ['last_admin', 'email_not_verified'] },
+      errorReasons: { 403: ['admin_required', 'live_key_required'], 404: ['not_found'], 409: ['last_admin', 'email_not_verified'] },
     })
     .input(z.object({ userId: z.uuid(), role: z.enum(USER_ROLES).optional(), status: z.enum(['Active', 'Suspended']).optional() }))
     .output(userOutput)
@@ -114,7 +114,7 @@ export const usersRouter = router({
       return toUserOutput(user, ctx.tenant);
     }),
 
-  delete: adminProcedure
+  delete: securityAdminProcedure
     .meta({
       openapi: {
         method: 'DELETE', path: '/v1/{tenantSlug}/users/{userId}', protect: true, tags,
@@ -124,7 +124,7 @@ export const usersRouter = router({
           409: 'Last active admin (`last_admin`)', 429: 'Rate limited',
         },
       },
-      errorReasons: { 403: ['admin_required'], 404: ['not_found'], 409: ['last_admin'] },
+      errorReasons: { 403: ['admin_required', 'live_key_required'], 404: ['not_found'], 409: ['last_admin'] },
     })
     .input(z.object({ userId: z.uuid() }))
     .output(okOutput)
@@ -168,7 +168,7 @@ export const usersRouter = router({
       return OK;
     }),
 
-  restore: adminProcedure
+  restore: securityAdminProcedure
     .meta({
       openapi: {
         method: 'POST', path: '/v1/{tenantSlug}/users/{userId}/restore', protect: true, tags,
@@ -179,7 +179,7 @@ export const usersRouter = router({
           409: 'Deleted by the user, or the address belongs to a live user now', 429: 'Rate limited',
         },
       },
-      errorReasons: { 403: ['admin_required'], 404: ['not_found'], 409: ['erasure_requested_by_user', 'email_taken'] },
+      errorReasons: { 403: ['admin_required', 'live_key_required'], 404: ['not_found'], 409: ['erasure_requested_by_user', 'email_taken'] },
     })
     .input(z.object({ userId: z.uuid() }))
     .output(userOutput)
@@ -188,14 +188,14 @@ export const usersRouter = router({
       return toUserOutput(user, ctx.tenant);
     }),
 
-  disableTotp: adminProcedure
+  disableTotp: securityAdminProcedure
     .meta({
       openapi: {
         method: 'POST', path: '/v1/{tenantSlug}/users/{userId}/totp/disable', tags, protect: true,
         summary: "Remove a user's TOTP factor (active and pending); idempotent",
         errorResponses: { 401: 'Not signed in', 403: 'Not an admin', 404: 'Unknown tenant or user', 429: 'Rate limited' },
       },
-      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+      errorReasons: { 403: ['admin_required', 'live_key_required'], 404: ['not_found'] },
     })
     .input(z.object({ userId: z.string().min(1) }))
     .output(okOutput)

@@ -76,11 +76,17 @@ export class InviteService {
    * At most `INVITES_PER_TENANT_PER_DAY` invites per tenant in any 24 hours (counted from the invite
    * table under a lock of the tenant row, so instances and concurrent requests share it), so the
    * service cannot be used to mail arbitrary addresses in bulk (docs/security.md "Mail").
+   * @param authorizeRole the caller's check that its credential may grant the invite's role (an
+   *   `ak_test_` key may invite Members only: docs/security.md "Test keys"); it throws to refuse.
    * @returns the invite and its plaintext token (the only time the token is available).
    * @throws ApiError 409 `email_taken` when the email already belongs to a live user of the tenant;
-   *   429 `rate_limited` (with `details.retryAfterSeconds`) when the tenant's daily invites are spent.
+   *   429 `rate_limited` (with `details.retryAfterSeconds`) when the tenant's daily invites are spent;
+   *   whatever `authorizeRole` throws (403 `live_key_required`).
    */
-  async create(em: EntityManager, tenant: Tenant, input: CreateInviteInput, actor: Actor, meta: RequestMeta): Promise<{ invite: Invite; token: string }> {
+  async create(
+    em: EntityManager, tenant: Tenant, input: CreateInviteInput, actor: Actor, meta: RequestMeta, authorizeRole: (role: UserRole) => void,
+  ): Promise<{ invite: Invite; token: string }> {
+    authorizeRole(input.role ?? 'Member');
     const email = normalizeEmail(input.email);
     const token = randomToken(32);
     const now = new Date();
@@ -126,10 +132,14 @@ export class InviteService {
    * dies at once (revoked as `superseded`), the new link is mailed, and the daily invite budget and
    * the `email_taken` check apply as to any invite. Audited `InviteCreated` with `resendOf`.
    * @returns the new invite and its plaintext token.
+   * @param authorizeRole as for {@link create}: checked against the invite's role before anything changes.
    * @throws ApiError 404 `not_found` for an unknown id or another tenant's invite, 409
-   *   `invite_not_open` for an accepted or revoked invite, 409 `email_taken`, 429 `rate_limited`.
+   *   `invite_not_open` for an accepted or revoked invite, 409 `email_taken`, 429 `rate_limited`,
+   *   whatever `authorizeRole` throws (403 `live_key_required`).
    */
-  async resend(em: EntityManager, tenant: Tenant, inviteId: string, actor: Actor, meta: RequestMeta): Promise<{ invite: Invite; token: string }> {
+  async resend(
+    em: EntityManager, tenant: Tenant, inviteId: string, actor: Actor, meta: RequestMeta, authorizeRole: (role: UserRole) => void,
+  ): Promise<{ invite: Invite; token: string }> {
     if (!isUuid(inviteId)) throw notFound('Invite not found');
     await this.expireDue(em, tenant.id, meta, inviteId);
     const previous = await findInvite(em, tenant.id, inviteId);
@@ -137,7 +147,7 @@ export class InviteService {
     if (previous.status !== 'Open' && previous.status !== 'Expired') {
       throw conflict('invite_not_open', `The invite is ${previous.status.toLowerCase()} and cannot be sent again`);
     }
-    return this.create(em, tenant, { email: previous.email, role: previous.role, resendOf: previous.id }, actor, meta);
+    return this.create(em, tenant, { email: previous.email, role: previous.role, resendOf: previous.id }, actor, meta, authorizeRole);
   }
 
   /**
