@@ -218,7 +218,7 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     webhooks: new WebhookService(config, keyring, jobs, audit),
     audit,
     sessions,
-    tenants: new TenantService(sessions, audit),
+    tenants: new TenantService(sessions, audit, emailVerification),
     totp,
     emailOtp,
     mfa,

@@ -15,7 +15,7 @@ import { WebhookDeliverySchema, WebhookEndpointSchema } from './webhook.js';
 import { PasskeySchema } from './passkey.js';
 import { RefreshTokenSchema } from './refresh-token.js';
 import { SessionSchema } from './session.js';
-import { TenantSchema, TenantSlugTombstoneSchema } from './tenant.js';
+import { TenantSchema, TenantSlugReservationSchema } from './tenant.js';
 import { UserSchema } from './user.js';
 
 export * from './account-token.js';
@@ -43,5 +43,5 @@ export const ENTITIES = [
   IdpAuthRequestSchema, IdpIdentitySchema, EmailOtpSchema, InviteSchema, AccountTokenSchema,
   PasskeySchema, JobSchema, MfaChallengeSchema, MfaRecoveryCodeSchema, OidcApplicationSchema, OidcSigningKeySchema, OidcPayloadSchema,
   OidcHostedLoginSchema, RefreshAnswerSchema, WebauthnChallengeSchema, WebhookEndpointSchema, WebhookDeliverySchema, AuditDailyCountSchema, TenantLogoSchema,
-  TenantSlugTombstoneSchema,
+  TenantSlugReservationSchema,
 ];

@@ -74,19 +74,20 @@ export const TenantSchema = new EntitySchema<Tenant>({
 });
 
 /**
- * The slug of an erased tenant, reserved for ever (docs/decisions.md "Slugs are never reused"): the
- * slug names the tenant's OpenID issuer, which resource servers trust.
+ * A slug given to a tenant, reserved for ever (docs/decisions.md "Slugs are never reused"): the slug
+ * names the tenant's OpenID issuer, which resource servers trust, so an erased tenant's slug is never
+ * given to another tenant.
  */
-export interface TenantSlugTombstone {
+export interface TenantSlugReservation {
   slug: string;
-  erasedAt: Date;
+  reservedAt: Date;
 }
 
-export const TenantSlugTombstoneSchema = new EntitySchema<TenantSlugTombstone>({
-  name: 'TenantSlugTombstone',
-  tableName: 'tenant_slug_tombstone',
+export const TenantSlugReservationSchema = new EntitySchema<TenantSlugReservation>({
+  name: 'TenantSlugReservation',
+  tableName: 'tenant_slug_reservation',
   properties: {
     slug: { type: 'string', length: 63, primary: true },
-    erasedAt: { type: 'Date' },
+    reservedAt: { type: 'Date' },
   },
 });

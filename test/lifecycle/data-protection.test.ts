@@ -195,7 +195,7 @@ describe('erasure sweep (GDPR art. 17)', () => {
     expect(invites[0]!.n).toBe(0);
   });
 
-  it('erases a soft-deleted tenant with everything it holds after the retention period, freeing its slug', async () => {
+  it('erases a soft-deleted tenant with everything it holds after the retention period; its slug (and issuer) is never given to another tenant', async () => {
     const name = `Gone ${unique()}`;
     const tenant = await createTenant(api, name);
     await signupMember(api, tenant.slug);
@@ -208,7 +208,8 @@ describe('erasure sweep (GDPR art. 17)', () => {
       const left = (await db().execute(`select count(*)::int as n from ${table} where ${column} = ?`, [tenant.id])) as { n: number }[];
       expect(left[0]!.n, table).toBe(0);
     }
-    expect((await api.post('/v1/tenants', { name, email: `again-${unique()}@example.com`, password: PASSWORD })).status).toBe(200);
+    const again = await api.post('/v1/tenants', { name, email: `again-${unique()}@example.com`, password: PASSWORD });
+    expectError(again, 409, 'CONFLICT', 'slug_taken');
   });
 
   it('two concurrent sweeps erase each due user exactly once and both succeed', async () => {

@@ -142,25 +142,51 @@ describe('reclaiming a pre-registered account', () => {
     expect(audits.map((a) => a.action)).toEqual(expect.arrayContaining(['MfaTotpDisabled', 'UserPasswordChanged', 'UserEmailVerified']));
   });
 
-  it('through the tenant\'s provider removes the same, keeping only the provider identity that proved the address', async () => {
+  it('through the tenant\'s provider removes the password and sessions of a pre-registration without factors, keeping only the provider identity that proved the address', async () => {
     const tenant = await idpTenant();
     const victim = `victim-${unique()}@example.com`;
-    const foothold = await preRegister(tenant, victim);
+    const attacker = await signupMember(api, tenant.slug, victim);
     // a second provider identity of the attacker, linked by its own sign-in
     await sql(`insert into idp_identity (id, tenant_id, user_id, issuer, subject, email, created_at) values (gen_random_uuid(), ?, ?, 'https://attacker.example', 'attacker-sub', ?, now())`, [
-      tenant.id, foothold.userId, victim,
+      tenant.id, attacker.id, victim,
     ]);
 
     const session = await providerSignIn(tenant.slug, victim);
     expect(session.status, JSON.stringify(session.body)).toBe(200);
-    expect(session.body.user).toMatchObject({ id: foothold.userId, email: victim });
+    expect(session.body.user).toMatchObject({ id: attacker.id, email: victim });
 
-    await expectLockedOut(tenant, victim, foothold);
-    const left = await credentialRows(foothold.userId);
+    expectError(await api.post(`/v1/${tenant.slug}/auth/login`, { email: victim, password: PASSWORD }), 401, 'UNAUTHORIZED', 'invalid_credentials');
+    expectError(await api.get(`/v1/${tenant.slug}/me`, { token: attacker.accessToken }), 401, 'UNAUTHORIZED', 'session_revoked');
+    const left = await credentialRows(attacker.id);
     expect(left).toEqual({ ...Object.fromEntries(Object.keys(USER_CREDENTIAL_TABLES).map((t) => [t, 0])), session: 1, idp_identity: 1 });
-    const links = await sql<{ issuer: string }>('select issuer from idp_identity where user_id = ?', [foothold.userId]);
+    const links = await sql<{ issuer: string }>('select issuer from idp_identity where user_id = ?', [attacker.id]);
     expect(links.map((l) => l.issuer)).toEqual([provider.issuer]);
-    expect((await api.get(`/v1/${tenant.slug}/me/passkeys`, { token: session.body.accessToken })).body.items).toEqual([]);
+  });
+
+  it('never through the provider when the account has a second factor or a passkey: idp_link_required, nothing removed (the mailbox reclaims it)', async () => {
+    const tenant = await idpTenant();
+    const victim = `victim-${unique()}@example.com`;
+    const foothold = await preRegister(tenant, victim);
+    const before = await credentialRows(foothold.userId);
+    expectError(await providerSignIn(tenant.slug, victim), 401, 'UNAUTHORIZED', 'idp_link_required');
+    expect(await credentialRows(foothold.userId)).toEqual(before);
+  });
+
+  it('never through the provider for an Admin, the workspace\'s creator included (finding 4 of 2026-11-26)', async () => {
+    const tenant = await idpTenant();
+    const [creator] = await sql<{ email_verified_at: Date | null }>('select email_verified_at from app_user where id = ?', [tenant.adminId]);
+    expect(creator!.email_verified_at).toBeNull();
+    expectError(await providerSignIn(tenant.slug, tenant.adminEmail), 401, 'UNAUTHORIZED', 'idp_link_required');
+    expect((await api.post(`/v1/${tenant.slug}/auth/login`, { email: tenant.adminEmail, password: PASSWORD })).status).toBe(200);
+    expect((await api.get(`/v1/${tenant.slug}/me`, { token: tenant.accessToken })).status).toBe(200);
+  });
+
+  it('mails the workspace\'s creator a verification link at creation, which verifies the address', async () => {
+    const tenant = await createTenant(api, `Reclaim ${unique()}`);
+    const mail = await sink.waitFor(tenant.adminEmail, (m) => m.subject.startsWith('Confirm your email address'));
+    const done = await api.post(`/v1/${tenant.slug}/auth/verify-email`, { token: tokenFromMail(mail.text) });
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    expect((await api.get(`/v1/${tenant.slug}/me`, { token: tenant.accessToken })).body.emailVerified).toBe(true);
   });
 
   it('leaves a verified owner\'s own passkey and factor in place on an ordinary reset', async () => {

@@ -21,6 +21,7 @@ import {
   findLiveUserByEmail, findLiveUserById, findUserById, findUserEmail, insertUser, setEmailVerifiedByProvider,
 } from '../users/user-queries.js';
 import { isTotpEnrolled } from '../mfa/totp-service.js';
+import { countPasskeysOfUser } from '../passkeys/passkey-queries.js';
 import { refuseSuspended } from '../users/sign-in-eligibility.js';
 import { assertMaySignUp } from '../users/signup-policy.js';
 import type { AccountCredentialService } from '../users/account-credentials.js';
@@ -516,7 +517,7 @@ export class IdpService {
             : unauthorized('idp_email_unverified', 'The identity provider has not verified this email address');
         }
         const existing = await findLiveUserByEmail(tx, tenant.id, email);
-        if (existing && existing.emailVerifiedAt !== null) {
+        if (existing && (existing.emailVerifiedAt !== null || (await this.isProtectedFromReclaim(tx, tenant.id, existing)))) {
           onLinkRequired(existing.id);
           throw unauthorized('idp_link_required', 'An account with this email address exists; sign in to it and link the provider from there');
         }
@@ -533,6 +534,17 @@ export class IdpService {
       await touchIdentityLogin(tx, tenant.id, identity.issuer, identity.subject, now);
       return user;
     });
+  }
+
+  /**
+   * Whether an account is never taken over by a provider sign-in, even with an unverified address
+   * (docs/idp.md "Pre-registered accounts", docs/security.md): an Admin, an account with a second
+   * factor (TOTP) or with a passkey. Whoever holds those proved more than a pre-registrant would; the
+   * person links the provider after signing in instead.
+   */
+  private async isProtectedFromReclaim(tx: EntityManager, tenantId: string, user: User): Promise<boolean> {
+    if (user.role === 'Admin' || isTotpEnrolled(user)) return true;
+    return (await countPasskeysOfUser(tx, tenantId, user.id)) > 0;
   }
 
   /** The provider email, lower-cased, when the provider verified it and it is a valid address. */

@@ -10,8 +10,10 @@ import { TenantSchema, type Tenant } from '../../entities/tenant.js';
  * transaction when it must run in one; the caller owns it).
  */
 
-/** Inserts a new tenant row. */
+/** Inserts a new tenant row and reserves its slug for ever (docs/decisions.md "Slugs are never reused"). */
 export async function insertTenant(em: EntityManager, tenant: Tenant): Promise<void> {
+  // the slug is reserved for ever (kept when the tenant is erased): a unique violation here is `slug_taken`
+  await em.execute('insert into tenant_slug_reservation (slug, reserved_at) values (?, ?)', [tenant.slug, tenant.createdAt]);
   await em.insert(TenantSchema, tenant);
 }
 

@@ -10,6 +10,7 @@ import type { RequestMeta } from '../../lib/request-meta.js';
 import { hashPassword } from '../../security/passwords.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { IssuedTokens, SessionService } from '../sessions/session-service.js';
+import type { EmailVerificationService } from '../lifecycle/email-verification-service.js';
 import { DEFAULT_LOCALE } from '../../lib/locales.js';
 import { insertUser } from '../users/user-queries.js';
 import { insertTenant } from './tenant-queries.js';
@@ -53,6 +54,7 @@ export class TenantService {
   constructor(
     private readonly sessions: SessionService,
     private readonly audit: AuditService,
+    private readonly emailVerification: EmailVerificationService,
   ) {}
 
   /**
@@ -72,7 +74,8 @@ export class TenantService {
 
   /**
    * Creates a tenant (plan `Free`, MFA policy `Optional`) with its first `Admin` user and a session
-   * for that user, in one transaction. Audits `TenantCreated`, `UserSignup`, `SessionCreated`.
+   * for that user, in one transaction, and mails the Admin a link to verify the address
+   * (docs/lifecycle.md). Audits `TenantCreated`, `UserSignup`, `SessionCreated`.
    * @throws ApiError 400 `invalid_name` when the name yields an empty slug, 409 `slug_taken`.
    */
   async create(em: EntityManager, input: CreateTenantInput, meta: RequestMeta): Promise<{ tenant: Tenant; user: User; tokens: IssuedTokens }> {
@@ -118,6 +121,9 @@ export class TenantService {
           tenantId: tenant.id, action: 'UserSignup', actor, target: { type: 'user', id: user.id }, meta,
           details: { email: user.email, role: user.role, via: 'tenant_creation' },
         });
+        // the first Admin proves the address too (docs/security.md): until then it is unverified,
+        // and no provider sign-in ever reclaims an Admin's account (IdpService)
+        await this.emailVerification.send(tx, tenant, user, meta.locale);
         return this.sessions.start(tx, tenant, user, meta, 'password');
       });
       return { tenant, user, tokens };
