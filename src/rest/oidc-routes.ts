@@ -2,7 +2,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { AppServices } from '../app-services.js';
 import type { Tenant } from '../entities/tenant.js';
-import { ApiError, unauthorized, type ErrorCode } from '../lib/errors.js';
+import { ApiError, tooManyRequests, unauthorized, type ErrorCode } from '../lib/errors.js';
+import { OIDC_PROVIDER_PER_CLIENT, OIDC_PROVIDER_PER_IP, PER_CREDENTIAL, type RateLimitBudget } from '../services/rate-limits/rate-limit-rules.js';
+import { rateLimitClientKey } from '../services/rate-limits/rate-limiter.js';
 import { findLiveTenantBySlug } from '../services/tenants/tenant-queries.js';
 import { sendError } from './error-envelope.js';
 
@@ -15,6 +17,27 @@ import { sendError } from './error-envelope.js';
 const PROVIDER_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'";
 
 type TenantResponse = Response<unknown, { tenant: Tenant }>;
+
+/**
+ * The client id of a provider request that authenticates its client with HTTP Basic (RFC 6749
+ * §2.3.1), read without the body (oidc-provider parses the body itself); a wrong secret is refused
+ * by the provider, and still spends that client id's budget.
+ */
+function clientIdOf(req: Request): string | undefined {
+  const basic = /^Basic\s+([A-Za-z0-9+/=]{1,2048})$/i.exec(req.headers.authorization ?? '')?.[1];
+  if (basic) {
+    const decoded = Buffer.from(basic, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon > 0) {
+      try {
+        return decodeURIComponent(decoded.slice(0, colon));
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return undefined;
+}
 
 function sendApiError(res: Response, err: unknown, next: NextFunction): void {
   if (err instanceof ApiError) {
@@ -40,9 +63,26 @@ export function oidcRoutes(services: AppServices): express.Router {
   const router = express.Router({ mergeParams: true });
   const em = () => services.orm.em.fork() as EntityManager;
 
+  /** Spends one hit of `budget`; @returns false after answering 429 with `Retry-After`. */
+  const spend = async (res: Response, budget: RateLimitBudget, key: string): Promise<boolean> => {
+    const decision = await services.rateLimits.consume(budget, key);
+    if (decision.allowed) return true;
+    res.setHeader('Retry-After', String(decision.retryAfterSeconds));
+    const refusal = tooManyRequests(decision.retryAfterSeconds);
+    sendError(res, refusal.code as ErrorCode, refusal.message, refusal.details);
+    return false;
+  };
+
   router.use(async (req: Request<{ tenantSlug: string }>, res: TenantResponse, next) => {
     res.setHeader('Content-Security-Policy', PROVIDER_CSP);
     try {
+      // the provider is rate limited like the API (docs/oidc.md "Limits"): a client authenticating with
+      // HTTP Basic (a back end: token, introspection, revocation) per client id, anything else per client IP
+      const clientId = clientIdOf(req);
+      const allowed = clientId !== undefined
+        ? await spend(res, OIDC_PROVIDER_PER_CLIENT, `${req.params.tenantSlug}:${clientId}`)
+        : await spend(res, OIDC_PROVIDER_PER_IP, rateLimitClientKey(req.ip ?? null));
+      if (!allowed) return;
       const tenant = await findLiveTenantBySlug(em(), req.params.tenantSlug);
       if (!tenant) return sendError(res, 'NOT_FOUND', 'Tenant not found', { reason: 'tenant_not_found' });
       res.locals.tenant = tenant;
@@ -73,6 +113,7 @@ export function oidcRoutes(services: AppServices): express.Router {
       const resolved = await services.credentials.resolveTenant(em(), tenant.slug, authorization);
       const principal = await services.credentials.authenticate(em(), tenant, authorization, resolved?.sessionCheck);
       if (principal.kind !== 'user') throw unauthorized('user_token_required', 'Finishing a sign-in needs the person\'s session, not an API key');
+      if (!(await spend(res, PER_CREDENTIAL, `session:${principal.sessionId}`))) return;
       const session = await services.sessions.authenticationOf(em(), tenant.id, principal.sessionId);
       if (!session) throw unauthorized('session_revoked', 'The session has ended');
       const meta = { ip: req.ip ?? null, userAgent: req.headers['user-agent']?.slice(0, 512) ?? null };

@@ -175,6 +175,23 @@ describe('per-IP and per-credential budgets (scale 0.1)', () => {
     const other = await login(setupApi, tenant.slug, member.email, PASSWORD);
     expect((await api.get(`/v1/${tenant.slug}/me`, { token: other.body.accessToken })).status).toBe(200);
   });
+  it('the OpenID provider: 30 requests per minute per IP, and 60 per client id for a client authenticating with HTTP Basic (whatever its IP)', async () => {
+    const discovery = `/v1/${tenant.slug}/oidc/.well-known/openid-configuration`;
+    for (let i = 0; i < 30; i += 1) expect((await api.get(discovery, from('192.0.2.30'))).status).toBe(200);
+    expectRateLimited(await api.get(discovery, from('192.0.2.30')), 60);
+    // an anonymous authorization request stores an interaction: refused ones store nothing
+    expectRateLimited(await api.get(`/v1/${tenant.slug}/oidc/auth?client_id=x&response_type=code&scope=openid&redirect_uri=https://a.example/cb`, from('192.0.2.30')), 60);
+    expect((await api.get(discovery, from('192.0.2.31'))).status).toBe(200);
+
+    const basic = { authorization: `Basic ${Buffer.from('app_flood:secret').toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' };
+    for (let i = 0; i < 60; i += 1) {
+      const res = await fetch(`${api.baseUrl}/v1/${tenant.slug}/oidc/token`, { method: 'POST', headers: { ...basic, 'x-forwarded-for': `198.51.100.${i}` }, body: 'grant_type=client_credentials' });
+      expect(res.status).toBe(401);
+    }
+    const refused = await fetch(`${api.baseUrl}/v1/${tenant.slug}/oidc/token`, { method: 'POST', headers: { ...basic, 'x-forwarded-for': '198.51.100.200' }, body: 'grant_type=client_credentials' });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+  });
 });
 
 describe('client IP', () => {

@@ -51,6 +51,15 @@ export const SELF_SERVICE_MAIL_PER_IP: RateLimitBudget = { name: 'ip_self_servic
 export const PER_CREDENTIAL: RateLimitBudget = { name: 'credential', points: 600, durationSeconds: 60 };
 
 /**
+ * Every endpoint of a tenant's OpenID Provider (`/v1/{slug}/oidc/*`: authorization, token, userinfo,
+ * introspection, revocation, logout, interactions, discovery): 300 requests per minute per client IP,
+ * which also bounds the interaction rows anonymous authorization requests store (docs/oidc.md "Limits").
+ */
+export const OIDC_PROVIDER_PER_IP: RateLimitBudget = { name: 'ip_oidc_provider', points: 300, durationSeconds: 60 };
+/** The provider's back-channel endpoints per client id (HTTP Basic or `client_id`): 600 per minute. */
+export const OIDC_PROVIDER_PER_CLIENT: RateLimitBudget = { name: 'oidc_client', points: 600, durationSeconds: 60 };
+
+/**
  * The tenant + email limit (10 per 15 minutes), counted per source IP so that an attacker
  * elsewhere cannot exhaust it for the real user. Failed attempts only for `reset` procedures.
  */
