@@ -50,3 +50,37 @@ export function readRefreshCookie(req: Request, tenantSlug: string): string | un
 export function clearRefreshCookie(req: Request, res: Response, tenantSlug: string): void {
   res.clearCookie(cookieName(tenantSlug), { httpOnly: true, secure: req.secure, sameSite: 'strict', path: COOKIE_PATH });
 }
+
+/** The session-binding cookie of a workspace (security/session-binding.ts). */
+function bindingCookieName(tenantSlug: string): string {
+  return `session_binding_${tenantSlug}`;
+}
+
+/** The only path the binding cookie is sent to: the workspace provider's interaction hand-off. */
+function bindingCookiePath(tenantSlug: string): string {
+  return `/v1/${encodeURIComponent(tenantSlug)}/oidc/interaction`;
+}
+
+/**
+ * Stores the binding of the hosted session in an HttpOnly, SameSite=Strict cookie scoped to the
+ * workspace provider's interaction path, beside the refresh cookie (docs/oidc.md "Sessions end everywhere").
+ * @param maxAgeSeconds lifetime of the session's refresh token, in seconds.
+ */
+export function setSessionBindingCookie(req: Request, res: Response, tenantSlug: string, binding: string, maxAgeSeconds: number): void {
+  res.cookie(bindingCookieName(tenantSlug), binding, {
+    httpOnly: true, secure: req.secure, sameSite: 'strict', path: bindingCookiePath(tenantSlug), maxAge: maxAgeSeconds * 1000,
+  });
+}
+
+/** The workspace's session binding from the cookie, or undefined. */
+export function readSessionBindingCookie(req: Request, tenantSlug: string): string | undefined {
+  const header = req.headers.cookie;
+  if (!header) return undefined;
+  const value = parseCookieHeader(header)[bindingCookieName(tenantSlug)];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** Deletes the workspace's session-binding cookie. */
+export function clearSessionBindingCookie(req: Request, res: Response, tenantSlug: string): void {
+  res.clearCookie(bindingCookieName(tenantSlug), { httpOnly: true, secure: req.secure, sameSite: 'strict', path: bindingCookiePath(tenantSlug) });
+}

@@ -7,6 +7,9 @@ import { OIDC_PROVIDER_PER_CLIENT, OIDC_PROVIDER_PER_IP, PER_CREDENTIAL, type Ra
 import { rateLimitClientKey } from '../services/rate-limits/rate-limiter.js';
 import { findLiveTenantBySlug } from '../services/tenants/tenant-queries.js';
 import { sendError } from './error-envelope.js';
+import { readSessionBindingCookie } from '../middleware/refresh-cookie.js';
+import { isSessionBinding } from '../security/session-binding.js';
+import { OIDC_REASONS } from '../services/oidc/oidc-errors.js';
 
 /**
  * The provider's own pages (the logout confirmation) post a form to the provider and may style
@@ -105,7 +108,20 @@ export function oidcRoutes(services: AppServices): express.Router {
     }
   });
 
-  router.post('/interaction/:uid/complete', async (req, res: TenantResponse, next) => {
+  /**
+   * An access token alone never finishes a provider sign-in (docs/oidc.md "Sessions end everywhere"):
+   * the browser's session-binding cookie (set beside the hosted pages' refresh cookie) or, for a
+   * client without the pages, the session's current refresh token in the body (`{refreshToken}`).
+   * @throws ApiError 401 `session_proof_required`.
+   */
+  const requireSessionProof = async (req: Request, tenant: Tenant, sessionId: string): Promise<void> => {
+    if (isSessionBinding(services.config.jwtSecret, tenant.slug, sessionId, readSessionBindingCookie(req, tenant.slug))) return;
+    const presented = (req.body as { refreshToken?: unknown } | undefined)?.refreshToken;
+    if (typeof presented === 'string' && presented.length <= 512 && (await services.sessions.holdsCurrentRefreshToken(em(), tenant.id, sessionId, presented))) return;
+    throw unauthorized(OIDC_REASONS.sessionProofRequired, 'Sign in again on this device to continue to the application');
+  };
+
+  router.post('/interaction/:uid/complete', express.json({ limit: '4kb' }), async (req, res: TenantResponse, next) => {
     try {
       res.setHeader('Cache-Control', 'no-store');
       const tenant = res.locals.tenant;
@@ -114,6 +130,7 @@ export function oidcRoutes(services: AppServices): express.Router {
       const principal = await services.credentials.authenticate(em(), tenant, authorization, resolved?.sessionCheck);
       if (principal.kind !== 'user') throw unauthorized('user_token_required', 'Finishing a sign-in needs the person\'s session, not an API key');
       if (!(await spend(res, PER_CREDENTIAL, `session:${principal.sessionId}`))) return;
+      await requireSessionProof(req, tenant, principal.sessionId);
       const session = await services.sessions.authenticationOf(em(), tenant.id, principal.sessionId);
       if (!session) throw unauthorized('session_revoked', 'The session has ended');
       const meta = { ip: req.ip ?? null, userAgent: req.headers['user-agent']?.slice(0, 512) ?? null };

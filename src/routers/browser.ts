@@ -2,7 +2,7 @@ import { ApiError } from '../lib/errors.js';
 import { tenantProcedure } from '../middleware/tenant.js';
 import { z } from 'zod';
 import { clearIdpBindingCookie, readIdpBindingCookie, setIdpBindingCookie } from '../middleware/idp-binding-cookie.js';
-import { clearRefreshCookie, readRefreshCookie, wantsRefreshCookie } from '../middleware/refresh-cookie.js';
+import { clearRefreshCookie, clearSessionBindingCookie, readRefreshCookie, wantsRefreshCookie } from '../middleware/refresh-cookie.js';
 import { router } from '../trpc.js';
 import { callbackInput } from './idp.js';
 import { OK, okOutput, sessionOutput, toSession } from './schemas.js';
@@ -95,6 +95,7 @@ export const browserRouter = router({
       const presented = readRefreshCookie(ctx.req, ctx.tenant.slug);
       if (presented) await ctx.services.sessions.endByRefreshToken(ctx.em, ctx.tenant, presented, ctx.meta);
       clearRefreshCookie(ctx.req, ctx.res, ctx.tenant.slug);
+      clearSessionBindingCookie(ctx.req, ctx.res, ctx.tenant.slug);
       return OK;
     }),
 });

@@ -70,16 +70,34 @@ export interface SignInResult {
   nonce: string;
 }
 
+/** The hosted session a person holds: its access token, and its refresh token as proof of holding the session. */
+export interface HostedSessionTokens {
+  accessToken: string;
+  refreshToken: string;
+}
+
+/**
+ * Finishes a provider interaction with a hosted session, as the hosted page does: the access token,
+ * and the session's refresh token as the proof that the page's session-binding cookie gives a browser.
+ */
+export function completeInteraction(browser: CookieBrowser, interactionUrl: string, session: HostedSessionTokens): Promise<Response> {
+  return browser.request(`${interactionUrl}/complete`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${session.accessToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ refreshToken: session.refreshToken }),
+  });
+}
+
 /**
  * Plays the browser of an authorization-code + PKCE sign-in: follows the authorization request to
- * the hosted sign-in hand-off, finishes each interaction with `accessToken` (the hosted session the
+ * the hosted sign-in hand-off, finishes each interaction with `session` (the hosted session the
  * person holds), and stops at the redirect to the application's `redirect_uri`.
  * @param params extra authorization parameters (`prompt`, `max_age`, `scope`, `redirect_uri`).
  */
 export async function signInThroughProvider(
   rp: RelyingParty,
   browser: CookieBrowser,
-  accessToken: string,
+  session: HostedSessionTokens,
   params: Record<string, string> = {},
 ): Promise<SignInResult> {
   const verifier = oidc.randomPKCECodeVerifier();
@@ -100,7 +118,7 @@ export async function signInThroughProvider(
       const handOff = await browser.request(target.href);
       expect(handOff.status).toBe(303);
       expect(locationOf(handOff, target.href).pathname).toMatch(/\/app\/[^/]+\/sign-in$/);
-      const complete = await browser.request(`${target.href}/complete`, { method: 'POST', headers: { authorization: `Bearer ${accessToken}` } });
+      const complete = await completeInteraction(browser, target.href, session);
       const body = (await complete.json()) as { redirectTo?: string };
       expect(complete.status, JSON.stringify(body)).toBe(200);
       next = new URL(body.redirectTo!, target.href);

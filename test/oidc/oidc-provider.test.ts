@@ -4,7 +4,7 @@ import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, createTenant, expectError, PASSWORD, signupMember, type TestTenant } from '../helpers/api.js';
 import { freePort } from '../helpers/oidc-provider.js';
-import { CookieBrowser, locationOf, registerRelyingParty, signInThroughProvider, type RelyingParty } from '../helpers/oidc-relying-party.js';
+import { completeInteraction, CookieBrowser, locationOf, registerRelyingParty, signInThroughProvider, type HostedSessionTokens, type RelyingParty } from '../helpers/oidc-relying-party.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
@@ -37,8 +37,8 @@ async function apiKey(tenant: TestTenant, environment: 'live' | 'test'): Promise
 }
 
 /** A full sign-in of `member` at `rp`, code exchanged for tokens. */
-async function signIn(rp: RelyingParty, accessToken: string, browser = new CookieBrowser(), params: Record<string, string> = {}) {
-  const result = await signInThroughProvider(rp, browser, accessToken, params);
+async function signIn(rp: RelyingParty, session: HostedSessionTokens, browser = new CookieBrowser(), params: Record<string, string> = {}) {
+  const result = await signInThroughProvider(rp, browser, session, params);
   const tokens = await oidc.authorizationCodeGrant(rp.config, result.callback, { pkceCodeVerifier: result.verifier, expectedState: result.state, expectedNonce: result.nonce });
   return { tokens, browser, result };
 }
@@ -75,13 +75,13 @@ describe('discovery and keys', () => {
     const tenant = await createTenant(api);
     const member = await signupMember(api, tenant.slug);
     const rp = await registerRelyingParty(api, tenant, publicUrl);
-    const { tokens } = await signIn(rp, member.accessToken);
+    const { tokens } = await signIn(rp, member);
     const oldKid = decodeProtectedHeader(tokens.id_token!).kid;
     await server.services.signingKeys.rotate(server.services.orm.em.fork() as EntityManager, tenant.id);
     server.services.oidc.forget(tenant.id);
     const jwks = createRemoteJWKSet(new URL(`${rp.issuer}/jwks`));
     await expect(jwtVerify(tokens.id_token!, jwks, { issuer: rp.issuer, audience: rp.clientId })).resolves.toBeTruthy();
-    const again = await signIn(rp, member.accessToken);
+    const again = await signIn(rp, member);
     expect(decodeProtectedHeader(again.tokens.id_token!).kid).not.toBe(oldKid);
   });
 });
@@ -91,7 +91,7 @@ describe('authorization code with PKCE', () => {
     const tenant = await createTenant(api);
     const member = await signupMember(api, tenant.slug);
     const rp = await registerRelyingParty(api, tenant, publicUrl, 'web');
-    const { tokens } = await signIn(rp, member.accessToken);
+    const { tokens } = await signIn(rp, member);
 
     const jwks = createRemoteJWKSet(new URL(`${rp.issuer}/jwks`));
     const { payload, protectedHeader } = await jwtVerify(tokens.id_token!, jwks, { issuer: rp.issuer, audience: rp.clientId });
@@ -118,7 +118,7 @@ describe('authorization code with PKCE', () => {
     const member = await signupMember(api, tenant.slug);
     const rp = await registerRelyingParty(api, tenant, publicUrl, 'spa');
     expect(rp.clientSecret).toBeUndefined();
-    const { tokens } = await signIn(rp, member.accessToken);
+    const { tokens } = await signIn(rp, member);
     expect(tokens.access_token).toBeTruthy();
 
     const noPkce = oidc.buildAuthorizationUrl(rp.config, { redirect_uri: rp.redirectUri, scope: 'openid', state: oidc.randomState() });
@@ -148,7 +148,7 @@ describe('authorization code with PKCE', () => {
     const tenant = await createTenant(api);
     const member = await signupMember(api, tenant.slug);
     const rp = await registerRelyingParty(api, tenant, publicUrl, 'web');
-    const result = await signInThroughProvider(rp, new CookieBrowser(), member.accessToken);
+    const result = await signInThroughProvider(rp, new CookieBrowser(), member);
     await oidc.authorizationCodeGrant(rp.config, result.callback, { pkceCodeVerifier: result.verifier, expectedState: result.state, expectedNonce: result.nonce });
     await expect(
       oidc.authorizationCodeGrant(rp.config, result.callback, { pkceCodeVerifier: result.verifier, expectedState: result.state, expectedNonce: result.nonce }),
@@ -161,7 +161,7 @@ describe('authorization code with PKCE', () => {
     const first = await registerRelyingParty(api, tenant, publicUrl, 'web');
     const second = await registerRelyingParty(api, tenant, publicUrl, 'spa');
     const browser = new CookieBrowser();
-    await signIn(first, member.accessToken, browser);
+    await signIn(first, member, browser);
     // the provider session in this browser is enough: no interaction for the login any more
     const verifier = oidc.randomPKCECodeVerifier();
     const url = oidc.buildAuthorizationUrl(second.config, {
@@ -180,11 +180,11 @@ describe('authorization code with PKCE', () => {
     const toInteraction = locationOf(await browser.request(forced.href), forced.href);
     expect(toInteraction.pathname).toMatch(/\/oidc\/interaction\//);
     await browser.request(toInteraction.href);
-    const stale = await browser.request(`${toInteraction.href}/complete`, { method: 'POST', headers: { authorization: `Bearer ${member.accessToken}` } });
+    const stale = await completeInteraction(browser, toInteraction.href, member);
     expect(stale.status).toBe(401);
     expect(((await stale.json()) as { details: { reason: string } }).details.reason).toBe('fresh_sign_in_required');
     const fresh = await api.post(`/v1/${tenant.slug}/auth/login`, { email: member.email, password: PASSWORD });
-    const done = await browser.request(`${toInteraction.href}/complete`, { method: 'POST', headers: { authorization: `Bearer ${fresh.body.accessToken}` } });
+    const done = await completeInteraction(browser, toInteraction.href, fresh.body as HostedSessionTokens);
     expect(done.status).toBe(200);
   });
 });
@@ -195,7 +195,7 @@ describe('JWT access tokens for the tenant\'s own APIs (RFC 9068, RFC 8707)', ()
     const member = await signupMember(api, tenant.slug);
     const rp = await registerRelyingParty(api, tenant, publicUrl, 'web');
     const resource = 'https://app.example.com/api';
-    const { tokens } = await signIn(rp, member.accessToken, new CookieBrowser(), { resource, scope: 'openid email offline_access api' });
+    const { tokens } = await signIn(rp, member, new CookieBrowser(), { resource, scope: 'openid email offline_access api' });
     const jwks = createRemoteJWKSet(new URL(`${rp.issuer}/jwks`));
     const { payload, protectedHeader } = await jwtVerify(tokens.access_token, jwks, { issuer: rp.issuer, audience: resource, typ: 'at+jwt' });
     expect(protectedHeader.alg).toBe('ES256');
@@ -237,7 +237,7 @@ describe('tokens for servers', () => {
     const web = await registerRelyingParty(api, tenant, publicUrl, 'web');
     const resourceServer = await registerRelyingParty(api, tenant, publicUrl, 'm2m');
     const foreign = await registerRelyingParty(api, other, publicUrl, 'm2m');
-    const { tokens } = await signIn(web, member.accessToken);
+    const { tokens } = await signIn(web, member);
     const seen = await oidc.tokenIntrospection(resourceServer.config, tokens.access_token);
     expect(seen).toMatchObject({ active: true, sub: member.id, client_id: web.clientId });
     expect((await oidc.tokenIntrospection(foreign.config, tokens.access_token)).active).toBe(false);
@@ -257,7 +257,7 @@ describe('ending access', () => {
     const tenant = await createTenant(api);
     const member = await signupMember(api, tenant.slug);
     const rp = await registerRelyingParty(api, tenant, publicUrl, 'web');
-    const { tokens } = await signIn(rp, member.accessToken);
+    const { tokens } = await signIn(rp, member);
     await sql(`update app_user set status = 'Suspended' where id = ?`, [member.id]);
     await expect(oidc.refreshTokenGrant(rp.config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
     await expect(oidc.fetchUserInfo(rp.config, tokens.access_token, member.id)).rejects.toBeTruthy();
@@ -268,7 +268,7 @@ describe('ending access', () => {
     const member = await signupMember(api, tenant.slug);
     const rp = await registerRelyingParty(api, tenant, publicUrl, 'web');
     const resourceServer = await registerRelyingParty(api, tenant, publicUrl, 'm2m');
-    const { tokens } = await signIn(rp, member.accessToken);
+    const { tokens } = await signIn(rp, member);
     const apps = await api.get(`/v1/${tenant.slug}/applications`, { token: tenant.accessToken });
     const id = (apps.body.items as { id: string; clientId: string }[]).find((a) => a.clientId === rp.clientId)!.id;
     expect((await api.delete(`/v1/${tenant.slug}/applications/${id}`, { token: tenant.accessToken })).status).toBe(200);
@@ -280,7 +280,7 @@ describe('ending access', () => {
     const tenant = await createTenant(api);
     const member = await signupMember(api, tenant.slug);
     const rp = await registerRelyingParty(api, tenant, publicUrl, 'web');
-    const { tokens, browser } = await signIn(rp, member.accessToken);
+    const { tokens, browser } = await signIn(rp, member);
 
     const evil = oidc.buildEndSessionUrl(rp.config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: 'https://evil.example.com/' });
     const refused = await browser.request(evil.href);

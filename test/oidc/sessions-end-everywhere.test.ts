@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, createTenant, PASSWORD, signupMember, type TestTenant } from '../helpers/api.js';
 import { tokenFromMail } from '../helpers/email-verification.js';
 import { freePort } from '../helpers/oidc-provider.js';
-import { CookieBrowser, locationOf, registerRelyingParty, signInThroughProvider, type RelyingParty } from '../helpers/oidc-relying-party.js';
+import { completeInteraction, CookieBrowser, locationOf, registerRelyingParty, signInThroughProvider, type RelyingParty } from '../helpers/oidc-relying-party.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 
@@ -71,7 +71,7 @@ async function situation(): Promise<Situation & { other: Member & { sessionId: s
   const rp = await registerRelyingParty(api, tenant, publicUrl, 'web');
   const resourceServer = await registerRelyingParty(api, tenant, publicUrl, 'm2m');
   const browser = new CookieBrowser();
-  const result = await signInThroughProvider(rp, browser, appSession.accessToken);
+  const result = await signInThroughProvider(rp, browser, appSession);
   const tokens = await oidc.authorizationCodeGrant(rp.config, result.callback, { pkceCodeVerifier: result.verifier, expectedState: result.state, expectedNonce: result.nonce });
   expect(tokens.refresh_token).toBeTruthy();
   return { tenant, member, signedIn: appSession, rp, resourceServer, browser, tokens, other, appSession };
@@ -201,7 +201,7 @@ describe('freshness', () => {
     // the hosted session proved who the member is a minute ago; the provider session takes that time
     await sql(`update session set authenticated_at = now() - interval '1 minute' where user_id = ?`, [member.id]);
     const browser = new CookieBrowser();
-    await signInThroughProvider(rp, browser, member.accessToken);
+    await signInThroughProvider(rp, browser, member);
     const url = oidc.buildAuthorizationUrl(rp.config, {
       redirect_uri: rp.redirectUri, scope: 'openid', max_age: '5', state: 's', nonce: 'n',
       code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256',
@@ -211,8 +211,65 @@ describe('freshness', () => {
     expect(interaction.pathname).toMatch(/\/oidc\/interaction\//);
     const details = await browser.request(`${interaction.href}/details`);
     expect(await details.json()).toMatchObject({ freshSignInRequired: true });
-    const complete = await browser.request(`${interaction.href}/complete`, { method: 'POST', headers: { authorization: `Bearer ${member.accessToken}` } });
+    const complete = await completeInteraction(browser, interaction.href, member);
     expect(complete.status).toBe(401);
     expect(((await complete.json()) as { details: { reason: string } }).details.reason).toBe('fresh_sign_in_required');
   });
 });
+
+describe('an access token alone never starts a provider session', () => {
+  async function pendingInteraction(rp: RelyingParty, browser: CookieBrowser): Promise<string> {
+    const url = oidc.buildAuthorizationUrl(rp.config, {
+      redirect_uri: rp.redirectUri, scope: 'openid', state: 's', nonce: 'n',
+      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256',
+    });
+    const interaction = locationOf(await browser.request(url.href), url.href);
+    expect(interaction.pathname).toMatch(/\/oidc\/interaction\//);
+    return interaction.href;
+  }
+
+  it('refuses a bare access token, a rotated refresh token and another session\'s refresh token with session_proof_required', async () => {
+    const tenant = await createTenant(api);
+    const member = await signupMember(api, tenant.slug);
+    const other = await login(tenant.slug, member.email);
+    const rp = await registerRelyingParty(api, tenant, publicUrl, 'web');
+    const browser = new CookieBrowser();
+    const interaction = await pendingInteraction(rp, browser);
+
+    const bare = await browser.request(`${interaction}/complete`, { method: 'POST', headers: { authorization: `Bearer ${member.accessToken}` } });
+    expect(bare.status).toBe(401);
+    expect(((await bare.json()) as { details: { reason: string } }).details.reason).toBe('session_proof_required');
+
+    const foreign = await completeInteraction(browser, interaction, { accessToken: member.accessToken, refreshToken: other.refreshToken });
+    expect(((await foreign.json()) as { details: { reason: string } }).details.reason).toBe('session_proof_required');
+
+    const rotated = await api.post(`/v1/${tenant.slug}/auth/refresh`, { refreshToken: member.refreshToken });
+    expect(rotated.status).toBe(200);
+    const stale = await completeInteraction(browser, interaction, { accessToken: rotated.body.accessToken, refreshToken: member.refreshToken });
+    expect(((await stale.json()) as { details: { reason: string } }).details.reason).toBe('session_proof_required');
+
+    const done = await completeInteraction(browser, interaction, { accessToken: rotated.body.accessToken, refreshToken: rotated.body.refreshToken });
+    expect(done.status).toBe(200);
+  });
+
+  it('accepts the session-binding cookie the hosted pages\' sign-in sets, and only for that session', async () => {
+    const tenant = await createTenant(api);
+    const member = await signupMember(api, tenant.slug);
+    const rp = await registerRelyingParty(api, tenant, publicUrl, 'web');
+    const browser = new CookieBrowser();
+    // the hosted page signs in through /trpc with the cookie transport
+    const signedIn = await browser.request(`${server.url}/trpc/auth.login`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-refresh-transport': 'cookie' },
+      body: JSON.stringify({ tenantSlug: tenant.slug, email: member.email, password: PASSWORD }),
+    });
+    expect(signedIn.status).toBe(200);
+    const accessToken = ((await signedIn.json()) as { result: { data: { accessToken: string } } }).result.data.accessToken;
+    const interaction = await pendingInteraction(rp, browser);
+    // another session's access token with this browser's binding is refused
+    const mismatch = await browser.request(`${interaction}/complete`, { method: 'POST', headers: { authorization: `Bearer ${member.accessToken}` } });
+    expect(((await mismatch.json()) as { details: { reason: string } }).details.reason).toBe('session_proof_required');
+    const done = await browser.request(`${interaction}/complete`, { method: 'POST', headers: { authorization: `Bearer ${accessToken}` } });
+    expect(done.status, await done.clone().text()).toBe(200);
+  });
+});
+

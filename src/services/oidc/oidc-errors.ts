@@ -12,6 +12,11 @@ export const OIDC_REASONS = {
   interactionNotFound: 'interaction_not_found',
   /** The application asked for a new sign-in (`prompt=login`, `max_age`): the session is older. */
   freshSignInRequired: 'fresh_sign_in_required',
+  /**
+   * Finishing a sign-in needs proof of the hosted session beyond its access token: the browser's
+   * session-binding cookie or the session's current refresh token (docs/oidc.md "Sessions end everywhere").
+   */
+  sessionProofRequired: 'session_proof_required',
 } as const;
 
 declare module '../../lib/errors.js' {

@@ -11,7 +11,7 @@ import { randomToken, sha256Hex } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { findLiveUserById } from '../users/user-queries.js';
 import { deleteExpiredRefreshAnswers, findUsableRefreshAnswer, insertRefreshAnswer } from './refresh-answer-queries.js';
-import { findLiveSessionOfToken, findPresentedToken, rotateRefreshToken } from './refresh-token-queries.js';
+import { findLiveSessionOfToken, findPresentedToken, isCurrentTokenOfSession, rotateRefreshToken } from './refresh-token-queries.js';
 import {
   findLiveSessionAuthentication, findLiveSessionsOfUser, insertSessionWithFirstToken, revokeLiveSession, revokeLiveSessionsOfUser,
 } from './session-queries.js';
@@ -340,6 +340,14 @@ export class SessionService {
   async listLiveOfLiveUser(em: EntityManager, tenantId: string, userId: string): Promise<LiveSession[]> {
     if (!(await findLiveUserById(em, tenantId, userId))) throw notFound('User not found');
     return this.listLive(em, tenantId, userId);
+  }
+
+  /**
+   * Whether `presented` is the current refresh token of the live session `sessionId` (proof that the
+   * caller holds the session itself, not only one of its access tokens; it is not rotated).
+   */
+  async holdsCurrentRefreshToken(em: EntityManager, tenantId: string, sessionId: string, presented: string): Promise<boolean> {
+    return isCurrentTokenOfSession(em, tenantId, sessionId, sha256Hex(presented), new Date());
   }
 
   /**

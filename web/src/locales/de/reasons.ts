@@ -36,6 +36,7 @@ export const reasons: Translation<typeof english> = {
   cookie_transport_required: 'Ihr Browser hat die Sitzung nicht behalten. Erlauben Sie Cookies für diese Website und melden Sie sich erneut an.',
   reauthentication_required: 'Melden Sie sich zu Ihrer Sicherheit zuerst erneut an (die Anmeldung darf für diese Änderung höchstens 10 Minuten zurückliegen).',
   fresh_sign_in_required: 'Melden Sie sich zu Ihrer Sicherheit zuerst erneut an.',
+  session_proof_required: 'Melden Sie sich auf diesem Gerät erneut an, um zur Anwendung zu gelangen.',
   user_token_required: 'Das kann nur eine angemeldete Person tun, kein API-Schlüssel.',
   admin_required: 'Das kann nur ein Admin des Arbeitsbereichs tun.',
   admin_session_required: 'Das kann nur ein angemeldeter Admin tun, kein API-Schlüssel.',

@@ -35,6 +35,7 @@ export const reasons = {
   cookie_transport_required: 'Your browser did not keep the session. Allow cookies for this site and sign in again.',
   reauthentication_required: 'For your safety, sign in again first (it is needed less than 10 minutes before this change).',
   fresh_sign_in_required: 'For your safety, sign in again first.',
+  session_proof_required: 'Sign in again on this device to continue to the application.',
   user_token_required: 'Only a signed-in person can do this, not an API key.',
   admin_required: 'Only an admin of the workspace can do this.',
   admin_session_required: 'Only a signed-in admin can do this, not an API key.',

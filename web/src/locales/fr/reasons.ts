@@ -36,6 +36,7 @@ export const reasons: Translation<typeof english> = {
   cookie_transport_required: 'Votre navigateur n’a pas conservé la session. Autorisez les cookies pour ce site et reconnectez-vous.',
   reauthentication_required: 'Par sécurité, reconnectez-vous d’abord (la connexion doit dater de moins de 10 minutes pour ce changement).',
   fresh_sign_in_required: 'Par sécurité, reconnectez-vous d’abord.',
+  session_proof_required: 'Reconnectez-vous sur cet appareil pour continuer vers l’application.',
   user_token_required: 'Seule une personne connectée peut faire cela, pas une clé d’API.',
   admin_required: 'Seul un admin de l’espace de travail peut faire cela.',
   admin_session_required: 'Seul un admin connecté peut faire cela, pas une clé d’API.',
