@@ -280,6 +280,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = path.resolve(e.DATA_DIR);
   const generatedSecrets: string[] = [];
 
+  if (env.TENANT_CREATION_TOKEN !== undefined && env.TENANT_CREATION_TOKEN.trim() === '') {
+    // an unset CI variable would otherwise leave workspace creation open without a word (docs/operations.md)
+    throw new ConfigError('TENANT_CREATION_TOKEN is set but empty: give it a token of at least 16 characters, or unset it to leave workspace creation open');
+  }
   if (production && (!e.JWT_SECRET || !e.ENCRYPTION_KEYS)) {
     throw new ConfigError('JWT_SECRET and ENCRYPTION_KEYS are required when NODE_ENV=production');
   }

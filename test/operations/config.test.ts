@@ -33,6 +33,12 @@ describe('configuration', () => {
     expect(() => loadConfig({ DATA_DIR: dataDir(), JWT_SECRET: 'short' })).toThrow(/JWT_SECRET/);
   });
 
+  it('refuses an empty TENANT_CREATION_TOKEN (an unset CI variable) instead of leaving workspace creation open', () => {
+    expect(() => loadConfig({ DATA_DIR: dataDir(), TENANT_CREATION_TOKEN: '' })).toThrow(/TENANT_CREATION_TOKEN is set but empty/);
+    expect(() => loadConfig({ DATA_DIR: dataDir(), TENANT_CREATION_TOKEN: '  ' })).toThrow(/TENANT_CREATION_TOKEN/);
+    expect(loadConfig({ DATA_DIR: dataDir() }).tenantCreationToken).toBeUndefined();
+  });
+
   it('refuses missing secrets when NODE_ENV=production', () => {
     expect(() => loadConfig({ NODE_ENV: 'production', DATA_DIR: dataDir() })).toThrow(ConfigError);
   });
