@@ -18,6 +18,11 @@ export const apiKeyOutput = z
     expiresAt: timestampOutput.nullable(),
     lastUsedAt: timestampOutput.nullable().meta({ description: 'Updated at most once a minute' }),
     revokedAt: timestampOutput.nullable(),
+    createdBy: z.string().nullable().meta({
+      description:
+        'Id of the Admin user (or the live API key) that minted it. Keys belong to the tenant and outlive their minter: revoke ' +
+        'the keys an Admin minted when removing that Admin (docs/security.md "API keys")',
+    }),
   })
   .meta({ id: 'ApiKey' });
 
@@ -33,6 +38,7 @@ function toApiKeyOutput(key: ApiKey): z.infer<typeof apiKeyOutput> {
     expiresAt: iso(key.expiresAt),
     lastUsedAt: iso(key.lastUsedAt),
     revokedAt: iso(key.revokedAt),
+    createdBy: key.createdBy,
   };
 }
 

@@ -19,8 +19,8 @@ describe('POST /v1/{tenantSlug}/api-keys', () => {
     const tenant = await createTenant(suite.api);
     const { plaintext, apiKey } = await createKey(tenant, { name: 'Backend', environment });
     expect(plaintext).toMatch(new RegExp(`^ak_${environment}_[0-9A-Za-z]{32,}$`));
-    expect(Object.keys(apiKey).sort()).toEqual(['createdAt', 'environment', 'expiresAt', 'id', 'lastUsedAt', 'name', 'prefix', 'revokedAt']);
-    expect(apiKey).toMatchObject({ name: 'Backend', environment, expiresAt: null, lastUsedAt: null, revokedAt: null });
+    expect(Object.keys(apiKey).sort()).toEqual(['createdAt', 'createdBy', 'environment', 'expiresAt', 'id', 'lastUsedAt', 'name', 'prefix', 'revokedAt']);
+    expect(apiKey).toMatchObject({ name: 'Backend', environment, expiresAt: null, lastUsedAt: null, revokedAt: null, createdBy: tenant.adminId });
     expect(plaintext.startsWith(apiKey.prefix)).toBe(true);
     expect(apiKey.prefix.length).toBeLessThan(plaintext.length - 30);
 
