@@ -200,10 +200,12 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await expect(admin.getByText(adminEmail)).toBeTruthy();
     expect(await admin.locator('dd').nth(1).textContent()).toBe('Admin');
 
-    // the refresh token is in an HttpOnly cookie on /trpc: a reload keeps the session, scripts cannot read it
-    const cookies = await admin.context().cookies();
-    expect(cookies).toHaveLength(1);
+    // the refresh token is in an HttpOnly cookie on /trpc: a reload keeps the session, scripts cannot read it;
+    // the session's binding, which finishing an application sign-in needs, only goes to the provider's interaction path
+    const cookies = [...(await admin.context().cookies())].sort((a, b) => a.name.localeCompare(b.name));
+    expect(cookies).toHaveLength(2);
     expect(cookies[0]).toMatchObject({ name: `refresh_${slug}`, path: '/trpc', httpOnly: true, sameSite: 'Strict' });
+    expect(cookies[1]).toMatchObject({ name: `session_binding_${slug}`, path: `/v1/${slug}/oidc/interaction`, httpOnly: true, sameSite: 'Strict' });
     // evaluated in the page (strings, as this file is type-checked without the DOM library)
     expect(await admin.evaluate('document.cookie')).toBe('');
     expect(await admin.evaluate('window.localStorage.length + window.sessionStorage.length')).toBe(0);
@@ -452,7 +454,8 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     expect(await person.getByText(email).count()).toBe(1);
     expect(new URL(authorizationUrls[0]!).searchParams.get('redirect_uri')).toBe(`${server.url}/v1/${slug}/oauth/idp/callback`);
     const cookies = await person.context().cookies();
-    expect(cookies.map((c) => c.name)).toEqual([`refresh_${slug}`]); // the binding cookie is gone after the callback
+    // the provider-binding cookie is gone after the callback; the session's two remain
+    expect(cookies.map((c) => c.name).sort()).toEqual([`refresh_${slug}`, `session_binding_${slug}`]);
 
     // with an authenticator, the provider sign-in (no multi-factor `amr`) asks for its code
     await person.getByRole('button', { name: 'Set up authenticator app' }).click();
@@ -1221,7 +1224,7 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     }
     await admin.emulateMedia({ colorScheme: 'light' });
     expect(found).toEqual([]);
-  });
+  }, 180_000);
 
   it('renders the API reference at /docs from the OpenAPI document', async () => {
     diagnoseOnFailure('9');
