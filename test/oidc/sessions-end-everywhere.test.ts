@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import fc from 'fast-check';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, createTenant, PASSWORD, signupMember, type TestTenant } from '../helpers/api.js';
@@ -270,6 +271,128 @@ describe('an access token alone never starts a provider session', () => {
     expect(((await mismatch.json()) as { details: { reason: string } }).details.reason).toBe('session_proof_required');
     const done = await browser.request(`${interaction}/complete`, { method: 'POST', headers: { authorization: `Bearer ${accessToken}` } });
     expect(done.status, await done.clone().text()).toBe(200);
+  });
+});
+
+describe('property: no application grant outlives the hosted session that made it', () => {
+  type Op =
+    | { kind: 'hostedSignIn' }
+    | { kind: 'appSignIn'; session: number }
+    | { kind: 'appRefresh'; grant: number }
+    | { kind: 'hostedLogout'; session: number }
+    | { kind: 'adminEndsSession'; session: number }
+    | { kind: 'logoutAll' }
+    | { kind: 'passwordChange' }
+    | { kind: 'suspend' }
+    | { kind: 'reactivate' };
+
+  const op: fc.Arbitrary<Op> = fc.oneof(
+    fc.constant({ kind: 'hostedSignIn' as const }),
+    fc.nat(3).map((session) => ({ kind: 'appSignIn' as const, session })),
+    fc.nat(3).map((session) => ({ kind: 'appSignIn' as const, session })),
+    fc.nat(3).map((grant) => ({ kind: 'appRefresh' as const, grant })),
+    fc.nat(3).map((session) => ({ kind: 'hostedLogout' as const, session })),
+    fc.nat(3).map((session) => ({ kind: 'adminEndsSession' as const, session })),
+    fc.constant({ kind: 'logoutAll' as const }),
+    fc.constant({ kind: 'passwordChange' as const }),
+    fc.constant({ kind: 'suspend' as const }),
+    fc.constant({ kind: 'reactivate' as const }),
+  );
+
+  it('holds over random sequences of sign-in, application sign-in, refresh, logout, admin ending, logout-all, password change, suspension and reactivation', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 3, maxLength: 8 }), async (ops) => {
+        const tenant = await createTenant(api);
+        const member = await signupMember(api, tenant.slug);
+        let password = PASSWORD;
+        const rp = await registerRelyingParty(api, tenant, publicUrl, 'web');
+        const sessions: (Member & { sessionId: string; ended: boolean })[] = [{ ...(await login(tenant.slug, member.email)), ended: false }];
+        // each application sign-in: the hosted session that made it, its current refresh token, whether it must be dead
+        const grants: { session: number; refreshToken: string; dead: boolean }[] = [];
+        let suspended = false;
+        const endAll = () => {
+          for (const s of sessions) s.ended = true;
+          for (const g of grants) g.dead = true;
+        };
+        const endOne = (index: number) => {
+          const s = sessions[index]!;
+          if (s.ended) return;
+          s.ended = true;
+          // a session that signed in to an application takes every application sign-in of the person with it
+          if (grants.some((g) => g.session === index)) for (const g of grants) g.dead = true;
+        };
+        for (const step of ops) {
+          const live = sessions.map((s, i) => ({ s, i })).filter(({ s }) => !s.ended);
+          switch (step.kind) {
+            case 'hostedSignIn':
+              if (!suspended) sessions.push({ ...(await login(tenant.slug, member.email, password)), ended: false });
+              break;
+            case 'appSignIn': {
+              if (suspended || live.length === 0) break;
+              const { s, i } = live[step.session % live.length]!;
+              const result = await signInThroughProvider(rp, new CookieBrowser(), s);
+              const tokens = await oidc.authorizationCodeGrant(rp.config, result.callback, { pkceCodeVerifier: result.verifier, expectedState: result.state, expectedNonce: result.nonce });
+              grants.push({ session: i, refreshToken: tokens.refresh_token!, dead: false });
+              break;
+            }
+            case 'appRefresh': {
+              const alive = grants.filter((g) => !g.dead);
+              if (suspended || alive.length === 0) break;
+              const g = alive[step.grant % alive.length]!;
+              g.refreshToken = (await oidc.refreshTokenGrant(rp.config, g.refreshToken)).refresh_token!;
+              break;
+            }
+            case 'hostedLogout': {
+              if (live.length === 0) break;
+              const { s, i } = live[step.session % live.length]!;
+              expect((await api.post(`/v1/${tenant.slug}/auth/logout`, { refreshToken: s.refreshToken })).status).toBe(200);
+              endOne(i);
+              break;
+            }
+            case 'adminEndsSession': {
+              if (live.length === 0) break;
+              const { s, i } = live[step.session % live.length]!;
+              expect((await api.delete(`/v1/${tenant.slug}/users/${member.id}/sessions/${s.sessionId}`, { token: tenant.accessToken })).status).toBe(200);
+              endOne(i);
+              break;
+            }
+            case 'logoutAll': {
+              if (live.length === 0) break;
+              expect((await api.post(`/v1/${tenant.slug}/auth/logout-all`, {}, { token: live[0]!.s.accessToken })).status).toBe(200);
+              endAll();
+              break;
+            }
+            case 'passwordChange': {
+              if (live.length === 0) break;
+              const next = `${PASSWORD} ${grants.length}${sessions.length}`;
+              const keep = live[0]!;
+              const res = await api.patch(`/v1/${tenant.slug}/me/password`, { currentPassword: password, newPassword: next }, { token: keep.s.accessToken });
+              expect(res.status, JSON.stringify(res.body)).toBe(200);
+              password = next;
+              for (const [i, s] of sessions.entries()) if (i !== keep.i) s.ended = true;
+              for (const g of grants) g.dead = true;
+              break;
+            }
+            case 'suspend':
+              if (suspended) break;
+              expect((await api.patch(`/v1/${tenant.slug}/users/${member.id}`, { status: 'Suspended' }, { token: tenant.accessToken })).status).toBe(200);
+              suspended = true;
+              endAll();
+              break;
+            case 'reactivate':
+              if (!suspended) break;
+              expect((await api.patch(`/v1/${tenant.slug}/users/${member.id}`, { status: 'Active' }, { token: tenant.accessToken })).status).toBe(200);
+              suspended = false;
+              break;
+          }
+          // the invariant, after every step: a grant whose session ended (or whose person was signed out everywhere) is refused
+          for (const g of grants.filter((x) => x.dead || sessions[x.session]!.ended || suspended)) {
+            await expect(oidc.refreshTokenGrant(rp.config, g.refreshToken)).rejects.toMatchObject({ error: 'invalid_grant' });
+          }
+        }
+      }),
+      { numRuns: 6 },
+    );
   });
 });
 
