@@ -501,6 +501,9 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     expect(tokens.claims()).toMatchObject({ iss: rp.issuer, aud: rp.clientId });
     // with the email scope and an access token, the address comes from userinfo (OpenID Connect Core §5.4)
     expect(await oidc.fetchUserInfo(rp.config, tokens.access_token, tokens.claims()!.sub)).toMatchObject({ email, email_verified: true });
+    // the account page names the application under this device's session (docs/oidc.md "Sessions end everywhere")
+    await person.goto(`${server.url}/app/${slug}/account`);
+    await person.getByText('Signed in to App spa: signing out this device signs you out of them too.').waitFor();
   });
 
   it('under a Required MFA policy, a user without a factor proves the mailbox and sets up an authenticator at sign-in', async () => {

@@ -366,6 +366,12 @@ function SessionControls({ slug }: { slug: string }) {
                 {session.ip ?? t('sessions.unknownAddress')} · {session.method ?? t('sessions.unknownMethod')} ·{' '}
                 {t('sessions.signedIn', { date: formatDateTime(session.createdAt) })} · {t('sessions.lastUsed', { date: formatDateTime(session.lastUsedAt) })}
               </span>
+              {session.applications.length > 0 && (
+                <>
+                  <br />
+                  <span className="hint">{t('sessions.applications', { apps: session.applications.map((app) => app.name ?? app.clientId).join(', ') })}</span>
+                </>
+              )}
               {!session.current && (
                 <>
                   {' '}

@@ -139,7 +139,7 @@ export function UserSessions({ slug, user, onClose }: { slug: string; user: { id
         <div className="table-wrap">
           <table className="cards">
             <thead>
-              <tr><th scope="col">{t('user.device')}</th><th scope="col">{t('user.address')}</th><th scope="col">{t('user.method')}</th><th scope="col">{t('user.signedIn')}</th><th scope="col">{t('user.lastUsed')}</th><th scope="col">{t('table.actions')}</th></tr>
+              <tr><th scope="col">{t('user.device')}</th><th scope="col">{t('user.address')}</th><th scope="col">{t('user.method')}</th><th scope="col">{t('user.signedIn')}</th><th scope="col">{t('user.lastUsed')}</th><th scope="col">{t('user.applications')}</th><th scope="col">{t('table.actions')}</th></tr>
             </thead>
             <tbody>
               {sessions.data.items.map((session) => (
@@ -149,6 +149,9 @@ export function UserSessions({ slug, user, onClose }: { slug: string; user: { id
                   <td role="cell" data-label={t('user.method')}>{session.method ?? '—'}</td>
                   <td role="cell" data-label={t('user.signedIn')}>{when(session.createdAt)}</td>
                   <td role="cell" data-label={t('user.lastUsed')}>{when(session.lastUsedAt)}</td>
+                  <td role="cell" data-label={t('user.applications')}>
+                    {session.applications.length > 0 ? session.applications.map((app) => app.name ?? app.clientId).join(', ') : t('user.noApplications')}
+                  </td>
                   <td role="cell" className="actions">
                     <button type="button" className="danger" onClick={() => end.mutate(session.id)} disabled={end.isPending}>{t('user.endSession')}</button>
                   </td>

@@ -78,6 +78,7 @@ export const account: Translation<typeof english> = {
     unknownAddress: 'unbekannte Adresse',
     unknownMethod: 'Anmeldeart nicht erfasst',
     signedIn: 'angemeldet am {{date}}',
+    applications: 'Angemeldet bei {{apps}}: Wenn Sie dieses Gerät abmelden, werden Sie auch dort abgemeldet.',
     lastUsed: 'zuletzt verwendet am {{date}}',
     signOutDevice: 'Dieses Gerät abmelden',
     signOutEverywhere: 'Überall abmelden',

@@ -185,6 +185,8 @@ export const admin: Translation<typeof english> = {
     address: 'Adresse',
     method: 'Methode',
     signedIn: 'Angemeldet',
+    applications: 'Anwendungen',
+    noApplications: 'keine',
     lastUsed: 'Zuletzt verwendet',
     you: ' (Sie)',
     endSession: 'Sitzung beenden',

@@ -75,6 +75,7 @@ export const account = {
     unknownAddress: 'unknown address',
     unknownMethod: 'sign-in method not recorded',
     signedIn: 'signed in {{date}}',
+    applications: 'Signed in to {{apps}}: signing out this device signs you out of them too.',
     lastUsed: 'last used {{date}}',
     signOutDevice: 'Sign out this device',
     signOutEverywhere: 'Sign out everywhere',

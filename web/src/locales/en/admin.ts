@@ -182,6 +182,8 @@ export const admin = {
     address: 'Address',
     method: 'Method',
     signedIn: 'Signed in',
+    applications: 'Applications',
+    noApplications: 'none',
     lastUsed: 'Last used',
     you: ' (you)',
     endSession: 'End session',

@@ -78,6 +78,7 @@ export const account: Translation<typeof english> = {
     unknownAddress: 'adresse inconnue',
     unknownMethod: 'méthode de connexion non enregistrée',
     signedIn: 'connecté le {{date}}',
+    applications: 'Connecté à {{apps}} : déconnecter cet appareil vous déconnecte aussi de ces applications.',
     lastUsed: 'utilisé pour la dernière fois le {{date}}',
     signOutDevice: 'Déconnecter cet appareil',
     signOutEverywhere: 'Se déconnecter partout',

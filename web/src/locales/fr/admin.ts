@@ -185,6 +185,8 @@ export const admin: Translation<typeof english> = {
     address: 'Adresse',
     method: 'Méthode',
     signedIn: 'Connecté le',
+    applications: 'Applications',
+    noApplications: 'aucune',
     lastUsed: 'Dernière utilisation',
     you: ' (vous)',
     endSession: 'Fermer la session',
