@@ -76,8 +76,8 @@ export const ACCOUNT_FAILURES_ALL_IPS: RateLimitBudget = { name: 'account', poin
 export const KNOWN_SIGN_IN_IP: RateLimitBudget = { name: 'account_known_ip', points: 1, durationSeconds: 14 * 24 * 3600 };
 
 /**
- * Rules by tRPC procedure path (the names the tRPC client calls). Procedures added by other
- * branches start matching once they are merged.
+ * Rules by tRPC procedure path (the names the tRPC client calls). A key that names no procedure
+ * fails test/security/rate-limit-rules.test.ts, so renaming a procedure cannot drop its limit silently.
  */
 export const PROCEDURE_RATE_LIMITS: Readonly<Record<string, ProcedureRateLimits>> = {
   'auth.login': { ip: SIGN_IN_PER_IP, account: 'reset' },
