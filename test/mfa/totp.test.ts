@@ -36,12 +36,9 @@ async function auditActions(tenantId: string, userId: string): Promise<string[]>
   return rows.map((r) => r.action);
 }
 
-/**
- * An API key of the tenant, inserted straight into the table (the api-keys routes belong to another
- * issue); stored like the service stores them, as a SHA-256 hash.
- */
-async function createApiKey(tenant: TestTenant): Promise<string> {
-  const res = await api.post(`/v1/${tenant.slug}/api-keys`, { name: 'totp test', environment: 'test' }, { token: tenant.accessToken });
+/** An API key of the tenant (a live key: removing a user's factor needs one, docs/security.md "Test keys"). */
+async function createApiKey(tenant: TestTenant, environment: 'live' | 'test' = 'live'): Promise<string> {
+  const res = await api.post(`/v1/${tenant.slug}/api-keys`, { name: 'totp test', environment }, { token: tenant.accessToken });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.plaintext as string;
 }
@@ -245,7 +242,7 @@ describe('users/{userId}/totp/disable', () => {
     expect((await totpRow(member.id)).totp_enrolled_at).not.toBeNull();
   });
 
-  it('is open to an API key of the tenant, audited with the key as actor', async () => {
+  it('is open to a live API key of the tenant, audited with the key as actor', async () => {
     const { tenant, member } = await enrolledMember();
     const apiKey = await createApiKey(tenant);
     const res = await api.post(`/v1/${tenant.slug}/users/${member.id}/totp/disable`, undefined, { token: apiKey });

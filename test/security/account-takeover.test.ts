@@ -159,10 +159,10 @@ describe('a pre-registered account never survives a provider sign-in', () => {
   it('lets the provider-verified owner take the account over and removes everything of the pre-registration', async () => {
     const tenant = await idpTenant();
     const victim = `victim-${unique()}@example.com`;
-    // The attacker registers the victim's address (never verified) with his own password and TOTP,
-    // and leaves a reset link and an email code open.
+    // The attacker registers the victim's address (never verified) with his own password and leaves a
+    // reset link open. (With a second factor or a passkey the provider would not reclaim it at all:
+    // idp_link_required, and the owner reclaims it through the mailbox; see account-reclaim.)
     const attacker = await signupMember(api, tenant.slug, victim);
-    const attackerTotp = await enrollTotp(tenant.slug, attacker.accessToken);
     const resetMailsBefore = mailsTo(victim).length;
     expect((await api.post(`/v1/${tenant.slug}/auth/password-reset/request`, { email: victim })).status).toBe(200);
     const resetToken = tokenFromMail((await nextMail(victim, 'Reset your password', resetMailsBefore)).text);
@@ -186,14 +186,12 @@ describe('a pre-registered account never survives a provider sign-in', () => {
     expect(await sql('select 1 from session where user_id = ? and revoked_at is null', [attacker.id])).toHaveLength(1);
     const me = await api.get(`/v1/${tenant.slug}/me`, { token: session.body.accessToken });
     expect(me.body).toMatchObject({ emailVerified: true, totpEnrolled: false });
-    // The attacker's authenticator no longer completes anything: with a password he no longer knows it is moot,
-    // and the owner can enrol a factor of her own with the recent provider sign-in.
+    // the owner can enrol a factor of her own with the recent provider sign-in
     const ownFactor = await api.post(`/v1/${tenant.slug}/mfa/totp/enroll`, undefined, { token: session.body.accessToken });
     expect(ownFactor.status, JSON.stringify(ownFactor.body)).toBe(200);
-    expect(ownFactor.body.secret).not.toBe(attackerTotp.secret);
 
     const audits = await auditActions(tenant.id, attacker.id);
-    expect(audits.map((a) => a.action)).toEqual(expect.arrayContaining(['UserPasswordChanged', 'MfaTotpDisabled', 'UserEmailVerified', 'IdpOauthLinked']));
+    expect(audits.map((a) => a.action)).toEqual(expect.arrayContaining(['UserPasswordChanged', 'UserEmailVerified', 'IdpOauthLinked']));
     expect(audits.find((a) => a.action === 'IdpOauthLinked')!.details).toMatchObject({ via: 'reclaimed_unverified_account' });
     const revoked = await sql<{ details: Record<string, unknown> }>(
       `select details from audit_event where tenant_id = ? and action = 'SessionRevoked'
