@@ -216,7 +216,8 @@ export class ApplicationService {
       case 'web':
         return {
           ...base, client_secret: this.keyring.decrypt(row.clientSecretEnc!, secretAad(row.id)), application_type: 'web',
-          token_endpoint_auth_method: 'client_secret_basic', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'],
+          // `id_token` (with response_mode=form_post only): what express-openid-connect and ASP.NET Core default to
+          token_endpoint_auth_method: 'client_secret_basic', grant_types: ['authorization_code', 'refresh_token', 'implicit'], response_types: ['code', 'id_token'],
           redirect_uris: app.redirectUris,
         };
       default:
