@@ -55,7 +55,11 @@ declare module 'oidc-provider' {
     readonly issuer: string;
     proxy: boolean;
     static readonly Client: unknown;
-    readonly Client: { readonly adapter: ClientAdapter };
+    readonly Client: {
+      readonly adapter: ClientAdapter;
+      /** The client metadata validator; `invalidate(message, code)` refuses a client. */
+      readonly Schema: { prototype: { invalidate(message: string, code?: string): void } };
+    };
     readonly Grant: (new (properties: { accountId: string; clientId: string }) => GrantInstance) & {
       find(id: string): Promise<GrantInstance | undefined>;
     };

@@ -259,6 +259,14 @@ describe('the provider\'s own pages', () => {
     const elsewhere = await new CookieBrowser().request(end.href);
     expect(elsewhere.status).toBe(200);
     expectOnlyItsScriptAllowed(elsewhere, await elsewhere.text());
+
+    // a post-logout URI with an empty path matches with and without its trailing slash (RFC 3986 §6.2.3), nothing else does
+    const patched = await api.patch(`/v1/${tenant.slug}/applications/${(await api.get(`/v1/${tenant.slug}/applications`, { token: tenant.accessToken })).body.items[0].id}`, { postLogoutRedirectUris: ['https://app.example.com'] }, { token: tenant.accessToken });
+    expect(patched.status).toBe(200);
+    for (const [uri, status] of [['https://app.example.com/', 200], ['https://app.example.com', 200], ['https://app.example.com/x', 400]] as const) {
+      const res = await browser.request(oidc.buildEndSessionUrl(rp.config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: uri }).href);
+      expect(res.status, uri).toBe(status);
+    }
   });
 
   it('scopes the provider session cookie to the workspace\'s issuer path, SameSite=Lax over http', async () => {

@@ -355,6 +355,15 @@ export class OidcProviderService {
     // the router pins X-Forwarded-Host/-Proto/-For to PUBLIC_URL and the client address Express
     // resolved (src/rest/oidc-routes.ts), so URLs never follow the request's Host header
     provider.proxy = true;
+    // `id_token` + form_post web applications registered with http on a loopback host (local
+    // development; the applications API allows http nowhere else): oidc-provider's documented opt-out
+    // of its https-only and no-localhost rules for implicit web clients
+    const schema = provider.Client.Schema.prototype;
+    const invalidate = schema.invalidate;
+    schema.invalidate = function allowLoopbackImplicit(this: unknown, message: string, code?: string) {
+      if (code === 'implicit-force-https' || code === 'implicit-forbid-localhost') return;
+      invalidate.call(this, message, code);
+    };
     // a page with oidc-provider's auto-submit script (form_post) got that script's SHA-256 added to
     // the router's `script-src 'none'`: drop the 'none', which may not stand beside a source
     provider.use(async (ctx, next) => {
