@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
 import express from 'express';
 import { auth, type ConfigParams } from 'express-openid-connect';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -19,7 +20,10 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
  *   RS256), then with `response_type: 'code'` by single sign-on;
  * - signing out of both through RP-initiated logout, the second after the provider session is gone
  *   (oidc-provider's auto-submitted logout form, under the provider's CSP), with a
- *   `post_logout_redirect_uri` sent without the trailing slash it was registered with.
+ *   `post_logout_redirect_uri` sent without the trailing slash it was registered with;
+ * - oidc-client-ts in a single-page app on another site (`localhost` against the provider's
+ *   `127.0.0.1`): sign-in by redirect with `offline_access` and no `prompt=consent`, then
+ *   `signinSilent`, which renews with the refresh token.
  */
 const CHROMIUM = '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);
@@ -45,6 +49,25 @@ async function startExpressOpenIdConnect(baseURL: string, config: ConfigParams):
   });
   expect((server.address() as AddressInfo).port).toBe(port);
   return { baseURL, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** A single-page app on `origin` using oidc-client-ts's browser build (global `oidc`) at its defaults. */
+async function startOidcClientTsSpa(origin: string, authority: string, clientId: string): Promise<ExpressRp> {
+  const port = Number(new URL(origin).port);
+  const app = express();
+  app.get('/oidc-client-ts.min.js', (_req, res) => res.sendFile(path.resolve('node_modules/oidc-client-ts/dist/browser/oidc-client-ts.min.js')));
+  const settings = JSON.stringify({ authority, client_id: clientId, redirect_uri: `${origin}/callback`, scope: 'openid email offline_access' });
+  const page = (body: string) => `<!doctype html><html lang="en"><title>SPA</title><script src="/oidc-client-ts.min.js"></script>
+<script>window.mgr = new oidc.UserManager(${settings});</script><h1>SPA</h1>${body}</html>`;
+  app.get('/', (_req, res) => res.type('html').send(page('<button id="login" onclick="mgr.signinRedirect()">Sign in</button>')));
+  app.get('/callback', (_req, res) => res.type('html').send(page(`<pre id="user"></pre><script>
+mgr.signinRedirectCallback().then((u) => { document.getElementById('user').textContent = JSON.stringify({ email: u.profile.email, refresh: Boolean(u.refresh_token) }); },
+  (e) => { document.getElementById('user').textContent = JSON.stringify({ error: String(e) }); });
+</script>`)));
+  const server: Server = await new Promise((resolve) => {
+    const listening = app.listen(port, '127.0.0.1', () => resolve(listening));
+  });
+  return { baseURL: origin, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
 describe.skipIf(!hasChromium)('relying parties at their defaults, in a browser', () => {
@@ -127,6 +150,12 @@ describe.skipIf(!hasChromium)('relying parties at their defaults, in a browser',
 
     // sign out of the first: the provider asks once, then returns to the base URL (sent without its registered slash)
     await page.goto(`${firstBase}/logout`);
+    await page.getByRole('heading', { name: 'Sign out of Interop Works?' }).waitFor();
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      const scan = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+      expect(scan.violations.map((v) => `${scheme} logout page: ${v.id}`)).toEqual([]);
+    }
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(`${firstBase}/`);
     expect(await userOn(page)).toBeNull();
@@ -135,6 +164,34 @@ describe.skipIf(!hasChromium)('relying parties at their defaults, in a browser',
     await page.goto(`${secondRp.baseURL}/logout`);
     await page.waitForURL(`${secondRp.baseURL}/`);
     expect(await userOn(page)).toBeNull();
+    expect(problems).toEqual([]);
+  });
+
+  it('oidc-client-ts: a single-page app on another site signs in with offline_access and renews silently with the refresh token, no prompt=consent', async () => {
+    const tenant = await createTenant(api);
+    const member = await signupMember(api, tenant.slug);
+    const authority = `${server.url}/v1/${tenant.slug}/oidc`;
+    const origin = `http://localhost:${await freePort()}`;
+    const created = await api.post(`/v1/${tenant.slug}/applications`, { name: 'SPA', type: 'spa', redirectUris: [`${origin}/callback`] }, { token: tenant.accessToken });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    rps.push(await startOidcClientTsSpa(origin, authority, created.body.application.clientId as string));
+
+    const page = await newPage();
+    await page.goto(`${origin}/`);
+    await page.locator('#login').click();
+    await page.getByText('Sign in to continue to').waitFor();
+    await page.getByLabel('Email').fill(member.email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.waitForURL(`${origin}/callback**`);
+    expect(await userOn(page)).toEqual({ email: member.email, refresh: true });
+
+    const renewed = (await page.evaluate(`(async () => {
+      const before = await mgr.getUser();
+      const after = await mgr.signinSilent();
+      return { changed: before.access_token !== after.access_token, refresh: Boolean(after.refresh_token), email: after.profile.email };
+    })()`)) as { changed: boolean; refresh: boolean; email: string };
+    expect(renewed).toEqual({ changed: true, refresh: true, email: member.email });
     expect(problems).toEqual([]);
   });
 });
