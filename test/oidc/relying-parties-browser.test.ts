@@ -21,6 +21,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
  * - signing out of both through RP-initiated logout, the second after the provider session is gone
  *   (oidc-provider's auto-submitted logout form, under the provider's CSP), with a
  *   `post_logout_redirect_uri` sent without the trailing slash it was registered with;
+ * - Auth.js (@auth/express) with the provider block docs/oidc.md shows: `session.user.email` is set;
  * - oidc-client-ts in a single-page app on another site (`localhost` against the provider's
  *   `127.0.0.1`): sign-in by redirect with `offline_access` and no `prompt=consent`, then
  *   `signinSilent`, which renews with the refresh token.
@@ -49,6 +50,55 @@ async function startExpressOpenIdConnect(baseURL: string, config: ConfigParams):
   });
   expect((server.address() as AddressInfo).port).toBe(port);
   return { baseURL, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** The part of @auth/express this file uses. */
+interface AuthJsExpress {
+  ExpressAuth(config: Record<string, unknown>): express.RequestHandler;
+  getSession(req: express.Request, config: Record<string, unknown>): Promise<{ user?: Record<string, unknown> } | null>;
+}
+
+/**
+ * @auth/express, loaded by a specifier TypeScript does not follow: its types pull in preact's JSX
+ * types, which reference the DOM library and would change `Headers` for every file of the program.
+ */
+async function loadAuthJs(): Promise<AuthJsExpress> {
+  const specifier = '@auth/express';
+  return (await import(specifier)) as AuthJsExpress;
+}
+
+/** An Express app with Auth.js (@auth/express) at `origin`, the provider block of docs/oidc.md "Auth.js (NextAuth) provider". */
+async function startAuthJs(origin: string, issuer: string, clientId: string, clientSecret: string): Promise<ExpressRp> {
+  const port = Number(new URL(origin).port);
+  const { ExpressAuth, getSession } = await loadAuthJs();
+  const config = {
+    secret: 'a-test-secret-of-the-auth-js-app-0123456789',
+    trustHost: true,
+    providers: [
+      {
+        id: 'tenant-identity',
+        name: 'Acme',
+        type: 'oidc',
+        issuer,
+        clientId,
+        clientSecret,
+        checks: ['pkce', 'state', 'nonce'],
+        authorization: { params: { scope: 'openid email' } },
+      },
+    ],
+  };
+  const app = express();
+  app.set('trust proxy', true);
+  app.use('/auth', ExpressAuth(config));
+  app.get('/', async (req, res) => {
+    const session = await getSession(req, config);
+    const user = JSON.stringify(session?.user ?? null).replace(/</g, '\\u003c');
+    res.type('html').send(`<!doctype html><html lang="en"><title>Auth.js app</title><h1>Auth.js app</h1><pre id="user">${user}</pre></html>`);
+  });
+  const server: Server = await new Promise((resolve) => {
+    const listening = app.listen(port, '127.0.0.1', () => resolve(listening));
+  });
+  return { baseURL: origin, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
 /** A single-page app on `origin` using oidc-client-ts's browser build (global `oidc`) at its defaults. */
@@ -165,6 +215,25 @@ describe.skipIf(!hasChromium)('relying parties at their defaults, in a browser',
     await page.waitForURL(`${secondRp.baseURL}/`);
     expect(await userOn(page)).toBeNull();
     expect(problems).toEqual([]);
+  });
+
+  it('Auth.js with the provider block of docs/oidc.md: session.user.email is set from the ID token', async () => {
+    const tenant = await createTenant(api, 'Acme');
+    const member = await signupMember(api, tenant.slug);
+    const origin = `http://127.0.0.1:${await freePort()}`;
+    const created = await api.post(`/v1/${tenant.slug}/applications`, { name: 'Auth.js app', type: 'web', redirectUris: [`${origin}/auth/callback/tenant-identity`] }, { token: tenant.accessToken });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    rps.push(await startAuthJs(origin, `${server.url}/v1/${tenant.slug}/oidc`, created.body.application.clientId as string, created.body.clientSecret as string));
+
+    const page = await newPage();
+    await page.goto(`${origin}/auth/signin`);
+    await page.getByRole('button', { name: 'Sign in with Acme' }).click();
+    await page.getByText('Sign in to continue to').waitFor();
+    await page.getByLabel('Email').fill(member.email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.waitForURL(`${origin}/`);
+    expect(await userOn(page)).toMatchObject({ email: member.email });
   });
 
   it('oidc-client-ts: a single-page app on another site signs in with offline_access and renews silently with the refresh token, no prompt=consent', async () => {
