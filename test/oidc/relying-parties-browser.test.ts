@@ -236,6 +236,20 @@ describe.skipIf(!hasChromium)('relying parties at their defaults, in a browser',
     expect(await userOn(page)).toMatchObject({ email: member.email });
   });
 
+  it('the hosted sign-in page speaks the language of the application\'s ui_locales to an English browser', async () => {
+    const tenant = await createTenant(api);
+    const created = await api.post(`/v1/${tenant.slug}/applications`, { name: 'German app', type: 'spa', redirectUris: ['http://localhost:5173/callback'] }, { token: tenant.accessToken });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const params = new URLSearchParams({
+      client_id: created.body.application.clientId as string, response_type: 'code', scope: 'openid', redirect_uri: 'http://localhost:5173/callback', state: 's',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', ui_locales: 'de-DE en',
+    });
+    const page = await newPage();
+    await page.goto(`${server.url}/v1/${tenant.slug}/oidc/auth?${params}`);
+    await page.getByText('Melden Sie sich an, um mit').waitFor();
+    expect(await page.locator('html').getAttribute('lang')).toBe('de');
+  });
+
   it('oidc-client-ts: a single-page app on another site signs in with offline_access and renews silently with the refresh token, no prompt=consent', async () => {
     const tenant = await createTenant(api);
     const member = await signupMember(api, tenant.slug);

@@ -239,6 +239,20 @@ describe('the provider\'s own pages', () => {
     expect(page).toContain('redirect_uri');
   });
 
+  it('tells the hosted sign-in page the language of ui_locales the pages speak', async () => {
+    const tenant = await createTenant(api);
+    const rp = await registerRelyingParty(api, tenant, publicUrl, 'web');
+    for (const [uiLocales, expected] of [['it fr-CA de', 'fr'], ['it', null], [undefined, null]] as const) {
+      const browser = new CookieBrowser();
+      const url = oidc.buildAuthorizationUrl(rp.config, { redirect_uri: rp.redirectUri, scope: 'openid', state: 's', nonce: 'n', ...(uiLocales ? { ui_locales: uiLocales } : {}) });
+      const handOff = locationOf(await browser.request(url.href), url.href);
+      expect(handOff.pathname).toMatch(/\/interaction\/[^/]+$/);
+      const details = await browser.request(`${handOff.href}/details`);
+      expect(details.status).toBe(200);
+      expect(((await details.json()) as { uiLocale: unknown }).uiLocale, String(uiLocales)).toBe(expected);
+    }
+  });
+
   it('asks to confirm a logout in the language of ui_locales, and finishes a logout without a provider session instead of a blank page', async () => {
     const tenant = await createTenant(api);
     const member = await signupMember(api, tenant.slug);

@@ -13,7 +13,8 @@ import type { SessionService } from '../sessions/session-service.js';
 import type { ApplicationService } from './application-service.js';
 import { OIDC_REASONS } from './oidc-errors.js';
 import * as payloads from './oidc-payload-queries.js';
-import { errorPage, logoutPage, signedOutPage, type PageRequest } from './provider-pages.js';
+import type { Locale } from '../../lib/locales.js';
+import { errorPage, logoutPage, signedOutPage, uiLocaleOf, type PageRequest } from './provider-pages.js';
 import { ID_TOKEN_SIGNING_ALG, SIGNING_ALG, SIGNING_ALGS, type SigningKeyService } from './signing-keys.js';
 import { findActiveAccount } from '../users/user-queries.js';
 import { deleteHostedLoginsOfUser, recordHostedLogin } from './oidc-hosted-login-queries.js';
@@ -165,17 +166,21 @@ export class OidcProviderService {
   }
 
   /**
-   * What the hosted sign-in page needs to know about a pending interaction: the application's name
-   * and whether it asked for a new sign-in (`prompt=login` or `max_age`).
+   * What the hosted sign-in page needs to know about a pending interaction: the application's name,
+   * whether it asked for a new sign-in (`prompt=login` or `max_age`), and the first language of its
+   * `ui_locales` the pages speak (OpenID Connect Core 3.1.2.1), or null.
    * @throws ApiError 401 `interaction_not_found` when the interaction is unknown, expired, or its
    *   cookie is not this browser's.
    */
-  async interactionInfo(tenant: Tenant, req: IncomingMessage, res: ServerResponse): Promise<{ clientName: string; freshSignInRequired: boolean; notBefore: number }> {
+  async interactionInfo(tenant: Tenant, req: IncomingMessage, res: ServerResponse): Promise<{ clientName: string; freshSignInRequired: boolean; notBefore: number; uiLocale: Locale | null }> {
     const provider = await this.providerFor(tenant);
     const details = await this.details(provider, req, res);
     const clientId = typeof details.params.client_id === 'string' ? details.params.client_id : '';
     const client = await this.applications.clientMetadata(this.orm.em.fork() as EntityManager, tenant.id, clientId);
-    return { clientName: client?.client_name ?? clientId, freshSignInRequired: freshSignInAfter(details) !== undefined, notBefore: freshSignInAfter(details) ?? 0 };
+    return {
+      clientName: client?.client_name ?? clientId, freshSignInRequired: freshSignInAfter(details) !== undefined, notBefore: freshSignInAfter(details) ?? 0,
+      uiLocale: uiLocaleOf(details.params.ui_locales) ?? null,
+    };
   }
 
   /**

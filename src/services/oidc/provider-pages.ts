@@ -73,13 +73,20 @@ export interface PageRequest {
  * counting as `de`) that the pages speak, else the browser's, else the workspace's default.
  */
 export function pageLocale(tenant: Pick<Tenant, 'defaultLocale'>, request: PageRequest): Locale {
-  if (typeof request.uiLocales === 'string') {
-    for (const tag of request.uiLocales.split(' ')) {
-      const language = tag.split('-')[0]!.toLowerCase();
-      if (isLocale(language)) return language;
-    }
+  return uiLocaleOf(request.uiLocales) ?? negotiateLocale(request.acceptLanguage) ?? tenant.defaultLocale;
+}
+
+/**
+ * The first language of a `ui_locales` value (space-separated BCP 47 tags, OpenID Connect Core
+ * 3.1.2.1; `de-CH` counting as `de`) that the pages speak, or undefined.
+ */
+export function uiLocaleOf(uiLocales: unknown): Locale | undefined {
+  if (typeof uiLocales !== 'string') return undefined;
+  for (const tag of uiLocales.split(' ')) {
+    const language = tag.split('-')[0]!.toLowerCase();
+    if (isLocale(language)) return language;
   }
-  return negotiateLocale(request.acceptLanguage) ?? tenant.defaultLocale;
+  return undefined;
 }
 
 /** The workspace's look of a provider page. */
