@@ -5,7 +5,7 @@ import { runDatabaseScript } from './database-script.js';
 
 /**
  * `npm run oidc:rotate-signing-keys [-- <workspace slug>…]`: gives every workspace's OpenID Provider
- * (or the named ones) a new ES256 signing key (docs/oidc.md "Key rotation"). The previous key stays
+ * (or the named ones) a new RS256 and a new ES256 signing key (docs/oidc.md "Key rotation"). The previous keys stay
  * in the JWKS for RETIRED_KEY_PUBLISH_SECONDS, so tokens it signed still verify; running instances
  * sign with the new key within 10 minutes (they rebuild their providers). Exits 0 when done, 2 on a
  * configuration or database error. On the embedded database stop the service first.
@@ -19,8 +19,8 @@ runDatabaseScript('signing-key rotation', async (orm, config, logger) => {
   )) as { id: string; slug: string }[];
   const keys = new SigningKeyService(new Keyring(config.encryptionKeys));
   for (const tenant of tenants) {
-    const kid = await keys.rotate(em, tenant.id);
-    logger.info({ workspace: tenant.slug, kid }, 'new OpenID provider signing key');
+    const kids = await keys.rotate(em, tenant.id);
+    logger.info({ workspace: tenant.slug, kids }, 'new OpenID provider signing keys');
   }
   logger.info({ workspaces: tenants.length, previousKeysPublishedSeconds: RETIRED_KEY_PUBLISH_SECONDS }, 'signing keys rotated');
   return 0;

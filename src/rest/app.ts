@@ -12,7 +12,7 @@ import { MAX_BODY_BYTES, publicDescriptionCors, screenRequestInput, strictCors }
 import { idpCallbackToPage } from '../middleware/idp-binding-cookie.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { logRequests } from './request-log.js';
-import { oidcRoutes } from './oidc-routes.js';
+import { authorizationServerMetadataRoute, oidcRoutes } from './oidc-routes.js';
 import { countRequests } from './request-metrics.js';
 import { webPages } from './web-pages.js';
 
@@ -123,7 +123,9 @@ export function createApp(services: AppServices): express.Express {
     res.type('application/json').send(openApiDocument);
   });
   // Each tenant's OpenID Provider: its own CORS (per client), CSP, caching and body parsing (docs/oidc.md).
-  app.use('/v1/:tenantSlug/oidc', oidcRoutes(services));
+  const providerRoutes = oidcRoutes(services);
+  app.use('/v1/:tenantSlug/oidc', providerRoutes);
+  app.get('/.well-known/oauth-authorization-server/v1/:tenantSlug/oidc', authorizationServerMetadataRoute(providerRoutes));
   app.use(strictCors(config.corsOrigins));
 
   app.get('/health', (_req, res) => {

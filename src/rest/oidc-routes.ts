@@ -12,12 +12,22 @@ import { isSessionBinding } from '../security/session-binding.js';
 import { OIDC_REASONS } from '../services/oidc/oidc-errors.js';
 
 /**
- * The provider's own pages (the logout confirmation) post a form to the provider and may style
- * themselves inline; nothing else loads, nothing frames them (OWASP ASVS V3.4). No `form-action`:
+ * The provider's own pages (the logout confirmation, errors) post a form to the provider and may
+ * style themselves inline; nothing else loads, nothing frames them (OWASP ASVS V3.4). Scripts: none,
+ * except the one inline auto-submit script of a `form_post` page (a response to the application,
+ * or a logout without a provider session), whose SHA-256 oidc-provider adds to `script-src` (the
+ * service then drops the `'none'`, src/services/oidc/oidc-provider-service.ts). No `form-action`:
  * it would also block the redirect after the form to the application's registered post-logout URI
- * (any origin, or a native app's own scheme), which the provider has already checked.
+ * (any origin, or a native app's own scheme), and the form_post to its `redirect_uri`, which the
+ * provider has already checked.
  */
-const PROVIDER_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'";
+export const PROVIDER_CSP = "default-src 'none'; script-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'";
+
+/** How long relying parties and caches may keep the discovery document and the JWKS (seconds). */
+export const PROVIDER_METADATA_MAX_AGE = 300;
+
+/** The provider's metadata documents, under the issuer: Cache-Control `public, max-age` (they are the same for everyone). */
+const METADATA_PATHS = new Set(['/.well-known/openid-configuration', '/jwks']);
 
 type TenantResponse = Response<unknown, { tenant: Tenant }>;
 
@@ -147,13 +157,36 @@ export function oidcRoutes(services: AppServices): express.Router {
     }
   });
 
+  const publicUrl = new URL(services.config.publicUrl);
   router.use(async (req, res: TenantResponse, next) => {
     try {
       const provider = await services.oidc.providerFor(res.locals.tenant);
+      // the provider builds its URLs (discovery, form actions, redirects) and judges cookies' Secure
+      // from these: PUBLIC_URL's, never the request's Host; the client address is the one Express
+      // resolved under TRUST_PROXY
+      req.headers['x-forwarded-host'] = publicUrl.host;
+      req.headers['x-forwarded-proto'] = publicUrl.protocol.slice(0, -1);
+      req.headers['x-forwarded-for'] = req.ip ?? req.socket.remoteAddress ?? '';
+      if (req.method === 'GET' && METADATA_PATHS.has(req.path)) res.setHeader('Cache-Control', `public, max-age=${PROVIDER_METADATA_MAX_AGE}`);
       provider.callback()(req, res);
     } catch (err) {
       next(err);
     }
   });
   return router;
+}
+
+/**
+ * `GET /.well-known/oauth-authorization-server/v1/{tenantSlug}/oidc`: the tenant's authorization
+ * server metadata at the location RFC 8414 §3.1 derives from its issuer (the well-known segment
+ * inserted before the issuer's path): the same document as `{issuer}/.well-known/openid-configuration`.
+ * @param providerRoutes the router {@link oidcRoutes} built, which answers it.
+ */
+export function authorizationServerMetadataRoute(providerRoutes: express.Router): express.RequestHandler<{ tenantSlug: string }> {
+  return (req, res, next) => {
+    const issuerPath = `/v1/${encodeURIComponent(req.params.tenantSlug)}/oidc`;
+    req.url = '/.well-known/openid-configuration';
+    req.originalUrl = `${issuerPath}${req.url}`;
+    providerRoutes(req, res, next);
+  };
 }

@@ -20,16 +20,27 @@ declare module 'oidc-provider' {
   export interface KoaContextWithOIDC {
     oidc: {
       session?: { accountId?: string };
-      client?: { clientId: string };
+      client?: { clientId: string; grantTypeAllowed(grantType: string): boolean };
+      params?: Record<string, unknown>;
       entities: Record<string, unknown>;
       [key: string]: unknown;
     };
+    /** Koa's request method, query, and header reader. */
+    method: string;
+    query: Record<string, string | string[] | undefined>;
+    get(header: string): string;
+    /** Koa's response header writer and reader. */
+    set(header: string, value: string): void;
+    response: { get(header: string): string };
+    type: string;
+    body: unknown;
     [key: string]: unknown;
   }
 
   /** OAuth 2.0 errors the provider's hooks may throw (RFC 6749 §5.2, RFC 8707 §2). */
   export const errors: {
     InvalidTarget: new (description?: string) => Error;
+    InvalidRequest: new (description?: string) => Error;
   };
 
   /** A grant as the provider's hooks handle it. */
@@ -44,11 +55,17 @@ declare module 'oidc-provider' {
     readonly issuer: string;
     proxy: boolean;
     static readonly Client: unknown;
-    readonly Client: { readonly adapter: ClientAdapter };
+    readonly Client: {
+      readonly adapter: ClientAdapter;
+      /** The client metadata validator; `invalidate(message, code)` refuses a client. */
+      readonly Schema: { prototype: { invalidate(message: string, code?: string): void } };
+    };
     readonly Grant: (new (properties: { accountId: string; clientId: string }) => GrantInstance) & {
       find(id: string): Promise<GrantInstance | undefined>;
     };
     callback(): (req: IncomingMessage, res: ServerResponse) => void;
+    /** Adds a Koa middleware before the provider's routes. */
+    use(middleware: (ctx: KoaContextWithOIDC, next: () => Promise<void>) => Promise<void>): void;
     on(event: string, listener: (...args: never[]) => void): this;
     interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<InteractionDetails>;
     interactionResult(

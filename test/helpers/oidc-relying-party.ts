@@ -92,7 +92,7 @@ export function completeInteraction(browser: CookieBrowser, interactionUrl: stri
  * Plays the browser of an authorization-code + PKCE sign-in: follows the authorization request to
  * the hosted sign-in hand-off, finishes each interaction with `session` (the hosted session the
  * person holds), and stops at the redirect to the application's `redirect_uri`.
- * @param params extra authorization parameters (`prompt`, `max_age`, `scope`, `redirect_uri`).
+ * @param params extra authorization parameters (`prompt`, `max_age`, `scope`, `redirect_uri`); an empty value removes one.
  */
 export async function signInThroughProvider(
   rp: RelyingParty,
@@ -107,6 +107,8 @@ export async function signInThroughProvider(
     redirect_uri: rp.redirectUri, scope: 'openid email offline_access', prompt: 'consent', state, nonce,
     code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', ...params,
   });
+  // an empty value leaves the parameter out (e.g. `prompt: ''`: no prompt at all)
+  for (const [key, value] of Object.entries(params)) if (value === '') url.searchParams.delete(key);
   let next = url;
   for (let hop = 0; hop < 12; hop++) {
     const res = await browser.request(next.href);

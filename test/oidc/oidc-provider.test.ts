@@ -44,7 +44,7 @@ async function signIn(rp: RelyingParty, session: HostedSessionTokens, browser = 
 }
 
 describe('discovery and keys', () => {
-  it('publishes a discovery document at the tenant issuer with every endpoint, and ES256 keys in its JWKS', async () => {
+  it('publishes a discovery document at the tenant issuer with every endpoint, and RS256 and ES256 keys in its JWKS', async () => {
     const tenant = await createTenant(api);
     const issuer = `${publicUrl}/v1/${tenant.slug}/oidc`;
     const res = await fetch(`${issuer}/.well-known/openid-configuration`);
@@ -55,15 +55,17 @@ describe('discovery and keys', () => {
       expect(typeof doc[endpoint], endpoint).toBe('string');
     }
     expect(doc.code_challenge_methods_supported).toEqual(['S256']);
-    expect(doc.id_token_signing_alg_values_supported).toEqual(['ES256']);
+    expect([...(doc.id_token_signing_alg_values_supported as string[])].sort()).toEqual(['ES256', 'RS256']);
     const jwks = (await (await fetch(doc.jwks_uri as string)).json()) as { keys: Record<string, unknown>[] };
-    expect(jwks.keys.length).toBeGreaterThanOrEqual(1);
+    expect(jwks.keys.map((key) => key.alg).sort()).toEqual(['ES256', 'RS256']);
     for (const key of jwks.keys) {
-      expect(key).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig' });
-      expect(key.d).toBeUndefined();
+      if (key.alg === 'ES256') expect(key).toMatchObject({ kty: 'EC', crv: 'P-256', use: 'sig' });
+      else expect(key).toMatchObject({ kty: 'RSA', e: 'AQAB', use: 'sig' });
+      for (const secret of ['d', 'p', 'q', 'dp', 'dq', 'qi']) expect(key[secret], secret).toBeUndefined();
     }
-    const [stored] = await sql<{ private_jwk_enc: string }>('select private_jwk_enc from oidc_signing_key where tenant_id = ?', [tenant.id]);
-    expect(stored!.private_jwk_enc).not.toContain('"d"');
+    const stored = await sql<{ alg: string; private_jwk_enc: string }>('select alg, private_jwk_enc from oidc_signing_key where tenant_id = ?', [tenant.id]);
+    expect(stored.map((row) => row.alg).sort()).toEqual(['ES256', 'RS256']);
+    for (const row of stored) expect(row.private_jwk_enc).not.toContain('"d"');
   });
 
   it('answers 404 in the envelope for an unknown tenant', async () => {
@@ -95,8 +97,10 @@ describe('authorization code with PKCE', () => {
 
     const jwks = createRemoteJWKSet(new URL(`${rp.issuer}/jwks`));
     const { payload, protectedHeader } = await jwtVerify(tokens.id_token!, jwks, { issuer: rp.issuer, audience: rp.clientId });
-    expect(protectedHeader.alg).toBe('ES256');
+    expect(protectedHeader.alg).toBe('RS256');
     expect(payload.sub).toBe(member.id);
+    // the claims of the scope asked are in the ID token too, without a `resource` (conformIdTokenClaims off)
+    expect(payload).toMatchObject({ email: member.email, email_verified: false });
 
     const info = await oidc.fetchUserInfo(rp.config, tokens.access_token, member.id);
     expect(info).toMatchObject({ sub: member.id, email: member.email, email_verified: false });

@@ -77,9 +77,10 @@ describe('ENCRYPTION_KEYS rotation', () => {
     expect(beforeRotation.status, JSON.stringify(beforeRotation.body)).toBe(200);
 
     // Rotation, scoped to this tenant so test files running beside this one keep their v1 rows.
+    // oidcSigningKeys: the live RS256 and ES256 keys of the tenant
     const report = await reencryptSecrets(em, newServer.services.keyring, { tenantId: tenant.id });
     expect(report).toEqual({
-      keyVersion: 'v2', totpSecrets: 1, pendingTotpSecrets: 1, idpClientSecrets: 1, webhookSecrets: 1, applicationSecrets: 1, oidcSigningKeys: 1, queuedMails: 0, failures: [],
+      keyVersion: 'v2', totpSecrets: 1, pendingTotpSecrets: 1, idpClientSecrets: 1, webhookSecrets: 1, applicationSecrets: 1, oidcSigningKeys: 2, queuedMails: 0, failures: [],
     });
     expect(await hookSecret()).toMatch(/^v2:/);
     const [appRow] = (await em.execute('select client_secret_enc from oidc_application where id = ?', [app.body.application.id])) as { client_secret_enc: string }[];

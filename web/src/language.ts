@@ -41,8 +41,22 @@ export function chooseLocale(locale: Locale): void {
  * none and the browser asks for none the pages speak (docs/web.md "Languages").
  */
 export function applyWorkspaceLanguage(defaultLocale: Locale | null | undefined): void {
-  if (!defaultLocale || chosenLocale() || browserLocale()) return;
+  if (!defaultLocale || chosenLocale() || applicationLocale || browserLocale()) return;
   if (currentLocale() !== defaultLocale) void i18n.changeLanguage(defaultLocale);
+}
+
+/** The language the application asked for on this page, if any (it outranks the workspace's default). */
+let applicationLocale: Locale | undefined;
+
+/**
+ * Applies the language an application asked for (`ui_locales` of its authorization request) on the
+ * hosted sign-in page, unless the person chose one with the switcher (docs/web.md "Languages").
+ * Not remembered: the next page follows the person's browser again.
+ */
+export function applyApplicationLanguage(locale: Locale | null | undefined): void {
+  if (!locale || chosenLocale()) return;
+  applicationLocale = locale;
+  if (currentLocale() !== locale) void i18n.changeLanguage(locale);
 }
 
 // The language of this page: the person's choice, else the browser's, else English until the

@@ -1,3 +1,4 @@
+import type { Locale } from '../../src/lib/locales.js';
 /**
  * The hand-off between a workspace's OpenID Provider and its hosted sign-in page (docs/oidc.md
  * "Sign-in"): an application sends the person to `/app/{slug}/sign-in?interaction={uid}`; whichever
@@ -23,10 +24,11 @@ function interactionUrl(slug: string, uid: string): string {
   return `/v1/${encodeURIComponent(slug)}/oidc/interaction/${encodeURIComponent(uid)}`;
 }
 
-/** The application asking, and whether it wants a sign-in newer than any session held. */
+/** The application asking, whether it wants a sign-in newer than any session held, and the language it asked for (`ui_locales`). */
 export interface InteractionInfo {
   clientName: string;
   freshSignInRequired: boolean;
+  uiLocale: Locale | null;
 }
 
 /** Reads the pending sign-in (the provider's interaction cookie rides along); undefined when it is gone. */

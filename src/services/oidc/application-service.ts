@@ -83,6 +83,24 @@ export function redirectUriProblem(raw: string, type: ApplicationType): string |
   return type === 'native' ? 'must be https://, http:// on a loopback host, or a private-use scheme (reverse domain name)' : 'must be https:// (or http:// on a loopback host)';
 }
 
+/**
+ * The registered URIs, each http(s) one with an empty path also in its other spelling
+ * (`https://app.example.com` and `https://app.example.com/` are one URL, RFC 3986 §6.2.3), so a
+ * relying party that sends its base URL without the slash it was registered with (or with one) is
+ * matched; every other URI stays matched exactly.
+ */
+export function withEmptyPathForms(uris: string[]): string[] {
+  const forms = new Set(uris);
+  for (const uri of uris) {
+    if (!URL.canParse(uri)) continue;
+    const url = new URL(uri);
+    if (!/^https?:$/.test(url.protocol) || url.pathname !== '/' || url.search) continue;
+    forms.add(`${url.origin}/`);
+    forms.add(url.origin);
+  }
+  return [...forms];
+}
+
 /** The changeable fields of an application. */
 export interface ApplicationChanges {
   name?: string;
@@ -206,7 +224,7 @@ export class ApplicationService {
     const row = await findApplicationByClientId(em, tenantId, clientId);
     if (!row) return undefined;
     const app = toApplication(row);
-    const base = { client_id: row.clientId, client_name: row.name, post_logout_redirect_uris: app.postLogoutRedirectUris };
+    const base = { client_id: row.clientId, client_name: row.name, post_logout_redirect_uris: withEmptyPathForms(app.postLogoutRedirectUris) };
     switch (row.type) {
       case 'm2m':
         return {
@@ -216,7 +234,8 @@ export class ApplicationService {
       case 'web':
         return {
           ...base, client_secret: this.keyring.decrypt(row.clientSecretEnc!, secretAad(row.id)), application_type: 'web',
-          token_endpoint_auth_method: 'client_secret_basic', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'],
+          // `id_token` (with response_mode=form_post only): what express-openid-connect and ASP.NET Core default to
+          token_endpoint_auth_method: 'client_secret_basic', grant_types: ['authorization_code', 'refresh_token', 'implicit'], response_types: ['code', 'id_token'],
           redirect_uris: app.redirectUris,
         };
       default:

@@ -13,7 +13,9 @@ import type { SessionService } from '../sessions/session-service.js';
 import type { ApplicationService } from './application-service.js';
 import { OIDC_REASONS } from './oidc-errors.js';
 import * as payloads from './oidc-payload-queries.js';
-import { SIGNING_ALG, type SigningKeyService } from './signing-keys.js';
+import type { Locale } from '../../lib/locales.js';
+import { errorPage, logoutPage, signedOutPage, uiLocaleOf, type PageRequest } from './provider-pages.js';
+import { ID_TOKEN_SIGNING_ALG, SIGNING_ALG, SIGNING_ALGS, type SigningKeyService } from './signing-keys.js';
 import { findActiveAccount } from '../users/user-queries.js';
 import { findHostedLoginSessionsOfUser, recordHostedLogin } from './oidc-hosted-login-queries.js';
 
@@ -41,6 +43,43 @@ export const INTERACTION_PATH = '/interaction/';
 export const API_SCOPE = 'api';
 /** The scopes every application of a tenant may be granted (no consent page for first-party apps). */
 const GRANTED_SCOPE = `openid email offline_access ${API_SCOPE}`;
+
+/** The client authentication methods that work at the token, introspection and revocation endpoints (advertised in discovery). */
+export const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'];
+
+/**
+ * The scope an authorization request sent, before oidc-provider's check dropped `offline_access`
+ * for want of `prompt=consent` (OpenID Connect Core 11): the query of a GET, the form of a POST.
+ */
+function sentScope(ctx: KoaContextWithOIDC): string | undefined {
+  const body = (ctx.oidc as unknown as { body?: Record<string, unknown> }).body;
+  const value = ctx.method === 'POST' ? body?.scope : ctx.query.scope;
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * Runs after oidc-provider's checks of an authorization request (its `extraParams` hook, on `scope`):
+ * - gives back `offline_access` when the request asked for it with a code response type and the
+ *   application may refresh: the tenant's own applications need no consent page, so no
+ *   `prompt=consent` either (Core 11 allows "other conditions" for offline access);
+ * - refuses `response_type=id_token` outside `response_mode=form_post` (Core 3.2 and OAuth 2.0
+ *   Form Post Response Mode: the ID token is not left in a URL fragment).
+ */
+async function afterAuthorizationChecks(ctx: KoaContextWithOIDC): Promise<void> {
+  const params = ctx.oidc.params as Record<string, unknown>;
+  const responseType = typeof params.response_type === 'string' ? params.response_type : '';
+  if (responseType === 'id_token' && params.response_mode !== 'form_post') {
+    throw new oidcErrors.InvalidRequest('response_type=id_token requires response_mode=form_post');
+  }
+  const granted = typeof params.scope === 'string' ? params.scope.split(' ') : [];
+  const client = ctx.oidc.client;
+  if (
+    !granted.includes('offline_access') && responseType.split(' ').includes('code') && client?.grantTypeAllowed('refresh_token')
+    && sentScope(ctx)?.split(' ').includes('offline_access')
+  ) {
+    params.scope = [...granted, 'offline_access'].join(' ');
+  }
+}
 
 /** The `resource` values of an authorization request (RFC 8707: one or several). */
 function resourcesOf(params: Record<string, unknown>): string[] {
@@ -127,17 +166,21 @@ export class OidcProviderService {
   }
 
   /**
-   * What the hosted sign-in page needs to know about a pending interaction: the application's name
-   * and whether it asked for a new sign-in (`prompt=login` or `max_age`).
+   * What the hosted sign-in page needs to know about a pending interaction: the application's name,
+   * whether it asked for a new sign-in (`prompt=login` or `max_age`), and the first language of its
+   * `ui_locales` the pages speak (OpenID Connect Core 3.1.2.1), or null.
    * @throws ApiError 401 `interaction_not_found` when the interaction is unknown, expired, or its
    *   cookie is not this browser's.
    */
-  async interactionInfo(tenant: Tenant, req: IncomingMessage, res: ServerResponse): Promise<{ clientName: string; freshSignInRequired: boolean; notBefore: number }> {
+  async interactionInfo(tenant: Tenant, req: IncomingMessage, res: ServerResponse): Promise<{ clientName: string; freshSignInRequired: boolean; notBefore: number; uiLocale: Locale | null }> {
     const provider = await this.providerFor(tenant);
     const details = await this.details(provider, req, res);
     const clientId = typeof details.params.client_id === 'string' ? details.params.client_id : '';
     const client = await this.applications.clientMetadata(this.orm.em.fork() as EntityManager, tenant.id, clientId);
-    return { clientName: client?.client_name ?? clientId, freshSignInRequired: freshSignInAfter(details) !== undefined, notBefore: freshSignInAfter(details) ?? 0 };
+    return {
+      clientName: client?.client_name ?? clientId, freshSignInRequired: freshSignInAfter(details) !== undefined, notBefore: freshSignInAfter(details) ?? 0,
+      uiLocale: uiLocaleOf(details.params.ui_locales) ?? null,
+    };
   }
 
   /**
@@ -192,6 +235,17 @@ export class OidcProviderService {
     const slug = tenant.slug;
     const applications = this.applications;
     const cookieKey = Buffer.from(hkdfSync('sha256', this.config.jwtSecret, tenantId, 'oidc-provider cookies', 32)).toString('base64url');
+    const issuer = this.issuerOf(tenant);
+    // the provider session cookie belongs to this tenant's issuer path (two tenants on one host keep
+    // their own single sign-on); SameSite=None (with Secure) where the public URL is https, so a
+    // relying party on another site can renew in an iframe (prompt=none)
+    const cookiePath = new URL(issuer).pathname;
+    const crossSite = new URL(this.config.publicUrl).protocol === 'https:';
+    const pageTenant = { name: tenant.name, displayName: tenant.displayName, primaryColor: tenant.primaryColor, defaultLocale: tenant.defaultLocale };
+    const pageRequest = (ctx: KoaContextWithOIDC): PageRequest => ({
+      uiLocales: (ctx.oidc?.params as Record<string, unknown> | undefined)?.ui_locales,
+      acceptLanguage: ctx.get('accept-language') || undefined,
+    });
 
     class TenantAdapter {
       constructor(private readonly model: string) {}
@@ -219,19 +273,23 @@ export class OidcProviderService {
       }
     }
 
-    const provider = new Provider(this.issuerOf(tenant), {
+    const provider = new Provider(issuer, {
       adapter: TenantAdapter,
       jwks: { keys },
       cookies: {
         keys: [cookieKey],
-        long: { signed: true, httpOnly: true, sameSite: 'lax' },
+        long: { signed: true, httpOnly: true, sameSite: crossSite ? 'none' : 'lax', secure: crossSite, path: cookiePath },
         short: { signed: true, httpOnly: true, sameSite: 'lax' },
       },
       claims: { openid: ['sub'], email: ['email', 'email_verified'] },
+      // the ID token carries the claims of the scopes asked, with or without an access token for userinfo
+      conformIdTokenClaims: false,
       scopes: ['openid', 'offline_access', 'email', API_SCOPE],
-      responseTypes: ['code'],
-      clientDefaults: { id_token_signed_response_alg: SIGNING_ALG, grant_types: ['authorization_code'], response_types: ['code'] },
-      enabledJWA: { idTokenSigningAlgValues: [SIGNING_ALG], userinfoSigningAlgValues: [SIGNING_ALG], introspectionSigningAlgValues: [SIGNING_ALG] },
+      responseTypes: ['code', 'id_token'],
+      extraParams: { scope: afterAuthorizationChecks },
+      clientAuthMethods: CLIENT_AUTH_METHODS,
+      clientDefaults: { id_token_signed_response_alg: ID_TOKEN_SIGNING_ALG, grant_types: ['authorization_code'], response_types: ['code'] },
+      enabledJWA: { idTokenSigningAlgValues: [...SIGNING_ALGS], userinfoSigningAlgValues: [...SIGNING_ALGS], introspectionSigningAlgValues: [...SIGNING_ALGS] },
       pkce: { required: (_ctx: unknown, client: { clientAuthMethod: string }) => client.clientAuthMethod === 'none' },
       ttl: OIDC_TTL,
       rotateRefreshToken: () => true,
@@ -246,7 +304,15 @@ export class OidcProviderService {
         },
         revocation: { enabled: true },
         userinfo: { enabled: true },
-        rpInitiatedLogout: { enabled: true, logoutSource, postLogoutSuccessSource },
+        rpInitiatedLogout: {
+          enabled: true,
+          logoutSource: async (ctx: KoaContextWithOIDC, form: string) => {
+            ctx.body = logoutPage(pageTenant, pageRequest(ctx), form);
+          },
+          postLogoutSuccessSource: async (ctx: KoaContextWithOIDC) => {
+            ctx.body = signedOutPage(pageTenant, pageRequest(ctx));
+          },
+        },
         // JWT access tokens (RFC 9068) for the tenant's own APIs, named by `resource` (RFC 8707)
         resourceIndicators: {
           enabled: true,
@@ -285,12 +351,31 @@ export class OidcProviderService {
         if (!user) return undefined;
         return { accountId: user.id, claims: async () => ({ sub: user.id, email: user.email, email_verified: user.emailVerifiedAt !== null }) };
       },
-      renderError: async (ctx: { type: string; body: unknown; status: number }, out: Record<string, unknown>) => {
-        ctx.type = 'json';
-        ctx.body = { error: out.error, error_description: out.error_description };
+      // an error the provider cannot send back to the application, shown in the person's browser
+      renderError: async (ctx: KoaContextWithOIDC, out: Record<string, unknown>) => {
+        ctx.type = 'html';
+        ctx.body = errorPage(pageTenant, pageRequest(ctx), out.error, out.error_description);
       },
     });
-    provider.proxy = this.config.trustProxy !== false;
+    // the router pins X-Forwarded-Host/-Proto/-For to PUBLIC_URL and the client address Express
+    // resolved (src/rest/oidc-routes.ts), so URLs never follow the request's Host header
+    provider.proxy = true;
+    // `id_token` + form_post web applications registered with http on a loopback host (local
+    // development; the applications API allows http nowhere else): oidc-provider's documented opt-out
+    // of its https-only and no-localhost rules for implicit web clients
+    const schema = provider.Client.Schema.prototype;
+    const invalidate = schema.invalidate;
+    schema.invalidate = function allowLoopbackImplicit(this: unknown, message: string, code?: string) {
+      if (code === 'implicit-force-https' || code === 'implicit-forbid-localhost') return;
+      invalidate.call(this, message, code);
+    };
+    // a page with oidc-provider's auto-submit script (form_post) got that script's SHA-256 added to
+    // the router's `script-src 'none'`: drop the 'none', which may not stand beside a source
+    provider.use(async (ctx, next) => {
+      await next();
+      const csp = ctx.response.get('content-security-policy');
+      if (csp && /script-src 'none' 'sha256-/.test(csp)) ctx.set('content-security-policy', csp.replace("script-src 'none' ", 'script-src '));
+    });
     provider.on('end_session.success', (ctx: KoaContextWithOIDC) => {
       const accountId = ctx.oidc.session?.accountId;
       if (accountId) void this.endHostedSessions(tenantId, accountId);
@@ -332,17 +417,4 @@ function freshSignInAfter(details: InteractionDetails): number | undefined {
     return details.iat ?? now;
   }
   return undefined;
-}
-
-/** The confirmation page of RP-initiated logout: one button, no script (the API's CSP allows none). */
-async function logoutSource(ctx: { body: string }, form: string): Promise<void> {
-  ctx.body = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Sign out</title></head>
-<body style="font-family:system-ui,sans-serif;max-width:28rem;margin:4rem auto;padding:0 1rem"><h1>Sign out?</h1>${form}
-<button type="submit" form="op.logoutForm" name="logout" value="yes" style="font-size:1rem;padding:.5rem 1rem">Sign out</button></body></html>`;
-}
-
-/** The page after a logout without a registered `post_logout_redirect_uri`. */
-async function postLogoutSuccessSource(ctx: { body: string }): Promise<void> {
-  ctx.body = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Signed out</title></head>
-<body style="font-family:system-ui,sans-serif;max-width:28rem;margin:4rem auto;padding:0 1rem"><h1>You are signed out</h1></body></html>`;
 }

@@ -8,17 +8,17 @@ import type { OidcSigningKey } from '../../entities/oidc.js';
  */
 
 /** A stored key as the provider reads it. */
-export type SigningKeyRow = Pick<OidcSigningKey, 'kid' | 'privateJwkEnc' | 'createdAt' | 'retiredAt'>;
+export type SigningKeyRow = Pick<OidcSigningKey, 'kid' | 'alg' | 'privateJwkEnc' | 'createdAt' | 'retiredAt'>;
 
 /** The tenant's live key and those retired less than `publishSeconds` ago, the live one first, then newest first. */
 export async function findPublishedKeys(em: EntityManager, tenantId: string, publishSeconds: number): Promise<SigningKeyRow[]> {
   const rows = (await em.execute(
-    `select kid, private_jwk_enc, created_at, retired_at from oidc_signing_key
+    `select kid, alg, private_jwk_enc, created_at, retired_at from oidc_signing_key
         where tenant_id = ? and (retired_at is null or retired_at > now() - make_interval(secs => ?))
         order by (retired_at is null) desc, created_at desc`,
     [tenantId, publishSeconds],
-  )) as { kid: string; private_jwk_enc: string; created_at: Date; retired_at: Date | null }[];
-  return rows.map((row) => ({ kid: row.kid, privateJwkEnc: row.private_jwk_enc, createdAt: row.created_at, retiredAt: row.retired_at }));
+  )) as { kid: string; alg: string; private_jwk_enc: string; created_at: Date; retired_at: Date | null }[];
+  return rows.map((row) => ({ kid: row.kid, alg: row.alg, privateJwkEnc: row.private_jwk_enc, createdAt: row.created_at, retiredAt: row.retired_at }));
 }
 
 /** Inserts a key (created now). */

@@ -4,6 +4,7 @@ import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import { useEffect, useRef, useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { currentAccessToken, PasskeyPromptError, rememberSession, restoreSession, toFormError, toPasskeyError, trpc, type FormError } from '../api';
+import { applyApplicationLanguage } from '../language';
 import { finishInteraction, interactionInfo, rememberInteraction, takeInteraction } from '../oidc-interaction';
 import { useLinkToken, usePageTitle, useSignInOptions, useSlug } from '../hooks';
 import { Card, ErrorAlert, Field, formValue, Notice, RecoveryCodeList, TotpSecret } from '../ui';
@@ -55,6 +56,7 @@ function useApplicationSignIn(slug: string): string | undefined {
       const info = await interactionInfo(slug, interaction);
       if (cancelled || !info) return;
       setClientName(info.clientName);
+      applyApplicationLanguage(info.uiLocale);
       if (info.freshSignInRequired || !(await restoreSession(slug))) return;
       const token = currentAccessToken(slug);
       if (!token || cancelled) return;
