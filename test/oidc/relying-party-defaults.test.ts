@@ -5,7 +5,7 @@ import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, createTenant, signupMember } from '../helpers/api.js';
 import { freePort } from '../helpers/oidc-provider.js';
-import { CookieBrowser, locationOf, registerRelyingParty, signInThroughProvider, type RelyingParty } from '../helpers/oidc-relying-party.js';
+import { completeInteraction, CookieBrowser, locationOf, registerRelyingParty, signInThroughProvider, type HostedSessionTokens, type RelyingParty } from '../helpers/oidc-relying-party.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
@@ -141,7 +141,7 @@ describe('tokens at the relying parties\' defaults', () => {
     const second = await registerRelyingParty(api, tenant, publicUrl, 'spa', { redirectUris: ['http://localhost:5173/callback'] });
     const browser = new CookieBrowser();
     for (const rp of [first, second]) {
-      const result = await signInThroughProvider(rp, browser, member.accessToken, { prompt: '', scope: 'openid email offline_access' });
+      const result = await signInThroughProvider(rp, browser, member, { prompt: '', scope: 'openid email offline_access' });
       const tokens = await oidc.authorizationCodeGrant(rp.config, result.callback, { pkceCodeVerifier: result.verifier, expectedState: result.state, expectedNonce: result.nonce });
       expect(decodeProtectedHeader(tokens.id_token!).alg).toBe('RS256');
       const { payload } = await jwtVerify(tokens.id_token!, createRemoteJWKSet(new URL(`${rp.issuer}/jwks`)), { issuer: rp.issuer, audience: rp.clientId });
@@ -155,7 +155,7 @@ describe('tokens at the relying parties\' defaults', () => {
     const tenant = await createTenant(api);
     const member = await signupMember(api, tenant.slug);
     const rp = await registerRelyingParty(api, tenant, publicUrl, 'web');
-    const result = await signInThroughProvider(rp, new CookieBrowser(), member.accessToken, { prompt: '', scope: 'openid' });
+    const result = await signInThroughProvider(rp, new CookieBrowser(), member, { prompt: '', scope: 'openid' });
     const tokens = await oidc.authorizationCodeGrant(rp.config, result.callback, { pkceCodeVerifier: result.verifier, expectedState: result.state, expectedNonce: result.nonce });
     expect(tokens.refresh_token).toBeUndefined();
     expect(tokens.claims()!.email).toBeUndefined();
@@ -163,9 +163,9 @@ describe('tokens at the relying parties\' defaults', () => {
 });
 
 describe('response_mode=form_post and response_type=id_token', () => {
-  async function signedInBrowser(rp: RelyingParty, accessToken: string): Promise<CookieBrowser> {
+  async function signedInBrowser(rp: RelyingParty, session: HostedSessionTokens): Promise<CookieBrowser> {
     const browser = new CookieBrowser();
-    await signInThroughProvider(rp, browser, accessToken, { prompt: '' });
+    await signInThroughProvider(rp, browser, session, { prompt: '' });
     return browser;
   }
 
@@ -173,7 +173,7 @@ describe('response_mode=form_post and response_type=id_token', () => {
     const tenant = await createTenant(api);
     const member = await signupMember(api, tenant.slug);
     const rp = await registerRelyingParty(api, tenant, publicUrl, 'web');
-    const browser = await signedInBrowser(rp, member.accessToken);
+    const browser = await signedInBrowser(rp, member);
     const url = oidc.buildAuthorizationUrl(rp.config, { redirect_uri: rp.redirectUri, scope: 'openid email', response_mode: 'form_post', state: 'st', nonce: 'n-1' });
     const res = await browser.request(url.href);
     expect(res.status).toBe(200);
@@ -187,7 +187,7 @@ describe('response_mode=form_post and response_type=id_token', () => {
     const tenant = await createTenant(api);
     const member = await signupMember(api, tenant.slug);
     const rp = await registerRelyingParty(api, tenant, publicUrl, 'web');
-    const browser = await signedInBrowser(rp, member.accessToken);
+    const browser = await signedInBrowser(rp, member);
     const base = { client_id: rp.clientId, redirect_uri: rp.redirectUri, scope: 'openid email', response_type: 'id_token', state: 'st-1' };
     const authorize = (params: Record<string, string>) => browser.request(`${rp.issuer}/auth?${new URLSearchParams({ ...base, ...params })}`);
 
@@ -258,7 +258,7 @@ describe('the provider\'s own pages', () => {
     const member = await signupMember(api, tenant.slug);
     const rp = await registerRelyingParty(api, tenant, publicUrl, 'web');
     const browser = new CookieBrowser();
-    const result = await signInThroughProvider(rp, browser, member.accessToken, { prompt: '' });
+    const result = await signInThroughProvider(rp, browser, member, { prompt: '' });
     const tokens = await oidc.authorizationCodeGrant(rp.config, result.callback, { pkceCodeVerifier: result.verifier, expectedState: result.state, expectedNonce: result.nonce });
     const end = oidc.buildEndSessionUrl(rp.config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: 'https://app.example.com/signed-out', ui_locales: 'de' });
     const confirm = await browser.request(end.href);
@@ -295,7 +295,7 @@ describe('the provider\'s own pages', () => {
       cookies.push(...res.headers.getSetCookie());
       return res;
     };
-    await signInThroughProvider(rp, browser, member.accessToken, { prompt: '' });
+    await signInThroughProvider(rp, browser, member, { prompt: '' });
     const session = cookies.filter((c) => c.startsWith('_session='));
     expect(session.length).toBeGreaterThan(0);
     for (const cookie of session) {
@@ -336,7 +336,7 @@ describe('behind https (PUBLIC_URL https, TLS at a proxy)', () => {
     for (let hop = 0; hop < 8 && !next.startsWith('https://app.example.com/'); hop++) {
       const interaction = /\/oidc\/interaction\/[^/?]+$/.test(new URL(next).pathname);
       const res = interaction
-        ? await browser.request(`${local(next)}/complete`, { method: 'POST', headers: { authorization: `Bearer ${member.accessToken}` } })
+        ? await completeInteraction(browser, local(next), member)
         : await browser.request(local(next));
       cookies.push(...res.headers.getSetCookie());
       next = interaction ? new URL(((await res.json()) as { redirectTo: string }).redirectTo, next).href : locationOf(res, next).href;
