@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import { adminProcedure } from '../middleware/auth.js';
+import { adminProcedure, securityAdminProcedure } from '../middleware/auth.js';
 import { USER_ROLES, USER_STATUSES, type User } from '../entities/user.js';
 import { rejectEmptyQueryValues } from '../middleware/empty-query-values.js';
 import { USERS_PAGE_DEFAULT_LIMIT, USERS_PAGE_MAX_LIMIT } from '../services/users/user-directory-service.js';
 import { router } from '../trpc.js';
 import { OK, emailOutput, okOutput, sessionListOutput, timestampOutput, toSessionList, toUserOutput, userOutput } from './schemas.js';
 import { passkeyOutput } from './passkey-schemas.js';
+import { roleIdsInput, roleOutput, toRoleOutput } from './roles.js';
 import { asAttachment, dataProtectionTags, userExportOutput } from './user-export.js';
 
 /** GET users/{userId}: the console's user page (docs/api-rules.md "Users and sign-up"). */
@@ -254,4 +255,35 @@ export const usersRouter = router({
       await ctx.services.sessions.revokeOwnedSession(ctx.em, ctx.tenant.id, input.userId, input.sessionId, 'session_revoked_by_admin', ctx.actor, ctx.meta);
       return OK;
     }),
+
+  roles: adminProcedure
+    .meta({
+      openapi: {
+        method: 'GET', path: '/v1/{tenantSlug}/users/{userId}/roles', protect: true, tags: [...tags, 'access control'],
+        summary: 'The roles a user holds (the workspace\'s own roles, docs/authorization.md; not the built-in Admin/Member)',
+        errorResponses: { 400: 'userId is not a UUID', 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or user', 429: 'Rate limited' },
+      },
+      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+    })
+    .input(z.object({ userId: z.uuid() }))
+    .output(z.object({ roles: z.array(roleOutput) }))
+    .query(async ({ ctx, input }) => ({ roles: (await ctx.services.roleAssignments.rolesOfUser(ctx.em, ctx.tenant.id, input.userId)).map(toRoleOutput) })),
+
+  setRoles: securityAdminProcedure
+    .meta({
+      openapi: {
+        method: 'PUT', path: '/v1/{tenantSlug}/users/{userId}/roles', protect: true, tags: [...tags, 'access control'],
+        summary: 'Replace the roles a user holds; the next access token issued for them carries what they grant',
+        errorResponses: {
+          400: 'Invalid input or an unknown role (`unknown_role`)', 401: 'No or invalid credential', 403: 'Not an admin, or a test API key (`live_key_required`)',
+          404: 'Unknown tenant or user', 429: 'Rate limited',
+        },
+      },
+      errorReasons: { 400: ['unknown_role'], 403: ['admin_required', 'live_key_required'], 404: ['not_found'] },
+    })
+    .input(z.object({ userId: z.uuid(), roleIds: roleIdsInput }))
+    .output(z.object({ roles: z.array(roleOutput) }))
+    .mutation(async ({ ctx, input }) => ({
+      roles: (await ctx.services.roleAssignments.setRolesOfUser(ctx.em, ctx.tenant, input.userId, input.roleIds, ctx.actor, ctx.meta)).map(toRoleOutput),
+    })),
 });
