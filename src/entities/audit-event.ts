@@ -16,7 +16,7 @@ export const AUDIT_ACTIONS = [
   'PasskeyRegistered', 'PasskeyDeleted', 'PasskeyCloneSuspected',
   'ApplicationCreated', 'ApplicationUpdated', 'ApplicationDeleted', 'ApplicationSecretRotated', 'OidcSignIn',
   'ApiResourceCreated', 'ApiResourceUpdated', 'ApiResourceDeleted', 'RoleCreated', 'RoleUpdated', 'RoleDeleted',
-  'UserRolesChanged', 'ApplicationRolesChanged',
+  'UserRolesChanged', 'ApplicationRolesChanged', 'UserCustomDataChanged',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 export const ACTOR_TYPES = ['user', 'api_key', 'system'] as const;

@@ -11,6 +11,8 @@ import { Migration } from '@mikro-orm/migrations';
  * - `access_role`: a role of the tenant (its own, unrelated to the built-in `app_user.role`), unique
  *   by name per tenant; `access_role_permission` the permissions it bundles.
  * - `user_access_role`, `application_access_role`: which users and (m2m) applications hold a role.
+ * - `app_user.custom_data`: the tenant's own JSON object about a user (at most 4 KiB), the
+ *   `custom_data` claim.
  * Every row carries its tenant; deleting a resource, permission, role, user or application removes
  * the rows that point at it (cascades).
  *
@@ -71,6 +73,7 @@ export class Migration20261126120000_access_control extends Migration {
       primary key (application_id, role_id)
     );`);
     this.addSql('create index application_access_role_role_idx on application_access_role (role_id);');
+    this.addSql(`alter table app_user add column custom_data jsonb not null default '{}';`);
     // today's implicit rule, made explicit: each redirect-URI origin of an existing application
     this.addSql(`insert into api_resource (id, tenant_id, name, identifier, legacy_origin, created_at, updated_at)
       select gen_random_uuid(), o.tenant_id, left(o.origin, 100), o.origin, true, now(), now()
@@ -81,6 +84,7 @@ export class Migration20261126120000_access_control extends Migration {
   }
 
   override async down(): Promise<void> {
+    this.addSql('alter table app_user drop column custom_data;');
     this.addSql('drop table application_access_role;');
     this.addSql('drop table user_access_role;');
     this.addSql('drop table access_role_permission;');

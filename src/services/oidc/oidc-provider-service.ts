@@ -40,7 +40,7 @@ const PROVIDER_REBUILD_SECONDS = 600;
 export const INTERACTION_PATH = '/interaction/';
 
 /** The OpenID scopes every application of a tenant may be granted (no consent page for first-party apps). */
-const GRANTED_SCOPE = 'openid email offline_access roles';
+const GRANTED_SCOPE = 'openid email offline_access roles custom_data';
 const OIDC_SCOPES = new Set(GRANTED_SCOPE.split(' '));
 
 /** The roles-and-permissions services the provider reads when it issues a token (docs/authorization.md). */
@@ -253,8 +253,8 @@ export class OidcProviderService {
         long: { signed: true, httpOnly: true, sameSite: 'lax' },
         short: { signed: true, httpOnly: true, sameSite: 'lax' },
       },
-      claims: { openid: ['sub'], email: ['email', 'email_verified'], roles: ['roles'] },
-      scopes: ['openid', 'offline_access', 'email', 'roles'],
+      claims: { openid: ['sub'], email: ['email', 'email_verified'], roles: ['roles'], custom_data: ['custom_data'] },
+      scopes: ['openid', 'offline_access', 'email', 'roles', 'custom_data'],
       // scope claims (`roles`) in the ID token of the code flow too, not only at userinfo
       conformIdTokenClaims: false,
       responseTypes: ['code'],
@@ -318,6 +318,7 @@ export class OidcProviderService {
           claims: async (_use: string, scope: string) => ({
             sub: user.id, email: user.email, email_verified: user.emailVerifiedAt !== null,
             ...(scope.split(' ').includes('roles') ? { roles: await roleAssignments.roleNamesOfUser(em(), tenantId, user.id) } : {}),
+            custom_data: user.customData,
           }),
         };
       },

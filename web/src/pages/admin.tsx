@@ -40,7 +40,7 @@ const AUDIT_ACTION_SET: Record<AuditAction, true> = {
   MfaRecoveryCodeUsed: true, MfaRecoveryCodesGenerated: true,
   ApplicationCreated: true, ApplicationUpdated: true, ApplicationDeleted: true, ApplicationSecretRotated: true, OidcSignIn: true,
   ApiResourceCreated: true, ApiResourceUpdated: true, ApiResourceDeleted: true, RoleCreated: true, RoleUpdated: true, RoleDeleted: true,
-  UserRolesChanged: true, ApplicationRolesChanged: true,
+  UserRolesChanged: true, ApplicationRolesChanged: true, UserCustomDataChanged: true,
 };
 export const AUDIT_ACTIONS = Object.keys(AUDIT_ACTION_SET) as AuditAction[];
 

@@ -114,5 +114,6 @@ export const reasons: Translation<typeof english> = {
   unknown_resource: 'Diese API-Ressource gibt es in diesem Arbeitsbereich nicht.',
   unknown_permission: 'Diese API-Ressource hat keine solche Berechtigung.',
   unknown_role: 'Diese Rolle gibt es in diesem Arbeitsbereich nicht.',
+  custom_data_too_large: 'Benutzerdefinierte Daten dürfen höchstens 4 KB JSON umfassen.',
   application_not_m2m: 'Nur Maschine-zu-Maschine-Anwendungen können Rollen haben.',
 };

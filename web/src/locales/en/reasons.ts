@@ -113,5 +113,6 @@ export const reasons = {
   unknown_resource: 'That API resource does not exist in this workspace.',
   unknown_permission: 'That API resource has no such permission.',
   unknown_role: 'That role does not exist in this workspace.',
+  custom_data_too_large: 'Custom data can be at most 4 KB of JSON.',
   application_not_m2m: 'Only machine-to-machine applications can hold roles.',
 } as const satisfies Record<ErrorReason, string>;

@@ -114,5 +114,6 @@ export const reasons: Translation<typeof english> = {
   unknown_resource: 'Cette ressource API n’existe pas dans cet espace de travail.',
   unknown_permission: 'Cette ressource API n’a pas cette permission.',
   unknown_role: 'Ce rôle n’existe pas dans cet espace de travail.',
+  custom_data_too_large: 'Les données personnalisées ne peuvent dépasser 4 Ko de JSON.',
   application_not_m2m: 'Seules les applications machine à machine peuvent avoir des rôles.',
 };
