@@ -117,11 +117,11 @@ export interface AppServices {
   userAdministration: UserAdministrationService;
   /** The tenant's applications: the clients of its OpenID Provider (docs/oidc.md). */
   applications: ApplicationService;
-  /** The tenant's API resources and their permissions (docs/authorization.md). */
+  /** The tenant's API resources and their permissions (docs/oidc.md "Roles and permissions"). */
   apiResources: ApiResourceService;
-  /** The tenant's own roles (docs/authorization.md). */
+  /** The tenant's own roles (docs/oidc.md "Roles and permissions"). */
   roles: RoleService;
-  /** Which roles users and m2m applications hold, and what they grant in tokens (docs/authorization.md). */
+  /** Which roles users and m2m applications hold, and what they grant in tokens (docs/oidc.md "Roles and permissions"). */
   roleAssignments: RoleAssignmentService;
   /** The ES256 signing keys of each tenant's OpenID Provider. */
   signingKeys: SigningKeyService;

@@ -1,7 +1,7 @@
 import { EntitySchema } from '@mikro-orm/core';
 
 /**
- * An API of the tenant (docs/authorization.md): its `identifier` is the OAuth `resource` (RFC 8707)
+ * An API of the tenant (docs/oidc.md "Roles and permissions"): its `identifier` is the OAuth `resource` (RFC 8707)
  * and the `aud` of its access tokens (RFC 9068).
  */
 export interface ApiResource {

@@ -29,7 +29,7 @@ export interface User {
   totpLastUsedStep: string | null;
   /** The language the person last used the pages in (set at sign-up and sign-in); mails to them speak it. */
   locale: Locale | null;
-  /** The tenant's own JSON object about the person (plan, flags…), at most 4 KiB; the `custom_data` claim (docs/authorization.md). */
+  /** The tenant's own JSON object about the person (plan, flags…), at most 4 KiB; the `custom_data` claim (docs/oidc.md "Roles and permissions"). */
   customData: Record<string, unknown>;
 }
 

@@ -132,7 +132,7 @@ export const applicationsRouter = router({
     .meta({
       openapi: {
         method: 'GET', path: '/v1/{tenantSlug}/applications/{id}/roles', protect: true, tags: [...tags, 'access control'],
-        summary: 'The roles an application holds (docs/authorization.md)', errorResponses: { ...adminErrors, 400: 'id is not a UUID' },
+        summary: 'The roles an application holds (docs/oidc.md "Roles and permissions")', errorResponses: { ...adminErrors, 400: 'id is not a UUID' },
       },
       errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
     })

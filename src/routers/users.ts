@@ -274,7 +274,7 @@ export const usersRouter = router({
     .meta({
       openapi: {
         method: 'GET', path: '/v1/{tenantSlug}/users/{userId}/roles', protect: true, tags: [...tags, 'access control'],
-        summary: 'The roles a user holds (the workspace\'s own roles, docs/authorization.md; not the built-in Admin/Member)',
+        summary: 'The roles a user holds (the workspace\'s own roles, docs/oidc.md "Roles and permissions"; not the built-in Admin/Member)',
         errorResponses: { 400: 'userId is not a UUID', 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or user', 429: 'Rate limited' },
       },
       errorReasons: { 403: ['admin_required'], 404: ['not_found'] },

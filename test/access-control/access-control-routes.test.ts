@@ -6,7 +6,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { startWebhookReceiver } from '../helpers/webhook-receiver.js';
 
 /**
- * The roles-and-permissions routes (CONTRACT "Roles and permissions", docs/authorization.md): API
+ * The roles-and-permissions routes (CONTRACT "Roles and permissions", docs/oidc.md "Roles and permissions"): API
  * resources, roles, assignment to users and m2m applications, each refusal, audit and webhooks.
  */
 

@@ -10,7 +10,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
  * Access tokens for the tenant's own APIs as a customer's backend sees them (CONTRACT "Roles and
- * permissions", docs/authorization.md): openid-client asks for `resource` + permissions, jose
+ * permissions", docs/oidc.md "Roles and permissions"): openid-client asks for `resource` + permissions, jose
  * verifies the RFC 9068 JWT against the JWKS, and `scope` holds only what the roles grant.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Every `details.reason` the roles-and-permissions routes give (docs/authorization.md, docs/api-rules.md
+ * Every `details.reason` the roles-and-permissions routes give (docs/oidc.md "Roles and permissions", docs/api-rules.md
  * "Errors"). Declared once here; the error constructors and the routers' `errorReasons` accept only
  * catalog reasons (src/lib/errors.ts).
  */

@@ -16,7 +16,7 @@ export interface PermissionInput {
   description?: string;
 }
 
-/** An API resource as the API shows it (docs/authorization.md). */
+/** An API resource as the API shows it (docs/oidc.md "Roles and permissions"). */
 export interface ApiResourceView {
   id: string;
   name: string;
@@ -74,7 +74,7 @@ function checkedPermissions(permissions: PermissionInput[]): { name: string; des
 }
 
 /**
- * The tenant's API resources and their permissions (docs/authorization.md "API resources"). Every
+ * The tenant's API resources and their permissions (docs/oidc.md "Roles and permissions", API resources). Every
  * query is scoped by tenant; another tenant's id answers 404; every change is audited
  * (`ApiResourceCreated`, `ApiResourceUpdated`, `ApiResourceDeleted`) in its transaction.
  */

@@ -14,7 +14,7 @@ import { toRoleViews, type RoleView } from './role-service.js';
 import { findRolesOfUser, replaceUserRoles } from './user-access-role-queries.js';
 
 /**
- * Which of the tenant's roles its users and `m2m` applications hold (docs/authorization.md
+ * Which of the tenant's roles its users and `m2m` applications hold (docs/oidc.md "Roles and permissions"
  * "Assignment"), and what that grants when a token is issued. A set is replaced whole; a change is
  * audited (`UserRolesChanged`, `ApplicationRolesChanged`) and applies to the next token issued.
  */

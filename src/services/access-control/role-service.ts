@@ -16,7 +16,7 @@ export interface RolePermission {
   permission: string;
 }
 
-/** A role as the API shows it (docs/authorization.md "Roles"). */
+/** A role as the API shows it (docs/oidc.md "Roles and permissions", Roles). */
 export interface RoleView {
   id: string;
   name: string;
@@ -34,7 +34,7 @@ export function toRoleViews(roles: AccessRoleRow[], permissions: RolePermissionR
 }
 
 /**
- * The tenant's own roles: named bundles of permissions of its API resources (docs/authorization.md).
+ * The tenant's own roles: named bundles of permissions of its API resources (docs/oidc.md "Roles and permissions").
  * Unrelated to the built-in `Admin`/`Member` role. Every query is scoped by tenant; another tenant's
  * id answers 404; every change is audited (`RoleCreated`, `RoleUpdated`, `RoleDeleted`).
  */

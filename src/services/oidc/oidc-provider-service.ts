@@ -43,7 +43,7 @@ export const INTERACTION_PATH = '/interaction/';
 const GRANTED_SCOPE = 'openid email offline_access roles custom_data';
 const OIDC_SCOPES = new Set(GRANTED_SCOPE.split(' '));
 
-/** The roles-and-permissions services the provider reads when it issues a token (docs/authorization.md). */
+/** The roles-and-permissions services the provider reads when it issues a token (docs/oidc.md "Roles and permissions"). */
 export interface AccessControl {
   apiResources: ApiResourceService;
   roleAssignments: RoleAssignmentService;
@@ -206,7 +206,7 @@ export class OidcProviderService {
     const applications = this.applications;
     const { apiResources, roleAssignments } = this.access;
     /**
-     * The permissions of `resource` a token may carry in this request (docs/authorization.md
+     * The permissions of `resource` a token may carry in this request (docs/oidc.md "Roles and permissions"
      * "Tokens"): at the token endpoint those the roles of the m2m application (client_credentials)
      * or of the user grant, read afresh for every token; at the authorization endpoint every
      * permission of the resource (nothing is issued there, the grant only records what was asked).
