@@ -1,8 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Roles and permissions for the tenant's own APIs (docs/oidc.md "Roles and permissions", docs/oidc.md "Roles and
- * permissions"):
+ * Roles and permissions for the tenant's own APIs (docs/oidc.md "Roles and permissions"):
  * - `api_resource`: an API of the tenant, named by its `identifier` (the RFC 8707 `resource` and the
  *   `aud` of its access tokens), unique per tenant. `legacy_origin` marks a resource registered by
  *   this migration from a redirect-URI origin: any resource URL of that origin names it, as the

@@ -14,7 +14,7 @@ export const permissionName = z.string().regex(PERMISSION_NAME, 'must be 1 to 64
 const permissionInput = z.object({ name: permissionName, description: z.string().trim().max(500).optional() });
 const permissionsInput = z.array(permissionInput).max(200);
 
-/** An API resource as the API shows it (docs/oidc.md "Roles and permissions", API resources). */
+/** An API resource as the API shows it (docs/oidc.md "Roles and permissions"). */
 export const apiResourceOutput = z
   .object({
     id: z.string(),

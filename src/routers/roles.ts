@@ -14,7 +14,7 @@ const rolePermission = z.object({
   permission: permissionName,
 });
 
-/** A role of the tenant's own (docs/oidc.md "Roles and permissions", Roles); not the built-in Admin/Member. */
+/** A role of the tenant's own (docs/oidc.md "Roles and permissions"); not the built-in Admin/Member. */
 export const roleOutput = z
   .object({
     id: z.string(),

@@ -74,7 +74,7 @@ function checkedPermissions(permissions: PermissionInput[]): { name: string; des
 }
 
 /**
- * The tenant's API resources and their permissions (docs/oidc.md "Roles and permissions", API resources). Every
+ * The tenant's API resources and their permissions (docs/oidc.md "Roles and permissions"). Every
  * query is scoped by tenant; another tenant's id answers 404; every change is audited
  * (`ApiResourceCreated`, `ApiResourceUpdated`, `ApiResourceDeleted`) in its transaction.
  */

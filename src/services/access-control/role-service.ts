@@ -16,7 +16,7 @@ export interface RolePermission {
   permission: string;
 }
 
-/** A role as the API shows it (docs/oidc.md "Roles and permissions", Roles). */
+/** A role as the API shows it (docs/oidc.md "Roles and permissions"). */
 export interface RoleView {
   id: string;
   name: string;

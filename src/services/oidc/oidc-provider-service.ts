@@ -206,8 +206,8 @@ export class OidcProviderService {
     const applications = this.applications;
     const { apiResources, roleAssignments } = this.access;
     /**
-     * The permissions of `resource` a token may carry in this request (docs/oidc.md "Roles and permissions"
-     * "Tokens"): at the token endpoint those the roles of the m2m application (client_credentials)
+     * The permissions of `resource` a token may carry in this request (docs/oidc.md "Roles and permissions",
+     * "When a change applies"): at the token endpoint those the roles of the m2m application (client_credentials)
      * or of the user grant, read afresh for every token; at the authorization endpoint every
      * permission of the resource (nothing is issued there, the grant only records what was asked).
      */
@@ -317,7 +317,7 @@ export class OidcProviderService {
           accountId: user.id,
           claims: async (_use: string, scope: string) => ({
             sub: user.id, email: user.email, email_verified: user.emailVerifiedAt !== null,
-            ...(scope.split(' ').includes('roles') ? { roles: await roleAssignments.roleNamesOfUser(em(), tenantId, user.id) } : {}),
+            ...((scope ?? '').split(' ').includes('roles') ? { roles: await roleAssignments.roleNamesOfUser(em(), tenantId, user.id) } : {}),
             custom_data: user.customData,
           }),
         };

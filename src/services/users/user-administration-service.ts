@@ -20,7 +20,7 @@ export interface UserAdministrationChange {
   role?: UserRole;
   /** `Suspended` ends every session at once; `Active` lets a suspended user sign in again. */
   status?: 'Active' | 'Suspended';
-  /** Replaces the user's custom data: a JSON object of at most CUSTOM_DATA_MAX_BYTES (docs/oidc.md "Roles and permissions", Custom data). */
+  /** Replaces the user's custom data: a JSON object of at most CUSTOM_DATA_MAX_BYTES (docs/oidc.md "Roles and permissions"). */
   customData?: Record<string, unknown>;
 }
 
