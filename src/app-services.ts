@@ -4,6 +4,9 @@ import type { Config } from './config.js';
 import { closeRedis, createRedisClient, pingRedis } from './db/redis.js';
 import { pingDatabase } from './db/orm.js';
 import { Keyring } from './security/keyring.js';
+import { ApiResourceService } from './services/access-control/api-resource-service.js';
+import { RoleAssignmentService } from './services/access-control/role-assignment-service.js';
+import { RoleService } from './services/access-control/role-service.js';
 import { ApplicationService } from './services/oidc/application-service.js';
 import { purgeExpiredPayloads } from './services/oidc/oidc-payload-queries.js';
 import { OidcProviderService } from './services/oidc/oidc-provider-service.js';
@@ -115,6 +118,12 @@ export interface AppServices {
   userAdministration: UserAdministrationService;
   /** The tenant's applications: the clients of its OpenID Provider (docs/oidc.md). */
   applications: ApplicationService;
+  /** The tenant's API resources and their permissions (docs/oidc.md "Roles and permissions"). */
+  apiResources: ApiResourceService;
+  /** The tenant's own roles (docs/oidc.md "Roles and permissions"). */
+  roles: RoleService;
+  /** Which roles users and m2m applications hold, and what they grant in tokens (docs/oidc.md "Roles and permissions"). */
+  roleAssignments: RoleAssignmentService;
   /** The ES256 signing keys of each tenant's OpenID Provider. */
   signingKeys: SigningKeyService;
   /** Each tenant as an OpenID Provider (docs/oidc.md). */
@@ -188,6 +197,8 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
   const accountCredentials = new AccountCredentialService(sessions, audit);
   const signingKeys = new SigningKeyService(keyring);
   const applications = new ApplicationService(keyring, audit);
+  const apiResources = new ApiResourceService(audit);
+  const roleAssignments = new RoleAssignmentService(audit);
   const accounts = new UserAccountService(sessions, audit, accountTokens, queuedPersonalData);
   const mfaChallenges = new MfaChallengeService(auth, mfa);
   const emailVerification = new EmailVerificationService(config, accountTokens, audit);
@@ -249,8 +260,11 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     metrics,
     userAdministration: new UserAdministrationService(sessions, audit, passwordReset, emailVerification, config.userRetentionDays),
     applications,
+    apiResources,
+    roles: new RoleService(audit),
+    roleAssignments,
     signingKeys,
-    oidc: new OidcProviderService(config, orm, applications, signingKeys, sessions, audit, logger),
+    oidc: new OidcProviderService(config, orm, applications, signingKeys, sessions, audit, logger, { apiResources, roleAssignments }),
     disposers,
     readiness,
   };

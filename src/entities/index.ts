@@ -1,3 +1,4 @@
+import { AccessRolePermissionSchema, AccessRoleSchema, ApiPermissionSchema, ApiResourceSchema, ApplicationAccessRoleSchema, UserAccessRoleSchema } from './access-control.js';
 import { AccountTokenSchema } from './account-token.js';
 import { ApiKeySchema } from './api-key.js';
 import { AuditDailyCountSchema } from './audit-daily-count.js';
@@ -18,6 +19,7 @@ import { SessionSchema } from './session.js';
 import { TenantSchema, TenantSlugReservationSchema } from './tenant.js';
 import { UserSchema } from './user.js';
 
+export * from './access-control.js';
 export * from './account-token.js';
 export * from './api-key.js';
 export * from './audit-daily-count.js';
@@ -39,7 +41,8 @@ export * from './user.js';
 
 /** Every entity schema the ORM knows, one per table; a new entity is added here. */
 export const ENTITIES = [
-  TenantSchema, UserSchema, SessionSchema, RefreshTokenSchema, ApiKeySchema, AuditEventSchema,
+  TenantSchema, UserSchema, ApiResourceSchema, ApiPermissionSchema, AccessRoleSchema, AccessRolePermissionSchema, UserAccessRoleSchema,
+  ApplicationAccessRoleSchema, SessionSchema, RefreshTokenSchema, ApiKeySchema, AuditEventSchema,
   IdpAuthRequestSchema, IdpIdentitySchema, EmailOtpSchema, InviteSchema, AccountTokenSchema,
   PasskeySchema, JobSchema, MfaChallengeSchema, MfaRecoveryCodeSchema, OidcApplicationSchema, OidcSigningKeySchema, OidcPayloadSchema,
   OidcHostedLoginSchema, RefreshAnswerSchema, WebauthnChallengeSchema, WebhookEndpointSchema, WebhookDeliverySchema, AuditDailyCountSchema, TenantLogoSchema,

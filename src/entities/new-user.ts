@@ -22,5 +22,6 @@ export function newUser(fields: NewUserFields, now = new Date()): User {
     totpPendingSecretEnc: null,
     totpLastUsedStep: null,
     locale: fields.locale ?? null,
+    customData: {},
   };
 }

@@ -29,6 +29,8 @@ export interface User {
   totpLastUsedStep: string | null;
   /** The language the person last used the pages in (set at sign-up and sign-in); mails to them speak it. */
   locale: Locale | null;
+  /** The tenant's own JSON object about the person (plan, flags…), at most 4 KiB; the `custom_data` claim (docs/oidc.md "Roles and permissions"). */
+  customData: Record<string, unknown>;
 }
 
 export const UserSchema = new EntitySchema<User>({
@@ -51,5 +53,6 @@ export const UserSchema = new EntitySchema<User>({
     totpPendingSecretEnc: { type: 'text', nullable: true },
     totpLastUsedStep: { type: 'bigint', nullable: true },
     locale: { type: 'string', length: 8, nullable: true },
+    customData: { type: 'json' },
   },
 });

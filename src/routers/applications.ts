@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { adminProcedure, securityAdminProcedure } from '../middleware/auth.js';
 import { APPLICATION_TYPES, type Application } from '../services/oidc/application-service.js';
 import { router } from '../trpc.js';
+import { roleIdsInput, roleOutput, toRoleOutput } from './roles.js';
 import { displayName, OK, okOutput, timestampOutput } from './schemas.js';
 
 const tags = ['applications'];
@@ -126,4 +127,34 @@ export const applicationsRouter = router({
     .input(idInput)
     .output(z.object({ clientSecret: clientSecretOutput }))
     .mutation(async ({ ctx, input }) => ({ clientSecret: await ctx.services.applications.rotateSecret(ctx.em, ctx.tenant, input.id, ctx.actor, ctx.meta) })),
+
+  roles: adminProcedure
+    .meta({
+      openapi: {
+        method: 'GET', path: '/v1/{tenantSlug}/applications/{id}/roles', protect: true, tags: [...tags, 'access control'],
+        summary: 'The roles an application holds (docs/oidc.md "Roles and permissions")', errorResponses: { ...adminErrors, 400: 'id is not a UUID' },
+      },
+      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+    })
+    .input(idInput)
+    .output(z.object({ roles: z.array(roleOutput) }))
+    .query(async ({ ctx, input }) => ({ roles: (await ctx.services.roleAssignments.rolesOfApplication(ctx.em, ctx.tenant.id, input.id)).map(toRoleOutput) })),
+
+  setRoles: securityAdminProcedure
+    .meta({
+      openapi: {
+        method: 'PUT', path: '/v1/{tenantSlug}/applications/{id}/roles', protect: true, tags: [...tags, 'access control'],
+        summary: 'Replace the roles of an `m2m` application; its next `client_credentials` token carries what they grant',
+        errorResponses: {
+          ...adminErrors, 400: 'Invalid input, an unknown role (`unknown_role`), or not an m2m application (`application_not_m2m`)',
+          403: 'Not an admin, or a test API key (`live_key_required`)',
+        },
+      },
+      errorReasons: { 400: ['unknown_role', 'application_not_m2m'], 403: ['admin_required', 'live_key_required'], 404: ['not_found'] },
+    })
+    .input(idInput.extend({ roleIds: roleIdsInput }))
+    .output(z.object({ roles: z.array(roleOutput) }))
+    .mutation(async ({ ctx, input }) => ({
+      roles: (await ctx.services.roleAssignments.setRolesOfApplication(ctx.em, ctx.tenant, input.id, input.roleIds, ctx.actor, ctx.meta)).map(toRoleOutput),
+    })),
 });

@@ -1,5 +1,6 @@
 import { router } from '../trpc.js';
 import { apiKeysRouter } from './api-keys.js';
+import { apiResourcesRouter } from './api-resources.js';
 import { applicationsRouter } from './applications.js';
 import { auditRouter } from './audit.js';
 import { authRouter } from './auth.js';
@@ -8,6 +9,7 @@ import { idpRouter } from './idp.js';
 import { invitesRouter } from './invites.js';
 import { meRouter } from './me.js';
 import { mfaRouter } from './mfa.js';
+import { rolesRouter } from './roles.js';
 import { tenantRouter } from './tenant.js';
 import { tenantsRouter } from './tenants.js';
 import { usersRouter } from './users.js';
@@ -31,6 +33,8 @@ export const appRouter = router({
   audit: auditRouter,
   browser: browserRouter,
   webhooks: webhooksRouter,
+  apiResources: apiResourcesRouter,
+  roles: rolesRouter,
 });
 
 /** The router type for end-to-end typed TypeScript clients of the `/trpc` endpoint. */

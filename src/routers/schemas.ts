@@ -187,6 +187,7 @@ export const userOutput = z
     tenant: z.object({ slug: z.string(), name: z.string() }),
     totpEnrolled: z.boolean(),
     emailVerified: z.boolean(),
+    customData: z.record(z.string(), z.unknown()).meta({ description: 'The workspace\'s own JSON object about the user (at most 4 KiB); the `custom_data` claim' }),
   })
   .meta({ id: 'User' });
 
@@ -203,6 +204,7 @@ export function toUserOutput(user: User, tenant: { slug: string; name: string })
     tenant: { slug: tenant.slug, name: tenant.name },
     totpEnrolled: user.totpEnrolledAt !== null && user.totpSecretEnc !== null,
     emailVerified: user.emailVerifiedAt !== null,
+    customData: user.customData ?? {},
   };
 }
 

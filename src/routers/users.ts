@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { forbidden } from '../lib/errors.js';
 import { adminProcedure, securityAdminProcedure } from '../middleware/auth.js';
 import { USER_ROLES, USER_STATUSES, type User } from '../entities/user.js';
 import { rejectEmptyQueryValues } from '../middleware/empty-query-values.js';
@@ -6,6 +7,7 @@ import { USERS_PAGE_DEFAULT_LIMIT, USERS_PAGE_MAX_LIMIT } from '../services/user
 import { router } from '../trpc.js';
 import { OK, emailOutput, okOutput, sessionListOutput, timestampOutput, toSessionList, toUserOutput, userOutput } from './schemas.js';
 import { passkeyOutput } from './passkey-schemas.js';
+import { roleIdsInput, roleOutput, toRoleOutput } from './roles.js';
 import { asAttachment, dataProtectionTags, userExportOutput } from './user-export.js';
 
 /** GET users/{userId}: the console's user page (docs/api-rules.md "Users and sign-up"). */
@@ -96,21 +98,34 @@ export const usersRouter = router({
     .meta({
       openapi: {
         method: 'PATCH', path: '/v1/{tenantSlug}/users/{userId}', protect: true, tags,
-        summary: 'Change a user\'s role or suspend / reactivate them; suspending ends their sessions at once',
+        summary: 'Change a user\'s role, suspend / reactivate them, or set their custom data; suspending ends their sessions at once',
         description:
           'A role change applies to the user\'s existing sessions at once. The last active Admin cannot be demoted or ' +
-          'suspended (409 `last_admin`); a `Pending` user becomes `Active` by verifying their address (409 `email_not_verified`).',
+          'suspended (409 `last_admin`); a `Pending` user becomes `Active` by verifying their address (409 `email_not_verified`). ' +
+          '`customData` replaces the user\'s custom data: a JSON object of at most 4 KiB (400 `custom_data_too_large`), shown on the User ' +
+          'object and as the `custom_data` claim of the OpenID Provider (scope `custom_data`); a test API key may not set it (403 `live_key_required`).',
         errorResponses: {
-          400: 'Invalid body or userId', 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or user',
+          400: 'Invalid body or userId, or custom data over 4 KiB (`custom_data_too_large`)', 401: 'No or invalid credential',
+          403: 'Not an admin, or a test API key setting custom data (`live_key_required`)', 404: 'Unknown tenant or user',
           409: 'Last active admin (`last_admin`), or a Pending user set Active (`email_not_verified`)', 429: 'Rate limited',
         },
       },
-      errorReasons: { 403: ['admin_required', 'live_key_required'], 404: ['not_found'], 409: ['last_admin', 'email_not_verified'] },
+      errorReasons: { 400: ['custom_data_too_large'], 403: ['admin_required', 'live_key_required'], 404: ['not_found'], 409: ['last_admin', 'email_not_verified'] },
     })
-    .input(z.object({ userId: z.uuid(), role: z.enum(USER_ROLES).optional(), status: z.enum(['Active', 'Suspended']).optional() }))
+    .input(
+      z.object({
+        userId: z.uuid(), role: z.enum(USER_ROLES).optional(), status: z.enum(['Active', 'Suspended']).optional(),
+        customData: z.record(z.string(), z.unknown()).optional(),
+      }),
+    )
     .output(userOutput)
     .mutation(async ({ ctx, input }) => {
-      const user = await ctx.services.userAdministration.change(ctx.em, ctx.tenant, input.userId, { role: input.role, status: input.status }, ctx.actor, ctx.meta);
+      // custom data may decide access in the tenant's own apps (plan, flags): not from a test key
+      if (input.customData !== undefined && ctx.principal.kind === 'api_key' && ctx.principal.environment !== 'live') {
+        throw forbidden('live_key_required', 'Changing custom data needs an Admin or a live API key (ak_live_), not a test key');
+      }
+      const change = { role: input.role, status: input.status, customData: input.customData };
+      const user = await ctx.services.userAdministration.change(ctx.em, ctx.tenant, input.userId, change, ctx.actor, ctx.meta);
       return toUserOutput(user, ctx.tenant);
     }),
 
@@ -254,4 +269,35 @@ export const usersRouter = router({
       await ctx.services.sessions.revokeOwnedSession(ctx.em, ctx.tenant.id, input.userId, input.sessionId, 'session_revoked_by_admin', ctx.actor, ctx.meta);
       return OK;
     }),
+
+  roles: adminProcedure
+    .meta({
+      openapi: {
+        method: 'GET', path: '/v1/{tenantSlug}/users/{userId}/roles', protect: true, tags: [...tags, 'access control'],
+        summary: 'The roles a user holds (the workspace\'s own roles, docs/oidc.md "Roles and permissions"; not the built-in Admin/Member)',
+        errorResponses: { 400: 'userId is not a UUID', 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or user', 429: 'Rate limited' },
+      },
+      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+    })
+    .input(z.object({ userId: z.uuid() }))
+    .output(z.object({ roles: z.array(roleOutput) }))
+    .query(async ({ ctx, input }) => ({ roles: (await ctx.services.roleAssignments.rolesOfUser(ctx.em, ctx.tenant.id, input.userId)).map(toRoleOutput) })),
+
+  setRoles: securityAdminProcedure
+    .meta({
+      openapi: {
+        method: 'PUT', path: '/v1/{tenantSlug}/users/{userId}/roles', protect: true, tags: [...tags, 'access control'],
+        summary: 'Replace the roles a user holds; the next access token issued for them carries what they grant',
+        errorResponses: {
+          400: 'Invalid input or an unknown role (`unknown_role`)', 401: 'No or invalid credential', 403: 'Not an admin, or a test API key (`live_key_required`)',
+          404: 'Unknown tenant or user', 429: 'Rate limited',
+        },
+      },
+      errorReasons: { 400: ['unknown_role'], 403: ['admin_required', 'live_key_required'], 404: ['not_found'] },
+    })
+    .input(z.object({ userId: z.uuid(), roleIds: roleIdsInput }))
+    .output(z.object({ roles: z.array(roleOutput) }))
+    .mutation(async ({ ctx, input }) => ({
+      roles: (await ctx.services.roleAssignments.setRolesOfUser(ctx.em, ctx.tenant, input.userId, input.roleIds, ctx.actor, ctx.meta)).map(toRoleOutput),
+    })),
 });

@@ -4,6 +4,7 @@
  * reason. The root router imports it; a new feature adds its catalog here.
  */
 export { REQUEST_REASONS } from '../lib/errors.js';
+export { ACCESS_CONTROL_REASONS } from './access-control/access-control-errors.js';
 export { API_KEY_REASONS } from './api-keys/api-key-errors.js';
 export { BRANDING_REASONS } from './branding/branding-errors.js';
 export { IDP_REASONS } from './idp/idp-errors.js';

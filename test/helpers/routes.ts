@@ -105,6 +105,21 @@ export const ACCESS_CLASSES: Record<string, AccessClass> = {
   'webhooks.test': 'admin',
   'webhooks.deliveries': 'admin',
 
+  'apiResources.list': 'admin',
+  'apiResources.get': 'admin',
+  'apiResources.create': 'securityAdmin',
+  'apiResources.update': 'securityAdmin',
+  'apiResources.delete': 'securityAdmin',
+  'roles.list': 'admin',
+  'roles.get': 'admin',
+  'roles.create': 'securityAdmin',
+  'roles.update': 'securityAdmin',
+  'roles.delete': 'securityAdmin',
+  'users.roles': 'admin',
+  'users.setRoles': 'securityAdmin',
+  'applications.roles': 'admin',
+  'applications.setRoles': 'securityAdmin',
+
   'tenant.deleteTenant': 'adminUser',
 };
 

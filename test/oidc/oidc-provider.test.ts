@@ -194,11 +194,15 @@ describe('authorization code with PKCE', () => {
 });
 
 describe('JWT access tokens for the tenant\'s own APIs (RFC 9068, RFC 8707)', () => {
-  it('issues an ES256 JWT access token for a resource at the application\'s own origin, verifiable against the JWKS', async () => {
+  it('issues an ES256 JWT access token for a registered API resource, verifiable against the JWKS', async () => {
     const tenant = await createTenant(api);
     const member = await signupMember(api, tenant.slug);
     const rp = await registerRelyingParty(api, tenant, publicUrl, 'web');
     const resource = 'https://app.example.com/api';
+    const auth = { token: tenant.accessToken };
+    expect((await api.post(`/v1/${tenant.slug}/api-resources`, { name: 'API', identifier: resource, permissions: [{ name: 'api' }] }, auth)).status).toBe(200);
+    const role = await api.post(`/v1/${tenant.slug}/roles`, { name: 'API user', permissions: [{ resource, permission: 'api' }] }, auth);
+    expect((await api.put(`/v1/${tenant.slug}/users/${member.id}/roles`, { roleIds: [role.body.role.id] }, auth)).status).toBe(200);
     const { tokens } = await signIn(rp, member, new CookieBrowser(), { resource, scope: 'openid email offline_access api' });
     const jwks = createRemoteJWKSet(new URL(`${rp.issuer}/jwks`));
     const { payload, protectedHeader } = await jwtVerify(tokens.access_token, jwks, { issuer: rp.issuer, audience: resource, typ: 'at+jwt' });
@@ -209,9 +213,11 @@ describe('JWT access tokens for the tenant\'s own APIs (RFC 9068, RFC 8707)', ()
     await expect(jwtVerify(refreshed.access_token, jwks, { issuer: rp.issuer, audience: resource })).resolves.toBeTruthy();
 
     const m2m = await registerRelyingParty(api, tenant, publicUrl, 'm2m');
+    const m2mId = (await api.get(`/v1/${tenant.slug}/applications`, auth)).body.items.find((a: { clientId: string }) => a.clientId === m2m.clientId).id as string;
+    expect((await api.put(`/v1/${tenant.slug}/applications/${m2mId}/roles`, { roleIds: [role.body.role.id] }, auth)).status).toBe(200);
     const machine = await oidc.clientCredentialsGrant(m2m.config, { resource, scope: 'api' });
     const verified = await jwtVerify(machine.access_token, jwks, { issuer: rp.issuer, audience: resource });
-    expect(verified.payload.client_id).toBe(m2m.clientId);
+    expect(verified.payload).toMatchObject({ client_id: m2m.clientId, scope: 'api' });
   });
 
   it('refuses a resource that is not an API of the workspace', async () => {

@@ -679,6 +679,16 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await shoot(owner, 'admin-applications-desktop');
     await owner.setViewportSize(PHONE);
     await shoot(owner, 'admin-applications-phone');
+    // the app's API registered as an API resource, its permission `api` granted to the owner through a role
+    {
+      const api = new Api(server.url);
+      const token = await adminAccessToken(server.url, tenant.tenant.slug, `apps-${run}@acme.test`);
+      const apiUrl = `http://localhost:${appPort}/api`;
+      expect((await api.post(`/v1/${tenant.tenant.slug}/api-resources`, { name: 'Example API', identifier: apiUrl, permissions: [{ name: 'api' }] }, { token })).status).toBe(200);
+      const role = await api.post(`/v1/${tenant.tenant.slug}/roles`, { name: 'API user', permissions: [{ resource: apiUrl, permission: 'api' }] }, { token });
+      const me = await api.get(`/v1/${tenant.tenant.slug}/me`, { token });
+      expect((await api.put(`/v1/${tenant.tenant.slug}/users/${me.body.id}/roles`, { roleIds: [role.body.role.id] }, { token })).status).toBe(200);
+    }
     const example = spawn(process.execPath, [path.resolve('examples/oidc-express-app/server.mjs')], {
       env: { ...process.env, ISSUER: `${server.url}/v1/${tenant.tenant.slug}/oidc`, CLIENT_ID: application.clientId, CLIENT_SECRET: clientSecret, PORT: String(appPort) },
       stdio: ['ignore', 'pipe', 'inherit'],

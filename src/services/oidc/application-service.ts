@@ -8,7 +8,7 @@ import { randomBase62 } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { OIDC_REASONS } from './oidc-errors.js';
 import {
-  APPLICATION_TYPES, deleteApplicationAndPayloads, findApplication, findApplicationByClientId, findApplicationsOfTenant, findRedirectUrisOfTenant,
+  APPLICATION_TYPES, deleteApplicationAndPayloads, findApplication, findApplicationByClientId, findApplicationsOfTenant,
   insertApplication, setClientSecret, updateApplication, type ApplicationType, type OidcApplicationRow,
 } from './oidc-application-queries.js';
 
@@ -244,25 +244,6 @@ export class ApplicationService {
           grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], redirect_uris: app.redirectUris,
         };
     }
-  }
-
-  /**
-   * Whether `resource` names one of the tenant's own APIs (RFC 8707 resource indicator): an absolute
-   * URL without fragment whose origin is the origin of a redirect URI of one of the tenant's
-   * applications, so an application can get JWT access tokens for its own backend and the tenant's
-   * machine clients for the tenant's APIs, and for nothing else (docs/oidc.md "Access tokens for your API").
-   */
-  async isTenantApi(em: EntityManager, tenantId: string, resource: string): Promise<boolean> {
-    let origin: string;
-    try {
-      const url = new URL(resource);
-      if (url.hash || !/^https?:$/.test(url.protocol)) return false;
-      origin = url.origin;
-    } catch {
-      return false;
-    }
-    const lists = await findRedirectUrisOfTenant(em, tenantId);
-    return lists.some((uris) => uris.some((uri) => URL.canParse(uri) && new URL(uri).origin === origin));
   }
 
   private async row(em: EntityManager, tenantId: string, id: string, forUpdate = false): Promise<OidcApplicationRow> {

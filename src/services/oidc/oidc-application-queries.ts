@@ -73,12 +73,6 @@ export async function findApplicationByClientId(em: EntityManager, tenantId: str
   return rows[0] ? toRow(rows[0]) : undefined;
 }
 
-/** The redirect URIs of every application of the tenant, one list per application. */
-export async function findRedirectUrisOfTenant(em: EntityManager, tenantId: string): Promise<string[][]> {
-  const rows = (await em.execute('select redirect_uris from oidc_application where tenant_id = ?', [tenantId])) as Pick<Columns, 'redirect_uris'>[];
-  return rows.map((row) => jsonArray(row.redirect_uris));
-}
-
 /** Sets name and redirect URIs of the tenant's application. @returns it as stored. */
 export async function updateApplication(
   em: EntityManager,

@@ -8,6 +8,8 @@ import type { Config } from '../../config.js';
 import type { Tenant } from '../../entities/tenant.js';
 import { unauthorized } from '../../lib/errors.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
+import type { ApiResourceService, IndicatedResource } from '../access-control/api-resource-service.js';
+import type { RoleAssignmentService } from '../access-control/role-assignment-service.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { SessionService } from '../sessions/session-service.js';
 import type { ApplicationService } from './application-service.js';
@@ -39,10 +41,15 @@ const PROVIDER_REBUILD_SECONDS = 600;
 /** The path, under the issuer, of the hosted sign-in hand-off of one interaction. */
 export const INTERACTION_PATH = '/interaction/';
 
-/** The scope of a JWT access token for one of the tenant's own APIs (RFC 8707 resource, RFC 9068 format). */
-export const API_SCOPE = 'api';
-/** The scopes every application of a tenant may be granted (no consent page for first-party apps). */
-const GRANTED_SCOPE = `openid email offline_access ${API_SCOPE}`;
+/** The OpenID scopes every application of a tenant may be granted (no consent page for first-party apps). */
+const GRANTED_SCOPE = 'openid email offline_access roles custom_data';
+const OIDC_SCOPES = new Set(GRANTED_SCOPE.split(' '));
+
+/** The roles-and-permissions services the provider reads when it issues a token (docs/oidc.md "Roles and permissions"). */
+export interface AccessControl {
+  apiResources: ApiResourceService;
+  roleAssignments: RoleAssignmentService;
+}
 
 /** The client authentication methods that work at the token, introspection and revocation endpoints (advertised in discovery). */
 export const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'];
@@ -88,10 +95,15 @@ function resourcesOf(params: Record<string, unknown>): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }
 
-/** Grants the tenant's scopes, and the API scope at each requested resource. */
-function grantAll(grant: GrantInstance, resources: string[]): GrantInstance {
+/**
+ * Grants the tenant's OpenID scopes, and at each requested resource the requested scopes that are not
+ * OpenID ones (the permissions asked for). What a token finally carries is narrowed to the holder's
+ * roles when it is issued (getResourceServerInfo), so the grant itself decides nothing.
+ */
+function grantAll(grant: GrantInstance, resources: string[], scope: unknown): GrantInstance {
   grant.addOIDCScope(GRANTED_SCOPE);
-  for (const resource of resources) grant.addResourceScope(resource, API_SCOPE);
+  const asked = typeof scope === 'string' ? scope.split(' ').filter((s) => s && !OIDC_SCOPES.has(s)) : [];
+  for (const resource of resources) if (asked.length) grant.addResourceScope(resource, asked.join(' '));
   return grant;
 }
 
@@ -129,6 +141,7 @@ export class OidcProviderService {
     private readonly sessions: SessionService,
     private readonly audit: AuditService,
     private readonly logger: Logger,
+    private readonly access: AccessControl,
   ) {}
 
   /** `{PUBLIC_URL}/v1/{slug}/oidc`: the tenant's issuer identifier. */
@@ -206,7 +219,7 @@ export class OidcProviderService {
       result = { login: { accountId: session.userId, ts: authTime, amr: session.method ? [session.method] : undefined, remember: true } };
     } else {
       if (details.session?.accountId !== session.userId) throw unauthorized(OIDC_REASONS.interactionNotFound, 'This sign-in belongs to another account');
-      const grant = grantAll(new provider.Grant({ accountId: session.userId, clientId }), resourcesOf(details.params));
+      const grant = grantAll(new provider.Grant({ accountId: session.userId, clientId }), resourcesOf(details.params), details.params.scope);
       result = { consent: { grantId: await grant.save() } };
     }
     const em = this.orm.em.fork() as EntityManager;
@@ -234,6 +247,19 @@ export class OidcProviderService {
     const tenantId = tenant.id;
     const slug = tenant.slug;
     const applications = this.applications;
+    const { apiResources, roleAssignments } = this.access;
+    /**
+     * The permissions of `resource` a token may carry in this request (docs/oidc.md "Roles and permissions",
+     * "When a change applies"): at the token endpoint those the roles of the m2m application (client_credentials)
+     * or of the user grant, read afresh for every token; at the authorization endpoint every
+     * permission of the resource (nothing is issued there, the grant only records what was asked).
+     */
+    const grantablePermissions = async (ctx: KoaContextWithOIDC, resource: IndicatedResource, clientId: string): Promise<string[]> => {
+      const oidc = ctx.oidc as unknown as { route?: string; params?: { grant_type?: unknown }; account?: { accountId: string } };
+      if (oidc.params?.grant_type === 'client_credentials') return roleAssignments.permissionsOfClient(em(), tenantId, resource.id, clientId);
+      if (oidc.account) return roleAssignments.permissionsOfUser(em(), tenantId, resource.id, oidc.account.accountId);
+      return oidc.route === 'authorization' || oidc.route === 'resume' ? resource.permissions : [];
+    };
     const cookieKey = Buffer.from(hkdfSync('sha256', this.config.jwtSecret, tenantId, 'oidc-provider cookies', 32)).toString('base64url');
     const issuer = this.issuerOf(tenant);
     // the provider session cookie belongs to this tenant's issuer path (two tenants on one host keep
@@ -281,10 +307,10 @@ export class OidcProviderService {
         long: { signed: true, httpOnly: true, sameSite: crossSite ? 'none' : 'lax', secure: crossSite, path: cookiePath },
         short: { signed: true, httpOnly: true, sameSite: 'lax' },
       },
-      claims: { openid: ['sub'], email: ['email', 'email_verified'] },
-      // the ID token carries the claims of the scopes asked, with or without an access token for userinfo
+      claims: { openid: ['sub'], email: ['email', 'email_verified'], roles: ['roles'], custom_data: ['custom_data'] },
+      // the ID token carries the claims of the scopes asked (`email`, `roles`, `custom_data`), with or without an access token for userinfo
       conformIdTokenClaims: false,
-      scopes: ['openid', 'offline_access', 'email', API_SCOPE],
+      scopes: ['openid', 'offline_access', 'email', 'roles', 'custom_data'],
       responseTypes: ['code', 'id_token'],
       extraParams: { scope: afterAuthorizationChecks },
       clientAuthMethods: CLIENT_AUTH_METHODS,
@@ -317,9 +343,11 @@ export class OidcProviderService {
         resourceIndicators: {
           enabled: true,
           useGrantedResource: async () => true,
-          getResourceServerInfo: async (_ctx: unknown, resource: string) => {
-            if (!(await applications.isTenantApi(em(), tenantId, resource))) throw new oidcErrors.InvalidTarget('resource is not an API of this workspace');
-            return { scope: API_SCOPE, audience: resource, accessTokenTTL: OIDC_TTL.AccessToken, accessTokenFormat: 'jwt', jwt: { sign: { alg: SIGNING_ALG } } };
+          getResourceServerInfo: async (ctx: KoaContextWithOIDC, resource: string, client: { clientId: string }) => {
+            const found = await apiResources.forIndicator(em(), tenantId, resource);
+            if (!found) throw new oidcErrors.InvalidTarget('resource is not an API of this workspace');
+            const scope = (await grantablePermissions(ctx, found, client.clientId)).join(' ');
+            return { scope, audience: resource, accessTokenTTL: OIDC_TTL.AccessToken, accessTokenFormat: 'jwt', jwt: { sign: { alg: SIGNING_ALG } } };
           },
         },
       },
@@ -336,20 +364,27 @@ export class OidcProviderService {
         const existing = grantId ? await provider.Grant.find(grantId) : undefined;
         if (existing) {
           if (resources.length === 0) return existing;
-          grantAll(existing, resources);
+          grantAll(existing, resources, oidc.params.scope);
           await existing.save();
           return existing;
         }
         if (!oidc.session.accountId) return undefined;
         // the tenant's own applications get the tenant's scopes without a consent page
-        const grant = grantAll(new provider.Grant({ accountId: oidc.session.accountId, clientId: oidc.client.clientId }), resources);
+        const grant = grantAll(new provider.Grant({ accountId: oidc.session.accountId, clientId: oidc.client.clientId }), resources, oidc.params.scope);
         await grant.save();
         return grant;
       },
       findAccount: async (_ctx: unknown, sub: string) => {
         const user = await findActiveAccount(em(), tenantId, sub);
         if (!user) return undefined;
-        return { accountId: user.id, claims: async () => ({ sub: user.id, email: user.email, email_verified: user.emailVerifiedAt !== null }) };
+        return {
+          accountId: user.id,
+          claims: async (_use: string, scope: string) => ({
+            sub: user.id, email: user.email, email_verified: user.emailVerifiedAt !== null,
+            ...((scope ?? '').split(' ').includes('roles') ? { roles: await roleAssignments.roleNamesOfUser(em(), tenantId, user.id) } : {}),
+            custom_data: user.customData,
+          }),
+        };
       },
       // an error the provider cannot send back to the application, shown in the person's browser
       renderError: async (ctx: KoaContextWithOIDC, out: Record<string, unknown>) => {

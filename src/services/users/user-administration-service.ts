@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { findLatestSoftDeletion } from '../audit/audit-event-queries.js';
 import type { Tenant } from '../../entities/tenant.js';
 import type { User, UserRole } from '../../entities/user.js';
-import { conflict, notFound } from '../../lib/errors.js';
+import { badRequest, conflict, notFound } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { SessionService } from '../sessions/session-service.js';
@@ -12,7 +12,7 @@ import { isUuid } from '../../lib/uuid.js';
 import { SIGN_IN_REASONS } from '../sign-in/sign-in-errors.js';
 import { USER_REASONS } from './user-errors.js';
 import {
-  countLiveUsersWithEmail, findLiveUserById, lockActiveAdminIds, lockDeletedUser, lockLiveUser, restoreUser, updateRoleAndStatus,
+  countLiveUsersWithEmail, findLiveUserById, lockActiveAdminIds, lockDeletedUser, lockLiveUser, restoreUser, updateRoleAndStatus, updateCustomData,
 } from './user-queries.js';
 
 /** The changes an admin makes to a user with PATCH users/{userId}. */
@@ -20,7 +20,12 @@ export interface UserAdministrationChange {
   role?: UserRole;
   /** `Suspended` ends every session at once; `Active` lets a suspended user sign in again. */
   status?: 'Active' | 'Suspended';
+  /** Replaces the user's custom data: a JSON object of at most CUSTOM_DATA_MAX_BYTES (docs/oidc.md "Roles and permissions"). */
+  customData?: Record<string, unknown>;
 }
+
+/** The largest custom data of a user, in bytes of its JSON (UTF-8). */
+export const CUSTOM_DATA_MAX_BYTES = 4096;
 
 /**
  * An admin's changes to another user (docs/api-rules.md "Users and sign-up"): role and suspension.
@@ -111,6 +116,10 @@ export class UserAdministrationService {
    *   active Admin), 409 `email_not_verified` (a `Pending` user becomes `Active` by verifying, not by an admin).
    */
   async change(em: EntityManager, tenant: Tenant, userId: string, change: UserAdministrationChange, actor: Actor, meta: RequestMeta): Promise<User> {
+    const customDataJson = change.customData === undefined ? undefined : JSON.stringify(change.customData);
+    if (customDataJson !== undefined && Buffer.byteLength(customDataJson, 'utf8') > CUSTOM_DATA_MAX_BYTES) {
+      throw badRequest(USER_REASONS.customDataTooLarge, `customData is larger than ${CUSTOM_DATA_MAX_BYTES} bytes as JSON`);
+    }
     return em.transactional(async (tx) => {
       const admins = await lockActiveAdminIds(tx, tenant.id);
       const user = await lockLiveUser(tx, tenant.id, userId);
@@ -125,10 +134,19 @@ export class UserAdministrationService {
       if (wasActiveAdmin && !staysActiveAdmin && admins.length <= 1) {
         throw conflict(USER_REASONS.lastAdmin, 'The last active admin of a workspace cannot be demoted or suspended');
       }
-      if (role === user.role && status === user.status) return user;
       const now = new Date();
-      await updateRoleAndStatus(tx, tenant.id, user.id, role, status, now);
       const target = { type: 'user', id: user.id };
+      let customData = user.customData;
+      if (customDataJson !== undefined && customDataJson !== JSON.stringify(user.customData)) {
+        customData = JSON.parse(customDataJson) as Record<string, unknown>;
+        await updateCustomData(tx, tenant.id, user.id, customData, now);
+        await this.audit.record(tx, {
+          tenantId: tenant.id, action: 'UserCustomDataChanged', actor, target, meta,
+          details: { keys: Object.keys(customData).slice(0, 50), bytes: Buffer.byteLength(customDataJson, 'utf8') },
+        });
+      }
+      if (role === user.role && status === user.status) return { ...user, customData };
+      await updateRoleAndStatus(tx, tenant.id, user.id, role, status, now);
       if (role !== user.role) {
         await this.audit.record(tx, { tenantId: tenant.id, action: 'UserRoleChanged', actor, target, meta, details: { email: user.email, from: user.role, to: role } });
       }
@@ -140,7 +158,7 @@ export class UserAdministrationService {
           details: { email: user.email, from: user.status, ...(suspended ? { sessionsEnded } : {}) },
         });
       }
-      return { ...user, role, status, updatedAt: now };
+      return { ...user, role, status, customData, updatedAt: now };
     });
   }
 }

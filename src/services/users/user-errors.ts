@@ -13,6 +13,8 @@ export const USER_REASONS = {
   erasureRequestedByUser: 'erasure_requested_by_user',
   /** An email change to the address the account already has. */
   emailUnchanged: 'email_unchanged',
+  /** `customData` is larger than 4 KiB as JSON. */
+  customDataTooLarge: 'custom_data_too_large',
 } as const;
 
 declare module '../../lib/errors.js' {

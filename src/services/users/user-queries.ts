@@ -122,14 +122,18 @@ export async function findLiveEmailVerifiedAt(em: EntityManager, tenantId: strin
  * The account the tenant's OpenID Provider signs in as subject `sub` (the user id as text): a live,
  * `Active` user of the tenant, or undefined.
  */
-export async function findActiveAccount(em: EntityManager, tenantId: string, sub: string): Promise<Pick<User, 'id' | 'email' | 'emailVerifiedAt'> | undefined> {
+export async function findActiveAccount(
+  em: EntityManager, tenantId: string, sub: string,
+): Promise<Pick<User, 'id' | 'email' | 'emailVerifiedAt' | 'customData'> | undefined> {
   const rows = (await em.execute(
-    `select id, email, email_verified_at from app_user
+    `select id, email, email_verified_at, custom_data from app_user
             where tenant_id = ? and id::text = ? and deleted_at is null and status = 'Active'`,
     [tenantId, sub],
-  )) as { id: string; email: string; email_verified_at: Date | null }[];
+  )) as { id: string; email: string; email_verified_at: Date | null; custom_data: Record<string, unknown> | string }[];
   const row = rows[0];
-  return row ? { id: row.id, email: row.email, emailVerifiedAt: row.email_verified_at } : undefined;
+  if (!row) return undefined;
+  const customData = typeof row.custom_data === 'string' ? (JSON.parse(row.custom_data) as Record<string, unknown>) : row.custom_data;
+  return { id: row.id, email: row.email, emailVerifiedAt: row.email_verified_at, customData };
 }
 
 /** Where and in which language mail to a person goes. */
@@ -193,6 +197,11 @@ export async function findUserForExport(em: EntityManager, tenantId: string, use
 /** Sets role and status of a user of the tenant, stamping `updated_at`. */
 export async function updateRoleAndStatus(em: EntityManager, tenantId: string, userId: string, role: UserRole, status: UserStatus, now: Date): Promise<void> {
   await em.nativeUpdate(UserSchema, { id: userId, tenantId }, { role, status, updatedAt: now });
+}
+
+/** Sets the custom data (a JSON object) of a user of the tenant. */
+export async function updateCustomData(em: EntityManager, tenantId: string, userId: string, customData: Record<string, unknown>, now: Date): Promise<void> {
+  await em.execute('update app_user set custom_data = ?::jsonb, updated_at = ? where id = ? and tenant_id = ?', [JSON.stringify(customData), now, userId, tenantId]);
 }
 
 /** Soft-deletes (`deleted_at` = `now`) a user of the tenant. */

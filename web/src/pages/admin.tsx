@@ -39,6 +39,8 @@ const AUDIT_ACTION_SET: Record<AuditAction, true> = {
   PasskeyRegistered: true, PasskeyDeleted: true, PasskeyCloneSuspected: true,
   MfaRecoveryCodeUsed: true, MfaRecoveryCodesGenerated: true,
   ApplicationCreated: true, ApplicationUpdated: true, ApplicationDeleted: true, ApplicationSecretRotated: true, OidcSignIn: true,
+  ApiResourceCreated: true, ApiResourceUpdated: true, ApiResourceDeleted: true, RoleCreated: true, RoleUpdated: true, RoleDeleted: true,
+  UserRolesChanged: true, ApplicationRolesChanged: true, UserCustomDataChanged: true,
 };
 export const AUDIT_ACTIONS = Object.keys(AUDIT_ACTION_SET) as AuditAction[];
 

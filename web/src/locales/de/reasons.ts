@@ -107,4 +107,14 @@ export const reasons: Translation<typeof english> = {
   api_key_expired: 'Dieser API-Schlüssel ist abgelaufen.',
   api_key_revoked: 'Dieser API-Schlüssel wurde widerrufen.',
   invalid_webhook_url: 'Geben Sie eine öffentliche https-URL für den Webhook ein.',
+  // Rollen und Berechtigungen
+  invalid_resource_identifier: 'Geben Sie die API-Kennung als https-URL (oder http auf localhost) ohne #Fragment ein.',
+  resource_identifier_taken: 'Eine andere API-Ressource hat bereits diese Kennung.',
+  duplicate_permission: 'Jeder Berechtigungsname darf nur einmal vorkommen.',
+  role_name_taken: 'Eine andere Rolle hat bereits diesen Namen.',
+  unknown_resource: 'Diese API-Ressource gibt es in diesem Arbeitsbereich nicht.',
+  unknown_permission: 'Diese API-Ressource hat keine solche Berechtigung.',
+  unknown_role: 'Diese Rolle gibt es in diesem Arbeitsbereich nicht.',
+  custom_data_too_large: 'Benutzerdefinierte Daten dürfen höchstens 4 KB JSON umfassen.',
+  application_not_m2m: 'Nur Maschine-zu-Maschine-Anwendungen können Rollen haben.',
 };

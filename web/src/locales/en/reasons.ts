@@ -106,4 +106,14 @@ export const reasons = {
   api_key_expired: 'This API key has expired.',
   api_key_revoked: 'This API key was revoked.',
   invalid_webhook_url: 'Enter a public https URL for the webhook.',
+  // roles and permissions
+  invalid_resource_identifier: 'Enter the API identifier as an https URL (or http on localhost), without #fragment.',
+  resource_identifier_taken: 'Another API resource already has this identifier.',
+  duplicate_permission: 'Each permission name can appear only once.',
+  role_name_taken: 'Another role already has this name.',
+  unknown_resource: 'That API resource does not exist in this workspace.',
+  unknown_permission: 'That API resource has no such permission.',
+  unknown_role: 'That role does not exist in this workspace.',
+  custom_data_too_large: 'Custom data can be at most 4 KB of JSON.',
+  application_not_m2m: 'Only machine-to-machine applications can hold roles.',
 } as const satisfies Record<ErrorReason, string>;

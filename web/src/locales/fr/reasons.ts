@@ -107,4 +107,14 @@ export const reasons: Translation<typeof english> = {
   api_key_expired: 'Cette clé d’API a expiré.',
   api_key_revoked: 'Cette clé d’API a été révoquée.',
   invalid_webhook_url: 'Saisissez une URL https publique pour le webhook.',
+  // rôles et permissions
+  invalid_resource_identifier: 'Saisissez l’identifiant de l’API sous forme d’URL https (ou http sur localhost), sans #fragment.',
+  resource_identifier_taken: 'Une autre ressource API a déjà cet identifiant.',
+  duplicate_permission: 'Chaque nom de permission ne peut figurer qu’une fois.',
+  role_name_taken: 'Un autre rôle porte déjà ce nom.',
+  unknown_resource: 'Cette ressource API n’existe pas dans cet espace de travail.',
+  unknown_permission: 'Cette ressource API n’a pas cette permission.',
+  unknown_role: 'Ce rôle n’existe pas dans cet espace de travail.',
+  custom_data_too_large: 'Les données personnalisées ne peuvent dépasser 4 Ko de JSON.',
+  application_not_m2m: 'Seules les applications machine à machine peuvent avoir des rôles.',
 };

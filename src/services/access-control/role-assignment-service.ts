@@ -1,0 +1,111 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Tenant } from '../../entities/tenant.js';
+import { badRequest, notFound } from '../../lib/errors.js';
+import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import type { AuditService } from '../audit/audit-service.js';
+import { findApplication, findApplicationByClientId } from '../oidc/oidc-application-queries.js';
+import { findLiveUserById, lockLiveUser } from '../users/user-queries.js';
+import { ACCESS_CONTROL_REASONS } from './access-control-errors.js';
+import { findPermissionsOfRoles } from './access-role-permission-queries.js';
+import { findRolesByIds, type AccessRoleRow } from './access-role-queries.js';
+import { findPermissionNamesGrantedToApplication, findPermissionNamesGrantedToUser } from './api-permission-queries.js';
+import { findRolesOfApplication, replaceApplicationRoles } from './application-access-role-queries.js';
+import { toRoleViews, type RoleView } from './role-service.js';
+import { findRolesOfUser, replaceUserRoles } from './user-access-role-queries.js';
+
+/**
+ * Which of the tenant's roles its users and `m2m` applications hold (docs/oidc.md "Roles and permissions"
+ * "Assignment"), and what that grants when a token is issued. A set is replaced whole; a change is
+ * audited (`UserRolesChanged`, `ApplicationRolesChanged`) and applies to the next token issued.
+ */
+export class RoleAssignmentService {
+  constructor(private readonly audit: AuditService) {}
+
+  /** The roles of the tenant's live user. @throws ApiError 404 `not_found`. */
+  async rolesOfUser(em: EntityManager, tenantId: string, userId: string): Promise<RoleView[]> {
+    if (!(await findLiveUserById(em, tenantId, userId))) throw notFound('User not found');
+    return this.views(em, tenantId, await findRolesOfUser(em, tenantId, userId));
+  }
+
+  /**
+   * Replaces the roles of the tenant's live user.
+   * @throws ApiError 404 `not_found` (user), 400 `unknown_role` (`details.roleId`).
+   */
+  async setRolesOfUser(em: EntityManager, tenant: Tenant, userId: string, roleIds: string[], actor: Actor, meta: RequestMeta): Promise<RoleView[]> {
+    return em.transactional(async (tx) => {
+      if (!(await lockLiveUser(tx, tenant.id, userId))) throw notFound('User not found');
+      const roles = await this.checkedRoles(tx, tenant.id, roleIds);
+      const before = await findRolesOfUser(tx, tenant.id, userId);
+      await replaceUserRoles(tx, tenant.id, userId, roles.map((r) => r.id), new Date());
+      await this.audit.record(tx, {
+        tenantId: tenant.id, action: 'UserRolesChanged', actor, target: { type: 'user', id: userId }, meta, details: changeDetails(before, roles),
+      });
+      return this.views(tx, tenant.id, roles);
+    });
+  }
+
+  /** The roles of the tenant's application. @throws ApiError 404 `not_found`. */
+  async rolesOfApplication(em: EntityManager, tenantId: string, applicationId: string): Promise<RoleView[]> {
+    if (!(await findApplication(em, tenantId, applicationId))) throw notFound('Application not found');
+    return this.views(em, tenantId, await findRolesOfApplication(em, tenantId, applicationId));
+  }
+
+  /**
+   * Replaces the roles of the tenant's `m2m` application.
+   * @throws ApiError 404 `not_found`, 400 `application_not_m2m`, `unknown_role` (`details.roleId`).
+   */
+  async setRolesOfApplication(em: EntityManager, tenant: Tenant, applicationId: string, roleIds: string[], actor: Actor, meta: RequestMeta): Promise<RoleView[]> {
+    return em.transactional(async (tx) => {
+      const application = await findApplication(tx, tenant.id, applicationId, true);
+      if (!application) throw notFound('Application not found');
+      if (application.type !== 'm2m') throw badRequest(ACCESS_CONTROL_REASONS.notM2m, 'Roles are held by users and m2m applications only');
+      const roles = await this.checkedRoles(tx, tenant.id, roleIds);
+      const before = await findRolesOfApplication(tx, tenant.id, applicationId);
+      await replaceApplicationRoles(tx, tenant.id, applicationId, roles.map((r) => r.id), new Date());
+      await this.audit.record(tx, {
+        tenantId: tenant.id, action: 'ApplicationRolesChanged', actor, target: { type: 'application', id: applicationId }, meta,
+        details: { clientId: application.clientId, ...changeDetails(before, roles) },
+      });
+      return this.views(tx, tenant.id, roles);
+    });
+  }
+
+  /** The names of the roles the tenant's user holds (the `roles` claim), by name. */
+  async roleNamesOfUser(em: EntityManager, tenantId: string, userId: string): Promise<string[]> {
+    return (await findRolesOfUser(em, tenantId, userId)).map((r) => r.name);
+  }
+
+  /** The permission names of the resource that the user's roles grant. */
+  async permissionsOfUser(em: EntityManager, tenantId: string, resourceId: string, userId: string): Promise<string[]> {
+    return findPermissionNamesGrantedToUser(em, tenantId, resourceId, userId);
+  }
+
+  /** The permission names of the resource that the roles of the application with this client id grant (none for an unknown client). */
+  async permissionsOfClient(em: EntityManager, tenantId: string, resourceId: string, clientId: string): Promise<string[]> {
+    const application = await findApplicationByClientId(em, tenantId, clientId);
+    return application ? findPermissionNamesGrantedToApplication(em, tenantId, resourceId, application.id) : [];
+  }
+
+  private async checkedRoles(em: EntityManager, tenantId: string, roleIds: string[]): Promise<AccessRoleRow[]> {
+    const wanted = [...new Set(roleIds)];
+    const roles = await findRolesByIds(em, tenantId, wanted);
+    const found = new Set(roles.map((r) => r.id));
+    const missing = wanted.find((id) => !found.has(id));
+    if (missing) throw badRequest(ACCESS_CONTROL_REASONS.unknownRole, `This workspace has no role with the id ${missing}`);
+    return roles;
+  }
+
+  private async views(em: EntityManager, tenantId: string, roles: AccessRoleRow[]): Promise<RoleView[]> {
+    return toRoleViews(roles, await findPermissionsOfRoles(em, tenantId, roles.map((r) => r.id)));
+  }
+}
+
+function changeDetails(before: AccessRoleRow[], after: AccessRoleRow[]): Record<string, unknown> {
+  const had = new Set(before.map((r) => r.id));
+  const has = new Set(after.map((r) => r.id));
+  return {
+    roles: after.map((r) => r.name),
+    added: after.filter((r) => !had.has(r.id)).map((r) => r.name),
+    removed: before.filter((r) => !has.has(r.id)).map((r) => r.name),
+  };
+}

@@ -1,0 +1,145 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Tenant } from '../../entities/tenant.js';
+import { badRequest, conflict, isUniqueViolation, notFound } from '../../lib/errors.js';
+import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import type { AuditService } from '../audit/audit-service.js';
+import { ACCESS_CONTROL_REASONS } from './access-control-errors.js';
+import { findPermissionsOfRoles, replaceRolePermissions, type RolePermissionRow } from './access-role-permission-queries.js';
+import { deleteRole, findRole, findRolesOfTenant, insertRole, updateRole, type AccessRoleRow } from './access-role-queries.js';
+import { findPermissionsOfResources } from './api-permission-queries.js';
+import { findApiResourcesByIdentifiers } from './api-resource-queries.js';
+
+/** One permission of a role: an API resource's identifier and one of its permission names. */
+export interface RolePermission {
+  resource: string;
+  permission: string;
+}
+
+/** A role as the API shows it (docs/oidc.md "Roles and permissions"). */
+export interface RoleView {
+  id: string;
+  name: string;
+  description: string;
+  permissions: RolePermission[];
+  createdAt: Date;
+}
+
+/** Shapes roles with their permissions (read by one query for all of them). */
+export function toRoleViews(roles: AccessRoleRow[], permissions: RolePermissionRow[]): RoleView[] {
+  return roles.map((role) => ({
+    id: role.id, name: role.name, description: role.description, createdAt: role.createdAt,
+    permissions: permissions.filter((p) => p.roleId === role.id).map((p) => ({ resource: p.resource, permission: p.permission })),
+  }));
+}
+
+/**
+ * The tenant's own roles: named bundles of permissions of its API resources (docs/oidc.md "Roles and permissions").
+ * Unrelated to the built-in `Admin`/`Member` role. Every query is scoped by tenant; another tenant's
+ * id answers 404; every change is audited (`RoleCreated`, `RoleUpdated`, `RoleDeleted`).
+ */
+export class RoleService {
+  constructor(private readonly audit: AuditService) {}
+
+  /**
+   * Creates a role.
+   * @throws ApiError 400 `unknown_resource`, `unknown_permission`; 409 `role_name_taken`.
+   */
+  async create(
+    em: EntityManager, tenant: Tenant, input: { name: string; description?: string; permissions: RolePermission[] }, actor: Actor, meta: RequestMeta,
+  ): Promise<RoleView> {
+    const row: AccessRoleRow = { id: randomUUID(), tenantId: tenant.id, name: input.name, description: input.description ?? '', createdAt: new Date() };
+    return this.uniqueName(() =>
+      em.transactional(async (tx) => {
+        const permissionIds = await this.permissionIds(tx, tenant.id, input.permissions);
+        await insertRole(tx, row);
+        await replaceRolePermissions(tx, tenant.id, row.id, permissionIds);
+        await this.audit.record(tx, {
+          tenantId: tenant.id, action: 'RoleCreated', actor, target: { type: 'role', id: row.id }, meta,
+          details: { name: row.name, permissions: input.permissions },
+        });
+        return this.view(tx, tenant.id, row);
+      }),
+    );
+  }
+
+  /** The tenant's roles with their permissions, oldest first. */
+  async list(em: EntityManager, tenantId: string): Promise<RoleView[]> {
+    const roles = await findRolesOfTenant(em, tenantId);
+    return toRoleViews(roles, await findPermissionsOfRoles(em, tenantId, roles.map((r) => r.id)));
+  }
+
+  /** @throws ApiError 404 `not_found` when the tenant has no role with this id. */
+  async get(em: EntityManager, tenantId: string, id: string): Promise<RoleView> {
+    return this.view(em, tenantId, await this.row(em, tenantId, id));
+  }
+
+  /**
+   * Renames the role, changes its description, and/or replaces its permissions; holders' next tokens
+   * carry the new set.
+   * @throws ApiError 404 `not_found`, 400 `unknown_resource`, `unknown_permission`, 409 `role_name_taken`.
+   */
+  async update(
+    em: EntityManager, tenant: Tenant, id: string, changes: { name?: string; description?: string; permissions?: RolePermission[] }, actor: Actor, meta: RequestMeta,
+  ): Promise<RoleView> {
+    return this.uniqueName(() =>
+      em.transactional(async (tx) => {
+        const row = await this.row(tx, tenant.id, id, true);
+        const next = { ...row, name: changes.name ?? row.name, description: changes.description ?? row.description };
+        if (next.name !== row.name || next.description !== row.description) await updateRole(tx, tenant.id, id, next, new Date());
+        if (changes.permissions) await replaceRolePermissions(tx, tenant.id, id, await this.permissionIds(tx, tenant.id, changes.permissions));
+        await this.audit.record(tx, {
+          tenantId: tenant.id, action: 'RoleUpdated', actor, target: { type: 'role', id }, meta,
+          details: { name: next.name, changed: Object.keys(changes).filter((k) => ['name', 'description', 'permissions'].includes(k)), ...(changes.permissions ? { permissions: changes.permissions } : {}) },
+        });
+        return this.view(tx, tenant.id, next);
+      }),
+    );
+  }
+
+  /** Deletes the role: every user and application holding it loses it. @throws ApiError 404 `not_found`. */
+  async delete(em: EntityManager, tenant: Tenant, id: string, actor: Actor, meta: RequestMeta): Promise<void> {
+    await em.transactional(async (tx) => {
+      const row = await this.row(tx, tenant.id, id, true);
+      await deleteRole(tx, tenant.id, id);
+      await this.audit.record(tx, { tenantId: tenant.id, action: 'RoleDeleted', actor, target: { type: 'role', id }, meta, details: { name: row.name } });
+    });
+  }
+
+  private async view(em: EntityManager, tenantId: string, row: AccessRoleRow): Promise<RoleView> {
+    return toRoleViews([row], await findPermissionsOfRoles(em, tenantId, [row.id]))[0]!;
+  }
+
+  /** The permission ids named by `(resource identifier, permission name)` pairs, each checked. */
+  private async permissionIds(em: EntityManager, tenantId: string, wanted: RolePermission[]): Promise<string[]> {
+    const identifiers = [...new Set(wanted.map((p) => p.resource))];
+    const resources = await findApiResourcesByIdentifiers(em, tenantId, identifiers);
+    const resourceIdOf = new Map(resources.map((r) => [r.identifier, r.id]));
+    const unknown = identifiers.find((identifier) => !resourceIdOf.has(identifier));
+    if (unknown !== undefined) throw badRequest(ACCESS_CONTROL_REASONS.unknownResource, `No API resource of this workspace has the identifier ${JSON.stringify(unknown.slice(0, 200))}`);
+    const permissions = await findPermissionsOfResources(em, tenantId, resources.map((r) => r.id));
+    const idOf = new Map(permissions.map((p) => [`${p.resourceId} ${p.name}`, p.id]));
+    const ids = new Set<string>();
+    for (const p of wanted) {
+      const id = idOf.get(`${resourceIdOf.get(p.resource)!} ${p.permission}`);
+      if (!id) throw badRequest(ACCESS_CONTROL_REASONS.unknownPermission, `The API resource ${JSON.stringify(p.resource.slice(0, 200))} has no permission ${JSON.stringify(p.permission)}`);
+      ids.add(id);
+    }
+    return [...ids];
+  }
+
+  private async row(em: EntityManager, tenantId: string, id: string, forUpdate = false): Promise<AccessRoleRow> {
+    const row = await findRole(em, tenantId, id, forUpdate);
+    if (!row) throw notFound('Role not found');
+    return row;
+  }
+
+  private async uniqueName<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (err) {
+      if (isUniqueViolation(err)) throw conflict(ACCESS_CONTROL_REASONS.roleNameTaken, 'Another role of this workspace has this name');
+      throw err;
+    }
+  }
+}
