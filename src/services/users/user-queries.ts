@@ -214,9 +214,14 @@ export async function updatePasswordHash(em: EntityManager, tenantId: string, us
   return em.nativeUpdate(UserSchema, { id: userId, tenantId, ...(liveOnly ? { deletedAt: null } : {}) }, { passwordHash, updatedAt: new Date() });
 }
 
-/** Replaces the stored hash with a stronger one at sign-in (no `updated_at`: nothing changed for the user). */
-export async function rehashPassword(em: EntityManager, tenantId: string, userId: string, passwordHash: string): Promise<void> {
-  await em.nativeUpdate(UserSchema, { id: userId, tenantId }, { passwordHash });
+/**
+ * Replaces the stored hash with a stronger one at sign-in (no `updated_at`: nothing changed for the
+ * user), only while it is still `previousHash` (a reset or change that committed meanwhile wins). An
+ * imported (foreign) hash is deleted this way (docs/import.md).
+ * @returns true when the row was updated.
+ */
+export async function rehashPassword(em: EntityManager, tenantId: string, userId: string, previousHash: string, passwordHash: string): Promise<boolean> {
+  return (await em.nativeUpdate(UserSchema, { id: userId, tenantId, passwordHash: previousHash }, { passwordHash })) === 1;
 }
 
 /**
