@@ -9,6 +9,7 @@ import { purgeExpiredPayloads } from './services/oidc/oidc-payload-queries.js';
 import { OidcProviderService } from './services/oidc/oidc-provider-service.js';
 import { SigningKeyService } from './services/oidc/signing-keys.js';
 import { AccountCredentialService } from './services/users/account-credentials.js';
+import { UserImportService } from './services/users/user-import-service.js';
 import { UserAdministrationService } from './services/users/user-administration-service.js';
 import { UserAccountService } from './services/users/user-account-service.js';
 import { ApiKeyService } from './services/api-keys/api-key-service.js';
@@ -112,6 +113,8 @@ export interface AppServices {
   rateLimits: RateLimitService;
   /** An admin's changes to a user: role, suspension (docs/api-rules.md "Users and sign-up"). */
   userAdministration: UserAdministrationService;
+  /** Moving users in and out: imports with their password hashes, the NDJSON export (docs/import.md). */
+  userImport: UserImportService;
   /** The tenant's applications: the clients of its OpenID Provider (docs/oidc.md). */
   applications: ApplicationService;
   /** The ES256 signing keys of each tenant's OpenID Provider. */
@@ -247,6 +250,7 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     rateLimits,
     metrics,
     userAdministration: new UserAdministrationService(sessions, audit, passwordReset, emailVerification, config.userRetentionDays),
+    userImport: new UserImportService(audit, keyring),
     applications,
     signingKeys,
     oidc: new OidcProviderService(config, orm, applications, signingKeys, sessions, audit, logger),

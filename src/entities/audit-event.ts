@@ -15,6 +15,7 @@ export const AUDIT_ACTIONS = [
   'IdpOauthLinked', 'IdpOauthUnlinked',
   'PasskeyRegistered', 'PasskeyDeleted', 'PasskeyCloneSuspected',
   'ApplicationCreated', 'ApplicationUpdated', 'ApplicationDeleted', 'ApplicationSecretRotated', 'OidcSignIn',
+  'UsersImported',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 export const ACTOR_TYPES = ['user', 'api_key', 'system'] as const;

@@ -11,7 +11,10 @@ export interface User {
   id: string;
   tenantId: string;
   email: string;
-  /** argon2id PHC string; null for users created through the external identity provider. */
+  /**
+   * argon2id PHC string; an imported user's foreign hash as its JSON record until their next sign-in
+   * (security/foreign-passwords.ts, docs/import.md); null for users without a password.
+   */
   passwordHash: string | null;
   status: UserStatus;
   role: UserRole;
@@ -29,6 +32,8 @@ export interface User {
   totpLastUsedStep: string | null;
   /** The language the person last used the pages in (set at sign-up and sign-in); mails to them speak it. */
   locale: Locale | null;
+  /** When an import created the user (docs/import.md); null for users who came in any other way. */
+  importedAt: Date | null;
 }
 
 export const UserSchema = new EntitySchema<User>({
@@ -51,5 +56,6 @@ export const UserSchema = new EntitySchema<User>({
     totpPendingSecretEnc: { type: 'text', nullable: true },
     totpLastUsedStep: { type: 'bigint', nullable: true },
     locale: { type: 'string', length: 8, nullable: true },
+    importedAt: { type: 'Date', nullable: true },
   },
 });

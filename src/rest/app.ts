@@ -8,7 +8,7 @@ import { appRouter } from '../routers/index.js';
 import { createRequestContext } from '../context.js';
 import { isDependencyOutage, serviceUnavailable, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../lib/outage.js';
 import { envelopeAdapterErrors, INTERNAL_ERROR_REASON, sendError } from './error-envelope.js';
-import { MAX_BODY_BYTES, publicDescriptionCors, screenRequestInput, strictCors } from './http-hardening.js';
+import { MAX_BODY_BYTES, USER_IMPORT_MAX_BODY_BYTES, publicDescriptionCors, screenRequestInput, strictCors } from './http-hardening.js';
 import { idpCallbackToPage } from '../middleware/idp-binding-cookie.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { logRequests } from './request-log.js';
@@ -82,7 +82,8 @@ function errorHandler(services: AppServices) {
     const type = typeof err === 'object' && err !== null ? (err as { type?: unknown }).type : undefined;
     if (type === 'entity.parse.failed') return sendError(res, 'BAD_REQUEST', 'The request body is not valid JSON', { reason: 'malformed_json' });
     if (type === 'entity.too.large') {
-      return sendError(res, 'PAYLOAD_TOO_LARGE', 'The request body is too large', { reason: 'body_too_large', limitBytes: MAX_BODY_BYTES });
+      const limit = (err as { limit?: unknown }).limit;
+      return sendError(res, 'PAYLOAD_TOO_LARGE', 'The request body is too large', { reason: 'body_too_large', limitBytes: typeof limit === 'number' ? limit : MAX_BODY_BYTES });
     }
     if (type === 'encoding.unsupported' || type === 'charset.unsupported' || type === 'request.size.invalid' || type === 'request.aborted') {
       return sendError(res, 'BAD_REQUEST', 'The request body could not be read', { reason: 'unreadable_body' });
@@ -148,6 +149,8 @@ export function createApp(services: AppServices): express.Express {
   app.use(noStore);
   // A provider sign-in the hosted pages started returns to its page (docs/web.md); API clients are unaffected.
   app.get('/v1/:slug/oauth/idp/callback', idpCallbackToPage);
+  // An import of 1,000 users with their hashes needs more room than any other body (docs/import.md).
+  app.post('/v1/:slug/users/import', express.json({ limit: USER_IMPORT_MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] }));
   app.use(express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] }));
   app.use(requireJsonBody);
   app.use(screenRequestInput);

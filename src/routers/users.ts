@@ -1,5 +1,9 @@
 import { z } from 'zod';
-import { adminProcedure } from '../middleware/auth.js';
+import { adminProcedure, securityAdminProcedure } from '../middleware/auth.js';
+import { notFound } from '../lib/errors.js';
+import { responseSink } from '../lib/response-sink.js';
+import { FOREIGN_ALGORITHMS } from '../security/foreign-passwords.js';
+import { IMPORT_MAX_USERS, IMPORT_USER_REASONS } from '../services/users/user-import-service.js';
 import { USER_ROLES, USER_STATUSES, type User } from '../entities/user.js';
 import { rejectEmptyQueryValues } from '../middleware/empty-query-values.js';
 import { USERS_PAGE_DEFAULT_LIMIT, USERS_PAGE_MAX_LIMIT } from '../services/users/user-directory-service.js';
@@ -23,8 +27,91 @@ const userProfileOutput = z
 
 const tags = ['users'];
 
+/** One user of POST users/import (docs/import.md); each field's content is checked per user. */
+const importUserInput = z.object({
+  email: z.string().max(320).meta({ description: 'The address; an invalid one is an error for this user (`invalid_email`)' }),
+  emailVerified: z.boolean().optional().meta({ description: 'True: the address counts as verified and the user is `Active`' }),
+  role: z.enum(USER_ROLES).optional().meta({ description: 'Default `Member`' }),
+  password: z
+    .object({
+      algorithm: z.string().max(32).meta({ description: `One of ${FOREIGN_ALGORITHMS.map((a) => `\`${a}\``).join(', ')}` }),
+      hash: z.string().max(1024),
+    })
+    .catchall(z.union([z.string().max(1024), z.number()]))
+    .optional()
+    .meta({
+      description:
+        'The hash from the old system and its parameters: `argon2` (PHC string), `bcrypt` (`$2a$`/`$2b$`/`$2y$`), `scrypt` (`hash`, `salt`, `N`, `r`, `p`; base64), ' +
+        '`firebase-scrypt` (`hash`, `salt`, and the project\'s `signerKey`, `saltSeparator`, `rounds`, `memCost`), `pbkdf2` (`pbkdf2_sha256$iterations$salt$hash` as ' +
+        'Django writes it, or `hash`, `salt` (base64), `iterations`, `digest` sha1|sha256|sha512). Verified at the next sign-in, then replaced by argon2id. ' +
+        'A malformed one is an error for this user (`unsupported_algorithm`, `malformed_hash`).',
+    }),
+  totpSecret: z.string().max(256).optional().meta({ description: 'The user\'s TOTP secret (RFC 6238), base32, so their authenticator keeps working' }),
+});
+
+/** The answer of POST users/import. */
+const importOutput = z
+  .object({
+    created: z.number().int(),
+    skipped: z.number().int().meta({ description: 'Addresses already in the workspace (or earlier in the request): never overwritten' }),
+    errors: z.array(z.object({ index: z.number().int().meta({ description: 'Position in `users`, from 0' }), reason: z.enum(IMPORT_USER_REASONS) })),
+  })
+  .meta({ id: 'UserImportResult' });
+
 /** Every `/v1/{tenantSlug}/users*` procedure: the tenant's user administration (Admin or API key). */
 export const usersRouter = router({
+  import: securityAdminProcedure
+    .meta({
+      openapi: {
+        method: 'POST', path: '/v1/{tenantSlug}/users/import', protect: true, tags,
+        summary: `Import up to ${IMPORT_MAX_USERS} users with their existing password hashes (Admin or live API key)`,
+        description:
+          'Users moving in from another system (docs/import.md). An address already in the workspace is skipped, never overwritten; a user whose ' +
+          'address, password hash or TOTP secret is malformed is reported in `errors` by index and the others are still created. Imported users ' +
+          'sign in with their old password, which is then rehashed with argon2id and the old hash deleted. One `UsersImported` audit event with ' +
+          'the counts. The body may be up to 2 MiB on the REST API.',
+        errorResponses: {
+          400: 'Invalid body (more than 1,000 users, a field of the wrong type)', 401: 'No or invalid credential', 403: 'Not an admin, or a test key',
+          404: 'Unknown tenant', 429: 'Rate limited',
+        },
+      },
+      errorReasons: { 403: ['admin_required', 'live_key_required'] },
+    })
+    .input(z.object({ users: z.array(importUserInput).min(1).max(IMPORT_MAX_USERS) }))
+    .output(importOutput)
+    .mutation(async ({ ctx, input }) => ctx.services.userImport.importUsers(ctx.em, ctx.tenant, input.users, ctx.actor, ctx.meta)),
+
+  export: adminProcedure
+    .meta({
+      openapi: {
+        method: 'GET', path: '/v1/{tenantSlug}/users/export', protect: true, tags,
+        summary: 'Download every live user of the workspace as NDJSON, oldest first (streamed; no password hashes, no secrets)',
+        description:
+          'One JSON object a line: `id`, `email`, `emailVerified`, `role`, `status`, `createdAt`, `lastLoginAt`, `totpEnrolled`, `locale`, `importedAt` ' +
+          '(null unless an import created the user). Its lines are valid `users` of POST users/import (without passwords). Only on the REST API, not on /trpc.',
+        errorResponses: { 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited' },
+      },
+      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+    })
+    .input(z.object({}))
+    .output(z.null())
+    .query(async ({ ctx }) => {
+      if (ctx.req.originalUrl.startsWith('/trpc')) throw notFound('The export is served on the REST API only');
+      const day = new Date().toISOString().slice(0, 10);
+      ctx.res.status(200);
+      ctx.res.setHeader('Content-Type', 'application/x-ndjson; charset=utf-8');
+      ctx.res.setHeader('Content-Disposition', `attachment; filename="users-${ctx.tenant.slug}-${day}.ndjson"`);
+      try {
+        await ctx.services.userImport.exportUsers(ctx.em, ctx.tenant.id, responseSink(ctx.res));
+        ctx.res.end();
+      } catch (err) {
+        // Half a file must not look like a whole one: the connection is cut instead of ended.
+        if (ctx.res.headersSent) ctx.res.destroy();
+        throw err;
+      }
+      return null;
+    }),
+
   list: adminProcedure
     .meta({
       openapi: {

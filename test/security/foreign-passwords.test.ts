@@ -5,6 +5,7 @@ import {
   parseForeignHash, readForeignHash, storeForeignHash, verify, verifyForeignHash, type ForeignHash,
 } from '../../src/security/foreign-passwords.js';
 import { passwordNeedsRehash, verifyPassword } from '../../src/security/passwords.js';
+import { FIREBASE_SAMPLE } from '../helpers/foreign-hashes.js';
 
 /**
  * The verifiers of imported password hashes (docs/import.md "Password hashes"), below HTTP: each
@@ -21,16 +22,6 @@ function stored(input: Record<string, unknown>): string {
 
 const hex64 = (hex: string) => Buffer.from(hex, 'hex').toString('base64');
 
-/** Firebase's published sample: the password hash parameters of its scrypt README (github.com/firebase/scrypt). */
-export const FIREBASE_SAMPLE = {
-  algorithm: 'firebase-scrypt',
-  signerKey: 'jxspr8Ki0RYycVU8zykbdLGjFQ3McFUH0uiiTvC8pVMXAn210wjLNmdZJzxUECKbm0QsEmYUSDzZvpjeJ9WmXA==',
-  saltSeparator: 'Bw==',
-  rounds: 8,
-  memCost: 14,
-  salt: '42xEC+ixf3L2lw==',
-  hash: 'lSrfV15cpx95/sZS2W9c9Kp6i/LVgQNDNC/qzrCnh1SAyZvqmZqAjTdn3aoItz+VHjoZilo78198JAdRuid5lQ==',
-} as const;
 
 describe('verify(password, stored) by algorithm', () => {
   it('firebase-scrypt: the published test vector (user1password) verifies, a wrong password does not', async () => {

@@ -39,6 +39,7 @@ const AUDIT_ACTION_SET: Record<AuditAction, true> = {
   PasskeyRegistered: true, PasskeyDeleted: true, PasskeyCloneSuspected: true,
   MfaRecoveryCodeUsed: true, MfaRecoveryCodesGenerated: true,
   ApplicationCreated: true, ApplicationUpdated: true, ApplicationDeleted: true, ApplicationSecretRotated: true, OidcSignIn: true,
+  UsersImported: true,
 };
 export const AUDIT_ACTIONS = Object.keys(AUDIT_ACTION_SET) as AuditAction[];
 
