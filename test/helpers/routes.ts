@@ -97,6 +97,8 @@ export const ACCESS_CLASSES: Record<string, AccessClass> = {
   'users.delete': 'admin',
   'users.update': 'admin',
   'users.exportUser': 'admin',
+  'users.import': 'securityAdmin',
+  'users.export': 'admin',
   'webhooks.list': 'admin',
   'webhooks.create': 'securityAdmin',
   'webhooks.update': 'securityAdmin',
