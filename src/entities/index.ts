@@ -17,6 +17,7 @@ import { RefreshTokenSchema } from './refresh-token.js';
 import { SessionSchema } from './session.js';
 import { TenantSchema } from './tenant.js';
 import { UserSchema } from './user.js';
+import { UserImportErrorSchema, UserImportJobSchema, UserImportLineSchema } from './user-import.js';
 
 export * from './account-token.js';
 export * from './api-key.js';
@@ -36,6 +37,7 @@ export * from './refresh-token.js';
 export * from './session.js';
 export * from './tenant.js';
 export * from './user.js';
+export * from './user-import.js';
 
 /** Every entity schema the ORM knows, one per table; a new entity is added here. */
 export const ENTITIES = [
@@ -43,4 +45,5 @@ export const ENTITIES = [
   IdpAuthRequestSchema, IdpIdentitySchema, EmailOtpSchema, InviteSchema, AccountTokenSchema,
   PasskeySchema, JobSchema, MfaChallengeSchema, MfaRecoveryCodeSchema, OidcApplicationSchema, OidcSigningKeySchema, OidcPayloadSchema,
   OidcHostedLoginSchema, RefreshAnswerSchema, WebauthnChallengeSchema, WebhookEndpointSchema, WebhookDeliverySchema, AuditDailyCountSchema, TenantLogoSchema,
+  UserImportJobSchema, UserImportLineSchema, UserImportErrorSchema,
 ];

@@ -5,6 +5,7 @@ import helmet from 'helmet';
 import { createOpenApiExpressMiddleware } from 'trpc-to-openapi';
 import type { AppServices } from '../app-services.js';
 import { appRouter } from '../routers/index.js';
+import { STREAMED_BODY_LOCAL } from '../routers/users.js';
 import { createRequestContext } from '../context.js';
 import { isDependencyOutage, serviceUnavailable, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../lib/outage.js';
 import { envelopeAdapterErrors, INTERNAL_ERROR_REASON, sendError } from './error-envelope.js';
@@ -34,6 +35,21 @@ function requireJsonBody(req: Request, res: Response, next: NextFunction): void 
   }
   req.headers['content-type'] = 'application/json';
   req.body = {};
+  next();
+}
+
+/**
+ * POST users/import-jobs with `Content-Type: application/x-ndjson` (runs after the JSON parser, which
+ * leaves that type alone): the body stays an unread stream for the procedure (marked in
+ * `res.locals`), and the façade sees an empty JSON object as its input.
+ */
+function leaveNdjsonBodyUnread(req: Request, res: Response, next: NextFunction): void {
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type === 'application/x-ndjson') {
+    res.locals[STREAMED_BODY_LOCAL] = true;
+    req.headers['content-type'] = 'application/json';
+    req.body = {};
+  }
   next();
 }
 
@@ -152,6 +168,8 @@ export function createApp(services: AppServices): express.Express {
   // An import of 1,000 users with their hashes needs more room than any other body (docs/import.md).
   app.post('/v1/:slug/users/import', express.json({ limit: USER_IMPORT_MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] }));
   app.use(express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] }));
+  // An import job's NDJSON body (not parsed above) is left unread: the procedure streams it into the job (docs/import.md).
+  app.post('/v1/:slug/users/import-jobs', leaveNdjsonBodyUnread);
   app.use(requireJsonBody);
   app.use(screenRequestInput);
 

@@ -154,6 +154,35 @@ function documentUserExport(doc: OpenAPIObject): void {
   };
 }
 
+/**
+ * POST users/import-jobs takes an NDJSON body (the procedure streams it; its tRPC input is empty) and
+ * GET users/import-jobs/{id}/errors streams NDJSON; both are described here (docs/import.md).
+ */
+function documentImportJobs(doc: OpenAPIObject): void {
+  const create = doc.paths?.['/v1/{tenantSlug}/users/import-jobs']?.post;
+  if (create) {
+    create.requestBody = {
+      required: true,
+      description: 'One user a line, each an item of `users` of POST users/import (`UserImportItem`); empty lines are ignored',
+      content: { 'application/x-ndjson': { schema: { type: 'string' } } },
+    };
+  }
+  const report = doc.paths?.['/v1/{tenantSlug}/users/import-jobs/{id}/errors']?.get;
+  const success = report?.responses?.['200'] as ResponseObject | undefined;
+  if (!success) return;
+  success.description = 'The failure report, by line: one JSON object a line';
+  success.headers = { 'Content-Disposition': { description: '`attachment; filename="import-errors-{id}.ndjson"`', schema: { type: 'string' } } };
+  success.content = {
+    'application/x-ndjson': {
+      schema: {
+        type: 'object',
+        properties: { index: { type: 'integer', description: 'The line\'s position among the non-empty lines, from 0' }, reason: { type: 'string' } },
+        required: ['index', 'reason'],
+      },
+    },
+  };
+}
+
 /** The routes served outside tRPC: liveness, readiness and this document. */
 function serviceRoutes(): Record<string, PathItemObject> {
   // Node answers a request it cannot parse (any path) with this 400 before any route runs.
@@ -300,6 +329,7 @@ export function buildOpenApiDocument(publicUrl: string): OpenAPIObject {
   documentCallbackHandOff(doc);
   documentAuditExport(doc);
   documentUserExport(doc);
+  documentImportJobs(doc);
   const schemas = doc.components?.schemas ?? {};
   for (const name of Object.keys(schemas)) if (name.startsWith('error.')) delete schemas[name];
   doc.components = { ...doc.components, schemas: { ...schemas, ErrorEnvelope: ERROR_ENVELOPE_SCHEMA } };

@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import { adminProcedure, securityAdminProcedure } from '../middleware/auth.js';
-import { notFound } from '../lib/errors.js';
+import { badRequest, notFound } from '../lib/errors.js';
 import { responseSink } from '../lib/response-sink.js';
 import { FOREIGN_ALGORITHMS } from '../security/foreign-passwords.js';
 import { IMPORT_MAX_USERS, IMPORT_USER_REASONS } from '../services/users/user-import-service.js';
+import { IMPORT_JOB_MAX_LINE_BYTES, IMPORT_JOB_MAX_LINES, type ImportJobView } from '../services/users/user-import-job-service.js';
+import { USER_IMPORT_JOB_STATUSES } from '../entities/user-import.js';
 import { USER_ROLES, USER_STATUSES, type User } from '../entities/user.js';
 import { rejectEmptyQueryValues } from '../middleware/empty-query-values.js';
 import { USERS_PAGE_DEFAULT_LIMIT, USERS_PAGE_MAX_LIMIT } from '../services/users/user-directory-service.js';
@@ -59,7 +61,101 @@ const importOutput = z
   .meta({ id: 'UserImportResult' });
 
 /** Every `/v1/{tenantSlug}/users*` procedure: the tenant's user administration (Admin or API key). */
+/** An import job as POST and GET users/import-jobs show it. */
+const importJobOutput = z
+  .object({
+    id: z.string(),
+    status: z.enum(USER_IMPORT_JOB_STATUSES).meta({ description: '`Queued` once the body is in, `Running` while chunks are imported, then `Completed` (or `Failed`)' }),
+    total: z.number().int().meta({ description: 'Lines received (empty lines are not counted)' }),
+    processed: z.number().int(),
+    created: z.number().int(),
+    skipped: z.number().int(),
+    failed: z.number().int().meta({ description: 'Lines in the failure report (GET users/import-jobs/{id}/errors)' }),
+    createdAt: timestampOutput,
+    finishedAt: timestampOutput.nullable(),
+  })
+  .meta({ id: 'UserImportJob' });
+
+function toImportJobOutput(job: ImportJobView): z.infer<typeof importJobOutput> {
+  return { ...job, createdAt: job.createdAt.toISOString(), finishedAt: job.finishedAt?.toISOString() ?? null };
+}
+
+/** Marked by the REST app (rest/app.ts) when an import job's NDJSON body is left unread for the procedure to stream. */
+export const STREAMED_BODY_LOCAL = 'streamedNdjsonBody';
+
 export const usersRouter = router({
+  createImportJob: securityAdminProcedure
+    .meta({
+      openapi: {
+        method: 'POST', path: '/v1/{tenantSlug}/users/import-jobs', protect: true, tags,
+        summary: `Import a large file of users (NDJSON, up to ${IMPORT_JOB_MAX_LINES.toLocaleString('en')} lines) as a background job`,
+        description:
+          'The body is `application/x-ndjson`: one user a line, each as an item of POST users/import (empty lines ignored; a line at most ' +
+          `${IMPORT_JOB_MAX_LINE_BYTES} bytes). It is streamed into the job as it arrives, never held whole; the answer comes once it is all in. ` +
+          'The job then runs on the job queue in chunks of 1,000 and survives a restart; follow it with GET users/import-jobs/{id}. One ' +
+          '`UsersImported` audit event (`via` `job`) when it completes. Only on the REST API, not on /trpc.',
+        errorResponses: {
+          400: 'Not NDJSON (`unsupported_media_type`), no line (`import_empty`), a line too long (`import_line_too_long`)', 401: 'No or invalid credential',
+          403: 'Not an admin, or a test key', 404: 'Unknown tenant', 413: 'More lines than a job takes (`import_too_many_lines`)', 429: 'Rate limited',
+        },
+      },
+      errorReasons: {
+        400: ['unsupported_media_type', 'import_empty', 'import_line_too_long'], 403: ['admin_required', 'live_key_required'], 413: ['import_too_many_lines'],
+      },
+    })
+    .input(z.object({}))
+    .output(z.object({ job: importJobOutput }))
+    .mutation(async ({ ctx }) => {
+      if (ctx.res.locals[STREAMED_BODY_LOCAL] !== true) {
+        throw badRequest('unsupported_media_type', 'The body must be NDJSON (Content-Type: application/x-ndjson), on the REST API');
+      }
+      const job = await ctx.services.userImportJobs.receive(ctx.em, ctx.tenant, ctx.req, ctx.actor);
+      return { job: toImportJobOutput(job) };
+    }),
+
+  getImportJob: adminProcedure
+    .meta({
+      openapi: {
+        method: 'GET', path: '/v1/{tenantSlug}/users/import-jobs/{id}', protect: true, tags,
+        summary: 'An import job\'s status and progress counters',
+        errorResponses: { 400: 'id is not a UUID', 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or job', 429: 'Rate limited' },
+      },
+      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+    })
+    .input(z.object({ id: z.uuid() }))
+    .output(z.object({ job: importJobOutput }))
+    .query(async ({ ctx, input }) => ({ job: toImportJobOutput(await ctx.services.userImportJobs.get(ctx.em, ctx.tenant.id, input.id)) })),
+
+  importJobErrors: adminProcedure
+    .meta({
+      openapi: {
+        method: 'GET', path: '/v1/{tenantSlug}/users/import-jobs/{id}/errors', protect: true, tags,
+        summary: 'An import job\'s failure report as NDJSON: one `{index, reason}` a line (streamed)',
+        description:
+          '`index` is the line\'s position among the file\'s non-empty lines, from 0; `reason` one of the per-user reasons of POST users/import, ' +
+          'or `invalid_json`. Only on the REST API, not on /trpc.',
+        errorResponses: { 400: 'id is not a UUID', 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or job', 429: 'Rate limited' },
+      },
+      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+    })
+    .input(z.object({ id: z.uuid() }))
+    .output(z.null())
+    .query(async ({ ctx, input }) => {
+      if (ctx.req.originalUrl.startsWith('/trpc')) throw notFound('The failure report is served on the REST API only');
+      await ctx.services.userImportJobs.get(ctx.em, ctx.tenant.id, input.id);
+      ctx.res.status(200);
+      ctx.res.setHeader('Content-Type', 'application/x-ndjson; charset=utf-8');
+      ctx.res.setHeader('Content-Disposition', `attachment; filename="import-errors-${input.id}.ndjson"`);
+      try {
+        await ctx.services.userImportJobs.writeErrors(ctx.em, ctx.tenant.id, input.id, responseSink(ctx.res));
+        ctx.res.end();
+      } catch (err) {
+        if (ctx.res.headersSent) ctx.res.destroy();
+        throw err;
+      }
+      return null;
+    }),
+
   import: securityAdminProcedure
     .meta({
       openapi: {
