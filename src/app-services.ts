@@ -13,6 +13,8 @@ import { OidcProviderService } from './services/oidc/oidc-provider-service.js';
 import { ProviderSessionRevocation } from './services/oidc/provider-session-revocation.js';
 import { SigningKeyService } from './services/oidc/signing-keys.js';
 import { AccountCredentialService } from './services/users/account-credentials.js';
+import { UserImportService } from './services/users/user-import-service.js';
+import { UserImportJobService } from './services/users/user-import-job-service.js';
 import { UserAdministrationService } from './services/users/user-administration-service.js';
 import { UserAccountService } from './services/users/user-account-service.js';
 import { ApiKeyService } from './services/api-keys/api-key-service.js';
@@ -116,6 +118,10 @@ export interface AppServices {
   rateLimits: RateLimitService;
   /** An admin's changes to a user: role, suspension (docs/api-rules.md "Users and sign-up"). */
   userAdministration: UserAdministrationService;
+  /** Moving users in and out: imports with their password hashes, the NDJSON export (docs/import.md). */
+  userImport: UserImportService;
+  /** Import jobs: large NDJSON files on the job queue (docs/import.md "Import jobs"). */
+  userImportJobs: UserImportJobService;
   /** The tenant's applications: the clients of its OpenID Provider (docs/oidc.md). */
   applications: ApplicationService;
   /** The tenant's API resources and their permissions (docs/oidc.md "Roles and permissions"). */
@@ -176,6 +182,9 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
   });
   const webhookDelivery = new WebhookDelivery(config, orm, keyring, mailer, logger, metrics && ((outcome) => metrics.webhookDelivery(outcome)));
   jobWorker.handle('mail.send', (job) => mailer.deliver(job));
+  const userImport = new UserImportService(audit, keyring);
+  const userImportJobs = new UserImportJobService(orm, jobs, userImport);
+  jobWorker.handle('users.import', (job) => userImportJobs.run(job));
   jobWorker.handle('webhook.deliver', (job, retryIn) => webhookDelivery.deliver(job, retryIn));
   jobWorker.every(config.jobRetentionSweepSeconds, 'retention', async () => {
     const purged = await jobs.purgeExpired(config.jobFailedRetentionDays, config.webhookDeliveryRetentionDays);
@@ -259,6 +268,8 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     rateLimits,
     metrics,
     userAdministration: new UserAdministrationService(sessions, audit, passwordReset, emailVerification, config.userRetentionDays),
+    userImport,
+    userImportJobs,
     applications,
     apiResources,
     roles: new RoleService(audit),

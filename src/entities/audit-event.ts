@@ -17,6 +17,7 @@ export const AUDIT_ACTIONS = [
   'ApplicationCreated', 'ApplicationUpdated', 'ApplicationDeleted', 'ApplicationSecretRotated', 'OidcSignIn',
   'ApiResourceCreated', 'ApiResourceUpdated', 'ApiResourceDeleted', 'RoleCreated', 'RoleUpdated', 'RoleDeleted',
   'UserRolesChanged', 'ApplicationRolesChanged', 'UserCustomDataChanged',
+  'UsersImported',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 export const ACTOR_TYPES = ['user', 'api_key', 'system'] as const;

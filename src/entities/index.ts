@@ -18,6 +18,7 @@ import { RefreshTokenSchema } from './refresh-token.js';
 import { SessionSchema } from './session.js';
 import { TenantSchema, TenantSlugReservationSchema } from './tenant.js';
 import { UserSchema } from './user.js';
+import { UserImportErrorSchema, UserImportJobSchema, UserImportLineSchema } from './user-import.js';
 
 export * from './access-control.js';
 export * from './account-token.js';
@@ -38,6 +39,7 @@ export * from './refresh-token.js';
 export * from './session.js';
 export * from './tenant.js';
 export * from './user.js';
+export * from './user-import.js';
 
 /** Every entity schema the ORM knows, one per table; a new entity is added here. */
 export const ENTITIES = [
@@ -47,4 +49,5 @@ export const ENTITIES = [
   PasskeySchema, JobSchema, MfaChallengeSchema, MfaRecoveryCodeSchema, OidcApplicationSchema, OidcSigningKeySchema, OidcPayloadSchema,
   OidcHostedLoginSchema, RefreshAnswerSchema, WebauthnChallengeSchema, WebhookEndpointSchema, WebhookDeliverySchema, AuditDailyCountSchema, TenantLogoSchema,
   TenantSlugReservationSchema,
+  UserImportJobSchema, UserImportLineSchema, UserImportErrorSchema,
 ];

@@ -1,7 +1,7 @@
 import { EntitySchema } from '@mikro-orm/core';
 
 /** The kinds of job the worker runs; each has one handler (see JobWorker). */
-export type JobKind = 'mail.send' | 'webhook.deliver' | 'account-mail.request';
+export type JobKind = 'mail.send' | 'webhook.deliver' | 'account-mail.request' | 'users.import';
 
 /**
  * One job of the PostgreSQL job queue (docs/events.md): run by one worker at a time under a lease,

@@ -11,7 +11,10 @@ export interface User {
   id: string;
   tenantId: string;
   email: string;
-  /** argon2id PHC string; null for users created through the external identity provider. */
+  /**
+   * argon2id PHC string; an imported user's foreign hash as its JSON record until their next sign-in
+   * (security/foreign-passwords.ts, docs/import.md); null for users without a password.
+   */
   passwordHash: string | null;
   status: UserStatus;
   role: UserRole;
@@ -31,6 +34,8 @@ export interface User {
   locale: Locale | null;
   /** The tenant's own JSON object about the person (plan, flags…), at most 4 KiB; the `custom_data` claim (docs/oidc.md "Roles and permissions"). */
   customData: Record<string, unknown>;
+  /** When an import created the user (docs/import.md); null for users who came in any other way. */
+  importedAt: Date | null;
 }
 
 export const UserSchema = new EntitySchema<User>({
@@ -54,5 +59,6 @@ export const UserSchema = new EntitySchema<User>({
     totpLastUsedStep: { type: 'bigint', nullable: true },
     locale: { type: 'string', length: 8, nullable: true },
     customData: { type: 'json' },
+    importedAt: { type: 'Date', nullable: true },
   },
 });

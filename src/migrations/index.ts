@@ -22,6 +22,7 @@ import { Migration20261124160000_languages } from './Migration20261124160000_lan
 import { Migration20261124170000_branding } from './Migration20261124170000_branding.js';
 import { Migration20261126100000_sessions_end_everywhere } from './Migration20261126100000_sessions_end_everywhere.js';
 import { Migration20261126120000_access_control } from './Migration20261126120000_access_control.js';
+import { Migration20261126130000_user_import } from './Migration20261126130000_user_import.js';
 
 /**
  * Every committed migration, in the order it is applied. Listed explicitly so the same list runs
@@ -51,4 +52,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261124170000_branding', class: Migration20261124170000_branding },
   { name: 'Migration20261126100000_sessions_end_everywhere', class: Migration20261126100000_sessions_end_everywhere },
   { name: 'Migration20261126120000_access_control', class: Migration20261126120000_access_control },
+  { name: 'Migration20261126130000_user_import', class: Migration20261126130000_user_import },
 ];

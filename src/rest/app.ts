@@ -5,10 +5,11 @@ import helmet from 'helmet';
 import { createOpenApiExpressMiddleware } from 'trpc-to-openapi';
 import type { AppServices } from '../app-services.js';
 import { appRouter } from '../routers/index.js';
+import { STREAMED_BODY_LOCAL } from '../routers/users.js';
 import { createRequestContext } from '../context.js';
 import { isDependencyOutage, serviceUnavailable, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../lib/outage.js';
 import { envelopeAdapterErrors, INTERNAL_ERROR_REASON, sendError } from './error-envelope.js';
-import { MAX_BODY_BYTES, publicDescriptionCors, screenRequestInput, strictCors } from './http-hardening.js';
+import { MAX_BODY_BYTES, USER_IMPORT_MAX_BODY_BYTES, publicDescriptionCors, screenRequestInput, strictCors } from './http-hardening.js';
 import { idpCallbackToPage } from '../middleware/idp-binding-cookie.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { logRequests } from './request-log.js';
@@ -34,6 +35,21 @@ function requireJsonBody(req: Request, res: Response, next: NextFunction): void 
   }
   req.headers['content-type'] = 'application/json';
   req.body = {};
+  next();
+}
+
+/**
+ * POST users/import-jobs with `Content-Type: application/x-ndjson` (runs after the JSON parser, which
+ * leaves that type alone): the body stays an unread stream for the procedure (marked in
+ * `res.locals`), and the façade sees an empty JSON object as its input.
+ */
+function leaveNdjsonBodyUnread(req: Request, res: Response, next: NextFunction): void {
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type === 'application/x-ndjson') {
+    res.locals[STREAMED_BODY_LOCAL] = true;
+    req.headers['content-type'] = 'application/json';
+    req.body = {};
+  }
   next();
 }
 
@@ -82,7 +98,8 @@ function errorHandler(services: AppServices) {
     const type = typeof err === 'object' && err !== null ? (err as { type?: unknown }).type : undefined;
     if (type === 'entity.parse.failed') return sendError(res, 'BAD_REQUEST', 'The request body is not valid JSON', { reason: 'malformed_json' });
     if (type === 'entity.too.large') {
-      return sendError(res, 'PAYLOAD_TOO_LARGE', 'The request body is too large', { reason: 'body_too_large', limitBytes: MAX_BODY_BYTES });
+      const limit = (err as { limit?: unknown }).limit;
+      return sendError(res, 'PAYLOAD_TOO_LARGE', 'The request body is too large', { reason: 'body_too_large', limitBytes: typeof limit === 'number' ? limit : MAX_BODY_BYTES });
     }
     if (type === 'encoding.unsupported' || type === 'charset.unsupported' || type === 'request.size.invalid' || type === 'request.aborted') {
       return sendError(res, 'BAD_REQUEST', 'The request body could not be read', { reason: 'unreadable_body' });
@@ -150,7 +167,11 @@ export function createApp(services: AppServices): express.Express {
   app.use(noStore);
   // A provider sign-in the hosted pages started returns to its page (docs/web.md); API clients are unaffected.
   app.get('/v1/:slug/oauth/idp/callback', idpCallbackToPage);
+  // An import of 1,000 users with their hashes needs more room than any other body (docs/import.md).
+  app.post('/v1/:slug/users/import', express.json({ limit: USER_IMPORT_MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] }));
   app.use(express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] }));
+  // An import job's NDJSON body (not parsed above) is left unread: the procedure streams it into the job (docs/import.md).
+  app.post('/v1/:slug/users/import-jobs', leaveNdjsonBodyUnread);
   app.use(requireJsonBody);
   app.use(screenRequestInput);
 

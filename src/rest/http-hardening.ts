@@ -71,6 +71,9 @@ export const MAX_JSON_DEPTH = 32;
 /** Largest accepted request body, in bytes. */
 export const MAX_BODY_BYTES = 100 * 1024;
 
+/** Largest body of POST users/import (1,000 users with their password hashes, docs/import.md), in bytes. */
+export const USER_IMPORT_MAX_BODY_BYTES = 2 * 1024 * 1024;
+
 /**
  * Walks a parsed JSON value iteratively (no recursion, so deep nesting cannot overflow the stack).
  * @returns why the value is refused, or undefined when it is acceptable.

@@ -125,6 +125,65 @@ function documentAuditExport(doc: OpenAPIObject): void {
   };
 }
 
+/** GET users/export streams NDJSON rather than a tRPC result; its 200 is described here (docs/import.md). */
+function documentUserExport(doc: OpenAPIObject): void {
+  const operation = doc.paths?.['/v1/{tenantSlug}/users/export']?.get;
+  const success = operation?.responses?.['200'] as ResponseObject | undefined;
+  if (!success || !doc.components?.schemas) return;
+  doc.components.schemas.ExportedUser = {
+    type: 'object',
+    description: 'One line of the users export: no password hash, no secret',
+    properties: {
+      id: { type: 'string', format: 'uuid' },
+      email: { type: 'string', format: 'email' },
+      emailVerified: { type: 'boolean' },
+      role: { type: 'string', enum: ['Member', 'Admin'] },
+      status: { type: 'string', enum: ['Pending', 'Active', 'Suspended'] },
+      createdAt: { type: 'string', format: 'date-time' },
+      lastLoginAt: { type: ['string', 'null'], format: 'date-time' },
+      totpEnrolled: { type: 'boolean' },
+      locale: { type: ['string', 'null'] },
+      importedAt: { type: ['string', 'null'], format: 'date-time', description: 'When an import created the user; null otherwise' },
+    },
+    required: ['id', 'email', 'emailVerified', 'role', 'status', 'createdAt', 'lastLoginAt', 'totpEnrolled', 'locale', 'importedAt'],
+  };
+  success.description = 'Every live user, oldest first, one `ExportedUser` JSON object a line, as an attachment';
+  success.headers = { 'Content-Disposition': { description: '`attachment; filename="users-{tenantSlug}-{date}.ndjson"`', schema: { type: 'string' } } };
+  success.content = {
+    // The schema of each line (OpenAPI 3.1 has no stream item keyword; 3.2's `itemSchema` says the same).
+    'application/x-ndjson': { schema: { $ref: '#/components/schemas/ExportedUser' } },
+  };
+}
+
+/**
+ * POST users/import-jobs takes an NDJSON body (the procedure streams it; its tRPC input is empty) and
+ * GET users/import-jobs/{id}/errors streams NDJSON; both are described here (docs/import.md).
+ */
+function documentImportJobs(doc: OpenAPIObject): void {
+  const create = doc.paths?.['/v1/{tenantSlug}/users/import-jobs']?.post;
+  if (create) {
+    create.requestBody = {
+      required: true,
+      description: 'One user a line, each an item of `users` of POST users/import (`UserImportItem`); empty lines are ignored',
+      content: { 'application/x-ndjson': { schema: { type: 'string' } } },
+    };
+  }
+  const report = doc.paths?.['/v1/{tenantSlug}/users/import-jobs/{id}/errors']?.get;
+  const success = report?.responses?.['200'] as ResponseObject | undefined;
+  if (!success) return;
+  success.description = 'The failure report, by line: one JSON object a line';
+  success.headers = { 'Content-Disposition': { description: '`attachment; filename="import-errors-{id}.ndjson"`', schema: { type: 'string' } } };
+  success.content = {
+    'application/x-ndjson': {
+      schema: {
+        type: 'object',
+        properties: { index: { type: 'integer', description: 'The line\'s position among the non-empty lines, from 0' }, reason: { type: 'string' } },
+        required: ['index', 'reason'],
+      },
+    },
+  };
+}
+
 /** The routes served outside tRPC: liveness, readiness and this document. */
 function serviceRoutes(): Record<string, PathItemObject> {
   // Node answers a request it cannot parse (any path) with this 400 before any route runs.
@@ -270,6 +329,8 @@ export function buildOpenApiDocument(publicUrl: string): OpenAPIObject {
   doc.paths = { ...doc.paths, ...serviceRoutes() };
   documentCallbackHandOff(doc);
   documentAuditExport(doc);
+  documentUserExport(doc);
+  documentImportJobs(doc);
   const schemas = doc.components?.schemas ?? {};
   for (const name of Object.keys(schemas)) if (name.startsWith('error.')) delete schemas[name];
   doc.components = { ...doc.components, schemas: { ...schemas, ErrorEnvelope: ERROR_ENVELOPE_SCHEMA } };

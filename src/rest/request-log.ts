@@ -22,6 +22,8 @@ export function noteError(res: Response, code: string, details: Record<string, u
 export function logRequests(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const started = process.hrtime.bigint();
+    // Read now: a response sent before its body was read (a refused streamed upload) may find the socket gone at `finish`.
+    const ip = req.ip;
     res.on('finish', () => {
       const status = res.statusCode;
       if (status < 400 && !logger.isLevelEnabled('debug')) return;
@@ -30,7 +32,7 @@ export function logRequests(logger: Logger) {
         path: req.path,
         status,
         durationMs: Number(process.hrtime.bigint() - started) / 1e6,
-        ip: req.ip,
+        ip,
         error: (res.locals as { error?: LoggedError }).error,
       };
       if (status === 401 || status === 403) logger.warn(entry, 'request refused');

@@ -1,6 +1,11 @@
 import { z } from 'zod';
-import { forbidden } from '../lib/errors.js';
 import { adminProcedure, securityAdminProcedure } from '../middleware/auth.js';
+import { badRequest, forbidden, notFound } from '../lib/errors.js';
+import { responseSink } from '../lib/response-sink.js';
+import { FOREIGN_ALGORITHMS } from '../security/foreign-passwords.js';
+import { IMPORT_MAX_USERS, IMPORT_USER_REASONS } from '../services/users/user-import-service.js';
+import { IMPORT_JOB_MAX_LINE_BYTES, IMPORT_JOB_MAX_LINES, type ImportJobView } from '../services/users/user-import-job-service.js';
+import { USER_IMPORT_JOB_STATUSES } from '../entities/user-import.js';
 import { USER_ROLES, USER_STATUSES, type User } from '../entities/user.js';
 import { rejectEmptyQueryValues } from '../middleware/empty-query-values.js';
 import { USERS_PAGE_DEFAULT_LIMIT, USERS_PAGE_MAX_LIMIT } from '../services/users/user-directory-service.js';
@@ -25,8 +30,185 @@ const userProfileOutput = z
 
 const tags = ['users'];
 
+/** One user of POST users/import (docs/import.md); each field's content is checked per user. */
+const importUserInput = z.object({
+  email: z.string().max(320).meta({ description: 'The address; an invalid one is an error for this user (`invalid_email`)' }),
+  emailVerified: z.boolean().optional().meta({ description: 'True: the address counts as verified and the user is `Active`' }),
+  role: z.enum(USER_ROLES).optional().meta({ description: 'Default `Member`' }),
+  password: z
+    .object({
+      algorithm: z.string().max(32).meta({ description: `One of ${FOREIGN_ALGORITHMS.map((a) => `\`${a}\``).join(', ')}` }),
+      hash: z.string().max(1024),
+    })
+    .catchall(z.union([z.string().max(1024), z.number()]))
+    .optional()
+    .meta({
+      description:
+        'The hash from the old system and its parameters: `argon2` (PHC string), `bcrypt` (`$2a$`/`$2b$`/`$2y$`), `scrypt` (`hash`, `salt`, `N`, `r`, `p`; base64), ' +
+        '`firebase-scrypt` (`hash`, `salt`, and the project\'s `signerKey`, `saltSeparator`, `rounds`, `memCost`), `pbkdf2` (`pbkdf2_sha256$iterations$salt$hash` as ' +
+        'Django writes it, or `hash`, `salt` (base64), `iterations`, `digest` sha1|sha256|sha512). Verified at the next sign-in, then replaced by argon2id. ' +
+        'A malformed one is an error for this user (`unsupported_algorithm`, `malformed_hash`).',
+    }),
+  totpSecret: z.string().max(256).optional().meta({ description: 'The user\'s TOTP secret (RFC 6238), base32, so their authenticator keeps working' }),
+});
+
+/** The answer of POST users/import. */
+const importOutput = z
+  .object({
+    created: z.number().int(),
+    skipped: z.number().int().meta({ description: 'Addresses already in the workspace (or earlier in the request): never overwritten' }),
+    errors: z.array(z.object({ index: z.number().int().meta({ description: 'Position in `users`, from 0' }), reason: z.enum(IMPORT_USER_REASONS) })),
+  })
+  .meta({ id: 'UserImportResult' });
+
 /** Every `/v1/{tenantSlug}/users*` procedure: the tenant's user administration (Admin or API key). */
+/** An import job as POST and GET users/import-jobs show it. */
+const importJobOutput = z
+  .object({
+    id: z.string(),
+    status: z.enum(USER_IMPORT_JOB_STATUSES).meta({ description: '`Queued` once the body is in, `Running` while chunks are imported, then `Completed` (or `Failed`)' }),
+    total: z.number().int().meta({ description: 'Lines received (empty lines are not counted)' }),
+    processed: z.number().int(),
+    created: z.number().int(),
+    skipped: z.number().int(),
+    failed: z.number().int().meta({ description: 'Lines in the failure report (GET users/import-jobs/{id}/errors)' }),
+    createdAt: timestampOutput,
+    finishedAt: timestampOutput.nullable(),
+  })
+  .meta({ id: 'UserImportJob' });
+
+function toImportJobOutput(job: ImportJobView): z.infer<typeof importJobOutput> {
+  return { ...job, createdAt: job.createdAt.toISOString(), finishedAt: job.finishedAt?.toISOString() ?? null };
+}
+
+/** Marked by the REST app (rest/app.ts) when an import job's NDJSON body is left unread for the procedure to stream. */
+export const STREAMED_BODY_LOCAL = 'streamedNdjsonBody';
+
 export const usersRouter = router({
+  createImportJob: securityAdminProcedure
+    .meta({
+      openapi: {
+        method: 'POST', path: '/v1/{tenantSlug}/users/import-jobs', protect: true, tags,
+        summary: `Import a large file of users (NDJSON, up to ${IMPORT_JOB_MAX_LINES.toLocaleString('en')} lines) as a background job`,
+        description:
+          'The body is `application/x-ndjson`: one user a line, each as an item of POST users/import (empty lines ignored; a line at most ' +
+          `${IMPORT_JOB_MAX_LINE_BYTES} bytes). It is streamed into the job as it arrives, never held whole; the answer comes once it is all in. ` +
+          'The job then runs on the job queue in chunks of 1,000 and survives a restart; follow it with GET users/import-jobs/{id}. One ' +
+          '`UsersImported` audit event (`via` `job`) when it completes. Only on the REST API, not on /trpc.',
+        errorResponses: {
+          400: 'Not NDJSON (`unsupported_media_type`), no line (`import_empty`), a line too long (`import_line_too_long`)', 401: 'No or invalid credential',
+          403: 'Not an admin, or a test key', 404: 'Unknown tenant', 413: 'More lines than a job takes (`import_too_many_lines`)', 429: 'Rate limited',
+        },
+      },
+      errorReasons: {
+        400: ['unsupported_media_type', 'import_empty', 'import_line_too_long'], 403: ['admin_required', 'live_key_required'], 413: ['import_too_many_lines'],
+      },
+    })
+    .input(z.object({}))
+    .output(z.object({ job: importJobOutput }))
+    .mutation(async ({ ctx }) => {
+      if (ctx.res.locals[STREAMED_BODY_LOCAL] !== true) {
+        throw badRequest('unsupported_media_type', 'The body must be NDJSON (Content-Type: application/x-ndjson), on the REST API');
+      }
+      const job = await ctx.services.userImportJobs.receive(ctx.em, ctx.tenant, ctx.req, ctx.actor);
+      return { job: toImportJobOutput(job) };
+    }),
+
+  getImportJob: adminProcedure
+    .meta({
+      openapi: {
+        method: 'GET', path: '/v1/{tenantSlug}/users/import-jobs/{id}', protect: true, tags,
+        summary: 'An import job\'s status and progress counters',
+        errorResponses: { 400: 'id is not a UUID', 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or job', 429: 'Rate limited' },
+      },
+      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+    })
+    .input(z.object({ id: z.uuid() }))
+    .output(z.object({ job: importJobOutput }))
+    .query(async ({ ctx, input }) => ({ job: toImportJobOutput(await ctx.services.userImportJobs.get(ctx.em, ctx.tenant.id, input.id)) })),
+
+  importJobErrors: adminProcedure
+    .meta({
+      openapi: {
+        method: 'GET', path: '/v1/{tenantSlug}/users/import-jobs/{id}/errors', protect: true, tags,
+        summary: 'An import job\'s failure report as NDJSON: one `{index, reason}` a line (streamed)',
+        description:
+          '`index` is the line\'s position among the file\'s non-empty lines, from 0; `reason` one of the per-user reasons of POST users/import, ' +
+          'or `invalid_json`. Only on the REST API, not on /trpc.',
+        errorResponses: { 400: 'id is not a UUID', 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or job', 429: 'Rate limited' },
+      },
+      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+    })
+    .input(z.object({ id: z.uuid() }))
+    .output(z.null())
+    .query(async ({ ctx, input }) => {
+      if (ctx.req.originalUrl.startsWith('/trpc')) throw notFound('The failure report is served on the REST API only');
+      await ctx.services.userImportJobs.get(ctx.em, ctx.tenant.id, input.id);
+      ctx.res.status(200);
+      ctx.res.setHeader('Content-Type', 'application/x-ndjson; charset=utf-8');
+      ctx.res.setHeader('Content-Disposition', `attachment; filename="import-errors-${input.id}.ndjson"`);
+      try {
+        await ctx.services.userImportJobs.writeErrors(ctx.em, ctx.tenant.id, input.id, responseSink(ctx.res));
+        ctx.res.end();
+      } catch (err) {
+        if (ctx.res.headersSent) ctx.res.destroy();
+        throw err;
+      }
+      return null;
+    }),
+
+  import: securityAdminProcedure
+    .meta({
+      openapi: {
+        method: 'POST', path: '/v1/{tenantSlug}/users/import', protect: true, tags,
+        summary: `Import up to ${IMPORT_MAX_USERS} users with their existing password hashes (Admin or live API key)`,
+        description:
+          'Users moving in from another system (docs/import.md). An address already in the workspace is skipped, never overwritten; a user whose ' +
+          'address, password hash or TOTP secret is malformed is reported in `errors` by index and the others are still created. Imported users ' +
+          'sign in with their old password, which is then rehashed with argon2id and the old hash deleted. One `UsersImported` audit event with ' +
+          'the counts. The body may be up to 2 MiB on the REST API.',
+        errorResponses: {
+          400: 'Invalid body (more than 1,000 users, a field of the wrong type)', 401: 'No or invalid credential', 403: 'Not an admin, or a test key',
+          404: 'Unknown tenant', 429: 'Rate limited',
+        },
+      },
+      errorReasons: { 403: ['admin_required', 'live_key_required'] },
+    })
+    .input(z.object({ users: z.array(importUserInput).min(1).max(IMPORT_MAX_USERS) }))
+    .output(importOutput)
+    .mutation(async ({ ctx, input }) => ctx.services.userImport.importUsers(ctx.em, ctx.tenant, input.users, ctx.actor, ctx.meta)),
+
+  export: adminProcedure
+    .meta({
+      openapi: {
+        method: 'GET', path: '/v1/{tenantSlug}/users/export', protect: true, tags,
+        summary: 'Download every live user of the workspace as NDJSON, oldest first (streamed; no password hashes, no secrets)',
+        description:
+          'One JSON object a line: `id`, `email`, `emailVerified`, `role`, `status`, `createdAt`, `lastLoginAt`, `totpEnrolled`, `locale`, `importedAt` ' +
+          '(null unless an import created the user). Its lines are valid `users` of POST users/import (without passwords). Only on the REST API, not on /trpc.',
+        errorResponses: { 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited' },
+      },
+      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+    })
+    .input(z.object({}))
+    .output(z.null())
+    .query(async ({ ctx }) => {
+      if (ctx.req.originalUrl.startsWith('/trpc')) throw notFound('The export is served on the REST API only');
+      const day = new Date().toISOString().slice(0, 10);
+      ctx.res.status(200);
+      ctx.res.setHeader('Content-Type', 'application/x-ndjson; charset=utf-8');
+      ctx.res.setHeader('Content-Disposition', `attachment; filename="users-${ctx.tenant.slug}-${day}.ndjson"`);
+      try {
+        await ctx.services.userImport.exportUsers(ctx.em, ctx.tenant.id, responseSink(ctx.res));
+        ctx.res.end();
+      } catch (err) {
+        // Half a file must not look like a whole one: the connection is cut instead of ended.
+        if (ctx.res.headersSent) ctx.res.destroy();
+        throw err;
+      }
+      return null;
+    }),
+
   list: adminProcedure
     .meta({
       openapi: {

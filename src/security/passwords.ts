@@ -1,5 +1,6 @@
 import argon2 from 'argon2';
 import pLimit from 'p-limit';
+import { isForeignHash, verify as verifyForeign } from './foreign-passwords.js';
 
 /**
  * argon2id parameters: OWASP Password Storage Cheat Sheet minimum (m = 19 MiB, t = 2, p = 1).
@@ -31,17 +32,30 @@ export function hashPassword(password: string): Promise<string> {
   return hashing(() => argon2.hash(password, ARGON2_OPTIONS));
 }
 
+/** Spends one argon2id verification against a fixed hash (the cost of a wrong password). */
+async function spendOneVerification(password: string): Promise<void> {
+  dummyHash ??= hashPassword('timing-equaliser-not-a-real-password');
+  const hash = await dummyHash;
+  await hashing(() => argon2.verify(hash, password)).catch(() => false);
+}
+
 /**
- * Verifies a password against a PHC hash. With `hash` null (unknown account, or one with no password)
- * it still spends one verification against a fixed hash so timing does not reveal accounts, and
- * answers false.
+ * Verifies a password against a stored hash: the service's own argon2id PHC string, or a hash
+ * imported from another system (security/foreign-passwords.ts, docs/import.md), verified by its
+ * algorithm on the same queue. With `hash` null (unknown account, or one with no password) it still
+ * spends one verification against a fixed hash so timing does not reveal accounts, and answers
+ * false. A wrong password for an imported hash spends that verification too, so it never costs less
+ * than for any other user.
  */
 export async function verifyPassword(hash: string | null, password: string): Promise<boolean> {
   if (!hash) {
-    dummyHash ??= hashPassword('timing-equaliser-not-a-real-password');
-    const hash = await dummyHash;
-    await hashing(() => argon2.verify(hash, password)).catch(() => false);
+    await spendOneVerification(password);
     return false;
+  }
+  if (isForeignHash(hash)) {
+    const ok = await hashing(() => verifyForeign(password, hash)).catch(() => false);
+    if (!ok) await spendOneVerification(password);
+    return ok;
   }
   try {
     return await hashing(() => argon2.verify(hash, password));
@@ -50,7 +64,15 @@ export async function verifyPassword(hash: string | null, password: string): Pro
   }
 }
 
-/** True when a stored hash was made with weaker parameters than {@link ARGON2_OPTIONS}. */
+/**
+ * True when a stored hash should be replaced at the next successful sign-in: an imported (foreign)
+ * hash, or an argon2 hash made with other parameters than {@link ARGON2_OPTIONS}.
+ */
 export function passwordNeedsRehash(hash: string): boolean {
-  return argon2.needsRehash(hash, ARGON2_OPTIONS);
+  if (isForeignHash(hash)) return true;
+  try {
+    return argon2.needsRehash(hash, ARGON2_OPTIONS);
+  } catch {
+    return false;
+  }
 }

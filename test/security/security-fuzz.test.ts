@@ -80,8 +80,12 @@ describe('fuzzing every route from its input schema', () => {
         const context = `${route.method} ${url} ${JSON.stringify(body)?.slice(0, 300)} -> ${res.status} ${res.text.slice(0, 300)}`;
         expect(res.status, context).toBeLessThan(500);
         if (res.status >= 400) expectEnvelope(res, context);
-        // The audit export is the one download that is not JSON: its CSV starts with the header line.
+        // The downloads that are not JSON: the audit export's CSV starts with its header line; NDJSON (the
+        // users export, an import job's failure report) is one JSON object a line.
         else if (res.headers.get('content-type')?.startsWith('text/csv')) expect(res.text, context).toMatch(/^createdAt,action,/);
+        else if (res.headers.get('content-type')?.startsWith('application/x-ndjson')) {
+          for (const line of res.text.split('\n').filter(Boolean)) expect(JSON.parse(line), context).toBeTypeOf('object');
+        }
         else expect(res.json, context).toBeTypeOf('object');
       }),
       { numRuns: RUNS },

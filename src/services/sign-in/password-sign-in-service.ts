@@ -50,9 +50,9 @@ export class PasswordSignInService {
     }
     refuseSuspended(user.status);
     if (user.passwordHash && passwordNeedsRehash(user.passwordHash)) {
+      // An imported hash (docs/import.md) or weaker argon2 parameters: from now on argon2id.
       const rehashed = await hashPassword(password);
-      await rehashPassword(em, tenant.id, user.id, rehashed);
-      user.passwordHash = rehashed;
+      if (await rehashPassword(em, tenant.id, user.id, user.passwordHash, rehashed)) user.passwordHash = rehashed;
     }
     return user;
   }

@@ -15,6 +15,12 @@ export const USER_REASONS = {
   emailUnchanged: 'email_unchanged',
   /** `customData` is larger than 4 KiB as JSON. */
   customDataTooLarge: 'custom_data_too_large',
+  /** An import job's body has more lines than the job takes (docs/import.md). */
+  importTooManyLines: 'import_too_many_lines',
+  /** A line of an import job's body is longer than a line may be. */
+  importLineTooLong: 'import_line_too_long',
+  /** An import job's body holds no line. */
+  importEmpty: 'import_empty',
 } as const;
 
 declare module '../../lib/errors.js' {

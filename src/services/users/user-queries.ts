@@ -223,9 +223,14 @@ export async function updatePasswordHash(em: EntityManager, tenantId: string, us
   return em.nativeUpdate(UserSchema, { id: userId, tenantId, ...(liveOnly ? { deletedAt: null } : {}) }, { passwordHash, updatedAt: new Date() });
 }
 
-/** Replaces the stored hash with a stronger one at sign-in (no `updated_at`: nothing changed for the user). */
-export async function rehashPassword(em: EntityManager, tenantId: string, userId: string, passwordHash: string): Promise<void> {
-  await em.nativeUpdate(UserSchema, { id: userId, tenantId }, { passwordHash });
+/**
+ * Replaces the stored hash with a stronger one at sign-in (no `updated_at`: nothing changed for the
+ * user), only while it is still `previousHash` (a reset or change that committed meanwhile wins). An
+ * imported (foreign) hash is deleted this way (docs/import.md).
+ * @returns true when the row was updated.
+ */
+export async function rehashPassword(em: EntityManager, tenantId: string, userId: string, previousHash: string, passwordHash: string): Promise<boolean> {
+  return (await em.nativeUpdate(UserSchema, { id: userId, tenantId, passwordHash: previousHash }, { passwordHash })) === 1;
 }
 
 /**
@@ -483,4 +488,83 @@ export async function countFactorAdoption(em: EntityManager, tenantId: string): 
     [tenantId, tenantId],
   )) as { users: number; totp: number; passkey: number; any_factor: number }[];
   return { users: row?.users ?? 0, totp: row?.totp ?? 0, passkey: row?.passkey ?? 0, anyFactor: row?.any_factor ?? 0 };
+}
+
+/** The `app_user` columns, in the order {@link insertUsersUnlessTaken} writes them. */
+const USER_INSERT_COLUMNS = [
+  ['id', 'id'], ['tenant_id', 'tenantId'], ['email', 'email'], ['password_hash', 'passwordHash'], ['status', 'status'], ['role', 'role'],
+  ['created_at', 'createdAt'], ['updated_at', 'updatedAt'], ['last_login_at', 'lastLoginAt'], ['email_verified_at', 'emailVerifiedAt'],
+  ['deleted_at', 'deletedAt'], ['totp_secret_enc', 'totpSecretEnc'], ['totp_enrolled_at', 'totpEnrolledAt'],
+  ['totp_pending_secret_enc', 'totpPendingSecretEnc'], ['totp_last_used_step', 'totpLastUsedStep'], ['locale', 'locale'], ['imported_at', 'importedAt'],
+] as const satisfies readonly (readonly [string, keyof User])[];
+
+/**
+ * Inserts new user rows (an import, docs/import.md) in one statement, skipping every row whose
+ * address already belongs to a live user of its tenant (the live-address unique index; `on conflict
+ * do nothing`, so an existing user is never overwritten, and a concurrent insert of the same address
+ * is skipped too). At most a few thousand rows a call (one bind parameter per column and row).
+ * @returns the ids of the rows inserted.
+ */
+export async function insertUsersUnlessTaken(tx: EntityManager, users: User[]): Promise<Set<string>> {
+  if (users.length === 0) return new Set();
+  const row = `(${USER_INSERT_COLUMNS.map(() => '?').join(', ')})`;
+  const rows = await tx.execute<{ id: string }[]>(
+    `insert into app_user (${USER_INSERT_COLUMNS.map(([column]) => column).join(', ')})
+          values ${users.map(() => row).join(', ')}
+          on conflict do nothing returning id`,
+    users.flatMap((user) => USER_INSERT_COLUMNS.map(([, property]) => user[property])),
+  );
+  return new Set(rows.map((r) => r.id));
+}
+
+/** One user of GET users/export: the row without its secrets. */
+export type ExportedUserRow = Pick<
+  User,
+  'id' | 'email' | 'status' | 'role' | 'createdAt' | 'updatedAt' | 'lastLoginAt' | 'emailVerifiedAt' | 'totpEnrolledAt' | 'locale' | 'importedAt'
+>;
+
+/** Where the next export batch starts: the last row's `created_at` (as PostgreSQL text, to the microsecond) and id. */
+export interface UserExportKeyset {
+  createdAt: string;
+  id: string;
+}
+
+/**
+ * One batch of the tenant's live users for the export, oldest first by (`created_at`, `id`) after
+ * the keyset `after` (exclusive; null for the first batch), on the tenant/created index. Selects no
+ * password hash and no TOTP secret.
+ */
+export async function findUserExportBatch(
+  em: EntityManager,
+  tenantId: string,
+  after: UserExportKeyset | null,
+  limit: number,
+): Promise<{ rows: ExportedUserRow[]; next: UserExportKeyset | null }> {
+  const rows = await em.execute<Record<string, unknown>[]>(
+    `select id, email, status, role, created_at, created_at::text as created_key, updated_at, last_login_at, email_verified_at,
+            totp_enrolled_at, locale, imported_at
+       from app_user
+      where tenant_id = ? and deleted_at is null ${after ? 'and (created_at, id) > (?::timestamptz, ?)' : ''}
+      order by created_at, id
+      limit ?`,
+    after ? [tenantId, after.createdAt, after.id, limit] : [tenantId, limit],
+  );
+  const date = (value: unknown) => (value === null || value === undefined ? null : new Date(value as string | Date));
+  const last = rows[rows.length - 1];
+  return {
+    rows: rows.map((r) => ({
+      id: r.id as string,
+      email: r.email as string,
+      status: r.status as UserStatus,
+      role: r.role as UserRole,
+      createdAt: date(r.created_at)!,
+      updatedAt: date(r.updated_at)!,
+      lastLoginAt: date(r.last_login_at),
+      emailVerifiedAt: date(r.email_verified_at),
+      totpEnrolledAt: date(r.totp_enrolled_at),
+      locale: (r.locale ?? null) as Locale | null,
+      importedAt: date(r.imported_at),
+    })),
+    next: last ? { createdAt: last.created_key as string, id: last.id as string } : null,
+  };
 }

@@ -41,6 +41,7 @@ const AUDIT_ACTION_SET: Record<AuditAction, true> = {
   ApplicationCreated: true, ApplicationUpdated: true, ApplicationDeleted: true, ApplicationSecretRotated: true, OidcSignIn: true,
   ApiResourceCreated: true, ApiResourceUpdated: true, ApiResourceDeleted: true, RoleCreated: true, RoleUpdated: true, RoleDeleted: true,
   UserRolesChanged: true, ApplicationRolesChanged: true, UserCustomDataChanged: true,
+  UsersImported: true,
 };
 export const AUDIT_ACTIONS = Object.keys(AUDIT_ACTION_SET) as AuditAction[];
 

@@ -46,6 +46,9 @@ export const reasons: Translation<typeof english> = {
   // sign-up, users and workspaces
   email_taken: 'In diesem Arbeitsbereich gibt es bereits ein Konto mit dieser E-Mail-Adresse.',
   email_unchanged: 'Das ist bereits Ihre E-Mail-Adresse.',
+  import_too_many_lines: 'Die Datei enthält mehr als 1.000.000 Personen. Teilen Sie sie in kleinere Dateien auf.',
+  import_line_too_long: 'Eine Zeile der Datei ist zu lang für eine Person.',
+  import_empty: 'Die Datei enthält keine Person.',
   email_already_verified: 'Diese E-Mail-Adresse ist bereits bestätigt.',
   signup_disabled: 'Dieser Arbeitsbereich nimmt keine neuen Registrierungen an. Bitten Sie einen Admin um eine Einladung.',
   signup_domain_not_allowed: 'Dieser Arbeitsbereich nimmt Registrierungen nur von bestimmten E-Mail-Domains an. Verwenden Sie Ihre geschäftliche Adresse oder bitten Sie einen Admin um eine Einladung.',

@@ -45,6 +45,9 @@ export const reasons = {
   // sign-up, users and workspaces
   email_taken: 'An account with this email address already exists in this workspace.',
   email_unchanged: 'That is already your email address.',
+  import_too_many_lines: 'The file has more than 1,000,000 users. Split it into smaller files.',
+  import_line_too_long: 'A line of the file is too long to be one user.',
+  import_empty: 'The file holds no user.',
   email_already_verified: 'This email address is already verified.',
   signup_disabled: 'This workspace does not take new sign-ups. Ask an admin for an invite.',
   signup_domain_not_allowed: 'This workspace takes sign-ups from some email domains only. Use your work address, or ask an admin for an invite.',

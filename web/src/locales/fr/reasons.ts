@@ -46,6 +46,9 @@ export const reasons: Translation<typeof english> = {
   // sign-up, users and workspaces
   email_taken: 'Un compte avec cette adresse e-mail existe déjà dans cet espace de travail.',
   email_unchanged: 'C’est déjà votre adresse e-mail.',
+  import_too_many_lines: 'Le fichier contient plus de 1 000 000 de personnes. Découpez-le en fichiers plus petits.',
+  import_line_too_long: 'Une ligne du fichier est trop longue pour une seule personne.',
+  import_empty: 'Le fichier ne contient aucune personne.',
   email_already_verified: 'Cette adresse e-mail est déjà vérifiée.',
   signup_disabled: 'Cet espace de travail n’accepte pas de nouvelles inscriptions. Demandez une invitation à un admin.',
   signup_domain_not_allowed: 'Cet espace de travail n’accepte les inscriptions que de certains domaines e-mail. Utilisez votre adresse professionnelle, ou demandez une invitation à un admin.',

@@ -1,0 +1,30 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { UserImportLine } from '../../entities/user-import.js';
+
+/**
+ * The queries of the `user_import_line` table (docs/import.md "Import jobs"): the NDJSON lines of a
+ * job received and not yet imported. Scoped by job id, whose tenant the caller checked.
+ */
+
+/** Inserts received lines (one statement; at most a few thousand a call). */
+export async function insertImportLines(em: EntityManager, lines: UserImportLine[]): Promise<void> {
+  if (lines.length === 0) return;
+  await em.execute(
+    `insert into user_import_line (job_id, line_no, payload) values ${lines.map(() => '(?, ?, ?)').join(', ')}`,
+    lines.flatMap((line) => [line.jobId, line.lineNo, line.payload]),
+  );
+}
+
+/**
+ * Takes the job's next `limit` lines in order: deletes and returns them, in the caller's transaction,
+ * so they are gone exactly when their import commits (a job resumes after a crash where it stopped).
+ */
+export async function takeImportLines(tx: EntityManager, jobId: string, limit: number): Promise<Pick<UserImportLine, 'lineNo' | 'payload'>[]> {
+  const rows = await tx.execute<{ line_no: number; payload: string }[]>(
+    `delete from user_import_line
+      where job_id = ? and line_no in (select line_no from user_import_line where job_id = ? order by line_no limit ?)
+      returning line_no, payload`,
+    [jobId, jobId, limit],
+  );
+  return rows.map((row) => ({ lineNo: Number(row.line_no), payload: row.payload })).sort((a, b) => a.lineNo - b.lineNo);
+}

@@ -1,0 +1,216 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Tenant } from '../../entities/tenant.js';
+import { newUser } from '../../entities/new-user.js';
+import { USER_ROLES, type User, type UserRole } from '../../entities/user.js';
+import { EMAIL_PATTERN, normalizeEmail } from '../../lib/email.js';
+import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import { parseForeignHash, storeForeignHash } from '../../security/foreign-passwords.js';
+import type { Keyring } from '../../security/keyring.js';
+import type { AuditService } from '../audit/audit-service.js';
+import { totpSecretAad } from '../mfa/totp-service.js';
+import { findUserExportBatch, insertUsersUnlessTaken, type ExportedUserRow, type UserExportKeyset } from './user-queries.js';
+
+/** Most users one `POST users/import` takes (docs/import.md). */
+export const IMPORT_MAX_USERS = 1000;
+
+/**
+ * Why one user of an import was not created (`errors[].reason`, docs/import.md): the address is no
+ * valid email, the role is not one of the service's, the password's algorithm is not supported or
+ * its hash or parameters are malformed, the TOTP secret is no base32 secret of 80 to 640 bits.
+ */
+export const IMPORT_USER_REASONS = ['invalid_email', 'invalid_role', 'unsupported_algorithm', 'malformed_hash', 'invalid_totp_secret', 'invalid_user'] as const;
+export type ImportUserReason = (typeof IMPORT_USER_REASONS)[number];
+
+/** One user to import, as the contract spells it; unchecked (each field is validated per user). */
+export interface ImportUserInput {
+  email?: unknown;
+  emailVerified?: unknown;
+  role?: unknown;
+  /** `{algorithm, hash, ...params}` (security/foreign-passwords.ts). */
+  password?: unknown;
+  /** The user's RFC 6238 secret, base32, so their authenticator keeps working. */
+  totpSecret?: unknown;
+}
+
+/** The outcome of one import (a request, or a job's chunk): counts and per-user errors by index. */
+export interface ImportOutcome {
+  created: number;
+  skipped: number;
+  errors: { index: number; reason: ImportUserReason }[];
+}
+
+/** Where the users of an import came from, kept in the audit event's `details.via`. */
+export type ImportVia = 'request' | 'job';
+
+/** Users read per statement by the export: the memory an export holds at once, whatever its size. */
+export const USER_EXPORT_BATCH_ROWS = 1000;
+
+/** One line of GET users/export (docs/import.md "Export"): no password hash, no secret. */
+export interface ExportedUser {
+  id: string;
+  email: string;
+  emailVerified: boolean;
+  role: UserRole;
+  status: ExportedUserRow['status'];
+  createdAt: string;
+  lastLoginAt: string | null;
+  totpEnrolled: boolean;
+  locale: string | null;
+  importedAt: string | null;
+}
+
+/** Where an export is written; `write` resolves when the next chunk may follow (backpressure). */
+export interface UserExportSink {
+  write(chunk: string): Promise<void>;
+}
+
+const BASE32_SECRET = /^[A-Z2-7]{16,128}$/;
+
+/**
+ * Moving users in and out (docs/import.md): imports with their existing password hashes (verified
+ * and replaced by argon2id at their next sign-in, security/passwords.ts), and the NDJSON export.
+ */
+export class UserImportService {
+  constructor(
+    private readonly audit: AuditService,
+    private readonly keyring: Keyring,
+  ) {}
+
+  /**
+   * Checks one user and builds its row: the address normalised, `Active` when the address is
+   * verified or the tenant does not require verification (else `Pending`), the role (default
+   * `Member`), the password hash's stored record, the TOTP secret encrypted as an enrolled factor,
+   * `importedAt` = `now`.
+   * @returns the row, or the reason the user cannot be imported.
+   */
+  private prepare(tenant: Tenant, input: unknown, now: Date): User | ImportUserReason {
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) return 'invalid_user';
+    const fields = input as ImportUserInput;
+    if (typeof fields.email !== 'string' || fields.email.length > 254 || !EMAIL_PATTERN.test(fields.email.trim())) return 'invalid_email';
+    if (fields.role !== undefined && !(USER_ROLES as readonly unknown[]).includes(fields.role)) return 'invalid_role';
+    if (fields.emailVerified !== undefined && typeof fields.emailVerified !== 'boolean') return 'invalid_user';
+    let passwordHash: string | null = null;
+    if (fields.password !== undefined && fields.password !== null) {
+      const parsed = parseForeignHash(fields.password);
+      if (!parsed.ok) return parsed.reason;
+      passwordHash = storeForeignHash(parsed.record);
+    }
+    let totpSecret: string | null = null;
+    if (fields.totpSecret !== undefined && fields.totpSecret !== null) {
+      if (typeof fields.totpSecret !== 'string') return 'invalid_totp_secret';
+      totpSecret = fields.totpSecret.replace(/[\s=]/g, '').toUpperCase();
+      if (!BASE32_SECRET.test(totpSecret)) return 'invalid_totp_secret';
+    }
+    const verified = fields.emailVerified === true;
+    const user = newUser(
+      {
+        tenantId: tenant.id,
+        email: normalizeEmail(fields.email),
+        passwordHash,
+        status: verified || !tenant.requireEmailVerification ? 'Active' : 'Pending',
+        role: (fields.role as UserRole | undefined) ?? 'Member',
+        emailVerifiedAt: verified ? now : null,
+        importedAt: now,
+      },
+      now,
+    );
+    if (totpSecret) {
+      user.totpSecretEnc = this.keyring.encrypt(totpSecret, totpSecretAad(user.id));
+      user.totpEnrolledAt = now;
+    }
+    return user;
+  }
+
+  /**
+   * Creates the users of one batch in the caller's transaction: invalid users are errors by their
+   * index (`firstIndex` + position), an address already in the tenant (or earlier in the batch) is
+   * skipped, never overwritten. Writes no audit event (the caller writes one per import).
+   */
+  async importBatch(tx: EntityManager, tenant: Tenant, users: readonly unknown[], firstIndex = 0, now = new Date()): Promise<ImportOutcome> {
+    const errors: ImportOutcome['errors'] = [];
+    const rows: User[] = [];
+    const seen = new Set<string>();
+    let skipped = 0;
+    users.forEach((input, position) => {
+      const prepared = this.prepare(tenant, input, now);
+      if (typeof prepared === 'string') {
+        errors.push({ index: firstIndex + position, reason: prepared });
+      } else if (seen.has(prepared.email)) {
+        skipped += 1;
+      } else {
+        seen.add(prepared.email);
+        rows.push(prepared);
+      }
+    });
+    const inserted = await insertUsersUnlessTaken(tx, rows);
+    return { created: inserted.size, skipped: skipped + rows.length - inserted.size, errors };
+  }
+
+  /**
+   * POST users/import (docs/import.md): at most {@link IMPORT_MAX_USERS} users (the router's schema
+   * enforces it), in one transaction with one `UsersImported` audit event holding the counts.
+   * @returns created and skipped counts and the per-user errors by index.
+   */
+  async importUsers(em: EntityManager, tenant: Tenant, users: readonly unknown[], actor: Actor, meta: RequestMeta): Promise<ImportOutcome> {
+    return em.transactional(async (tx) => {
+      const outcome = await this.importBatch(tx, tenant, users);
+      await this.recordImport(tx, tenant, 'request', { total: users.length, created: outcome.created, skipped: outcome.skipped, failed: outcome.errors.length }, actor, meta);
+      return outcome;
+    });
+  }
+
+  /** Writes the one `UsersImported` event of an import, with its counts (never an address or a hash). */
+  async recordImport(
+    tx: EntityManager,
+    tenant: Tenant,
+    via: ImportVia,
+    counts: { total: number; created: number; skipped: number; failed: number },
+    actor: Actor,
+    meta: RequestMeta | undefined,
+    jobId?: string,
+  ): Promise<void> {
+    await this.audit.record(tx, {
+      tenantId: tenant.id,
+      action: 'UsersImported',
+      actor,
+      target: { type: 'tenant', id: tenant.id },
+      meta,
+      details: { via, ...counts, ...(jobId ? { jobId } : {}) },
+    });
+  }
+
+  /**
+   * GET users/export (docs/import.md "Export"): every live user of the tenant, oldest first, one
+   * JSON object a line (NDJSON), read {@link USER_EXPORT_BATCH_ROWS} at a time and written before the
+   * next batch is read. No password hash, no TOTP secret.
+   * @returns how many users were written.
+   */
+  async exportUsers(em: EntityManager, tenantId: string, sink: UserExportSink, batchRows = USER_EXPORT_BATCH_ROWS): Promise<number> {
+    let after: UserExportKeyset | null = null;
+    let count = 0;
+    for (;;) {
+      const batch = await findUserExportBatch(em, tenantId, after, batchRows);
+      if (batch.rows.length === 0) break;
+      await sink.write(batch.rows.map((row) => `${JSON.stringify(toExportedUser(row))}\n`).join(''));
+      count += batch.rows.length;
+      after = batch.next;
+      if (batch.rows.length < batchRows) break;
+    }
+    return count;
+  }
+}
+
+function toExportedUser(row: ExportedUserRow): ExportedUser {
+  return {
+    id: row.id,
+    email: row.email,
+    emailVerified: row.emailVerifiedAt !== null,
+    role: row.role,
+    status: row.status,
+    createdAt: row.createdAt.toISOString(),
+    lastLoginAt: row.lastLoginAt?.toISOString() ?? null,
+    totpEnrolled: row.totpEnrolledAt !== null,
+    locale: row.locale,
+    importedAt: row.importedAt?.toISOString() ?? null,
+  };
+}
