@@ -20,6 +20,7 @@ import { Migration20261124120000_email_change } from './Migration20261124120000_
 import { Migration20261124130000_audit_daily_count } from './Migration20261124130000_audit_daily_count.js';
 import { Migration20261124160000_languages } from './Migration20261124160000_languages.js';
 import { Migration20261124170000_branding } from './Migration20261124170000_branding.js';
+import { Migration20261126140000_workspace_policies } from './Migration20261126140000_workspace_policies.js';
 
 /**
  * Every committed migration, in the order it is applied. Listed explicitly so the same list runs
@@ -47,4 +48,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261124130000_audit_daily_count', class: Migration20261124130000_audit_daily_count },
   { name: 'Migration20261124160000_languages', class: Migration20261124160000_languages },
   { name: 'Migration20261124170000_branding', class: Migration20261124170000_branding },
+  { name: 'Migration20261126140000_workspace_policies', class: Migration20261126140000_workspace_policies },
 ];

@@ -1,6 +1,6 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Tenant } from '../../entities/tenant.js';
+import { DEFAULT_TENANT_POLICIES, type Tenant } from '../../entities/tenant.js';
 import { newUser } from '../../entities/new-user.js';
 import type { User } from '../../entities/user.js';
 import { normalizeEmail } from '../../lib/email.js';
@@ -11,6 +11,7 @@ import { hashPassword } from '../../security/passwords.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { IssuedTokens, SessionService } from '../sessions/session-service.js';
 import { DEFAULT_LOCALE } from '../../lib/locales.js';
+import { assertPasswordAllowed } from '../users/password-policy.js';
 import { insertUser } from '../users/user-queries.js';
 import { insertTenant } from './tenant-queries.js';
 
@@ -73,11 +74,13 @@ export class TenantService {
   /**
    * Creates a tenant (plan `Free`, MFA policy `Optional`) with its first `Admin` user and a session
    * for that user, in one transaction. Audits `TenantCreated`, `UserSignup`, `SessionCreated`.
-   * @throws ApiError 400 `invalid_name` when the name yields an empty slug, 409 `slug_taken`.
+   * @throws ApiError 400 `invalid_name` when the name yields an empty slug, 400 `password_too_short` /
+   *   `password_too_common` (a new workspace's password policy), 409 `slug_taken`.
    */
   async create(em: EntityManager, input: CreateTenantInput, meta: RequestMeta): Promise<{ tenant: Tenant; user: User; tokens: IssuedTokens }> {
     const slug = slugify(input.name);
     if (!slug) throw badRequest('invalid_name', 'The workspace name must contain a letter a–z (accents are fine) or a digit 0–9: its URL is made from them');
+    assertPasswordAllowed(DEFAULT_TENANT_POLICIES, input.password);
     const passwordHash = await hashPassword(input.password);
     const now = new Date();
     const tenant: Tenant = {
@@ -100,6 +103,7 @@ export class TenantService {
       primaryColor: null,
       supportUrl: null,
       logoEtag: null,
+      ...DEFAULT_TENANT_POLICIES,
       createdAt: now,
       updatedAt: now,
       deletedAt: null,

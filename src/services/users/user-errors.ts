@@ -13,6 +13,10 @@ export const USER_REASONS = {
   erasureRequestedByUser: 'erasure_requested_by_user',
   /** An email change to the address the account already has. */
   emailUnchanged: 'email_unchanged',
+  /** A password being set is shorter than the workspace's `passwordPolicy.minLength` (`details.minLength`). */
+  passwordTooShort: 'password_too_short',
+  /** A password being set is on the bundled list of common passwords (`passwordPolicy.rejectCommon`). */
+  passwordTooCommon: 'password_too_common',
 } as const;
 
 declare module '../../lib/errors.js' {

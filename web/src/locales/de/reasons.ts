@@ -44,6 +44,8 @@ export const reasons: Translation<typeof english> = {
   browser_mismatch: 'Diese Anmeldung wurde in einem anderen Browser begonnen. Beginnen Sie hier von vorn.',
   // sign-up, users and workspaces
   email_taken: 'In diesem Arbeitsbereich gibt es bereits ein Konto mit dieser E-Mail-Adresse.',
+  password_too_short: 'Verwenden Sie mindestens {{minLength}} Zeichen.',
+  password_too_common: 'Dieses Passwort gehört zu den häufigsten und ist leicht zu erraten. Wählen Sie ein anderes.',
   email_unchanged: 'Das ist bereits Ihre E-Mail-Adresse.',
   email_already_verified: 'Diese E-Mail-Adresse ist bereits bestätigt.',
   signup_disabled: 'Dieser Arbeitsbereich nimmt keine neuen Registrierungen an. Bitten Sie einen Admin um eine Einladung.',

@@ -43,6 +43,8 @@ export const reasons = {
   browser_mismatch: 'This sign-in was started in another browser. Start again here.',
   // sign-up, users and workspaces
   email_taken: 'An account with this email address already exists in this workspace.',
+  password_too_short: 'Use at least {{minLength}} characters.',
+  password_too_common: 'This password is one of the most common ones and easy to guess. Choose another.',
   email_unchanged: 'That is already your email address.',
   email_already_verified: 'This email address is already verified.',
   signup_disabled: 'This workspace does not take new sign-ups. Ask an admin for an invite.',

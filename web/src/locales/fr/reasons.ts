@@ -44,6 +44,8 @@ export const reasons: Translation<typeof english> = {
   browser_mismatch: 'Cette connexion a été commencée dans un autre navigateur. Recommencez ici.',
   // sign-up, users and workspaces
   email_taken: 'Un compte avec cette adresse e-mail existe déjà dans cet espace de travail.',
+  password_too_short: 'Utilisez au moins {{minLength}} caractères.',
+  password_too_common: 'Ce mot de passe fait partie des plus courants et se devine facilement. Choisissez-en un autre.',
   email_unchanged: 'C’est déjà votre adresse e-mail.',
   email_already_verified: 'Cette adresse e-mail est déjà vérifiée.',
   signup_disabled: 'Cet espace de travail n’accepte pas de nouvelles inscriptions. Demandez une invitation à un admin.',
