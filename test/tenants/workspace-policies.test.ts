@@ -83,6 +83,19 @@ describe('GET/PATCH tenant: the policies', () => {
   });
 });
 
+describe('sign-in-options: what the hosted pages need to follow the settings', () => {
+  it('gives the sign-up policy, the allowed domains only under Domains, and the minimum password length', async () => {
+    const tenant = await createTenant(api);
+    const options = async () => (await api.get(`/v1/${tenant.slug}/sign-in-options`)).body;
+    expect(await options()).toMatchObject({ signupPolicy: 'Open', signupEmailDomains: [], passwordMinLength: 12 });
+    expect((await patchTenant(tenant, { signupPolicy: 'Domains', signupEmailDomains: ['acme.test', 'Example.COM'], passwordPolicy: { minLength: 14 } })).status).toBe(200);
+    expect(await options()).toMatchObject({ signupPolicy: 'Domains', signupEmailDomains: ['acme.test', 'example.com'], passwordMinLength: 14 });
+    expect((await patchTenant(tenant, { signupPolicy: 'InviteOnly' })).status).toBe(200);
+    expect(await options()).toMatchObject({ signupPolicy: 'InviteOnly', signupEmailDomains: [] });
+    expectError(await api.get(`/v1/no-such-${unique()}/sign-in-options`), 404, 'NOT_FOUND', 'tenant_not_found');
+  });
+});
+
 describe('passwordPolicy: refused with its reason wherever a password is set', () => {
   it('sign-up: too short for the workspace (details.minLength), or common; a common one passes once rejectCommon is off', async () => {
     const tenant = await createTenant(api);

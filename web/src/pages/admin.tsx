@@ -216,7 +216,7 @@ function AddUser({ slug }: { slug: string }) {
         <ErrorAlert error={error} />
         {added && <Notice>{create.variables?.form.get('password') ? t('users.added', { email: added.email }) : t('users.addedMailed', { email: added.email })}</Notice>}
         <Field label={t('users.email')} name="email" type="email" autoComplete="off" required error={error} />
-        <Select label={t('users.role')} name="role" options={ROLES} defaultValue="Member" optionLabel={(r) => t(`values.roles.${r as Role}`)} />
+        <Select label={t('users.newRole')} name="role" options={ROLES} defaultValue="Member" optionLabel={(r) => t(`values.roles.${r as Role}`)} />
         <Field label={t('users.password')} name="password" type="password" autoComplete="new-password" error={error} hint={t('users.passwordHint')} />
         <Checkbox label={t('users.emailVerified')} name="emailVerified" />
         <button type="submit" disabled={create.isPending}>{t('users.addButton')}</button>
