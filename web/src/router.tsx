@@ -3,7 +3,7 @@ import { type CSSProperties, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { LOCALE_NAMES, LOCALES, type Locale } from '../../src/lib/locales.js';
 import { toFormError } from './api';
-import { usePageTitle, useSignInOptions, useSlug } from './hooks';
+import { useSignInOptions, useSlug } from './hooks';
 import { currentLocale } from './i18n';
 import { applyWorkspaceLanguage, chooseLocale } from './language';
 import { applyTheme, storedTheme, type Theme } from './theme';
@@ -108,7 +108,12 @@ function WorkspaceLayout() {
 /** `/app/{slug}/…` of a slug no live workspace has: a not-found page with the way back to "Open a workspace". */
 function WorkspaceNotFound({ slug }: { slug: string }) {
   const { t } = useTranslation();
-  usePageTitle(t('notFound.workspaceTitle'));
+  const title = t('notFound.workspaceTitle');
+  // not usePageTitle: a new observer of the failed sign-in-options query would fetch it again (a
+  // query without data shows no error while it refetches), bringing back the page it replaced
+  useEffect(() => {
+    document.title = `${title} · Tenant Identity`;
+  }, [title]);
   return (
     <main className="card" id="main">
       <h1>{t('notFound.workspaceTitle')}</h1>

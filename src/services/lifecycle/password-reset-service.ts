@@ -71,9 +71,10 @@ export class PasswordResetService {
    *   400 `password_too_short` / `password_too_common` (the workspace's password policy).
    */
   async complete(em: EntityManager, tenant: Tenant, presented: string, newPassword: string, meta: RequestMeta): Promise<number> {
+    // The policy first: it is public, and the person learns the password rule before anything else.
+    assertPasswordAllowed(tenant, newPassword);
     // Check before hashing so an invalid token costs no argon2 work; the consume below decides.
     await this.tokens.peek(em, tenant.id, presented, 'password_reset');
-    assertPasswordAllowed(tenant, newPassword);
     const passwordHash = await hashPassword(newPassword);
     return em.transactional(async (tx) => {
       const userId = await this.tokens.consume(tx, tenant.id, presented, 'password_reset');
