@@ -1186,7 +1186,8 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await person.getByRole('heading', { name: 'Neues Passwort wählen' }).waitFor();
     await person.getByLabel('Neues Passwort').fill('short');
     await person.getByRole('button', { name: 'Neues Passwort speichern' }).click();
-    await person.getByText('Verwenden Sie mindestens 12 Zeichen.').waitFor();
+    // the workspace's password policy (password_too_short) in German, beside the field
+    await person.locator('.field-error').getByText('Verwenden Sie mindestens 12 Zeichen.').waitFor();
 
     await person.goto(`${server.url}/app/${tenantSlug}/sign-in`);
     await person.getByLabel('E-Mail-Adresse').fill(owner);
@@ -1313,7 +1314,7 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     }
     await admin.emulateMedia({ colorScheme: 'light' });
     expect(found).toEqual([]);
-  });
+  }, 180_000);
 
   it('renders the API reference at /docs from the OpenAPI document', async () => {
     diagnoseOnFailure('9');
