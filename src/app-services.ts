@@ -53,6 +53,7 @@ import { EmailVerificationService } from './services/lifecycle/email-verificatio
 import { ErasureService } from './services/lifecycle/erasure-service.js';
 import { PasswordResetService } from './services/lifecycle/password-reset-service.js';
 import { RateLimitService } from './services/rate-limits/rate-limiter.js';
+import { AccountLockoutService } from './services/rate-limits/account-lockout.js';
 import { Metrics } from './services/metrics/metrics.js';
 import { REFRESH_ANSWER_TTL_SECONDS, SessionService } from './services/sessions/session-service.js';
 import { TenantService } from './services/tenants/tenant-service.js';
@@ -116,6 +117,7 @@ export interface AppServices {
   passkeys: PasskeyService;
   /** Rate limits (docs/api-rules.md "Rate limits"), shared through Redis when `REDIS_URL` is set. */
   rateLimits: RateLimitService;
+  accountLockout: AccountLockoutService;
   /** An admin's changes to a user: role, suspension (docs/api-rules.md "Users and sign-up"). */
   userAdministration: UserAdministrationService;
   /** Moving users in and out: imports with their password hashes, the NDJSON export (docs/import.md). */
@@ -168,6 +170,7 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
   const mailer = new Mailer(jobs, keyring, new MailTransport(config, logger), logger, config.publicUrl);
   const redis = config.redisUrl ? createRedisClient(config.redisUrl, logger) : undefined;
   const rateLimits = new RateLimitService({ scale: config.rateLimitScale, keyPrefix: config.redisKeyPrefix, redis, logger });
+  const accountLockout = new AccountLockoutService(rateLimits);
   const metrics = config.metricsEnabled
     ? new Metrics({
         queueStats: () => jobs.stats(),
@@ -266,8 +269,9 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     erasure: new ErasureService(config, logger, audit, queuedPersonalData),
     passkeys: new PasskeyService(config, auth, audit, factorNotices),
     rateLimits,
+    accountLockout,
     metrics,
-    userAdministration: new UserAdministrationService(sessions, audit, passwordReset, emailVerification, config.userRetentionDays),
+    userAdministration: new UserAdministrationService(sessions, audit, passwordReset, emailVerification, accountLockout, config.userRetentionDays),
     userImport,
     userImportJobs,
     applications,

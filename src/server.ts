@@ -11,6 +11,7 @@ import { createApp } from './rest/app.js';
 import { scheduleErasureSweep } from './services/lifecycle/erasure-service.js';
 import { answerClientError } from './rest/http-hardening.js';
 import { serveMetrics } from './rest/metrics-server.js';
+import { preloadCommonPasswords } from './security/common-passwords.js';
 
 /** A running service instance. */
 export interface RunningServer {
@@ -50,6 +51,8 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     throw err;
   }
   const services = createServices(config, logger, orm);
+  // the common-password list of the password policy, built once per process before the first sign-up needs it
+  preloadCommonPasswords();
   // Probe every dependency once before listening, so that one connecting in the background (Redis)
   // is up for the first request; a failing probe does not stop the start (/ready reports it).
   await Promise.allSettled([...services.readiness.values()].map((probe) => probe()));

@@ -3,7 +3,7 @@ import { EntitySchema } from '@mikro-orm/core';
 /** Every audit action (docs/audit.md). */
 export const AUDIT_ACTIONS = [
   'UserSignup', 'UserLogin', 'UserLoginFailed', 'UserLogout', 'UserPasswordChanged', 'UserEmailVerified',
-  'UserSoftDeleted', 'UserHardDeleted', 'UserRoleChanged', 'UserSuspended', 'UserReactivated', 'UserRestored',
+  'UserSoftDeleted', 'UserHardDeleted', 'UserRoleChanged', 'UserSuspended', 'UserReactivated', 'UserRestored', 'UserCreated', 'UserUnlocked',
   'UserPasswordResetSent', 'UserVerificationMailSent', 'UserEmailChangeRequested', 'UserEmailChanged',
   'MfaTotpEnrolled', 'MfaTotpDisabled', 'MfaTotpVerified', 'MfaEmailOtpSent', 'MfaEmailOtpVerified',
   'MfaEmailOtpFailed', 'MfaRecoveryCodeUsed', 'MfaRecoveryCodesGenerated',

@@ -9,6 +9,18 @@ export type MfaPolicy = (typeof MFA_POLICIES)[number];
 export const SIGNUP_POLICIES = ['Open', 'Domains', 'InviteOnly'] as const;
 export type SignupPolicy = (typeof SIGNUP_POLICIES)[number];
 
+/**
+ * The policies of a new workspace (docs/api-rules.md "Workspace policies"): the values the service
+ * used before they were settings.
+ */
+export const DEFAULT_TENANT_POLICIES = {
+  passwordMinLength: 12,
+  passwordRejectCommon: true,
+  lockoutMaxFailedAttempts: 10,
+  lockoutWindowSeconds: 900,
+  refreshTokenLifetimeSeconds: 2_592_000,
+} as const;
+
 /** A workspace (docs/api-rules.md "Resources"). Soft-deleted tenants keep their row with `deletedAt`. */
 export interface Tenant {
   id: string;
@@ -40,6 +52,16 @@ export interface Tenant {
   supportUrl: string | null;
   /** The strong ETag of the stored logo (`tenant_logo`); null: no logo. */
   logoEtag: string | null;
+  /** The shortest password accepted when one is set (12 to 128 characters; docs/api-rules.md "Workspace policies"). */
+  passwordMinLength: number;
+  /** Whether a password among the bundled list of common passwords is refused (default true). */
+  passwordRejectCommon: boolean;
+  /** Failed sign-ins of one address (from one client) before login answers 429 (3 to 100, default 10). */
+  lockoutMaxFailedAttempts: number;
+  /** How long the failures count and the lockout lasts, in seconds (60 to 86400, default 900). */
+  lockoutWindowSeconds: number;
+  /** How long a new session's refresh token lives, in seconds (3600 to 2592000, default 30 days). */
+  refreshTokenLifetimeSeconds: number;
   createdAt: Date;
   updatedAt: Date;
   deletedAt: Date | null;
@@ -67,6 +89,11 @@ export const TenantSchema = new EntitySchema<Tenant>({
     primaryColor: { type: 'string', length: 7, nullable: true },
     supportUrl: { type: 'string', length: 2048, nullable: true },
     logoEtag: { type: 'string', length: 64, nullable: true },
+    passwordMinLength: { type: 'integer', default: 12 },
+    passwordRejectCommon: { type: 'boolean', default: true },
+    lockoutMaxFailedAttempts: { type: 'integer', default: 10 },
+    lockoutWindowSeconds: { type: 'integer', default: 900 },
+    refreshTokenLifetimeSeconds: { type: 'integer', default: 2592000 },
     createdAt: { type: 'Date' },
     updatedAt: { type: 'Date' },
     deletedAt: { type: 'Date', nullable: true },

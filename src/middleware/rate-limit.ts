@@ -2,9 +2,10 @@ import { TRPCError } from '@trpc/server';
 import { normalizeEmail } from '../lib/email.js';
 import { ApiError, tooManyRequests } from '../lib/errors.js';
 import type { Principal } from '../services/sessions/bearer-authentication-service.js';
+import type { Tenant } from '../entities/tenant.js';
+import { lockoutBudget, type LockoutPolicy } from '../services/rate-limits/account-lockout.js';
 import {
   ACCOUNT_FAILURES_ALL_IPS,
-  ACCOUNT_FAILURES_PER_IP,
   KNOWN_SIGN_IN_IP,
   PASSWORD_ACCEPTED_REASONS,
   PER_CREDENTIAL,
@@ -37,12 +38,12 @@ function refuse(ctx: RequestContext, budget: RateLimitBudget, retryAfterSeconds:
   return tooManyRequests(retryAfterSeconds);
 }
 
-/** `tenantSlug:email` from a procedure's raw input, or null when either is missing. */
-function accountKeyOf(rawInput: unknown): string | null {
+/** `tenantSlug:email` (`key`) from a procedure's raw input, or null when either is missing. */
+function accountKeyOf(rawInput: unknown): { key: string; tenantSlug: string } | null {
   if (typeof rawInput !== 'object' || rawInput === null) return null;
   const { tenantSlug, email } = rawInput as { tenantSlug?: unknown; email?: unknown };
   if (typeof tenantSlug !== 'string' || typeof email !== 'string' || !tenantSlug || !email.includes('@') || email.length > 254) return null;
-  return `${tenantSlug}:${normalizeEmail(email)}`;
+  return { key: `${tenantSlug}:${normalizeEmail(email)}`, tenantSlug };
 }
 
 type Outcome = 'success' | 'failure' | 'not_an_attempt';
@@ -59,8 +60,9 @@ function outcomeOf(result: NextResult): Outcome {
 /**
  * OWASP brute-force defence around a credential-checking procedure. One attempt is reserved before
  * the procedure runs (so a parallel burst cannot exceed the budget), in two counters:
- * - account + client IP (`ACCOUNT_FAILURES_PER_IP`): tight; a success from that IP clears it, and an
- *   attacker elsewhere never touches it;
+ * - account + client IP: the workspace's lockout policy (`lockoutBudget`, default 10 per 15
+ *   minutes); a success from that IP clears it, an attacker elsewhere never touches it, and an
+ *   Admin's unlock starts it afresh (a new generation in its key, AccountLockoutService);
  * - account across all IPs (`ACCOUNT_FAILURES_ALL_IPS`): a higher bound against distributed
  *   guessing, skipped for an IP the account signed in from within `KNOWN_SIGN_IN_IP`, so the real
  *   user's usual address is not locked out by it either.
@@ -72,16 +74,19 @@ async function guardAccount<R extends NextResult>(
   accountKey: string,
   clientKey: string,
   mode: AccountAttemptMode,
+  policy: LockoutPolicy,
   next: () => Promise<R>,
 ): Promise<R> {
   const limits = ctx.services.rateLimits;
   const accountIpKey = `${accountKey}|${clientKey}`;
-  await spend(ctx, ACCOUNT_FAILURES_PER_IP, accountIpKey);
+  const lockout = lockoutBudget(policy);
+  const lockoutKey = await ctx.services.accountLockout.counterKey(accountKey, clientKey);
+  await spend(ctx, lockout, lockoutKey);
   const knownIp = await limits.isMarked(KNOWN_SIGN_IN_IP, accountIpKey);
   if (!knownIp) {
     const accountWide = await limits.consume(ACCOUNT_FAILURES_ALL_IPS, accountKey);
     if (!accountWide.allowed) {
-      await limits.refund(ACCOUNT_FAILURES_PER_IP, accountIpKey);
+      await limits.refund(lockout, lockoutKey);
       throw refuse(ctx, ACCOUNT_FAILURES_ALL_IPS, accountWide.retryAfterSeconds);
     }
   }
@@ -90,9 +95,9 @@ async function guardAccount<R extends NextResult>(
   const result = await next();
   const outcome = outcomeOf(result);
   if (outcome === 'not_an_attempt') {
-    await Promise.all([limits.refund(ACCOUNT_FAILURES_PER_IP, accountIpKey), refundAccountWide()]);
+    await Promise.all([limits.refund(lockout, lockoutKey), refundAccountWide()]);
   } else if (outcome === 'success' && mode === 'reset') {
-    await Promise.all([limits.reset(ACCOUNT_FAILURES_PER_IP, accountIpKey), refundAccountWide(), limits.mark(KNOWN_SIGN_IN_IP, accountIpKey)]);
+    await Promise.all([limits.reset(lockout, lockoutKey), refundAccountWide(), limits.mark(KNOWN_SIGN_IN_IP, accountIpKey)]);
   }
   return result;
 }
@@ -115,9 +120,10 @@ export async function applyRateLimits<R extends NextResult>(
   const clientKey = rateLimitClientKey(ctx.meta.ip);
   if (rule.ip) await spend(ctx, rule.ip, `${path}|${clientKey}`);
   if (!rule.account) return next();
-  const accountKey = accountKeyOf(await getRawInput());
-  if (!accountKey) return next();
-  return guardAccount(ctx, accountKey, clientKey, rule.account, next);
+  const account = accountKeyOf(await getRawInput());
+  if (!account) return next();
+  const policy = await ctx.services.accountLockout.policyOf(ctx.em, account.tenantSlug);
+  return guardAccount(ctx, account.key, clientKey, rule.account, policy, next);
 }
 
 /**
@@ -136,13 +142,20 @@ export async function withRetryAfter<T>(res: RequestContext['res'], call: () => 
 
 /**
  * Runs a password check that has no `email` in its input (`PATCH me/password`) inside the same
- * per-account brute-force budget as login ({@link guardAccount}, mode `reset`), keyed by the tenant
- * slug and the account's email, so guesses there and at login share one budget.
+ * per-account brute-force budget as login ({@link guardAccount}, mode `reset`, the workspace's
+ * lockout policy), keyed by the tenant slug and the account's email, so guesses there and at login
+ * share one budget.
  * @throws ApiError 429 with `Retry-After` when the budget is spent; otherwise what `attempt` throws.
  */
-export async function withAccountBudget<T>(ctx: RequestContext, tenantSlug: string, email: string, attempt: () => Promise<T>): Promise<T> {
+export async function withAccountBudget<T>(
+  ctx: RequestContext,
+  tenant: Pick<Tenant, 'slug'> & LockoutPolicy,
+  email: string,
+  attempt: () => Promise<T>,
+): Promise<T> {
   type Outcome = NextResult & { value?: T };
-  const result = await guardAccount<Outcome>(ctx, `${tenantSlug}:${normalizeEmail(email)}`, rateLimitClientKey(ctx.meta.ip), 'reset', async () => {
+  const accountKey = `${tenant.slug}:${normalizeEmail(email)}`;
+  const result = await guardAccount<Outcome>(ctx, accountKey, rateLimitClientKey(ctx.meta.ip), 'reset', tenant, async () => {
     try {
       return { ok: true, value: await attempt() };
     } catch (error) {

@@ -23,6 +23,7 @@ import { Migration20261124170000_branding } from './Migration20261124170000_bran
 import { Migration20261126100000_sessions_end_everywhere } from './Migration20261126100000_sessions_end_everywhere.js';
 import { Migration20261126120000_access_control } from './Migration20261126120000_access_control.js';
 import { Migration20261126130000_user_import } from './Migration20261126130000_user_import.js';
+import { Migration20261126140000_workspace_policies } from './Migration20261126140000_workspace_policies.js';
 
 /**
  * Every committed migration, in the order it is applied. Listed explicitly so the same list runs
@@ -53,4 +54,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261126100000_sessions_end_everywhere', class: Migration20261126100000_sessions_end_everywhere },
   { name: 'Migration20261126120000_access_control', class: Migration20261126120000_access_control },
   { name: 'Migration20261126130000_user_import', class: Migration20261126130000_user_import },
+  { name: 'Migration20261126140000_workspace_policies', class: Migration20261126140000_workspace_policies },
 ];

@@ -52,6 +52,7 @@ const DETAIL_FIELDS: Partial<Record<ErrorStatus, Record<string, SchemaObject>>> 
       },
     },
     maxDepth: { type: 'integer', minimum: 1, description: 'Deepest JSON nesting accepted (reason `body_too_deep`)' },
+    minLength: { type: 'integer', minimum: 12, description: 'The workspace\'s shortest accepted password (reason `password_too_short`)' },
   },
   401: {
     methods: {

@@ -47,11 +47,11 @@ export const authRouter = router({
           'When the tenant requires email verification, a verification link is mailed and the user is `Pending`: the session ' +
           'is issued but its tokens answer 401 `email_not_verified` until the address is verified (auth/verify-email).',
         errorResponses: {
-          400: 'Invalid body', 403: 'The workspace\'s sign-up policy refuses this address (`signup_disabled`, `signup_domain_not_allowed`)',
+          400: 'Invalid body, or a password the workspace\'s policy refuses', 403: 'The workspace\'s sign-up policy refuses this address (`signup_disabled`, `signup_domain_not_allowed`)',
           404: 'Unknown tenant', 409: 'Email taken', 429: 'Rate limited',
         },
       },
-      errorReasons: { 403: ['signup_disabled', 'signup_domain_not_allowed'], 409: ['email_taken'] },
+      errorReasons: { 400: ['password_too_short', 'password_too_common'], 403: ['signup_disabled', 'signup_domain_not_allowed'], 409: ['email_taken'] },
     })
     .input(z.object({ email, password: newPassword }))
     .output(sessionOutput)
@@ -248,7 +248,7 @@ export const authRouter = router({
     .mutation(async ({ ctx, input }) => {
       const complete = () => ctx.services.mfaChallenges.complete(ctx.em, ctx.tenant, input.mfaToken, input, ctx.meta);
       const email = await ctx.services.mfaChallenges.accountEmailOf(ctx.em, ctx.tenant, input.mfaToken);
-      const { user, tokens } = email ? await withAccountBudget(ctx, ctx.tenant.slug, email, complete) : await complete();
+      const { user, tokens } = email ? await withAccountBudget(ctx, ctx.tenant, email, complete) : await complete();
       return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens));
     }),
 
@@ -342,9 +342,11 @@ export const authRouter = router({
       openapi: {
         method: 'POST', path: '/v1/{tenantSlug}/auth/password-reset/complete', protect: false, tags: accountTags,
         summary: 'Set a new password with the mailed token; every session of the user ends',
-        errorResponses: { 400: 'Invalid body', 401: 'Invalid, used or expired token', 404: 'Unknown tenant', 429: 'Rate limited' },
+        errorResponses: {
+          400: 'Invalid body, or a password the workspace\'s policy refuses', 401: 'Invalid, used or expired token', 404: 'Unknown tenant', 429: 'Rate limited',
+        },
       },
-      errorReasons: { 401: ['invalid_token', 'token_expired'] },
+      errorReasons: { 400: ['password_too_short', 'password_too_common'], 401: ['invalid_token', 'token_expired'] },
     })
     .input(z.object({ token: opaqueToken, newPassword }))
     .output(z.object({ ok: z.literal(true), sessionsEnded: z.number().int() }))
@@ -391,7 +393,7 @@ export const authRouter = router({
     .mutation(async ({ ctx, input }) => {
       const signIn = () => ctx.services.passkeys.signIn(ctx.em, ctx.tenant, input.challengeId, input.response, ctx.meta);
       const account = await ctx.services.passkeys.accountEmailOf(ctx.em, ctx.tenant, input.response.id);
-      const { user, tokens } = account ? await withAccountBudget(ctx, ctx.tenant.slug, account, signIn) : await signIn();
+      const { user, tokens } = account ? await withAccountBudget(ctx, ctx.tenant, account, signIn) : await signIn();
       return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens));
     }),
 });

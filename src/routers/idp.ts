@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SIGNUP_POLICIES } from '../entities/tenant.js';
 import { LOCALES } from '../lib/locales.js';
 import { brandingOf } from '../services/branding/branding.js';
 import { securityAdminProcedure, userProcedure } from '../middleware/auth.js';
@@ -42,7 +43,8 @@ export const idpRouter = router({
         description: '`idpSignIn`: whether sign-in with the external identity provider is configured (oauth/idp/start). ' +
           '`workspaceName`: the workspace\'s name, for the page to show. `defaultLocale`: the workspace\'s default language, ' +
           'which the pages speak when the browser asks for none they offer. `branding`: the display name, logo path, button ' +
-          'colour and support link the pages show (docs/web.md "Branding").',
+          'colour and support link the pages show (docs/web.md "Branding"). `signupPolicy`, `signupEmailDomains` (the domains ' +
+          'sign-up is open to under `Domains`, else empty) and `passwordMinLength`: what the sign-up page offers and says.',
         errorResponses: { 404: 'Unknown tenant', 429: 'Rate limited' },
       },
     })
@@ -57,6 +59,9 @@ export const idpRouter = router({
           primaryColor: z.string().nullable(),
           supportUrl: z.string().nullable(),
         }),
+        signupPolicy: z.enum(SIGNUP_POLICIES),
+        signupEmailDomains: z.array(z.string()).meta({ description: 'Under `Domains`: the email domains sign-up is open to; else empty' }),
+        passwordMinLength: z.number().int().meta({ description: 'The shortest password the workspace accepts (`passwordPolicy.minLength`)' }),
       }),
     )
     .query(({ ctx }) => ({
@@ -64,6 +69,9 @@ export const idpRouter = router({
       workspaceName: ctx.tenant.name,
       defaultLocale: ctx.tenant.defaultLocale,
       branding: brandingOf(ctx.tenant, ''),
+      signupPolicy: ctx.tenant.signupPolicy,
+      signupEmailDomains: ctx.tenant.signupPolicy === 'Domains' ? ctx.tenant.signupEmailDomains : [],
+      passwordMinLength: ctx.tenant.passwordMinLength,
     })),
 
   start: tenantProcedure

@@ -56,7 +56,7 @@ export const invitesRouter = router({
           409: 'The email already belongs to a user of the tenant', 429: 'Rate limited',
         },
       },
-      errorReasons: { 401: ['invite_invalid', 'invite_expired'], 409: ['email_taken'] },
+      errorReasons: { 400: ['password_too_short', 'password_too_common'], 401: ['invite_invalid', 'invite_expired'], 409: ['email_taken'] },
     })
     .input(z.object({ token: opaqueToken, password: newPassword }))
     .output(tenantSessionOutput)

@@ -94,16 +94,18 @@ export const meRouter = router({
         method: 'PATCH', path: '/v1/{tenantSlug}/me/password', tags, protect: true,
         summary: 'Change the password; the other sessions and open reset links of the user end',
         description: 'Wrong current passwords count against the same per-account budget as login (429 with Retry-After) and are audited.',
-        errorResponses: { 400: 'Invalid body', 401: 'Not signed in or wrong current password', 404: 'Unknown tenant', 429: 'Rate limited' },
+        errorResponses: {
+          400: 'Invalid body, or a new password the workspace\'s policy refuses', 401: 'Not signed in or wrong current password', 404: 'Unknown tenant', 429: 'Rate limited',
+        },
       },
-      errorReasons: { 401: ['user_token_required', 'invalid_credentials'] },
+      errorReasons: { 400: ['password_too_short', 'password_too_common'], 401: ['user_token_required', 'invalid_credentials'] },
     })
     .input(z.object({ currentPassword: presentedPassword, newPassword }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
       const { tenant, principal } = ctx;
       const user = await ctx.services.accounts.getUser(ctx.em, tenant.id, principal.userId);
-      await withAccountBudget(ctx, tenant.slug, user.email, () =>
+      await withAccountBudget(ctx, tenant, user.email, () =>
         ctx.services.accounts.changePassword(ctx.em, tenant, user, principal.sessionId, input.currentPassword, input.newPassword, ctx.meta),
       );
       return OK;
@@ -136,7 +138,7 @@ export const meRouter = router({
     .mutation(async ({ ctx, input }) => {
       const { tenant, principal } = ctx;
       const user = await ctx.services.accounts.getUser(ctx.em, tenant.id, principal.userId);
-      await withAccountBudget(ctx, tenant.slug, user.email, () =>
+      await withAccountBudget(ctx, tenant, user.email, () =>
         ctx.services.emailChange.request(ctx.em, tenant, principal, input.newEmail, input.currentPassword, ctx.meta),
       );
       return OK;

@@ -9,8 +9,13 @@ import type { IssuedTokens, LiveSession } from '../services/sessions/session-ser
 export const email = emailAddress;
 /** A password presented for checking (login, currentPassword): 1 to 1024 characters. */
 export const presentedPassword = z.string().min(1).max(1024);
-/** A password being set (signup, newPassword, invite acceptance): 12 to 1024 characters. */
-export const newPassword = z.string().min(12).max(1024);
+/**
+ * A password being set (signup, newPassword, invite acceptance): at most 1024 characters. The
+ * workspace's password policy (at least 12 characters, not a common password) is checked by the
+ * service, answering 400 `password_too_short` / `password_too_common` (docs/api-rules.md "Workspace policies").
+ */
+export const newPassword = z.string().min(1).max(1024)
+  .meta({ description: 'At least the workspace\'s `passwordPolicy.minLength` characters (12 or more), and not a common password when `passwordPolicy.rejectCommon`' });
 /** A one-time code: exactly six digits (TOTP or email). */
 export const oneTimeCode = z.string().regex(/^\d{6}$/, 'must be exactly 6 digits');
 /** An opaque refresh or invite token: 1 to 1024 characters. */

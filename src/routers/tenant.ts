@@ -20,6 +20,27 @@ const supportLink = z.string().max(2048).regex(/^(https:\/\/[^\s]+|mailto:[^\s@]
  * with `Boolean(value)` (so `"false"` would become true); a union of literals is left alone.
  */
 const strictBoolean = z.union([z.literal(true), z.literal(false)]);
+/** `passwordPolicy` (docs/api-rules.md "Workspace policies"). */
+const passwordPolicyOutput = z
+  .object({
+    minLength: z.number().int().meta({ description: 'The shortest password accepted when one is set, 12 to 128 characters (default 12)' }),
+    rejectCommon: z.boolean().meta({ description: 'Refuse passwords on the bundled list of common passwords (default true)' }),
+  })
+  .meta({ id: 'PasswordPolicy' });
+/** `lockout`. */
+const lockoutOutput = z
+  .object({
+    maxFailedAttempts: z.number().int().meta({ description: 'Failed sign-ins of one address (from one client) before login answers 429, 3 to 100 (default 10)' }),
+    windowSeconds: z.number().int().meta({ description: 'How long failures count and the lockout lasts, 60 to 86400 seconds (default 900)' }),
+  })
+  .meta({ id: 'LockoutPolicy' });
+/** `sessionPolicy`. */
+const sessionPolicyOutput = z
+  .object({
+    refreshTokenLifetimeSeconds: z.number().int().meta({ description: 'How long a new session\'s refresh token lives, 3600 to 2592000 seconds (default 30 days)' }),
+  })
+  .meta({ id: 'SessionPolicy' });
+
 const adminErrors = { 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited' };
 
 /** The tenant as the API shows it (docs/api-rules.md "Resources"), plus `requireEmailVerification`. The IdP client secret is never returned. */
@@ -46,6 +67,9 @@ export const tenantOutput = z
     primaryColor: z.string().nullable().meta({ description: '`#rrggbb` of buttons on pages and in mails; null: the service\'s colours' }),
     supportUrl: z.string().nullable().meta({ description: 'The help link on pages and in members\' mails' }),
     logoUrl: z.string().nullable().meta({ description: 'Where the logo is served (`GET /v1/{tenantSlug}/branding/logo?v=…`); null: none' }),
+    passwordPolicy: passwordPolicyOutput,
+    lockout: lockoutOutput,
+    sessionPolicy: sessionPolicyOutput,
     createdAt: timestampOutput,
   })
   .meta({ id: 'Tenant' });
@@ -71,6 +95,9 @@ export function toTenantOutput(tenant: Tenant, idp: IdpFullSettingsView): z.infe
     primaryColor: tenant.primaryColor,
     supportUrl: tenant.supportUrl,
     logoUrl: brandingOf(tenant, '').logoUrl,
+    passwordPolicy: { minLength: tenant.passwordMinLength, rejectCommon: tenant.passwordRejectCommon },
+    lockout: { maxFailedAttempts: tenant.lockoutMaxFailedAttempts, windowSeconds: tenant.lockoutWindowSeconds },
+    sessionPolicy: { refreshTokenLifetimeSeconds: tenant.refreshTokenLifetimeSeconds },
     createdAt: tenant.createdAt.toISOString(),
   };
 }
@@ -89,7 +116,12 @@ export const tenantRouter = router({
     .meta({
       openapi: {
         method: 'PATCH', path: '/v1/{tenantSlug}/tenant', protect: true, tags,
-        summary: 'Change the name, MFA policy, email-verification requirement, provider-MFA trust, sign-up policy, default language or branding (the slug never changes)',
+        summary:
+          'Change the name, MFA policy, email-verification requirement, provider-MFA trust, sign-up policy, default language, branding ' +
+          'or the password, lockout and session policies (the slug never changes)',
+        description:
+          'Each policy object may be given in part; the fields left out keep their value. Audited as `TenantUpdated` with ' +
+          '`details.changes` naming each changed field (`passwordPolicy.minLength`, …) with its old and new value.',
         errorResponses: { ...adminErrors, 400: 'Invalid body' },
       },
       errorReasons: { 400: ['color_contrast_too_low'], 403: ['admin_required', 'live_key_required'] },
@@ -109,11 +141,38 @@ export const tenantRouter = router({
         primaryColor: z.string().regex(/^#[0-9a-fA-F]{6}$/).nullable().optional()
           .meta({ description: '`#rrggbb` of buttons; white text on it must reach 4.5:1 (WCAG AA), else 400 `color_contrast_too_low`; null clears it' }),
         supportUrl: supportLink.nullable().optional().meta({ description: 'An https:// or mailto: link for help; null clears it' }),
+        passwordPolicy: z
+          .object({
+            minLength: z.number().int().min(12).max(128).optional(),
+            rejectCommon: strictBoolean.optional(),
+          })
+          .optional()
+          .meta({ description: 'Applies to passwords set from now on (sign-up, change, reset, invite acceptance, users created by an admin)' }),
+        lockout: z
+          .object({
+            maxFailedAttempts: z.number().int().min(3).max(100).optional(),
+            windowSeconds: z.number().int().min(60).max(86_400).optional(),
+          })
+          .optional()
+          .meta({ description: 'Failed sign-ins of one address before login answers 429 with Retry-After; an Admin lifts it with POST users/{userId}/unlock' }),
+        sessionPolicy: z
+          .object({ refreshTokenLifetimeSeconds: z.number().int().min(3600).max(2_592_000).optional() })
+          .optional()
+          .meta({ description: 'Applies to sessions started and refresh tokens issued from now on' }),
       }),
     )
     .output(tenantOutput)
     .mutation(async ({ ctx, input }) => {
-      const tenant = await ctx.services.tenantSettings.update(ctx.em, ctx.tenant.id, input, ctx.actor, ctx.meta);
+      const { passwordPolicy, lockout, sessionPolicy, ...plain } = input;
+      const patch = {
+        ...plain,
+        passwordMinLength: passwordPolicy?.minLength,
+        passwordRejectCommon: passwordPolicy?.rejectCommon,
+        lockoutMaxFailedAttempts: lockout?.maxFailedAttempts,
+        lockoutWindowSeconds: lockout?.windowSeconds,
+        refreshTokenLifetimeSeconds: sessionPolicy?.refreshTokenLifetimeSeconds,
+      };
+      const tenant = await ctx.services.tenantSettings.update(ctx.em, ctx.tenant.id, patch, ctx.actor, ctx.meta);
       return toTenantOutput(tenant, ctx.services.idp.settingsView(tenant));
     }),
 

@@ -68,7 +68,7 @@ export const tenantsRouter = router({
           409: 'A tenant with the slug derived from this name exists (`slug_taken`)',
         },
       },
-      errorReasons: { 400: ['invalid_name'], 401: ['tenant_creation_token_required'], 409: ['slug_taken'] },
+      errorReasons: { 400: ['invalid_name', 'password_too_short', 'password_too_common'], 401: ['tenant_creation_token_required'], 409: ['slug_taken'] },
     })
     .input(createTenantInput)
     .output(createTenantOutput)

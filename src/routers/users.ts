@@ -10,7 +10,7 @@ import { USER_ROLES, USER_STATUSES, type User } from '../entities/user.js';
 import { rejectEmptyQueryValues } from '../middleware/empty-query-values.js';
 import { USERS_PAGE_DEFAULT_LIMIT, USERS_PAGE_MAX_LIMIT } from '../services/users/user-directory-service.js';
 import { router } from '../trpc.js';
-import { OK, emailOutput, okOutput, sessionListOutput, timestampOutput, toSessionList, toUserOutput, userOutput } from './schemas.js';
+import { OK, email, emailOutput, newPassword, okOutput, sessionListOutput, timestampOutput, toSessionList, toUserOutput, userOutput } from './schemas.js';
 import { passkeyOutput } from './passkey-schemas.js';
 import { roleIdsInput, roleOutput, toRoleOutput } from './roles.js';
 import { asAttachment, dataProtectionTags, userExportOutput } from './user-export.js';
@@ -247,6 +247,54 @@ export const usersRouter = router({
       }
       const page = await ctx.services.userDirectory.listPage(ctx.em, ctx.tenant.id, input.limit ?? USERS_PAGE_DEFAULT_LIMIT, input.cursor, filter);
       return { items: page.users.map(toItem), nextCursor: page.nextCursor };
+    }),
+
+  create: securityAdminProcedure
+    .meta({
+      openapi: {
+        method: 'POST', path: '/v1/{tenantSlug}/users', protect: true, tags,
+        summary: 'Create a user (Admin or live API key): with a password they sign in at once; without one they are mailed a link to set it',
+        description:
+          'The user is `Active` whatever the sign-up policy, with `role` (default `Member`). `password` must satisfy the workspace\'s ' +
+          '`passwordPolicy` (400 `password_too_short` / `password_too_common`). Without it the user is mailed the password-reset link ' +
+          '(valid one hour), which also verifies the address. `emailVerified: true` counts the address as verified now. ' +
+          'Audited as `UserCreated`. An address a live user of the workspace has is 409 `email_taken`.',
+        errorResponses: {
+          400: 'Invalid body, or a password the workspace\'s policy refuses', 401: 'No or invalid credential', 403: 'Not an admin, or a test key', 404: 'Unknown tenant',
+          409: 'The address belongs to a user of the workspace', 429: 'Rate limited (60 per hour per client IP)',
+        },
+      },
+      errorReasons: { 400: ['password_too_short', 'password_too_common'], 403: ['admin_required', 'live_key_required'], 409: ['email_taken'] },
+    })
+    .input(
+      z.object({
+        email,
+        role: z.enum(USER_ROLES).optional().meta({ description: 'Default `Member`' }),
+        password: newPassword.optional(),
+        emailVerified: z.union([z.literal(true), z.literal(false)]).optional().meta({ description: 'Count the address as verified now (default false)' }),
+      }),
+    )
+    .output(z.object({ user: userOutput }).meta({ id: 'CreatedUser' }))
+    .mutation(async ({ ctx, input }) => {
+      const user = await ctx.services.userAdministration.create(ctx.em, ctx.tenant, input, ctx.actor, ctx.meta);
+      return { user: toUserOutput(user, ctx.tenant) };
+    }),
+
+  unlock: securityAdminProcedure
+    .meta({
+      openapi: {
+        method: 'POST', path: '/v1/{tenantSlug}/users/{userId}/unlock', protect: true, tags,
+        summary: 'Lift the lockout of a user\'s address: login counts its failures afresh from every client (Admin or live API key)',
+        description: 'Past the workspace\'s `lockout.maxFailedAttempts`, login for the address answers 429 until `lockout.windowSeconds` end or this call. Audited as `UserUnlocked`.',
+        errorResponses: { 400: 'userId is not a UUID', 401: 'No or invalid credential', 403: 'Not an admin, or a test key', 404: 'Unknown tenant or user', 429: 'Rate limited' },
+      },
+      errorReasons: { 403: ['admin_required', 'live_key_required'], 404: ['not_found'] },
+    })
+    .input(z.object({ userId: z.uuid() }))
+    .output(okOutput)
+    .mutation(async ({ ctx, input }) => {
+      await ctx.services.userAdministration.unlock(ctx.em, ctx.tenant, input.userId, ctx.actor, ctx.meta);
+      return OK;
     }),
 
   get: adminProcedure

@@ -68,6 +68,8 @@ export const ACCESS_CLASSES: Record<string, AccessClass> = {
   'users.sendPasswordReset': 'admin',
   'users.sendVerificationMail': 'admin',
   'users.restore': 'securityAdmin',
+  'users.create': 'securityAdmin',
+  'users.unlock': 'securityAdmin',
   'applications.list': 'admin',
   'applications.get': 'admin',
   'applications.create': 'securityAdmin',

@@ -435,17 +435,21 @@ async function startInBrowser(slug: string): Promise<{ authorizationUrl: string;
 }
 
 describe('provider sign-in started from the hosted pages (bound to the browser)', () => {
-  it('tells the sign-in page whether the provider is configured and the workspace\'s name, and nothing more', async () => {
+  it('tells the sign-in page whether the provider is configured, the workspace\'s name and sign-up rules, and nothing more', async () => {
     const name = `Plain ${unique()}`;
     const plain = await createTenant(api, name);
     expect((await api.get(`/v1/${plain.slug}/sign-in-options`)).body).toEqual({
       idpSignIn: false, workspaceName: name, defaultLocale: 'en',
       branding: { displayName: name, logoUrl: null, primaryColor: null, supportUrl: null },
+      signupPolicy: 'Open', signupEmailDomains: [], passwordMinLength: 12,
     });
     const tenant = await idpTenant();
     const options = await record(api.get(`/v1/${tenant.slug}/sign-in-options`));
     expect(options.status).toBe(200);
-    expect(options.body).toEqual({ idpSignIn: true, workspaceName: expect.any(String), defaultLocale: 'en', branding: expect.any(Object) });
+    expect(options.body).toEqual({
+      idpSignIn: true, workspaceName: expect.any(String), defaultLocale: 'en', branding: expect.any(Object),
+      signupPolicy: 'Open', signupEmailDomains: [], passwordMinLength: 12,
+    });
   });
 
   it('sets an HttpOnly SameSite=Lax binding cookie and stores only its hash', async () => {

@@ -821,7 +821,7 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await admin.getByRole('button', { name: `Make Admin: ${colleagueEmail}` }).click();
     await admin.getByText(`${colleagueEmail} is now an Admin.`).waitFor();
     expect(confirmations.at(-1)).toContain(colleagueEmail);
-    await admin.getByLabel('Role').selectOption('Admin');
+    await admin.getByLabel('Role', { exact: true }).selectOption('Admin');
     await admin.getByRole('cell', { name: colleagueEmail, exact: true }).waitFor();
     await admin.setViewportSize(PHONE);
     await shoot(admin, 'admin-users-actions-phone');
@@ -838,6 +838,8 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
 
     const outsider = await newPerson(PHONE);
     await outsider.goto(`${server.url}/app/${slug}/sign-up`);
+    // the page names the domains before anyone types an address
+    await outsider.getByText('Sign-up is open to addresses at acme.test.').waitFor();
     await outsider.getByLabel('Email').fill(`outsider-${run}@elsewhere.example`);
     await outsider.getByLabel('Password').fill(PASSWORD);
     await outsider.getByRole('button', { name: 'Sign up' }).click();
@@ -851,6 +853,95 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await admin.getByLabel('Who may sign up').selectOption('Open');
     await admin.getByRole('button', { name: 'Save settings' }).click();
     await admin.getByText('Settings saved.').waitFor();
+  });
+
+  it('under InviteOnly the hosted pages offer no sign-up; an unknown workspace shows a not-found page; "Open a workspace" turns a name into its slug', async () => {
+    diagnoseOnFailure('16b');
+    await admin.goto(`${server.url}/app/${slug}/admin/settings`);
+    await admin.getByLabel('Who may sign up').selectOption('InviteOnly');
+    await admin.getByRole('button', { name: 'Save settings' }).click();
+    await admin.getByText('Settings saved.').waitFor();
+
+    const visitor = await newPerson(PHONE);
+    await visitor.goto(`${server.url}/app/${slug}/sign-in`);
+    await visitor.getByRole('link', { name: 'Forgot password?' }).waitFor();
+    expect(await visitor.getByRole('link', { name: 'Create an account' }).count()).toBe(0);
+    // the sign-up address itself explains instead of offering a form that could only fail
+    await visitor.goto(`${server.url}/app/${slug}/sign-up`);
+    await visitor.getByText('This workspace takes new members by invitation only.', { exact: false }).waitFor();
+    expect(await visitor.getByRole('button', { name: 'Sign up' }).count()).toBe(0);
+    expect(await visitor.getByLabel('Password').count()).toBe(0);
+    await shoot(visitor, 'sign-up-invite-only-phone');
+
+    await admin.getByLabel('Who may sign up').selectOption('Open');
+    await admin.getByRole('button', { name: 'Save settings' }).click();
+    await admin.getByText('Settings saved.').waitFor();
+
+    await visitor.goto(`${server.url}/app/no-such-${run}/sign-in`);
+    await visitor.getByRole('heading', { name: 'No workspace here' }).waitFor();
+    expect(await visitor.getByLabel('Email').count()).toBe(0);
+    expect(await visitor.getByRole('button', { name: 'Sign in' }).count()).toBe(0);
+    await shoot(visitor, 'workspace-not-found-phone');
+    await visitor.getByRole('link', { name: 'Open a workspace' }).click();
+    await visitor.getByLabel('Workspace address').fill(`  Acme ${run.toUpperCase()} `);
+    await visitor.getByRole('button', { name: 'Go to sign-in' }).click();
+    await visitor.waitForURL(`${server.url}/app/${slug}/sign-in`);
+    await visitor.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
+  });
+
+  it('adds users from the console: refused a common password with its reason, then signs in at once; without a password, mailed a link', async () => {
+    diagnoseOnFailure('16c');
+    const added = `added-${run}@acme.test`;
+    const mailed = `mailed-${run}@acme.test`;
+    await admin.goto(`${server.url}/app/${slug}/admin/users`);
+    await admin.getByRole('heading', { name: 'Add a user' }).waitFor();
+    await admin.getByLabel('Email of the new user').fill(added);
+    await admin.getByLabel('Password (optional)').fill('qwerty123456');
+    await admin.getByRole('button', { name: 'Add user' }).click();
+    await admin.getByRole('alert').waitFor();
+    expect(await admin.locator('.field-error').first().textContent()).toBe('This password is one of the most common ones and easy to guess. Choose another.');
+    await admin.getByLabel('Password (optional)').fill(PASSWORD);
+    await admin.getByRole('button', { name: 'Add user' }).click();
+    await admin.getByText(`${added} was added and can sign in now.`).waitFor();
+    expect(await admin.getByLabel('Email of the new user').inputValue()).toBe(''); // the form is ready for the next one
+    await admin.getByRole('cell', { name: added, exact: true }).waitFor();
+
+    await admin.getByLabel('Email of the new user').fill(mailed);
+    await admin.getByLabel('Role of the new user').selectOption('Admin');
+    await admin.getByRole('button', { name: 'Add user' }).click();
+    await admin.getByText(`${mailed} was added; we mailed them a link to set a password.`).waitFor();
+    const mail = await sink.waitFor(mailed, (m) => m.subject.startsWith('Reset your password'));
+    expect(linkIn(mail.text)).toContain('/reset-password?token=');
+    await admin.setViewportSize(PHONE);
+    await shoot(admin, 'admin-users-add-phone');
+    await admin.setViewportSize(DESKTOP);
+
+    const person = await newPerson();
+    await person.goto(`${server.url}/app/${slug}/sign-in`);
+    await person.getByLabel('Email').fill(added);
+    await person.getByLabel('Password').fill(PASSWORD);
+    await person.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await person.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+  });
+
+  it('sets the workspace\'s password policy in the console; the sign-up page says the new minimum and the service holds to it', async () => {
+    diagnoseOnFailure('16d');
+    await admin.goto(`${server.url}/app/${slug}/admin/settings`);
+    await admin.getByRole('heading', { name: 'Policies' }).waitFor();
+    await admin.getByLabel('Minimum length (characters)').fill('30');
+    await admin.getByRole('button', { name: 'Save policies' }).click();
+    await admin.getByText('Policies saved.').waitFor();
+    const visitor = await newPerson();
+    await visitor.goto(`${server.url}/app/${slug}/sign-up`);
+    await visitor.getByText('At least 30 characters; not one of the most common passwords.').waitFor();
+    await visitor.getByLabel('Email').fill(`policy-${run}@acme.test`);
+    await visitor.getByLabel('Password').fill(PASSWORD);
+    await visitor.getByRole('button', { name: 'Sign up' }).click();
+    await visitor.getByRole('alert').waitFor();
+    expect(await visitor.locator('.field-error').first().textContent()).toBe('Use at least 30 characters.');
+    await admin.getByLabel('Minimum length (characters)').fill('12');
+    await admin.getByRole('button', { name: 'Save policies' }).click();
+    await admin.getByText('Policies saved.').waitFor();
   });
 
   it('adds a webhook endpoint in the console (secret shown once), sends a test event and sees its delivery in the log', async () => {
@@ -1111,7 +1202,8 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await person.getByRole('heading', { name: 'Neues Passwort wählen' }).waitFor();
     await person.getByLabel('Neues Passwort').fill('short');
     await person.getByRole('button', { name: 'Neues Passwort speichern' }).click();
-    await person.getByText('Verwenden Sie mindestens 12 Zeichen.').waitFor();
+    // the workspace's password policy (password_too_short) in German, beside the field
+    await person.locator('.field-error').getByText('Verwenden Sie mindestens 12 Zeichen.').waitFor();
 
     await person.goto(`${server.url}/app/${tenantSlug}/sign-in`);
     await person.getByLabel('E-Mail-Adresse').fill(owner);
@@ -1216,6 +1308,7 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
       [visitor, `${server.url}/app/${slug}/sign-in`, 'sign-in'],
       [visitor, `${server.url}/app/${slug}/sign-up`, 'sign-up'],
       [visitor, `${server.url}/app/${slug}/forgot-password`, 'forgot-password'],
+      [visitor, `${server.url}/app/no-such-${run}/sign-in`, 'unknown workspace'],
       [admin, `${server.url}/app/${slug}/account`, 'account'],
       [admin, `${server.url}/app/${slug}/admin`, 'admin activity'],
       [admin, `${server.url}/app/${slug}/admin/users`, 'admin users'],

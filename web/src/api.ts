@@ -128,7 +128,13 @@ export function toFormError(err: unknown): FormError {
       }
     }
     const reason = typeof details.reason === 'string' ? details.reason : undefined;
-    return { message: messageFor(reason, details, err.message), reason, details, fields };
+    const message = messageFor(reason, details, err.message);
+    // the workspace's password policy refused the password being set: say so beside that field
+    if (reason === 'password_too_short' || reason === 'password_too_common') {
+      fields.password = message;
+      fields.newPassword = message;
+    }
+    return { message, reason, details, fields };
   }
   if (err instanceof DownloadError) return { message: err.message, details: {}, fields: {} };
   return { message: i18n.t('errors.network'), details: {}, fields: {} };
@@ -142,7 +148,7 @@ function messageFor(reason: string | undefined, details: Record<string, unknown>
   if (reason === 'rate_limited' && typeof details.retryAfterSeconds === 'number') {
     return i18n.t('errors.rateLimitedWait', { wait: waitInWords(details.retryAfterSeconds) });
   }
-  return (reason && reasonMessage(reason)) ?? fallback;
+  return (reason && reasonMessage(reason, details)) ?? fallback;
 }
 
 /**

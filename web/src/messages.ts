@@ -6,8 +6,10 @@ import { i18n } from './i18n.js';
  * catalogs do not know. `test/web/locales.test.ts` checks every reason the OpenAPI document lists has
  * a sentence in every language.
  */
-export function reasonMessage(reason: string): string | undefined {
-  return i18n.exists(reason, { ns: 'reasons' }) ? i18n.t(reason as 'validation_failed', { ns: 'reasons' }) : undefined;
+export function reasonMessage(reason: string, details: Record<string, unknown> = {}): string | undefined {
+  // numbers of `details` (e.g. `minLength` of `password_too_short`) fill the sentence's {{placeholders}}
+  const values = Object.fromEntries(Object.entries(details).filter(([, value]) => typeof value === 'number'));
+  return i18n.exists(reason, { ns: 'reasons' }) ? i18n.t(reason as 'validation_failed', { ns: 'reasons', ...values }) : undefined;
 }
 
 /** "45 seconds", "2 minutes", "1 hour" (in the page language, by `Intl`): a wait in words. */

@@ -2,6 +2,7 @@ import { createRootRoute, createRoute, createRouter, Link, Navigate, Outlet, use
 import { type CSSProperties, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { LOCALE_NAMES, LOCALES, type Locale } from '../../src/lib/locales.js';
+import { toFormError } from './api';
 import { useSignInOptions, useSlug } from './hooks';
 import { currentLocale } from './i18n';
 import { applyWorkspaceLanguage, chooseLocale } from './language';
@@ -75,7 +76,8 @@ function NotFoundPage() {
  */
 function WorkspaceLayout() {
   const { t } = useTranslation();
-  const options = useSignInOptions(useSlug());
+  const slug = useSlug();
+  const options = useSignInOptions(slug);
   const defaultLocale = options.data?.defaultLocale;
   useEffect(() => applyWorkspaceLanguage(defaultLocale), [defaultLocale]);
   const branding = options.data?.branding;
@@ -83,6 +85,8 @@ function WorkspaceLayout() {
   const signedIn = useRouterState({ select: (state) => state.matches.some((match) => match.routeId.includes('/signed-in')) });
   // the API lets only colours with white text at 4.5:1 through; the theme keeps links and text
   const style = branding?.primaryColor ? ({ '--color-button': branding.primaryColor, '--color-button-text': '#ffffff' } as CSSProperties) : undefined;
+  // no live workspace has this slug: say so instead of a sign-in form that could only fail
+  if (options.error && toFormError(options.error).reason === 'tenant_not_found') return <WorkspaceNotFound slug={slug} />;
   return (
     <div className={branding?.primaryColor ? 'branded' : undefined} style={style}>
       {branding && !signedIn && (
@@ -98,6 +102,24 @@ function WorkspaceLayout() {
         </p>
       )}
     </div>
+  );
+}
+
+/** `/app/{slug}/…` of a slug no live workspace has: a not-found page with the way back to "Open a workspace". */
+function WorkspaceNotFound({ slug }: { slug: string }) {
+  const { t } = useTranslation();
+  const title = t('notFound.workspaceTitle');
+  // not usePageTitle: a new observer of the failed sign-in-options query would fetch it again (a
+  // query without data shows no error while it refetches), bringing back the page it replaced
+  useEffect(() => {
+    document.title = `${title} · Tenant Identity`;
+  }, [title]);
+  return (
+    <main className="card" id="main">
+      <h1>{t('notFound.workspaceTitle')}</h1>
+      <p>{t('notFound.workspace', { slug })}</p>
+      <Link to="/" hash="open-heading">{t('notFound.openAnother')}</Link>
+    </main>
   );
 }
 

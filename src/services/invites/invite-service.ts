@@ -16,6 +16,7 @@ import type { Mailer } from '../mail/mailer.js';
 import { mailTranslator, momentInWords } from '../mail/mail-i18n.js';
 import { renderMail } from '../mail/mail-layout.js';
 import type { IssuedTokens, SessionService } from '../sessions/session-service.js';
+import { assertPasswordAllowed } from '../users/password-policy.js';
 import { countLiveUsersWithEmail, insertUser } from '../users/user-queries.js';
 import { findLiveTenantById, lockTenantRow } from '../tenants/tenant-queries.js';
 import {
@@ -240,6 +241,7 @@ export class InviteService {
    * `Accepted`, all in one transaction. Audits `InviteAccepted`, `UserSignup`, `SessionCreated`.
    * @throws ApiError 401 `invite_invalid` (unknown, revoked or already accepted token, or a deleted
    *   tenant), 401 `invite_expired` (also marks it `Expired` and audits `InviteExpired`),
+   *   400 `password_too_short` / `password_too_common` (the workspace's password policy),
    *   409 `email_taken` when the email already belongs to a live user of the tenant.
    */
   async accept(em: EntityManager, token: string, password: string, meta: RequestMeta): Promise<AcceptedInvite> {
@@ -251,6 +253,7 @@ export class InviteService {
     if (found.status === 'Expired' || (await this.expireDue(em, tenant.id, meta, found.id)) > 0) {
       throw unauthorized('invite_expired', 'The invitation has expired');
     }
+    assertPasswordAllowed(tenant, password);
     const passwordHash = await hashPassword(password);
     const now = new Date();
     const user = newUser(

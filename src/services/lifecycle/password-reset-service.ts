@@ -12,6 +12,7 @@ import type { AuditService } from '../audit/audit-service.js';
 import type { EmailVerificationService } from './email-verification-service.js';
 import type { SessionService } from '../sessions/session-service.js';
 import type { AccountCredentialService } from '../users/account-credentials.js';
+import { assertPasswordAllowed } from '../users/password-policy.js';
 import { findLiveEmailVerifiedAt, findLiveUserByEmail, updatePasswordHash } from '../users/user-queries.js';
 
 /**
@@ -66,9 +67,12 @@ export class PasswordResetService {
    * the address, everything they may have set up goes first (AccountCredentialService.clearAll:
    * factors, passkeys, provider links, sessions; docs/idp.md "Pre-registered accounts").
    * @returns how many sessions were ended.
-   * @throws ApiError 401 `invalid_token` (unknown, used, or the user was deleted), 401 `token_expired`.
+   * @throws ApiError 401 `invalid_token` (unknown, used, or the user was deleted), 401 `token_expired`,
+   *   400 `password_too_short` / `password_too_common` (the workspace's password policy).
    */
   async complete(em: EntityManager, tenant: Tenant, presented: string, newPassword: string, meta: RequestMeta): Promise<number> {
+    // The policy first: it is public, and the person learns the password rule before anything else.
+    assertPasswordAllowed(tenant, newPassword);
     // Check before hashing so an invalid token costs no argon2 work; the consume below decides.
     await this.tokens.peek(em, tenant.id, presented, 'password_reset');
     const passwordHash = await hashPassword(newPassword);

@@ -59,11 +59,11 @@ export const OIDC_PROVIDER_PER_IP: RateLimitBudget = { name: 'ip_oidc_provider',
 /** The provider's back-channel endpoints per client id (HTTP Basic or `client_id`): 600 per minute. */
 export const OIDC_PROVIDER_PER_CLIENT: RateLimitBudget = { name: 'oidc_client', points: 600, durationSeconds: 60 };
 
-/**
- * The tenant + email limit (10 per 15 minutes), counted per source IP so that an attacker
- * elsewhere cannot exhaust it for the real user. Failed attempts only for `reset` procedures.
+/*
+ * The tenant + email limit, counted per source IP so that an attacker elsewhere cannot exhaust it for
+ * the real user (failed attempts only for `reset` procedures), is the workspace's lockout policy
+ * (default 10 per 15 minutes): `lockoutBudget` in account-lockout.ts.
  */
-export const ACCOUNT_FAILURES_PER_IP: RateLimitBudget = { name: 'account_ip', points: 10, durationSeconds: 900 };
 /**
  * Account-wide bound across every IP (a distributed attack on one account): 100 failed attempts per
  * 15 minutes. Not applied to IPs the account successfully signed in from (see KNOWN_SIGN_IN_IP).
@@ -108,6 +108,8 @@ export const PROCEDURE_RATE_LIMITS: Readonly<Record<string, ProcedureRateLimits>
   'auth.passkeyOptions': { ip: SIGN_IN_PER_IP },
   'auth.passkeyVerify': { ip: SIGN_IN_PER_IP },
   'users.sendPasswordReset': { ip: ADMIN_USER_MAIL_PER_IP },
+  // an admin creating a user may mail them the link to set a password
+  'users.create': { ip: ADMIN_USER_MAIL_PER_IP },
   'users.sendVerificationMail': { ip: ADMIN_USER_MAIL_PER_IP },
 };
 

@@ -95,6 +95,16 @@ export class RateLimitService {
     await this.limiter(budget).set(key, 1, budget.durationSeconds).catch((err: unknown) => this.failOpen(err, budget, 'mark'));
   }
 
+  /** How many hits of `key` count in `budget`'s current window (0 when none; fails open to 0). */
+  async count(budget: RateLimitBudget, key: string): Promise<number> {
+    try {
+      return (await this.limiter(budget).get(key))?.consumedPoints ?? 0;
+    } catch (err) {
+      this.failOpen(err, budget, 'count');
+      return 0;
+    }
+  }
+
   /** True while a `mark` of `key` is alive. */
   async isMarked(budget: RateLimitBudget, key: string): Promise<boolean> {
     try {

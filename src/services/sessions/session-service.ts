@@ -16,8 +16,14 @@ import {
   findLiveSessionAuthentication, findLiveSessionsOfUser, insertSessionWithFirstToken, revokeLiveSession, revokeLiveSessionsOfUser,
 } from './session-queries.js';
 
-/** Lifetime of a refresh token in seconds (30 days). */
-export const REFRESH_TOKEN_TTL_SECONDS = 2_592_000;
+
+/**
+ * When a refresh token issued now expires: the workspace's `sessionPolicy.refreshTokenLifetimeSeconds`
+ * (default 30 days) from `now`, for a session's first token and each successor alike.
+ */
+function refreshTokenExpiry(tenant: Pick<Tenant, 'refreshTokenLifetimeSeconds'>, now: Date): Date {
+  return new Date(now.getTime() + tenant.refreshTokenLifetimeSeconds * 1000);
+}
 
 /** What a sign-in hands the client (the `Session` schema of the OpenAPI document, without `user`). */
 export interface IssuedTokens {
@@ -116,7 +122,7 @@ export class SessionService {
     const refreshToken = randomToken(32);
     await insertSessionWithFirstToken(em, {
       id: sessionId, tenantId: tenant.id, userId: user.id, ip: meta.ip, userAgent: meta.userAgent, method, now, locale: meta.locale,
-      firstToken: { id: randomUUID(), tokenHash: sha256Hex(refreshToken), expiresAt: new Date(now.getTime() + REFRESH_TOKEN_TTL_SECONDS * 1000) },
+      firstToken: { id: randomUUID(), tokenHash: sha256Hex(refreshToken), expiresAt: refreshTokenExpiry(tenant, now) },
     });
     user.lastLoginAt = now;
     if (meta.locale) user.locale = meta.locale;
@@ -127,7 +133,7 @@ export class SessionService {
       target: { type: 'session', id: sessionId },
       meta,
     });
-    return this.tokens(tenant.id, user.id, user.role, sessionId, refreshToken);
+    return this.tokens(tenant, user.id, user.role, sessionId, refreshToken);
   }
 
   /**
@@ -185,13 +191,13 @@ export class SessionService {
     const successorId = randomUUID();
     const rotation = await rotateRefreshToken(
       em, tenant.id, tokenHash,
-      { id: successorId, tokenHash: sha256Hex(successor), expiresAt: new Date(now.getTime() + REFRESH_TOKEN_TTL_SECONDS * 1000) },
+      { id: successorId, tokenHash: sha256Hex(successor), expiresAt: refreshTokenExpiry(tenant, now) },
       now,
     );
     if (!rotation) return { kind: 'not_rotated' };
     const { sessionId, owner: user } = rotation;
     if (!user) return { kind: 'owner_gone', sessionId };
-    const tokens = this.tokens(tenant.id, user.id, user.role, sessionId, successor);
+    const tokens = this.tokens(tenant, user.id, user.role, sessionId, successor);
     if (answerKey) {
       const answer: StoredAnswer = { userId: user.id, tokens };
       await insertRefreshAnswer(em, {
@@ -411,12 +417,12 @@ export class SessionService {
     return ended.length;
   }
 
-  private tokens(tenantId: string, userId: string, role: UserRole, sessionId: string, refreshToken: string): IssuedTokens {
+  private tokens(tenant: Tenant, userId: string, role: UserRole, sessionId: string, refreshToken: string): IssuedTokens {
     return {
-      accessToken: signAccessToken({ sub: userId, tid: tenantId, sid: sessionId, role }, this.config.jwtSecret),
+      accessToken: signAccessToken({ sub: userId, tid: tenant.id, sid: sessionId, role }, this.config.jwtSecret),
       refreshToken,
       accessTokenExpiresIn: ACCESS_TOKEN_TTL_SECONDS,
-      refreshTokenExpiresIn: REFRESH_TOKEN_TTL_SECONDS,
+      refreshTokenExpiresIn: tenant.refreshTokenLifetimeSeconds,
       sessionId,
     };
   }

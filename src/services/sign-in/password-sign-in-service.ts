@@ -12,6 +12,7 @@ import type { IssuedTokens, SessionService } from '../sessions/session-service.j
 import { findLiveUserByEmail, insertUser, lockSignInPasswordHash, rehashPassword } from '../users/user-queries.js';
 import { assertMaySignIn, refuseSuspended } from '../users/sign-in-eligibility.js';
 import { assertMaySignUp } from '../users/signup-policy.js';
+import { assertPasswordAllowed } from '../users/password-policy.js';
 
 /** A signed-in user with the tokens of the new session. */
 export interface SignIn {
@@ -135,10 +136,11 @@ export class PasswordSignInService {
    * Self-service sign-up as a `Member` (POST auth/signup in the OpenAPI document). The user is `Pending` when the tenant
    * requires email verification, `Active` otherwise. Audits `UserSignup` and `SessionCreated`.
    * @throws ApiError 403 `signup_disabled` / `signup_domain_not_allowed` (the tenant's sign-up policy),
-   *   409 `email_taken` when the email already belongs to a user of the tenant.
+   *   400 `password_too_short` / `password_too_common` (its password policy), 409 `email_taken` when the email already belongs to a user of the tenant.
    */
   async signup(em: EntityManager, tenant: Tenant, email: string, password: string, meta: RequestMeta): Promise<SignIn> {
     assertMaySignUp(tenant, normalizeEmail(email));
+    assertPasswordAllowed(tenant, password);
     const passwordHash = await hashPassword(password);
     const now = new Date();
     const user = newUser({

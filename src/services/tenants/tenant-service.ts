@@ -1,6 +1,6 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Tenant } from '../../entities/tenant.js';
+import { DEFAULT_TENANT_POLICIES, type Tenant } from '../../entities/tenant.js';
 import { newUser } from '../../entities/new-user.js';
 import type { User } from '../../entities/user.js';
 import { normalizeEmail } from '../../lib/email.js';
@@ -12,35 +12,12 @@ import type { AuditService } from '../audit/audit-service.js';
 import type { IssuedTokens, SessionService } from '../sessions/session-service.js';
 import type { EmailVerificationService } from '../lifecycle/email-verification-service.js';
 import { DEFAULT_LOCALE } from '../../lib/locales.js';
+import { assertPasswordAllowed } from '../users/password-policy.js';
 import { insertUser } from '../users/user-queries.js';
 import { insertTenant } from './tenant-queries.js';
+import { slugify } from '../../lib/slug.js';
 
-/** Longest tenant slug (a DNS label). */
-export const SLUG_MAX_LENGTH = 63;
-
-/**
- * What a tenant name must contain for a slug to be made from it: a letter a–z or a digit, or a
- * Latin-1 letter whose accent comes off (`É` → `e`; not `Æ`, `Ø`, `ß`, `Þ`, `Ð`). The same pattern is
- * the request schema's, so the document and the service agree (JSON Schema `pattern`, unanchored).
- */
-export const TENANT_NAME_PATTERN = /[A-Za-z0-9\u00C0-\u00C5\u00C7-\u00CF\u00D1-\u00D6\u00D9-\u00DD\u00E0-\u00E5\u00E7-\u00EF\u00F1-\u00F6\u00F9-\u00FD\u00FF]/;
-
-/**
- * Derives a tenant slug from its name (docs/api-rules.md "Resources"): accents removed (Unicode
- * NFKD, combining marks dropped), lower-cased, runs of characters outside `[a-z0-9]` become `-`,
- * leading and trailing `-` trimmed, at most 63 characters.
- * @returns the slug, empty when the name does not match {@link TENANT_NAME_PATTERN}.
- */
-export function slugify(name: string): string {
-  return name
-    .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, SLUG_MAX_LENGTH)
-    .replace(/-+$/g, '');
-}
+export { SLUG_MAX_LENGTH, slugify, TENANT_NAME_PATTERN } from '../../lib/slug.js';
 
 /** Input of tenant creation once both body forms are reduced to one. */
 export interface CreateTenantInput {
@@ -76,11 +53,13 @@ export class TenantService {
    * Creates a tenant (plan `Free`, MFA policy `Optional`) with its first `Admin` user and a session
    * for that user, in one transaction, and mails the Admin a link to verify the address
    * (docs/lifecycle.md). Audits `TenantCreated`, `UserSignup`, `SessionCreated`.
-   * @throws ApiError 400 `invalid_name` when the name yields an empty slug, 409 `slug_taken`.
+   * @throws ApiError 400 `invalid_name` when the name yields an empty slug, 400 `password_too_short` /
+   *   `password_too_common` (a new workspace's password policy), 409 `slug_taken`.
    */
   async create(em: EntityManager, input: CreateTenantInput, meta: RequestMeta): Promise<{ tenant: Tenant; user: User; tokens: IssuedTokens }> {
     const slug = slugify(input.name);
     if (!slug) throw badRequest('invalid_name', 'The workspace name must contain a letter a–z (accents are fine) or a digit 0–9: its URL is made from them');
+    assertPasswordAllowed(DEFAULT_TENANT_POLICIES, input.password);
     const passwordHash = await hashPassword(input.password);
     const now = new Date();
     const tenant: Tenant = {
@@ -103,6 +82,7 @@ export class TenantService {
       primaryColor: null,
       supportUrl: null,
       logoEtag: null,
+      ...DEFAULT_TENANT_POLICIES,
       createdAt: now,
       updatedAt: now,
       deletedAt: null,

@@ -28,10 +28,28 @@ export interface TenantSettingsPatch {
   primaryColor?: string | null;
   /** An https or mailto link for help shown on pages and in members' mails; null: none. */
   supportUrl?: string | null;
+  /** `passwordPolicy.minLength`: the shortest password accepted, 12 to 128 characters (docs/api-rules.md "Workspace policies"). */
+  passwordMinLength?: number;
+  /** `passwordPolicy.rejectCommon`: refuse passwords of the bundled common-password list. */
+  passwordRejectCommon?: boolean;
+  /** `lockout.maxFailedAttempts`: failed sign-ins of one address before login answers 429, 3 to 100. */
+  lockoutMaxFailedAttempts?: number;
+  /** `lockout.windowSeconds`: how long failures count and the lockout lasts, 60 to 86400 seconds. */
+  lockoutWindowSeconds?: number;
+  /** `sessionPolicy.refreshTokenLifetimeSeconds`: the refresh-token lifetime of new sessions, 3600 to 2592000 seconds. */
+  refreshTokenLifetimeSeconds?: number;
 }
 
 type SettingName = keyof TenantSettingsPatch;
-const SETTINGS: SettingName[] = ['name', 'mfaPolicy', 'requireEmailVerification', 'signupPolicy', 'signupEmailDomains', 'idpMfaTrust', 'defaultLocale', 'displayName', 'primaryColor', 'supportUrl'];
+/** Each setting with the name `details.changes` gives it: the field of PATCH tenant's body (dotted inside a policy object). */
+const SETTINGS: Record<SettingName, string> = {
+  name: 'name', mfaPolicy: 'mfaPolicy', requireEmailVerification: 'requireEmailVerification', signupPolicy: 'signupPolicy',
+  signupEmailDomains: 'signupEmailDomains', idpMfaTrust: 'idpMfaTrust', defaultLocale: 'defaultLocale', displayName: 'displayName',
+  primaryColor: 'primaryColor', supportUrl: 'supportUrl',
+  passwordMinLength: 'passwordPolicy.minLength', passwordRejectCommon: 'passwordPolicy.rejectCommon',
+  lockoutMaxFailedAttempts: 'lockout.maxFailedAttempts', lockoutWindowSeconds: 'lockout.windowSeconds',
+  refreshTokenLifetimeSeconds: 'sessionPolicy.refreshTokenLifetimeSeconds',
+};
 
 /** A tenant's own settings (GET/PATCH tenant in the OpenAPI document). */
 export class TenantSettingsService {
@@ -55,12 +73,12 @@ export class TenantSettingsService {
       if (!tenant) throw notFound('Tenant not found', 'tenant_not_found');
       const changes: Record<string, { from: unknown; to: unknown }> = {};
       const update: Partial<Tenant> = {};
-      for (const field of SETTINGS) {
+      for (const field of Object.keys(SETTINGS) as SettingName[]) {
         const next = field === 'signupEmailDomains' && patch.signupEmailDomains
           ? [...new Set(patch.signupEmailDomains.map((d) => d.toLowerCase()))]
           : patch[field];
         if (next === undefined || JSON.stringify(next) === JSON.stringify(tenant[field])) continue;
-        changes[field] = { from: tenant[field], to: next };
+        changes[SETTINGS[field]] = { from: tenant[field], to: next };
         Object.assign(update, { [field]: next });
       }
       if (Object.keys(changes).length === 0) return tenant;

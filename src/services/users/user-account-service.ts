@@ -8,6 +8,7 @@ import type { AuditService } from '../audit/audit-service.js';
 import type { SessionService } from '../sessions/session-service.js';
 import type { AccountTokenService } from '../lifecycle/account-token-service.js';
 import type { QueuedPersonalData } from '../jobs/queued-personal-data.js';
+import { assertPasswordAllowed } from './password-policy.js';
 import { findLiveUserById, lockActiveAdminIds, softDeleteUser, updatePasswordHash } from './user-queries.js';
 
 /** The signed-in user's own account: profile, deletion, password, sessions. */
@@ -76,7 +77,8 @@ export class UserAccountService {
    * Audits `UserPasswordChanged`; a wrong current password is audited as `UserLoginFailed`
    * (`details.reason` `invalid_credentials`, `via` `password_change`). The caller runs it inside the
    * login brute-force budget of the account (docs/security.md).
-   * @throws ApiError 401 `invalid_credentials` when `currentPassword` is wrong.
+   * @throws ApiError 400 `password_too_short` / `password_too_common` (the workspace's password
+   *   policy, checked first), 401 `invalid_credentials` when `currentPassword` is wrong.
    */
   async changePassword(
     em: EntityManager,
@@ -87,6 +89,7 @@ export class UserAccountService {
     newPassword: string,
     meta: RequestMeta,
   ): Promise<void> {
+    assertPasswordAllowed(tenant, newPassword);
     if (!(await verifyPassword(user.passwordHash, currentPassword))) {
       await this.audit.record(em, {
         tenantId: tenant.id,

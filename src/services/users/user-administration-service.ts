@@ -2,7 +2,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { findLatestSoftDeletion } from '../audit/audit-event-queries.js';
 import type { Tenant } from '../../entities/tenant.js';
 import type { User, UserRole } from '../../entities/user.js';
-import { badRequest, conflict, notFound } from '../../lib/errors.js';
+import { newUser } from '../../entities/new-user.js';
+import { normalizeEmail } from '../../lib/email.js';
+import { badRequest, conflict, isUniqueViolation, notFound } from '../../lib/errors.js';
+import { hashPassword } from '../../security/passwords.js';
+import type { AccountLockoutService } from '../rate-limits/account-lockout.js';
+import { ACCOUNT_FAILURES_ALL_IPS } from '../rate-limits/rate-limit-rules.js';
+import { assertPasswordAllowed } from './password-policy.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { SessionService } from '../sessions/session-service.js';
@@ -12,7 +18,7 @@ import { isUuid } from '../../lib/uuid.js';
 import { SIGN_IN_REASONS } from '../sign-in/sign-in-errors.js';
 import { USER_REASONS } from './user-errors.js';
 import {
-  countLiveUsersWithEmail, findLiveUserById, lockActiveAdminIds, lockDeletedUser, lockLiveUser, restoreUser, updateRoleAndStatus, updateCustomData,
+  countLiveUsersWithEmail, findLiveUserById, insertUser, lockActiveAdminIds, lockDeletedUser, lockLiveUser, restoreUser, updateRoleAndStatus, updateCustomData,
 } from './user-queries.js';
 
 /** The changes an admin makes to a user with PATCH users/{userId}. */
@@ -27,6 +33,17 @@ export interface UserAdministrationChange {
 /** The largest custom data of a user, in bytes of its JSON (UTF-8). */
 export const CUSTOM_DATA_MAX_BYTES = 4096;
 
+/** A user an admin creates with POST users. */
+export interface NewUserByAdmin {
+  email: string;
+  /** Default `Member`. */
+  role?: UserRole;
+  /** Checked against the workspace's password policy; without one the user is mailed a link to set it. */
+  password?: string;
+  /** True: the address counts as verified from now on (default false). */
+  emailVerified?: boolean;
+}
+
 /**
  * An admin's changes to another user (docs/api-rules.md "Users and sign-up"): role and suspension.
  * The role is read from the database on every request, so a change applies to existing sessions at
@@ -38,6 +55,7 @@ export class UserAdministrationService {
     private readonly audit: AuditService,
     private readonly passwordReset: PasswordResetService,
     private readonly emailVerification: EmailVerificationService,
+    private readonly lockout: AccountLockoutService,
     /** `USER_RETENTION_DAYS`: how long a deleted user can be restored. */
     private readonly userRetentionDays: number,
   ) {}
@@ -47,6 +65,56 @@ export class UserAdministrationService {
     const user = isUuid(userId) ? await findLiveUserById(em, tenant.id, userId) : null;
     if (!user) throw notFound('User not found');
     return user;
+  }
+
+  /**
+   * An admin creates a user (POST users; docs/api-rules.md "Users and sign-up"): `Active` at once
+   * (the admin vouches for them, whatever the sign-up policy and verification requirement), with the
+   * given role (default `Member`). With a password (checked against the workspace's password policy)
+   * they sign in with it at once; without one they have none and are mailed the password-reset link
+   * (valid one hour; setting the password through it also verifies the address). Audits `UserCreated`
+   * (`email`, `role`, `emailVerified`, `passwordSet`) in the same transaction as the insert and the mail.
+   * @returns the user as stored.
+   * @throws ApiError 400 `password_too_short` / `password_too_common`, 409 `email_taken` when a live
+   *   user of the workspace has the address.
+   */
+  async create(em: EntityManager, tenant: Tenant, input: NewUserByAdmin, actor: Actor, meta: RequestMeta): Promise<User> {
+    if (input.password !== undefined) assertPasswordAllowed(tenant, input.password);
+    const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
+    const now = new Date();
+    const user = newUser({
+      tenantId: tenant.id, email: normalizeEmail(input.email), passwordHash, status: 'Active', role: input.role ?? 'Member',
+      emailVerifiedAt: input.emailVerified ? now : null,
+    }, now);
+    try {
+      await em.transactional(async (tx) => {
+        if ((await countLiveUsersWithEmail(tx, tenant.id, user.email)) > 0) {
+          throw conflict(SIGN_IN_REASONS.emailTaken, 'A user with this email already exists in the workspace');
+        }
+        await insertUser(tx, user);
+        await this.audit.record(tx, {
+          tenantId: tenant.id, action: 'UserCreated', actor, target: { type: 'user', id: user.id }, meta,
+          details: { email: user.email, role: user.role, emailVerified: user.emailVerifiedAt !== null, passwordSet: passwordHash !== null },
+        });
+        if (passwordHash === null) await this.passwordReset.mailTo(tx, tenant, user);
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw conflict(SIGN_IN_REASONS.emailTaken, 'A user with this email already exists in the workspace');
+      throw err;
+    }
+    return user;
+  }
+
+  /**
+   * Lifts the lockout of a user's address (POST users/{userId}/unlock; docs/api-rules.md "Workspace
+   * policies"): login from every client counts afresh (AccountLockoutService.unlock). Audits
+   * `UserUnlocked` (`email`). Idempotent: a user who was not locked out is unlocked all the same.
+   * @throws ApiError 404 unknown or deleted user.
+   */
+  async unlock(em: EntityManager, tenant: Tenant, userId: string, actor: Actor, meta: RequestMeta): Promise<void> {
+    const user = await this.liveUser(em, tenant, userId);
+    await this.lockout.unlock(tenant.slug, user.email, ACCOUNT_FAILURES_ALL_IPS);
+    await this.audit.record(em, { tenantId: tenant.id, action: 'UserUnlocked', actor, target: { type: 'user', id: user.id }, meta, details: { email: user.email } });
   }
 
   /**

@@ -21,6 +21,10 @@ export const USER_REASONS = {
   importLineTooLong: 'import_line_too_long',
   /** An import job's body holds no line. */
   importEmpty: 'import_empty',
+  /** A password being set is shorter than the workspace's `passwordPolicy.minLength` (`details.minLength`). */
+  passwordTooShort: 'password_too_short',
+  /** A password being set is on the bundled list of common passwords (`passwordPolicy.rejectCommon`). */
+  passwordTooCommon: 'password_too_common',
 } as const;
 
 declare module '../../lib/errors.js' {

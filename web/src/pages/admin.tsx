@@ -7,6 +7,7 @@ import { downloadFile, toFormError, trpc, type RouterInputs, type RouterOutputs 
 import { formatDetails, when } from '../audit-format';
 import { useMe, usePageTitle, useSlug } from '../hooks';
 import { BrandingSection } from './admin-branding';
+import { PoliciesSection } from './admin-policies';
 import { UserActions, UserSessions } from './admin-user';
 import { Checkbox, ErrorAlert, Field, formValue, Notice, Select } from '../ui';
 
@@ -27,7 +28,7 @@ const USERS_PAGE_SIZES = [10, 50, 100] as const;
 /** Every audit action; the Record type makes the compiler reject a missing or unknown one. */
 const AUDIT_ACTION_SET: Record<AuditAction, true> = {
   UserSignup: true, UserLogin: true, UserLoginFailed: true, UserLogout: true, UserPasswordChanged: true, UserEmailVerified: true,
-  UserSoftDeleted: true, UserHardDeleted: true, UserRoleChanged: true, UserSuspended: true, UserReactivated: true, UserRestored: true,
+  UserSoftDeleted: true, UserHardDeleted: true, UserRoleChanged: true, UserSuspended: true, UserReactivated: true, UserRestored: true, UserCreated: true, UserUnlocked: true,
   UserPasswordResetSent: true, UserVerificationMailSent: true, UserEmailChangeRequested: true, UserEmailChanged: true,
   MfaTotpEnrolled: true, MfaTotpDisabled: true, MfaTotpVerified: true, MfaEmailOtpSent: true, MfaEmailOtpVerified: true, MfaEmailOtpFailed: true,
   InviteCreated: true, InviteAccepted: true, InviteRevoked: true, InviteExpired: true,
@@ -113,6 +114,7 @@ export function UsersPage() {
   return (
     <main className="page" id="main">
       <h1>{t('users.title')}</h1>
+      <AddUser slug={slug} />
       <ErrorAlert error={error ? toFormError(error) : null} />
       {result && <Notice>{result}</Notice>}
       <div className="filters">
@@ -178,6 +180,51 @@ export function UsersPage() {
       )}
       {sessionsOf && <UserSessions slug={slug} user={sessionsOf} onClose={() => setSessionsOf(null)} />}
     </main>
+  );
+}
+
+/**
+ * "Add user" (POST users; docs/api-rules.md "Users and sign-up"): email, role, an optional password
+ * (without one the person is mailed a link to set it) and whether the address counts as verified.
+ * The form empties after a user is added.
+ */
+function AddUser({ slug }: { slug: string }) {
+  const { t } = useTranslation('admin');
+  const queryClient = useQueryClient();
+  const create = useMutation({
+    mutationFn: (input: { form: FormData; element: HTMLFormElement }) =>
+      trpc.users.create.mutate({
+        tenantSlug: slug,
+        email: formValue(input.form, 'email') ?? '',
+        role: (formValue(input.form, 'role') ?? 'Member') as Role,
+        password: formValue(input.form, 'password'),
+        emailVerified: input.form.get('emailVerified') === 'on',
+      }),
+    onSuccess: (_data, input) => {
+      input.element.reset();
+      void queryClient.invalidateQueries({ queryKey: ['users', slug] });
+    },
+  });
+  const error = create.error ? toFormError(create.error) : null;
+  const added = create.data?.user;
+  return (
+    <section aria-labelledby="add-user" className="panel">
+      <h2 id="add-user">{t('users.add')}</h2>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          create.mutate({ form: new FormData(e.currentTarget), element: e.currentTarget });
+        }}
+      >
+        <ErrorAlert error={error} />
+        {added && <Notice>{create.variables?.form.get('password') ? t('users.added', { email: added.email }) : t('users.addedMailed', { email: added.email })}</Notice>}
+        <Field label={t('users.email')} name="email" type="email" autoComplete="off" required error={error} />
+        <Select label={t('users.newRole')} name="role" options={ROLES} defaultValue="Member" optionLabel={(r) => t(`values.roles.${r as Role}`)} />
+        <Field label={t('users.password')} name="password" type="password" autoComplete="new-password" error={error} hint={t('users.passwordHint')} />
+        <Checkbox label={t('users.emailVerified')} name="emailVerified" />
+        <button type="submit" disabled={create.isPending}>{t('users.addButton')}</button>
+      </form>
+    </section>
   );
 }
 
@@ -454,6 +501,7 @@ export function SettingsPage() {
           <button type="submit" disabled={update.isPending}>{tr('settings.save')}</button>
         </form>
       </section>
+      <PoliciesSection slug={slug} tenant={t} />
       <BrandingSection slug={slug} tenant={t} />
       <section aria-labelledby="idp" className="panel">
         <h2 id="idp">{tr('settings.idp')}</h2>

@@ -83,6 +83,7 @@ export function SignInPage() {
   const slug = useSlug();
   const onSignedIn = useSignedInNavigation(slug);
   const applicationName = useApplicationSignIn(slug);
+  const options = useSignInOptions(slug);
   const [credentials, setCredentials] = useState<{ email: string; password: string } | null>(null);
   const [factors, setFactors] = useState<SecondFactor[]>([]);
   const [emailCodeSent, setEmailCodeSent] = useState(false);
@@ -240,7 +241,10 @@ export function SignInPage() {
       <IdpSignInButton slug={slug} />
       <nav aria-label={t('nav.accountHelp')} className="links">
         <Link to="/app/$slug/forgot-password" params={{ slug }}>{t('signIn.forgot')}</Link>
-        <Link to="/app/$slug/sign-up" params={{ slug }}>{t('signIn.createAccount')}</Link>
+        {/* an invite-only workspace takes no sign-ups: no link to a form that could only fail */}
+        {options.data && options.data.signupPolicy !== 'InviteOnly' && (
+          <Link to="/app/$slug/sign-up" params={{ slug }}>{t('signIn.createAccount')}</Link>
+        )}
       </nav>
     </Card>
   );
@@ -287,11 +291,16 @@ function PasskeySignInButton({ slug, onSignedIn }: { slug: string; onSignedIn: R
   );
 }
 
-/** `/app/{slug}/sign-up`: a Member account with email and password. */
+/**
+ * `/app/{slug}/sign-up`: a Member account with email and password, as the workspace's settings allow
+ * (`sign-in-options`): no form under `InviteOnly`, the allowed domains named under `Domains`, the
+ * workspace's minimum password length in the hint.
+ */
 export function SignUpPage() {
-  const { t } = useTranslation('auth');
+  const { t, i18n } = useTranslation('auth');
   usePageTitle(t('signUp.title'));
   const slug = useSlug();
+  const options = useSignInOptions(slug);
   const onSignedIn = useSignedInNavigation(slug);
   const [pendingEmail, setPendingEmail] = useState<string | null>(null);
   const signup = useMutation({
@@ -311,9 +320,22 @@ export function SignUpPage() {
       </Card>
     );
   }
+  if (options.data?.signupPolicy === 'InviteOnly') {
+    return (
+      <Card title={t('signUp.title')}>
+        <WorkspaceLine slug={slug} />
+        <p>{t('signUp.inviteOnly')}</p>
+        <nav aria-label={t('nav.accountHelp')} className="links">
+          <Link to="/app/$slug/sign-in" params={{ slug }}>{t('signUp.haveAccount')}</Link>
+        </nav>
+      </Card>
+    );
+  }
+  const domains = options.data?.signupPolicy === 'Domains' ? options.data.signupEmailDomains : [];
   return (
     <Card title={t('signUp.title')}>
       <WorkspaceLine slug={slug} />
+      {domains.length > 0 && <p>{t('signUp.domains', { domains: new Intl.ListFormat(i18n.language, { type: 'disjunction' }).format(domains) })}</p>}
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -322,7 +344,10 @@ export function SignUpPage() {
       >
         <ErrorAlert error={error} />
         <Field label={t('fields.email')} name="email" type="email" autoComplete="username" required error={error} />
-        <Field label={t('fields.password')} name="password" type="password" autoComplete="new-password" required error={error} hint={t('fields.passwordHint')} />
+        <Field
+          label={t('fields.password')} name="password" type="password" autoComplete="new-password" required error={error}
+          hint={t('fields.passwordHintMin', { min: options.data?.passwordMinLength ?? 12 })}
+        />
         <button type="submit" disabled={signup.isPending}>{t('signUp.submit')}</button>
       </form>
       <nav aria-label={t('nav.accountHelp')} className="links">

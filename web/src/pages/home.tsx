@@ -4,6 +4,7 @@ import { Link, useNavigate } from '@tanstack/react-router';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { rememberSession, toFormError, trpc, setTenantCreationToken } from '../api';
+import { slugify } from '../../../src/lib/slug.js';
 import { ErrorAlert, Field, formValue } from '../ui';
 
 /** `/`: what the service is, workspace creation, links to the API reference and sign-in pages. */
@@ -11,7 +12,9 @@ export function HomePage() {
   const { t } = useTranslation('auth');
   usePageTitle('Tenant Identity'); // the product's name, in every language
   const navigate = useNavigate();
-  const [slug, setSlug] = useState('');
+  // "Open a workspace": a typed name becomes its slug the way workspace creation makes it (Acme Inc. → acme-inc)
+  const [typed, setTyped] = useState('');
+  const slug = slugify(typed);
   const create = useMutation({
     mutationFn: (form: FormData) => {
       setTenantCreationToken(formValue(form, 'creationToken'));
@@ -76,7 +79,11 @@ export function HomePage() {
         >
           <div className="field">
             <label htmlFor="workspace-slug">{t('home.workspaceAddress')}</label>
-            <input id="workspace-slug" value={slug} onChange={(e) => setSlug(e.target.value.trim().toLowerCase())} placeholder="acme-inc" />
+            <input
+              id="workspace-slug" value={typed} onChange={(e) => setTyped(e.target.value)} placeholder="acme-inc" aria-describedby="workspace-slug-hint"
+              autoComplete="organization"
+            />
+            <p id="workspace-slug-hint" className="hint">{t('home.workspaceAddressHint')}</p>
           </div>
           <button type="submit">{t('home.goToSignIn')}</button>
         </form>

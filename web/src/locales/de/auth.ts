@@ -15,11 +15,13 @@ export const auth: Translation<typeof english> = {
     open: 'Arbeitsbereich öffnen',
     workspaceAddress: 'Adresse des Arbeitsbereichs',
     goToSignIn: 'Zur Anmeldung',
+    workspaceAddressHint: 'Sein Name oder seine Adresse, z. B. Acme GmbH oder acme-gmbh.',
   },
   fields: {
     email: 'E-Mail-Adresse',
     password: 'Passwort',
     passwordHint: 'Mindestens 12 Zeichen.',
+    passwordHintMin: 'Mindestens {{min}} Zeichen; keines der häufigsten Passwörter.',
     newPassword: 'Neues Passwort',
     choosePassword: 'Passwort wählen',
   },
@@ -71,6 +73,8 @@ export const auth: Translation<typeof english> = {
     checkEmail: 'Sehen Sie in Ihr Postfach',
     verificationSent: 'Wir haben einen Bestätigungslink an {{email}} gesendet. Öffnen Sie ihn, um Ihr Konto zu aktivieren, und melden Sie sich dann an.',
     haveAccount: 'Ich habe bereits ein Konto',
+    inviteOnly: 'Dieser Arbeitsbereich nimmt neue Mitglieder nur auf Einladung auf. Bitten Sie einen Admin des Arbeitsbereichs um eine Einladung.',
+    domains: 'Die Registrierung ist für Adressen bei {{domains}} offen.',
   },
   forgot: {
     pageTitle: 'Passwort vergessen',

@@ -45,6 +45,8 @@ export const reasons: Translation<typeof english> = {
   browser_mismatch: 'Diese Anmeldung wurde in einem anderen Browser begonnen. Beginnen Sie hier von vorn.',
   // sign-up, users and workspaces
   email_taken: 'In diesem Arbeitsbereich gibt es bereits ein Konto mit dieser E-Mail-Adresse.',
+  password_too_short: 'Verwenden Sie mindestens {{minLength}} Zeichen.',
+  password_too_common: 'Dieses Passwort gehört zu den häufigsten und ist leicht zu erraten. Wählen Sie ein anderes.',
   email_unchanged: 'Das ist bereits Ihre E-Mail-Adresse.',
   import_too_many_lines: 'Die Datei enthält mehr als 1.000.000 Personen. Teilen Sie sie in kleinere Dateien auf.',
   import_line_too_long: 'Eine Zeile der Datei ist zu lang für eine Person.',

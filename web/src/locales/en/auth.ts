@@ -12,11 +12,13 @@ export const auth = {
     open: 'Open a workspace',
     workspaceAddress: 'Workspace address',
     goToSignIn: 'Go to sign-in',
+    workspaceAddressHint: 'Its name or address, e.g. Acme Inc. or acme-inc.',
   },
   fields: {
     email: 'Email',
     password: 'Password',
     passwordHint: 'At least 12 characters.',
+    passwordHintMin: 'At least {{min}} characters; not one of the most common passwords.',
     newPassword: 'New password',
     choosePassword: 'Choose a password',
   },
@@ -68,6 +70,8 @@ export const auth = {
     checkEmail: 'Check your email',
     verificationSent: 'We sent a verification link to {{email}}. Open it to activate your account, then sign in.',
     haveAccount: 'I already have an account',
+    inviteOnly: 'This workspace takes new members by invitation only. Ask an admin of the workspace for an invite.',
+    domains: 'Sign-up is open to addresses at {{domains}}.',
   },
   forgot: {
     pageTitle: 'Forgot password',

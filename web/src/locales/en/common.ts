@@ -5,7 +5,7 @@
  */
 export const common = {
   skipToContent: 'Skip to content',
-  notFound: { title: 'Page not found', home: 'Home' },
+  notFound: { title: 'Page not found', home: 'Home', workspaceTitle: 'No workspace here', workspace: 'There is no workspace at /app/{{slug}}. Check the link, or open another workspace.', openAnother: 'Open a workspace' },
   footer: {
     theme: 'Theme',
     themes: { system: 'System', light: 'Light', dark: 'Dark' },

@@ -44,6 +44,8 @@ export const reasons = {
   browser_mismatch: 'This sign-in was started in another browser. Start again here.',
   // sign-up, users and workspaces
   email_taken: 'An account with this email address already exists in this workspace.',
+  password_too_short: 'Use at least {{minLength}} characters.',
+  password_too_common: 'This password is one of the most common ones and easy to guess. Choose another.',
   email_unchanged: 'That is already your email address.',
   import_too_many_lines: 'The file has more than 1,000,000 users. Split it into smaller files.',
   import_line_too_long: 'A line of the file is too long to be one user.',

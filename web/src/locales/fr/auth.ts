@@ -15,11 +15,13 @@ export const auth: Translation<typeof english> = {
     open: 'Ouvrir un espace de travail',
     workspaceAddress: 'Adresse de l’espace de travail',
     goToSignIn: 'Aller à la connexion',
+    workspaceAddressHint: 'Son nom ou son adresse, par ex. Acme SA ou acme-sa.',
   },
   fields: {
     email: 'Adresse e-mail',
     password: 'Mot de passe',
     passwordHint: 'Au moins 12 caractères.',
+    passwordHintMin: 'Au moins {{min}} caractères ; pas l’un des mots de passe les plus courants.',
     newPassword: 'Nouveau mot de passe',
     choosePassword: 'Choisissez un mot de passe',
   },
@@ -71,6 +73,8 @@ export const auth: Translation<typeof english> = {
     checkEmail: 'Consultez vos e-mails',
     verificationSent: 'Nous avons envoyé un lien de vérification à {{email}}. Ouvrez-le pour activer votre compte, puis connectez-vous.',
     haveAccount: 'J’ai déjà un compte',
+    inviteOnly: 'Cet espace de travail n’accueille de nouveaux membres que sur invitation. Demandez une invitation à un admin de l’espace.',
+    domains: 'L’inscription est ouverte aux adresses de {{domains}}.',
   },
   forgot: {
     pageTitle: 'Mot de passe oublié',

@@ -45,6 +45,8 @@ export const reasons: Translation<typeof english> = {
   browser_mismatch: 'Cette connexion a été commencée dans un autre navigateur. Recommencez ici.',
   // sign-up, users and workspaces
   email_taken: 'Un compte avec cette adresse e-mail existe déjà dans cet espace de travail.',
+  password_too_short: 'Utilisez au moins {{minLength}} caractères.',
+  password_too_common: 'Ce mot de passe fait partie des plus courants et se devine facilement. Choisissez-en un autre.',
   email_unchanged: 'C’est déjà votre adresse e-mail.',
   import_too_many_lines: 'Le fichier contient plus de 1 000 000 de personnes. Découpez-le en fichiers plus petits.',
   import_line_too_long: 'Une ligne du fichier est trop longue pour une seule personne.',

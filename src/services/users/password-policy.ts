@@ -1,0 +1,20 @@
+import type { Tenant } from '../../entities/tenant.js';
+import { badRequest } from '../../lib/errors.js';
+import { isCommonPassword } from '../../security/common-passwords.js';
+import { USER_REASONS } from './user-errors.js';
+
+/**
+ * The workspace's password policy (docs/api-rules.md "Workspace policies"), checked wherever a
+ * password is set: sign-up, workspace creation, password change, reset, invite acceptance and an
+ * admin creating a user. Length counts Unicode code points, so an emoji is one character.
+ * @throws ApiError 400 `password_too_short` (with `details.minLength`) or `password_too_common`.
+ */
+export function assertPasswordAllowed(tenant: Pick<Tenant, 'passwordMinLength' | 'passwordRejectCommon'>, password: string): void {
+  const minLength = tenant.passwordMinLength;
+  if ([...password].length < minLength) {
+    throw badRequest(USER_REASONS.passwordTooShort, `The password must have at least ${minLength} characters`, { minLength });
+  }
+  if (tenant.passwordRejectCommon && isCommonPassword(password)) {
+    throw badRequest(USER_REASONS.passwordTooCommon, 'This password is among the most common passwords; choose another');
+  }
+}
