@@ -15,6 +15,8 @@ export const AUDIT_ACTIONS = [
   'IdpOauthLinked', 'IdpOauthUnlinked',
   'PasskeyRegistered', 'PasskeyDeleted', 'PasskeyCloneSuspected',
   'ApplicationCreated', 'ApplicationUpdated', 'ApplicationDeleted', 'ApplicationSecretRotated', 'OidcSignIn',
+  'OrganizationCreated', 'OrganizationUpdated', 'OrganizationDeleted', 'OrganizationRoleCreated', 'OrganizationRoleUpdated', 'OrganizationRoleDeleted',
+  'OrganizationMemberAdded', 'OrganizationMemberRemoved', 'OrganizationMemberRolesChanged',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 export const ACTOR_TYPES = ['user', 'api_key', 'system'] as const;

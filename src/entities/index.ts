@@ -9,6 +9,7 @@ import { InviteSchema } from './invite.js';
 import { JobSchema } from './job.js';
 import { MfaChallengeSchema, MfaRecoveryCodeSchema } from './mfa.js';
 import { OidcApplicationSchema, OidcHostedLoginSchema, OidcPayloadSchema, OidcSigningKeySchema } from './oidc.js';
+import { OrganizationMembershipRoleSchema, OrganizationMembershipSchema, OrganizationRoleSchema, OrganizationSchema } from './organization.js';
 import { RefreshAnswerSchema } from './refresh-answer.js';
 import { WebauthnChallengeSchema } from './webauthn-challenge.js';
 import { WebhookDeliverySchema, WebhookEndpointSchema } from './webhook.js';
@@ -28,6 +29,7 @@ export * from './invite.js';
 export * from './job.js';
 export * from './mfa.js';
 export * from './oidc.js';
+export * from './organization.js';
 export * from './refresh-answer.js';
 export * from './webauthn-challenge.js';
 export * from './webhook.js';
@@ -43,5 +45,5 @@ export const ENTITIES = [
   IdpAuthRequestSchema, IdpIdentitySchema, EmailOtpSchema, InviteSchema, AccountTokenSchema,
   PasskeySchema, JobSchema, MfaChallengeSchema, MfaRecoveryCodeSchema, OidcApplicationSchema, OidcSigningKeySchema, OidcPayloadSchema,
   OidcHostedLoginSchema, RefreshAnswerSchema, WebauthnChallengeSchema, WebhookEndpointSchema, WebhookDeliverySchema, AuditDailyCountSchema, TenantLogoSchema,
-  TenantSlugReservationSchema,
+  TenantSlugReservationSchema, OrganizationSchema, OrganizationRoleSchema, OrganizationMembershipSchema, OrganizationMembershipRoleSchema,
 ];

@@ -21,6 +21,7 @@ import { Migration20261124130000_audit_daily_count } from './Migration2026112413
 import { Migration20261124160000_languages } from './Migration20261124160000_languages.js';
 import { Migration20261124170000_branding } from './Migration20261124170000_branding.js';
 import { Migration20261126100000_sessions_end_everywhere } from './Migration20261126100000_sessions_end_everywhere.js';
+import { Migration20261126150000_organizations } from './Migration20261126150000_organizations.js';
 
 /**
  * Every committed migration, in the order it is applied. Listed explicitly so the same list runs
@@ -49,4 +50,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261124160000_languages', class: Migration20261124160000_languages },
   { name: 'Migration20261124170000_branding', class: Migration20261124170000_branding },
   { name: 'Migration20261126100000_sessions_end_everywhere', class: Migration20261126100000_sessions_end_everywhere },
+  { name: 'Migration20261126150000_organizations', class: Migration20261126150000_organizations },
 ];

@@ -8,6 +8,8 @@ import { idpRouter } from './idp.js';
 import { invitesRouter } from './invites.js';
 import { meRouter } from './me.js';
 import { mfaRouter } from './mfa.js';
+import { organizationRolesRouter } from './organization-roles.js';
+import { organizationsRouter } from './organizations.js';
 import { tenantRouter } from './tenant.js';
 import { tenantsRouter } from './tenants.js';
 import { usersRouter } from './users.js';
@@ -31,6 +33,8 @@ export const appRouter = router({
   audit: auditRouter,
   browser: browserRouter,
   webhooks: webhooksRouter,
+  organizations: organizationsRouter,
+  organizationRoles: organizationRolesRouter,
 });
 
 /** The router type for end-to-end typed TypeScript clients of the `/trpc` endpoint. */

@@ -5,6 +5,7 @@ import { router } from '../trpc.js';
 import { PASSKEY_REASONS } from '../services/passkeys/passkey-errors.js';
 import { isTotpEnrolled } from '../services/mfa/totp-service.js';
 import { USER_REASONS } from '../services/users/user-errors.js';
+import { myOrganizationOutput } from './organization-schemas.js';
 import { passkeyOutput } from './passkey-schemas.js';
 import { email, newPassword, OK, okOutput, presentedPassword, sessionListOutput, toSessionList, toUserOutput, userOutput } from './schemas.js';
 import { asAttachment, dataProtectionTags, userExportOutput } from './user-export.js';
@@ -55,6 +56,18 @@ export const meRouter = router({
       const sessions = await ctx.services.sessions.listLive(ctx.em, ctx.tenant.id, ctx.principal.userId);
       return toSessionList(sessions, ctx.principal.sessionId);
     }),
+
+  organizations: userProcedure
+    .meta({
+      openapi: {
+        method: 'GET', path: '/v1/{tenantSlug}/me/organizations', tags, protect: true,
+        summary: 'The organizations the signed-in user belongs to, by name, with their organization roles there',
+        errorResponses: { 401: 'Not signed in', 404: 'Unknown tenant', 429: 'Rate limited' },
+      },
+      errorReasons: { 401: ['user_token_required'] },
+    })
+    .output(z.object({ items: z.array(myOrganizationOutput) }))
+    .query(async ({ ctx }) => ({ items: await ctx.services.organizationMembers.organizationsOf(ctx.em, ctx.tenant.id, ctx.principal.userId) })),
 
   revokeSession: userProcedure
     .meta({

@@ -105,6 +105,22 @@ export const ACCESS_CLASSES: Record<string, AccessClass> = {
   'webhooks.test': 'admin',
   'webhooks.deliveries': 'admin',
 
+  'organizations.list': 'admin',
+  'organizations.get': 'admin',
+  'organizations.create': 'securityAdmin',
+  'organizations.update': 'securityAdmin',
+  'organizations.delete': 'securityAdmin',
+  'organizations.listMembers': 'admin',
+  'organizations.addMember': 'securityAdmin',
+  'organizations.updateMember': 'securityAdmin',
+  'organizations.removeMember': 'securityAdmin',
+  'organizationRoles.list': 'admin',
+  'organizationRoles.get': 'admin',
+  'organizationRoles.create': 'securityAdmin',
+  'organizationRoles.update': 'securityAdmin',
+  'organizationRoles.delete': 'securityAdmin',
+  'me.organizations': 'user',
+
   'tenant.deleteTenant': 'adminUser',
 };
 

@@ -6,7 +6,7 @@ import type { Tenant } from '../../entities/tenant.js';
 import { newUser } from '../../entities/new-user.js';
 import type { User, UserRole } from '../../entities/user.js';
 import { normalizeEmail } from '../../lib/email.js';
-import { conflict, isUniqueViolation, notFound, tooManyRequests, unauthorized } from '../../lib/errors.js';
+import { badRequest, conflict, isUniqueViolation, notFound, tooManyRequests, unauthorized } from '../../lib/errors.js';
 import { SYSTEM_ACTOR, type Actor, type RequestMeta } from '../../lib/request-meta.js';
 import { isUuid } from '../../lib/uuid.js';
 import { hashPassword } from '../../security/passwords.js';
@@ -16,6 +16,7 @@ import type { Mailer } from '../mail/mailer.js';
 import { mailTranslator, momentInWords } from '../mail/mail-i18n.js';
 import { renderMail } from '../mail/mail-layout.js';
 import type { IssuedTokens, SessionService } from '../sessions/session-service.js';
+import type { OrganizationMembershipService } from '../organizations/organization-membership-service.js';
 import { countLiveUsersWithEmail, insertUser } from '../users/user-queries.js';
 import { findLiveTenantById, lockTenantRow } from '../tenants/tenant-queries.js';
 import {
@@ -37,6 +38,10 @@ export interface CreateInviteInput {
   role?: UserRole;
   /** Lifetime in seconds, 300 to 2592000; default 604800. */
   ttlSeconds?: number;
+  /** The organization accepting makes the person a member of (docs/organizations.md "Invitations"). */
+  organizationId?: string;
+  /** Names of the organization roles the membership gets; needs `organizationId`. */
+  organizationRoles?: string[];
   /** The invite this one sends again (recorded as `resendOf` in the `InviteCreated` audit event). */
   resendOf?: string;
 }
@@ -65,6 +70,7 @@ export class InviteService {
     private readonly sessions: SessionService,
     private readonly mailer: Mailer,
     private readonly audit: AuditService,
+    private readonly organizationMembers: OrganizationMembershipService,
   ) {}
 
   /**
@@ -79,14 +85,22 @@ export class InviteService {
    * @param authorizeRole the caller's check that its credential may grant the invite's role (an
    *   `ak_test_` key may invite Members only: docs/security.md "Test keys"); it throws to refuse.
    * @returns the invite and its plaintext token (the only time the token is available).
+   * With `organizationId` (and `organizationRoles`), accepting the invite also makes the person a
+   * member of that organization with those roles (docs/organizations.md "Invitations").
    * @throws ApiError 409 `email_taken` when the email already belongs to a live user of the tenant;
-   *   429 `rate_limited` (with `details.retryAfterSeconds`) when the tenant's daily invites are spent;
+   *   404 `not_found` for an unknown organization, 400 `unknown_organization_role`, 400
+   *   `validation_failed` for `organizationRoles` without `organizationId`; 429 `rate_limited` (with `details.retryAfterSeconds`) when the tenant's daily invites are spent;
    *   whatever `authorizeRole` throws (403 `live_key_required`).
    */
   async create(
     em: EntityManager, tenant: Tenant, input: CreateInviteInput, actor: Actor, meta: RequestMeta, authorizeRole: (role: UserRole) => void,
   ): Promise<{ invite: Invite; token: string }> {
     authorizeRole(input.role ?? 'Member');
+    if (input.organizationRoles?.length && !input.organizationId) {
+      throw badRequest('validation_failed', 'organizationRoles needs organizationId', {
+        issues: [{ path: 'organizationRoles', message: 'needs organizationId' }],
+      });
+    }
     const email = normalizeEmail(input.email);
     const token = randomToken(32);
     const now = new Date();
@@ -104,8 +118,11 @@ export class InviteService {
       acceptedAt: null,
       acceptedUserId: null,
       revokedAt: null,
+      organizationId: input.organizationId ?? null,
+      organizationRoles: input.organizationId ? [...new Set(input.organizationRoles ?? [])] : [],
     };
     await em.transactional(async (tx) => {
+      if (invite.organizationId) await this.organizationMembers.checkInvitation(tx, tenant.id, invite.organizationId, invite.organizationRoles);
       const existing = await countLiveUsersWithEmail(tx, tenant.id, email);
       if (existing > 0) throw conflict('email_taken', 'A user with this email already exists in the tenant');
       await this.assertDailyInviteBudget(tx, tenant, now);
@@ -119,7 +136,10 @@ export class InviteService {
       await insertInvite(tx, invite);
       await this.audit.record(tx, {
         tenantId: tenant.id, action: 'InviteCreated', actor, target: { type: 'invite', id: invite.id }, meta,
-        details: { email, role: invite.role, expiresAt: invite.expiresAt.toISOString(), ...(input.resendOf ? { resendOf: input.resendOf } : {}) },
+        details: {
+          email, role: invite.role, expiresAt: invite.expiresAt.toISOString(), ...(input.resendOf ? { resendOf: input.resendOf } : {}),
+          ...(invite.organizationId ? { organizationId: invite.organizationId, organizationRoles: invite.organizationRoles } : {}),
+        },
       });
     });
     await this.sendInviteMail(tenant, invite, token);
@@ -147,7 +167,10 @@ export class InviteService {
     if (previous.status !== 'Open' && previous.status !== 'Expired') {
       throw conflict('invite_not_open', `The invite is ${previous.status.toLowerCase()} and cannot be sent again`);
     }
-    return this.create(em, tenant, { email: previous.email, role: previous.role, resendOf: previous.id }, actor, meta, authorizeRole);
+    return this.create(em, tenant, {
+      email: previous.email, role: previous.role, resendOf: previous.id,
+      ...(previous.organizationId ? { organizationId: previous.organizationId, organizationRoles: previous.organizationRoles } : {}),
+    }, actor, meta, authorizeRole);
   }
 
   /**
@@ -236,8 +259,10 @@ export class InviteService {
 
   /**
    * Accepts an invite (POST /v1/invites/accept): creates the invited user (`Active`, email counted
-   * as verified, the invite's role) with the given password, starts a session, and marks the invite
-   * `Accepted`, all in one transaction. Audits `InviteAccepted`, `UserSignup`, `SessionCreated`.
+   * as verified, the invite's role) with the given password, makes them a member of the invite's
+   * organization (if any, with its organization roles that still exist), starts a session, and marks
+   * the invite `Accepted`, all in one transaction. Audits `InviteAccepted`, `UserSignup`,
+   * `OrganizationMemberAdded` (with an organization), `SessionCreated`.
    * @throws ApiError 401 `invite_invalid` (unknown, revoked or already accepted token, or a deleted
    *   tenant), 401 `invite_expired` (also marks it `Expired` and audits `InviteExpired`),
    *   409 `email_taken` when the email already belongs to a live user of the tenant.
@@ -273,6 +298,9 @@ export class InviteService {
           tenantId: tenant.id, action: 'UserSignup', actor, target: { type: 'user', id: user.id }, meta,
           details: { email: user.email, role: user.role, via: 'invite', inviteId: found.id },
         });
+        if (found.organizationId) {
+          await this.organizationMembers.join(tx, tenant.id, found.organizationId, user.id, found.organizationRoles, actor, meta, { inviteId: found.id });
+        }
         return this.sessions.start(tx, tenant, user, meta, 'password');
       });
       return { tenant, user, tokens };

@@ -1,3 +1,4 @@
+import { ORGANIZATIONS_CLAIM, ORGANIZATIONS_SCOPE, organizationsClaim } from '../organizations/organization-claims.js';
 import { hkdfSync } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { MikroORM } from '@mikro-orm/core';
@@ -40,7 +41,7 @@ export const INTERACTION_PATH = '/interaction/';
 /** The scope of a JWT access token for one of the tenant's own APIs (RFC 8707 resource, RFC 9068 format). */
 export const API_SCOPE = 'api';
 /** The scopes every application of a tenant may be granted (no consent page for first-party apps). */
-const GRANTED_SCOPE = `openid email offline_access ${API_SCOPE}`;
+const GRANTED_SCOPE = `openid email offline_access ${API_SCOPE} ${ORGANIZATIONS_SCOPE}`;
 
 /** The `resource` values of an authorization request (RFC 8707: one or several). */
 function resourcesOf(params: Record<string, unknown>): string[] {
@@ -227,8 +228,8 @@ export class OidcProviderService {
         long: { signed: true, httpOnly: true, sameSite: 'lax' },
         short: { signed: true, httpOnly: true, sameSite: 'lax' },
       },
-      claims: { openid: ['sub'], email: ['email', 'email_verified'] },
-      scopes: ['openid', 'offline_access', 'email', API_SCOPE],
+      claims: { openid: ['sub'], email: ['email', 'email_verified'], [ORGANIZATIONS_SCOPE]: [ORGANIZATIONS_CLAIM] },
+      scopes: ['openid', 'offline_access', 'email', API_SCOPE, ORGANIZATIONS_SCOPE],
       responseTypes: ['code'],
       clientDefaults: { id_token_signed_response_alg: SIGNING_ALG, grant_types: ['authorization_code'], response_types: ['code'] },
       enabledJWA: { idTokenSigningAlgValues: [SIGNING_ALG], userinfoSigningAlgValues: [SIGNING_ALG], introspectionSigningAlgValues: [SIGNING_ALG] },
@@ -283,7 +284,13 @@ export class OidcProviderService {
       findAccount: async (_ctx: unknown, sub: string) => {
         const user = await findActiveAccount(em(), tenantId, sub);
         if (!user) return undefined;
-        return { accountId: user.id, claims: async () => ({ sub: user.id, email: user.email, email_verified: user.emailVerifiedAt !== null }) };
+        return {
+          accountId: user.id,
+          claims: async (_use: string, scope: string) => ({
+            sub: user.id, email: user.email, email_verified: user.emailVerifiedAt !== null,
+            ...(await organizationsClaim(em(), tenantId, user.id, scope)),
+          }),
+        };
       },
       renderError: async (ctx: { type: string; body: unknown; status: number }, out: Record<string, unknown>) => {
         ctx.type = 'json';

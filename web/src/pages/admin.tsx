@@ -39,6 +39,9 @@ const AUDIT_ACTION_SET: Record<AuditAction, true> = {
   PasskeyRegistered: true, PasskeyDeleted: true, PasskeyCloneSuspected: true,
   MfaRecoveryCodeUsed: true, MfaRecoveryCodesGenerated: true,
   ApplicationCreated: true, ApplicationUpdated: true, ApplicationDeleted: true, ApplicationSecretRotated: true, OidcSignIn: true,
+  OrganizationCreated: true, OrganizationUpdated: true, OrganizationDeleted: true,
+  OrganizationRoleCreated: true, OrganizationRoleUpdated: true, OrganizationRoleDeleted: true,
+  OrganizationMemberAdded: true, OrganizationMemberRemoved: true, OrganizationMemberRolesChanged: true,
 };
 export const AUDIT_ACTIONS = Object.keys(AUDIT_ACTION_SET) as AuditAction[];
 

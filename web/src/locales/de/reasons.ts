@@ -107,4 +107,7 @@ export const reasons: Translation<typeof english> = {
   api_key_expired: 'Dieser API-Schlüssel ist abgelaufen.',
   api_key_revoked: 'Dieser API-Schlüssel wurde widerrufen.',
   invalid_webhook_url: 'Geben Sie eine öffentliche https-URL für den Webhook ein.',
+  unknown_organization_role: 'Eine der Organisationsrollen gibt es nicht.',
+  organization_role_name_taken: 'Eine andere Organisationsrolle hat diesen Namen.',
+  already_member: 'Diese Person ist bereits Mitglied der Organisation.',
 };

@@ -106,4 +106,7 @@ export const reasons = {
   api_key_expired: 'This API key has expired.',
   api_key_revoked: 'This API key was revoked.',
   invalid_webhook_url: 'Enter a public https URL for the webhook.',
+  unknown_organization_role: 'One of the organization roles does not exist.',
+  organization_role_name_taken: 'Another organization role has this name.',
+  already_member: 'This person is a member of the organization already.',
 } as const satisfies Record<ErrorReason, string>;

@@ -107,4 +107,7 @@ export const reasons: Translation<typeof english> = {
   api_key_expired: 'Cette clé d’API a expiré.',
   api_key_revoked: 'Cette clé d’API a été révoquée.',
   invalid_webhook_url: 'Saisissez une URL https publique pour le webhook.',
+  unknown_organization_role: 'Un des rôles d’organisation n’existe pas.',
+  organization_role_name_taken: 'Un autre rôle d’organisation porte ce nom.',
+  already_member: 'Cette personne est déjà membre de l’organisation.',
 };
