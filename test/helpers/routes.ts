@@ -120,6 +120,7 @@ export const ACCESS_CLASSES: Record<string, AccessClass> = {
   'organizationRoles.update': 'securityAdmin',
   'organizationRoles.delete': 'securityAdmin',
   'me.organizations': 'user',
+  'me.acceptInvite': 'user',
 
   'tenant.deleteTenant': 'adminUser',
 };

@@ -224,4 +224,34 @@ describe('organizations', () => {
     const [added] = await auditActions(tenant, 'OrganizationMemberAdded');
     expect(added).toMatchObject({ targetId: org.id, details: { userId: accepted.body.user.id, via: 'invite' } });
   });
+  it('invitations into an organization: an existing account accepts signed in and keeps its workspace role', async () => {
+    const tenant = await createTenant(suite.api);
+    const org = await createOrganization(tenant, 'Acme');
+    await createRole(tenant, 'owner', ['manage:members']);
+    const person = await signupMember(suite.api, tenant.slug);
+    const stranger = await signupMember(suite.api, tenant.slug);
+    // a plain invite to an existing address stays a conflict; one into an organization is allowed
+    expectError(await suite.api.post(`/v1/${tenant.slug}/invites`, { email: person.email }, { token: tenant.accessToken }), 409, 'CONFLICT', 'email_taken');
+    const invited = await suite.api.post(`/v1/${tenant.slug}/invites`, { email: person.email, organizationId: org.id, organizationRoles: ['owner'] }, { token: tenant.accessToken });
+    expect(invited.status, JSON.stringify(invited.body)).toBe(200);
+    const token = invited.body.token as string;
+    const accept = (accessToken: string, presented = token) => suite.api.post(`/v1/${tenant.slug}/me/invites/accept`, { token: presented }, { token: accessToken });
+
+    expectError(await suite.api.post('/v1/invites/accept', { token, password: PASSWORD }), 409, 'CONFLICT', 'email_taken');
+    expectError(await accept(stranger.accessToken), 403, 'FORBIDDEN', 'invite_email_mismatch');
+    const other = await createTenant(suite.api);
+    expectError(await suite.api.post(`/v1/${other.slug}/me/invites/accept`, { token }, { token: other.accessToken }), 401, 'UNAUTHORIZED', 'invite_invalid');
+
+    const accepted = await accept(person.accessToken);
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    expect(accepted.body).toEqual({ organizationId: org.id });
+    const mine = await suite.api.get(`/v1/${tenant.slug}/me/organizations`, { token: person.accessToken });
+    expect(mine.body.items).toEqual([{ id: org.id, name: 'Acme', roles: ['owner'] }]);
+    expect((await suite.api.get(`/v1/${tenant.slug}/me`, { token: person.accessToken })).body.role).toBe('Member');
+    expectError(await accept(person.accessToken), 401, 'UNAUTHORIZED', 'invite_invalid');
+
+    // an invite without an organization cannot be accepted this way
+    const plain = await suite.api.post(`/v1/${tenant.slug}/invites`, { email: `new-${unique()}@example.com` }, { token: tenant.accessToken });
+    expectError(await accept(person.accessToken, plain.body.token as string), 401, 'UNAUTHORIZED', 'invite_invalid');
+  });
 });

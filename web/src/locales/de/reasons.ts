@@ -110,4 +110,5 @@ export const reasons: Translation<typeof english> = {
   unknown_organization_role: 'Eine der Organisationsrollen gibt es nicht.',
   organization_role_name_taken: 'Eine andere Organisationsrolle hat diesen Namen.',
   already_member: 'Diese Person ist bereits Mitglied der Organisation.',
+  invite_email_mismatch: 'Diese Einladung wurde an eine andere E-Mail-Adresse gesendet. Melden Sie sich mit dieser Adresse an, um sie anzunehmen.',
 };

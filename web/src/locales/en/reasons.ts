@@ -109,4 +109,5 @@ export const reasons = {
   unknown_organization_role: 'One of the organization roles does not exist.',
   organization_role_name_taken: 'Another organization role has this name.',
   already_member: 'This person is a member of the organization already.',
+  invite_email_mismatch: 'This invitation was sent to another email address. Sign in with that address to accept it.',
 } as const satisfies Record<ErrorReason, string>;

@@ -110,4 +110,5 @@ export const reasons: Translation<typeof english> = {
   unknown_organization_role: 'Un des rôles d’organisation n’existe pas.',
   organization_role_name_taken: 'Un autre rôle d’organisation porte ce nom.',
   already_member: 'Cette personne est déjà membre de l’organisation.',
+  invite_email_mismatch: 'Cette invitation a été envoyée à une autre adresse e-mail. Connectez-vous avec cette adresse pour l’accepter.',
 };
