@@ -215,7 +215,9 @@ describe('organizations', () => {
     expectError(await suite.api.post(`/v1/${tenant.slug}/invites`, { email, organizationId: org.id, organizationRoles: ['nope'] }, { token: tenant.accessToken }), 400, 'BAD_REQUEST', 'unknown_organization_role');
     expectError(await suite.api.post(`/v1/${tenant.slug}/invites`, { email, organizationId: '00000000-0000-4000-8000-000000000000' }, { token: tenant.accessToken }), 404, 'NOT_FOUND');
     expectError(await suite.api.post(`/v1/${tenant.slug}/invites`, { email, organizationRoles: ['billing'] }, { token: tenant.accessToken }), 400, 'BAD_REQUEST');
-    expectError(await suite.api.post(`/v1/${tenant.slug}/invites`, { email, organizationId: org.id }, { token: await apiKey(tenant, 'test') }), 403, 'FORBIDDEN', 'live_key_required');
+    const testKey = await apiKey(tenant, 'test');
+    expectError(await suite.api.post(`/v1/${tenant.slug}/invites`, { email, organizationId: org.id }, { token: testKey }), 403, 'FORBIDDEN', 'live_key_required');
+    expectError(await suite.api.post(`/v1/${tenant.slug}/invites/${invited.body.invite.id}/resend`, {}, { token: testKey }), 403, 'FORBIDDEN', 'live_key_required');
 
     const accepted = await suite.api.post('/v1/invites/accept', { token: invited.body.token, password: PASSWORD });
     expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
