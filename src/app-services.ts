@@ -1,3 +1,6 @@
+import { OrganizationMembershipService } from './services/organizations/organization-membership-service.js';
+import { OrganizationRoleService } from './services/organizations/organization-role-service.js';
+import { OrganizationService } from './services/organizations/organization-service.js';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
@@ -134,6 +137,12 @@ export interface AppServices {
   roleAssignments: RoleAssignmentService;
   /** The ES256 signing keys of each tenant's OpenID Provider. */
   signingKeys: SigningKeyService;
+  /** The tenant's organizations: its own customers (docs/organizations.md). */
+  organizations: OrganizationService;
+  /** The tenant's organization-role template (docs/organizations.md "Roles"). */
+  organizationRoles: OrganizationRoleService;
+  /** Who belongs to which organization, with which organization roles (docs/organizations.md "Members"). */
+  organizationMembers: OrganizationMembershipService;
   /** Each tenant as an OpenID Provider (docs/oidc.md). */
   oidc: OidcProviderService;
   /** Named readiness probes for `GET /ready`; each rejects when its dependency does not answer. */
@@ -211,6 +220,8 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
   const applications = new ApplicationService(keyring, audit);
   const apiResources = new ApiResourceService(audit);
   const roleAssignments = new RoleAssignmentService(audit);
+  const organizationRoles = new OrganizationRoleService(audit);
+  const organizationMembers = new OrganizationMembershipService(organizationRoles, audit);
   const accounts = new UserAccountService(sessions, audit, accountTokens, queuedPersonalData);
   const mfaChallenges = new MfaChallengeService(auth, mfa);
   const emailVerification = new EmailVerificationService(config, accountTokens, audit);
@@ -253,7 +264,7 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     accounts,
     credentials: new BearerAuthenticationService(config, logger),
     idp: new IdpService(config, keyring, new IdpProviderClient(logger, { defaultIssuer: config.idpIssuer, allowPrivateIssuers: config.idpAllowPrivateIssuers }), auth, mfa, mfaChallenges, sessions, audit, accountCredentials, new IssuerChangeNotifier(mailer, logger)),
-    invites: new InviteService(config, sessions, mailer, audit),
+    invites: new InviteService(config, sessions, mailer, audit, organizationMembers),
     apiKeys: new ApiKeyService(audit),
     userDirectory: new UserDirectoryService(),
     tenantSettings: new TenantSettingsService(audit),
@@ -279,6 +290,9 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     roles: new RoleService(audit),
     roleAssignments,
     signingKeys,
+    organizations: new OrganizationService(audit),
+    organizationRoles,
+    organizationMembers,
     oidc: new OidcProviderService(config, orm, applications, signingKeys, sessions, audit, logger, { apiResources, roleAssignments }),
     disposers,
     readiness,

@@ -18,6 +18,8 @@ export const AUDIT_ACTIONS = [
   'ApiResourceCreated', 'ApiResourceUpdated', 'ApiResourceDeleted', 'RoleCreated', 'RoleUpdated', 'RoleDeleted',
   'UserRolesChanged', 'ApplicationRolesChanged', 'UserCustomDataChanged',
   'UsersImported',
+  'OrganizationCreated', 'OrganizationUpdated', 'OrganizationDeleted', 'OrganizationRoleCreated', 'OrganizationRoleUpdated', 'OrganizationRoleDeleted',
+  'OrganizationMemberAdded', 'OrganizationMemberRemoved', 'OrganizationMemberRolesChanged',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 export const ACTOR_TYPES = ['user', 'api_key', 'system'] as const;

@@ -10,6 +10,7 @@ import { InviteSchema } from './invite.js';
 import { JobSchema } from './job.js';
 import { MfaChallengeSchema, MfaRecoveryCodeSchema } from './mfa.js';
 import { OidcApplicationSchema, OidcHostedLoginSchema, OidcPayloadSchema, OidcSigningKeySchema } from './oidc.js';
+import { OrganizationMembershipRoleSchema, OrganizationMembershipSchema, OrganizationRoleSchema, OrganizationSchema } from './organization.js';
 import { RefreshAnswerSchema } from './refresh-answer.js';
 import { WebauthnChallengeSchema } from './webauthn-challenge.js';
 import { WebhookDeliverySchema, WebhookEndpointSchema } from './webhook.js';
@@ -31,6 +32,7 @@ export * from './invite.js';
 export * from './job.js';
 export * from './mfa.js';
 export * from './oidc.js';
+export * from './organization.js';
 export * from './refresh-answer.js';
 export * from './webauthn-challenge.js';
 export * from './webhook.js';
@@ -50,4 +52,5 @@ export const ENTITIES = [
   OidcHostedLoginSchema, RefreshAnswerSchema, WebauthnChallengeSchema, WebhookEndpointSchema, WebhookDeliverySchema, AuditDailyCountSchema, TenantLogoSchema,
   TenantSlugReservationSchema,
   UserImportJobSchema, UserImportLineSchema, UserImportErrorSchema,
+  OrganizationSchema, OrganizationRoleSchema, OrganizationMembershipSchema, OrganizationMembershipRoleSchema,
 ];

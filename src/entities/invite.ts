@@ -26,6 +26,10 @@ export interface Invite {
   acceptedAt: Date | null;
   acceptedUserId: string | null;
   revokedAt: Date | null;
+  /** The organization accepting makes the person a member of (docs/organizations.md "Invitations"), or null. */
+  organizationId: string | null;
+  /** Names of the organization roles the membership gets (empty without `organizationId`). */
+  organizationRoles: string[];
 }
 
 export const InviteSchema = new EntitySchema<Invite>({
@@ -45,5 +49,7 @@ export const InviteSchema = new EntitySchema<Invite>({
     acceptedAt: { type: 'Date', nullable: true },
     acceptedUserId: { type: 'uuid', nullable: true },
     revokedAt: { type: 'Date', nullable: true },
+    organizationId: { type: 'uuid', nullable: true },
+    organizationRoles: { type: 'json' },
   },
 });

@@ -24,6 +24,7 @@ import { Migration20261126100000_sessions_end_everywhere } from './Migration2026
 import { Migration20261126120000_access_control } from './Migration20261126120000_access_control.js';
 import { Migration20261126130000_user_import } from './Migration20261126130000_user_import.js';
 import { Migration20261126140000_workspace_policies } from './Migration20261126140000_workspace_policies.js';
+import { Migration20261126150000_organizations } from './Migration20261126150000_organizations.js';
 
 /**
  * Every committed migration, in the order it is applied. Listed explicitly so the same list runs
@@ -55,4 +56,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261126120000_access_control', class: Migration20261126120000_access_control },
   { name: 'Migration20261126130000_user_import', class: Migration20261126130000_user_import },
   { name: 'Migration20261126140000_workspace_policies', class: Migration20261126140000_workspace_policies },
+  { name: 'Migration20261126150000_organizations', class: Migration20261126150000_organizations },
 ];

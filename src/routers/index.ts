@@ -10,6 +10,8 @@ import { invitesRouter } from './invites.js';
 import { meRouter } from './me.js';
 import { mfaRouter } from './mfa.js';
 import { rolesRouter } from './roles.js';
+import { organizationRolesRouter } from './organization-roles.js';
+import { organizationsRouter } from './organizations.js';
 import { tenantRouter } from './tenant.js';
 import { tenantsRouter } from './tenants.js';
 import { usersRouter } from './users.js';
@@ -35,6 +37,8 @@ export const appRouter = router({
   webhooks: webhooksRouter,
   apiResources: apiResourcesRouter,
   roles: rolesRouter,
+  organizations: organizationsRouter,
+  organizationRoles: organizationRolesRouter,
 });
 
 /** The router type for end-to-end typed TypeScript clients of the `/trpc` endpoint. */

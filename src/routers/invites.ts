@@ -7,6 +7,7 @@ import type { UserRole } from '../entities/user.js';
 import { withRetryAfter } from '../middleware/rate-limit.js';
 import { INVITE_DEFAULT_TTL_SECONDS, INVITE_MAX_TTL_SECONDS, INVITE_MIN_TTL_SECONDS } from '../services/invites/invite-service.js';
 import { publicProcedure, router } from '../trpc.js';
+import { organizationRoleName } from './organization-schemas.js';
 import { deliverSession } from './session-delivery.js';
 import { email, newPassword, OK, okOutput, opaqueToken, queryBoolean, tenantSessionOutput, timestampOutput, toSession, emailOutput } from './schemas.js';
 
@@ -14,10 +15,13 @@ const tags = ['invites'];
 const adminErrors = { 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or invite' };
 
 /** An invite as the API shows it (docs/api-rules.md "Resources"). */
-/** An invite for an Admin grants access: an `ak_test_` key may invite Members only (docs/security.md "Test keys"). */
-function mayGrantRole(principal: Principal): (role: UserRole) => void {
-  return (role) => {
-    if (role === 'Admin') requireLiveCredential(principal);
+/**
+ * An invite for an Admin, or into an organization (a membership grants organization permissions),
+ * grants access: an `ak_test_` key may invite Members only (docs/security.md "Test keys").
+ */
+function mayGrantRole(principal: Principal): (role: UserRole, organizationId?: string) => void {
+  return (role, organizationId) => {
+    if (role === 'Admin' || organizationId) requireLiveCredential(principal);
   };
 }
 
@@ -30,6 +34,8 @@ export const inviteOutput = z
     expiresAt: timestampOutput,
     createdAt: timestampOutput,
     invitedBy: z.string().nullable().meta({ description: 'Id of the user or API key that created the invite' }),
+    organizationId: z.string().optional().meta({ description: 'Only on an invitation into an organization: accepting it makes the person a member' }),
+    organizationRoles: z.array(z.string()).optional().meta({ description: 'Only with `organizationId`: the organization roles the membership gets' }),
   })
   .meta({ id: 'Invite' });
 
@@ -42,6 +48,7 @@ function toInviteOutput(invite: Invite): z.infer<typeof inviteOutput> {
     expiresAt: invite.expiresAt.toISOString(),
     createdAt: invite.createdAt.toISOString(),
     invitedBy: invite.invitedBy,
+    ...(invite.organizationId ? { organizationId: invite.organizationId, organizationRoles: invite.organizationRoles } : {}),
   };
 }
 
@@ -90,11 +97,13 @@ export const invitesRouter = router({
         summary: 'Invite an email address; the accept link is mailed and the token returned once',
         description: 'At most `INVITES_PER_TENANT_PER_DAY` (default 100) invites per tenant in any 24 hours; beyond that 429 with Retry-After.',
         errorResponses: {
-          ...adminErrors, 400: 'Invalid body', 409: 'The email already belongs to a user of the tenant',
+          ...adminErrors, 400: 'Invalid body, or an unknown organization role (`unknown_organization_role`)',
+          403: 'Not an admin, or a test API key inviting an Admin or into an organization (`live_key_required`)',
+          404: 'Unknown tenant or organization', 409: 'The email already belongs to a user of the tenant',
           429: 'Rate limited, or the daily invite limit of the tenant is spent',
         },
       },
-      errorReasons: { 403: ['admin_required', 'live_key_required'], 409: ['email_taken'] },
+      errorReasons: { 400: ['unknown_organization_role'], 403: ['admin_required', 'live_key_required'], 404: ['not_found'], 409: ['email_taken'] },
     })
     .input(
       z.object({
@@ -107,6 +116,8 @@ export const invitesRouter = router({
           .max(INVITE_MAX_TTL_SECONDS)
           .optional()
           .meta({ description: `Lifetime in seconds, ${INVITE_MIN_TTL_SECONDS} to ${INVITE_MAX_TTL_SECONDS}; default ${INVITE_DEFAULT_TTL_SECONDS}` }),
+        organizationId: z.uuid().optional().meta({ description: 'Accepting the invite makes the person a member of this organization (docs/organizations.md)' }),
+        organizationRoles: z.array(organizationRoleName).max(50).optional().meta({ description: 'Names of the organization roles the membership gets; needs `organizationId`' }),
       }),
     )
     .output(z.object({ token: z.string(), invite: inviteOutput }))

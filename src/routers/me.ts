@@ -5,8 +5,9 @@ import { router } from '../trpc.js';
 import { PASSKEY_REASONS } from '../services/passkeys/passkey-errors.js';
 import { isTotpEnrolled } from '../services/mfa/totp-service.js';
 import { USER_REASONS } from '../services/users/user-errors.js';
+import { myOrganizationOutput } from './organization-schemas.js';
 import { passkeyOutput } from './passkey-schemas.js';
-import { email, newPassword, OK, okOutput, presentedPassword, sessionListOutput, toSessionList, toUserOutput, userOutput } from './schemas.js';
+import { email, newPassword, OK, okOutput, opaqueToken, presentedPassword, sessionListOutput, toSessionList, toUserOutput, userOutput } from './schemas.js';
 import { asAttachment, dataProtectionTags, userExportOutput } from './user-export.js';
 
 const tags = ['me'];
@@ -55,6 +56,38 @@ export const meRouter = router({
       const sessions = await ctx.services.sessions.listLive(ctx.em, ctx.tenant.id, ctx.principal.userId);
       return toSessionList(sessions, ctx.principal.sessionId);
     }),
+
+  organizations: userProcedure
+    .meta({
+      openapi: {
+        method: 'GET', path: '/v1/{tenantSlug}/me/organizations', tags, protect: true,
+        summary: 'The organizations the signed-in user belongs to, by name, with their organization roles there',
+        errorResponses: { 401: 'Not signed in', 404: 'Unknown tenant', 429: 'Rate limited' },
+      },
+      errorReasons: { 401: ['user_token_required'] },
+    })
+    .output(z.object({ items: z.array(myOrganizationOutput) }))
+    .query(async ({ ctx }) => ({ items: await ctx.services.organizationMembers.organizationsOf(ctx.em, ctx.tenant.id, ctx.principal.userId) })),
+
+  acceptInvite: userProcedure
+    .meta({
+      openapi: {
+        method: 'POST', path: '/v1/{tenantSlug}/me/invites/accept', tags, protect: true,
+        summary: 'Accept an invitation into an organization sent to the signed-in user\'s address: they become a member with its roles',
+        description: 'For a person who has an account already; a new person accepts with `POST /v1/invites/accept` and a password. The workspace role does not change.',
+        errorResponses: {
+          400: 'Invalid body', 401: 'Not signed in; unknown, used, revoked or another workspace\'s invitation, or one without an organization (`invite_invalid`); expired (`invite_expired`)',
+          403: 'The invitation was sent to another address (`invite_email_mismatch`)', 404: 'Unknown tenant',
+          409: 'A member of the organization already (`already_member`)', 429: 'Rate limited',
+        },
+      },
+      errorReasons: { 401: ['user_token_required', 'invite_invalid', 'invite_expired'], 403: ['invite_email_mismatch'], 409: ['already_member'] },
+    })
+    .input(z.object({ token: opaqueToken }))
+    .output(z.object({ organizationId: z.string() }))
+    .mutation(async ({ ctx, input }) => ({
+      organizationId: await ctx.services.invites.acceptSignedIn(ctx.em, ctx.tenant, ctx.principal.userId, input.token, ctx.meta),
+    })),
 
   revokeSession: userProcedure
     .meta({

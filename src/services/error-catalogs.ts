@@ -11,6 +11,7 @@ export { IDP_REASONS } from './idp/idp-errors.js';
 export { INVITE_REASONS } from './invites/invite-errors.js';
 export { MFA_REASONS } from './mfa/mfa-errors.js';
 export { OIDC_REASONS } from './oidc/oidc-errors.js';
+export { ORGANIZATION_REASONS } from './organizations/organization-errors.js';
 export { PASSKEY_REASONS } from './passkeys/passkey-errors.js';
 export { SESSION_REASONS } from './sessions/session-errors.js';
 export { SIGN_IN_REASONS } from './sign-in/sign-in-errors.js';

@@ -9,6 +9,8 @@ export const INVITE_REASONS = {
   expired: 'invite_expired',
   /** The invite was already accepted or revoked. */
   notOpen: 'invite_not_open',
+  /** A signed-in person presented an invitation sent to another address. */
+  emailMismatch: 'invite_email_mismatch',
 } as const;
 
 declare module '../../lib/errors.js' {

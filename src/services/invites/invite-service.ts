@@ -6,7 +6,7 @@ import type { Tenant } from '../../entities/tenant.js';
 import { newUser } from '../../entities/new-user.js';
 import type { User, UserRole } from '../../entities/user.js';
 import { normalizeEmail } from '../../lib/email.js';
-import { conflict, isUniqueViolation, notFound, tooManyRequests, unauthorized } from '../../lib/errors.js';
+import { badRequest, conflict, forbidden, isUniqueViolation, notFound, tooManyRequests, unauthorized } from '../../lib/errors.js';
 import { SYSTEM_ACTOR, type Actor, type RequestMeta } from '../../lib/request-meta.js';
 import { isUuid } from '../../lib/uuid.js';
 import { hashPassword } from '../../security/passwords.js';
@@ -16,8 +16,9 @@ import type { Mailer } from '../mail/mailer.js';
 import { mailTranslator, momentInWords } from '../mail/mail-i18n.js';
 import { renderMail } from '../mail/mail-layout.js';
 import type { IssuedTokens, SessionService } from '../sessions/session-service.js';
+import type { OrganizationMembershipService } from '../organizations/organization-membership-service.js';
 import { assertPasswordAllowed } from '../users/password-policy.js';
-import { countLiveUsersWithEmail, insertUser } from '../users/user-queries.js';
+import { countLiveUsersWithEmail, findLiveUserById, insertUser } from '../users/user-queries.js';
 import { findLiveTenantById, lockTenantRow } from '../tenants/tenant-queries.js';
 import {
   acceptInvite, countInvitesSince, expireDueInvites, findInvite, findInviteByTokenHash, findInvitesOfTenant, insertInvite, lockInvite,
@@ -38,6 +39,10 @@ export interface CreateInviteInput {
   role?: UserRole;
   /** Lifetime in seconds, 300 to 2592000; default 604800. */
   ttlSeconds?: number;
+  /** The organization accepting makes the person a member of (docs/organizations.md "Invitations"). */
+  organizationId?: string;
+  /** Names of the organization roles the membership gets; needs `organizationId`. */
+  organizationRoles?: string[];
   /** The invite this one sends again (recorded as `resendOf` in the `InviteCreated` audit event). */
   resendOf?: string;
 }
@@ -66,6 +71,7 @@ export class InviteService {
     private readonly sessions: SessionService,
     private readonly mailer: Mailer,
     private readonly audit: AuditService,
+    private readonly organizationMembers: OrganizationMembershipService,
   ) {}
 
   /**
@@ -77,17 +83,27 @@ export class InviteService {
    * At most `INVITES_PER_TENANT_PER_DAY` invites per tenant in any 24 hours (counted from the invite
    * table under a lock of the tenant row, so instances and concurrent requests share it), so the
    * service cannot be used to mail arbitrary addresses in bulk (docs/security.md "Mail").
-   * @param authorizeRole the caller's check that its credential may grant the invite's role (an
-   *   `ak_test_` key may invite Members only: docs/security.md "Test keys"); it throws to refuse.
+   * @param authorizeRole the caller's check that its credential may grant the invite's role and
+   *   organization membership (an `ak_test_` key may invite Members only, into no organization:
+   *   docs/security.md "Test keys"); it throws to refuse.
    * @returns the invite and its plaintext token (the only time the token is available).
-   * @throws ApiError 409 `email_taken` when the email already belongs to a live user of the tenant;
-   *   429 `rate_limited` (with `details.retryAfterSeconds`) when the tenant's daily invites are spent;
+   * With `organizationId` (and `organizationRoles`), accepting the invite also makes the person a
+   * member of that organization with those roles (docs/organizations.md "Invitations"); such an
+   * invite may go to the address of an existing account, which accepts it signed in ({@link acceptSignedIn}).
+   * @throws ApiError 409 `email_taken` when the email already belongs to a live user of the tenant
+   *   (invites without an organization); 404 `not_found` for an unknown organization, 400 `unknown_organization_role`, 400
+   *   `validation_failed` for `organizationRoles` without `organizationId`; 429 `rate_limited` (with `details.retryAfterSeconds`) when the tenant's daily invites are spent;
    *   whatever `authorizeRole` throws (403 `live_key_required`).
    */
   async create(
-    em: EntityManager, tenant: Tenant, input: CreateInviteInput, actor: Actor, meta: RequestMeta, authorizeRole: (role: UserRole) => void,
+    em: EntityManager, tenant: Tenant, input: CreateInviteInput, actor: Actor, meta: RequestMeta, authorizeRole: (role: UserRole, organizationId?: string) => void,
   ): Promise<{ invite: Invite; token: string }> {
-    authorizeRole(input.role ?? 'Member');
+    authorizeRole(input.role ?? 'Member', input.organizationId);
+    if (input.organizationRoles?.length && !input.organizationId) {
+      throw badRequest('validation_failed', 'organizationRoles needs organizationId', {
+        issues: [{ path: 'organizationRoles', message: 'needs organizationId' }],
+      });
+    }
     const email = normalizeEmail(input.email);
     const token = randomToken(32);
     const now = new Date();
@@ -105,9 +121,13 @@ export class InviteService {
       acceptedAt: null,
       acceptedUserId: null,
       revokedAt: null,
+      organizationId: input.organizationId ?? null,
+      organizationRoles: input.organizationId ? [...new Set(input.organizationRoles ?? [])] : [],
     };
     await em.transactional(async (tx) => {
-      const existing = await countLiveUsersWithEmail(tx, tenant.id, email);
+      if (invite.organizationId) await this.organizationMembers.checkInvitation(tx, tenant.id, invite.organizationId, invite.organizationRoles);
+      // an invitation into an organization may go to a person who has an account (accepted signed in)
+      const existing = invite.organizationId ? 0 : await countLiveUsersWithEmail(tx, tenant.id, email);
       if (existing > 0) throw conflict('email_taken', 'A user with this email already exists in the tenant');
       await this.assertDailyInviteBudget(tx, tenant, now);
       const superseded = await revokeOpenInvitesTo(tx, tenant.id, email, now);
@@ -120,7 +140,10 @@ export class InviteService {
       await insertInvite(tx, invite);
       await this.audit.record(tx, {
         tenantId: tenant.id, action: 'InviteCreated', actor, target: { type: 'invite', id: invite.id }, meta,
-        details: { email, role: invite.role, expiresAt: invite.expiresAt.toISOString(), ...(input.resendOf ? { resendOf: input.resendOf } : {}) },
+        details: {
+          email, role: invite.role, expiresAt: invite.expiresAt.toISOString(), ...(input.resendOf ? { resendOf: input.resendOf } : {}),
+          ...(invite.organizationId ? { organizationId: invite.organizationId, organizationRoles: invite.organizationRoles } : {}),
+        },
       });
     });
     await this.sendInviteMail(tenant, invite, token);
@@ -139,7 +162,7 @@ export class InviteService {
    *   whatever `authorizeRole` throws (403 `live_key_required`).
    */
   async resend(
-    em: EntityManager, tenant: Tenant, inviteId: string, actor: Actor, meta: RequestMeta, authorizeRole: (role: UserRole) => void,
+    em: EntityManager, tenant: Tenant, inviteId: string, actor: Actor, meta: RequestMeta, authorizeRole: (role: UserRole, organizationId?: string) => void,
   ): Promise<{ invite: Invite; token: string }> {
     if (!isUuid(inviteId)) throw notFound('Invite not found');
     await this.expireDue(em, tenant.id, meta, inviteId);
@@ -148,7 +171,10 @@ export class InviteService {
     if (previous.status !== 'Open' && previous.status !== 'Expired') {
       throw conflict('invite_not_open', `The invite is ${previous.status.toLowerCase()} and cannot be sent again`);
     }
-    return this.create(em, tenant, { email: previous.email, role: previous.role, resendOf: previous.id }, actor, meta, authorizeRole);
+    return this.create(em, tenant, {
+      email: previous.email, role: previous.role, resendOf: previous.id,
+      ...(previous.organizationId ? { organizationId: previous.organizationId, organizationRoles: previous.organizationRoles } : {}),
+    }, actor, meta, authorizeRole);
   }
 
   /**
@@ -237,8 +263,10 @@ export class InviteService {
 
   /**
    * Accepts an invite (POST /v1/invites/accept): creates the invited user (`Active`, email counted
-   * as verified, the invite's role) with the given password, starts a session, and marks the invite
-   * `Accepted`, all in one transaction. Audits `InviteAccepted`, `UserSignup`, `SessionCreated`.
+   * as verified, the invite's role) with the given password, makes them a member of the invite's
+   * organization (if any, with its organization roles that still exist), starts a session, and marks
+   * the invite `Accepted`, all in one transaction. Audits `InviteAccepted`, `UserSignup`,
+   * `OrganizationMemberAdded` (with an organization), `SessionCreated`.
    * @throws ApiError 401 `invite_invalid` (unknown, revoked or already accepted token, or a deleted
    *   tenant), 401 `invite_expired` (also marks it `Expired` and audits `InviteExpired`),
    *   400 `password_too_short` / `password_too_common` (the workspace's password policy),
@@ -276,6 +304,9 @@ export class InviteService {
           tenantId: tenant.id, action: 'UserSignup', actor, target: { type: 'user', id: user.id }, meta,
           details: { email: user.email, role: user.role, via: 'invite', inviteId: found.id },
         });
+        if (found.organizationId) {
+          await this.organizationMembers.join(tx, tenant.id, found.organizationId, user.id, found.organizationRoles, actor, meta, { inviteId: found.id });
+        }
         return this.sessions.start(tx, tenant, user, meta, 'password');
       });
       return { tenant, user, tokens };
@@ -283,6 +314,40 @@ export class InviteService {
       if (isUniqueViolation(err)) throw conflict('email_taken', 'A user with this email already exists in the tenant');
       throw err;
     }
+  }
+
+  /**
+   * Accepts an invitation into an organization as the signed-in person it was sent to
+   * (POST /v1/{tenantSlug}/me/invites/accept; docs/organizations.md "Invitations"): marks the invite
+   * `Accepted` and makes them a member with its roles (those that still exist), in one transaction.
+   * Their workspace role does not change. Audits `InviteAccepted` and `OrganizationMemberAdded`.
+   * @returns the organization's id.
+   * @throws ApiError 401 `invite_invalid` (unknown, revoked or accepted token, another workspace's
+   *   invite, or an invite without an organization), 401 `invite_expired`, 403
+   *   `invite_email_mismatch` when the invite was sent to another address, 409 `already_member`.
+   */
+  async acceptSignedIn(em: EntityManager, tenant: Tenant, userId: string, token: string, meta: RequestMeta): Promise<string> {
+    const user = await findLiveUserById(em, tenant.id, userId);
+    if (!user) throw unauthorized('invite_invalid', 'The invitation is not valid');
+    const found = await findInviteByTokenHash(em, sha256Hex(token));
+    if (!found || found.tenantId !== tenant.id || !found.organizationId || found.status === 'Revoked' || found.status === 'Accepted') {
+      throw unauthorized('invite_invalid', 'The invitation is not valid');
+    }
+    if (found.status === 'Expired' || (await this.expireDue(em, tenant.id, meta, found.id)) > 0) {
+      throw unauthorized('invite_expired', 'The invitation has expired');
+    }
+    if (found.email !== normalizeEmail(user.email)) throw forbidden('invite_email_mismatch', 'The invitation was sent to another email address');
+    const organizationId = found.organizationId;
+    await em.transactional(async (tx) => {
+      if (!(await acceptInvite(tx, tenant.id, found.id, user.id, new Date()))) throw unauthorized('invite_invalid', 'The invitation is not valid');
+      const actor: Actor = { type: 'user', id: user.id };
+      await this.audit.record(tx, {
+        tenantId: tenant.id, action: 'InviteAccepted', actor, target: { type: 'invite', id: found.id }, meta,
+        details: { email: found.email, userId: user.id, organizationId, existingAccount: true },
+      });
+      await this.organizationMembers.join(tx, tenant.id, organizationId, user.id, found.organizationRoles, actor, meta, { inviteId: found.id });
+    });
+    return organizationId;
   }
 }
 

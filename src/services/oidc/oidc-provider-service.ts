@@ -1,3 +1,4 @@
+import { ORGANIZATIONS_CLAIM, ORGANIZATIONS_SCOPE, organizationsClaim } from '../organizations/organization-claims.js';
 import { hkdfSync } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { MikroORM } from '@mikro-orm/core';
@@ -42,7 +43,7 @@ const PROVIDER_REBUILD_SECONDS = 600;
 export const INTERACTION_PATH = '/interaction/';
 
 /** The OpenID scopes every application of a tenant may be granted (no consent page for first-party apps). */
-const GRANTED_SCOPE = 'openid email offline_access roles custom_data';
+const GRANTED_SCOPE = `openid email offline_access roles custom_data ${ORGANIZATIONS_SCOPE}`;
 const OIDC_SCOPES = new Set(GRANTED_SCOPE.split(' '));
 
 /** The roles-and-permissions services the provider reads when it issues a token (docs/oidc.md "Roles and permissions"). */
@@ -307,10 +308,10 @@ export class OidcProviderService {
         long: { signed: true, httpOnly: true, sameSite: crossSite ? 'none' : 'lax', secure: crossSite, path: cookiePath },
         short: { signed: true, httpOnly: true, sameSite: 'lax' },
       },
-      claims: { openid: ['sub'], email: ['email', 'email_verified'], roles: ['roles'], custom_data: ['custom_data'] },
+      claims: { openid: ['sub'], email: ['email', 'email_verified'], roles: ['roles'], custom_data: ['custom_data'], [ORGANIZATIONS_SCOPE]: [ORGANIZATIONS_CLAIM] },
       // the ID token carries the claims of the scopes asked (`email`, `roles`, `custom_data`), with or without an access token for userinfo
       conformIdTokenClaims: false,
-      scopes: ['openid', 'offline_access', 'email', 'roles', 'custom_data'],
+      scopes: ['openid', 'offline_access', 'email', 'roles', 'custom_data', ORGANIZATIONS_SCOPE],
       responseTypes: ['code', 'id_token'],
       extraParams: { scope: afterAuthorizationChecks },
       clientAuthMethods: CLIENT_AUTH_METHODS,
@@ -383,6 +384,7 @@ export class OidcProviderService {
             sub: user.id, email: user.email, email_verified: user.emailVerifiedAt !== null,
             ...((scope ?? '').split(' ').includes('roles') ? { roles: await roleAssignments.roleNamesOfUser(em(), tenantId, user.id) } : {}),
             custom_data: user.customData,
+            ...(await organizationsClaim(em(), tenantId, user.id, scope)),
           }),
         };
       },

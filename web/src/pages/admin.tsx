@@ -43,6 +43,9 @@ const AUDIT_ACTION_SET: Record<AuditAction, true> = {
   ApiResourceCreated: true, ApiResourceUpdated: true, ApiResourceDeleted: true, RoleCreated: true, RoleUpdated: true, RoleDeleted: true,
   UserRolesChanged: true, ApplicationRolesChanged: true, UserCustomDataChanged: true,
   UsersImported: true,
+  OrganizationCreated: true, OrganizationUpdated: true, OrganizationDeleted: true,
+  OrganizationRoleCreated: true, OrganizationRoleUpdated: true, OrganizationRoleDeleted: true,
+  OrganizationMemberAdded: true, OrganizationMemberRemoved: true, OrganizationMemberRolesChanged: true,
 };
 export const AUDIT_ACTIONS = Object.keys(AUDIT_ACTION_SET) as AuditAction[];
 

@@ -122,4 +122,8 @@ export const reasons: Translation<typeof english> = {
   unknown_role: 'Diese Rolle gibt es in diesem Arbeitsbereich nicht.',
   custom_data_too_large: 'Benutzerdefinierte Daten dürfen höchstens 4 KB JSON umfassen.',
   application_not_m2m: 'Nur Maschine-zu-Maschine-Anwendungen können Rollen haben.',
+  unknown_organization_role: 'Eine der Organisationsrollen gibt es nicht.',
+  organization_role_name_taken: 'Eine andere Organisationsrolle hat diesen Namen.',
+  already_member: 'Diese Person ist bereits Mitglied der Organisation.',
+  invite_email_mismatch: 'Diese Einladung wurde an eine andere E-Mail-Adresse gesendet. Melden Sie sich mit dieser Adresse an, um sie anzunehmen.',
 };

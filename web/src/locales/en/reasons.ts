@@ -121,4 +121,8 @@ export const reasons = {
   unknown_role: 'That role does not exist in this workspace.',
   custom_data_too_large: 'Custom data can be at most 4 KB of JSON.',
   application_not_m2m: 'Only machine-to-machine applications can hold roles.',
+  unknown_organization_role: 'One of the organization roles does not exist.',
+  organization_role_name_taken: 'Another organization role has this name.',
+  already_member: 'This person is a member of the organization already.',
+  invite_email_mismatch: 'This invitation was sent to another email address. Sign in with that address to accept it.',
 } as const satisfies Record<ErrorReason, string>;

@@ -122,4 +122,8 @@ export const reasons: Translation<typeof english> = {
   unknown_role: 'Ce rôle n’existe pas dans cet espace de travail.',
   custom_data_too_large: 'Les données personnalisées ne peuvent dépasser 4 Ko de JSON.',
   application_not_m2m: 'Seules les applications machine à machine peuvent avoir des rôles.',
+  unknown_organization_role: 'Un des rôles d’organisation n’existe pas.',
+  organization_role_name_taken: 'Un autre rôle d’organisation porte ce nom.',
+  already_member: 'Cette personne est déjà membre de l’organisation.',
+  invite_email_mismatch: 'Cette invitation a été envoyée à une autre adresse e-mail. Connectez-vous avec cette adresse pour l’accepter.',
 };

@@ -1,0 +1,86 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { rowToEntity } from '../../db/rows.js';
+import { UserSchema, type User } from '../../entities/user.js';
+
+/**
+ * The queries of the `organization_membership` table (docs/architecture.md "Rules", data access):
+ * which users of the tenant belong to which of its organizations (docs/organizations.md "Members").
+ * Reads join `app_user` and keep live users only: a soft-deleted user's memberships are never shown
+ * (erasure deletes them with the user row). The reads of a person's organizations also join
+ * `organization`, `organization_membership_role` and `organization_role` and live here, the table
+ * they mainly read. Each function takes the caller's entity manager; every statement is scoped by tenant id.
+ */
+
+/** One organization of a person, with the names of the roles the membership holds (sorted). */
+export interface MembershipOfUser {
+  id: string;
+  name: string;
+  roles: string[];
+}
+
+/** A JSON array column, which the driver may hand back as text. */
+const jsonArray = (value: string[] | string): string[] => (typeof value === 'string' ? (JSON.parse(value) as string[]) : value);
+
+/**
+ * Makes `userId` a member of `organizationId`.
+ * @returns false when they were a member already.
+ */
+export async function insertMembership(em: EntityManager, tenantId: string, organizationId: string, userId: string, now: Date): Promise<boolean> {
+  const rows = await em.execute<{ user_id: string }[]>(
+    `insert into organization_membership (organization_id, user_id, tenant_id, created_at) values (?, ?, ?, ?)
+     on conflict do nothing returning user_id`,
+    [organizationId, userId, tenantId, now],
+  );
+  return rows.length > 0;
+}
+
+/** Whether the live user `userId` is a member of `organizationId` (the row locked `FOR UPDATE` with `forUpdate`). */
+export async function isMember(em: EntityManager, tenantId: string, organizationId: string, userId: string, forUpdate = false): Promise<boolean> {
+  const rows = await em.execute<{ user_id: string }[]>(
+    `select m.user_id from organization_membership m join app_user u on u.id = m.user_id and u.tenant_id = m.tenant_id
+      where m.tenant_id = ? and m.organization_id = ? and m.user_id = ? and u.deleted_at is null${forUpdate ? ' for update of m' : ''}`,
+    [tenantId, organizationId, userId],
+  );
+  return rows.length > 0;
+}
+
+/** The live users who are members of `organizationId`, oldest membership first. */
+export async function findMemberUsers(em: EntityManager, tenantId: string, organizationId: string): Promise<User[]> {
+  const rows = await em.execute<Record<string, unknown>[]>(
+    `select u.* from organization_membership m join app_user u on u.id = m.user_id and u.tenant_id = m.tenant_id
+      where m.tenant_id = ? and m.organization_id = ? and u.deleted_at is null
+      order by m.created_at, u.id`,
+    [tenantId, organizationId],
+  );
+  return rows.map((row) => rowToEntity(em, UserSchema, row));
+}
+
+/** Removes `userId` from `organizationId` (their roles there cascade). @returns false when they were not a member. */
+export async function deleteMembership(em: EntityManager, tenantId: string, organizationId: string, userId: string): Promise<boolean> {
+  const rows = await em.execute<{ user_id: string }[]>(
+    'delete from organization_membership where tenant_id = ? and organization_id = ? and user_id = ? returning user_id',
+    [tenantId, organizationId, userId],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * The organizations the user belongs to, by name, each with the names of the roles they hold there
+ * (served by the `(tenant_id, user_id)` index). Empty for a soft-deleted user.
+ */
+export async function findOrganizationsOfUser(em: EntityManager, tenantId: string, userId: string): Promise<MembershipOfUser[]> {
+  const rows = await em.execute<{ id: string; name: string; roles: string[] | string }[]>(
+    `select o.id, o.name,
+            coalesce(json_agg(r.name order by r.name) filter (where r.name is not null), '[]'::json) as roles
+       from organization_membership m
+       join app_user u on u.id = m.user_id and u.tenant_id = m.tenant_id and u.deleted_at is null
+       join organization o on o.id = m.organization_id and o.tenant_id = m.tenant_id
+       left join organization_membership_role mr on mr.organization_id = m.organization_id and mr.user_id = m.user_id
+       left join organization_role r on r.id = mr.role_id and r.tenant_id = m.tenant_id
+      where m.tenant_id = ? and m.user_id = ?
+      group by o.id, o.name
+      order by o.name, o.id`,
+    [tenantId, userId],
+  );
+  return rows.map((row) => ({ id: row.id, name: row.name, roles: jsonArray(row.roles) }));
+}

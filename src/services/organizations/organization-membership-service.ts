@@ -1,0 +1,156 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { User } from '../../entities/user.js';
+import { conflict, notFound } from '../../lib/errors.js';
+import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import { isUuid } from '../../lib/uuid.js';
+import type { AuditService } from '../audit/audit-service.js';
+import { findLiveUserById } from '../users/user-queries.js';
+import { ORGANIZATION_REASONS } from './organization-errors.js';
+import { deleteMembership, findMemberUsers, findOrganizationsOfUser, insertMembership, isMember, type MembershipOfUser } from './organization-membership-queries.js';
+import { findRoleNamesOfMembers, replaceMembershipRoles } from './organization-membership-role-queries.js';
+import { findOrganization } from './organization-queries.js';
+import type { OrganizationRoleService } from './organization-role-service.js';
+
+export type { MembershipOfUser };
+
+/** A member of an organization: the live user and the names of the organization roles they hold there. */
+export interface Member {
+  user: User;
+  roles: string[];
+}
+
+/**
+ * Memberships (docs/organizations.md "Members"): a user of the tenant in any number of its
+ * organizations, with organization roles per membership. The user and the organization must both be
+ * the tenant's (404 otherwise). A soft-deleted user's memberships are never shown and count nowhere;
+ * erasing the user or deleting the organization removes them. Every change is audited.
+ */
+export class OrganizationMembershipService {
+  constructor(
+    private readonly roles: OrganizationRoleService,
+    private readonly audit: AuditService,
+  ) {}
+
+  /**
+   * Makes a live user of the tenant a member of the organization with the named roles; audits
+   * `OrganizationMemberAdded`.
+   * @throws ApiError 404 `not_found` (unknown or other tenant's organization or user, or a deleted
+   *   user), 400 `unknown_organization_role`, 409 `already_member`.
+   */
+  async add(
+    em: EntityManager, tenantId: string, organizationId: string, userId: string, roleNames: string[], actor: Actor, meta: RequestMeta,
+  ): Promise<Member> {
+    return em.transactional(async (tx) => {
+      const user = await this.liveUser(tx, tenantId, userId);
+      const roles = await this.join(tx, tenantId, organizationId, user.id, roleNames, actor, meta);
+      return { user, roles };
+    });
+  }
+
+  /**
+   * Adds the membership inside the caller's transaction (the admin route, an accepted invitation),
+   * audits `OrganizationMemberAdded` (with `details.via` when given). An accepted invitation
+   * (`via`) leaves out the roles deleted since it was sent instead of failing.
+   * @returns the role names the membership holds, sorted.
+   * @throws ApiError 404 `not_found` for an unknown organization, 400 `unknown_organization_role`,
+   *   409 `already_member`.
+   */
+  async join(
+    tx: EntityManager, tenantId: string, organizationId: string, userId: string, roleNames: string[], actor: Actor, meta: RequestMeta,
+    via?: { inviteId: string },
+  ): Promise<string[]> {
+    await this.organization(tx, tenantId, organizationId);
+    const roles = await this.roles.resolve(tx, tenantId, roleNames, { dropUnknown: via !== undefined });
+    if (!(await insertMembership(tx, tenantId, organizationId, userId, new Date()))) {
+      throw conflict(ORGANIZATION_REASONS.alreadyMember, 'The user is a member of this organization already');
+    }
+    await replaceMembershipRoles(tx, tenantId, organizationId, userId, roles.map((role) => role.id));
+    const names = roles.map((role) => role.name).sort();
+    await this.audit.record(tx, {
+      tenantId, action: 'OrganizationMemberAdded', actor, target: { type: 'organization', id: organizationId }, meta,
+      details: { userId, roles: names, ...(via ? { via: 'invite', inviteId: via.inviteId } : {}) },
+    });
+    return names;
+  }
+
+  /**
+   * Checks, inside the caller's transaction, that an invitation into an organization may be created:
+   * the organization is the tenant's and every role name is in the template.
+   * @throws ApiError 404 `not_found`, 400 `unknown_organization_role`.
+   */
+  async checkInvitation(tx: EntityManager, tenantId: string, organizationId: string, roleNames: string[]): Promise<void> {
+    await this.organization(tx, tenantId, organizationId);
+    await this.roles.resolve(tx, tenantId, roleNames);
+  }
+
+  /**
+   * The live members of the organization, oldest membership first, with their role names.
+   * @throws ApiError 404 `not_found`.
+   */
+  async list(em: EntityManager, tenantId: string, organizationId: string): Promise<Member[]> {
+    await this.organization(em, tenantId, organizationId);
+    const users = await findMemberUsers(em, tenantId, organizationId);
+    const roles = await findRoleNamesOfMembers(em, tenantId, organizationId);
+    return users.map((user) => ({ user, roles: roles.get(user.id) ?? [] }));
+  }
+
+  /**
+   * Replaces the roles of a member (an empty list leaves a member without roles); audits
+   * `OrganizationMemberRolesChanged` with the roles before and after.
+   * @throws ApiError 404 `not_found` (unknown organization, or the user is not a live member), 400 `unknown_organization_role`.
+   */
+  async setRoles(
+    em: EntityManager, tenantId: string, organizationId: string, userId: string, roleNames: string[], actor: Actor, meta: RequestMeta,
+  ): Promise<Member> {
+    return em.transactional(async (tx) => {
+      await this.organization(tx, tenantId, organizationId);
+      const user = await this.liveUser(tx, tenantId, userId);
+      if (!(await isMember(tx, tenantId, organizationId, userId, true))) throw notFound('Member not found');
+      const before = (await findRoleNamesOfMembers(tx, tenantId, organizationId, [userId])).get(userId) ?? [];
+      const roles = await this.roles.resolve(tx, tenantId, roleNames);
+      await replaceMembershipRoles(tx, tenantId, organizationId, userId, roles.map((role) => role.id));
+      const names = roles.map((role) => role.name).sort();
+      await this.audit.record(tx, {
+        tenantId, action: 'OrganizationMemberRolesChanged', actor, target: { type: 'organization', id: organizationId }, meta,
+        details: { userId, from: before, to: names },
+      });
+      return { user, roles: names };
+    });
+  }
+
+  /**
+   * Removes a member (whatever roles they hold: docs/decisions.md "Organizations: no last-owner
+   * lock"); audits `OrganizationMemberRemoved` with the roles they held. From then on the person's
+   * organization claims leave it out.
+   * @throws ApiError 404 `not_found` (unknown organization, or the user is not a live member).
+   */
+  async remove(em: EntityManager, tenantId: string, organizationId: string, userId: string, actor: Actor, meta: RequestMeta): Promise<void> {
+    await em.transactional(async (tx) => {
+      await this.organization(tx, tenantId, organizationId);
+      if (!isUuid(userId) || !(await isMember(tx, tenantId, organizationId, userId, true))) throw notFound('Member not found');
+      const held = (await findRoleNamesOfMembers(tx, tenantId, organizationId, [userId])).get(userId) ?? [];
+      await deleteMembership(tx, tenantId, organizationId, userId);
+      await this.audit.record(tx, {
+        tenantId, action: 'OrganizationMemberRemoved', actor, target: { type: 'organization', id: organizationId }, meta,
+        details: { userId, roles: held },
+      });
+    });
+  }
+
+  /** The organizations the user belongs to, by name, each with their role names there (GET me/organizations, the `organizations` claim). */
+  async organizationsOf(em: EntityManager, tenantId: string, userId: string): Promise<MembershipOfUser[]> {
+    return findOrganizationsOfUser(em, tenantId, userId);
+  }
+
+  /** @throws ApiError 404 `not_found`. */
+  private async organization(em: EntityManager, tenantId: string, organizationId: string): Promise<void> {
+    if (!isUuid(organizationId) || !(await findOrganization(em, tenantId, organizationId))) throw notFound('Organization not found');
+  }
+
+  /** @throws ApiError 404 `not_found` for an unknown, deleted or other tenant's user. */
+  private async liveUser(em: EntityManager, tenantId: string, userId: string): Promise<User> {
+    const user = isUuid(userId) ? await findLiveUserById(em, tenantId, userId) : null;
+    if (!user) throw notFound('User not found');
+    return user;
+  }
+}
