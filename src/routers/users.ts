@@ -104,7 +104,7 @@ export const usersRouter = router({
         400: ['unsupported_media_type', 'import_empty', 'import_line_too_long'], 403: ['admin_required', 'live_key_required'], 413: ['import_too_many_lines'],
       },
     })
-    .input(z.object({}))
+    .input(z.looseObject({}))
     .output(z.object({ job: importJobOutput }))
     .mutation(async ({ ctx }) => {
       if (ctx.res.locals[STREAMED_BODY_LOCAL] !== true) {
@@ -190,7 +190,7 @@ export const usersRouter = router({
       },
       errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
     })
-    .input(z.object({}))
+    .input(z.looseObject({}))
     .output(z.null())
     .query(async ({ ctx }) => {
       if (ctx.req.originalUrl.startsWith('/trpc')) throw notFound('The export is served on the REST API only');
