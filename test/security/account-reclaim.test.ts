@@ -206,9 +206,9 @@ describe('reclaiming a pre-registered account', () => {
 
 describe('the list of credential tables', () => {
   it('names every table that references a user, except those that hold no way to sign in', async () => {
-    // history and administration rows: an invite records who accepted it; the roles an admin gave the
-    // account (like its Admin/Member role) stay with it; neither signs anyone in
-    const notCredentials = new Set(['invite', 'user_access_role']);
+    // history and administration rows: an invite records who accepted it; the roles and organization
+    // memberships an admin gave the account (like its Admin/Member role) stay with it; none signs anyone in
+    const notCredentials = new Set(['invite', 'user_access_role', 'organization_membership']);
     const referencing = await sql<{ table_name: string; column_name: string }>(
       `select distinct tc.table_name, kcu.column_name
          from information_schema.table_constraints tc
