@@ -143,7 +143,8 @@ describe('ENCRYPTION_KEYS rotation', () => {
         }[])[0]!;
       expect((await requestRow()).sealed).toMatch(/^v1:/);
       const mailRow = async () =>
-        ((await em.execute(`select id, payload->>'sealed' as sealed, recipient_digest from job where queue = ? and kind = 'mail.send'`, [queue])) as {
+        // the newest: the invite's (the creator's verification mail, queued at creation, waits too)
+        ((await em.execute(`select id, payload->>'sealed' as sealed, recipient_digest from job where queue = ? and kind = 'mail.send' order by created_at desc limit 1`, [queue])) as {
           id: string; sealed: string; recipient_digest: string;
         }[]);
       const [before] = await mailRow();
@@ -152,7 +153,8 @@ describe('ENCRYPTION_KEYS rotation', () => {
       expect(before!.sealed).not.toContain(email);
 
       const report = await reencryptSecrets(em, newServer.services.keyring, { queue });
-      expect(report).toMatchObject({ keyVersion: 'v2', queuedMails: 2, failures: [] });
+      // the creator's verification mail, the invite and the sealed reset request
+      expect(report).toMatchObject({ keyVersion: 'v2', queuedMails: 3, failures: [] });
       expect((await requestRow()).sealed).toMatch(/^v2:/);
       expect(mailRecipientDigests(new Keyring([{ version: 'v2', key: Buffer.alloc(32, 9) }]), tenant.id, tenant.adminEmail)).toContain((await requestRow()).recipient_digest);
       const [after] = await mailRow();
@@ -169,7 +171,10 @@ describe('ENCRYPTION_KEYS rotation', () => {
       const outbox = path.join(drain.services.config.dataDir, 'outbox');
       const started = Date.now();
       const delivered = () => existsSync(outbox) && readdirSync(outbox).some((f) => readFileSync(path.join(outbox, f), 'utf8').includes(email));
-      const resetMailed = () => existsSync(outbox) && readdirSync(outbox).some((f) => readFileSync(path.join(outbox, f), 'utf8').includes(tenant.adminEmail));
+      const resetMailed = () => existsSync(outbox) && readdirSync(outbox).some((f) => {
+        const text = readFileSync(path.join(outbox, f), 'utf8');
+        return text.includes(tenant.adminEmail) && text.includes('reset-password');
+      });
       while (!(delivered() && resetMailed()) && Date.now() - started < 20_000) await new Promise((r) => setTimeout(r, 25));
       expect(delivered()).toBe(true);
       expect(resetMailed()).toBe(true);
