@@ -186,7 +186,9 @@ describe('GET users/export', () => {
     expect(lines).toHaveLength(3);
     expect(Object.keys(lines[0]!).sort()).toEqual(['createdAt', 'email', 'emailVerified', 'id', 'importedAt', 'lastLoginAt', 'locale', 'role', 'status', 'totpEnrolled']);
     expect(lines[0]).toMatchObject({ id: tenant.adminId, importedAt: null, role: 'Admin' });
-    expect(lines.slice(1).map((l) => [l.role, l.emailVerified, l.totpEnrolled, typeof l.importedAt])).toEqual([
+    // Users imported in one batch share their creation time; the export breaks that tie by id, not by input order.
+    const importedLines = lines.slice(1).sort((x, y) => String(x.email).localeCompare(String(y.email)));
+    expect(importedLines.map((l) => [l.role, l.emailVerified, l.totpEnrolled, typeof l.importedAt])).toEqual([
       ['Admin', true, true, 'string'],
       ['Member', false, false, 'string'],
     ]);
