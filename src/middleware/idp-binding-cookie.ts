@@ -1,7 +1,7 @@
-import { parse as parseCookieHeader } from 'cookie';
 import type { NextFunction, Request, Response } from 'express';
 import { IDP_AUTH_REQUEST_TTL_SECONDS } from '../services/idp/idp-service.js';
 import { randomToken } from '../security/tokens.js';
+import { readCookie } from './read-cookie.js';
 
 /**
  * The browser binding of a provider sign-in started from the hosted pages (docs/web.md "Sign-in with
@@ -42,10 +42,7 @@ export function setIdpBindingCookie(req: Request, res: Response, tenantSlug: str
 
 /** The binding value sent with the request, or undefined. */
 export function readIdpBindingCookie(req: Request, tenantSlug: string): string | undefined {
-  const header = req.headers.cookie;
-  if (!header) return undefined;
-  const value = parseCookieHeader(header)[cookieName(tenantSlug)];
-  return value === undefined || value === '' ? undefined : value;
+  return readCookie(req, cookieName(tenantSlug));
 }
 
 /** Deletes the binding cookie (after a callback spent the request). */

@@ -1,5 +1,5 @@
-import { parse as parseCookieHeader } from 'cookie';
 import type { Request, Response } from 'express';
+import { readCookie } from './read-cookie.js';
 
 /**
  * The browser's refresh-token transport (docs/decisions.md "Web front end"): the hosted pages under `/app`
@@ -40,10 +40,7 @@ export function setRefreshCookie(req: Request, res: Response, tenantSlug: string
 
 /** The workspace's refresh token from the cookie, or undefined. */
 export function readRefreshCookie(req: Request, tenantSlug: string): string | undefined {
-  const header = req.headers.cookie;
-  if (!header) return undefined;
-  const value = parseCookieHeader(header)[cookieName(tenantSlug)];
-  return value === undefined || value === '' ? undefined : value;
+  return readCookie(req, cookieName(tenantSlug));
 }
 
 /** Deletes the workspace's refresh cookie. */
@@ -74,10 +71,7 @@ export function setSessionBindingCookie(req: Request, res: Response, tenantSlug:
 
 /** The workspace's session binding from the cookie, or undefined. */
 export function readSessionBindingCookie(req: Request, tenantSlug: string): string | undefined {
-  const header = req.headers.cookie;
-  if (!header) return undefined;
-  const value = parseCookieHeader(header)[bindingCookieName(tenantSlug)];
-  return value === undefined || value === '' ? undefined : value;
+  return readCookie(req, bindingCookieName(tenantSlug));
 }
 
 /** Deletes the workspace's session-binding cookie. */
