@@ -41,7 +41,7 @@ function addressForPeople(config: Config, listenerUrl: string): string {
 export function startupSummary(config: Config, url: string): string[] {
   const base = addressForPeople(config, url);
   const lines = [`Tenant Identity listening on ${url} (public URL ${config.publicUrl})`];
-  if (existsSync(path.join(packageRoot(), 'web'))) lines.push(`Pages: ${base}/ (sign-in), ${base}/docs (API reference), ${base}/app/`);
+  if (existsSync(path.join(packageRoot(), 'web'))) lines.push(`Pages: ${base}/ (sign-in), ${base}/docs (API reference), ${base}/app/{workspace}/sign-in (a workspace's own)`);
   lines.push(`API reference: ${base}/v1/openapi.json (OpenAPI 3.1)`, `Database: ${describeDatabase(config)}`, `Mail: ${describeMail(config)}`);
   lines.push(
     'First command (the README walk-through goes on from it) — create a workspace and its admin:',
