@@ -208,7 +208,7 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
   jobWorker.every(REFRESH_ANSWER_TTL_SECONDS, 'refresh-answers', async () => {
     await sessions.purgeExpiredAnswers(orm.em.fork() as EntityManager);
   });
-  const factorNotices = new FactorChangeNotifier(mailer, logger);
+  const factorNotices = new FactorChangeNotifier(mailer);
   const recoveryCodes = new RecoveryCodeService(audit, factorNotices);
   const totp = new TotpService(keyring, audit, factorNotices, recoveryCodes);
   const emailOtp = new EmailOtpService(config, mailer, audit);
@@ -275,7 +275,7 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     userProfiles: new UserProfileService(recoveryCodes),
     emailVerification,
     passwordReset,
-    emailChange: new EmailChangeService(config, accountTokens, mailer, audit, logger),
+    emailChange: new EmailChangeService(config, accountTokens, mailer, audit),
     dataExport: new DataExportService(audit),
     erasure: new ErasureService(config, logger, audit, queuedPersonalData),
     passkeys: new PasskeyService(config, auth, audit, factorNotices),

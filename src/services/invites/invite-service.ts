@@ -145,8 +145,8 @@ export class InviteService {
           ...(invite.organizationId ? { organizationId: invite.organizationId, organizationRoles: invite.organizationRoles } : {}),
         },
       });
+      await this.sendInviteMail(tx, tenant, invite, token);
     });
-    await this.sendInviteMail(tenant, invite, token);
     return { invite, token };
   }
 
@@ -193,9 +193,10 @@ export class InviteService {
 
   /**
    * Mails the invitation in the workspace's default language and brand (the invitee has no
-   * language of their own yet): the role, a button to accept, and until when it is valid.
+   * language of their own yet): the role, a button to accept, and until when it is valid. Queued in
+   * `tx`, the invite's own transaction: no invite without its mail, no mail for an invite rolled back.
    */
-  private async sendInviteMail(tenant: Tenant, invite: Invite, token: string): Promise<void> {
+  private async sendInviteMail(tx: EntityManager, tenant: Tenant, invite: Invite, token: string): Promise<void> {
     const link = `${this.config.publicUrl}/app/${encodeURIComponent(tenant.slug)}/accept-invite?token=${encodeURIComponent(token)}`;
     const ctx = this.mailer.contextFor(tenant, invite.email);
     const t = mailTranslator(ctx.locale);
@@ -207,7 +208,7 @@ export class InviteService {
       { kind: 'action', label: t('invite.action'), url: link },
       { kind: 'text', text: t('invite.outro', { date: momentInWords(invite.expiresAt, ctx.locale) }) },
     ], 'invite');
-    await this.mailer.send(message, tenant.id);
+    await this.mailer.send(message, tenant.id, tx);
   }
 
   /**

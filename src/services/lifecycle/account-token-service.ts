@@ -35,8 +35,9 @@ export class AccountTokenService {
   constructor(private readonly mailer: Mailer) {}
 
   /**
-   * Issues a token (in its own transaction, replacing earlier ones) and queues its mail to the user
-   * (Mailer.send: the job queue delivers it with retries after the caller has answered).
+   * Issues a token (replacing earlier ones) and queues its mail to the user in one transaction, so a
+   * token never exists without its mail queued (Mailer.send: the job queue delivers it with retries
+   * after the caller has answered).
    * @param compose builds the message from its context and the link.
    * @param link the URL the mail points to for a token.
    * @param locale the language of the request that asked for the mail, if known; else the
@@ -51,10 +52,12 @@ export class AccountTokenService {
     compose: (ctx: MailContext, input: TokenMailInput) => MailMessage,
     locale?: Locale,
   ): Promise<void> {
-    const { token } = await em.transactional((tx) => this.issue(tx, tenant.id, user.id, purpose));
-    const context = this.mailer.contextFor(tenant, user.email, locale, user.locale);
-    const message = compose(context, { link: link(token), ttlSeconds: ACCOUNT_TOKEN_TTL_SECONDS[purpose] });
-    await this.mailer.send(message, tenant.id);
+    await em.transactional(async (tx) => {
+      const { token } = await this.issue(tx, tenant.id, user.id, purpose);
+      const context = this.mailer.contextFor(tenant, user.email, locale, user.locale);
+      const message = compose(context, { link: link(token), ttlSeconds: ACCOUNT_TOKEN_TTL_SECONDS[purpose] });
+      await this.mailer.send(message, tenant.id, tx);
+    });
   }
 
   /**

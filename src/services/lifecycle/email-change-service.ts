@@ -1,6 +1,5 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import { EmailOtpSchema } from '../../entities/email-otp.js';
 import type { Tenant } from '../../entities/tenant.js';
@@ -40,7 +39,6 @@ export class EmailChangeService {
     private readonly tokens: AccountTokenService,
     private readonly mailer: Mailer,
     private readonly audit: AuditService,
-    private readonly logger: Logger,
   ) {}
 
   /** The link of the confirmation mail: the hosted `/app/{slug}/confirm-email` page (docs/web.md), which calls auth/email-change/confirm. */
@@ -88,7 +86,7 @@ export class EmailChangeService {
     if (await findLiveUserByEmail(em, tenant.id, address)) {
       throw conflict(SIGN_IN_REASONS.emailTaken, 'Another account of this workspace has this email address');
     }
-    const { token } = await em.transactional(async (tx) => {
+    await em.transactional(async (tx) => {
       const issued = await this.tokens.issue(tx, tenant.id, user.id, 'email_change', new Date(), address);
       await this.audit.record(tx, {
         tenantId: tenant.id,
@@ -98,13 +96,13 @@ export class EmailChangeService {
         meta,
         details: { previousEmail: user.email, newEmail: address, expiresAt: issued.expiresAt.toISOString() },
       });
-      return issued;
+      const message = emailChangeMail(this.mailer.contextFor(tenant, address, meta.locale, user.locale), {
+        link: this.confirmationLink(tenant, issued.token),
+        ttlSeconds: ACCOUNT_TOKEN_TTL_SECONDS.email_change,
+      });
+      // queued in the request's transaction: the token only exists with its mail on the way
+      await this.mailer.send(message, tenant.id, tx);
     });
-    const message = emailChangeMail(this.mailer.contextFor(tenant, address, meta.locale, user.locale), {
-      link: this.confirmationLink(tenant, token),
-      ttlSeconds: ACCOUNT_TOKEN_TTL_SECONDS.email_change,
-    });
-    await this.mailer.send(message, tenant.id);
   }
 
   /**
@@ -112,7 +110,7 @@ export class EmailChangeService {
    * locks the live user, re-checks that no other live user of the tenant took the address meanwhile,
    * sets the address and `emailVerifiedAt` (a `Pending` user becomes `Active`), ends the open
    * verification and reset links and the email code mailed to the old address, and audits
-   * `UserEmailChanged`. Then queues the notice to the old address. Sessions are kept.
+   * `UserEmailChanged`, and queues the notice to the old address, all in one transaction. Sessions are kept.
    * @throws ApiError 401 `invalid_token` (unknown, used, another tenant's, the user was deleted),
    *   401 `token_expired`, 409 `email_taken` (the token stays unused then).
    */
@@ -140,15 +138,12 @@ export class EmailChangeService {
         meta,
         details: { previousEmail: user.email, newEmail, linksEnded },
       });
-      return { userId: user.id, previousEmail: user.email, newEmail, locale: user.locale };
+      // the notice to the old address is queued with the change: no silent takeover of the address
+      const context = this.mailer.contextFor(tenant, user.email, meta.locale, user.locale);
+      await this.mailer.send(emailChangedNotice(context, newEmail), tenant.id, tx);
+      return { userId: user.id, previousEmail: user.email, newEmail };
     });
-    try {
-      const context = this.mailer.contextFor(tenant, result.previousEmail, meta.locale, result.locale);
-      await this.mailer.send(emailChangedNotice(context, result.newEmail), tenant.id);
-    } catch (err) {
-      this.logger.warn({ err, tenantId: tenant.id, userId: result.userId }, 'email-change notice not queued');
-    }
-    return { userId: result.userId, previousEmail: result.previousEmail, newEmail: result.newEmail };
+    return result;
   }
 
   /** Writes the new, verified address; a concurrent change to the same address loses on the unique index (409). */

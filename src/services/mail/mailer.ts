@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -71,18 +72,20 @@ export class Mailer {
   }
 
   /**
-   * Queues one message from `MAIL_FROM`. Inside `em.transactional` the mail is queued only if that
-   * transaction commits. The row also carries a keyed digest of `tenantId` and the recipient, so
-   * erasing that person's account deletes the mail while it waits (docs/events.md "Erasure").
+   * Queues one message from `MAIL_FROM`. With `em` (the transaction of the change that causes the
+   * mail), or inside `em.transactional`, the mail is queued only if that transaction commits, and the
+   * change only commits with its mail queued (docs/events.md "Mail"). The row also carries a keyed
+   * digest of `tenantId` and the recipient, so erasing that person's account deletes the mail while
+   * it waits (docs/events.md "Erasure").
    * @param tenantId the tenant on whose behalf the mail goes out.
    * @throws only when the database refuses the insert (as any other write of the operation).
    */
-  async send(message: MailMessage, tenantId: string): Promise<void> {
+  async send(message: MailMessage, tenantId: string, em?: EntityManager): Promise<void> {
     const id = randomUUID();
     // the tenant rides along inside the ciphertext so key rotation can recompute the recipient digest
     const sealed = this.keyring.encrypt(JSON.stringify({ ...message, tenantId }), queuedMailAad(id));
     const recipientDigest = mailRecipientDigest(this.keyring, tenantId, message.to);
-    await this.queue.enqueue('mail.send', { sealed }, { id, maxAttempts: MAIL_MAX_ATTEMPTS, recipientDigest });
+    await this.queue.enqueue('mail.send', { sealed }, { id, maxAttempts: MAIL_MAX_ATTEMPTS, recipientDigest }, em);
     this.logger.debug({ jobId: id, to: message.to, subject: message.subject }, 'mail queued');
   }
 

@@ -1,4 +1,4 @@
-import type { Logger } from 'pino';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Tenant } from '../../entities/tenant.js';
 import type { User } from '../../entities/user.js';
 import type { Actor } from '../../lib/request-meta.js';
@@ -12,35 +12,28 @@ export type FactorChange = 'totp_enrolled' | 'totp_disabled' | 'passkey_added' |
 /**
  * Mails the user a notice of every change of their second factors (docs/mfa.md "Factor-change
  * notices"), so an enrolment by someone holding a stolen password or token, or a removal by an
- * admin, does not go unnoticed. The notice carries no secret and no link. Delivery failures are
- * logged, never raised: the change itself has already been committed.
+ * admin, does not go unnoticed. The notice carries no secret and no link. It is queued in the
+ * transaction of the change it reports (docs/events.md "Mail"): a change never commits without its
+ * notice on the way, and a failure to queue it rolls the change back.
  */
 export class FactorChangeNotifier {
-  constructor(
-    private readonly mailer: Mailer,
-    private readonly logger: Logger,
-  ) {}
+  constructor(private readonly mailer: Mailer) {}
 
-  /** Sends the notice of `change` to `user` (after the caller's transaction committed). */
-  async notify(tenant: Tenant, user: Pick<User, 'id' | 'email'> & Partial<Pick<User, 'locale'>>, change: FactorChange, actor: Actor): Promise<void> {
-    try {
-      const context = this.mailer.contextFor(tenant, user.email, user.locale);
-      await this.mailer.send(factorChangeMail(context, change, actor.type === 'user' && actor.id === user.id), tenant.id);
-    } catch (err) {
-      this.logger.warn({ err, tenantId: tenant.id, userId: user.id, change }, 'factor-change notice not delivered');
-    }
+  /**
+   * Queues the notice of `change` to `user` in `em`, the transaction (or request) that made the change.
+   * @throws only when the database refuses the insert; inside a transaction the change rolls back with it.
+   */
+  async notify(em: EntityManager, tenant: Tenant, user: Pick<User, 'id' | 'email'> & Partial<Pick<User, 'locale'>>, change: FactorChange, actor: Actor): Promise<void> {
+    const context = this.mailer.contextFor(tenant, user.email, user.locale);
+    await this.mailer.send(factorChangeMail(context, change, actor.type === 'user' && actor.id === user.id), tenant.id, em);
   }
 
   /**
    * Tells the user a recovery code was just used to sign in, and how many remain (docs/mfa.md
-   * "Recovery codes"). Carries no code and no link.
+   * "Recovery codes"). Carries no code and no link. Queued in `em`, beside the audit of the code's use.
    */
-  async notifyRecoveryCodeUsed(tenant: Tenant, user: Pick<User, 'id' | 'email'> & Partial<Pick<User, 'locale'>>, remaining: number): Promise<void> {
-    try {
-      await this.mailer.send(recoveryCodeUsedMail(this.mailer.contextFor(tenant, user.email, user.locale), remaining), tenant.id);
-    } catch (err) {
-      this.logger.warn({ err, tenantId: tenant.id, userId: user.id }, 'recovery-code notice not delivered');
-    }
+  async notifyRecoveryCodeUsed(em: EntityManager, tenant: Tenant, user: Pick<User, 'id' | 'email'> & Partial<Pick<User, 'locale'>>, remaining: number): Promise<void> {
+    await this.mailer.send(recoveryCodeUsedMail(this.mailer.contextFor(tenant, user.email, user.locale), remaining), tenant.id, em);
   }
 }
 

@@ -83,9 +83,9 @@ export class MfaEnrollmentService {
         meta,
         details: { count: issued.length },
       });
+      await this.notices.notify(tx, tenant, user, 'recovery_codes_regenerated', actor);
       return issued;
     });
-    await this.notices.notify(tenant, user, 'recovery_codes_regenerated', actor);
     return codes;
   }
 

@@ -107,7 +107,7 @@ export class RecoveryCodeService {
       meta,
       details: { remaining },
     });
-    await this.notices.notifyRecoveryCodeUsed(tenant, user, remaining);
+    await this.notices.notifyRecoveryCodeUsed(em, tenant, user, remaining);
     return true;
   }
 }

@@ -91,9 +91,9 @@ export class TotpService {
         target: { type: 'user', id: user.id },
         meta,
       });
+      await this.notices.notify(tx, tenant, user, 'totp_enrolled', actor);
       return codes;
     });
-    await this.notices.notify(tenant, user, 'totp_enrolled', actor);
     return recoveryCodes;
   }
 
@@ -141,8 +141,8 @@ export class TotpService {
         meta,
         details: { wasEnrolled: isTotpEnrolled(user) },
       });
+      if (isTotpEnrolled(user)) await this.notices.notify(tx, tenant, user, 'totp_disabled', actor);
     });
-    if (isTotpEnrolled(user)) await this.notices.notify(tenant, user, 'totp_disabled', actor);
   }
 
   /**

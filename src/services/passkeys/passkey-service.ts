@@ -220,12 +220,12 @@ export class PasskeyService {
           meta,
           details: { passkeyId: passkey.id, name: passkey.name, aaguid: info.aaguid, backupEligible: passkey.backupEligible, fmt: info.fmt },
         });
+        await this.notices.notify(tx, tenant, user, 'passkey_added', actor);
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw passkeyErrors.alreadyRegistered();
       throw err;
     }
-    await this.notices.notify(tenant, user, 'passkey_added', actor);
     return toView(passkey);
   }
 
@@ -259,8 +259,8 @@ export class PasskeyService {
         meta,
         details: { passkeyId, name: deleted },
       });
+      await this.notices.notify(tx, tenant, user, 'passkey_removed', actor);
     });
-    await this.notices.notify(tenant, user, 'passkey_removed', actor);
   }
 
   /**
@@ -346,7 +346,7 @@ export class PasskeyService {
         meta,
         details: { passkeyId: passkey.id, storedCounter: Number(passkey.counter), presentedCounter: info.newCounter },
       });
-      await this.notices.notify(tenant, user, 'passkey_clone_suspected', { type: 'user', id: user.id });
+      await this.notices.notify(em, tenant, user, 'passkey_clone_suspected', { type: 'user', id: user.id });
       throw passkeyErrors.counterRegressed();
     }
     const tokens = await this.auth.completeSignIn(em, tenant, user, 'passkey', meta, { passkeyId: passkey.id });

@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Mailer } from '../../src/services/mail/mailer.js';
+import { InviteService } from '../../src/services/invites/invite-service.js';
+import { findLiveTenantBySlug } from '../../src/services/tenants/tenant-queries.js';
+import { Api, createTenant, unique } from '../helpers/api.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+/**
+ * Below HTTP: an invite and its mail commit together (docs/events.md "Mail"). The service runs with
+ * the instance's real database, audit and organizations, and a mailer whose queue refuses the mail.
+ */
+
+let server: TestServer;
+let api: Api;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  api = new Api(server.url);
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+/** The instance's mailer, except that queueing a mail fails as a refused insert would. */
+function refusingMailer(real: Mailer): Mailer {
+  return Object.create(real, {
+    send: { value: async () => { throw new Error('the job queue refused the mail'); } },
+  }) as Mailer;
+}
+
+describe('InviteService.create', () => {
+  it('leaves no invite and no audit entry when its mail cannot be queued, and queues both when it can', async () => {
+    const tenant = await createTenant(api);
+    const { services } = server;
+    const em = services.orm.em.fork();
+    const row = await findLiveTenantBySlug(em, tenant.slug);
+    const actor = { type: 'user' as const, id: tenant.adminId };
+    const meta = { ip: '203.0.113.9', userAgent: 'vitest' };
+    const email = `invitee-${unique()}@example.com`;
+
+    const refusing = new InviteService(services.config, services.sessions, refusingMailer(services.mailer), services.audit, services.organizationMembers);
+    await expect(refusing.create(em, row!, { email }, actor, meta, () => undefined)).rejects.toThrow('the job queue refused the mail');
+
+    const invites = await api.get(`/v1/${tenant.slug}/invites`, { token: tenant.accessToken });
+    expect(invites.status).toBe(200);
+    expect((invites.body.items as { email: string }[]).map((i) => i.email)).not.toContain(email);
+    const audit = await api.get(`/v1/${tenant.slug}/audit?action=InviteCreated`, { token: tenant.accessToken });
+    expect(audit.status).toBe(200);
+    expect(audit.body.items).toEqual([]);
+
+    const { invite } = await services.invites.create(em, row!, { email }, actor, meta, () => undefined);
+    const after = await api.get(`/v1/${tenant.slug}/invites`, { token: tenant.accessToken });
+    expect((after.body.items as { id: string }[]).map((i) => i.id)).toEqual([invite.id]);
+  });
+});
