@@ -1,3 +1,4 @@
+import { hkdfSync } from 'node:crypto';
 import { OrganizationMembershipService } from './services/organizations/organization-membership-service.js';
 import { OrganizationRoleService } from './services/organizations/organization-role-service.js';
 import { OrganizationService } from './services/organizations/organization-service.js';
@@ -154,16 +155,18 @@ export interface AppServices {
 }
 
 interface TarnPool {
+  /** The most connections the pool opens (`DATABASE_POOL_MAX`). */
+  max: number;
   numUsed(): number;
   numFree(): number;
   numPendingAcquires(): number;
 }
 
 /** The database pool's use (knex's tarn pool), for the metrics; undefined when it cannot be read. */
-function databasePoolUse(orm: MikroORM): { used: number; free: number; pending: number } | undefined {
+function databasePoolUse(orm: MikroORM): { used: number; free: number; pending: number; max: number } | undefined {
   const pool = (orm.em.getConnection().getKnex() as unknown as { client?: { pool?: TarnPool } }).client?.pool;
   if (!pool) return undefined;
-  return { used: pool.numUsed(), free: pool.numFree(), pending: pool.numPendingAcquires() };
+  return { used: pool.numUsed(), free: pool.numFree(), pending: pool.numPendingAcquires(), max: pool.max };
 }
 
 /**
@@ -178,13 +181,15 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
   const queuedPersonalData = new QueuedPersonalData(keyring);
   const mailer = new Mailer(jobs, keyring, new MailTransport(config, logger), logger, config.publicUrl);
   const redis = config.redisUrl ? createRedisClient(config.redisUrl, logger) : undefined;
-  const rateLimits = new RateLimitService({ scale: config.rateLimitScale, keyPrefix: config.redisKeyPrefix, redis, logger });
+  // keys reach Redis as HMACs under a key derived from JWT_SECRET (shared by every instance, never stored)
+  const rateLimitKeySecret = Buffer.from(hkdfSync('sha256', config.jwtSecret, Buffer.alloc(0), 'tenant-identity rate-limit keys', 32));
+  const rateLimits = new RateLimitService({ scale: config.rateLimitScale, keyPrefix: config.redisKeyPrefix, keySecret: rateLimitKeySecret, redis, logger });
   const accountLockout = new AccountLockoutService(rateLimits);
   const metrics = config.metricsEnabled
     ? new Metrics({
         queueStats: () => jobs.stats(),
         pool: () => databasePoolUse(orm),
-        rateLimits: () => ({ shared: rateLimits.storeShared(), fallbackDecisions: rateLimits.fallbackDecisions }),
+        rateLimits: () => ({ shared: rateLimits.storeShared(), fallbackDecisions: rateLimits.fallbackDecisions, rejections: rateLimits.rejections }),
       })
     : undefined;
   const jobWorker = new JobWorker(jobs, logger, {

@@ -57,8 +57,10 @@ export interface Config {
   jobWorkerEnabled: boolean;
   /** Whether Prometheus metrics are served (`METRICS_ENABLED`, docs/operations.md "Metrics"). */
   metricsEnabled: boolean;
-  /** Port of the separate metrics listener on `host` (`METRICS_PORT`; 0 = any free port). */
+  /** Port of the separate metrics listener (`METRICS_PORT`; 0 = any free port). */
   metricsPort: number;
+  /** Address the metrics listener binds to (`METRICS_HOST`; default `HOST`), e.g. a private interface only. */
+  metricsHost: string;
   /** Name of the queue this instance writes to and works on; instances sharing work use the same one. */
   jobQueue: string;
   /** Milliseconds between two polls of the job queue when it was found empty. */
@@ -169,6 +171,7 @@ const envSchema = z.object({
   JOB_WORKER: booleanString.default(true),
   METRICS_ENABLED: booleanString.default(false),
   METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(9464),
+  METRICS_HOST: z.string().min(1).optional(),
   JOB_QUEUE: z
     .string()
     .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'must be 1 to 64 characters of A-Z a-z 0-9 _ . : -')
@@ -333,6 +336,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobWorkerEnabled: e.JOB_WORKER,
     metricsEnabled: e.METRICS_ENABLED,
     metricsPort: e.METRICS_PORT,
+    metricsHost: e.METRICS_HOST ?? e.HOST,
     jobQueue: e.JOB_QUEUE,
     jobPollIntervalMs: e.JOB_POLL_INTERVAL_MS,
     jobRetryBaseSeconds: e.JOB_RETRY_BASE_SECONDS,

@@ -5,8 +5,8 @@ import type { AppServices } from '../app-services.js';
 import type { Config } from '../config.js';
 
 /**
- * Serves `GET /metrics` (Prometheus text format) on its own listener at `config.host:METRICS_PORT`,
- * apart from the API port, so the balancer never exposes it; closed at shutdown (a disposer). Used by
+ * Serves `GET /metrics` (Prometheus text format) on its own listener at `METRICS_HOST:METRICS_PORT`
+ * (`METRICS_HOST` defaults to `HOST`), apart from the API port, so the balancer never exposes it; closed at shutdown (a disposer). Used by
  * `npm start` and `npm run worker`.
  * @returns the URL of the metrics endpoint.
  */
@@ -27,11 +27,11 @@ export async function serveMetrics(services: AppServices, config: Config, logger
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(config.metricsPort, config.host, () => resolve());
+    server.listen(config.metricsPort, config.metricsHost, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
   logger.info({ port }, 'metrics listening');
   services.disposers.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  return `http://${host}:${port}/metrics`;
+  const host = config.metricsHost === '0.0.0.0' || config.metricsHost === '::' ? '127.0.0.1' : config.metricsHost;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}/metrics`;
 }

@@ -78,6 +78,28 @@ describe('metrics with METRICS_ENABLED', () => {
     expect(text).not.toContain(tenant.slug);
   });
 
+  it('labels a request refused before its procedure ran by that procedure, and the provider\'s endpoints by name', async () => {
+    const line = 'idp_http_requests_total{route="auth.login",method="POST",transport="rest",status="400"}';
+    const before = sample(await scrape(server), line) ?? 0;
+    const malformed = await fetch(`${server.url}/v1/${tenant.slug}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"email":' });
+    expect(malformed.status).toBe(400);
+    expect((await fetch(`${server.url}/v1/${tenant.slug}/oidc/.well-known/openid-configuration`)).status).toBe(200);
+    expect((await fetch(`${server.url}/v1/${tenant.slug}/oidc/token`, { method: 'POST' })).status).toBe(400);
+    const text = await scrape(server);
+    expect(sample(text, line)).toBe(before + 1);
+    expect(sample(text, 'idp_http_requests_total{route="oidc.discovery",method="GET",transport="rest",status="200"}')).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'idp_http_requests_total{route="oidc.token",method="POST",transport="rest",status="400"}')).toBeGreaterThanOrEqual(1);
+    expect(text).not.toContain(tenant.slug);
+  });
+
+  it('shows the requests in flight, the pool\'s maximum and the age of the oldest due job', async () => {
+    const text = await scrape(server);
+    // the scrape goes to the metrics listener: no API request is in flight while it is answered
+    expect(sample(text, 'idp_http_requests_in_flight')).toBe(0);
+    expect(sample(text, 'idp_db_pool_connections{state="max"}')).toBe(Number(server.services.config.databasePoolMax));
+    expect(sample(text, 'idp_job_queue_oldest_due_seconds')).toBeGreaterThanOrEqual(0);
+  });
+
   it('shows job outcomes, webhook deliveries, queue depth and pool use', async () => {
     const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
     const created = await api.post(`/v1/${tenant.slug}/webhooks`, { url }, { token: tenant.accessToken });
@@ -106,5 +128,27 @@ describe('metrics with METRICS_ENABLED', () => {
     const text = await scrape(server);
     expect(sample(text, 'idp_rate_limit_store_shared')).toBe(0);
     expect(sample(text, 'idp_rate_limit_fallback_decisions_total')).toBeGreaterThan(before);
+  });
+});
+
+describe('rate-limit rejections in the metrics', () => {
+  it('counts each 429 under the budget that refused it', async () => {
+    const server = await startTestServer({ METRICS_ENABLED: 'true', METRICS_PORT: '0', RATE_LIMIT_SCALE: '1' });
+    try {
+      const api = new Api(server.url);
+      const tenant = await createTenant(api);
+      const statuses: number[] = [];
+      for (let i = 0; i < 12; i += 1) {
+        statuses.push((await api.post(`/v1/${tenant.slug}/auth/login`, { email: tenant.adminEmail, password: 'wrong password' })).status);
+      }
+      const refused = statuses.filter((status) => status === 429).length;
+      expect(refused).toBeGreaterThanOrEqual(1);
+      const text = await scrape(server);
+      const counted = text.split('\n').filter((l) => l.startsWith('idp_rate_limit_rejections_total{budget="'));
+      expect(counted.reduce((sum, l) => sum + Number(l.split(' ')[1]), 0)).toBe(refused);
+      expect(text).not.toContain(tenant.adminEmail);
+    } finally {
+      await server.close();
+    }
   });
 });

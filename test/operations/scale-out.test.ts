@@ -51,6 +51,11 @@ describe.runIf(runnable)('three instances on one PostgreSQL and one Redis', () =
     expect(burst.filter((r) => r.status === 429)).toHaveLength(5);
     for (let i = 0; i < 3; i += 1) expectRateLimited(await bad(i));
     expect(await redis.keys(`${keyPrefix}:rl:account_ip:*`)).not.toHaveLength(0);
+    // the store holds keyed digests: neither the address nor the email nor the workspace is readable in Redis
+    const keys = (await redis.keys(`${keyPrefix}:*`)).join('\n');
+    expect(keys).not.toContain('203.0.113.5');
+    expect(keys).not.toContain(email);
+    expect(keys).not.toContain(tenant.slug);
   });
 
   it('shares per-IP budgets: 20 signups per hour from one IP, whichever instance serves them', async () => {

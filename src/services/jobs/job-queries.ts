@@ -87,16 +87,22 @@ export async function deleteFailedJobsBatch(em: EntityManager, queue: string, be
   return rows.length;
 }
 
-/** Waiting, due and failed-for-good jobs of `queue`. */
-export async function jobStats(em: EntityManager, queue: string): Promise<{ pending: number; due: number; failed: number }> {
-  const [row] = await em.execute<{ pending: string; due: string; failed: string }[]>(
+/** Waiting, due and failed-for-good jobs of `queue`, and the seconds the oldest due, unclaimed job has waited. */
+export async function jobStats(em: EntityManager, queue: string): Promise<{ pending: number; due: number; failed: number; oldestDueSeconds: number }> {
+  const [row] = await em.execute<{ pending: string; due: string; failed: string; oldest_due_seconds: string | null }[]>(
     `select count(*) filter (where failed_at is null) as pending,
               count(*) filter (where failed_at is null and run_at <= now()) as due,
-              count(*) filter (where failed_at is not null) as failed
+              count(*) filter (where failed_at is not null) as failed,
+              -- waiting to be claimed: due and not held by a worker's lease
+              extract(epoch from now() - min(run_at) filter (
+                where failed_at is null and run_at <= now() and (locked_until is null or locked_until < now()))) as oldest_due_seconds
        from job where queue = ?`,
     [queue],
   );
-  return { pending: Number(row?.pending ?? 0), due: Number(row?.due ?? 0), failed: Number(row?.failed ?? 0) };
+  return {
+    pending: Number(row?.pending ?? 0), due: Number(row?.due ?? 0), failed: Number(row?.failed ?? 0),
+    oldestDueSeconds: Math.max(0, Number(row?.oldest_due_seconds ?? 0)),
+  };
 }
 
 /**

@@ -144,8 +144,11 @@ export class JobQueue {
     return { failedJobs, deliveries };
   }
 
-  /** Queue figures for the periodic metrics log line and readiness: waiting, due now, failed for good. */
-  async stats(): Promise<{ pending: number; due: number; failed: number }> {
+  /**
+   * Queue figures for the metrics and the periodic log line: waiting, due now, failed for good, and
+   * the seconds the oldest due job has waited (0 when none is due).
+   */
+  async stats(): Promise<{ pending: number; due: number; failed: number; oldestDueSeconds: number }> {
     return jobStats(this.orm.em.fork(), this.name);
   }
 }

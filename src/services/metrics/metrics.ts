@@ -2,12 +2,15 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 
 /** Where the gauges read their figures at scrape time. */
 export interface MetricsSources {
-  /** Jobs of this instance's queue: waiting, due now, failed for good. */
-  queueStats: () => Promise<{ pending: number; due: number; failed: number }>;
-  /** The database pool: connections in use, idle, requests waiting for one; undefined when unknown. */
-  pool: () => { used: number; free: number; pending: number } | undefined;
-  /** Rate limits: whether the shared store (Redis) is in use, undefined without one; decisions taken on in-process counters. */
-  rateLimits: () => { shared: boolean | undefined; fallbackDecisions: number };
+  /** Jobs of this instance's queue: waiting, due now, failed for good; seconds the oldest due job has waited (0 when none). */
+  queueStats: () => Promise<{ pending: number; due: number; failed: number; oldestDueSeconds: number }>;
+  /** The database pool: connections in use, idle, requests waiting for one, the most it opens; undefined when unknown. */
+  pool: () => { used: number; free: number; pending: number; max: number } | undefined;
+  /**
+   * Rate limits: whether the shared store (Redis) is in use, undefined without one; decisions taken on
+   * in-process counters; requests refused, by budget name, since start.
+   */
+  rateLimits: () => { shared: boolean | undefined; fallbackDecisions: number; rejections: ReadonlyMap<string, number> };
 }
 
 /** Outcomes of one job run, as counted by `idp_jobs_total`. */
@@ -24,6 +27,7 @@ export class Metrics {
   private readonly latency: Histogram<'route' | 'method' | 'transport' | 'status'>;
   private readonly jobs: Counter<'kind' | 'outcome'>;
   private readonly webhooks: Counter<'outcome'>;
+  private readonly inFlight: Gauge;
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
@@ -39,6 +43,9 @@ export class Metrics {
     this.jobs = new Counter({
       name: 'idp_jobs_total', help: 'Job runs by kind and outcome (completed, retry = failed and rescheduled, failed = failed for good)',
       labelNames: ['kind', 'outcome'], registers,
+    });
+    this.inFlight = new Gauge({
+      name: 'idp_http_requests_in_flight', help: 'Requests received and not yet answered (or abandoned by their client)', registers,
     });
     this.webhooks = new Counter({
       name: 'idp_webhook_deliveries_total', help: 'Webhook delivery attempts by outcome (succeeded, failed)', labelNames: ['outcome'], registers,
@@ -57,13 +64,24 @@ export class Metrics {
       },
     });
     new Gauge({
-      name: 'idp_db_pool_connections', help: 'Database pool connections by state (used, free, pending = requests waiting)', labelNames: ['state'], registers,
+      name: 'idp_job_queue_oldest_due_seconds', help: 'Seconds the oldest due job of this instance\'s queue has waited to run (0 when none is due)', registers,
+      async collect() {
+        try {
+          this.set((await sources.queueStats()).oldestDueSeconds);
+        } catch {
+          this.reset();
+        }
+      },
+    });
+    new Gauge({
+      name: 'idp_db_pool_connections', help: 'Database pool connections by state (used, free, pending = requests waiting, max = the most the pool opens)', labelNames: ['state'], registers,
       collect() {
         const pool = sources.pool();
         if (!pool) return;
         this.set({ state: 'used' }, pool.used);
         this.set({ state: 'free' }, pool.free);
         this.set({ state: 'pending' }, pool.pending);
+        this.set({ state: 'max' }, pool.max);
       },
     });
     new Gauge({
@@ -83,6 +101,23 @@ export class Metrics {
         this.inc(sources.rateLimits().fallbackDecisions);
       },
     });
+    new Counter({
+      name: 'idp_rate_limit_rejections_total', help: 'Requests refused with 429 by a rate limit, by budget (docs/api-rules.md "Rate limits")', labelNames: ['budget'], registers,
+      collect() {
+        this.reset();
+        for (const [budget, count] of sources.rateLimits().rejections) this.inc({ budget }, count);
+      },
+    });
+  }
+
+  /** A request arrived (the in-flight gauge); {@link requestEnded} once it is answered or abandoned. */
+  requestStarted(): void {
+    this.inFlight.inc();
+  }
+
+  /** A request counted by {@link requestStarted} left: answered, or its client went away. */
+  requestEnded(): void {
+    this.inFlight.dec();
   }
 
   /** Counts one answered request; `route` is a pattern (procedure path or fixed name), never a raw path. */

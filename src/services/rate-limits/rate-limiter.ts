@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { isIPv6 } from 'node:net';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -10,8 +11,13 @@ export type RateLimitDecision = { allowed: true } | { allowed: false; retryAfter
 export interface RateLimitServiceOptions {
   /** `RATE_LIMIT_SCALE`: multiplies every budget's points (> 0). */
   scale: number;
-  /** Prefix of every store key, e.g. `tenant-identity` → `tenant-identity:rl:<budget>:<key>`. */
+  /** Prefix of every store key, e.g. `tenant-identity` → `tenant-identity:rl:<budget>:<keyed digest>`. */
   keyPrefix: string;
+  /**
+   * The secret of the keyed digest that stands for a key in the store (HMAC-SHA-256), the same on
+   * every instance: Redis never holds an address, an email or a token id in clear.
+   */
+  keySecret: Buffer;
   /** Shared store; without it counters live in this process only. */
   redis?: Redis;
   logger: Logger;
@@ -21,11 +27,18 @@ export interface RateLimitServiceOptions {
  * Rate limiting on rate-limiter-flexible (docs/api-rules.md "Rate limits"). With Redis every instance
  * shares the counters; each Redis limiter has an in-process insurance limiter with the same budget,
  * used while Redis is unreachable, so the service keeps answering and keeps limiting per instance.
- * A limiter failure that is not a refusal never fails the request (fail open, logged).
+ * A limiter failure that is not a refusal never fails the request (fail open, logged). Keys reach the
+ * store as keyed digests (docs/security.md "Rate limits"), never as the addresses or emails they name.
  */
 export class RateLimitService {
   private readonly limiters = new Map<string, RateLimiterAbstract>();
+  private readonly refused = new Map<string, number>();
   private fallbacks = 0;
+
+  /** Requests refused since start, by budget name (the metrics' `idp_rate_limit_rejections_total`). */
+  get rejections(): ReadonlyMap<string, number> {
+    return this.refused;
+  }
 
   /**
    * Decisions taken on the in-process insurance counters because Redis was not ready (since start).
@@ -60,6 +73,11 @@ export class RateLimitService {
     return limiter;
   }
 
+  /** What stands for `key` in the store: HMAC-SHA-256 under `keySecret`, base64url (43 characters). */
+  private stored(key: string): string {
+    return createHmac('sha256', this.options.keySecret).update(key).digest('base64url');
+  }
+
   private failOpen(err: unknown, budget: RateLimitBudget, operation: string): void {
     this.options.logger.error({ err, budget: budget.name, operation }, 'rate limiter failed; request allowed');
   }
@@ -71,10 +89,13 @@ export class RateLimitService {
   async consume(budget: RateLimitBudget, key: string): Promise<RateLimitDecision> {
     if (this.storeShared() === false) this.fallbacks += 1;
     try {
-      await this.limiter(budget).consume(key);
+      await this.limiter(budget).consume(this.stored(key));
       return { allowed: true };
     } catch (err) {
-      if (err instanceof RateLimiterRes) return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(err.msBeforeNext / 1000)) };
+      if (err instanceof RateLimiterRes) {
+        this.refused.set(budget.name, (this.refused.get(budget.name) ?? 0) + 1);
+        return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(err.msBeforeNext / 1000)) };
+      }
       this.failOpen(err, budget, 'consume');
       return { allowed: true };
     }
@@ -82,23 +103,23 @@ export class RateLimitService {
 
   /** Gives back one hit counted by `consume` (the request turned out not to be an attempt). */
   async refund(budget: RateLimitBudget, key: string): Promise<void> {
-    await this.limiter(budget).reward(key, 1).catch((err: unknown) => this.failOpen(err, budget, 'refund'));
+    await this.limiter(budget).reward(this.stored(key), 1).catch((err: unknown) => this.failOpen(err, budget, 'refund'));
   }
 
   /** Clears `key`'s counter in `budget`. */
   async reset(budget: RateLimitBudget, key: string): Promise<void> {
-    await this.limiter(budget).delete(key).catch((err: unknown) => this.failOpen(err, budget, 'reset'));
+    await this.limiter(budget).delete(this.stored(key)).catch((err: unknown) => this.failOpen(err, budget, 'reset'));
   }
 
   /** Records `key` as present for `budget.durationSeconds` (a marker, not a count). */
   async mark(budget: RateLimitBudget, key: string): Promise<void> {
-    await this.limiter(budget).set(key, 1, budget.durationSeconds).catch((err: unknown) => this.failOpen(err, budget, 'mark'));
+    await this.limiter(budget).set(this.stored(key), 1, budget.durationSeconds).catch((err: unknown) => this.failOpen(err, budget, 'mark'));
   }
 
   /** How many hits of `key` count in `budget`'s current window (0 when none; fails open to 0). */
   async count(budget: RateLimitBudget, key: string): Promise<number> {
     try {
-      return (await this.limiter(budget).get(key))?.consumedPoints ?? 0;
+      return (await this.limiter(budget).get(this.stored(key)))?.consumedPoints ?? 0;
     } catch (err) {
       this.failOpen(err, budget, 'count');
       return 0;
@@ -108,7 +129,7 @@ export class RateLimitService {
   /** True while a `mark` of `key` is alive. */
   async isMarked(budget: RateLimitBudget, key: string): Promise<boolean> {
     try {
-      const res = await this.limiter(budget).get(key);
+      const res = await this.limiter(budget).get(this.stored(key));
       return res !== null && res.consumedPoints > 0;
     } catch (err) {
       this.failOpen(err, budget, 'isMarked');
