@@ -1,4 +1,4 @@
-import { createRemoteJWKSet, decodeJwt, jwtVerify, type JWTPayload } from 'jose';
+import { calculateJwkThumbprint, createRemoteJWKSet, decodeJwt, exportJWK, jwtVerify, type JWTPayload } from 'jose';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, createTenant, signupMember, type TestTenant } from '../helpers/api.js';
@@ -184,6 +184,26 @@ describe('organization tokens', () => {
     await expect(oidc.refreshTokenGrant(w.rp.config, used, { organization_id: w.acme })).rejects.toMatchObject({ error: 'invalid_grant' });
     // the replay revoked the grant: the newest refresh token is refused too
     await expect(holder.refresh()).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('keeps a DPoP-bound refresh token (public application) bound: the organization token is DPoP-bound to the same key, a request without the key is refused', async () => {
+    const w = await workspace();
+    const person = await member(w, { [w.acme]: ['owner'] });
+    const spa = await registerRelyingParty(api, w.tenant, publicUrl, 'spa');
+    const keyPair = await oidc.randomDPoPKeyPair();
+    const dpop = oidc.getDPoPHandle(spa.config, keyPair);
+    const result = await signInThroughProvider(spa, new CookieBrowser(), person, { scope: 'openid offline_access organizations' });
+    const tokens = await oidc.authorizationCodeGrant(
+      spa.config, result.callback, { pkceCodeVerifier: result.verifier, expectedState: result.state, expectedNonce: result.nonce }, undefined, { DPoP: dpop },
+    );
+    expect(tokens.token_type.toLowerCase()).toBe('dpop');
+
+    await expect(oidc.refreshTokenGrant(spa.config, tokens.refresh_token!, { organization_id: w.acme })).rejects.toMatchObject({ error: 'invalid_grant' });
+    const organization = await oidc.refreshTokenGrant(spa.config, tokens.refresh_token!, { organization_id: w.acme, scope: 'read:invoices' }, { DPoP: dpop });
+    expect(organization.token_type.toLowerCase()).toBe('dpop');
+    const claims = await verified(w, organization.access_token, w.acme);
+    expect(claims).toMatchObject({ organization_id: w.acme, scope: 'read:invoices', client_id: spa.clientId });
+    expect((claims.cnf as { jkt?: string } | undefined)?.jkt).toBe(await calculateJwkThumbprint(await exportJWK(keyPair.publicKey)));
   });
 
   it('leaves a plain refresh as it was: rotated, an opaque access token for userinfo, the used token refused', async () => {
