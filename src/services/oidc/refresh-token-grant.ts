@@ -102,6 +102,8 @@ async function issueOrganizationToken(provider: Provider, policy: OrganizationTo
   }
   grantHelpers.checkDpopRequired(provider, ctx, dPoP);
   const grant = await grantHelpers.validateGrant(provider, ctx, refreshToken.grantId);
+  // here the provider's handler checks `scope` against the refresh token's scopes; an organization
+  // token's `scope` names organization permissions instead, narrowed to the member's roles below
   await grantHelpers.checkDpopReplay(provider, ctx, dPoP, client.clientId, oidcErrors.InvalidGrant);
   if (refreshToken.jkt && (!dPoP || refreshToken.jkt !== dPoP.thumbprint)) throw new oidcErrors.InvalidGrant('failed jkt verification');
   if (ATTESTED_CLIENT_AUTH.has(client.clientAuthMethod)) await checkAttestBinding(ctx, refreshToken);
