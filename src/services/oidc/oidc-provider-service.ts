@@ -21,6 +21,8 @@ import { errorPage, logoutPage, signedOutPage, uiLocaleOf, type PageRequest } fr
 import { ID_TOKEN_SIGNING_ALG, SIGNING_ALG, SIGNING_ALGS, type SigningKeyService } from './signing-keys.js';
 import { findActiveAccount } from '../users/user-queries.js';
 import { findHostedLoginSessionsOfUser, recordHostedLogin } from './oidc-hosted-login-queries.js';
+import { findPermissionsOfMember } from '../organizations/organization-membership-queries.js';
+import { organizationIdOfAudience, registerRefreshTokenGrant } from './refresh-token-grant.js';
 
 /** Lifetimes in seconds (docs/oidc.md "Tokens"). */
 export const OIDC_TTL = {
@@ -51,6 +53,9 @@ export interface AccessControl {
   apiResources: ApiResourceService;
   roleAssignments: RoleAssignmentService;
 }
+
+/** Every refresh rotates the refresh token; a used one is refused and ends the grant (docs/oidc.md "Tokens and claims"). */
+const rotateRefreshToken = (): boolean => true;
 
 /** The client authentication methods that work at the token, introspection and revocation endpoints (advertised in discovery). */
 export const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'];
@@ -319,7 +324,12 @@ export class OidcProviderService {
       enabledJWA: { idTokenSigningAlgValues: [...SIGNING_ALGS], userinfoSigningAlgValues: [...SIGNING_ALGS], introspectionSigningAlgValues: [...SIGNING_ALGS] },
       pkce: { required: (_ctx: unknown, client: { clientAuthMethod: string }) => client.clientAuthMethod === 'none' },
       ttl: OIDC_TTL,
-      rotateRefreshToken: () => true,
+      rotateRefreshToken,
+      // an organization token (issued by refresh-token-grant.ts, `aud` urn:organization:{id}) names its organization
+      extraTokenClaims: async (_ctx: unknown, token: { resourceServer?: { audience?: string } }) => {
+        const organizationId = organizationIdOfAudience(token.resourceServer?.audience);
+        return organizationId ? { organization_id: organizationId } : undefined;
+      },
       allowOmittingSingleRegisteredRedirectUri: false,
       features: {
         devInteractions: { enabled: false },
@@ -393,6 +403,14 @@ export class OidcProviderService {
         ctx.type = 'html';
         ctx.body = errorPage(pageTenant, pageRequest(ctx), out.error, out.error_description);
       },
+    });
+    // `grant_type=refresh_token` with `organization_id`: an organization token (docs/oidc.md "Organization tokens")
+    registerRefreshTokenGrant(provider, {
+      requiredScope: ORGANIZATIONS_SCOPE,
+      memberPermissions: (organizationId, accountId) => findPermissionsOfMember(em(), tenantId, organizationId, accountId),
+      rotateRefreshToken,
+      accessTokenTTL: OIDC_TTL.AccessToken,
+      signingAlg: SIGNING_ALG,
     });
     // the router pins X-Forwarded-Host/-Proto/-For to PUBLIC_URL and the client address Express
     // resolved (src/rest/oidc-routes.ts), so URLs never follow the request's Host header

@@ -84,3 +84,24 @@ export async function findOrganizationsOfUser(em: EntityManager, tenantId: strin
   );
   return rows.map((row) => ({ id: row.id, name: row.name, roles: jsonArray(row.roles) }));
 }
+
+/**
+ * The organization permissions the live user `userId` holds in `organizationId` through the roles of
+ * their membership (distinct, sorted; empty for a member without roles), or undefined when they are
+ * not a member of the tenant's organization (unknown, another tenant's, removed, deleted, or the user
+ * soft-deleted). Read for every organization token, so a change applies to the next one.
+ */
+export async function findPermissionsOfMember(em: EntityManager, tenantId: string, organizationId: string, userId: string): Promise<string[] | undefined> {
+  const rows = await em.execute<{ permissions: string[] | string }[]>(
+    `select coalesce(json_agg(distinct p.permission order by p.permission) filter (where p.permission is not null), '[]'::json) as permissions
+       from organization_membership m
+       join app_user u on u.id = m.user_id and u.tenant_id = m.tenant_id and u.deleted_at is null
+       left join organization_membership_role mr on mr.tenant_id = m.tenant_id and mr.organization_id = m.organization_id and mr.user_id = m.user_id
+       left join organization_role r on r.id = mr.role_id and r.tenant_id = m.tenant_id
+       left join lateral jsonb_array_elements_text(r.permissions) as p(permission) on true
+      where m.tenant_id = ? and m.organization_id = ? and m.user_id = ?
+      group by m.organization_id, m.user_id`,
+    [tenantId, organizationId, userId],
+  );
+  return rows[0] ? jsonArray(rows[0].permissions) : undefined;
+}
