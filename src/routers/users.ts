@@ -50,6 +50,21 @@ const importUserInput = z.object({
         'A malformed one is an error for this user (`unsupported_algorithm`, `malformed_hash`).',
     }),
   totpSecret: z.string().max(256).optional().meta({ description: 'The user\'s TOTP secret (RFC 6238), base32, so their authenticator keeps working' }),
+  customData: z.record(z.string(), z.unknown()).optional().meta({
+    description: 'The user\'s custom data, a JSON object of at most 4 KiB (larger: `invalid_custom_data` for this user)',
+  }),
+  createdAt: z.string().max(64).optional().meta({
+    description: 'When the account was created in the old system (ISO 8601); kept as the user\'s `createdAt`. Unparseable or in the future: `invalid_created_at`',
+  }),
+  providerLinks: z
+    .array(z.object({ issuer: z.string().max(512), subject: z.string().max(255) }))
+    .max(10)
+    .optional()
+    .meta({
+      description:
+        'The user\'s accounts at external OpenID providers (issuer URL and `sub`), so signing in with that provider finds them again. A malformed one: ' +
+        '`invalid_provider_link`; one another user of the workspace already holds (or earlier in the request): `provider_link_taken`',
+    }),
 });
 
 /** The answer of POST users/import. */

@@ -144,6 +144,40 @@ describe('POST users/import: what is created, skipped and refused', () => {
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
   });
 
+  it('carries over custom data, the creation time and provider links; refuses malformed ones and a provider account someone holds', async () => {
+    const tenant = await createTenant(suite.api);
+    const issuer = 'https://login.old-system.example';
+    const email = `carried-${unique()}@example.com`;
+    const res = await importUsers(tenant, [
+      { email, customData: { plan: 'pro', seats: 12 }, createdAt: '2019-04-01T08:30:00.000Z', providerLinks: [{ issuer, subject: 'u-1' }, { issuer, subject: 'u-1' }] },
+      { email: `taken-in-batch-${unique()}@example.com`, providerLinks: [{ issuer, subject: 'u-1' }] },
+      { email: `big-${unique()}@example.com`, customData: { blob: 'x'.repeat(5000) } },
+      { email: `future-${unique()}@example.com`, createdAt: '2999-01-01T00:00:00Z' },
+      { email: `garbled-${unique()}@example.com`, createdAt: 'last tuesday' },
+      { email: `badlink-${unique()}@example.com`, providerLinks: [{ issuer: 'not a url', subject: 'x' }] },
+    ]);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toEqual({
+      created: 1, skipped: 0,
+      errors: [
+        { index: 1, reason: 'provider_link_taken' }, { index: 2, reason: 'invalid_custom_data' }, { index: 3, reason: 'invalid_created_at' },
+        { index: 4, reason: 'invalid_created_at' }, { index: 5, reason: 'invalid_provider_link' },
+      ],
+    });
+    const users = (await suite.api.get(`/v1/${tenant.slug}/users?search=${encodeURIComponent(email)}`, { token: tenant.accessToken })).body.items as { id: string; createdAt: string; customData: unknown }[];
+    expect(users).toHaveLength(1);
+    expect(users[0]).toMatchObject({ createdAt: '2019-04-01T08:30:00.000Z', customData: { plan: 'pro', seats: 12 } });
+    const profile = await suite.api.get(`/v1/${tenant.slug}/users/${users[0]!.id}`, { token: tenant.accessToken });
+    expect(profile.body.providerLinks).toEqual([expect.objectContaining({ issuer, subject: 'u-1', email })]);
+
+    // a later import cannot give the same provider account to someone else
+    const again = await importUsers(tenant, [{ email: `second-${unique()}@example.com`, providerLinks: [{ issuer, subject: 'u-1' }] }]);
+    expect(again.body).toEqual({ created: 0, skipped: 0, errors: [{ index: 0, reason: 'provider_link_taken' }] });
+    // another workspace keeps its own links
+    const other = await createTenant(suite.api);
+    expect((await importUsers(other, [{ email: `elsewhere-${unique()}@example.com`, providerLinks: [{ issuer, subject: 'u-1' }] }])).body).toEqual({ created: 1, skipped: 0, errors: [] });
+  });
+
   it('refuses the 1,001st user (400), a Member (403 admin_required) and a test key (403 live_key_required)', async () => {
     const tenant = await createTenant(suite.api);
     const many = Array.from({ length: 1001 }, (_, i) => ({ email: `bulk-${i}-${unique()}@example.com` }));

@@ -58,3 +58,38 @@ export async function deleteIdentitiesOfUser(tx: EntityManager, tenantId: string
     : await tx.execute('delete from idp_identity where user_id = ? and tenant_id = ? returning 1', [userId, tenantId]);
   return (rows as unknown[]).length;
 }
+
+/** An (issuer, subject) pair: one account at one provider. */
+export interface ProviderAccount {
+  issuer: string;
+  subject: string;
+}
+
+/**
+ * Which of `accounts` a user of the tenant is already linked to (an import must not give one
+ * provider account to two people), as `issuer\nsubject` keys.
+ */
+export async function findLinkedProviderAccounts(em: EntityManager, tenantId: string, accounts: readonly ProviderAccount[]): Promise<Set<string>> {
+  if (accounts.length === 0) return new Set();
+  const rows = await em.execute<{ issuer: string; subject: string }[]>(
+    `select i.issuer, i.subject from idp_identity i
+       join unnest(array[?]::text[], array[?]::text[]) as wanted(issuer, subject) on wanted.issuer = i.issuer and wanted.subject = i.subject
+      where i.tenant_id = ?`,
+    [accounts.map((a) => a.issuer), accounts.map((a) => a.subject), tenantId],
+  );
+  return new Set(rows.map((r) => `${r.issuer}\n${r.subject}`));
+}
+
+/**
+ * Inserts links (an import, docs/import.md "Importing"), skipping any whose (tenant, issuer, subject)
+ * a concurrent sign-in linked meanwhile (`on conflict do nothing`). At most a few thousand a call.
+ */
+export async function insertIdentitiesUnlessTaken(tx: EntityManager, identities: readonly IdpIdentity[]): Promise<void> {
+  if (identities.length === 0) return;
+  await tx.execute(
+    `insert into idp_identity (id, tenant_id, user_id, issuer, subject, email, created_at, last_login_at)
+          values ${identities.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}
+          on conflict do nothing`,
+    identities.flatMap((i) => [i.id, i.tenantId, i.userId, i.issuer, i.subject, i.email, i.createdAt, i.lastLoginAt]),
+  );
+}

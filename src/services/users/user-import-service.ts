@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { IdpIdentity } from '../../entities/idp.js';
 import type { Tenant } from '../../entities/tenant.js';
 import { newUser } from '../../entities/new-user.js';
 import { USER_ROLES, type User, type UserRole } from '../../entities/user.js';
@@ -7,7 +9,9 @@ import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import { parseForeignHash, storeForeignHash } from '../../security/foreign-passwords.js';
 import type { Keyring } from '../../security/keyring.js';
 import type { AuditService } from '../audit/audit-service.js';
+import { findLinkedProviderAccounts, insertIdentitiesUnlessTaken, type ProviderAccount } from '../idp/idp-identity-queries.js';
 import { totpSecretAad } from '../mfa/totp-service.js';
+import { CUSTOM_DATA_MAX_BYTES } from './user-administration-service.js';
 import { findUserExportBatch, insertUsersUnlessTaken, type ExportedUserRow, type UserExportKeyset } from './user-queries.js';
 
 /** Most users one `POST users/import` takes (docs/import.md). */
@@ -18,7 +22,10 @@ export const IMPORT_MAX_USERS = 1000;
  * valid email, the role is not one of the service's, the password's algorithm is not supported or
  * its hash or parameters are malformed, the TOTP secret is no base32 secret of 80 to 640 bits.
  */
-export const IMPORT_USER_REASONS = ['invalid_email', 'invalid_role', 'unsupported_algorithm', 'malformed_hash', 'invalid_totp_secret', 'invalid_user'] as const;
+export const IMPORT_USER_REASONS = [
+  'invalid_email', 'invalid_role', 'unsupported_algorithm', 'malformed_hash', 'invalid_totp_secret', 'invalid_custom_data', 'invalid_created_at',
+  'invalid_provider_link', 'provider_link_taken', 'invalid_user',
+] as const;
 export type ImportUserReason = (typeof IMPORT_USER_REASONS)[number];
 
 /** One user to import, as the contract spells it; unchecked (each field is validated per user). */
@@ -30,6 +37,41 @@ export interface ImportUserInput {
   password?: unknown;
   /** The user's RFC 6238 secret, base32, so their authenticator keeps working. */
   totpSecret?: unknown;
+  /** A JSON object of at most CUSTOM_DATA_MAX_BYTES, the user's `customData`. */
+  customData?: unknown;
+  /** When the account was created in the old system (ISO 8601, not in the future). */
+  createdAt?: unknown;
+  /** The user's accounts at external providers, `[{issuer, subject}]`, so provider sign-in finds them again. */
+  providerLinks?: unknown;
+}
+
+/** Most provider links one imported user may carry. */
+export const IMPORT_MAX_PROVIDER_LINKS = 10;
+
+/** A user checked for import: its row and its provider links. */
+interface PreparedUser {
+  user: User;
+  links: ProviderAccount[];
+}
+
+/** The provider accounts of one user, deduplicated, or undefined when malformed. */
+function parseProviderLinks(value: unknown): ProviderAccount[] | undefined {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value) || value.length > IMPORT_MAX_PROVIDER_LINKS) return undefined;
+  const links = new Map<string, ProviderAccount>();
+  for (const item of value as unknown[]) {
+    if (typeof item !== 'object' || item === null) return undefined;
+    const { issuer, subject } = item as { issuer?: unknown; subject?: unknown };
+    if (typeof issuer !== 'string' || issuer.length === 0 || issuer.length > 512 || !URL.canParse(issuer)) return undefined;
+    if (typeof subject !== 'string' || subject.length === 0 || subject.length > 255) return undefined;
+    links.set(providerAccountKey({ issuer, subject }), { issuer, subject });
+  }
+  return [...links.values()];
+}
+
+/** One key per provider account. */
+function providerAccountKey(account: ProviderAccount): string {
+  return `${account.issuer}\n${account.subject}`;
 }
 
 /** The outcome of one import (a request, or a job's chunk): counts and per-user errors by index. */
@@ -80,10 +122,11 @@ export class UserImportService {
    * Checks one user and builds its row: the address normalised, `Active` when the address is
    * verified or the tenant does not require verification (else `Pending`), the role (default
    * `Member`), the password hash's stored record, the TOTP secret encrypted as an enrolled factor,
-   * `importedAt` = `now`.
-   * @returns the row, or the reason the user cannot be imported.
+   * `importedAt` = `now`, the old system's creation time and custom data where given, and its
+   * provider links.
+   * @returns the row and its links, or the reason the user cannot be imported.
    */
-  private prepare(tenant: Tenant, input: unknown, now: Date): User | ImportUserReason {
+  private prepare(tenant: Tenant, input: unknown, now: Date): PreparedUser | ImportUserReason {
     if (typeof input !== 'object' || input === null || Array.isArray(input)) return 'invalid_user';
     const fields = input as ImportUserInput;
     if (typeof fields.email !== 'string' || fields.email.length > 254 || !EMAIL_PATTERN.test(fields.email.trim())) return 'invalid_email';
@@ -101,6 +144,20 @@ export class UserImportService {
       totpSecret = fields.totpSecret.replace(/[\s=]/g, '').toUpperCase();
       if (!BASE32_SECRET.test(totpSecret)) return 'invalid_totp_secret';
     }
+    let customData: Record<string, unknown> = {};
+    if (fields.customData !== undefined && fields.customData !== null) {
+      if (typeof fields.customData !== 'object' || Array.isArray(fields.customData)) return 'invalid_custom_data';
+      if (Buffer.byteLength(JSON.stringify(fields.customData), 'utf8') > CUSTOM_DATA_MAX_BYTES) return 'invalid_custom_data';
+      customData = fields.customData as Record<string, unknown>;
+    }
+    let createdAt = now;
+    if (fields.createdAt !== undefined && fields.createdAt !== null) {
+      const parsed = typeof fields.createdAt === 'string' ? new Date(fields.createdAt) : undefined;
+      if (!parsed || Number.isNaN(parsed.getTime()) || parsed.getTime() > now.getTime() || parsed.getTime() < 0) return 'invalid_created_at';
+      createdAt = parsed;
+    }
+    const links = parseProviderLinks(fields.providerLinks);
+    if (!links) return 'invalid_provider_link';
     const verified = fields.emailVerified === true;
     const user = newUser(
       {
@@ -114,35 +171,57 @@ export class UserImportService {
       },
       now,
     );
+    user.createdAt = createdAt;
+    user.customData = customData;
     if (totpSecret) {
       user.totpSecretEnc = this.keyring.encrypt(totpSecret, totpSecretAad(user.id));
       user.totpEnrolledAt = now;
     }
-    return user;
+    return { user, links };
   }
 
   /**
    * Creates the users of one batch in the caller's transaction: invalid users are errors by their
    * index (`firstIndex` + position), an address already in the tenant (or earlier in the batch) is
-   * skipped, never overwritten. Writes no audit event (the caller writes one per import).
+   * skipped, never overwritten; a user whose provider account another user already holds (in the
+   * tenant, or earlier in the batch) is the error `provider_link_taken`. Links the created users to
+   * their provider accounts. Writes no audit event (the caller writes one per import).
    */
   async importBatch(tx: EntityManager, tenant: Tenant, users: readonly unknown[], firstIndex = 0, now = new Date()): Promise<ImportOutcome> {
     const errors: ImportOutcome['errors'] = [];
-    const rows: User[] = [];
+    const candidates: (PreparedUser & { index: number })[] = [];
     const seen = new Set<string>();
     let skipped = 0;
     users.forEach((input, position) => {
       const prepared = this.prepare(tenant, input, now);
       if (typeof prepared === 'string') {
         errors.push({ index: firstIndex + position, reason: prepared });
-      } else if (seen.has(prepared.email)) {
+      } else if (seen.has(prepared.user.email)) {
         skipped += 1;
       } else {
-        seen.add(prepared.email);
-        rows.push(prepared);
+        seen.add(prepared.user.email);
+        candidates.push({ ...prepared, index: firstIndex + position });
       }
     });
-    const inserted = await insertUsersUnlessTaken(tx, rows);
+    const linked = await findLinkedProviderAccounts(tx, tenant.id, candidates.flatMap((c) => c.links));
+    const rows: PreparedUser[] = [];
+    for (const candidate of candidates) {
+      const keys = candidate.links.map(providerAccountKey);
+      if (keys.some((key) => linked.has(key))) {
+        errors.push({ index: candidate.index, reason: 'provider_link_taken' });
+        continue;
+      }
+      keys.forEach((key) => linked.add(key));
+      rows.push(candidate);
+    }
+    const inserted = await insertUsersUnlessTaken(tx, rows.map((r) => r.user));
+    const identities: IdpIdentity[] = rows
+      .filter((r) => inserted.has(r.user.id))
+      .flatMap(({ user, links }) => links.map((link) => ({
+        id: randomUUID(), tenantId: tenant.id, userId: user.id, issuer: link.issuer, subject: link.subject, email: user.email, createdAt: now, lastLoginAt: null,
+      })));
+    await insertIdentitiesUnlessTaken(tx, identities);
+    errors.sort((a, b) => a.index - b.index);
     return { created: inserted.size, skipped: skipped + rows.length - inserted.size, errors };
   }
 

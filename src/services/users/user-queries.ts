@@ -496,6 +496,7 @@ const USER_INSERT_COLUMNS = [
   ['created_at', 'createdAt'], ['updated_at', 'updatedAt'], ['last_login_at', 'lastLoginAt'], ['email_verified_at', 'emailVerifiedAt'],
   ['deleted_at', 'deletedAt'], ['totp_secret_enc', 'totpSecretEnc'], ['totp_enrolled_at', 'totpEnrolledAt'],
   ['totp_pending_secret_enc', 'totpPendingSecretEnc'], ['totp_last_used_step', 'totpLastUsedStep'], ['locale', 'locale'], ['imported_at', 'importedAt'],
+  ['custom_data', 'customData'],
 ] as const satisfies readonly (readonly [string, keyof User])[];
 
 /**
@@ -512,7 +513,8 @@ export async function insertUsersUnlessTaken(tx: EntityManager, users: User[]): 
     `insert into app_user (${USER_INSERT_COLUMNS.map(([column]) => column).join(', ')})
           values ${users.map(() => row).join(', ')}
           on conflict do nothing returning id`,
-    users.flatMap((user) => USER_INSERT_COLUMNS.map(([, property]) => user[property])),
+    // the JSON column is bound as its text (the driver would send a JS object as a record otherwise)
+    users.flatMap((user) => USER_INSERT_COLUMNS.map(([, property]) => (property === 'customData' ? JSON.stringify(user.customData) : user[property]))),
   );
   return new Set(rows.map((r) => r.id));
 }
