@@ -4,7 +4,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
-import { Api, createTenant, PASSWORD, type TestTenant } from '../helpers/api.js';
+import { Api, createTenant, PASSWORD, signupMember, type TestTenant } from '../helpers/api.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
@@ -27,6 +27,7 @@ describe.skipIf(!hasChromium)('console pages for roles, permissions and organiza
   let api: Api;
   let tenant: TestTenant;
   let admin: Page;
+  let member: { email: string; id: string };
   const contexts: BrowserContext[] = [];
   const pageErrors: string[] = [];
 
@@ -69,6 +70,7 @@ describe.skipIf(!hasChromium)('console pages for roles, permissions and organiza
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
     tenant = await createTenant(api);
+    member = await signupMember(api, tenant.slug);
     const context = await browser.newContext({ viewport: DESKTOP });
     contexts.push(context);
     admin = await context.newPage();
@@ -183,5 +185,51 @@ describe.skipIf(!hasChromium)('console pages for roles, permissions and organiza
     await fitsPhone(admin, 'admin-roles');
     await admin.getByRole('button', { name: 'Delete the role Clerk' }).click();
     await admin.getByText('The role Clerk was deleted.').waitFor();
+  });
+  it('gives the role to a person on their user page (PUT replaces the set), takes it away and gives it again', async () => {
+    diagnoseOnFailure('user-roles');
+    await admin.getByRole('navigation', { name: 'Admin console' }).getByRole('link', { name: 'Users' }).click();
+    await admin.getByRole('link', { name: member.email }).click();
+    await admin.getByRole('heading', { name: member.email, level: 1 }).waitFor();
+    const roles = admin.getByRole('region', { name: 'Roles' });
+    await roles.getByText(`${member.email} holds no role.`).waitFor();
+    const held = async () => (await api.get(`/v1/${tenant.slug}/users/${member.id}/roles`, { token: tenant.accessToken })).body.roles.map((r: { name: string }) => r.name);
+    await roles.getByLabel(`Role to give ${member.email}`).selectOption({ label: 'Accountant' });
+    await roles.getByRole('button', { name: 'Give role' }).click();
+    await roles.getByText(`${member.email} now holds the role Accountant.`).waitFor();
+    expect(await roles.getByRole('list', { name: `Roles of ${member.email}` }).getByRole('listitem').allTextContents()).toEqual(['Accountant Remove']);
+    expect(await held()).toEqual(['Accountant']);
+    expect(await axeBothThemes(admin, 'user page with roles')).toEqual([]);
+    await fitsPhone(admin, 'admin-user-roles');
+
+    await roles.getByRole('button', { name: `Remove the role Accountant from ${member.email}` }).click();
+    await roles.getByText(`${member.email} no longer holds the role Accountant.`).waitFor();
+    expect(await held()).toEqual([]);
+    await roles.getByLabel(`Role to give ${member.email}`).selectOption({ label: 'Accountant' });
+    await roles.getByRole('button', { name: 'Give role' }).click();
+    await roles.getByText(`${member.email} now holds the role Accountant.`).waitFor();
+    expect(await held()).toEqual(['Accountant']);
+    // the audit log names the change
+    const audit = await api.get(`/v1/${tenant.slug}/audit?action=UserRolesChanged`, { token: tenant.accessToken });
+    expect(audit.body.items.length).toBe(3);
+  });
+
+  it('gives the role to a machine-to-machine application on the applications page; a web application has no roles section', async () => {
+    diagnoseOnFailure('application-roles');
+    const m2m = await api.post(`/v1/${tenant.slug}/applications`, { name: 'Billing sync', type: 'm2m' }, { token: tenant.accessToken });
+    expect(m2m.status).toBe(200);
+    const web = await api.post(`/v1/${tenant.slug}/applications`, { name: 'Web shop', type: 'web', redirectUris: ['https://shop.example.com/cb'] }, { token: tenant.accessToken });
+    expect(web.status).toBe(200);
+    await admin.getByRole('navigation', { name: 'Admin console' }).getByRole('link', { name: 'Applications' }).click();
+    const panel = admin.getByRole('region', { name: /Billing sync/ });
+    await panel.getByText('Billing sync holds no role.').waitFor();
+    expect(await admin.getByRole('region', { name: /Web shop/ }).getByLabel(/Role to give/).count()).toBe(0);
+    await panel.getByLabel('Role to give Billing sync').selectOption({ label: 'Accountant' });
+    await panel.getByRole('button', { name: 'Give role' }).click();
+    await panel.getByText('Billing sync now holds the role Accountant.').waitFor();
+    const held = await api.get(`/v1/${tenant.slug}/applications/${m2m.body.application.id}/roles`, { token: tenant.accessToken });
+    expect(held.body.roles.map((r: { name: string }) => r.name)).toEqual(['Accountant']);
+    expect(await axeBothThemes(admin, 'applications with roles')).toEqual([]);
+    await fitsPhone(admin, 'admin-applications-roles');
   });
 });

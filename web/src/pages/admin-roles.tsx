@@ -215,3 +215,94 @@ export function RolesPage() {
     </main>
   );
 }
+
+/** Who holds roles: a user (by email) or an `m2m` application (by name). */
+export type RoleHolder = { kind: 'user'; id: string; label: string } | { kind: 'application'; id: string; label: string };
+
+/**
+ * The roles a user or an `m2m` application holds, each with "Remove", and a picker to give one more.
+ * Every change sends the whole new set (PUT users/{id}/roles or applications/{id}/roles); the holder's
+ * next token carries it (docs/oidc.md "Roles and permissions").
+ */
+export function HeldRoles({ slug, holder, Heading = 'h2' }: { slug: string; holder: RoleHolder; Heading?: 'h2' | 'h4' }) {
+  const { t } = useTranslation('admin');
+  const queryClient = useQueryClient();
+  const pickerId = `role-picker-${holder.id}`;
+  const headingId = `held-roles-${holder.id}`;
+  const [picked, setPicked] = useState('');
+  const [result, setResult] = useState<string | null>(null);
+  const queryKey = ['held-roles', slug, holder.kind, holder.id];
+  const held = useQuery({
+    queryKey,
+    queryFn: () =>
+      holder.kind === 'user'
+        ? trpc.users.roles.query({ tenantSlug: slug, userId: holder.id })
+        : trpc.applications.roles.query({ tenantSlug: slug, id: holder.id }),
+  });
+  const all = useQuery({ queryKey: ['roles', slug], queryFn: () => trpc.roles.list.query({ tenantSlug: slug }) });
+  const change = useMutation({
+    mutationFn: ({ roleIds }: { roleIds: string[]; done: string }) =>
+      holder.kind === 'user'
+        ? trpc.users.setRoles.mutate({ tenantSlug: slug, userId: holder.id, roleIds })
+        : trpc.applications.setRoles.mutate({ tenantSlug: slug, id: holder.id, roleIds }),
+    onSuccess: (data, { done }) => {
+      queryClient.setQueryData(queryKey, data);
+      setPicked('');
+      setResult(done);
+    },
+  });
+  const heldRoles = held.data?.roles ?? [];
+  const heldIds = heldRoles.map((role) => role.id);
+  const available = (all.data?.items ?? []).filter((role) => !heldIds.includes(role.id));
+  const error = held.error ?? all.error ?? change.error;
+  return (
+    <section aria-labelledby={headingId}>
+      <Heading id={headingId}>{t('heldRoles.title')}</Heading>
+      <p className="hint">{holder.kind === 'user' ? t('heldRoles.userHint') : t('heldRoles.applicationHint')}</p>
+      <ErrorAlert error={error ? toFormError(error) : null} />
+      {result && <Notice>{result}</Notice>}
+      {held.data && heldRoles.length === 0 && <p className="muted">{t('heldRoles.none', { name: holder.label })}</p>}
+      {heldRoles.length > 0 && (
+        <ul className="held-roles" aria-label={t('heldRoles.listLabel', { name: holder.label })}>
+          {heldRoles.map((role) => (
+            <li key={role.id}>
+              <span>{role.name}</span>{' '}
+              <button
+                type="button" className="secondary" disabled={change.isPending}
+                aria-label={t('heldRoles.removeLabel', { role: role.name, name: holder.label })}
+                onClick={() => change.mutate({ roleIds: heldIds.filter((id) => id !== role.id), done: t('heldRoles.removed', { role: role.name, name: holder.label }) })}
+              >
+                {t('heldRoles.remove')}
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {all.data && all.data.items.length === 0 && (
+        <p className="muted">
+          {t('heldRoles.noRolesYet')} <Link to="/app/$slug/admin/roles" params={{ slug }}>{t('heldRoles.toRoles')}</Link>
+        </p>
+      )}
+      {available.length > 0 && (
+        <form
+          className="inline-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const role = available.find((r) => r.id === picked);
+            if (!role) return;
+            change.mutate({ roleIds: [...heldIds, role.id], done: t('heldRoles.given', { role: role.name, name: holder.label }) });
+          }}
+        >
+          <div className="field">
+            <label htmlFor={pickerId}>{t('heldRoles.pick', { name: holder.label })}</label>
+            <select id={pickerId} value={picked} onChange={(e) => setPicked(e.target.value)} required>
+              <option value="">{t('heldRoles.choose')}</option>
+              {available.map((role) => <option key={role.id} value={role.id}>{role.name}</option>)}
+            </select>
+          </div>
+          <button type="submit" className="secondary" disabled={change.isPending}>{t('heldRoles.give')}</button>
+        </form>
+      )}
+    </section>
+  );
+}
