@@ -232,4 +232,93 @@ describe.skipIf(!hasChromium)('console pages for roles, permissions and organiza
     expect(await axeBothThemes(admin, 'applications with roles')).toEqual([]);
     await fitsPhone(admin, 'admin-applications-roles');
   });
+  it('defines organization roles, creates an organization from the empty state and finds it by search', async () => {
+    diagnoseOnFailure('organizations');
+    await admin.getByRole('navigation', { name: 'Admin console' }).getByRole('link', { name: 'Organizations' }).click();
+    await admin.getByRole('heading', { name: 'Organizations', exact: true }).waitFor();
+    await admin.getByText(/^No organizations yet\./).waitFor();
+    await admin.getByText('No organization roles yet.').waitFor();
+    expect(await axeBothThemes(admin, 'organizations empty')).toEqual([]);
+    await fitsPhone(admin, 'admin-organizations-empty');
+
+    const rolesSection = admin.getByRole('region', { name: 'Organization roles' });
+    const newRole = rolesSection.getByRole('form', { name: 'Create an organization role' });
+    for (const [name, permissions] of [['Owner', 'manage:billing, invite:members'], ['Billing', 'manage:billing']] as const) {
+      await newRole.getByLabel('Name', { exact: true }).fill(name);
+      await newRole.getByLabel('Organization permissions').fill(permissions);
+      await newRole.getByRole('button', { name: 'Create organization role' }).click();
+      await rolesSection.getByText(`The organization role ${name} was created.`).waitFor();
+    }
+    const stored = await api.get(`/v1/${tenant.slug}/organization-roles`, { token: tenant.accessToken });
+    expect(stored.body.items.map((r: { name: string; permissions: string[] }) => [r.name, [...r.permissions].sort()])).toEqual([
+      ['Billing', ['manage:billing']], ['Owner', ['invite:members', 'manage:billing']],
+    ]);
+    // an organization role edited in place
+    await rolesSection.getByRole('button', { name: 'Edit the organization role Billing' }).click();
+    const edit = rolesSection.getByRole('form', { name: 'Edit the organization role Billing' });
+    await edit.getByLabel('Description', { exact: true }).fill('Pays the invoices');
+    await edit.getByRole('button', { name: 'Save Billing' }).click();
+    await rolesSection.getByText('The organization role Billing was saved.').waitFor();
+    await rolesSection.getByText('Billing · Pays the invoices').waitFor();
+
+    await admin.getByRole('region', { name: 'Create an organization' }).getByLabel('Name', { exact: true }).fill('Globex');
+    await admin.getByRole('region', { name: 'Create an organization' }).getByLabel('Description', { exact: true }).fill('Our first customer');
+    await admin.getByRole('button', { name: 'Create organization', exact: true }).click();
+    await admin.getByRole('heading', { name: 'Globex', level: 1 }).waitFor();
+    await admin.getByText('No members yet.').waitFor();
+    expect((await api.post(`/v1/${tenant.slug}/organizations`, { name: 'Initech' }, { token: tenant.accessToken })).status).toBe(200);
+    await admin.getByRole('link', { name: '← All organizations' }).click();
+    await admin.getByRole('status').getByText('2 organizations, all shown.').waitFor();
+    await admin.getByLabel('Search by name').fill('glob');
+    await admin.getByRole('status').getByText('1 organization, all shown.').waitFor();
+    expect(await admin.getByRole('row').nth(1).getByRole('cell').first().textContent()).toBe('Globex');
+    expect(await axeBothThemes(admin, 'organizations list')).toEqual([]);
+    await fitsPhone(admin, 'admin-organizations');
+  });
+
+  it('adds a member to an organization with an organization role, changes the roles, removes and adds them again', async () => {
+    diagnoseOnFailure('organization-members');
+    await admin.getByRole('link', { name: 'Globex' }).click();
+    await admin.getByRole('heading', { name: 'Globex', level: 1 }).waitFor();
+    const organizationId = new URL(admin.url()).pathname.split('/').at(-1)!;
+    const rolesOfMember = async () => {
+      const members = await api.get(`/v1/${tenant.slug}/organizations/${organizationId}/members`, { token: tenant.accessToken });
+      return members.body.items.map((m: { user: { email: string }; roles: string[] }) => [m.user.email, m.roles]);
+    };
+    const add = admin.getByRole('region', { name: 'Add a member' });
+    const addMember = async () => {
+      await add.getByLabel('Find a user by email').fill(member.email.slice(0, 12));
+      await expect.poll(() => add.getByLabel('User', { exact: true }).locator('option').allTextContents()).toContain(member.email);
+      await add.getByLabel('User', { exact: true }).selectOption({ label: member.email });
+      await add.getByRole('group', { name: 'Organization roles of the new member' }).getByLabel('Owner').check();
+      await add.getByRole('button', { name: 'Add member' }).click();
+      await admin.getByText(`${member.email} is now a member.`).waitFor();
+    };
+    await addMember();
+    const memberList = admin.getByRole('list', { name: 'Members of Globex' });
+    const roles = memberList.getByRole('group', { name: `Organization roles of ${member.email}` });
+    expect(await roles.getByLabel('Owner').isChecked()).toBe(true);
+    expect(await roles.getByLabel('Billing').isChecked()).toBe(false);
+    expect(await rolesOfMember()).toEqual([[member.email, ['Owner']]]);
+    await admin.getByRole('heading', { name: '1 member', exact: true }).waitFor();
+    expect(await axeBothThemes(admin, 'organization page')).toEqual([]);
+    await fitsPhone(admin, 'admin-organization');
+
+    await roles.getByLabel('Billing').check();
+    await roles.getByLabel('Owner').uncheck();
+    await memberList.getByRole('button', { name: `Save roles of ${member.email}` }).click();
+    await admin.getByText(`The organization roles of ${member.email} were saved.`).waitFor();
+    expect(await rolesOfMember()).toEqual([[member.email, ['Billing']]]);
+
+    await memberList.getByRole('button', { name: `Remove ${member.email} from the organization` }).click();
+    await admin.getByText(`${member.email} was removed from the organization.`).waitFor();
+    await admin.getByText('No members yet.').waitFor();
+    expect(await rolesOfMember()).toEqual([]);
+    await addMember();
+    expect(await rolesOfMember()).toEqual([[member.email, ['Owner']]]);
+    // the person sees the organization as theirs
+    const login = await api.post(`/v1/${tenant.slug}/auth/login`, { email: member.email, password: PASSWORD });
+    const mine = await api.get(`/v1/${tenant.slug}/me/organizations`, { token: login.body.accessToken });
+    expect(mine.body.items).toEqual([{ id: organizationId, name: 'Globex', roles: ['Owner'] }]);
+  });
 });

@@ -12,6 +12,7 @@ import { AdminLayout, ApiKeysPage, AuditPage, InvitesPage, SettingsPage, UsersPa
 import { ActivityPage } from './pages/admin-activity';
 import { ApiResourcesPage } from './pages/admin-api-resources';
 import { ApplicationsPage } from './pages/admin-applications';
+import { OrganizationPage, OrganizationsPage } from './pages/admin-organizations';
 import { RolesPage } from './pages/admin-roles';
 import { UserPage } from './pages/admin-user';
 import { WebhooksPage } from './pages/admin-webhooks';
@@ -163,6 +164,8 @@ const applicationsRoute = createRoute({ getParentRoute: () => adminRoute, path: 
 const webhooksRoute = createRoute({ getParentRoute: () => adminRoute, path: 'webhooks', component: WebhooksPage });
 const apiResourcesRoute = createRoute({ getParentRoute: () => adminRoute, path: 'api-resources', component: ApiResourcesPage });
 const rolesRoute = createRoute({ getParentRoute: () => adminRoute, path: 'roles', component: RolesPage });
+const organizationsRoute = createRoute({ getParentRoute: () => adminRoute, path: 'organizations', component: OrganizationsPage });
+const organizationRoute = createRoute({ getParentRoute: () => adminRoute, path: 'organizations/$organizationId', component: OrganizationPage });
 
 const routeTree = rootRoute.addChildren([
   homeRoute,
@@ -176,7 +179,7 @@ const routeTree = rootRoute.addChildren([
     confirmEmailRoute,
     acceptRoute,
     idpCallbackRoute,
-    signedInRoute.addChildren([accountRoute, adminRoute.addChildren([activityRoute, usersRoute, userRoute, invitesRoute, apiKeysRoute, applicationsRoute, apiResourcesRoute, rolesRoute, webhooksRoute, settingsRoute, auditRoute])]),
+    signedInRoute.addChildren([accountRoute, adminRoute.addChildren([activityRoute, usersRoute, userRoute, invitesRoute, apiKeysRoute, applicationsRoute, apiResourcesRoute, rolesRoute, organizationsRoute, organizationRoute, webhooksRoute, settingsRoute, auditRoute])]),
   ]),
 ]);
 
