@@ -321,4 +321,29 @@ describe.skipIf(!hasChromium)('console pages for roles, permissions and organiza
     const mine = await api.get(`/v1/${tenant.slug}/me/organizations`, { token: login.body.accessToken });
     expect(mine.body.items).toEqual([{ id: organizationId, name: 'Globex', roles: ['Owner'] }]);
   });
+
+  it('invites a new person into the organization with an organization role; they accept from the link and land as a member', async () => {
+    diagnoseOnFailure('organization-invite');
+    const invitee = `invitee-${Date.now().toString(36)}@example.com`;
+    const section = admin.getByRole('region', { name: 'Invite into the organization' });
+    await section.getByLabel('Email of the person to invite').fill(invitee);
+    await section.getByRole('group', { name: 'Organization roles of the invited person' }).getByLabel('Billing').check();
+    await section.getByRole('button', { name: 'Send invite' }).click();
+    await section.getByText(`An invitation into the organization was mailed to ${invitee}.`).waitFor();
+    const link = await section.getByLabel('Invite link', { exact: true }).inputValue();
+    expect(new URL(link).pathname).toBe(`/app/${tenant.slug}/accept-invite`);
+    const organizationId = new URL(admin.url()).pathname.split('/').at(-1)!;
+
+    const context = await browser.newContext({ viewport: PHONE });
+    contexts.push(context);
+    const person = await context.newPage();
+    await person.goto(link);
+    await person.getByLabel('Choose a password').fill(PASSWORD);
+    await person.getByRole('button', { name: 'Accept invite' }).click();
+    await person.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+    const members = await api.get(`/v1/${tenant.slug}/organizations/${organizationId}/members`, { token: tenant.accessToken });
+    expect(members.body.items.map((m: { user: { email: string }; roles: string[] }) => [m.user.email, m.roles])).toEqual([[member.email, ['Owner']], [invitee, ['Billing']]]);
+    await admin.reload();
+    await admin.getByRole('heading', { name: '2 members', exact: true }).waitFor();
+  });
 });

@@ -6,6 +6,7 @@ import { toFormError, trpc, type RouterOutputs } from '../api';
 import { when } from '../audit-format';
 import { usePageTitle, useSlug } from '../hooks';
 import { ErrorAlert, Field, formValue, Notice } from '../ui';
+import { CopyField } from './admin-applications';
 
 type OrganizationRole = RouterOutputs['organizationRoles']['list']['items'][number];
 type Member = RouterOutputs['organizations']['listMembers']['items'][number];
@@ -348,8 +349,51 @@ function AddMember({ slug, organizationId, members, roles, onResult }: { slug: s
 }
 
 /**
+ * "Invite into the organization" (POST invites with `organizationId` and `organizationRoles`,
+ * docs/organizations.md "Invitations into an organization"): the invite is mailed; a new person
+ * creates an account, one with an account accepts after signing in; both land as members with the roles.
+ */
+function InviteMember({ slug, organizationId, roles }: { slug: string; organizationId: string; roles: readonly OrganizationRole[] }) {
+  const { t } = useTranslation('admin');
+  const queryClient = useQueryClient();
+  const invite = useMutation({
+    mutationFn: (input: { form: FormData; element: HTMLFormElement }) =>
+      trpc.invites.create.mutate({ tenantSlug: slug, email: formValue(input.form, 'email') ?? '', organizationId, organizationRoles: checkedRoles(input.form) }),
+    onSuccess: (_data, input) => {
+      input.element.reset();
+      return queryClient.invalidateQueries({ queryKey: ['invites', slug] });
+    },
+  });
+  const error = invite.error ? toFormError(invite.error) : null;
+  const link = invite.data ? `${window.location.origin}/app/${slug}/accept-invite?token=${encodeURIComponent(invite.data.token)}` : null;
+  return (
+    <section aria-labelledby="invite-member" className="panel">
+      <h2 id="invite-member">{t('organizations.invite')}</h2>
+      <p className="hint">{t('organizations.inviteHint')}</p>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          invite.mutate({ form: new FormData(e.currentTarget), element: e.currentTarget });
+        }}
+      >
+        <ErrorAlert error={error} />
+        <Field label={t('organizations.inviteEmail')} name="email" type="email" autoComplete="off" required error={error} />
+        <OrganizationRolePicker roles={roles} held={[]} legend={t('organizations.inviteRoles')} idPrefix="invite" />
+        <button type="submit" disabled={invite.isPending}>{t('organizations.inviteButton')}</button>
+      </form>
+      {invite.data && link && (
+        <div className="created">
+          <Notice>{t('organizations.invited', { email: invite.data.invite.email })}</Notice>
+          <CopyField id="organization-invite-link" label={t('organizations.inviteLink')} value={link} />
+        </div>
+      )}
+    </section>
+  );
+}
+
+/**
  * `/app/{slug}/admin/organizations/{organizationId}`: one organization: name and description (editable),
- * its members with their organization roles (add, change roles, remove), and deletion
+ * its members with their organization roles (add, change roles, remove), invitations into it, and deletion
  * (docs/organizations.md, docs/web.md "Console").
  */
 export function OrganizationPage() {
@@ -405,6 +449,7 @@ export function OrganizationPage() {
             </ul>
           </section>
           {roles.data && <AddMember slug={slug} organizationId={organizationId} members={memberList} roles={roleList} onResult={setResult} />}
+          {roles.data && <InviteMember slug={slug} organizationId={organizationId} roles={roleList} />}
           <section aria-labelledby="organization-details" className="panel">
             <h2 id="organization-details">{t('organizations.details')}</h2>
             <form

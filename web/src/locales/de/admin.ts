@@ -501,6 +501,13 @@ export const admin: Translation<typeof english> = {
     save: 'Speichern',
     deleteConfirm: '{{name}} löschen? Ihre Mitgliedschaften und offenen Einladungen werden mit gelöscht.',
     delete: '{{name}} löschen',
+    invite: 'In die Organisation einladen',
+    inviteHint: 'Wir senden eine Einladung per E-Mail. Eine neue Person legt damit ein Konto an; eine Person mit Konto nimmt sie nach der Anmeldung an. In beiden Fällen wird sie Mitglied mit den hier gewählten Rollen.',
+    inviteEmail: 'E-Mail-Adresse der einzuladenden Person',
+    inviteRoles: 'Organisationsrollen der eingeladenen Person',
+    inviteButton: 'Einladung senden',
+    invited: 'Eine Einladung in die Organisation wurde an {{email}} gesendet.',
+    inviteLink: 'Einladungslink',
   },
   organizationRoles: {
     title: 'Organisationsrollen',

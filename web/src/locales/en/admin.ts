@@ -498,6 +498,13 @@ export const admin = {
     save: 'Save',
     deleteConfirm: 'Delete {{name}}? Its memberships and open invites go with it.',
     delete: 'Delete {{name}}',
+    invite: 'Invite into the organization',
+    inviteHint: 'We mail an invitation. A new person creates an account with it; a person with an account accepts it after signing in. Either way they become a member with the roles picked here.',
+    inviteEmail: 'Email of the person to invite',
+    inviteRoles: 'Organization roles of the invited person',
+    inviteButton: 'Send invite',
+    invited: 'An invitation into the organization was mailed to {{email}}.',
+    inviteLink: 'Invite link',
   },
   organizationRoles: {
     title: 'Organization roles',

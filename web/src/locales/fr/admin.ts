@@ -501,6 +501,13 @@ export const admin: Translation<typeof english> = {
     save: 'Enregistrer',
     deleteConfirm: 'Supprimer {{name}} ? Ses adhésions et ses invitations en cours sont supprimées avec elle.',
     delete: 'Supprimer {{name}}',
+    invite: 'Inviter dans l’organisation',
+    inviteHint: 'Nous envoyons une invitation par e-mail. Une nouvelle personne crée un compte avec elle ; une personne qui a déjà un compte l’accepte après s’être connectée. Dans les deux cas, elle devient membre avec les rôles choisis ici.',
+    inviteEmail: 'E-mail de la personne à inviter',
+    inviteRoles: 'Rôles d’organisation de la personne invitée',
+    inviteButton: 'Envoyer l’invitation',
+    invited: 'Une invitation dans l’organisation a été envoyée à {{email}}.',
+    inviteLink: 'Lien d’invitation',
   },
   organizationRoles: {
     title: 'Rôles d’organisation',
