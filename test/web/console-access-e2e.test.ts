@@ -98,8 +98,10 @@ describe.skipIf(!hasChromium)('console pages for roles, permissions and organiza
     // the empty state says what a resource is for and how a backend checks a permission with jose
     const snippet = admin.getByRole('region', { name: 'Verifying an access token with jose' });
     await snippet.waitFor();
-    expect(await snippet.textContent()).toContain(`jwtVerify(token, jwks, { issuer: ISSUER, audience: '${INVOICES_API}', typ: 'at+jwt' })`);
-    expect(await snippet.textContent()).toContain(`const ISSUER = '${server.url}/v1/${tenant.slug}/oidc'`);
+    const code = (await snippet.textContent()) ?? '';
+    expect(code).toContain(`const ISSUER = '${server.url}/v1/${tenant.slug}/oidc';\nconst AUDIENCE = '${INVOICES_API}';`);
+    expect(code).toContain("jwtVerify(token, jwks, { issuer: ISSUER, audience: AUDIENCE, typ: 'at+jwt' })");
+    expect(code).toContain("if (!granted.includes('read:invoices'))");
     expect(await axeBothThemes(admin, 'api resources empty')).toEqual([]);
     await fitsPhone(admin, 'admin-api-resources-empty');
 

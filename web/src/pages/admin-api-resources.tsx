@@ -26,16 +26,20 @@ const permissionsOf = (rows: readonly PermissionRow[]) =>
     .map((row) => ({ name: row.name.trim(), ...(row.description.trim() ? { description: row.description.trim() } : {}) }));
 
 /**
- * The snippet of the empty state: a backend verifying an access token for this resource with `jose`
- * and checking one permission (docs/oidc.md "Roles and permissions").
+ * The snippet of the empty state: docs/authorization.md "Node.js (jose)" with this workspace's issuer,
+ * an example identifier and permission: a backend verifying an access token and checking a permission.
  */
 export function joseSnippet(issuer: string, identifier: string, permission: string): string {
   return [
     "import { createRemoteJWKSet, jwtVerify } from 'jose';",
+    '',
     `const ISSUER = '${issuer}';`,
-    'const jwks = createRemoteJWKSet(new URL(`${ISSUER}/jwks`));',
-    `const { payload } = await jwtVerify(token, jwks, { issuer: ISSUER, audience: '${identifier}', typ: 'at+jwt' });`,
-    `if (!String(payload.scope ?? '').split(' ').includes('${permission}')) return res.status(403).end();`,
+    `const AUDIENCE = '${identifier}';`,
+    'const jwks = createRemoteJWKSet(new URL(`${ISSUER}/jwks`)); // cached, refetched on an unknown kid',
+    '',
+    'const { payload } = await jwtVerify(token, jwks, { issuer: ISSUER, audience: AUDIENCE, typ: \'at+jwt\' });',
+    "const granted = typeof payload.scope === 'string' ? payload.scope.split(' ') : [];",
+    `if (!granted.includes('${permission}')) throw Object.assign(new Error('forbidden'), { status: 403 });`,
   ].join('\n');
 }
 
