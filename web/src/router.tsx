@@ -10,7 +10,10 @@ import { applyTheme, storedTheme, type Theme } from './theme';
 import { AccountPage, SignedInLayout } from './pages/account';
 import { AdminLayout, ApiKeysPage, AuditPage, InvitesPage, SettingsPage, UsersPage } from './pages/admin';
 import { ActivityPage } from './pages/admin-activity';
+import { ApiResourcesPage } from './pages/admin-api-resources';
 import { ApplicationsPage } from './pages/admin-applications';
+import { OrganizationPage, OrganizationsPage } from './pages/admin-organizations';
+import { RolesPage } from './pages/admin-roles';
 import { UserPage } from './pages/admin-user';
 import { WebhooksPage } from './pages/admin-webhooks';
 import { AcceptInvitePage, ConfirmEmailChangePage, ForgotPasswordPage, IdpCallbackPage, ResetPasswordPage, SignInPage, SignUpPage, VerifyEmailPage } from './pages/auth';
@@ -159,6 +162,10 @@ const settingsRoute = createRoute({ getParentRoute: () => adminRoute, path: 'set
 const auditRoute = createRoute({ getParentRoute: () => adminRoute, path: 'audit', component: AuditPage, validateSearch: auditSearch });
 const applicationsRoute = createRoute({ getParentRoute: () => adminRoute, path: 'applications', component: ApplicationsPage });
 const webhooksRoute = createRoute({ getParentRoute: () => adminRoute, path: 'webhooks', component: WebhooksPage });
+const apiResourcesRoute = createRoute({ getParentRoute: () => adminRoute, path: 'api-resources', component: ApiResourcesPage });
+const rolesRoute = createRoute({ getParentRoute: () => adminRoute, path: 'roles', component: RolesPage });
+const organizationsRoute = createRoute({ getParentRoute: () => adminRoute, path: 'organizations', component: OrganizationsPage });
+const organizationRoute = createRoute({ getParentRoute: () => adminRoute, path: 'organizations/$organizationId', component: OrganizationPage });
 
 const routeTree = rootRoute.addChildren([
   homeRoute,
@@ -172,7 +179,7 @@ const routeTree = rootRoute.addChildren([
     confirmEmailRoute,
     acceptRoute,
     idpCallbackRoute,
-    signedInRoute.addChildren([accountRoute, adminRoute.addChildren([activityRoute, usersRoute, userRoute, invitesRoute, apiKeysRoute, applicationsRoute, webhooksRoute, settingsRoute, auditRoute])]),
+    signedInRoute.addChildren([accountRoute, adminRoute.addChildren([activityRoute, usersRoute, userRoute, invitesRoute, apiKeysRoute, applicationsRoute, apiResourcesRoute, rolesRoute, organizationsRoute, organizationRoute, webhooksRoute, settingsRoute, auditRoute])]),
   ]),
 ]);
 

@@ -4,6 +4,7 @@ import { Trans, useTranslation } from 'react-i18next';
 import { toFormError, trpc, type RouterInputs, type RouterOutputs } from '../api';
 import { usePageTitle, useSlug } from '../hooks';
 import { ErrorAlert, Field, formValue, Notice } from '../ui';
+import { HeldRoles } from './admin-roles';
 
 type ApplicationType = RouterInputs['applications']['create']['type'];
 type Application = RouterOutputs['applications']['list']['items'][number];
@@ -92,6 +93,7 @@ function ApplicationPanel({ slug, app, onChanged }: { slug: string; app: Applica
           {update.isSuccess && <Notice>{t('applications.saved')}</Notice>}
         </form>
       )}
+      {app.type === 'm2m' && <HeldRoles slug={slug} holder={{ kind: 'application', id: app.id, label: app.name }} Heading="h4" />}
       <div className="actions">
         {confidential && (
           <button type="button" className="secondary" onClick={() => rotate.mutate()} disabled={rotate.isPending}>

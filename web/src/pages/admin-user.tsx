@@ -6,6 +6,7 @@ import { formatDetails, when } from '../audit-format';
 import { toFormError, trpc, type RouterOutputs } from '../api';
 import { usePageTitle, useSlug } from '../hooks';
 import { ErrorAlert, Notice } from '../ui';
+import { HeldRoles } from './admin-roles';
 
 type ListedUser = RouterOutputs['users']['list']['items'][number];
 
@@ -211,6 +212,7 @@ export function UserPage() {
               onDeleted={() => navigate({ to: '/app/$slug/admin/users', params: { slug } })}
             />
           </div>
+          <HeldRoles slug={slug} holder={{ kind: 'user', id: user.id, label: user.email }} />
           <section aria-labelledby="passkeys-heading">
             <h2 id="passkeys-heading">{t('user.passkeys')}</h2>
             {profile.data.passkeys.length === 0 ? <p className="muted">{t('user.noPasskeys')}</p> : (

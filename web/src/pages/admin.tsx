@@ -73,6 +73,9 @@ export function AdminLayout() {
         <Link to="/app/$slug/admin/invites" params={{ slug }}>{t('layout.invites')}</Link>
         <Link to="/app/$slug/admin/api-keys" params={{ slug }}>{t('layout.apiKeys')}</Link>
         <Link to="/app/$slug/admin/applications" params={{ slug }}>{t('layout.applications')}</Link>
+        <Link to="/app/$slug/admin/api-resources" params={{ slug }}>{t('layout.apiResources')}</Link>
+        <Link to="/app/$slug/admin/roles" params={{ slug }}>{t('layout.roles')}</Link>
+        <Link to="/app/$slug/admin/organizations" params={{ slug }}>{t('layout.organizations')}</Link>
         <Link to="/app/$slug/admin/webhooks" params={{ slug }}>{t('layout.webhooks')}</Link>
         <Link to="/app/$slug/admin/settings" params={{ slug }}>{t('layout.settings')}</Link>
         <Link to="/app/$slug/admin/audit" params={{ slug }}>{t('layout.audit')}</Link>
