@@ -1,4 +1,4 @@
-import { createRootRoute, createRoute, createRouter, Link, Navigate, Outlet, useRouterState } from '@tanstack/react-router';
+import { createRootRoute, createRoute, createRouter, lazyRouteComponent, Link, Navigate, Outlet, useRouterState } from '@tanstack/react-router';
 import { type CSSProperties, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { LOCALE_NAMES, LOCALES, type Locale } from '../../src/lib/locales.js';
@@ -9,13 +9,8 @@ import { applyWorkspaceLanguage, chooseLocale } from './language';
 import { applyTheme, storedTheme, type Theme } from './theme';
 import { AccountPage, SignedInLayout } from './pages/account';
 import { AdminLayout, ApiKeysPage, AuditPage, InvitesPage, SettingsPage, UsersPage } from './pages/admin';
-import { ActivityPage } from './pages/admin-activity';
-import { ApiResourcesPage } from './pages/admin-api-resources';
-import { ApplicationsPage } from './pages/admin-applications';
-import { OrganizationPage, OrganizationsPage } from './pages/admin-organizations';
 import { RolesPage } from './pages/admin-roles';
 import { UserPage } from './pages/admin-user';
-import { WebhooksPage } from './pages/admin-webhooks';
 import { AcceptInvitePage, ConfirmEmailChangePage, ForgotPasswordPage, IdpCallbackPage, ResetPasswordPage, SignInPage, SignUpPage, VerifyEmailPage } from './pages/auth';
 import { HomePage } from './pages/home';
 
@@ -132,6 +127,16 @@ function WorkspaceIndex() {
 
 /** The `token` of a mailed link (`?token=…`); nothing else is read from the query string. */
 const tokenSearch = (search: Record<string, unknown>): { token?: string } => (typeof search.token === 'string' ? { token: search.token } : {});
+
+// Console pages in modules of their own load on first visit (their code, the activity charts among
+// it, stays out of the sign-in pages' bundle); the pages every visitor sees, the console's layout and
+// the pages it shares code with come with the first load.
+const ActivityPage = lazyRouteComponent(() => import('./pages/admin-activity'), 'ActivityPage');
+const ApiResourcesPage = lazyRouteComponent(() => import('./pages/admin-api-resources'), 'ApiResourcesPage');
+const ApplicationsPage = lazyRouteComponent(() => import('./pages/admin-applications'), 'ApplicationsPage');
+const OrganizationsPage = lazyRouteComponent(() => import('./pages/admin-organizations'), 'OrganizationsPage');
+const OrganizationPage = lazyRouteComponent(() => import('./pages/admin-organizations'), 'OrganizationPage');
+const WebhooksPage = lazyRouteComponent(() => import('./pages/admin-webhooks'), 'WebhooksPage');
 
 const rootRoute = createRootRoute({ component: RootLayout, notFoundComponent: NotFoundPage });
 const homeRoute = createRoute({ getParentRoute: () => rootRoute, path: '/', component: HomePage });
