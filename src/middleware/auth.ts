@@ -1,9 +1,9 @@
-import { forbidden, unauthorized } from '../lib/errors.js';
 import type { Actor } from '../lib/request-meta.js';
 import type { User } from '../entities/user.js';
 import type { Principal, SessionCheck } from '../services/sessions/bearer-authentication-service.js';
 import { limitCredential } from './rate-limit.js';
 import { tenantProcedure } from './tenant.js';
+import { SESSION_ERRORS } from '../services/sessions/session-errors.js';
 
 /** The audit actor of a principal. */
 export function actorOf(principal: Principal): Actor {
@@ -37,7 +37,7 @@ export const authenticatedProcedure = tenantProcedure.use(async ({ ctx, next }) 
  */
 export const userProcedure = authenticatedProcedure.use(({ ctx, next }) => {
   const { principal } = ctx;
-  if (principal.kind !== 'user') throw unauthorized('user_token_required', 'This route needs a user access token, not an API key');
+  if (principal.kind !== 'user') throw SESSION_ERRORS.userTokenRequired();
   return next({ ctx: { principal } });
 });
 
@@ -47,7 +47,7 @@ export const userProcedure = authenticatedProcedure.use(({ ctx, next }) => {
  */
 export const adminProcedure = authenticatedProcedure.use(({ ctx, next }) => {
   if (ctx.principal.kind === 'user' && ctx.principal.role !== 'Admin') {
-    throw forbidden('admin_required', 'This route needs the Admin role');
+    throw SESSION_ERRORS.adminRequired();
   }
   return next();
 });
@@ -59,7 +59,7 @@ export const adminProcedure = authenticatedProcedure.use(({ ctx, next }) => {
  */
 export function requireLiveCredential(principal: Principal): void {
   if (principal.kind === 'api_key' && principal.environment !== 'live') {
-    throw forbidden('live_key_required', 'This change needs an Admin or a live API key (ak_live_), not a test key');
+    throw SESSION_ERRORS.liveKeyRequired();
   }
 }
 

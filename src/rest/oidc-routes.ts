@@ -10,6 +10,7 @@ import { sendError } from './error-envelope.js';
 import { readSessionBindingCookie } from '../middleware/refresh-cookie.js';
 import { isSessionBinding } from '../security/session-binding.js';
 import { OIDC_REASONS } from '../services/oidc/oidc-errors.js';
+import { SESSION_ERRORS } from '../services/sessions/session-errors.js';
 
 /**
  * The provider's own pages (the logout confirmation, errors) post a form to the provider and may
@@ -138,11 +139,11 @@ export function oidcRoutes(services: AppServices): express.Router {
       const authorization = req.headers.authorization;
       const resolved = await services.credentials.resolveTenant(em(), tenant.slug, authorization);
       const principal = await services.credentials.authenticate(em(), tenant, authorization, resolved?.sessionCheck);
-      if (principal.kind !== 'user') throw unauthorized('user_token_required', 'Finishing a sign-in needs the person\'s session, not an API key');
+      if (principal.kind !== 'user') throw SESSION_ERRORS.userTokenRequiredToFinishSignIn();
       if (!(await spend(res, PER_CREDENTIAL, `session:${principal.sessionId}`))) return;
       await requireSessionProof(req, tenant, principal.sessionId);
       const session = await services.sessions.authenticationOf(em(), tenant.id, principal.sessionId);
-      if (!session) throw unauthorized('session_revoked', 'The session has ended');
+      if (!session) throw SESSION_ERRORS.sessionRevoked();
       const meta = { ip: req.ip ?? null, userAgent: req.headers['user-agent']?.slice(0, 512) ?? null };
       const redirectTo = await services.oidc.completeInteraction(
         tenant,

@@ -6,9 +6,9 @@ import { brandingOf } from '../services/branding/branding.js';
 import { MAX_LOGO_BYTES } from '../services/branding/logo-service.js';
 import { adminProcedure, securityAdminProcedure } from '../middleware/auth.js';
 import { router } from '../trpc.js';
-import { unauthorized } from '../lib/errors.js';
 import { displayName, emailDomain, OK, okOutput, timestampOutput } from './schemas.js';
 import { dataProtectionTags } from './user-export.js';
+import { SESSION_ERRORS } from '../services/sessions/session-errors.js';
 
 const tags = ['tenant'];
 
@@ -233,7 +233,7 @@ export const tenantRouter = router({
     .output(okOutput)
     .mutation(async ({ ctx }) => {
       if (ctx.principal.kind !== 'user') {
-        throw unauthorized('user_token_required', 'Deleting the tenant needs an Admin user access token, not an API key');
+        throw SESSION_ERRORS.userTokenRequiredToDeleteTenant();
       }
       await ctx.services.erasure.softDeleteTenant(ctx.em, ctx.tenant, ctx.actor, ctx.meta);
       return OK;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { adminProcedure, securityAdminProcedure } from '../middleware/auth.js';
-import { badRequest, forbidden, notFound } from '../lib/errors.js';
+import { badRequest, notFound } from '../lib/errors.js';
 import { responseSink } from '../lib/response-sink.js';
 import { FOREIGN_ALGORITHMS } from '../security/foreign-passwords.js';
 import { IMPORT_MAX_USERS, IMPORT_USER_REASONS } from '../services/users/user-import-service.js';
@@ -14,6 +14,7 @@ import { OK, email, emailOutput, newPassword, okOutput, sessionListOutput, times
 import { passkeyOutput } from './passkey-schemas.js';
 import { roleIdsInput, roleOutput, toRoleOutput } from './roles.js';
 import { asAttachment, dataProtectionTags, userExportOutput } from './user-export.js';
+import { SESSION_ERRORS } from '../services/sessions/session-errors.js';
 
 /** GET users/{userId}: the console's user page (docs/api-rules.md "Users and sign-up"). */
 const userProfileOutput = z
@@ -352,7 +353,7 @@ export const usersRouter = router({
     .mutation(async ({ ctx, input }) => {
       // custom data may decide access in the tenant's own apps (plan, flags): not from a test key
       if (input.customData !== undefined && ctx.principal.kind === 'api_key' && ctx.principal.environment !== 'live') {
-        throw forbidden('live_key_required', 'Changing custom data needs an Admin or a live API key (ak_live_), not a test key');
+        throw SESSION_ERRORS.liveKeyRequiredForCustomData();
       }
       const change = { role: input.role, status: input.status, customData: input.customData };
       const user = await ctx.services.userAdministration.change(ctx.em, ctx.tenant, input.userId, change, ctx.actor, ctx.meta);

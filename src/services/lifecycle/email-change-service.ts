@@ -17,6 +17,7 @@ import { USER_REASONS } from '../users/user-errors.js';
 import { findLiveUserByEmail, findLiveUserById } from '../users/user-queries.js';
 import { ACCOUNT_TOKEN_TTL_SECONDS, type AccountTokenService } from './account-token-service.js';
 import { emailChangedNotice, emailChangeMail } from './account-mail.js';
+import { SESSION_ERRORS } from '../sessions/session-errors.js';
 
 /** What a confirmed change did: the user and both addresses. */
 export interface EmailChangeResult {
@@ -67,7 +68,7 @@ export class EmailChangeService {
   ): Promise<void> {
     await assertRecentSignIn(em, tenant, session, 'change your sign-in email');
     const user = await findLiveUserById(em, tenant.id, session.userId);
-    if (!user) throw unauthorized('invalid_token', 'The token is not valid');
+    if (!user) throw SESSION_ERRORS.invalidToken();
     const actor: Actor = { type: 'user', id: user.id };
     if (user.passwordHash !== null && !(currentPassword !== undefined && (await verifyPassword(user.passwordHash, currentPassword)))) {
       await this.audit.record(em, {
@@ -122,7 +123,7 @@ export class EmailChangeService {
         { id: userId, tenantId: tenant.id, deletedAt: null },
         { lockMode: LockMode.PESSIMISTIC_WRITE, disableIdentityMap: true },
       );
-      if (!user) throw unauthorized('invalid_token', 'The token is not valid');
+      if (!user) throw SESSION_ERRORS.invalidToken();
       const holder = await findLiveUserByEmail(tx, tenant.id, newEmail);
       if (holder && holder.id !== user.id) throw conflict(SIGN_IN_REASONS.emailTaken, 'Another account of this workspace has this email address now');
       await this.switchAddress(tx, tenant, user, newEmail);

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Tenant } from '../../entities/tenant.js';
-import { conflict, unauthorized } from '../../lib/errors.js';
+import { conflict } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { UserAccountService } from '../users/user-account-service.js';
 import type { AuditService } from '../audit/audit-service.js';
@@ -9,6 +9,7 @@ import type { RecoveryCodeService } from './recovery-code-service.js';
 import { isTotpEnrolled, type TotpEnrollment, type TotpService } from './totp-service.js';
 import { lockUserWithActiveTotp } from '../users/user-queries.js';
 import { findLiveSessionAuthenticatedAt } from '../sessions/session-queries.js';
+import { SESSION_ERRORS } from '../sessions/session-errors.js';
 
 /**
  * Seconds since the session was last authenticated (password, provider or factor) within which it
@@ -124,8 +125,6 @@ export async function assertRecentSignIn(
   const authenticatedAt = (await findLiveSessionAuthenticatedAt(em, tenant.id, session.userId, session.sessionId))?.authenticatedAt;
   const ageMs = authenticatedAt ? Date.now() - new Date(authenticatedAt).getTime() : Number.POSITIVE_INFINITY;
   if (ageMs >= RECENT_SIGN_IN_SECONDS * 1000) {
-    throw unauthorized('reauthentication_required', `Sign in again to ${change}`, {
-      maxAgeSeconds: RECENT_SIGN_IN_SECONDS,
-    });
+    throw SESSION_ERRORS.reauthenticationRequired({ change, maxAgeSeconds: RECENT_SIGN_IN_SECONDS });
   }
 }
