@@ -211,7 +211,7 @@ export const meRouter = router({
         description: 'Needs a recent sign-in like mfa/totp/enroll (else 401 `reauthentication_required`). The user is mailed a notice.',
         errorResponses: { 401: 'Not signed in, or `reauthentication_required`', 404: 'Unknown tenant or passkey' },
       },
-      errorReasons: { 401: ['user_token_required', 'reauthentication_required'], 404: [PASSKEY_REASONS.notFound] },
+      errorReasons: { 401: ['user_token_required', 'reauthentication_required'], 404: [PASSKEY_REASONS.passkeyNotFound] },
     })
     .input(z.object({ id: z.uuid() }))
     .output(okOutput)

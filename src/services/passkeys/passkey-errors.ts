@@ -23,7 +23,7 @@ export const PASSKEY_ERRORS = defineErrorCatalog({
   /** The credential is already registered in this tenant. */
   alreadyRegistered: { code: 'CONFLICT', reason: 'passkey_already_registered', message: 'This passkey is already registered' },
   /** No passkey of the signed-in user has this id. */
-  notFound: { code: 'NOT_FOUND', reason: 'passkey_not_found', message: 'No such passkey' },
+  passkeyNotFound: { code: 'NOT_FOUND', reason: 'passkey_not_found', message: 'No such passkey' },
 });
 
 /** The `details.reason` of each entry of PASSKEY_ERRORS, by entry name (for routers' `errorReasons`). */

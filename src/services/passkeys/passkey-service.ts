@@ -251,7 +251,7 @@ export class PasskeyService {
     const user = await this.liveUser(em, tenant, session.userId);
     await em.transactional(async (tx) => {
       const deleted = await deletePasskeyOfUser(tx, tenant.id, user.id, passkeyId);
-      if (deleted === undefined) throw PASSKEY_ERRORS.notFound();
+      if (deleted === undefined) throw PASSKEY_ERRORS.passkeyNotFound();
       await this.audit.record(tx, {
         tenantId: tenant.id,
         action: 'PasskeyDeleted',

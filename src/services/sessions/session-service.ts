@@ -3,7 +3,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.js';
 import type { Tenant } from '../../entities/tenant.js';
 import type { User, UserRole } from '../../entities/user.js';
-import { notFound, unauthorized } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from '../../security/access-token.js';
 import type { Keyring } from '../../security/keyring.js';
@@ -16,6 +15,8 @@ import {
   findLiveSessionAuthentication, findLiveSessionsOfUser, insertSessionWithFirstToken, revokeLiveSession, revokeLiveSessionsOfUser,
 } from './session-queries.js';
 import { SESSION_ERRORS } from './session-errors.js';
+import { SIGN_IN_ERRORS } from '../sign-in/sign-in-errors.js';
+import { USER_ERRORS } from '../users/user-errors.js';
 
 
 /**
@@ -259,7 +260,7 @@ export class SessionService {
     }
     if (row.revokedAt) throw SESSION_ERRORS.sessionRevoked();
     if (row.userStatus === 'Pending' && new Date(row.expiresAt).getTime() > Date.now()) {
-      throw unauthorized('email_not_verified', 'The email address is not verified yet');
+      throw SIGN_IN_ERRORS.emailNotVerified();
     }
     throw SESSION_ERRORS.refreshTokenExpired();
   }
@@ -345,7 +346,7 @@ export class SessionService {
    * @throws ApiError 404 `not_found` when the user is not a live user of the tenant.
    */
   async listLiveOfLiveUser(em: EntityManager, tenantId: string, userId: string): Promise<LiveSession[]> {
-    if (!(await findLiveUserById(em, tenantId, userId))) throw notFound('User not found');
+    if (!(await findLiveUserById(em, tenantId, userId))) throw USER_ERRORS.userNotFound();
     return this.listLive(em, tenantId, userId);
   }
 

@@ -6,7 +6,7 @@ import { defineErrorCatalog, reasonsOf } from '../../lib/errors.js';
  */
 export const TENANT_ERRORS = defineErrorCatalog({
   /** No live tenant has this slug (or the tenant went away during the request). */
-  notFound: { code: 'NOT_FOUND', reason: 'tenant_not_found', message: 'Tenant not found' },
+  tenantNotFound: { code: 'NOT_FOUND', reason: 'tenant_not_found', message: 'Tenant not found' },
   /** Another tenant has the slug this name gives. */
   slugTaken: { code: 'CONFLICT', reason: 'slug_taken', message: ({ slug }: { slug: string }) => `A tenant with the slug "${slug}" already exists` },
   /** The name gives no usable slug. */
