@@ -24,15 +24,19 @@ export interface ErrorEnvelope {
 
 /**
  * The catalogs of `details.reason` values, one per feature, merged into this interface by each
- * feature's errors module (`src/services/<feature>/<feature>-errors.ts`, `src/rest/http-errors.ts`):
+ * feature's errors module (`src/services/<feature>/<feature>-errors.ts`), whose error catalog
+ * ({@link defineErrorCatalog}) declares each error once and whose reasons are derived from it:
  *
  * ```ts
- * export const INVITE_REASONS = { invalid: 'invite_invalid', … } as const;
+ * export const INVITE_ERRORS = defineErrorCatalog({
+ *   invalid: { code: 'UNAUTHORIZED', reason: 'invite_invalid', message: 'The invitation is not valid' }, …
+ * });
+ * export const INVITE_REASONS = reasonsOf(INVITE_ERRORS);
  * declare module '../../lib/errors.js' { interface ErrorReasonCatalogs { invites: typeof INVITE_REASONS } }
  * ```
  *
- * `ErrorReason` is the union of every catalog's values, and every error constructor below and every
- * router's `errorReasons` accept only an `ErrorReason`: a reason is declared once, and a typo or a
+ * `ErrorReason` is the union of every catalog's values, and `ApiError`'s details and every router's
+ * `errorReasons` accept only an `ErrorReason`: a reason is declared in its catalog, and a typo or a
  * rename fails the typecheck (docs/architecture.md "Errors").
  */
 export interface ErrorReasonCatalogs {
@@ -179,27 +183,6 @@ export const REQUEST_ERRORS = defineErrorCatalog({
   /** 503: a dependency is down (src/lib/outage.ts). */
   serviceUnavailable: { code: 'SERVICE_UNAVAILABLE', reason: REQUEST_REASONS.serviceUnavailable, message: 'A dependency of the service is unavailable; retry later' },
 });
-
-/** 400 `BAD_REQUEST` for a broken business rule. */
-export const badRequest = (reason: ErrorReason, message: string, extra: Record<string, unknown> = {}): ApiError =>
-  new ApiError('BAD_REQUEST', message, { reason, ...extra });
-
-/** 401 `UNAUTHORIZED`; `reason` is a stable `details.reason` value (docs/api-rules.md "Errors"). */
-export const unauthorized = (reason: ErrorReason, message: string, extra: Record<string, unknown> = {}): ApiError =>
-  new ApiError('UNAUTHORIZED', message, { reason, ...extra });
-
-/** 403 `FORBIDDEN`: authenticated but not allowed. */
-export const forbidden = (reason: ErrorReason, message: string): ApiError => new ApiError('FORBIDDEN', message, { reason });
-
-/** 404 `NOT_FOUND`. */
-export const notFound = (message: string, reason: ErrorReason = REQUEST_REASONS.notFound): ApiError => new ApiError('NOT_FOUND', message, { reason });
-
-/** 409 `CONFLICT`: a uniqueness or state conflict. */
-export const conflict = (reason: ErrorReason, message: string): ApiError => new ApiError('CONFLICT', message, { reason });
-
-/** 429 `TOO_MANY_REQUESTS`; the caller also sets the `Retry-After` header. */
-export const tooManyRequests = (retryAfterSeconds: number): ApiError =>
-  new ApiError('TOO_MANY_REQUESTS', 'Too many requests, retry later', { reason: REQUEST_REASONS.rateLimited, retryAfterSeconds });
 
 /** The standard text of each code, used where no more specific message is safe to show. */
 export const DEFAULT_MESSAGES: Record<ErrorCode, string> = {

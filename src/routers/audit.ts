@@ -5,7 +5,7 @@ import { rejectEmptyQueryValues } from '../middleware/empty-query-values.js';
 import { ACTIVITY_DAYS } from '../services/audit/activity-service.js';
 import { AUDIT_CSV_COLUMNS, AUDIT_EXPORT_FORMATS } from '../services/audit/audit-export-service.js';
 import { AUDIT_DEFAULT_LIMIT, AUDIT_MAX_LIMIT } from '../services/audit/audit-log-service.js';
-import { notFound } from '../lib/errors.js';
+import { REQUEST_ERRORS } from '../lib/errors.js';
 import { responseSink } from '../lib/response-sink.js';
 import { router } from '../trpc.js';
 import { activityOutput, auditEventOutput, isoDateTime } from './schemas.js';
@@ -76,7 +76,7 @@ export const auditRouter = router({
     )
     .output(z.null())
     .query(async ({ ctx, input }) => {
-      if (ctx.req.originalUrl.startsWith('/trpc')) throw notFound('The export is served on the REST API only');
+      if (ctx.req.originalUrl.startsWith('/trpc')) throw REQUEST_ERRORS.restOnly({ what: 'The export is' });
       rejectEmptyQueryValues(ctx.req, ['format', 'search', 'action', 'userId', 'before', 'since']);
       const format = input.format ?? 'csv';
       const day = new Date().toISOString().slice(0, 10);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { adminProcedure, securityAdminProcedure } from '../middleware/auth.js';
-import { badRequest, notFound } from '../lib/errors.js';
+import { REQUEST_ERRORS } from '../lib/errors.js';
 import { responseSink } from '../lib/response-sink.js';
 import { FOREIGN_ALGORITHMS } from '../security/foreign-passwords.js';
 import { IMPORT_MAX_USERS, IMPORT_USER_REASONS } from '../services/users/user-import-service.js';
@@ -109,7 +109,7 @@ export const usersRouter = router({
     .output(z.object({ job: importJobOutput }))
     .mutation(async ({ ctx }) => {
       if (ctx.res.locals[STREAMED_BODY_LOCAL] !== true) {
-        throw badRequest('unsupported_media_type', 'The body must be NDJSON (Content-Type: application/x-ndjson), on the REST API');
+        throw REQUEST_ERRORS.ndjsonRequired();
       }
       const job = await ctx.services.userImportJobs.receive(ctx.em, ctx.tenant, ctx.req, ctx.actor);
       return { job: toImportJobOutput(job) };
@@ -143,7 +143,7 @@ export const usersRouter = router({
     .input(z.object({ id: z.uuid() }))
     .output(z.null())
     .query(async ({ ctx, input }) => {
-      if (ctx.req.originalUrl.startsWith('/trpc')) throw notFound('The failure report is served on the REST API only');
+      if (ctx.req.originalUrl.startsWith('/trpc')) throw REQUEST_ERRORS.restOnly({ what: 'The failure report is' });
       await ctx.services.userImportJobs.get(ctx.em, ctx.tenant.id, input.id);
       ctx.res.status(200);
       ctx.res.setHeader('Content-Type', 'application/x-ndjson; charset=utf-8');
@@ -194,7 +194,7 @@ export const usersRouter = router({
     .input(z.looseObject({}))
     .output(z.null())
     .query(async ({ ctx }) => {
-      if (ctx.req.originalUrl.startsWith('/trpc')) throw notFound('The export is served on the REST API only');
+      if (ctx.req.originalUrl.startsWith('/trpc')) throw REQUEST_ERRORS.restOnly({ what: 'The export is' });
       const day = new Date().toISOString().slice(0, 10);
       ctx.res.status(200);
       ctx.res.setHeader('Content-Type', 'application/x-ndjson; charset=utf-8');
