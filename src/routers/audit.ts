@@ -23,7 +23,6 @@ export const auditRouter = router({
           'and the email of the acting or targeted user, case-insensitively.',
         errorResponses: { 400: 'Invalid query', 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited' },
       },
-      errorReasons: { 403: ['admin_required'] },
     })
     .input(
       z.object({
@@ -62,7 +61,7 @@ export const auditRouter = router({
           '`format=json`: an array of `AuditEvent` with `actorEmail` and `targetEmail`. Only on the REST API, not on /trpc.',
         errorResponses: { 400: 'Invalid query', 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited' },
       },
-      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(
       z.object({
@@ -112,7 +111,6 @@ export const auditRouter = router({
           '`mfaAdoption` counts live users who are not Pending and how many of them have TOTP, a passkey, or either.',
         errorResponses: { 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited' },
       },
-      errorReasons: { 403: ['admin_required'] },
     })
     .output(activityOutput)
     .query(({ ctx }) => ctx.services.activity.summary(ctx.em, ctx.tenant.id)),

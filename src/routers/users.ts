@@ -101,9 +101,7 @@ export const usersRouter = router({
           403: 'Not an admin, or a test key', 404: 'Unknown tenant', 413: 'More lines than a job takes (`import_too_many_lines`)', 429: 'Rate limited',
         },
       },
-      errorReasons: {
-        400: ['unsupported_media_type', 'import_empty', 'import_line_too_long'], 403: ['admin_required', 'live_key_required'], 413: ['import_too_many_lines'],
-      },
+      errorReasons: { 400: ['unsupported_media_type', 'import_empty', 'import_line_too_long'], 413: ['import_too_many_lines'] },
     })
     .input(z.looseObject({}))
     .output(z.object({ job: importJobOutput }))
@@ -122,7 +120,7 @@ export const usersRouter = router({
         summary: 'An import job\'s status and progress counters',
         errorResponses: { 400: 'id is not a UUID', 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or job', 429: 'Rate limited' },
       },
-      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(z.object({ id: z.uuid() }))
     .output(z.object({ job: importJobOutput }))
@@ -138,7 +136,7 @@ export const usersRouter = router({
           'or `invalid_json`. Only on the REST API, not on /trpc.',
         errorResponses: { 400: 'id is not a UUID', 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or job', 429: 'Rate limited' },
       },
-      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(z.object({ id: z.uuid() }))
     .output(z.null())
@@ -173,7 +171,6 @@ export const usersRouter = router({
           404: 'Unknown tenant', 429: 'Rate limited',
         },
       },
-      errorReasons: { 403: ['admin_required', 'live_key_required'] },
     })
     .input(z.object({ users: z.array(importUserInput).min(1).max(IMPORT_MAX_USERS) }))
     .output(importOutput)
@@ -189,7 +186,7 @@ export const usersRouter = router({
           '(null unless an import created the user). Its lines are valid `users` of POST users/import (without passwords). Only on the REST API, not on /trpc.',
         errorResponses: { 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited' },
       },
-      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(z.looseObject({}))
     .output(z.null())
@@ -222,7 +219,7 @@ export const usersRouter = router({
           400: 'Invalid `limit` or `cursor` (`invalid_cursor`)', 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited',
         },
       },
-      errorReasons: { 400: ['invalid_cursor'], 403: ['admin_required'] },
+      errorReasons: { 400: ['invalid_cursor'] },
     })
     .input(
       z.object({
@@ -265,7 +262,7 @@ export const usersRouter = router({
           409: 'The address belongs to a user of the workspace', 429: 'Rate limited (60 per hour per client IP)',
         },
       },
-      errorReasons: { 400: ['password_too_short', 'password_too_common'], 403: ['admin_required', 'live_key_required'], 409: ['email_taken'] },
+      errorReasons: { 400: ['password_too_short', 'password_too_common'], 409: ['email_taken'] },
     })
     .input(
       z.object({
@@ -289,7 +286,7 @@ export const usersRouter = router({
         description: 'Past the workspace\'s `lockout.maxFailedAttempts`, login for the address answers 429 until `lockout.windowSeconds` end or this call. Audited as `UserUnlocked`.',
         errorResponses: { 400: 'userId is not a UUID', 401: 'No or invalid credential', 403: 'Not an admin, or a test key', 404: 'Unknown tenant or user', 429: 'Rate limited' },
       },
-      errorReasons: { 403: ['admin_required', 'live_key_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(z.object({ userId: z.uuid() }))
     .output(okOutput)
@@ -308,7 +305,7 @@ export const usersRouter = router({
           '`recoveryCodesRemaining` their unused recovery codes, `providerLinks` their links to the workspace\'s external provider. No secret is shown.',
         errorResponses: { 400: 'userId is not a UUID', 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or user', 429: 'Rate limited' },
       },
-      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(z.object({ userId: z.uuid() }))
     .output(userProfileOutput)
@@ -341,7 +338,7 @@ export const usersRouter = router({
           409: 'Last active admin (`last_admin`), or a Pending user set Active (`email_not_verified`)', 429: 'Rate limited',
         },
       },
-      errorReasons: { 400: ['custom_data_too_large'], 403: ['admin_required', 'live_key_required'], 404: ['not_found'], 409: ['last_admin', 'email_not_verified'] },
+      errorReasons: { 400: ['custom_data_too_large'], 404: ['not_found'], 409: ['last_admin', 'email_not_verified'] },
     })
     .input(
       z.object({
@@ -370,7 +367,7 @@ export const usersRouter = router({
           409: 'Last active admin (`last_admin`)', 429: 'Rate limited',
         },
       },
-      errorReasons: { 403: ['admin_required', 'live_key_required'], 404: ['not_found'], 409: ['last_admin'] },
+      errorReasons: { 404: ['not_found'], 409: ['last_admin'] },
     })
     .input(z.object({ userId: z.uuid() }))
     .output(okOutput)
@@ -386,7 +383,7 @@ export const usersRouter = router({
         summary: 'Mail a user the password-reset link (valid one hour; the admin never sees it)',
         errorResponses: { 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or user', 429: 'Rate limited (60 per hour per client IP)' },
       },
-      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(z.object({ userId: z.uuid() }))
     .output(okOutput)
@@ -405,7 +402,7 @@ export const usersRouter = router({
           429: 'Rate limited (60 per hour per client IP)',
         },
       },
-      errorReasons: { 403: ['admin_required'], 404: ['not_found'], 409: ['email_already_verified'] },
+      errorReasons: { 404: ['not_found'], 409: ['email_already_verified'] },
     })
     .input(z.object({ userId: z.uuid() }))
     .output(okOutput)
@@ -425,7 +422,7 @@ export const usersRouter = router({
           409: 'Deleted by the user, or the address belongs to a live user now', 429: 'Rate limited',
         },
       },
-      errorReasons: { 403: ['admin_required', 'live_key_required'], 404: ['not_found'], 409: ['erasure_requested_by_user', 'email_taken'] },
+      errorReasons: { 404: ['not_found'], 409: ['erasure_requested_by_user', 'email_taken'] },
     })
     .input(z.object({ userId: z.uuid() }))
     .output(userOutput)
@@ -441,7 +438,7 @@ export const usersRouter = router({
         summary: "Remove a user's TOTP factor (active and pending); idempotent",
         errorResponses: { 401: 'Not signed in', 403: 'Not an admin', 404: 'Unknown tenant or user', 429: 'Rate limited' },
       },
-      errorReasons: { 403: ['admin_required', 'live_key_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(z.object({ userId: z.string().min(1) }))
     .output(okOutput)
@@ -457,7 +454,7 @@ export const usersRouter = router({
         summary: 'Download everything held about a user of the tenant as JSON (admin; soft-deleted users included until erased)',
         errorResponses: { 400: 'Invalid user id', 401: 'Not signed in', 403: 'Not an admin', 404: 'Unknown tenant or user', 429: 'Rate limited' },
       },
-      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(z.object({ userId: z.uuid() }))
     .output(userExportOutput)
@@ -474,7 +471,7 @@ export const usersRouter = router({
         description: '`current` is true for the session of the calling admin\'s own token when the user is the caller.',
         errorResponses: { 400: 'userId is not a UUID', 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or user', 429: 'Rate limited' },
       },
-      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(z.object({ userId: z.uuid() }))
     .output(sessionListOutput)
@@ -492,7 +489,7 @@ export const usersRouter = router({
           400: 'userId or sessionId is not a UUID', 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant, user or session', 429: 'Rate limited',
         },
       },
-      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(z.object({ userId: z.uuid(), sessionId: z.uuid() }))
     .output(okOutput)
@@ -508,7 +505,7 @@ export const usersRouter = router({
         summary: 'The roles a user holds (the workspace\'s own roles, docs/oidc.md "Roles and permissions"; not the built-in Admin/Member)',
         errorResponses: { 400: 'userId is not a UUID', 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or user', 429: 'Rate limited' },
       },
-      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(z.object({ userId: z.uuid() }))
     .output(z.object({ roles: z.array(roleOutput) }))
@@ -524,7 +521,7 @@ export const usersRouter = router({
           404: 'Unknown tenant or user', 429: 'Rate limited',
         },
       },
-      errorReasons: { 400: ['unknown_role'], 403: ['admin_required', 'live_key_required'], 404: ['not_found'] },
+      errorReasons: { 400: ['unknown_role'], 404: ['not_found'] },
     })
     .input(z.object({ userId: z.uuid(), roleIds: roleIdsInput }))
     .output(z.object({ roles: z.array(roleOutput) }))
