@@ -174,7 +174,7 @@ export const REQUEST_ERRORS = defineErrorCatalog({
   /** 400: a body in another media type than the route takes. */
   ndjsonRequired: { code: 'BAD_REQUEST', reason: REQUEST_REASONS.unsupportedMediaType, message: 'The body must be NDJSON (Content-Type: application/x-ndjson), on the REST API' },
   /** 404: a route served on the REST API only, called over tRPC. */
-  restOnly: { code: 'NOT_FOUND', reason: REQUEST_REASONS.notFound, message: ({ what }: { what: string }) => `${what} served on the REST API only` },
+  restOnly: { code: 'NOT_FOUND', reason: REQUEST_REASONS.notFound, message: ({ resource }: { resource: string }) => `The ${resource} is served on the REST API only` },
   /** 429, with `Retry-After` set by the caller. */
   rateLimited: {
     code: 'TOO_MANY_REQUESTS', reason: REQUEST_REASONS.rateLimited, message: 'Too many requests, retry later',

@@ -75,7 +75,7 @@ export const auditRouter = router({
     )
     .output(z.null())
     .query(async ({ ctx, input }) => {
-      if (ctx.req.originalUrl.startsWith('/trpc')) throw REQUEST_ERRORS.restOnly({ what: 'The export is' });
+      if (ctx.req.originalUrl.startsWith('/trpc')) throw REQUEST_ERRORS.restOnly({ resource: 'export' });
       rejectEmptyQueryValues(ctx.req, ['format', 'search', 'action', 'userId', 'before', 'since']);
       const format = input.format ?? 'csv';
       const day = new Date().toISOString().slice(0, 10);

@@ -141,7 +141,7 @@ export const usersRouter = router({
     .input(z.object({ id: z.uuid() }))
     .output(z.null())
     .query(async ({ ctx, input }) => {
-      if (ctx.req.originalUrl.startsWith('/trpc')) throw REQUEST_ERRORS.restOnly({ what: 'The failure report is' });
+      if (ctx.req.originalUrl.startsWith('/trpc')) throw REQUEST_ERRORS.restOnly({ resource: 'failure report' });
       await ctx.services.userImportJobs.get(ctx.em, ctx.tenant.id, input.id);
       ctx.res.status(200);
       ctx.res.setHeader('Content-Type', 'application/x-ndjson; charset=utf-8');
@@ -191,7 +191,7 @@ export const usersRouter = router({
     .input(z.looseObject({}))
     .output(z.null())
     .query(async ({ ctx }) => {
-      if (ctx.req.originalUrl.startsWith('/trpc')) throw REQUEST_ERRORS.restOnly({ what: 'The export is' });
+      if (ctx.req.originalUrl.startsWith('/trpc')) throw REQUEST_ERRORS.restOnly({ resource: 'export' });
       const day = new Date().toISOString().slice(0, 10);
       ctx.res.status(200);
       ctx.res.setHeader('Content-Type', 'application/x-ndjson; charset=utf-8');
