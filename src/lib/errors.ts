@@ -24,15 +24,19 @@ export interface ErrorEnvelope {
 
 /**
  * The catalogs of `details.reason` values, one per feature, merged into this interface by each
- * feature's errors module (`src/services/<feature>/<feature>-errors.ts`, `src/rest/http-errors.ts`):
+ * feature's errors module (`src/services/<feature>/<feature>-errors.ts`), whose error catalog
+ * ({@link defineErrorCatalog}) declares each error once and whose reasons are derived from it:
  *
  * ```ts
- * export const INVITE_REASONS = { invalid: 'invite_invalid', … } as const;
+ * export const INVITE_ERRORS = defineErrorCatalog({
+ *   invalid: { code: 'UNAUTHORIZED', reason: 'invite_invalid', message: 'The invitation is not valid' }, …
+ * });
+ * export const INVITE_REASONS = reasonsOf(INVITE_ERRORS);
  * declare module '../../lib/errors.js' { interface ErrorReasonCatalogs { invites: typeof INVITE_REASONS } }
  * ```
  *
- * `ErrorReason` is the union of every catalog's values, and every error constructor below and every
- * router's `errorReasons` accept only an `ErrorReason`: a reason is declared once, and a typo or a
+ * `ErrorReason` is the union of every catalog's values, and `ApiError`'s details and every router's
+ * `errorReasons` accept only an `ErrorReason`: a reason is declared in its catalog, and a typo or a
  * rename fails the typecheck (docs/architecture.md "Errors").
  */
 export interface ErrorReasonCatalogs {
@@ -100,26 +104,85 @@ export class ApiError extends TRPCError {
   }
 }
 
-/** 400 `BAD_REQUEST` for a broken business rule. */
-export const badRequest = (reason: ErrorReason, message: string, extra: Record<string, unknown> = {}): ApiError =>
-  new ApiError('BAD_REQUEST', message, { reason, ...extra });
+/**
+ * One entry of an error catalog: the error's code (its HTTP status, `ERROR_STATUS`), its
+ * `details.reason`, its message, and the further `details` fields it carries. `message` is a string,
+ * or a function of the typed arguments the throw site passes where the text interpolates a value;
+ * `details` likewise maps those arguments to the extra fields (e.g. `{ minLength }`).
+ */
+export interface ErrorCatalogEntry<Reason extends string = string> {
+  readonly code: TrpcCode;
+  readonly reason: Reason;
+  readonly message: string | ((args: never) => string);
+  readonly details?: (args: never) => Record<string, unknown>;
+}
 
-/** 401 `UNAUTHORIZED`; `reason` is a stable `details.reason` value (docs/api-rules.md "Errors"). */
-export const unauthorized = (reason: ErrorReason, message: string, extra: Record<string, unknown> = {}): ApiError =>
-  new ApiError('UNAUTHORIZED', message, { reason, ...extra });
+/** The argument an entry's factory takes: what its `message` and `details` functions need, or nothing. */
+type EntryArgs<E> =
+  (E extends { message: (args: infer M) => string } ? M : unknown) & (E extends { details: (args: infer D) => unknown } ? D : unknown);
 
-/** 403 `FORBIDDEN`: authenticated but not allowed. */
-export const forbidden = (reason: ErrorReason, message: string): ApiError => new ApiError('FORBIDDEN', message, { reason });
+/**
+ * The error factory of one catalog entry: call it to get the ApiError to throw. It carries the
+ * entry's `reason` and `code`, so routers and tests name a reason through the catalog.
+ */
+export type ErrorFactory<E extends ErrorCatalogEntry> = (unknown extends EntryArgs<E> ? () => ApiError : (args: EntryArgs<E>) => ApiError) & {
+  readonly reason: E['reason'];
+  readonly code: E['code'];
+};
 
-/** 404 `NOT_FOUND`. */
-export const notFound = (message: string, reason: ErrorReason = REQUEST_REASONS.notFound): ApiError => new ApiError('NOT_FOUND', message, { reason });
+/** A feature's catalog: one factory per entry, under the entry's name. */
+export type ErrorCatalog<Entries extends Record<string, ErrorCatalogEntry>> = { readonly [Name in keyof Entries]: ErrorFactory<Entries[Name]> };
 
-/** 409 `CONFLICT`: a uniqueness or state conflict. */
-export const conflict = (reason: ErrorReason, message: string): ApiError => new ApiError('CONFLICT', message, { reason });
+/** The `reason` of each entry of a catalog, by entry name (the shape merged into ErrorReasonCatalogs). */
+export type ReasonsOf<Catalog extends Record<string, { readonly reason: string }>> = { readonly [Name in keyof Catalog]: Catalog[Name]['reason'] };
 
-/** 429 `TOO_MANY_REQUESTS`; the caller also sets the `Retry-After` header. */
-export const tooManyRequests = (retryAfterSeconds: number): ApiError =>
-  new ApiError('TOO_MANY_REQUESTS', 'Too many requests, retry later', { reason: REQUEST_REASONS.rateLimited, retryAfterSeconds });
+/**
+ * Builds a feature's error catalog (docs/architecture.md "Errors"): each entry declares once its
+ * code, `details.reason` and message, and becomes a factory, so a throw site reads
+ * `throw SESSION_ERRORS.sessionRevoked()` or `throw USER_ERRORS.passwordTooShort({ minLength })`.
+ * The feature merges `ReasonsOf<typeof ITS_ERRORS>` into ErrorReasonCatalogs so `ErrorReason`
+ * (and every router's `errorReasons`) knows its reasons.
+ */
+export function defineErrorCatalog<const Entries extends Record<string, ErrorCatalogEntry>>(entries: Entries): ErrorCatalog<Entries> {
+  const catalog: Record<string, unknown> = {};
+  for (const [name, entry] of Object.entries(entries)) {
+    const build = (args?: unknown): ApiError => {
+      const message = typeof entry.message === 'string' ? entry.message : (entry.message as (a: unknown) => string)(args);
+      const extra = entry.details ? (entry.details as (a: unknown) => Record<string, unknown>)(args) : {};
+      return new ApiError(entry.code, message, { reason: entry.reason as ErrorReason, ...extra });
+    };
+    catalog[name] = Object.assign(build, { reason: entry.reason, code: entry.code });
+  }
+  return catalog as ErrorCatalog<Entries>;
+}
+
+/** The `reason` of each entry of a catalog built by defineErrorCatalog, by entry name. */
+export function reasonsOf<Catalog extends Record<string, { readonly reason: string }>>(catalog: Catalog): ReasonsOf<Catalog> {
+  return Object.fromEntries(Object.entries(catalog).map(([name, factory]) => [name, factory.reason])) as ReasonsOf<Catalog>;
+}
+
+/**
+ * The errors of REQUEST_REASONS a route throws itself (the others are written by the HTTP layer,
+ * src/rest/http-hardening.ts and src/rest/error-envelope.ts).
+ */
+export const REQUEST_ERRORS = defineErrorCatalog({
+  /** 400: an input refused by a check the schema cannot express (`details.issues`). */
+  validationFailed: {
+    code: 'BAD_REQUEST', reason: REQUEST_REASONS.validationFailed, message: 'Request validation failed',
+    details: ({ issues }: { issues: readonly { path: string; message: string }[] }) => ({ issues }),
+  },
+  /** 400: a body in another media type than the route takes. */
+  ndjsonRequired: { code: 'BAD_REQUEST', reason: REQUEST_REASONS.unsupportedMediaType, message: 'The body must be NDJSON (Content-Type: application/x-ndjson), on the REST API' },
+  /** 404: a route served on the REST API only, called over tRPC. */
+  restOnly: { code: 'NOT_FOUND', reason: REQUEST_REASONS.notFound, message: ({ resource }: { resource: string }) => `The ${resource} is served on the REST API only` },
+  /** 429, with `Retry-After` set by the caller. */
+  rateLimited: {
+    code: 'TOO_MANY_REQUESTS', reason: REQUEST_REASONS.rateLimited, message: 'Too many requests, retry later',
+    details: ({ retryAfterSeconds }: { retryAfterSeconds: number }) => ({ retryAfterSeconds }),
+  },
+  /** 503: a dependency is down (src/lib/outage.ts). */
+  serviceUnavailable: { code: 'SERVICE_UNAVAILABLE', reason: REQUEST_REASONS.serviceUnavailable, message: 'A dependency of the service is unavailable; retry later' },
+});
 
 /** The standard text of each code, used where no more specific message is safe to show. */
 export const DEFAULT_MESSAGES: Record<ErrorCode, string> = {

@@ -1,10 +1,10 @@
-import { ApiError } from './errors.js';
+import { REQUEST_ERRORS, type ApiError } from './errors.js';
 
 /** Seconds a client is told to wait (`Retry-After`) when a dependency is down or restarting. */
 export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
 /** `details.reason` of every 503 `SERVICE_UNAVAILABLE` (docs/api-rules.md "Errors"). */
-export const SERVICE_UNAVAILABLE_REASON = 'service_unavailable';
+export const SERVICE_UNAVAILABLE_REASON = REQUEST_ERRORS.serviceUnavailable.reason;
 
 /**
  * Socket-level error codes of Node.js that mean the peer (PostgreSQL or Redis) is unreachable or
@@ -75,4 +75,4 @@ export function isDependencyOutage(err: unknown): boolean {
  * the caller also sets `Retry-After` ({@link SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS}).
  */
 export const serviceUnavailable = (): ApiError =>
-  new ApiError('SERVICE_UNAVAILABLE', 'A dependency of the service is unavailable; retry later', { reason: SERVICE_UNAVAILABLE_REASON });
+  REQUEST_ERRORS.serviceUnavailable();

@@ -7,13 +7,18 @@ export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 429 | 500 | 503;
 /**
  * The `details.reason` values one operation can answer, by HTTP status. The OpenAPI document lists
  * them as an enum per operation and status (docs/api-contract.md); adding a reason to a route is
- * one entry here. Reasons every route of a kind shares (body parsing, credentials, unknown tenant,
- * rate limit) are added by the generator in src/rest/openapi-errors.ts.
+ * one entry here. Reasons every route shares (body parsing, credentials, unknown tenant, rate limit)
+ * are added by the generator in src/rest/openapi-errors.ts; those of a procedure kind (`admin_required`,
+ * `live_key_required`, `user_token_required`) by the kind itself (`kindErrorReasons` below).
  */
 export type ErrorReasons = Partial<Record<ErrorStatus, readonly ErrorReason[]>>;
 
 /**
  * The meta of every procedure: trpc-to-openapi's `openapi` block (its `errorResponses` describe
- * each error status for this operation) plus `errorReasons`.
+ * each error status for this operation), the route's own `errorReasons`, and `kindErrorReasons`: the
+ * reasons its procedure kind adds (src/middleware/auth.ts, e.g. `admin_required` of
+ * `adminProcedure`), set once on the kind so routers do not list them. tRPC merges a kind's meta
+ * with the route's shallowly, so the two keys stay apart and the OpenAPI generator joins them.
  */
-export type ProcedureMeta = OpenApiMeta<{ errorReasons?: ErrorReasons }>;
+export type ProcedureMeta = OpenApiMeta<{ errorReasons?: ErrorReasons; kindErrorReasons?: ErrorReasons }>;
+

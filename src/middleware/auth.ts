@@ -1,9 +1,9 @@
-import { forbidden, unauthorized } from '../lib/errors.js';
 import type { Actor } from '../lib/request-meta.js';
 import type { User } from '../entities/user.js';
 import type { Principal, SessionCheck } from '../services/sessions/bearer-authentication-service.js';
 import { limitCredential } from './rate-limit.js';
 import { tenantProcedure } from './tenant.js';
+import { SESSION_ERRORS, SESSION_REASONS } from '../services/sessions/session-errors.js';
 
 /** The audit actor of a principal. */
 export function actorOf(principal: Principal): Actor {
@@ -33,24 +33,30 @@ export const authenticatedProcedure = tenantProcedure.use(async ({ ctx, next }) 
 });
 
 /**
- * User-only routes (`/me*`, `logout-all`, `mfa/*`): an API key gets 401 `user_token_required`.
+ * User-only routes (`/me*`, `logout-all`, `mfa/*`): an API key gets 401 `user_token_required`,
+ * which the kind adds to every such route's documented reasons (`kindErrorReasons`).
  */
-export const userProcedure = authenticatedProcedure.use(({ ctx, next }) => {
-  const { principal } = ctx;
-  if (principal.kind !== 'user') throw unauthorized('user_token_required', 'This route needs a user access token, not an API key');
-  return next({ ctx: { principal } });
-});
+export const userProcedure = authenticatedProcedure
+  .meta({ kindErrorReasons: { 401: [SESSION_REASONS.userTokenRequired] } })
+  .use(({ ctx, next }) => {
+    const { principal } = ctx;
+    if (principal.kind !== 'user') throw SESSION_ERRORS.userTokenRequired();
+    return next({ ctx: { principal } });
+  });
 
 /**
- * Tenant administration (docs/security.md, roles): an Admin user or an API key of the tenant.
+ * Tenant administration (docs/security.md, roles): an Admin user or an API key of the tenant. The
+ * kind adds `admin_required` to every such route's documented reasons (`kindErrorReasons`).
  * @throws ApiError 403 `admin_required` for a Member.
  */
-export const adminProcedure = authenticatedProcedure.use(({ ctx, next }) => {
-  if (ctx.principal.kind === 'user' && ctx.principal.role !== 'Admin') {
-    throw forbidden('admin_required', 'This route needs the Admin role');
-  }
-  return next();
-});
+export const adminProcedure = authenticatedProcedure
+  .meta({ kindErrorReasons: { 403: [SESSION_REASONS.adminRequired] } })
+  .use(({ ctx, next }) => {
+    if (ctx.principal.kind === 'user' && ctx.principal.role !== 'Admin') {
+      throw SESSION_ERRORS.adminRequired();
+    }
+    return next();
+  });
 
 /**
  * The one rule of test keys (docs/security.md "Test keys"): a change that grants access needs an
@@ -59,7 +65,7 @@ export const adminProcedure = authenticatedProcedure.use(({ ctx, next }) => {
  */
 export function requireLiveCredential(principal: Principal): void {
   if (principal.kind === 'api_key' && principal.environment !== 'live') {
-    throw forbidden('live_key_required', 'This change needs an Admin or a live API key (ak_live_), not a test key');
+    throw SESSION_ERRORS.liveKeyRequired();
   }
 }
 
@@ -68,10 +74,13 @@ export function requireLiveCredential(principal: Principal): void {
  * docs/api-rules.md "Test keys grant nothing"): API keys, users' roles, status and factors,
  * applications, tenant settings, the identity provider, webhooks. An Admin user or an `ak_live_` key;
  * an `ak_test_` key, meant for integration tests and development against the tenant, may read and
- * exercise but not change them.
+ * exercise but not change them. The kind adds `admin_required` and `live_key_required` to every such
+ * route's documented reasons (`kindErrorReasons`).
  * @throws ApiError 403 `admin_required` for a Member, 403 `live_key_required` for an `ak_test_` key.
  */
-export const securityAdminProcedure = adminProcedure.use(({ ctx, next }) => {
-  requireLiveCredential(ctx.principal);
-  return next();
-});
+export const securityAdminProcedure = adminProcedure
+  .meta({ kindErrorReasons: { 403: [SESSION_REASONS.adminRequired, SESSION_REASONS.liveKeyRequired] } })
+  .use(({ ctx, next }) => {
+    requireLiveCredential(ctx.principal);
+    return next();
+  });

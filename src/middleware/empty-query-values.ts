@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { ApiError } from '../lib/errors.js';
+import { REQUEST_ERRORS } from '../lib/errors.js';
 
 /**
  * The REST adapter drops query parameters whose value is empty (`?search=`), so a procedure would
@@ -21,8 +21,5 @@ export function emptyQueryValues(req: Pick<Request, 'originalUrl'>, names: reado
 export function rejectEmptyQueryValues(req: Pick<Request, 'originalUrl'>, names: readonly string[]): void {
   const empty = emptyQueryValues(req, names);
   if (empty.length === 0) return;
-  throw new ApiError('BAD_REQUEST', 'Request validation failed', {
-    reason: 'validation_failed',
-    issues: empty.map((path) => ({ path, message: 'must not be empty (1 or more characters)' })),
-  });
+  throw REQUEST_ERRORS.validationFailed({ issues: empty.map((path) => ({ path, message: 'must not be empty (1 or more characters)' })) });
 }

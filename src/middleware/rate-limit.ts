@@ -1,6 +1,6 @@
 import { TRPCError } from '@trpc/server';
 import { normalizeEmail } from '../lib/email.js';
-import { ApiError, tooManyRequests } from '../lib/errors.js';
+import { ApiError, REQUEST_ERRORS } from '../lib/errors.js';
 import type { Principal } from '../services/sessions/bearer-authentication-service.js';
 import type { Tenant } from '../entities/tenant.js';
 import { lockoutBudget, type LockoutPolicy } from '../services/rate-limits/account-lockout.js';
@@ -35,7 +35,7 @@ async function spend(ctx: RequestContext, budget: RateLimitBudget, key: string):
 function refuse(ctx: RequestContext, budget: RateLimitBudget, retryAfterSeconds: number): ApiError {
   if (!ctx.res.headersSent) ctx.res.setHeader('Retry-After', String(retryAfterSeconds));
   ctx.services.logger.info({ budget: budget.name, ip: ctx.meta.ip, retryAfterSeconds }, 'rate limited');
-  return tooManyRequests(retryAfterSeconds);
+  return REQUEST_ERRORS.rateLimited({ retryAfterSeconds });
 }
 
 /** `tenantSlug:email` (`key`) from a procedure's raw input, or null when either is missing. */

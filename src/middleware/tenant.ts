@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { notFound } from '../lib/errors.js';
 import { publicProcedure } from '../trpc.js';
+import { TENANT_ERRORS } from '../services/tenants/tenant-errors.js';
 
 /** The `{tenantSlug}` path parameter of every tenant-scoped route. */
 export const tenantSlugInput = z.object({
@@ -15,6 +15,6 @@ export const tenantSlugInput = z.object({
  */
 export const tenantProcedure = publicProcedure.input(tenantSlugInput).use(async ({ ctx, input, next }) => {
   const resolved = await ctx.services.credentials.resolveTenant(ctx.em, input.tenantSlug, ctx.req.headers.authorization);
-  if (!resolved) throw notFound('Tenant not found', 'tenant_not_found');
+  if (!resolved) throw TENANT_ERRORS.tenantNotFound();
   return next({ ctx: { tenant: resolved.tenant, sessionCheck: resolved.sessionCheck } });
 });

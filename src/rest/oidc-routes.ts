@@ -2,14 +2,15 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { AppServices } from '../app-services.js';
 import type { Tenant } from '../entities/tenant.js';
-import { ApiError, tooManyRequests, unauthorized, type ErrorCode } from '../lib/errors.js';
+import { ApiError, REQUEST_ERRORS, type ErrorCode } from '../lib/errors.js';
 import { OIDC_PROVIDER_PER_CLIENT, OIDC_PROVIDER_PER_IP, PER_CREDENTIAL, type RateLimitBudget } from '../services/rate-limits/rate-limit-rules.js';
 import { rateLimitClientKey } from '../services/rate-limits/rate-limiter.js';
 import { findLiveTenantBySlug } from '../services/tenants/tenant-queries.js';
 import { sendError } from './error-envelope.js';
 import { readSessionBindingCookie } from '../middleware/refresh-cookie.js';
 import { isSessionBinding } from '../security/session-binding.js';
-import { OIDC_REASONS } from '../services/oidc/oidc-errors.js';
+import { OIDC_ERRORS } from '../services/oidc/oidc-errors.js';
+import { SESSION_ERRORS } from '../services/sessions/session-errors.js';
 
 /**
  * The provider's own pages (the logout confirmation, errors) post a form to the provider and may
@@ -81,7 +82,7 @@ export function oidcRoutes(services: AppServices): express.Router {
     const decision = await services.rateLimits.consume(budget, key);
     if (decision.allowed) return true;
     res.setHeader('Retry-After', String(decision.retryAfterSeconds));
-    const refusal = tooManyRequests(decision.retryAfterSeconds);
+    const refusal = REQUEST_ERRORS.rateLimited({ retryAfterSeconds: decision.retryAfterSeconds });
     sendError(res, refusal.code as ErrorCode, refusal.message, refusal.details);
     return false;
   };
@@ -128,7 +129,7 @@ export function oidcRoutes(services: AppServices): express.Router {
     if (isSessionBinding(services.config.jwtSecret, tenant.slug, sessionId, readSessionBindingCookie(req, tenant.slug))) return;
     const presented = (req.body as { refreshToken?: unknown } | undefined)?.refreshToken;
     if (typeof presented === 'string' && presented.length <= 512 && (await services.sessions.holdsCurrentRefreshToken(em(), tenant.id, sessionId, presented))) return;
-    throw unauthorized(OIDC_REASONS.sessionProofRequired, 'Sign in again on this device to continue to the application');
+    throw OIDC_ERRORS.sessionProofRequired();
   };
 
   router.post('/interaction/:uid/complete', express.json({ limit: '4kb' }), async (req, res: TenantResponse, next) => {
@@ -138,11 +139,11 @@ export function oidcRoutes(services: AppServices): express.Router {
       const authorization = req.headers.authorization;
       const resolved = await services.credentials.resolveTenant(em(), tenant.slug, authorization);
       const principal = await services.credentials.authenticate(em(), tenant, authorization, resolved?.sessionCheck);
-      if (principal.kind !== 'user') throw unauthorized('user_token_required', 'Finishing a sign-in needs the person\'s session, not an API key');
+      if (principal.kind !== 'user') throw SESSION_ERRORS.userTokenRequiredToFinishSignIn();
       if (!(await spend(res, PER_CREDENTIAL, `session:${principal.sessionId}`))) return;
       await requireSessionProof(req, tenant, principal.sessionId);
       const session = await services.sessions.authenticationOf(em(), tenant.id, principal.sessionId);
-      if (!session) throw unauthorized('session_revoked', 'The session has ended');
+      if (!session) throw SESSION_ERRORS.sessionRevoked();
       const meta = { ip: req.ip ?? null, userAgent: req.headers['user-agent']?.slice(0, 512) ?? null };
       const redirectTo = await services.oidc.completeInteraction(
         tenant,

@@ -136,7 +136,10 @@ export interface OperationFacts {
   hasInput: boolean;
   /** The operation's own description of each error status (`openapi.errorResponses`). */
   descriptions: Partial<Record<number, string>>;
+  /** The reasons the operation's meta lists (`errorReasons`); each status must be described. */
   reasons: ErrorReasons;
+  /** The reasons its procedure kind adds (`kindErrorReasons`, src/middleware/auth.ts), at statuses every such route answers. */
+  kindReasons: ErrorReasons;
 }
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -144,7 +147,8 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /**
  * The error responses of one operation: the statuses its meta describes plus those every route of
  * its kind can answer (400 for input, 401 for credentials, 403 for a refused browser origin, 404 for
- * an unknown tenant, 413 for a body, 429 for a rate limit, 500, 503 for an outage), each with its reason enum.
+ * an unknown tenant, 413 for a body, 429 for a rate limit, 500, 503 for an outage), each with its reason enum:
+ * the shared reasons, its procedure kind's (`kindReasons`) and its own (`reasons`).
  * @throws Error when the meta lists reasons for a status it does not describe, or no error code has the status.
  */
 export function errorResponses(op: OperationFacts): Record<string, ResponseObject> {
@@ -168,12 +172,12 @@ export function errorResponses(op: OperationFacts): Record<string, ResponseObjec
       throw new Error(`${op.procedurePath}: errorReasons lists ${status} but openapi.errorResponses does not describe it`);
     }
   }
-  const statuses = new Set<number>([...Object.keys(implied), ...Object.keys(op.descriptions)].map(Number));
+  const statuses = new Set<number>([...Object.keys(implied), ...Object.keys(op.descriptions), ...Object.keys(op.kindReasons)].map(Number));
   const responses: Record<string, ResponseObject> = {};
   for (const status of [...statuses].sort((a, b) => a - b) as ErrorStatus[]) {
     const own = op.descriptions[status];
     const common = implied[status];
-    const reasons = [...new Set([...(common?.reasons ?? []), ...(op.reasons[status] ?? [])])].sort();
+    const reasons = [...new Set([...(common?.reasons ?? []), ...(op.kindReasons[status] ?? []), ...(op.reasons[status] ?? [])])].sort();
     const listed = reasons.length > 0 ? ` — \`details.reason\`: ${reasons.map((r) => `\`${r}\``).join(', ')}` : '';
     const description = (own ?? common?.description ?? 'Error') + listed;
     responses[String(status)] = {

@@ -55,6 +55,7 @@ function applyProcedureMeta(doc: OpenAPIObject): void {
         hasInput: (procedure._def.inputs ?? []).length > 0,
         descriptions,
         reasons: meta.errorReasons ?? {},
+        kindReasons: meta.kindErrorReasons ?? {},
       }),
     };
     if (!protect) op.security = [];

@@ -50,7 +50,6 @@ export const apiKeysRouter = router({
         summary: 'List API keys, newest first (revoked ones on request)',
         errorResponses: { ...adminErrors, 400: 'Invalid query' },
       },
-      errorReasons: { 403: ['admin_required'] },
     })
     .input(z.object({ includeRevoked: queryBoolean.optional() }))
     .output(z.object({ items: z.array(apiKeyOutput) }))
@@ -66,7 +65,7 @@ export const apiKeysRouter = router({
         summary: 'Create an API key; the plaintext is returned only in this response',
         errorResponses: { ...adminErrors, 400: 'Invalid body or expiresAt not in the future' },
       },
-      errorReasons: { 400: ['expires_at_in_past'], 403: ['admin_required', 'live_key_required'] },
+      errorReasons: { 400: ['expires_at_in_past'] },
     })
     .input(
       z.object({
@@ -92,7 +91,7 @@ export const apiKeysRouter = router({
         summary: 'Revoke an API key; it is refused from the next request on',
         errorResponses: adminErrors,
       },
-      errorReasons: { 403: ['admin_required', 'live_key_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(z.object({ id: z.string().min(1).max(200) }))
     .output(okOutput)

@@ -36,7 +36,6 @@ export const apiResourcesRouter = router({
   list: adminProcedure
     .meta({
       openapi: { method: 'GET', path: '/v1/{tenantSlug}/api-resources', protect: true, tags, summary: 'List the API resources with their permissions, oldest first', errorResponses: adminErrors },
-      errorReasons: { 403: ['admin_required'] },
     })
     .output(z.object({ items: z.array(apiResourceOutput) }))
     .query(async ({ ctx }) => ({ items: (await ctx.services.apiResources.list(ctx.em, ctx.tenant.id)).map(toOutput) })),
@@ -44,7 +43,7 @@ export const apiResourcesRouter = router({
   get: adminProcedure
     .meta({
       openapi: { method: 'GET', path: '/v1/{tenantSlug}/api-resources/{id}', protect: true, tags, summary: 'Read one API resource', errorResponses: { ...adminErrors, 400: 'id is not a UUID' } },
-      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(idInput)
     .output(z.object({ apiResource: apiResourceOutput }))
@@ -62,7 +61,7 @@ export const apiResourcesRouter = router({
           ...changeErrors, 400: 'Invalid input (`invalid_resource_identifier`, `duplicate_permission`)', 409: 'Identifier taken (`resource_identifier_taken`)',
         },
       },
-      errorReasons: { 400: ['invalid_resource_identifier', 'duplicate_permission'], 403: ['admin_required', 'live_key_required'], 409: ['resource_identifier_taken'] },
+      errorReasons: { 400: ['invalid_resource_identifier', 'duplicate_permission'], 409: ['resource_identifier_taken'] },
     })
     .input(z.object({ name: displayName(100), identifier: z.string().min(1).max(512), permissions: permissionsInput.optional() }))
     .output(z.object({ apiResource: apiResourceOutput }))
@@ -78,7 +77,7 @@ export const apiResourcesRouter = router({
         summary: 'Rename an API resource or replace its permissions (a permission left out leaves every role)',
         errorResponses: { ...changeErrors, 400: 'Invalid input (`duplicate_permission`)' },
       },
-      errorReasons: { 400: ['duplicate_permission'], 403: ['admin_required', 'live_key_required'], 404: ['not_found'] },
+      errorReasons: { 400: ['duplicate_permission'], 404: ['not_found'] },
     })
     .input(idInput.extend({ name: displayName(100).optional(), permissions: permissionsInput.optional() }))
     .output(z.object({ apiResource: apiResourceOutput }))
@@ -94,7 +93,7 @@ export const apiResourcesRouter = router({
         summary: 'Delete an API resource: its permissions leave every role; it is no longer a valid `resource`',
         errorResponses: { ...changeErrors, 400: 'id is not a UUID' },
       },
-      errorReasons: { 403: ['admin_required', 'live_key_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(idInput)
     .output(okOutput)

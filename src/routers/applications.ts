@@ -39,7 +39,6 @@ export const applicationsRouter = router({
   list: adminProcedure
     .meta({
       openapi: { method: 'GET', path: '/v1/{tenantSlug}/applications', protect: true, tags, summary: 'List the applications, oldest first', errorResponses: adminErrors },
-      errorReasons: { 403: ['admin_required'] },
     })
     .output(z.object({ items: z.array(applicationOutput) }))
     .query(async ({ ctx }) => ({ items: (await ctx.services.applications.list(ctx.em, ctx.tenant.id)).map(toOutput) })),
@@ -47,7 +46,7 @@ export const applicationsRouter = router({
   get: adminProcedure
     .meta({
       openapi: { method: 'GET', path: '/v1/{tenantSlug}/applications/{id}', protect: true, tags, summary: 'Read one application', errorResponses: { ...adminErrors, 400: 'id is not a UUID' } },
-      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(idInput)
     .output(applicationOutput)
@@ -64,7 +63,7 @@ export const applicationsRouter = router({
           '(native only) a private-use scheme such as `com.example.app:/callback`.',
         errorResponses: { ...adminErrors, 400: 'Invalid input or redirect URI (`invalid_redirect_uri`)', 403: 'Not an admin, or a test API key (`live_key_required`)' },
       },
-      errorReasons: { 400: ['invalid_redirect_uri'], 403: ['admin_required', 'live_key_required'] },
+      errorReasons: { 400: ['invalid_redirect_uri'] },
     })
     .input(
       z.object({
@@ -87,7 +86,7 @@ export const applicationsRouter = router({
         method: 'PATCH', path: '/v1/{tenantSlug}/applications/{id}', protect: true, tags, summary: 'Rename an application or replace its redirect URIs',
         errorResponses: { ...adminErrors, 400: 'Invalid input or redirect URI (`invalid_redirect_uri`)' },
       },
-      errorReasons: { 400: ['invalid_redirect_uri'], 403: ['admin_required', 'live_key_required'], 404: ['not_found'] },
+      errorReasons: { 400: ['invalid_redirect_uri'], 404: ['not_found'] },
     })
     .input(idInput.extend({ name: displayName(100).optional(), redirectUris: uriList.optional(), postLogoutRedirectUris: uriList.optional() }))
     .output(applicationOutput)
@@ -103,7 +102,7 @@ export const applicationsRouter = router({
         summary: 'Delete an application: its grants, codes and tokens end at once',
         errorResponses: { ...adminErrors, 400: 'id is not a UUID', 403: 'Not an admin, or a test API key (`live_key_required`)' },
       },
-      errorReasons: { 403: ['admin_required', 'live_key_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(idInput)
     .output(okOutput)
@@ -122,7 +121,7 @@ export const applicationsRouter = router({
           409: 'A public application has no secret (`application_has_no_secret`)',
         },
       },
-      errorReasons: { 403: ['admin_required', 'live_key_required'], 404: ['not_found'], 409: ['application_has_no_secret'] },
+      errorReasons: { 404: ['not_found'], 409: ['application_has_no_secret'] },
     })
     .input(idInput)
     .output(z.object({ clientSecret: clientSecretOutput }))
@@ -134,7 +133,7 @@ export const applicationsRouter = router({
         method: 'GET', path: '/v1/{tenantSlug}/applications/{id}/roles', protect: true, tags: [...tags, 'access control'],
         summary: 'The roles an application holds (docs/oidc.md "Roles and permissions")', errorResponses: { ...adminErrors, 400: 'id is not a UUID' },
       },
-      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(idInput)
     .output(z.object({ roles: z.array(roleOutput) }))
@@ -150,7 +149,7 @@ export const applicationsRouter = router({
           403: 'Not an admin, or a test API key (`live_key_required`)',
         },
       },
-      errorReasons: { 400: ['unknown_role', 'application_not_m2m'], 403: ['admin_required', 'live_key_required'], 404: ['not_found'] },
+      errorReasons: { 400: ['unknown_role', 'application_not_m2m'], 404: ['not_found'] },
     })
     .input(idInput.extend({ roleIds: roleIdsInput }))
     .output(z.object({ roles: z.array(roleOutput) }))

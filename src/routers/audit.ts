@@ -5,7 +5,7 @@ import { rejectEmptyQueryValues } from '../middleware/empty-query-values.js';
 import { ACTIVITY_DAYS } from '../services/audit/activity-service.js';
 import { AUDIT_CSV_COLUMNS, AUDIT_EXPORT_FORMATS } from '../services/audit/audit-export-service.js';
 import { AUDIT_DEFAULT_LIMIT, AUDIT_MAX_LIMIT } from '../services/audit/audit-log-service.js';
-import { notFound } from '../lib/errors.js';
+import { REQUEST_ERRORS } from '../lib/errors.js';
 import { responseSink } from '../lib/response-sink.js';
 import { router } from '../trpc.js';
 import { activityOutput, auditEventOutput, isoDateTime } from './schemas.js';
@@ -23,7 +23,6 @@ export const auditRouter = router({
           'and the email of the acting or targeted user, case-insensitively.',
         errorResponses: { 400: 'Invalid query', 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited' },
       },
-      errorReasons: { 403: ['admin_required'] },
     })
     .input(
       z.object({
@@ -62,7 +61,7 @@ export const auditRouter = router({
           '`format=json`: an array of `AuditEvent` with `actorEmail` and `targetEmail`. Only on the REST API, not on /trpc.',
         errorResponses: { 400: 'Invalid query', 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited' },
       },
-      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(
       z.object({
@@ -76,7 +75,7 @@ export const auditRouter = router({
     )
     .output(z.null())
     .query(async ({ ctx, input }) => {
-      if (ctx.req.originalUrl.startsWith('/trpc')) throw notFound('The export is served on the REST API only');
+      if (ctx.req.originalUrl.startsWith('/trpc')) throw REQUEST_ERRORS.restOnly({ resource: 'export' });
       rejectEmptyQueryValues(ctx.req, ['format', 'search', 'action', 'userId', 'before', 'since']);
       const format = input.format ?? 'csv';
       const day = new Date().toISOString().slice(0, 10);
@@ -112,7 +111,6 @@ export const auditRouter = router({
           '`mfaAdoption` counts live users who are not Pending and how many of them have TOTP, a passkey, or either.',
         errorResponses: { 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited' },
       },
-      errorReasons: { 403: ['admin_required'] },
     })
     .output(activityOutput)
     .query(({ ctx }) => ctx.services.activity.summary(ctx.em, ctx.tenant.id)),

@@ -130,7 +130,6 @@ export const authRouter = router({
         method: 'POST', path: '/v1/{tenantSlug}/auth/logout-all', tags, protect: true, summary: 'End every session of the signed-in user',
         errorResponses: { 401: 'Not signed in', 404: 'Unknown tenant' },
       },
-      errorReasons: { 401: ['user_token_required'] },
     })
     .output(z.object({ ok: z.literal(true), count: z.number().int() }))
     .mutation(async ({ ctx }) => {

@@ -1,4 +1,3 @@
-import { ApiError } from '../lib/errors.js';
 import { tenantProcedure } from '../middleware/tenant.js';
 import { z } from 'zod';
 import { clearIdpBindingCookie, readIdpBindingCookie, setIdpBindingCookie } from '../middleware/idp-binding-cookie.js';
@@ -8,6 +7,7 @@ import { callbackInput } from './idp.js';
 import { OK, okOutput, sessionOutput, toSession } from './schemas.js';
 import { readIdempotencyKey } from './idempotency-key.js';
 import { deliverSession } from './session-delivery.js';
+import { SESSION_ERRORS } from '../services/sessions/session-errors.js';
 
 /**
  * The hosted pages' session procedures, on the `/trpc` endpoint only (no REST route): the same
@@ -21,7 +21,7 @@ import { deliverSession } from './session-delivery.js';
  */
 function requireCookieTransport(req: Parameters<typeof wantsRefreshCookie>[0]): void {
   if (!wantsRefreshCookie(req)) {
-    throw new ApiError('BAD_REQUEST', 'Send x-refresh-transport: cookie', { reason: 'cookie_transport_required' });
+    throw SESSION_ERRORS.cookieTransportRequired();
   }
 }
 
@@ -38,7 +38,7 @@ export const browserRouter = router({
     .mutation(async ({ ctx }) => {
       requireCookieTransport(ctx.req);
       const presented = readRefreshCookie(ctx.req, ctx.tenant.slug);
-      if (!presented) throw new ApiError('UNAUTHORIZED', 'Not signed in', { reason: 'refresh_cookie_missing' });
+      if (!presented) throw SESSION_ERRORS.refreshCookieMissing();
       const idempotencyKey = readIdempotencyKey(ctx.req);
       try {
         const { user, tokens } = await ctx.services.sessions.refresh(ctx.em, ctx.tenant, presented, ctx.meta, idempotencyKey);

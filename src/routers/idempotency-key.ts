@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { RequestContext } from '../context.js';
-import { invalidIdempotencyKey } from '../services/sessions/session-errors.js';
+import { SESSION_ERRORS } from '../services/sessions/session-errors.js';
 
 /** The `Idempotency-Key` header (IETF httpapi Idempotency-Key draft): 1 to 255 visible ASCII characters. */
 export const idempotencyKeyHeader = z
@@ -23,6 +23,6 @@ export const refreshRequestHeaders = z.object({ 'Idempotency-Key': idempotencyKe
 export function readIdempotencyKey(req: RequestContext['req']): string | undefined {
   const raw = req.headers['idempotency-key'];
   if (raw === undefined) return undefined;
-  if (typeof raw !== 'string' || !idempotencyKeyHeader.safeParse(raw).success) throw invalidIdempotencyKey();
+  if (typeof raw !== 'string' || !idempotencyKeyHeader.safeParse(raw).success) throw SESSION_ERRORS.invalidIdempotencyKey();
   return raw;
 }

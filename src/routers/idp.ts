@@ -142,7 +142,7 @@ export const idpRouter = router({
           404: 'Unknown tenant', 429: 'Rate limited',
         },
       },
-      errorReasons: { 400: ['idp_not_configured', 'idp_unavailable'], 401: ['user_token_required', 'reauthentication_required'] },
+      errorReasons: { 400: ['idp_not_configured', 'idp_unavailable'], 401: ['reauthentication_required'] },
     })
     .output(z.object({ authorizationUrl: z.url() }))
     .mutation(async ({ ctx }) => ({
@@ -169,7 +169,7 @@ export const idpRouter = router({
           403: 'Not an admin, or an API key changing the issuer (`admin_session_required`)', 404: 'Unknown tenant', 429: 'Rate limited',
         },
       },
-      errorReasons: { 400: ['invalid_issuer', 'idp_issuer_not_allowed', 'idp_discovery_failed', 'issuer_mismatch'], 401: ['reauthentication_required'], 403: ['admin_required', 'admin_session_required', 'live_key_required'] },
+      errorReasons: { 400: ['invalid_issuer', 'idp_issuer_not_allowed', 'idp_discovery_failed', 'issuer_mismatch'], 401: ['reauthentication_required'], 403: ['admin_session_required'] },
     })
     .input(z.object({
       clientId: idpCredential,
@@ -195,7 +195,6 @@ export const idpRouter = router({
         summary: 'Remove the identity-provider credentials, turning the sign-in off',
         errorResponses: { 401: 'Not signed in', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited' },
       },
-      errorReasons: { 403: ['admin_required', 'live_key_required'] },
     })
     .output(okOutput)
     .mutation(async ({ ctx }) => {

@@ -79,7 +79,6 @@ export const invitesRouter = router({
         summary: 'List invites, newest first (open and expired; accepted and revoked on request)',
         errorResponses: { ...adminErrors, 400: 'Invalid query', 429: 'Rate limited' },
       },
-      errorReasons: { 403: ['admin_required'] },
     })
     .input(z.object({ includeAccepted: queryBoolean.optional(), includeRevoked: queryBoolean.optional() }))
     .output(z.object({ items: z.array(inviteOutput) }))
@@ -103,7 +102,7 @@ export const invitesRouter = router({
           429: 'Rate limited, or the daily invite limit of the tenant is spent',
         },
       },
-      errorReasons: { 400: ['unknown_organization_role'], 403: ['admin_required', 'live_key_required'], 404: ['not_found'], 409: ['email_taken'] },
+      errorReasons: { 400: ['unknown_organization_role'], 403: ['live_key_required'], 404: ['not_found'], 409: ['email_taken'] },
     })
     .input(
       z.object({
@@ -138,7 +137,7 @@ export const invitesRouter = router({
           ...adminErrors, 409: 'The invite was accepted or revoked, or the email now belongs to a user', 429: 'Rate limited, or the daily invite limit is spent',
         },
       },
-      errorReasons: { 403: ['admin_required', 'live_key_required'], 404: ['not_found'], 409: ['invite_not_open', 'email_taken'] },
+      errorReasons: { 403: ['live_key_required'], 404: ['not_found'], 409: ['invite_not_open', 'email_taken'] },
     })
     .input(z.object({ id: z.string().min(1).max(200) }))
     .output(z.object({ token: z.string(), invite: inviteOutput }))
@@ -154,7 +153,7 @@ export const invitesRouter = router({
         summary: 'Revoke an open invite; its token stops working',
         errorResponses: { ...adminErrors, 409: 'The invite was accepted or has expired', 429: 'Rate limited' },
       },
-      errorReasons: { 403: ['admin_required'], 404: ['not_found'], 409: ['invite_not_open'] },
+      errorReasons: { 404: ['not_found'], 409: ['invite_not_open'] },
     })
     .input(z.object({ id: z.string().min(1).max(200) }))
     .output(okOutput)

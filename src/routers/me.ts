@@ -31,7 +31,6 @@ export const meRouter = router({
         method: 'GET', path: '/v1/{tenantSlug}/me', tags, protect: true, summary: 'The signed-in user',
         errorResponses: { 401: 'Not signed in', 404: 'Unknown tenant' },
       },
-      errorReasons: { 401: ['user_token_required'] },
     })
     .output(meOutput)
     .query(async ({ ctx }) => {
@@ -49,7 +48,6 @@ export const meRouter = router({
         description: '`lastUsedAt` is the last refresh (or the start): authenticated requests do not update it.',
         errorResponses: { 401: 'Not signed in', 404: 'Unknown tenant', 429: 'Rate limited' },
       },
-      errorReasons: { 401: ['user_token_required'] },
     })
     .output(sessionListOutput)
     .query(async ({ ctx }) => {
@@ -64,7 +62,6 @@ export const meRouter = router({
         summary: 'The organizations the signed-in user belongs to, by name, with their organization roles there',
         errorResponses: { 401: 'Not signed in', 404: 'Unknown tenant', 429: 'Rate limited' },
       },
-      errorReasons: { 401: ['user_token_required'] },
     })
     .output(z.object({ items: z.array(myOrganizationOutput) }))
     .query(async ({ ctx }) => ({ items: await ctx.services.organizationMembers.organizationsOf(ctx.em, ctx.tenant.id, ctx.principal.userId) })),
@@ -81,7 +78,7 @@ export const meRouter = router({
           409: 'A member of the organization already (`already_member`)', 429: 'Rate limited',
         },
       },
-      errorReasons: { 401: ['user_token_required', 'invite_invalid', 'invite_expired'], 403: ['invite_email_mismatch'], 409: ['already_member'] },
+      errorReasons: { 401: ['invite_invalid', 'invite_expired'], 403: ['invite_email_mismatch'], 409: ['already_member'] },
     })
     .input(z.object({ token: opaqueToken }))
     .output(z.object({ organizationId: z.string() }))
@@ -97,7 +94,7 @@ export const meRouter = router({
         description: 'Ending the current session works like logout. An id that is not a live session of this user answers 404.',
         errorResponses: { 400: 'sessionId is not a UUID', 401: 'Not signed in', 404: 'Unknown tenant or session', 429: 'Rate limited' },
       },
-      errorReasons: { 401: ['user_token_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(z.object({ sessionId: z.uuid() }))
     .output(okOutput)
@@ -113,7 +110,7 @@ export const meRouter = router({
         summary: 'Delete (soft) the signed-in user; every session ends',
         errorResponses: { 401: 'Not signed in', 404: 'Unknown tenant', 409: 'Last admin' },
       },
-      errorReasons: { 401: ['user_token_required'], 409: ['last_admin'] },
+      errorReasons: { 409: ['last_admin'] },
     })
     .output(okOutput)
     .mutation(async ({ ctx }) => {
@@ -131,7 +128,7 @@ export const meRouter = router({
           400: 'Invalid body, or a new password the workspace\'s policy refuses', 401: 'Not signed in or wrong current password', 404: 'Unknown tenant', 429: 'Rate limited',
         },
       },
-      errorReasons: { 400: ['password_too_short', 'password_too_common'], 401: ['user_token_required', 'invalid_credentials'] },
+      errorReasons: { 400: ['password_too_short', 'password_too_common'], 401: ['invalid_credentials'] },
     })
     .input(z.object({ currentPassword: presentedPassword, newPassword }))
     .output(okOutput)
@@ -161,10 +158,7 @@ export const meRouter = router({
           404: 'Unknown tenant', 409: 'Another user of the workspace has this address', 429: 'Rate limited',
         },
       },
-      errorReasons: {
-        400: [USER_REASONS.emailUnchanged], 401: ['user_token_required', 'reauthentication_required', 'invalid_credentials'],
-        403: ['signup_domain_not_allowed'], 409: ['email_taken'],
-      },
+      errorReasons: { 400: [USER_REASONS.emailUnchanged], 401: ['reauthentication_required', 'invalid_credentials'], 403: ['signup_domain_not_allowed'], 409: ['email_taken'] },
     })
     .input(z.object({ newEmail: email, currentPassword: presentedPassword.optional() }))
     .output(okOutput)
@@ -184,7 +178,6 @@ export const meRouter = router({
         summary: 'Download everything held about the signed-in user as JSON (GDPR art. 15/20)',
         errorResponses: { 401: 'Not signed in', 404: 'Unknown tenant', 429: 'Rate limited' },
       },
-      errorReasons: { 401: ['user_token_required'] },
     })
     .output(userExportOutput)
     .query(async ({ ctx }) => {
@@ -198,7 +191,6 @@ export const meRouter = router({
         method: 'GET', path: '/v1/{tenantSlug}/me/passkeys', tags, protect: true, summary: 'The signed-in user\'s passkeys',
         errorResponses: { 401: 'Not signed in', 404: 'Unknown tenant' },
       },
-      errorReasons: { 401: ['user_token_required'] },
     })
     .output(z.object({ items: z.array(passkeyOutput) }))
     .query(async ({ ctx }) => ({ items: await ctx.services.passkeys.list(ctx.em, ctx.tenant, ctx.principal.userId) })),
@@ -211,7 +203,7 @@ export const meRouter = router({
         description: 'Needs a recent sign-in like mfa/totp/enroll (else 401 `reauthentication_required`). The user is mailed a notice.',
         errorResponses: { 401: 'Not signed in, or `reauthentication_required`', 404: 'Unknown tenant or passkey' },
       },
-      errorReasons: { 401: ['user_token_required', 'reauthentication_required'], 404: [PASSKEY_REASONS.notFound] },
+      errorReasons: { 401: ['reauthentication_required'], 404: [PASSKEY_REASONS.passkeyNotFound] },
     })
     .input(z.object({ id: z.uuid() }))
     .output(okOutput)

@@ -19,7 +19,7 @@ export const mfaRouter = router({
           'refreshing does not renew that. Otherwise 401 `reauthentication_required`: sign in again.',
         errorResponses: { 401: 'Not signed in, or `reauthentication_required`', 403: 'MFA disabled for the tenant', 404: 'Unknown tenant', 409: 'TOTP already enrolled' },
       },
-      errorReasons: { 401: ['user_token_required', 'reauthentication_required'], 403: ['mfa_disabled'], 409: ['totp_already_enrolled'] },
+      errorReasons: { 401: ['reauthentication_required'], 403: ['mfa_disabled'], 409: ['totp_already_enrolled'] },
     })
     .output(totpEnrollmentOutput)
     .mutation(({ ctx }) => ctx.services.mfaEnrollment.start(ctx.em, ctx.tenant, ctx.principal)),
@@ -37,7 +37,7 @@ export const mfaRouter = router({
           409: 'TOTP already enrolled, or enrollment not started',
         },
       },
-      errorReasons: { 401: ['user_token_required', 'reauthentication_required', 'invalid_mfa_code'], 403: ['mfa_disabled'], 409: ['totp_already_enrolled', 'totp_enrollment_not_started', 'totp_enrollment_changed'] },
+      errorReasons: { 401: ['reauthentication_required', 'invalid_mfa_code'], 403: ['mfa_disabled'], 409: ['totp_already_enrolled', 'totp_enrollment_not_started', 'totp_enrollment_changed'] },
     })
     .input(z.object({ code: oneTimeCode }))
     .output(okOutput.extend({ recoveryCodes: recoveryCodesOutput }))
@@ -56,7 +56,7 @@ export const mfaRouter = router({
           'factor was active. Under mfaPolicy `Required` later sign-ins ask for the email code instead (docs/mfa.md).',
         errorResponses: { 401: 'Not signed in, or `reauthentication_required`', 404: 'Unknown tenant', 429: 'Rate limited' },
       },
-      errorReasons: { 401: ['user_token_required', 'reauthentication_required'] },
+      errorReasons: { 401: ['reauthentication_required'] },
     })
     .output(okOutput)
     .mutation(async ({ ctx }) => {
@@ -75,7 +75,7 @@ export const mfaRouter = router({
           'Needs a recent sign-in like mfa/totp/enroll (else 401 `reauthentication_required`).',
         errorResponses: { 401: 'Not signed in, or `reauthentication_required`', 404: 'Unknown tenant' },
       },
-      errorReasons: { 401: ['user_token_required', 'reauthentication_required'] },
+      errorReasons: { 401: ['reauthentication_required'] },
     })
     .output(registrationOptionsOutput)
     .mutation(({ ctx }) => ctx.services.passkeys.registrationOptions(ctx.em, ctx.tenant, ctx.principal)),
@@ -94,10 +94,7 @@ export const mfaRouter = router({
           404: 'Unknown tenant', 409: 'The passkey is already registered',
         },
       },
-      errorReasons: {
-        400: [PASSKEY_REASONS.challengeInvalid, PASSKEY_REASONS.invalid], 401: ['user_token_required', 'reauthentication_required'],
-        409: [PASSKEY_REASONS.alreadyRegistered],
-      },
+      errorReasons: { 400: [PASSKEY_REASONS.challengeInvalid, PASSKEY_REASONS.invalid], 401: ['reauthentication_required'], 409: [PASSKEY_REASONS.alreadyRegistered] },
     })
     .input(z.object({ response: registrationResponseInput, name: passkeyName.optional() }))
     .output(z.object({ passkey: passkeyOutput }))
@@ -116,7 +113,7 @@ export const mfaRouter = router({
           '(else 409 `totp_not_enrolled`). The codes are shown only in this answer; the user is mailed a notice.',
         errorResponses: { 401: 'Not signed in, or `reauthentication_required`', 404: 'Unknown tenant', 409: 'TOTP not enrolled', 429: 'Rate limited' },
       },
-      errorReasons: { 401: ['user_token_required', 'reauthentication_required'], 409: ['totp_not_enrolled'] },
+      errorReasons: { 401: ['reauthentication_required'], 409: ['totp_not_enrolled'] },
     })
     .output(z.object({ recoveryCodes: recoveryCodesOutput }))
     .mutation(async ({ ctx }) => ({

@@ -18,7 +18,6 @@ export const organizationRolesRouter = router({
   list: adminProcedure
     .meta({
       openapi: { method: 'GET', path: '/v1/{tenantSlug}/organization-roles', protect: true, tags, summary: 'List the organization roles, by name', errorResponses: adminErrors },
-      errorReasons: { 403: ['admin_required'] },
     })
     .output(z.object({ items: z.array(organizationRoleOutput) }))
     .query(async ({ ctx }) => ({ items: (await ctx.services.organizationRoles.list(ctx.em, ctx.tenant.id)).map(toOrganizationRoleOutput) })),
@@ -26,7 +25,7 @@ export const organizationRolesRouter = router({
   get: adminProcedure
     .meta({
       openapi: { method: 'GET', path: '/v1/{tenantSlug}/organization-roles/{id}', protect: true, tags, summary: 'Read one organization role', errorResponses: { ...adminErrors, 400: 'id is not a UUID' } },
-      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(idInput)
     .output(organizationRoleOutput)
@@ -40,7 +39,7 @@ export const organizationRolesRouter = router({
         description: '`permissions` are organization permission names (not API resources); a member holding the role holds them in that organization.',
         errorResponses: { ...changeErrors, 400: 'Invalid input', 409: 'Another organization role has this name (`organization_role_name_taken`)' },
       },
-      errorReasons: { 403: ['admin_required', 'live_key_required'], 409: ['organization_role_name_taken'] },
+      errorReasons: { 409: ['organization_role_name_taken'] },
     })
     .input(z.object({ name: roleName, description: description.optional(), permissions }))
     .output(z.object({ organizationRole: organizationRoleOutput }))
@@ -56,7 +55,7 @@ export const organizationRolesRouter = router({
         summary: 'Rename an organization role, change its description or replace its permissions (members holding it hold the new ones at once)',
         errorResponses: { ...changeErrors, 400: 'Invalid input', 409: 'Another organization role has this name (`organization_role_name_taken`)' },
       },
-      errorReasons: { 403: ['admin_required', 'live_key_required'], 404: ['not_found'], 409: ['organization_role_name_taken'] },
+      errorReasons: { 404: ['not_found'], 409: ['organization_role_name_taken'] },
     })
     .input(idInput.extend({ name: roleName.optional(), description: description.optional(), permissions: permissions.optional() }))
     .output(organizationRoleOutput)
@@ -72,7 +71,7 @@ export const organizationRolesRouter = router({
         summary: 'Delete an organization role: every member holding it loses it',
         errorResponses: { ...changeErrors, 400: 'id is not a UUID' },
       },
-      errorReasons: { 403: ['admin_required', 'live_key_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(idInput)
     .output(okOutput)

@@ -35,7 +35,7 @@ export const organizationsRouter = router({
           '`search` matches a part of the name, case-insensitive.',
         errorResponses: { ...adminErrors, 400: 'Invalid query or cursor (`invalid_cursor`)' },
       },
-      errorReasons: { 400: ['invalid_cursor'], 403: ['admin_required'] },
+      errorReasons: { 400: ['invalid_cursor'] },
     })
     .input(
       z.object({
@@ -56,7 +56,7 @@ export const organizationsRouter = router({
   get: adminProcedure
     .meta({
       openapi: { method: 'GET', path: '/v1/{tenantSlug}/organizations/{id}', protect: true, tags, summary: 'Read one organization', errorResponses: { ...adminErrors, 400: 'id is not a UUID' } },
-      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(idInput)
     .output(organizationOutput)
@@ -68,7 +68,6 @@ export const organizationsRouter = router({
         method: 'POST', path: '/v1/{tenantSlug}/organizations', protect: true, tags, summary: 'Create an organization (a customer of the tenant)',
         errorResponses: { ...changeErrors, 400: 'Invalid input' },
       },
-      errorReasons: { 403: ['admin_required', 'live_key_required'] },
     })
     .input(z.object({ name: displayName(200), description: description.optional() }))
     .output(z.object({ organization: organizationOutput }))
@@ -83,7 +82,7 @@ export const organizationsRouter = router({
         method: 'PATCH', path: '/v1/{tenantSlug}/organizations/{id}', protect: true, tags, summary: 'Rename an organization or change its description',
         errorResponses: { ...changeErrors, 400: 'Invalid input' },
       },
-      errorReasons: { 403: ['admin_required', 'live_key_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(idInput.extend({ name: displayName(200).optional(), description: description.optional() }))
     .output(organizationOutput)
@@ -99,7 +98,7 @@ export const organizationsRouter = router({
         summary: 'Delete an organization: its memberships and open invites go with it',
         errorResponses: { ...changeErrors, 400: 'id is not a UUID' },
       },
-      errorReasons: { 403: ['admin_required', 'live_key_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(idInput)
     .output(okOutput)
@@ -115,7 +114,7 @@ export const organizationsRouter = router({
         summary: 'List the members of an organization with their organization roles, oldest membership first',
         errorResponses: { ...adminErrors, 400: 'id is not a UUID' },
       },
-      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(idInput)
     .output(z.object({ items: z.array(memberOutput) }))
@@ -133,7 +132,7 @@ export const organizationsRouter = router({
           404: 'Unknown tenant, organization or user', 409: 'The user is a member already (`already_member`)',
         },
       },
-      errorReasons: { 400: ['unknown_organization_role'], 403: ['admin_required', 'live_key_required'], 404: ['not_found'], 409: ['already_member'] },
+      errorReasons: { 400: ['unknown_organization_role'], 404: ['not_found'], 409: ['already_member'] },
     })
     .input(idInput.extend({ userId: z.uuid(), roles: roleNames.optional() }))
     .output(z.object({ member: memberOutput }))
@@ -152,7 +151,7 @@ export const organizationsRouter = router({
           404: 'Unknown tenant or organization, or the user is not a member',
         },
       },
-      errorReasons: { 400: ['unknown_organization_role'], 403: ['admin_required', 'live_key_required'], 404: ['not_found'] },
+      errorReasons: { 400: ['unknown_organization_role'], 404: ['not_found'] },
     })
     .input(idInput.extend({ userId: z.uuid(), roles: roleNames }))
     .output(z.object({ member: memberOutput }))
@@ -168,7 +167,7 @@ export const organizationsRouter = router({
         summary: 'Remove a member from an organization',
         errorResponses: { ...changeErrors, 400: 'id or userId is not a UUID', 404: 'Unknown tenant or organization, or the user is not a member' },
       },
-      errorReasons: { 403: ['admin_required', 'live_key_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(idInput.extend({ userId: z.uuid() }))
     .output(okOutput)

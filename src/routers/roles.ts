@@ -41,7 +41,6 @@ export const rolesRouter = router({
   list: adminProcedure
     .meta({
       openapi: { method: 'GET', path: '/v1/{tenantSlug}/roles', protect: true, tags, summary: 'List the roles with their permissions, oldest first', errorResponses: adminErrors },
-      errorReasons: { 403: ['admin_required'] },
     })
     .output(z.object({ items: z.array(roleOutput) }))
     .query(async ({ ctx }) => ({ items: (await ctx.services.roles.list(ctx.em, ctx.tenant.id)).map(toRoleOutput) })),
@@ -49,7 +48,7 @@ export const rolesRouter = router({
   get: adminProcedure
     .meta({
       openapi: { method: 'GET', path: '/v1/{tenantSlug}/roles/{id}', protect: true, tags, summary: 'Read one role', errorResponses: { ...adminErrors, 400: 'id is not a UUID' } },
-      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(idInput)
     .output(z.object({ role: roleOutput }))
@@ -62,7 +61,7 @@ export const rolesRouter = router({
         summary: 'Create a role: a named set of permissions of your API resources',
         errorResponses: { ...changeErrors, 400: 'Invalid input (`unknown_resource`, `unknown_permission`)', 409: 'Name taken (`role_name_taken`)' },
       },
-      errorReasons: { 400: ['unknown_resource', 'unknown_permission'], 403: ['admin_required', 'live_key_required'], 409: ['role_name_taken'] },
+      errorReasons: { 400: ['unknown_resource', 'unknown_permission'], 409: ['role_name_taken'] },
     })
     .input(z.object({ name: displayName(100), description: description.optional(), permissions: z.array(rolePermission).max(1000) }))
     .output(z.object({ role: roleOutput }))
@@ -78,7 +77,7 @@ export const rolesRouter = router({
         summary: 'Rename a role, change its description, or replace its permissions; holders\' next tokens carry the change',
         errorResponses: { ...changeErrors, 400: 'Invalid input (`unknown_resource`, `unknown_permission`)', 409: 'Name taken (`role_name_taken`)' },
       },
-      errorReasons: { 400: ['unknown_resource', 'unknown_permission'], 403: ['admin_required', 'live_key_required'], 404: ['not_found'], 409: ['role_name_taken'] },
+      errorReasons: { 400: ['unknown_resource', 'unknown_permission'], 404: ['not_found'], 409: ['role_name_taken'] },
     })
     .input(idInput.extend({ name: displayName(100).optional(), description: description.optional(), permissions: z.array(rolePermission).max(1000).optional() }))
     .output(z.object({ role: roleOutput }))
@@ -94,7 +93,7 @@ export const rolesRouter = router({
         summary: 'Delete a role: every user and application holding it loses it',
         errorResponses: { ...changeErrors, 400: 'id is not a UUID' },
       },
-      errorReasons: { 403: ['admin_required', 'live_key_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(idInput)
     .output(okOutput)

@@ -6,9 +6,9 @@ import { brandingOf } from '../services/branding/branding.js';
 import { MAX_LOGO_BYTES } from '../services/branding/logo-service.js';
 import { adminProcedure, securityAdminProcedure } from '../middleware/auth.js';
 import { router } from '../trpc.js';
-import { unauthorized } from '../lib/errors.js';
 import { displayName, emailDomain, OK, okOutput, timestampOutput } from './schemas.js';
 import { dataProtectionTags } from './user-export.js';
+import { SESSION_ERRORS } from '../services/sessions/session-errors.js';
 
 const tags = ['tenant'];
 
@@ -107,7 +107,6 @@ export const tenantRouter = router({
   get: adminProcedure
     .meta({
       openapi: { method: 'GET', path: '/v1/{tenantSlug}/tenant', protect: true, tags, summary: 'The tenant and its settings', errorResponses: adminErrors },
-      errorReasons: { 403: ['admin_required'] },
     })
     .output(tenantOutput)
     .query(({ ctx }) => toTenantOutput(ctx.tenant, ctx.services.idp.settingsView(ctx.tenant))),
@@ -124,7 +123,7 @@ export const tenantRouter = router({
           '`details.changes` naming each changed field (`passwordPolicy.minLength`, …) with its old and new value.',
         errorResponses: { ...adminErrors, 400: 'Invalid body' },
       },
-      errorReasons: { 400: ['color_contrast_too_low'], 403: ['admin_required', 'live_key_required'] },
+      errorReasons: { 400: ['color_contrast_too_low'] },
     })
     .input(
       z.object({
@@ -187,7 +186,7 @@ export const tenantRouter = router({
           '`GET /v1/{tenantSlug}/branding/logo`. Audited as `TenantUpdated` (`details.changes.logo`).',
         errorResponses: { ...adminErrors, 400: 'Not an allowed image, too large, or the URL could not be fetched' },
       },
-      errorReasons: { 400: ['logo_type_not_allowed', 'logo_too_large', 'logo_unreachable'], 403: ['admin_required', 'live_key_required'] },
+      errorReasons: { 400: ['logo_type_not_allowed', 'logo_too_large', 'logo_unreachable'] },
     })
     .input(
       z
@@ -212,7 +211,6 @@ export const tenantRouter = router({
         summary: 'Remove the workspace\'s logo (pages and mails show its name alone)',
         errorResponses: adminErrors,
       },
-      errorReasons: { 403: ['admin_required', 'live_key_required'] },
     })
     .output(tenantOutput)
     .mutation(async ({ ctx }) => {
@@ -228,12 +226,12 @@ export const tenantRouter = router({
         description: 'Needs an Admin user access token; an API key gets 401 `user_token_required`.',
         errorResponses: { 401: 'Not signed in, or an API key', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited' },
       },
-      errorReasons: { 401: ['user_token_required'], 403: ['admin_required'] },
+      errorReasons: { 401: ['user_token_required'] },
     })
     .output(okOutput)
     .mutation(async ({ ctx }) => {
       if (ctx.principal.kind !== 'user') {
-        throw unauthorized('user_token_required', 'Deleting the tenant needs an Admin user access token, not an API key');
+        throw SESSION_ERRORS.userTokenRequiredToDeleteTenant();
       }
       await ctx.services.erasure.softDeleteTenant(ctx.em, ctx.tenant, ctx.actor, ctx.meta);
       return OK;

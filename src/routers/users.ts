@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { adminProcedure, securityAdminProcedure } from '../middleware/auth.js';
-import { badRequest, forbidden, notFound } from '../lib/errors.js';
+import { REQUEST_ERRORS } from '../lib/errors.js';
 import { responseSink } from '../lib/response-sink.js';
 import { FOREIGN_ALGORITHMS } from '../security/foreign-passwords.js';
 import { IMPORT_MAX_USERS, IMPORT_USER_REASONS } from '../services/users/user-import-service.js';
@@ -14,6 +14,7 @@ import { OK, email, emailOutput, newPassword, okOutput, sessionListOutput, times
 import { passkeyOutput } from './passkey-schemas.js';
 import { roleIdsInput, roleOutput, toRoleOutput } from './roles.js';
 import { asAttachment, dataProtectionTags, userExportOutput } from './user-export.js';
+import { SESSION_ERRORS } from '../services/sessions/session-errors.js';
 
 /** GET users/{userId}: the console's user page (docs/api-rules.md "Users and sign-up"). */
 const userProfileOutput = z
@@ -115,15 +116,13 @@ export const usersRouter = router({
           403: 'Not an admin, or a test key', 404: 'Unknown tenant', 413: 'More lines than a job takes (`import_too_many_lines`)', 429: 'Rate limited',
         },
       },
-      errorReasons: {
-        400: ['unsupported_media_type', 'import_empty', 'import_line_too_long'], 403: ['admin_required', 'live_key_required'], 413: ['import_too_many_lines'],
-      },
+      errorReasons: { 400: ['unsupported_media_type', 'import_empty', 'import_line_too_long'], 413: ['import_too_many_lines'] },
     })
     .input(z.looseObject({}))
     .output(z.object({ job: importJobOutput }))
     .mutation(async ({ ctx }) => {
       if (ctx.res.locals[STREAMED_BODY_LOCAL] !== true) {
-        throw badRequest('unsupported_media_type', 'The body must be NDJSON (Content-Type: application/x-ndjson), on the REST API');
+        throw REQUEST_ERRORS.ndjsonRequired();
       }
       const job = await ctx.services.userImportJobs.receive(ctx.em, ctx.tenant, ctx.req, ctx.actor);
       return { job: toImportJobOutput(job) };
@@ -136,7 +135,7 @@ export const usersRouter = router({
         summary: 'An import job\'s status and progress counters',
         errorResponses: { 400: 'id is not a UUID', 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or job', 429: 'Rate limited' },
       },
-      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(z.object({ id: z.uuid() }))
     .output(z.object({ job: importJobOutput }))
@@ -152,12 +151,12 @@ export const usersRouter = router({
           'or `invalid_json`. Only on the REST API, not on /trpc.',
         errorResponses: { 400: 'id is not a UUID', 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or job', 429: 'Rate limited' },
       },
-      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(z.object({ id: z.uuid() }))
     .output(z.null())
     .query(async ({ ctx, input }) => {
-      if (ctx.req.originalUrl.startsWith('/trpc')) throw notFound('The failure report is served on the REST API only');
+      if (ctx.req.originalUrl.startsWith('/trpc')) throw REQUEST_ERRORS.restOnly({ resource: 'failure report' });
       await ctx.services.userImportJobs.get(ctx.em, ctx.tenant.id, input.id);
       ctx.res.status(200);
       ctx.res.setHeader('Content-Type', 'application/x-ndjson; charset=utf-8');
@@ -187,7 +186,6 @@ export const usersRouter = router({
           404: 'Unknown tenant', 429: 'Rate limited',
         },
       },
-      errorReasons: { 403: ['admin_required', 'live_key_required'] },
     })
     .input(z.object({ users: z.array(importUserInput).min(1).max(IMPORT_MAX_USERS) }))
     .output(importOutput)
@@ -203,12 +201,12 @@ export const usersRouter = router({
           '(null unless an import created the user). Its lines are valid `users` of POST users/import (without passwords). Only on the REST API, not on /trpc.',
         errorResponses: { 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited' },
       },
-      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(z.looseObject({}))
     .output(z.null())
     .query(async ({ ctx }) => {
-      if (ctx.req.originalUrl.startsWith('/trpc')) throw notFound('The export is served on the REST API only');
+      if (ctx.req.originalUrl.startsWith('/trpc')) throw REQUEST_ERRORS.restOnly({ resource: 'export' });
       const day = new Date().toISOString().slice(0, 10);
       ctx.res.status(200);
       ctx.res.setHeader('Content-Type', 'application/x-ndjson; charset=utf-8');
@@ -236,7 +234,7 @@ export const usersRouter = router({
           400: 'Invalid `limit` or `cursor` (`invalid_cursor`)', 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited',
         },
       },
-      errorReasons: { 400: ['invalid_cursor'], 403: ['admin_required'] },
+      errorReasons: { 400: ['invalid_cursor'] },
     })
     .input(
       z.object({
@@ -279,7 +277,7 @@ export const usersRouter = router({
           409: 'The address belongs to a user of the workspace', 429: 'Rate limited (60 per hour per client IP)',
         },
       },
-      errorReasons: { 400: ['password_too_short', 'password_too_common'], 403: ['admin_required', 'live_key_required'], 409: ['email_taken'] },
+      errorReasons: { 400: ['password_too_short', 'password_too_common'], 409: ['email_taken'] },
     })
     .input(
       z.object({
@@ -303,7 +301,7 @@ export const usersRouter = router({
         description: 'Past the workspace\'s `lockout.maxFailedAttempts`, login for the address answers 429 until `lockout.windowSeconds` end or this call. Audited as `UserUnlocked`.',
         errorResponses: { 400: 'userId is not a UUID', 401: 'No or invalid credential', 403: 'Not an admin, or a test key', 404: 'Unknown tenant or user', 429: 'Rate limited' },
       },
-      errorReasons: { 403: ['admin_required', 'live_key_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(z.object({ userId: z.uuid() }))
     .output(okOutput)
@@ -322,7 +320,7 @@ export const usersRouter = router({
           '`recoveryCodesRemaining` their unused recovery codes, `providerLinks` their links to the workspace\'s external provider. No secret is shown.',
         errorResponses: { 400: 'userId is not a UUID', 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or user', 429: 'Rate limited' },
       },
-      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(z.object({ userId: z.uuid() }))
     .output(userProfileOutput)
@@ -355,7 +353,7 @@ export const usersRouter = router({
           409: 'Last active admin (`last_admin`), or a Pending user set Active (`email_not_verified`)', 429: 'Rate limited',
         },
       },
-      errorReasons: { 400: ['custom_data_too_large'], 403: ['admin_required', 'live_key_required'], 404: ['not_found'], 409: ['last_admin', 'email_not_verified'] },
+      errorReasons: { 400: ['custom_data_too_large'], 404: ['not_found'], 409: ['last_admin', 'email_not_verified'] },
     })
     .input(
       z.object({
@@ -367,7 +365,7 @@ export const usersRouter = router({
     .mutation(async ({ ctx, input }) => {
       // custom data may decide access in the tenant's own apps (plan, flags): not from a test key
       if (input.customData !== undefined && ctx.principal.kind === 'api_key' && ctx.principal.environment !== 'live') {
-        throw forbidden('live_key_required', 'Changing custom data needs an Admin or a live API key (ak_live_), not a test key');
+        throw SESSION_ERRORS.liveKeyRequiredForCustomData();
       }
       const change = { role: input.role, status: input.status, customData: input.customData };
       const user = await ctx.services.userAdministration.change(ctx.em, ctx.tenant, input.userId, change, ctx.actor, ctx.meta);
@@ -384,7 +382,7 @@ export const usersRouter = router({
           409: 'Last active admin (`last_admin`)', 429: 'Rate limited',
         },
       },
-      errorReasons: { 403: ['admin_required', 'live_key_required'], 404: ['not_found'], 409: ['last_admin'] },
+      errorReasons: { 404: ['not_found'], 409: ['last_admin'] },
     })
     .input(z.object({ userId: z.uuid() }))
     .output(okOutput)
@@ -400,7 +398,7 @@ export const usersRouter = router({
         summary: 'Mail a user the password-reset link (valid one hour; the admin never sees it)',
         errorResponses: { 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or user', 429: 'Rate limited (60 per hour per client IP)' },
       },
-      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(z.object({ userId: z.uuid() }))
     .output(okOutput)
@@ -419,7 +417,7 @@ export const usersRouter = router({
           429: 'Rate limited (60 per hour per client IP)',
         },
       },
-      errorReasons: { 403: ['admin_required'], 404: ['not_found'], 409: ['email_already_verified'] },
+      errorReasons: { 404: ['not_found'], 409: ['email_already_verified'] },
     })
     .input(z.object({ userId: z.uuid() }))
     .output(okOutput)
@@ -439,7 +437,7 @@ export const usersRouter = router({
           409: 'Deleted by the user, or the address belongs to a live user now', 429: 'Rate limited',
         },
       },
-      errorReasons: { 403: ['admin_required', 'live_key_required'], 404: ['not_found'], 409: ['erasure_requested_by_user', 'email_taken'] },
+      errorReasons: { 404: ['not_found'], 409: ['erasure_requested_by_user', 'email_taken'] },
     })
     .input(z.object({ userId: z.uuid() }))
     .output(userOutput)
@@ -455,7 +453,7 @@ export const usersRouter = router({
         summary: "Remove a user's TOTP factor (active and pending); idempotent",
         errorResponses: { 401: 'Not signed in', 403: 'Not an admin', 404: 'Unknown tenant or user', 429: 'Rate limited' },
       },
-      errorReasons: { 403: ['admin_required', 'live_key_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(z.object({ userId: z.string().min(1) }))
     .output(okOutput)
@@ -471,7 +469,7 @@ export const usersRouter = router({
         summary: 'Download everything held about a user of the tenant as JSON (admin; soft-deleted users included until erased)',
         errorResponses: { 400: 'Invalid user id', 401: 'Not signed in', 403: 'Not an admin', 404: 'Unknown tenant or user', 429: 'Rate limited' },
       },
-      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(z.object({ userId: z.uuid() }))
     .output(userExportOutput)
@@ -488,7 +486,7 @@ export const usersRouter = router({
         description: '`current` is true for the session of the calling admin\'s own token when the user is the caller.',
         errorResponses: { 400: 'userId is not a UUID', 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or user', 429: 'Rate limited' },
       },
-      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(z.object({ userId: z.uuid() }))
     .output(sessionListOutput)
@@ -506,7 +504,7 @@ export const usersRouter = router({
           400: 'userId or sessionId is not a UUID', 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant, user or session', 429: 'Rate limited',
         },
       },
-      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(z.object({ userId: z.uuid(), sessionId: z.uuid() }))
     .output(okOutput)
@@ -522,7 +520,7 @@ export const usersRouter = router({
         summary: 'The roles a user holds (the workspace\'s own roles, docs/oidc.md "Roles and permissions"; not the built-in Admin/Member)',
         errorResponses: { 400: 'userId is not a UUID', 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or user', 429: 'Rate limited' },
       },
-      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(z.object({ userId: z.uuid() }))
     .output(z.object({ roles: z.array(roleOutput) }))
@@ -538,7 +536,7 @@ export const usersRouter = router({
           404: 'Unknown tenant or user', 429: 'Rate limited',
         },
       },
-      errorReasons: { 400: ['unknown_role'], 403: ['admin_required', 'live_key_required'], 404: ['not_found'] },
+      errorReasons: { 400: ['unknown_role'], 404: ['not_found'] },
     })
     .input(z.object({ userId: z.uuid(), roleIds: roleIdsInput }))
     .output(z.object({ roles: z.array(roleOutput) }))

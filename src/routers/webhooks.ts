@@ -63,7 +63,7 @@ function toDeliveryOutput(d: WebhookDeliveryAttempt): z.infer<typeof webhookDeli
 /** Outbound webhooks of the tenant (docs/events.md "Webhooks"). */
 export const webhooksRouter = router({
   list: adminProcedure
-    .meta({ openapi: { method: 'GET', path: '/v1/{tenantSlug}/webhooks', protect: true, tags, summary: 'List webhook endpoints', errorResponses: adminErrors }, errorReasons: { 403: ['admin_required'] } })
+    .meta({ openapi: { method: 'GET', path: '/v1/{tenantSlug}/webhooks', protect: true, tags, summary: 'List webhook endpoints', errorResponses: adminErrors } })
     .output(z.object({ items: z.array(webhookOutput) }))
     .query(async ({ ctx }) => ({ items: (await ctx.services.webhooks.list(ctx.em, ctx.tenant)).map(toWebhookOutput) })),
 
@@ -74,7 +74,7 @@ export const webhooksRouter = router({
         summary: 'Create a webhook endpoint; its signing secret is returned only in this response',
         errorResponses: { ...adminErrors, 400: 'Invalid body, or a URL that is not https or points at a private address' },
       },
-      errorReasons: { 403: ['admin_required', 'live_key_required'], 400: ['invalid_webhook_url'] },
+      errorReasons: { 400: ['invalid_webhook_url'] },
     })
     .input(z.object({ url: webhookUrl, eventTypes: eventTypes.nullable().optional() }))
     .output(z.object({ webhook: webhookOutput, secret: secretOutput }))
@@ -90,7 +90,7 @@ export const webhooksRouter = router({
         summary: 'Change the URL, the event types or enabled; enabling clears the failure state',
         errorResponses: { ...adminErrors, 400: 'Invalid body or URL' },
       },
-      errorReasons: { 403: ['admin_required', 'live_key_required'], 400: ['invalid_webhook_url'], 404: ['not_found'] },
+      errorReasons: { 400: ['invalid_webhook_url'], 404: ['not_found'] },
     })
     .input(idInput.extend({ url: webhookUrl.optional(), eventTypes: eventTypes.nullable().optional(), enabled: z.boolean().optional() }))
     .output(webhookOutput)
@@ -100,7 +100,7 @@ export const webhooksRouter = router({
     }),
 
   delete: securityAdminProcedure
-    .meta({ openapi: { method: 'DELETE', path: '/v1/{tenantSlug}/webhooks/{id}', protect: true, tags, summary: 'Delete a webhook endpoint and its delivery log', errorResponses: adminErrors }, errorReasons: { 403: ['admin_required', 'live_key_required'], 404: ['not_found'] } })
+    .meta({ openapi: { method: 'DELETE', path: '/v1/{tenantSlug}/webhooks/{id}', protect: true, tags, summary: 'Delete a webhook endpoint and its delivery log', errorResponses: adminErrors }, errorReasons: { 404: ['not_found'] } })
     .input(idInput)
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
@@ -115,7 +115,7 @@ export const webhooksRouter = router({
         summary: 'Replace the signing secret; the previous one keeps signing beside it for 24 hours',
         errorResponses: adminErrors,
       },
-      errorReasons: { 403: ['admin_required', 'live_key_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(idInput)
     .output(z.object({ secret: secretOutput }))
@@ -128,7 +128,7 @@ export const webhooksRouter = router({
         summary: 'Queue a `WebhookTest` delivery to the endpoint (also when disabled)',
         errorResponses: adminErrors,
       },
-      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(idInput)
     .output(okOutput)
@@ -143,7 +143,7 @@ export const webhooksRouter = router({
         method: 'GET', path: '/v1/{tenantSlug}/webhooks/{id}/deliveries', protect: true, tags,
         summary: 'The newest delivery attempts (at most 100), newest first', errorResponses: adminErrors,
       },
-      errorReasons: { 403: ['admin_required'], 404: ['not_found'] },
+      errorReasons: { 404: ['not_found'] },
     })
     .input(idInput)
     .output(z.object({ items: z.array(webhookDeliveryOutput) }))

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Tenant } from '../../entities/tenant.js';
-import { badRequest, conflict, isUniqueViolation, notFound } from '../../lib/errors.js';
+import { isUniqueViolation } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { AuditService } from '../audit/audit-service.js';
-import { ACCESS_CONTROL_REASONS } from './access-control-errors.js';
+import { ACCESS_CONTROL_ERRORS } from './access-control-errors.js';
 import { deletePermissions, findPermissionsOfResources, insertPermissions, setPermissionDescription, type ApiPermissionRow } from './api-permission-queries.js';
 import {
   deleteApiResource, findApiResource, findApiResourceForIndicator, findApiResourcesOfTenant, insertApiResource, renameApiResource, type ApiResourceRow,
@@ -67,7 +67,7 @@ function toView(row: ApiResourceRow, permissions: ApiPermissionRow[]): ApiResour
 function checkedPermissions(permissions: PermissionInput[]): { name: string; description: string }[] {
   const seen = new Set<string>();
   for (const p of permissions) {
-    if (seen.has(p.name)) throw badRequest(ACCESS_CONTROL_REASONS.duplicatePermission, `Permission ${JSON.stringify(p.name)} is listed twice`);
+    if (seen.has(p.name)) throw ACCESS_CONTROL_ERRORS.duplicatePermission({ permission: p.name });
     seen.add(p.name);
   }
   return permissions.map((p) => ({ name: p.name, description: p.description ?? '' }));
@@ -89,7 +89,7 @@ export class ApiResourceService {
     em: EntityManager, tenant: Tenant, input: { name: string; identifier: string; permissions?: PermissionInput[] }, actor: Actor, meta: RequestMeta,
   ): Promise<ApiResourceView> {
     const problem = identifierProblem(input.identifier);
-    if (problem) throw badRequest(ACCESS_CONTROL_REASONS.invalidIdentifier, `The identifier ${problem}`);
+    if (problem) throw ACCESS_CONTROL_ERRORS.invalidIdentifier({ problem });
     const permissions = checkedPermissions(input.permissions ?? []);
     const now = new Date();
     const row: ApiResourceRow = { id: randomUUID(), tenantId: tenant.id, name: input.name, identifier: input.identifier, legacyOrigin: false, createdAt: now };
@@ -104,7 +104,7 @@ export class ApiResourceService {
         });
       });
     } catch (err) {
-      if (isUniqueViolation(err)) throw conflict(ACCESS_CONTROL_REASONS.identifierTaken, 'Another API resource of this workspace has this identifier');
+      if (isUniqueViolation(err)) throw ACCESS_CONTROL_ERRORS.identifierTaken();
       throw err;
     }
     return toView(row, rows);
@@ -191,7 +191,7 @@ export class ApiResourceService {
 
   private async row(em: EntityManager, tenantId: string, id: string, forUpdate = false): Promise<ApiResourceRow> {
     const row = await findApiResource(em, tenantId, id, forUpdate);
-    if (!row) throw notFound('API resource not found');
+    if (!row) throw ACCESS_CONTROL_ERRORS.apiResourceNotFound();
     return row;
   }
 }

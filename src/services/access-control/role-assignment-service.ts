@@ -1,17 +1,18 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Tenant } from '../../entities/tenant.js';
-import { badRequest, notFound } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { findApplication, findApplicationByClientId } from '../oidc/oidc-application-queries.js';
 import { findLiveUserById, lockLiveUser } from '../users/user-queries.js';
-import { ACCESS_CONTROL_REASONS } from './access-control-errors.js';
+import { ACCESS_CONTROL_ERRORS } from './access-control-errors.js';
 import { findPermissionsOfRoles } from './access-role-permission-queries.js';
 import { findRolesByIds, type AccessRoleRow } from './access-role-queries.js';
 import { findPermissionNamesGrantedToApplication, findPermissionNamesGrantedToUser } from './api-permission-queries.js';
 import { findRolesOfApplication, replaceApplicationRoles } from './application-access-role-queries.js';
 import { toRoleViews, type RoleView } from './role-service.js';
 import { findRolesOfUser, replaceUserRoles } from './user-access-role-queries.js';
+import { USER_ERRORS } from '../users/user-errors.js';
+import { OIDC_ERRORS } from '../oidc/oidc-errors.js';
 
 /**
  * Which of the tenant's roles its users and `m2m` applications hold (docs/oidc.md "Roles and permissions"
@@ -23,7 +24,7 @@ export class RoleAssignmentService {
 
   /** The roles of the tenant's live user. @throws ApiError 404 `not_found`. */
   async rolesOfUser(em: EntityManager, tenantId: string, userId: string): Promise<RoleView[]> {
-    if (!(await findLiveUserById(em, tenantId, userId))) throw notFound('User not found');
+    if (!(await findLiveUserById(em, tenantId, userId))) throw USER_ERRORS.userNotFound();
     return this.views(em, tenantId, await findRolesOfUser(em, tenantId, userId));
   }
 
@@ -33,7 +34,7 @@ export class RoleAssignmentService {
    */
   async setRolesOfUser(em: EntityManager, tenant: Tenant, userId: string, roleIds: string[], actor: Actor, meta: RequestMeta): Promise<RoleView[]> {
     return em.transactional(async (tx) => {
-      if (!(await lockLiveUser(tx, tenant.id, userId))) throw notFound('User not found');
+      if (!(await lockLiveUser(tx, tenant.id, userId))) throw USER_ERRORS.userNotFound();
       const roles = await this.checkedRoles(tx, tenant.id, roleIds);
       const before = await findRolesOfUser(tx, tenant.id, userId);
       await replaceUserRoles(tx, tenant.id, userId, roles.map((r) => r.id), new Date());
@@ -46,7 +47,7 @@ export class RoleAssignmentService {
 
   /** The roles of the tenant's application. @throws ApiError 404 `not_found`. */
   async rolesOfApplication(em: EntityManager, tenantId: string, applicationId: string): Promise<RoleView[]> {
-    if (!(await findApplication(em, tenantId, applicationId))) throw notFound('Application not found');
+    if (!(await findApplication(em, tenantId, applicationId))) throw OIDC_ERRORS.applicationNotFound();
     return this.views(em, tenantId, await findRolesOfApplication(em, tenantId, applicationId));
   }
 
@@ -57,8 +58,8 @@ export class RoleAssignmentService {
   async setRolesOfApplication(em: EntityManager, tenant: Tenant, applicationId: string, roleIds: string[], actor: Actor, meta: RequestMeta): Promise<RoleView[]> {
     return em.transactional(async (tx) => {
       const application = await findApplication(tx, tenant.id, applicationId, true);
-      if (!application) throw notFound('Application not found');
-      if (application.type !== 'm2m') throw badRequest(ACCESS_CONTROL_REASONS.notM2m, 'Roles are held by users and m2m applications only');
+      if (!application) throw OIDC_ERRORS.applicationNotFound();
+      if (application.type !== 'm2m') throw ACCESS_CONTROL_ERRORS.notM2m();
       const roles = await this.checkedRoles(tx, tenant.id, roleIds);
       const before = await findRolesOfApplication(tx, tenant.id, applicationId);
       await replaceApplicationRoles(tx, tenant.id, applicationId, roles.map((r) => r.id), new Date());
@@ -91,7 +92,7 @@ export class RoleAssignmentService {
     const roles = await findRolesByIds(em, tenantId, wanted);
     const found = new Set(roles.map((r) => r.id));
     const missing = wanted.find((id) => !found.has(id));
-    if (missing) throw badRequest(ACCESS_CONTROL_REASONS.unknownRole, `This workspace has no role with the id ${missing}`);
+    if (missing) throw ACCESS_CONTROL_ERRORS.unknownRole({ roleId: missing });
     return roles;
   }
 

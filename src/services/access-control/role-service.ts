@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Tenant } from '../../entities/tenant.js';
-import { badRequest, conflict, isUniqueViolation, notFound } from '../../lib/errors.js';
+import { isUniqueViolation } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { AuditService } from '../audit/audit-service.js';
-import { ACCESS_CONTROL_REASONS } from './access-control-errors.js';
+import { ACCESS_CONTROL_ERRORS } from './access-control-errors.js';
 import { findPermissionsOfRoles, replaceRolePermissions, type RolePermissionRow } from './access-role-permission-queries.js';
 import { deleteRole, findRole, findRolesOfTenant, insertRole, updateRole, type AccessRoleRow } from './access-role-queries.js';
 import { findPermissionsOfResources } from './api-permission-queries.js';
@@ -116,13 +116,13 @@ export class RoleService {
     const resources = await findApiResourcesByIdentifiers(em, tenantId, identifiers);
     const resourceIdOf = new Map(resources.map((r) => [r.identifier, r.id]));
     const unknown = identifiers.find((identifier) => !resourceIdOf.has(identifier));
-    if (unknown !== undefined) throw badRequest(ACCESS_CONTROL_REASONS.unknownResource, `No API resource of this workspace has the identifier ${JSON.stringify(unknown.slice(0, 200))}`);
+    if (unknown !== undefined) throw ACCESS_CONTROL_ERRORS.unknownResource({ identifier: unknown });
     const permissions = await findPermissionsOfResources(em, tenantId, resources.map((r) => r.id));
     const idOf = new Map(permissions.map((p) => [`${p.resourceId} ${p.name}`, p.id]));
     const ids = new Set<string>();
     for (const p of wanted) {
       const id = idOf.get(`${resourceIdOf.get(p.resource)!} ${p.permission}`);
-      if (!id) throw badRequest(ACCESS_CONTROL_REASONS.unknownPermission, `The API resource ${JSON.stringify(p.resource.slice(0, 200))} has no permission ${JSON.stringify(p.permission)}`);
+      if (!id) throw ACCESS_CONTROL_ERRORS.unknownPermission({ resource: p.resource, permission: p.permission });
       ids.add(id);
     }
     return [...ids];
@@ -130,7 +130,7 @@ export class RoleService {
 
   private async row(em: EntityManager, tenantId: string, id: string, forUpdate = false): Promise<AccessRoleRow> {
     const row = await findRole(em, tenantId, id, forUpdate);
-    if (!row) throw notFound('Role not found');
+    if (!row) throw ACCESS_CONTROL_ERRORS.roleNotFound();
     return row;
   }
 
@@ -138,7 +138,7 @@ export class RoleService {
     try {
       return await run();
     } catch (err) {
-      if (isUniqueViolation(err)) throw conflict(ACCESS_CONTROL_REASONS.roleNameTaken, 'Another role of this workspace has this name');
+      if (isUniqueViolation(err)) throw ACCESS_CONTROL_ERRORS.roleNameTaken();
       throw err;
     }
   }

@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ApiKey, ApiKeyEnvironment } from '../../entities/api-key.js';
 import type { Tenant } from '../../entities/tenant.js';
-import { badRequest, notFound } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import { isUuid } from '../../lib/uuid.js';
 import { randomBase62, sha256Hex } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { findApiKey, findApiKeysOfTenant, insertApiKey, revokeApiKey } from './api-key-queries.js';
+import { API_KEY_ERRORS } from './api-key-errors.js';
 
 /** Random base62 characters after `ak_live_` / `ak_test_`: 40 × log2(62) ≈ 238 bits. */
 export const API_KEY_RANDOM_LENGTH = 40;
@@ -37,7 +37,7 @@ export class ApiKeyService {
   async create(em: EntityManager, tenant: Tenant, input: CreateApiKeyInput, actor: Actor, meta: RequestMeta): Promise<{ apiKey: ApiKey; plaintext: string }> {
     const now = new Date();
     if (input.expiresAt && input.expiresAt.getTime() <= now.getTime()) {
-      throw badRequest('expires_at_in_past', 'expiresAt must be in the future');
+      throw API_KEY_ERRORS.expiresAtInPast();
     }
     const plaintext = `ak_${input.environment}_${randomBase62(API_KEY_RANDOM_LENGTH)}`;
     const apiKey: ApiKey = {
@@ -77,10 +77,10 @@ export class ApiKeyService {
    * @throws ApiError 404 when the tenant has no key with this id.
    */
   async revoke(em: EntityManager, tenant: Tenant, apiKeyId: string, actor: Actor, meta: RequestMeta): Promise<void> {
-    if (!isUuid(apiKeyId)) throw notFound('API key not found');
+    if (!isUuid(apiKeyId)) throw API_KEY_ERRORS.apiKeyNotFound();
     await em.transactional(async (tx) => {
       const apiKey = await findApiKey(tx, tenant.id, apiKeyId);
-      if (!apiKey) throw notFound('API key not found');
+      if (!apiKey) throw API_KEY_ERRORS.apiKeyNotFound();
       if (!(await revokeApiKey(tx, tenant.id, apiKey.id, new Date()))) return;
       await this.audit.record(tx, {
         tenantId: tenant.id, action: 'ApiKeyRevoked', actor, target: { type: 'api_key', id: apiKey.id }, meta,

@@ -1,7 +1,6 @@
 import { wcagContrast } from 'culori';
 import type { Tenant } from '../../entities/tenant.js';
-import { badRequest } from '../../lib/errors.js';
-import { BRANDING_REASONS } from './branding-errors.js';
+import { BRANDING_ERRORS } from './branding-errors.js';
 
 /** The contrast white button text must reach on a workspace's primary colour (WCAG 2.1 AA, normal text). */
 export const MIN_BUTTON_CONTRAST = 4.5;
@@ -39,6 +38,6 @@ export function brandingOf(tenant: Pick<Tenant, 'slug' | 'name' | 'displayName' 
 export function assertReadableButtonColour(colour: string): void {
   const contrast = wcagContrast('#ffffff', colour);
   if (contrast < MIN_BUTTON_CONTRAST) {
-    throw badRequest(BRANDING_REASONS.colorContrastTooLow, `White text on ${colour} has a contrast of ${contrast.toFixed(2)}:1; at least ${MIN_BUTTON_CONTRAST}:1 is needed (WCAG 2.1 AA)`);
+    throw BRANDING_ERRORS.colorContrastTooLow({ colour, contrast, minimum: MIN_BUTTON_CONTRAST });
   }
 }

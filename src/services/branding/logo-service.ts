@@ -5,15 +5,15 @@ import { isIP } from 'node:net';
 import type * as oidc from 'openid-client';
 import type { Tenant } from '../../entities/tenant.js';
 import { LOGO_CONTENT_TYPES, type LogoContentType, type TenantLogo } from '../../entities/tenant-logo.js';
-import { badRequest, notFound } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { isLoopbackHttpUrl } from '../../config.js';
 import { providerFetch } from '../idp/idp-outbound.js';
 import { isLoopbackHost, isPublicAddress } from '../webhooks/webhook-target.js';
 import { lockLiveTenant, updateTenant } from '../tenants/tenant-queries.js';
-import { BRANDING_REASONS } from './branding-errors.js';
+import { BRANDING_ERRORS } from './branding-errors.js';
 import { deleteTenantLogo, findLogoBySlug, upsertTenantLogo } from './tenant-logo-queries.js';
+import { TENANT_ERRORS } from '../tenants/tenant-errors.js';
 
 /** Largest logo stored, in bytes (64 KiB: its base64 fits the 100 KiB JSON body limit). */
 export const MAX_LOGO_BYTES = 65_536;
@@ -59,7 +59,7 @@ export class LogoService {
    */
   async fetchFrom(em: EntityManager, tenantId: string, url: string, actor: Actor, meta: RequestMeta): Promise<Tenant> {
     const problem = logoUrlProblem(url, this.allowPrivateTargets);
-    if (problem) throw badRequest(BRANDING_REASONS.logoUnreachable, problem);
+    if (problem) throw BRANDING_ERRORS.logoUrlRefused({ problem });
     let bytes: Buffer;
     try {
       const res = await this.fetchLogo(url, {
@@ -69,7 +69,7 @@ export class LogoService {
       if (res.status !== 200) throw new Error(`status ${res.status}`);
       bytes = Buffer.from(await res.arrayBuffer());
     } catch {
-      throw badRequest(BRANDING_REASONS.logoUnreachable, 'The logo could not be fetched from that URL');
+      throw BRANDING_ERRORS.logoUnreachable();
     }
     return this.upload(em, tenantId, bytes, actor, meta);
   }
@@ -81,7 +81,7 @@ export class LogoService {
   async remove(em: EntityManager, tenantId: string, actor: Actor, meta: RequestMeta): Promise<Tenant> {
     return em.transactional(async (tx) => {
       const tenant = await lockLiveTenant(tx, tenantId);
-      if (!tenant) throw notFound('Tenant not found', 'tenant_not_found');
+      if (!tenant) throw TENANT_ERRORS.tenantNotFound();
       if (!(await deleteTenantLogo(tx, tenant.id)) && tenant.logoEtag === null) return tenant;
       const update: Partial<Tenant> = { logoEtag: null, updatedAt: new Date() };
       await updateTenant(tx, tenant.id, update);
@@ -102,7 +102,7 @@ export class LogoService {
     const etag = createHash('sha256').update(bytes).digest('hex');
     return em.transactional(async (tx) => {
       const tenant = await lockLiveTenant(tx, tenantId);
-      if (!tenant) throw notFound('Tenant not found', 'tenant_not_found');
+      if (!tenant) throw TENANT_ERRORS.tenantNotFound();
       if (tenant.logoEtag === etag) return tenant;
       const now = new Date();
       await upsertTenantLogo(tx, { tenantId: tenant.id, contentType, bytes, etag, updatedAt: now });
@@ -123,10 +123,10 @@ export class LogoService {
  * @throws ApiError 400 `logo_too_large`, `logo_type_not_allowed`.
  */
 export async function checkedLogoType(bytes: Buffer): Promise<LogoContentType> {
-  if (bytes.length > MAX_LOGO_BYTES) throw badRequest(BRANDING_REASONS.logoTooLarge, `The logo must be at most ${MAX_LOGO_BYTES} bytes`);
+  if (bytes.length > MAX_LOGO_BYTES) throw BRANDING_ERRORS.logoTooLarge({ maxBytes: MAX_LOGO_BYTES });
   const detected = (await fileTypeFromBuffer(bytes))?.mime;
   const allowed = LOGO_CONTENT_TYPES.find((type) => type === detected);
-  if (!allowed) throw badRequest(BRANDING_REASONS.logoTypeNotAllowed, 'The logo must be a PNG, JPEG, WebP or GIF image');
+  if (!allowed) throw BRANDING_ERRORS.logoTypeNotAllowed();
   return allowed;
 }
 

@@ -1,9 +1,10 @@
 import * as oidc from 'openid-client';
 import type { Logger } from 'pino';
 import { isLoopbackHttpUrl } from '../../config.js';
-import { badRequest, unauthorized, type ApiError } from '../../lib/errors.js';
+import type { ApiError } from '../../lib/errors.js';
 import { ForbiddenTargetError } from '../webhooks/webhook-target.js';
 import { guardedProviderFetch } from './idp-outbound.js';
+import { IDP_ERRORS } from './idp-errors.js';
 
 /** Seconds a discovered provider metadata document is used before it is fetched again. */
 export const DISCOVERY_TTL_SECONDS = 86_400;
@@ -128,16 +129,16 @@ export class IdpProviderClient {
     } catch (err) {
       const code = errorCodeOf(err);
       if (code === 'OAUTH_JSON_ATTRIBUTE_COMPARISON_FAILED') {
-        throw badRequest('issuer_mismatch', 'The discovery document names another issuer than the one given');
+        throw IDP_ERRORS.discoveryIssuerMismatch();
       }
       if (err instanceof ForbiddenTargetError || (err as { cause?: unknown }).cause instanceof ForbiddenTargetError) {
-        throw badRequest('idp_issuer_not_allowed', 'The issuer does not resolve to a public address');
+        throw IDP_ERRORS.issuerNotAllowed();
       }
       this.logger.info({ code, message: (err as Error).message, issuer }, 'tenant identity provider discovery failed');
-      throw badRequest('idp_discovery_failed', `OpenID discovery failed at ${issuer}/.well-known/openid-configuration: ${code ?? 'unreachable'}`);
+      throw IDP_ERRORS.discoveryFailed({ issuer, failure: code ?? 'unreachable' });
     }
     if (new URL(metadata.issuer).href !== new URL(issuer).href) {
-      throw badRequest('issuer_mismatch', 'The discovery document names another issuer than the one given');
+      throw IDP_ERRORS.discoveryIssuerMismatch();
     }
     remember(this.metadata, metadata.issuer, { metadata, fetchedAt: Date.now() });
     return metadata.issuer;
@@ -184,7 +185,7 @@ export class IdpProviderClient {
     const { issuer: expectedIssuer, authorization_response_iss_parameter_supported: issSupported } = config.serverMetadata();
     // RFC 9207 §2.4 (mix-up defence): openid-client checks this too; checked first for a clear reason.
     if (response.iss !== undefined ? response.iss !== expectedIssuer : issSupported === true) {
-      throw unauthorized('issuer_mismatch', 'The authorization response does not come from the configured identity provider');
+      throw IDP_ERRORS.responseIssuerMismatch();
     }
     const currentUrl = new URL(redirectUri);
     currentUrl.searchParams.set('code', response.code);
@@ -205,7 +206,7 @@ export class IdpProviderClient {
       this.keepJwks(issuer, config);
     }
     const claims = tokens.claims();
-    if (!claims) throw unauthorized('id_token_invalid', 'The identity provider returned no ID token');
+    if (!claims) throw IDP_ERRORS.idTokenMissing();
 
     let email = claims.email;
     let emailVerified = claims.email_verified;
@@ -232,28 +233,25 @@ export class IdpProviderClient {
     const code = errorCodeOf(err);
     if (err instanceof oidc.ResponseBodyError) {
       this.logger.info({ providerError: err.error, status: err.status }, 'identity provider refused the code exchange');
-      return unauthorized('code_exchange_failed', 'The identity provider refused the authorization code', {
-        error: err.error,
-        ...(err.error_description ? { errorDescription: err.error_description } : {}),
-      });
+      return IDP_ERRORS.codeRefused({ error: err.error, errorDescription: err.error_description });
     }
     if (err instanceof oidc.WWWAuthenticateChallengeError) {
       const error = err.cause.find((challenge) => challenge.parameters.error)?.parameters.error ?? 'invalid_client';
       this.logger.info({ providerError: error, status: err.status }, 'identity provider refused the client authentication');
-      return unauthorized('code_exchange_failed', 'The identity provider refused the client authentication', { error });
+      return IDP_ERRORS.clientAuthenticationRefused({ error });
     }
     if (code !== undefined && ID_TOKEN_ERROR_CODES.has(code)) {
       this.logger.info({ code, message: (err as Error).message }, 'ID token failed verification');
-      return unauthorized('id_token_invalid', 'The ID token from the identity provider failed verification', { check: code });
+      return IDP_ERRORS.idTokenInvalid({ check: code });
     }
     if (err instanceof oidc.AuthorizationResponseError) {
-      return unauthorized('idp_error', 'The identity provider refused the sign-in', { error: err.error });
+      return IDP_ERRORS.providerError({ error: err.error });
     }
     if (code === 'OAUTH_RESPONSE_IS_NOT_CONFORM' || code === 'OAUTH_RESPONSE_IS_NOT_JSON') {
-      return unauthorized('code_exchange_failed', 'The identity provider answered the code exchange with an error');
+      return IDP_ERRORS.codeExchangeFailed();
     }
     this.logger.warn({ err }, 'identity provider request failed');
-    return badRequest('idp_unavailable', 'The identity provider could not be reached');
+    return IDP_ERRORS.unavailable();
   }
 
   /** A client configuration for one tenant's credentials against the (cached) provider metadata. */
@@ -304,7 +302,7 @@ export class IdpProviderClient {
         return cached.metadata;
       }
       this.logger.warn({ err, issuer }, 'identity provider discovery failed');
-      throw badRequest('idp_unavailable', 'The identity provider could not be reached');
+      throw IDP_ERRORS.unavailable();
     }
   }
 

@@ -6,7 +6,7 @@ import type { Config } from '../../config.js';
 import type { Tenant } from '../../entities/tenant.js';
 import type { User } from '../../entities/user.js';
 import { emailAddress, normalizeEmail } from '../../lib/email.js';
-import { badRequest, conflict, forbidden, isUniqueViolation, unauthorized } from '../../lib/errors.js';
+import { isUniqueViolation } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { Keyring } from '../../security/keyring.js';
 import { constantTimeEqual, sha256Hex } from '../../security/tokens.js';
@@ -32,6 +32,9 @@ import {
 } from './idp-auth-request-queries.js';
 import { deleteIdentity, insertIdentity, lockIdentity, touchIdentityLogin } from './idp-identity-queries.js';
 import { clearIdpCredentials, updateTenant } from '../tenants/tenant-queries.js';
+import { SIGN_IN_ERRORS } from '../sign-in/sign-in-errors.js';
+import { IDP_ERRORS, IDP_REASONS } from './idp-errors.js';
+import { MFA_ERRORS } from '../mfa/mfa-errors.js';
 
 /** Seconds an authorization request (its state, nonce and PKCE verifier) stays usable. */
 export const IDP_AUTH_REQUEST_TTL_SECONDS = 600;
@@ -187,7 +190,7 @@ export class IdpService {
     if (input.issuer !== undefined) {
       // The operator's own IDP_ISSUER, named explicitly, follows its own (config) rules.
       const problem = input.issuer === this.config.idpIssuer ? undefined : issuerProblem(input.issuer, this.config.idpAllowPrivateIssuers);
-      if (problem) throw badRequest(problem.reason, problem.message);
+      if (problem) throw problem.reason === IDP_REASONS.invalidIssuer ? IDP_ERRORS.invalidIssuer({ problem: problem.message }) : IDP_ERRORS.issuerUrlNotAllowed({ problem: problem.message });
       issuer = await this.provider.verifyIssuer(input.issuer);
     }
     const domains = input.allowedEmailDomains && input.allowedEmailDomains.length > 0 ? [...new Set(input.allowedEmailDomains)] : null;
@@ -237,7 +240,7 @@ export class IdpService {
    */
   private async assertMayChangeIssuer(em: EntityManager, tenant: Tenant, by: IdpSettingsChanger): Promise<string> {
     if (by.kind !== 'user') {
-      throw forbidden('admin_session_required', 'Changing the identity provider\'s issuer needs a signed-in Admin, not an API key');
+      throw IDP_ERRORS.adminSessionRequired();
     }
     await assertRecentSignIn(em, tenant, { userId: by.userId, sessionId: by.sessionId });
     return (await findUserEmail(em, tenant.id, by.userId)) ?? 'an administrator';
@@ -342,25 +345,22 @@ export class IdpService {
   ): Promise<SignIn> {
     if (params.error !== undefined) {
       if (params.state !== undefined) await this.consumeRequest(em, tenant, params.state).catch(() => undefined);
-      throw unauthorized('idp_error', 'The identity provider refused the sign-in', {
-        error: params.error,
-        ...(params.error_description ? { errorDescription: params.error_description } : {}),
-      });
+      throw IDP_ERRORS.providerError({ error: params.error, errorDescription: params.error_description });
     }
-    if (params.state === undefined) throw badRequest('invalid_state', 'The state parameter is missing');
+    if (params.state === undefined) throw IDP_ERRORS.stateMissing();
     const request = await this.consumeRequest(em, tenant, params.state);
     // the hosted pages complete only flows this browser started (no login CSRF with an API client's state)
     if (requireBinding && request.browserBindingHash === null) {
-      throw unauthorized('browser_mismatch', 'This sign-in was not started in this browser; start again here');
+      throw IDP_ERRORS.browserNotBound();
     }
     if (request.browserBindingHash !== null) {
       const bound = presentedBinding !== undefined && constantTimeEqual(sha256Hex(presentedBinding), request.browserBindingHash);
-      if (!bound) throw unauthorized('browser_mismatch', 'This sign-in was started in another browser; start again here');
+      if (!bound) throw IDP_ERRORS.browserMismatch();
     }
-    if (params.code === undefined) throw badRequest('missing_code', 'The authorization code is missing');
+    if (params.code === undefined) throw IDP_ERRORS.missingCode();
     const credentials = this.credentialsOf(tenant);
     if (request.issuer !== this.effectiveIssuer(tenant)) {
-      throw badRequest('invalid_state', 'The sign-in was started against another identity provider; start again');
+      throw IDP_ERRORS.stateOfAnotherProvider();
     }
     const secrets = storedSecrets.parse(
       JSON.parse(this.keyring.decrypt(request.secretsEnc, authRequestAssociatedData(tenant.id, request.id))),
@@ -375,7 +375,7 @@ export class IdpService {
     // openid-client verified `iss` against the document discovered for request.issuer; this also pins
     // it to the issuer the tenant's request was started against (URL-normalised: a trailing slash).
     if (!sameIssuer(identity.issuer, request.issuer)) {
-      throw unauthorized('issuer_mismatch', 'The ID token was not issued by this tenant\'s identity provider');
+      throw IDP_ERRORS.idTokenIssuerMismatch();
     }
     await this.checkEmailDomain(em, tenant, identity, meta);
     let user: User;
@@ -388,11 +388,7 @@ export class IdpService {
     }
     if (this.mfa.requiredMethods(tenant, user).length > 0 && !this.providerMfaAccepted(tenant, user, identity.amr)) {
       const challenge = await this.challenges.issue(em, tenant, user, 'idp', identity.issuer);
-      throw unauthorized('mfa_required', 'A second factor is required; complete the sign-in at auth/mfa/complete', {
-        methods: challenge.methods,
-        mfaToken: challenge.mfaToken,
-        expiresInSeconds: challenge.expiresInSeconds,
-      });
+      throw MFA_ERRORS.mfaRequiredAfterProvider(challenge);
     }
     const tokens = await this.auth.completeSignIn(em, tenant, user, 'idp', meta, {
       issuer: identity.issuer,
@@ -430,13 +426,13 @@ export class IdpService {
       meta,
       details: { method: 'idp', reason: 'idp_email_domain_not_allowed', issuer: identity.issuer, emailDomain: domain },
     });
-    throw unauthorized('idp_email_domain_not_allowed', 'Sign-in with the identity provider is limited to other email domains');
+    throw IDP_ERRORS.emailDomainNotAllowed();
   }
 
   /** The tenant's decrypted client credentials. @throws ApiError 400 `idp_not_configured`. */
   private credentialsOf(tenant: Tenant): IdpClientCredentials {
     if (tenant.idpClientId === null || tenant.idpClientSecretEnc === null) {
-      throw badRequest('idp_not_configured', 'Sign-in with the identity provider is not configured for this tenant');
+      throw IDP_ERRORS.notConfigured();
     }
     return {
       clientId: tenant.idpClientId,
@@ -454,9 +450,9 @@ export class IdpService {
     const row = await consumeAuthRequest(em, tenant.id, stateHash, now);
     if (row) return row;
     const known = await findAuthRequestState(em, tenant.id, stateHash);
-    if (!known) throw badRequest('invalid_state', 'The state parameter does not belong to a sign-in started here');
-    if (known.consumedAt) throw badRequest('state_reused', 'This sign-in was already completed or abandoned; start again');
-    throw badRequest('state_expired', 'The sign-in took too long; start again');
+    if (!known) throw IDP_ERRORS.invalidState();
+    if (known.consumedAt) throw IDP_ERRORS.stateReused();
+    throw IDP_ERRORS.stateExpired();
   }
 
   /**
@@ -501,25 +497,25 @@ export class IdpService {
       let via: 'verified_email' | 'new_user' | 'reclaimed_unverified_account' | 'signed_in_user' | null = null;
       if (linkUserId !== null) {
         if (user && user.id !== linkUserId) {
-          throw conflict('idp_identity_linked_elsewhere', 'This provider account is already linked to another user of this tenant');
+          throw IDP_ERRORS.identityLinkedElsewhere();
         }
         const linking = await findLiveUserById(tx, tenant.id, linkUserId);
-        if (!linking) throw badRequest('invalid_state', 'The account that started this link no longer exists; start again');
+        if (!linking) throw IDP_ERRORS.linkingAccountGone();
         if (email === null || email !== linking.email) {
-          throw unauthorized('idp_link_email_mismatch', 'The provider account must have the same verified email address as your account');
+          throw IDP_ERRORS.linkEmailMismatch();
         }
         if (!user) via = 'signed_in_user';
         user = linking;
       } else if (!user) {
         if (!email) {
           throw identity.email === null
-            ? unauthorized('idp_email_missing', 'The identity provider did not share an email address')
-            : unauthorized('idp_email_unverified', 'The identity provider has not verified this email address');
+            ? IDP_ERRORS.emailMissing()
+            : IDP_ERRORS.emailUnverified();
         }
         const existing = await findLiveUserByEmail(tx, tenant.id, email);
         if (existing && (existing.emailVerifiedAt !== null || (await this.isProtectedFromReclaim(tx, tenant.id, existing)))) {
           onLinkRequired(existing.id);
-          throw unauthorized('idp_link_required', 'An account with this email address exists; sign in to it and link the provider from there');
+          throw IDP_ERRORS.linkRequired();
         }
         user = existing ?? (await this.createMember(tx, tenant, email, identity, meta, now));
         via = !existing ? 'new_user' : 'reclaimed_unverified_account';
@@ -528,7 +524,7 @@ export class IdpService {
       if (user.emailVerifiedAt === null && email !== null && email === user.email) {
         await this.reclaimUnverified(tx, tenant, user, identity, meta, now);
       } else if (user.status === 'Pending') {
-        throw unauthorized('email_not_verified', 'The email address is not verified yet');
+        throw SIGN_IN_ERRORS.emailNotVerified();
       }
       if (via) await this.link(tx, tenant, user, identity, via, meta, now);
       await touchIdentityLogin(tx, tenant.id, identity.issuer, identity.subject, now);

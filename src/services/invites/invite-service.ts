@@ -6,7 +6,7 @@ import type { Tenant } from '../../entities/tenant.js';
 import { newUser } from '../../entities/new-user.js';
 import type { User, UserRole } from '../../entities/user.js';
 import { normalizeEmail } from '../../lib/email.js';
-import { badRequest, conflict, forbidden, isUniqueViolation, notFound, tooManyRequests, unauthorized } from '../../lib/errors.js';
+import { isUniqueViolation, REQUEST_ERRORS } from '../../lib/errors.js';
 import { SYSTEM_ACTOR, type Actor, type RequestMeta } from '../../lib/request-meta.js';
 import { isUuid } from '../../lib/uuid.js';
 import { hashPassword } from '../../security/passwords.js';
@@ -24,6 +24,8 @@ import {
   acceptInvite, countInvitesSince, expireDueInvites, findInvite, findInviteByTokenHash, findInvitesOfTenant, insertInvite, lockInvite,
   revokeInvite, revokeOpenInvitesTo,
 } from './invite-queries.js';
+import { SIGN_IN_ERRORS } from '../sign-in/sign-in-errors.js';
+import { INVITE_ERRORS } from './invite-errors.js';
 
 /** Default invite lifetime in seconds (7 days, docs/decisions.md "Invites"). */
 export const INVITE_DEFAULT_TTL_SECONDS = 604_800;
@@ -100,9 +102,7 @@ export class InviteService {
   ): Promise<{ invite: Invite; token: string }> {
     authorizeRole(input.role ?? 'Member', input.organizationId);
     if (input.organizationRoles?.length && !input.organizationId) {
-      throw badRequest('validation_failed', 'organizationRoles needs organizationId', {
-        issues: [{ path: 'organizationRoles', message: 'needs organizationId' }],
-      });
+      throw INVITE_ERRORS.organizationRolesWithoutOrganization();
     }
     const email = normalizeEmail(input.email);
     const token = randomToken(32);
@@ -128,7 +128,7 @@ export class InviteService {
       if (invite.organizationId) await this.organizationMembers.checkInvitation(tx, tenant.id, invite.organizationId, invite.organizationRoles);
       // an invitation into an organization may go to a person who has an account (accepted signed in)
       const existing = invite.organizationId ? 0 : await countLiveUsersWithEmail(tx, tenant.id, email);
-      if (existing > 0) throw conflict('email_taken', 'A user with this email already exists in the tenant');
+      if (existing > 0) throw SIGN_IN_ERRORS.emailTaken();
       await this.assertDailyInviteBudget(tx, tenant, now);
       const superseded = await revokeOpenInvitesTo(tx, tenant.id, email, now);
       for (const supersededId of superseded) {
@@ -164,12 +164,12 @@ export class InviteService {
   async resend(
     em: EntityManager, tenant: Tenant, inviteId: string, actor: Actor, meta: RequestMeta, authorizeRole: (role: UserRole, organizationId?: string) => void,
   ): Promise<{ invite: Invite; token: string }> {
-    if (!isUuid(inviteId)) throw notFound('Invite not found');
+    if (!isUuid(inviteId)) throw INVITE_ERRORS.inviteNotFound();
     await this.expireDue(em, tenant.id, meta, inviteId);
     const previous = await findInvite(em, tenant.id, inviteId);
-    if (!previous) throw notFound('Invite not found');
+    if (!previous) throw INVITE_ERRORS.inviteNotFound();
     if (previous.status !== 'Open' && previous.status !== 'Expired') {
-      throw conflict('invite_not_open', `The invite is ${previous.status.toLowerCase()} and cannot be sent again`);
+      throw INVITE_ERRORS.notOpen({ status: previous.status, action: 'sent again' });
     }
     return this.create(em, tenant, {
       email: previous.email, role: previous.role, resendOf: previous.id,
@@ -188,7 +188,7 @@ export class InviteService {
     const row = await countInvitesSince(tx, tenant.id, since);
     if (row.count < this.config.invitesPerTenantPerDay) return;
     const freesAt = new Date(row.oldest ?? now).getTime() + INVITE_LIMIT_WINDOW_SECONDS * 1000;
-    throw tooManyRequests(Math.max(1, Math.ceil((freesAt - now.getTime()) / 1000)));
+    throw REQUEST_ERRORS.rateLimited({ retryAfterSeconds: Math.max(1, Math.ceil((freesAt - now.getTime()) / 1000)) });
   }
 
   /**
@@ -247,13 +247,13 @@ export class InviteService {
    * @throws ApiError 404 unknown id, 409 `invite_not_open` when it was accepted or has expired.
    */
   async revoke(em: EntityManager, tenant: Tenant, inviteId: string, actor: Actor, meta: RequestMeta): Promise<void> {
-    if (!isUuid(inviteId)) throw notFound('Invite not found');
+    if (!isUuid(inviteId)) throw INVITE_ERRORS.inviteNotFound();
     await this.expireDue(em, tenant.id, meta, inviteId);
     await em.transactional(async (tx) => {
       const invite = await lockInvite(tx, tenant.id, inviteId);
-      if (!invite) throw notFound('Invite not found');
+      if (!invite) throw INVITE_ERRORS.inviteNotFound();
       if (invite.status === 'Revoked') return;
-      if (invite.status !== 'Open') throw conflict('invite_not_open', `The invite is ${invite.status.toLowerCase()} and cannot be revoked`);
+      if (invite.status !== 'Open') throw INVITE_ERRORS.notOpen({ status: invite.status, action: 'revoked' });
       await revokeInvite(tx, tenant.id, invite.id, new Date());
       await this.audit.record(tx, {
         tenantId: tenant.id, action: 'InviteRevoked', actor, target: { type: 'invite', id: invite.id }, meta,
@@ -277,10 +277,10 @@ export class InviteService {
     const found = await findInviteByTokenHash(em, sha256Hex(token));
     const tenant = found ? await findLiveTenantById(em, found.tenantId) : null;
     if (!found || !tenant || found.status === 'Revoked' || found.status === 'Accepted') {
-      throw unauthorized('invite_invalid', 'The invitation is not valid');
+      throw INVITE_ERRORS.invalid();
     }
     if (found.status === 'Expired' || (await this.expireDue(em, tenant.id, meta, found.id)) > 0) {
-      throw unauthorized('invite_expired', 'The invitation has expired');
+      throw INVITE_ERRORS.expired();
     }
     assertPasswordAllowed(tenant, password);
     const passwordHash = await hashPassword(password);
@@ -292,9 +292,9 @@ export class InviteService {
     try {
       const tokens = await em.transactional(async (tx) => {
         // Only one of two concurrent acceptances of the same token claims the invite.
-        if (!(await acceptInvite(tx, tenant.id, found.id, user.id, now))) throw unauthorized('invite_invalid', 'The invitation is not valid');
+        if (!(await acceptInvite(tx, tenant.id, found.id, user.id, now))) throw INVITE_ERRORS.invalid();
         const existing = await countLiveUsersWithEmail(tx, tenant.id, user.email);
-        if (existing > 0) throw conflict('email_taken', 'A user with this email already exists in the tenant');
+        if (existing > 0) throw SIGN_IN_ERRORS.emailTaken();
         await insertUser(tx, user);
         const actor: Actor = { type: 'user', id: user.id };
         await this.audit.record(tx, {
@@ -312,7 +312,7 @@ export class InviteService {
       });
       return { tenant, user, tokens };
     } catch (err) {
-      if (isUniqueViolation(err)) throw conflict('email_taken', 'A user with this email already exists in the tenant');
+      if (isUniqueViolation(err)) throw SIGN_IN_ERRORS.emailTaken();
       throw err;
     }
   }
@@ -329,18 +329,18 @@ export class InviteService {
    */
   async acceptSignedIn(em: EntityManager, tenant: Tenant, userId: string, token: string, meta: RequestMeta): Promise<string> {
     const user = await findLiveUserById(em, tenant.id, userId);
-    if (!user) throw unauthorized('invite_invalid', 'The invitation is not valid');
+    if (!user) throw INVITE_ERRORS.invalid();
     const found = await findInviteByTokenHash(em, sha256Hex(token));
     if (!found || found.tenantId !== tenant.id || !found.organizationId || found.status === 'Revoked' || found.status === 'Accepted') {
-      throw unauthorized('invite_invalid', 'The invitation is not valid');
+      throw INVITE_ERRORS.invalid();
     }
     if (found.status === 'Expired' || (await this.expireDue(em, tenant.id, meta, found.id)) > 0) {
-      throw unauthorized('invite_expired', 'The invitation has expired');
+      throw INVITE_ERRORS.expired();
     }
-    if (found.email !== normalizeEmail(user.email)) throw forbidden('invite_email_mismatch', 'The invitation was sent to another email address');
+    if (found.email !== normalizeEmail(user.email)) throw INVITE_ERRORS.emailMismatch();
     const organizationId = found.organizationId;
     await em.transactional(async (tx) => {
-      if (!(await acceptInvite(tx, tenant.id, found.id, user.id, new Date()))) throw unauthorized('invite_invalid', 'The invitation is not valid');
+      if (!(await acceptInvite(tx, tenant.id, found.id, user.id, new Date()))) throw INVITE_ERRORS.invalid();
       const actor: Actor = { type: 'user', id: user.id };
       await this.audit.record(tx, {
         tenantId: tenant.id, action: 'InviteAccepted', actor, target: { type: 'invite', id: found.id }, meta,

@@ -3,13 +3,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AccountToken, AccountTokenPurpose } from '../../entities/account-token.js';
 import type { Tenant } from '../../entities/tenant.js';
 import type { User } from '../../entities/user.js';
-import { unauthorized } from '../../lib/errors.js';
 import { randomToken, sha256Hex } from '../../security/tokens.js';
 import type { TokenMailInput } from './account-mail.js';
 import type { Locale } from '../../lib/locales.js';
 import type { MailContext } from '../mail/mail-layout.js';
 import type { MailMessage, Mailer } from '../mail/mailer.js';
 import { consumeAccountToken, deleteOpenAccountTokens, findAccountToken, insertAccountToken } from './account-token-queries.js';
+import { SESSION_ERRORS } from '../sessions/session-errors.js';
 
 /**
  * Seconds each kind of mailed token stays valid: 24 hours to verify an address or confirm a new
@@ -126,7 +126,7 @@ export class AccountTokenService {
    */
   async consumeEmailChange(em: EntityManager, tenantId: string, presented: string, now = new Date()): Promise<{ userId: string; newEmail: string }> {
     const { userId, newEmail } = await this.consumeRow(em, tenantId, presented, 'email_change', now);
-    if (!newEmail) throw unauthorized('invalid_token', 'The token is not valid');
+    if (!newEmail) throw SESSION_ERRORS.invalidToken();
     return { userId, newEmail };
   }
 
@@ -141,11 +141,11 @@ export class AccountTokenService {
     const consumed = await consumeAccountToken(em, tenantId, tokenHash, purpose, now);
     if (consumed !== undefined) return consumed;
     this.assertUsable(await findAccountToken(em, tenantId, tokenHash, purpose), now);
-    throw unauthorized('invalid_token', 'The token is not valid');
+    throw SESSION_ERRORS.invalidToken();
   }
 
   private assertUsable(row: Pick<AccountToken, 'consumedAt' | 'expiresAt'> | undefined, now = new Date()): void {
-    if (!row || row.consumedAt) throw unauthorized('invalid_token', 'The token is not valid');
-    if (new Date(row.expiresAt).getTime() <= now.getTime()) throw unauthorized('token_expired', 'The token has expired');
+    if (!row || row.consumedAt) throw SESSION_ERRORS.invalidToken();
+    if (new Date(row.expiresAt).getTime() <= now.getTime()) throw SESSION_ERRORS.tokenExpired();
   }
 }

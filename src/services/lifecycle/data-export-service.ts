@@ -4,12 +4,12 @@ import { passkeysOf, type PasskeyView } from '../passkeys/passkey-service.js';
 import { findAuditEventsAboutUser, type AuditItem } from '../audit/audit-event-queries.js';
 import type { Tenant } from '../../entities/tenant.js';
 import type { UserRole, UserStatus } from '../../entities/user.js';
-import { notFound } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { findIdentitiesOfUser } from '../idp/idp-identity-queries.js';
 import { findSessionsOfUser } from '../sessions/session-queries.js';
 import { findUserForExport } from '../users/user-queries.js';
+import { USER_ERRORS } from '../users/user-errors.js';
 
 /**
  * Everything the service holds about one user (GDPR art. 15 access, art. 20 portability), as JSON;
@@ -72,7 +72,7 @@ export class DataExportService {
     meta: RequestMeta,
   ): Promise<UserDataExport> {
     const user = await findUserForExport(em, tenant.id, userId);
-    if (!user) throw notFound('User not found');
+    if (!user) throw USER_ERRORS.userNotFound();
     const target = { type: 'user', id: user.id };
     await this.audit.record(em, { tenantId: tenant.id, action: 'GdprExportRequested', actor, target, meta, details: { requestedBy } });
 

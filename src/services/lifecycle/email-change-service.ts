@@ -5,18 +5,19 @@ import { EmailOtpSchema } from '../../entities/email-otp.js';
 import type { Tenant } from '../../entities/tenant.js';
 import { UserSchema, type User } from '../../entities/user.js';
 import { normalizeEmail } from '../../lib/email.js';
-import { badRequest, conflict, isUniqueViolation, unauthorized } from '../../lib/errors.js';
+import { isUniqueViolation } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import { verifyPassword } from '../../security/passwords.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { Mailer } from '../mail/mailer.js';
 import { assertRecentSignIn, type EnrollingSession } from '../mfa/mfa-enrollment-service.js';
-import { SIGN_IN_REASONS } from '../sign-in/sign-in-errors.js';
+import { SIGN_IN_ERRORS } from '../sign-in/sign-in-errors.js';
 import { assertMaySignUp } from '../users/signup-policy.js';
-import { USER_REASONS } from '../users/user-errors.js';
+import { USER_ERRORS } from '../users/user-errors.js';
 import { findLiveUserByEmail, findLiveUserById } from '../users/user-queries.js';
 import { ACCOUNT_TOKEN_TTL_SECONDS, type AccountTokenService } from './account-token-service.js';
 import { emailChangedNotice, emailChangeMail } from './account-mail.js';
+import { SESSION_ERRORS } from '../sessions/session-errors.js';
 
 /** What a confirmed change did: the user and both addresses. */
 export interface EmailChangeResult {
@@ -67,7 +68,7 @@ export class EmailChangeService {
   ): Promise<void> {
     await assertRecentSignIn(em, tenant, session, 'change your sign-in email');
     const user = await findLiveUserById(em, tenant.id, session.userId);
-    if (!user) throw unauthorized('invalid_token', 'The token is not valid');
+    if (!user) throw SESSION_ERRORS.invalidToken();
     const actor: Actor = { type: 'user', id: user.id };
     if (user.passwordHash !== null && !(currentPassword !== undefined && (await verifyPassword(user.passwordHash, currentPassword)))) {
       await this.audit.record(em, {
@@ -78,13 +79,13 @@ export class EmailChangeService {
         meta,
         details: { email: user.email, reason: 'invalid_credentials', via: 'email_change' },
       });
-      throw unauthorized('invalid_credentials', 'The current password is not correct');
+      throw SIGN_IN_ERRORS.wrongCurrentPassword();
     }
     const address = normalizeEmail(newEmail);
-    if (address === user.email) throw badRequest(USER_REASONS.emailUnchanged, 'This is already the email address of your account');
+    if (address === user.email) throw USER_ERRORS.emailUnchanged();
     if (tenant.signupPolicy === 'Domains') assertMaySignUp(tenant, address);
     if (await findLiveUserByEmail(em, tenant.id, address)) {
-      throw conflict(SIGN_IN_REASONS.emailTaken, 'Another account of this workspace has this email address');
+      throw SIGN_IN_ERRORS.emailTakenByAnotherAccount();
     }
     await em.transactional(async (tx) => {
       const issued = await this.tokens.issue(tx, tenant.id, user.id, 'email_change', new Date(), address);
@@ -122,9 +123,9 @@ export class EmailChangeService {
         { id: userId, tenantId: tenant.id, deletedAt: null },
         { lockMode: LockMode.PESSIMISTIC_WRITE, disableIdentityMap: true },
       );
-      if (!user) throw unauthorized('invalid_token', 'The token is not valid');
+      if (!user) throw SESSION_ERRORS.invalidToken();
       const holder = await findLiveUserByEmail(tx, tenant.id, newEmail);
-      if (holder && holder.id !== user.id) throw conflict(SIGN_IN_REASONS.emailTaken, 'Another account of this workspace has this email address now');
+      if (holder && holder.id !== user.id) throw SIGN_IN_ERRORS.emailTakenByAnotherAccount();
       await this.switchAddress(tx, tenant, user, newEmail);
       const linksEnded =
         (await this.tokens.revokeOpen(tx, tenant.id, user.id, 'email_verification')) +
@@ -156,7 +157,7 @@ export class EmailChangeService {
         { email: newEmail, emailVerifiedAt: now, status: user.status === 'Pending' ? 'Active' : user.status, updatedAt: now },
       );
     } catch (err) {
-      if (isUniqueViolation(err)) throw conflict(SIGN_IN_REASONS.emailTaken, 'Another account of this workspace has this email address now');
+      if (isUniqueViolation(err)) throw SIGN_IN_ERRORS.emailTakenByAnotherAccount();
       throw err;
     }
   }

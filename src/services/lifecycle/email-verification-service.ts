@@ -3,12 +3,12 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.js';
 import type { Tenant } from '../../entities/tenant.js';
 import type { User } from '../../entities/user.js';
-import { unauthorized } from '../../lib/errors.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
 import type { AccountTokenService } from './account-token-service.js';
 import { verificationMail } from './account-mail.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { findLiveUserByEmail, markEmailVerified } from '../users/user-queries.js';
+import { SESSION_ERRORS } from '../sessions/session-errors.js';
 
 /**
  * Email verification: a mailed single-use token proves the user controls the address. Users of a
@@ -80,7 +80,7 @@ export class EmailVerificationService {
   async markVerified(em: EntityManager, tenant: Tenant, userId: string, via: 'email_verification' | 'password_reset', meta: RequestMeta): Promise<void> {
     const now = new Date();
     const verifiedAt = await markEmailVerified(em, tenant.id, userId, now);
-    if (!verifiedAt) throw unauthorized('invalid_token', 'The token is not valid');
+    if (!verifiedAt) throw SESSION_ERRORS.invalidToken();
     if (new Date(verifiedAt).getTime() !== now.getTime()) return;
     await this.audit.record(em, {
       tenantId: tenant.id,

@@ -3,7 +3,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.js';
 import type { Tenant } from '../../entities/tenant.js';
 import type { User } from '../../entities/user.js';
-import { unauthorized } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import { hashPassword } from '../../security/passwords.js';
 import type { AccountTokenService } from './account-token-service.js';
@@ -14,6 +13,7 @@ import type { SessionService } from '../sessions/session-service.js';
 import type { AccountCredentialService } from '../users/account-credentials.js';
 import { assertPasswordAllowed } from '../users/password-policy.js';
 import { findLiveEmailVerifiedAt, findLiveUserByEmail, updatePasswordHash } from '../users/user-queries.js';
+import { SESSION_ERRORS } from '../sessions/session-errors.js';
 
 /**
  * Forgotten-password reset with a mailed single-use token (OWASP Forgot Password Cheat Sheet):
@@ -81,12 +81,12 @@ export class PasswordResetService {
       await this.tokens.revokeOpen(tx, tenant.id, userId, 'password_reset');
       const actor: Actor = { type: 'user', id: userId };
       const owner = await findLiveEmailVerifiedAt(tx, tenant.id, userId);
-      if (!owner) throw unauthorized('invalid_token', 'The token is not valid');
+      if (!owner) throw SESSION_ERRORS.invalidToken();
       const reclaimed = owner.emailVerifiedAt === null
         ? await this.credentials.clearAll(tx, tenant.id, userId, 'password_reset', actor, meta)
         : undefined;
       const updated = await updatePasswordHash(tx, tenant.id, userId, passwordHash, true);
-      if (updated === 0) throw unauthorized('invalid_token', 'The token is not valid');
+      if (updated === 0) throw SESSION_ERRORS.invalidToken();
       await this.emailVerification.markVerified(tx, tenant, userId, 'password_reset', meta);
       const ended = (reclaimed?.sessionsEnded ?? 0) + (await this.sessions.revokeAllForUser(tx, tenant.id, userId, 'password_reset', actor, meta));
       await this.audit.record(tx, {

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Tenant } from '../../entities/tenant.js';
 import type { User } from '../../entities/user.js';
-import { unauthorized } from '../../lib/errors.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
 import { randomToken, sha256Hex } from '../../security/tokens.js';
 import type { PasswordSignInService, SignIn } from '../sign-in/password-sign-in-service.js';
@@ -12,6 +11,9 @@ import { isTotpEnrolled } from './totp-service.js';
 import {
   countChallengeAttempt, deleteChallengesOfUser, findChallengeState, findOpenChallengeEmail, insertChallenge, spendChallenge, type FirstFactor,
 } from './mfa-challenge-queries.js';
+import { SESSION_ERRORS } from '../sessions/session-errors.js';
+import { SIGN_IN_ERRORS } from '../sign-in/sign-in-errors.js';
+import { MFA_ERRORS } from './mfa-errors.js';
 
 /** Seconds an `mfaToken` stays usable: 5 minutes. */
 export const MFA_CHALLENGE_TTL_SECONDS = 300;
@@ -84,20 +86,20 @@ export class MfaChallengeService {
     const user = await findLiveUserById(em, tenant.id, challenge.userId);
     if (!user) {
       await this.spend(em, tenant.id, challenge.id);
-      throw unauthorized('invalid_token', 'The MFA token is not valid');
+      throw SESSION_ERRORS.invalidMfaToken();
     }
     if (user.status === 'Suspended') {
       await this.spend(em, tenant.id, challenge.id);
-      throw unauthorized('user_suspended', 'The account is suspended');
+      throw SIGN_IN_ERRORS.userSuspended();
     }
     const methods = this.methodsFor(user);
     const accepted = await this.mfa.verifyAnyCode(em, tenant, user, methods, codes, meta);
     if (!accepted) {
       if (challenge.attempts >= MFA_CHALLENGE_MAX_ATTEMPTS) await this.spend(em, tenant.id, challenge.id);
       await this.mfa.recordFailedCode(em, tenant, user, methods, meta, { via: challenge.firstFactor });
-      throw unauthorized('invalid_mfa_code', 'The one-time code is not valid', { methods });
+      throw MFA_ERRORS.invalidMfaCodeRetry({ methods });
     }
-    if (!(await this.spend(em, tenant.id, challenge.id))) throw unauthorized('invalid_token', 'The MFA token is not valid');
+    if (!(await this.spend(em, tenant.id, challenge.id))) throw SESSION_ERRORS.invalidMfaToken();
     const method = `${challenge.firstFactor}+${factorMethodName(accepted)}`;
     const tokens = await this.auth.completeSignIn(em, tenant, user, method, meta, challenge.issuer ? { issuer: challenge.issuer } : {});
     return { user, tokens };
@@ -111,8 +113,8 @@ export class MfaChallengeService {
   private async explainUnusable(em: EntityManager, tenant: Tenant, tokenHash: string, now: Date): Promise<never> {
     const row = await findChallengeState(em, tenant.id, tokenHash);
     if (row && !row.consumedAt && row.attempts < MFA_CHALLENGE_MAX_ATTEMPTS && new Date(row.expiresAt).getTime() <= now.getTime()) {
-      throw unauthorized('token_expired', 'The MFA token has expired; sign in again');
+      throw SESSION_ERRORS.mfaTokenExpired();
     }
-    throw unauthorized('invalid_token', 'The MFA token is not valid');
+    throw SESSION_ERRORS.invalidMfaToken();
   }
 }

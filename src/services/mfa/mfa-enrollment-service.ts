@@ -1,6 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Tenant } from '../../entities/tenant.js';
-import { conflict, unauthorized } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { UserAccountService } from '../users/user-account-service.js';
 import type { AuditService } from '../audit/audit-service.js';
@@ -9,6 +8,8 @@ import type { RecoveryCodeService } from './recovery-code-service.js';
 import { isTotpEnrolled, type TotpEnrollment, type TotpService } from './totp-service.js';
 import { lockUserWithActiveTotp } from '../users/user-queries.js';
 import { findLiveSessionAuthenticatedAt } from '../sessions/session-queries.js';
+import { SESSION_ERRORS } from '../sessions/session-errors.js';
+import { MFA_ERRORS } from './mfa-errors.js';
 
 /**
  * Seconds since the session was last authenticated (password, provider or factor) within which it
@@ -70,10 +71,10 @@ export class MfaEnrollmentService {
   async regenerateRecoveryCodes(em: EntityManager, tenant: Tenant, session: EnrollingSession, actor: Actor, meta: RequestMeta): Promise<string[]> {
     await this.assertRecentSignIn(em, tenant, session);
     const user = await this.accounts.getUser(em, tenant.id, session.userId);
-    if (!isTotpEnrolled(user)) throw conflict('totp_not_enrolled', 'Recovery codes need an active authenticator app (TOTP)');
+    if (!isTotpEnrolled(user)) throw MFA_ERRORS.totpNotEnrolled();
     const codes = await em.transactional(async (tx) => {
       // Locks the user row and re-checks the factor, so a concurrent removal cannot leave codes behind.
-      if (!(await lockUserWithActiveTotp(tx, tenant.id, user.id))) throw conflict('totp_not_enrolled', 'Recovery codes need an active authenticator app (TOTP)');
+      if (!(await lockUserWithActiveTotp(tx, tenant.id, user.id))) throw MFA_ERRORS.totpNotEnrolled();
       const issued = await this.recoveryCodes.replace(tx, tenant.id, user.id);
       await this.audit.record(tx, {
         tenantId: tenant.id,
@@ -124,8 +125,6 @@ export async function assertRecentSignIn(
   const authenticatedAt = (await findLiveSessionAuthenticatedAt(em, tenant.id, session.userId, session.sessionId))?.authenticatedAt;
   const ageMs = authenticatedAt ? Date.now() - new Date(authenticatedAt).getTime() : Number.POSITIVE_INFINITY;
   if (ageMs >= RECENT_SIGN_IN_SECONDS * 1000) {
-    throw unauthorized('reauthentication_required', `Sign in again to ${change}`, {
-      maxAgeSeconds: RECENT_SIGN_IN_SECONDS,
-    });
+    throw SESSION_ERRORS.reauthenticationRequired({ change, maxAgeSeconds: RECENT_SIGN_IN_SECONDS });
   }
 }

@@ -1,12 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Tenant } from '../../entities/tenant.js';
 import type { User } from '../../entities/user.js';
-import { unauthorized } from '../../lib/errors.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { EmailOtpService } from './email-otp-service.js';
 import type { RecoveryCodeService } from './recovery-code-service.js';
 import { isTotpEnrolled, type TotpService } from './totp-service.js';
+import { MFA_ERRORS } from './mfa-errors.js';
 
 /** Second-factor codes a login request may carry (docs/mfa.md). */
 export interface LoginCodes {
@@ -109,12 +109,12 @@ export class MfaService {
     const methods = this.requiredMethods(tenant, user);
     if (methods.length === 0) return null;
     if (!codes.totpCode && !codes.emailOtpCode && !codes.recoveryCode) {
-      throw unauthorized('mfa_required', 'A second factor is required', { methods });
+      throw MFA_ERRORS.mfaRequired({ methods });
     }
     const accepted = await this.verifyAnyCode(em, tenant, user, methods, codes, meta);
     if (accepted) return accepted;
     await this.recordFailedCode(em, tenant, user, methods, meta);
-    throw unauthorized('invalid_mfa_code', 'The one-time code is not valid');
+    throw MFA_ERRORS.invalidMfaCode();
   }
 
   /** Audits a sign-in step refused for a wrong second-factor code as `UserLoginFailed` (`invalid_mfa_code`). */

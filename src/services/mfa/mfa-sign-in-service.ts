@@ -2,13 +2,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Tenant } from '../../entities/tenant.js';
 import type { User } from '../../entities/user.js';
-import { unauthorized } from '../../lib/errors.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
 import type { PasswordSignInService, SignIn } from '../sign-in/password-sign-in-service.js';
 import type { EmailOtpService } from './email-otp-service.js';
 import type { MfaService } from './mfa-service.js';
 import type { TotpEnrollment, TotpService } from './totp-service.js';
 import { findLiveUserByEmail } from '../users/user-queries.js';
+import { MFA_ERRORS } from './mfa-errors.js';
 
 /**
  * The MFA steps that happen before a session exists (docs/mfa.md): asking for an email code,
@@ -109,10 +109,10 @@ export class MfaSignInService {
   ): Promise<void> {
     if (tenant.mfaPolicy !== 'Required') return;
     if (emailOtpCode === undefined) {
-      throw unauthorized('mfa_required', 'Enrolling a factor under this policy needs the emailed code too', { methods: ['email'] });
+      throw MFA_ERRORS.emailCodeRequiredToEnroll();
     }
     if (await this.emailOtp.verify(em, tenant, user, emailOtpCode, meta, options)) return;
     await this.mfa.recordFailedCode(em, tenant, user, ['email'], meta);
-    throw unauthorized('invalid_mfa_code', 'The one-time code is not valid');
+    throw MFA_ERRORS.invalidMfaCode();
   }
 }

@@ -2,13 +2,14 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Secret, TOTP } from 'otpauth';
 import type { Tenant } from '../../entities/tenant.js';
 import type { User } from '../../entities/user.js';
-import { conflict, forbidden, notFound, unauthorized } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { Keyring } from '../../security/keyring.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { FactorChangeNotifier } from './factor-change-notice.js';
 import type { RecoveryCodeService } from './recovery-code-service.js';
 import { acceptTotpStep, activatePendingTotp, clearTotp, findLiveUserById, setPendingTotpSecret } from '../users/user-queries.js';
+import { USER_ERRORS } from '../users/user-errors.js';
+import { MFA_ERRORS } from './mfa-errors.js';
 
 /** RFC 6238 parameters (docs/mfa.md): HMAC-SHA-1, 6 digits, 30-second step, ±1 step accepted. */
 export const TOTP_ALGORITHM = 'SHA1';
@@ -75,14 +76,14 @@ export class TotpService {
   async confirmEnrollment(em: EntityManager, tenant: Tenant, user: User, code: string, actor: Actor, meta: RequestMeta): Promise<string[]> {
     this.assertEnrollable(tenant, user);
     const pending = user.totpPendingSecretEnc;
-    if (!pending) throw conflict('totp_enrollment_not_started', 'Start TOTP enrollment before verifying a code');
+    if (!pending) throw MFA_ERRORS.totpEnrollmentNotStarted();
     const step = this.matchingStep(this.keyring.decrypt(pending, totpSecretAad(user.id)), code);
-    if (step === null) throw unauthorized('invalid_mfa_code', 'The one-time code is not valid');
+    if (step === null) throw MFA_ERRORS.invalidMfaCode();
     const now = new Date();
     // Conditional on the pending secret still being the one checked, so two concurrent
     // verifications (or a concurrent re-enroll) cannot both activate.
     const recoveryCodes = await em.transactional(async (tx) => {
-      if (!(await activatePendingTotp(tx, tenant.id, user.id, pending, step, now))) throw conflict('totp_enrollment_changed', 'The TOTP enrollment changed meanwhile; start again');
+      if (!(await activatePendingTotp(tx, tenant.id, user.id, pending, step, now))) throw MFA_ERRORS.totpEnrollmentChanged();
       const codes = await this.recoveryCodes.replace(tx, tenant.id, user.id);
       await this.audit.record(tx, {
         tenantId: tenant.id,
@@ -129,7 +130,7 @@ export class TotpService {
     const user = UUID_PATTERN.test(userId)
       ? await findLiveUserById(em, tenant.id, userId)
       : null;
-    if (!user) throw notFound('User not found');
+    if (!user) throw USER_ERRORS.userNotFound();
     await em.transactional(async (tx) => {
       await clearTotp(tx, tenant.id, user.id);
       await this.recoveryCodes.deleteAll(tx, tenant.id, user.id);
@@ -150,8 +151,8 @@ export class TotpService {
    * @throws ApiError 403 `mfa_disabled` when the tenant policy is `Disabled`, 409 `totp_already_enrolled`.
    */
   assertEnrollable(tenant: Tenant, user: User): void {
-    if (tenant.mfaPolicy === 'Disabled') throw forbidden('mfa_disabled', 'Second factors are disabled for this tenant');
-    if (isTotpEnrolled(user)) throw conflict('totp_already_enrolled', 'TOTP is already enrolled for this user');
+    if (tenant.mfaPolicy === 'Disabled') throw MFA_ERRORS.mfaDisabled();
+    if (isTotpEnrolled(user)) throw MFA_ERRORS.totpAlreadyEnrolled();
   }
 
   private totpFor(secret: Secret, tenant: Tenant, user: User): TOTP {

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Tenant } from '../../entities/tenant.js';
-import { badRequest, conflict, notFound } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { Keyring } from '../../security/keyring.js';
 import { randomBase62 } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
-import { OIDC_REASONS } from './oidc-errors.js';
+import { OIDC_ERRORS } from './oidc-errors.js';
 import {
   APPLICATION_TYPES, deleteApplicationAndPayloads, findApplication, findApplicationByClientId, findApplicationsOfTenant,
   insertApplication, setClientSecret, updateApplication, type ApplicationType, type OidcApplicationRow,
@@ -205,7 +204,7 @@ export class ApplicationService {
   async rotateSecret(em: EntityManager, tenant: Tenant, id: string, actor: Actor, meta: RequestMeta): Promise<string> {
     return em.transactional(async (tx) => {
       const row = await this.row(tx, tenant.id, id, true);
-      if (!isConfidential(row.type)) throw conflict(OIDC_REASONS.noClientSecret, 'This application type is public and has no client secret');
+      if (!isConfidential(row.type)) throw OIDC_ERRORS.noClientSecret();
       const clientSecret = `cs_${randomBase62(CLIENT_SECRET_CHARS)}`;
       await setClientSecret(tx, tenant.id, id, this.keyring.encrypt(clientSecret, secretAad(id)), new Date());
       await this.audit.record(tx, {
@@ -248,14 +247,14 @@ export class ApplicationService {
 
   private async row(em: EntityManager, tenantId: string, id: string, forUpdate = false): Promise<OidcApplicationRow> {
     const row = await findApplication(em, tenantId, id, forUpdate);
-    if (!row) throw notFound('Application not found');
+    if (!row) throw OIDC_ERRORS.applicationNotFound();
     return row;
   }
 
   private checkedUris(uris: string[], type: ApplicationType): string[] {
     for (const uri of uris) {
       const problem = redirectUriProblem(uri, type);
-      if (problem) throw badRequest(OIDC_REASONS.invalidRedirectUri, `Redirect URI ${JSON.stringify(uri.slice(0, 200))} ${problem}`);
+      if (problem) throw OIDC_ERRORS.invalidRedirectUri({ uri, problem });
     }
     return [...new Set(uris)];
   }

@@ -1,23 +1,38 @@
+import { defineErrorCatalog, reasonsOf, REQUEST_REASONS } from '../../lib/errors.js';
+
 /**
- * Every `details.reason` the OpenID-provider routes of the API give (docs/oidc.md "Errors"): the
- * applications routes and the completion of a sign-in started by an application. The protocol
- * endpoints themselves answer OAuth 2.0 errors (`error`, `error_description`, RFC 6749 §5.2).
+ * Every error the OpenID-provider routes of the API give (docs/oidc.md "Errors"): the applications
+ * routes and the completion of a sign-in started by an application. Each entry declares once its
+ * code, `details.reason` and message (src/lib/errors.ts `defineErrorCatalog`). The protocol endpoints
+ * themselves answer OAuth 2.0 errors (`error`, `error_description`, RFC 6749 §5.2).
  */
-export const OIDC_REASONS = {
-  /** A redirect URI is not an absolute https URL, loopback http URL, or (native only) private-use scheme URL. */
-  invalidRedirectUri: 'invalid_redirect_uri',
+export const OIDC_ERRORS = defineErrorCatalog({
+  /** A redirect URI is not an absolute https URL, loopback http URL, or (native only) private-use scheme URL (`problem`: why). */
+  invalidRedirectUri: {
+    code: 'BAD_REQUEST', reason: 'invalid_redirect_uri',
+    message: ({ uri, problem }: { uri: string; problem: string }) => `Redirect URI ${JSON.stringify(uri.slice(0, 200))} ${problem}`,
+  },
   /** The application type has no client secret (`spa`, `native`). */
-  noClientSecret: 'application_has_no_secret',
+  noClientSecret: { code: 'CONFLICT', reason: 'application_has_no_secret', message: 'This application type is public and has no client secret' },
   /** The sign-in the page tries to finish is unknown, expired, or of another browser. */
-  interactionNotFound: 'interaction_not_found',
+  interactionNotFound: {
+    code: 'UNAUTHORIZED', reason: 'interaction_not_found', message: 'This sign-in request is unknown or has expired; start again from the application',
+  },
+  /** The sign-in the page tries to finish was started for another account. */
+  interactionOfAnotherAccount: { code: 'UNAUTHORIZED', reason: 'interaction_not_found', message: 'This sign-in belongs to another account' },
   /** The application asked for a new sign-in (`prompt=login`, `max_age`): the session is older. */
-  freshSignInRequired: 'fresh_sign_in_required',
+  freshSignInRequired: { code: 'UNAUTHORIZED', reason: 'fresh_sign_in_required', message: 'The application asked for a new sign-in' },
   /**
    * Finishing a sign-in needs proof of the hosted session beyond its access token: the browser's
    * session-binding cookie or the session's current refresh token (docs/oidc.md "Sessions end everywhere").
    */
-  sessionProofRequired: 'session_proof_required',
-} as const;
+  sessionProofRequired: { code: 'UNAUTHORIZED', reason: 'session_proof_required', message: 'Sign in again on this device to continue to the application' },
+  /** No application of the tenant has this id. */
+  applicationNotFound: { code: 'NOT_FOUND', reason: REQUEST_REASONS.notFound, message: 'Application not found' },
+});
+
+/** The `details.reason` of each entry of OIDC_ERRORS, by entry name (for routers' `errorReasons`). */
+export const OIDC_REASONS = reasonsOf(OIDC_ERRORS);
 
 declare module '../../lib/errors.js' {
   interface ErrorReasonCatalogs {

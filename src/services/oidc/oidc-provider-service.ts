@@ -7,14 +7,13 @@ import Provider, { errors as oidcErrors, type GrantInstance, type InteractionDet
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import type { Tenant } from '../../entities/tenant.js';
-import { unauthorized } from '../../lib/errors.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
 import type { ApiResourceService, IndicatedResource } from '../access-control/api-resource-service.js';
 import type { RoleAssignmentService } from '../access-control/role-assignment-service.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { SessionService } from '../sessions/session-service.js';
 import type { ApplicationService } from './application-service.js';
-import { OIDC_REASONS } from './oidc-errors.js';
+import { OIDC_ERRORS } from './oidc-errors.js';
 import * as payloads from './oidc-payload-queries.js';
 import type { Locale } from '../../lib/locales.js';
 import { errorPage, logoutPage, signedOutPage, uiLocaleOf, type PageRequest } from './provider-pages.js';
@@ -217,14 +216,14 @@ export class OidcProviderService {
     const notBefore = freshSignInAfter(details);
     const authTime = Math.floor(session.authenticatedAt.getTime() / 1000);
     if (notBefore !== undefined && authTime < notBefore) {
-      throw unauthorized(OIDC_REASONS.freshSignInRequired, 'The application asked for a new sign-in');
+      throw OIDC_ERRORS.freshSignInRequired();
     }
     const clientId = typeof details.params.client_id === 'string' ? details.params.client_id : '';
     let result: Record<string, unknown>;
     if (details.prompt.name === 'login') {
       result = { login: { accountId: session.userId, ts: authTime, amr: session.method ? [session.method] : undefined, remember: true } };
     } else {
-      if (details.session?.accountId !== session.userId) throw unauthorized(OIDC_REASONS.interactionNotFound, 'This sign-in belongs to another account');
+      if (details.session?.accountId !== session.userId) throw OIDC_ERRORS.interactionOfAnotherAccount();
       const grant = grantAll(new provider.Grant({ accountId: session.userId, clientId }), resourcesOf(details.params), details.params.scope);
       result = { consent: { grantId: await grant.save() } };
     }
@@ -243,7 +242,7 @@ export class OidcProviderService {
     try {
       return await provider.interactionDetails(req, res);
     } catch {
-      throw unauthorized(OIDC_REASONS.interactionNotFound, 'This sign-in request is unknown or has expired; start again from the application');
+      throw OIDC_ERRORS.interactionNotFound();
     }
   }
 

@@ -1,15 +1,15 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { User } from '../../entities/user.js';
-import { conflict, notFound } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import { isUuid } from '../../lib/uuid.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { findLiveUserById } from '../users/user-queries.js';
-import { ORGANIZATION_REASONS } from './organization-errors.js';
+import { ORGANIZATION_ERRORS } from './organization-errors.js';
 import { deleteMembership, findMemberUsers, findOrganizationsOfUser, insertMembership, isMember, type MembershipOfUser } from './organization-membership-queries.js';
 import { findRoleNamesOfMembers, replaceMembershipRoles } from './organization-membership-role-queries.js';
 import { findOrganization } from './organization-queries.js';
 import type { OrganizationRoleService } from './organization-role-service.js';
+import { USER_ERRORS } from '../users/user-errors.js';
 
 export type { MembershipOfUser };
 
@@ -62,7 +62,7 @@ export class OrganizationMembershipService {
     await this.organization(tx, tenantId, organizationId);
     const roles = await this.roles.resolve(tx, tenantId, roleNames, { dropUnknown: via !== undefined });
     if (!(await insertMembership(tx, tenantId, organizationId, userId, new Date()))) {
-      throw conflict(ORGANIZATION_REASONS.alreadyMember, 'The user is a member of this organization already');
+      throw ORGANIZATION_ERRORS.alreadyMember();
     }
     await replaceMembershipRoles(tx, tenantId, organizationId, userId, roles.map((role) => role.id));
     const names = roles.map((role) => role.name).sort();
@@ -105,7 +105,7 @@ export class OrganizationMembershipService {
     return em.transactional(async (tx) => {
       await this.organization(tx, tenantId, organizationId);
       const user = await this.liveUser(tx, tenantId, userId);
-      if (!(await isMember(tx, tenantId, organizationId, userId, true))) throw notFound('Member not found');
+      if (!(await isMember(tx, tenantId, organizationId, userId, true))) throw ORGANIZATION_ERRORS.memberNotFound();
       const before = (await findRoleNamesOfMembers(tx, tenantId, organizationId, [userId])).get(userId) ?? [];
       const roles = await this.roles.resolve(tx, tenantId, roleNames);
       await replaceMembershipRoles(tx, tenantId, organizationId, userId, roles.map((role) => role.id));
@@ -127,7 +127,7 @@ export class OrganizationMembershipService {
   async remove(em: EntityManager, tenantId: string, organizationId: string, userId: string, actor: Actor, meta: RequestMeta): Promise<void> {
     await em.transactional(async (tx) => {
       await this.organization(tx, tenantId, organizationId);
-      if (!isUuid(userId) || !(await isMember(tx, tenantId, organizationId, userId, true))) throw notFound('Member not found');
+      if (!isUuid(userId) || !(await isMember(tx, tenantId, organizationId, userId, true))) throw ORGANIZATION_ERRORS.memberNotFound();
       const held = (await findRoleNamesOfMembers(tx, tenantId, organizationId, [userId])).get(userId) ?? [];
       await deleteMembership(tx, tenantId, organizationId, userId);
       await this.audit.record(tx, {
@@ -144,13 +144,13 @@ export class OrganizationMembershipService {
 
   /** @throws ApiError 404 `not_found`. */
   private async organization(em: EntityManager, tenantId: string, organizationId: string): Promise<void> {
-    if (!isUuid(organizationId) || !(await findOrganization(em, tenantId, organizationId))) throw notFound('Organization not found');
+    if (!isUuid(organizationId) || !(await findOrganization(em, tenantId, organizationId))) throw ORGANIZATION_ERRORS.organizationNotFound();
   }
 
   /** @throws ApiError 404 `not_found` for an unknown, deleted or other tenant's user. */
   private async liveUser(em: EntityManager, tenantId: string, userId: string): Promise<User> {
     const user = isUuid(userId) ? await findLiveUserById(em, tenantId, userId) : null;
-    if (!user) throw notFound('User not found');
+    if (!user) throw USER_ERRORS.userNotFound();
     return user;
   }
 }

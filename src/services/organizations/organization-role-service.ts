@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { OrganizationRole } from '../../entities/organization.js';
-import { badRequest, conflict, isUniqueViolation, notFound } from '../../lib/errors.js';
+import { isUniqueViolation } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import { isUuid } from '../../lib/uuid.js';
 import type { AuditService } from '../audit/audit-service.js';
-import { ORGANIZATION_REASONS } from './organization-errors.js';
+import { ORGANIZATION_ERRORS } from './organization-errors.js';
 import {
   deleteOrganizationRole, findOrganizationRole, findOrganizationRolesByName, findOrganizationRolesOfTenant, insertOrganizationRole,
   updateOrganizationRole,
@@ -19,7 +19,7 @@ export interface OrganizationRoleInput {
   permissions: string[];
 }
 
-const nameTaken = () => conflict(ORGANIZATION_REASONS.roleNameTaken, 'Another organization role has this name');
+const nameTaken = () => ORGANIZATION_ERRORS.roleNameTaken();
 
 /**
  * The tenant's organization-role template (docs/organizations.md "Roles"): the same roles in every
@@ -118,7 +118,7 @@ export class OrganizationRoleService {
     const known = new Set(roles.map((role) => role.name));
     const unknown = wanted.filter((name) => !known.has(name));
     if (unknown.length > 0 && !options.dropUnknown) {
-      throw badRequest(ORGANIZATION_REASONS.unknownRole, `Unknown organization role: ${unknown.map((name) => JSON.stringify(name)).join(', ')}`);
+      throw ORGANIZATION_ERRORS.unknownRole({ names: unknown });
     }
     return roles;
   }
@@ -126,7 +126,7 @@ export class OrganizationRoleService {
   /** @throws ApiError 404 `not_found`. */
   private async row(em: EntityManager, tenantId: string, id: string, forUpdate = false): Promise<OrganizationRole> {
     const row = isUuid(id) ? await findOrganizationRole(em, tenantId, id, forUpdate) : undefined;
-    if (!row) throw notFound('Organization role not found');
+    if (!row) throw ORGANIZATION_ERRORS.roleNotFound();
     return row;
   }
 }

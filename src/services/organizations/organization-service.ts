@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Organization } from '../../entities/organization.js';
-import { badRequest, notFound } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import { isUuid } from '../../lib/uuid.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { deleteOrganization, findOrganization, findOrganizationsAfter, insertOrganization, updateOrganization } from './organization-queries.js';
+import { USER_ERRORS } from '../users/user-errors.js';
+import { ORGANIZATION_ERRORS } from './organization-errors.js';
 
 /** Most organizations on one page of GET organizations. */
 export const ORGANIZATIONS_PAGE_MAX_LIMIT = 200;
@@ -42,7 +43,7 @@ function decodeCursor(cursor: string): [string, string] {
   } catch {
     // falls through to the refusal
   }
-  throw badRequest('invalid_cursor', 'The cursor is not one this list handed out');
+  throw USER_ERRORS.invalidCursor();
 }
 
 /**
@@ -129,7 +130,7 @@ export class OrganizationService {
   /** @throws ApiError 404 `not_found`. */
   private async row(em: EntityManager, tenantId: string, id: string, forUpdate = false): Promise<Organization> {
     const row = isUuid(id) ? await findOrganization(em, tenantId, id, forUpdate) : undefined;
-    if (!row) throw notFound('Organization not found');
+    if (!row) throw ORGANIZATION_ERRORS.organizationNotFound();
     return row;
   }
 }

@@ -15,7 +15,7 @@ import type { Config } from '../../config.js';
 import type { Passkey, PasskeyTransport } from '../../entities/passkey.js';
 import type { Tenant } from '../../entities/tenant.js';
 import type { User } from '../../entities/user.js';
-import { isUniqueViolation, unauthorized } from '../../lib/errors.js';
+import { isUniqueViolation } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import { constantTimeEqual, sha256Hex } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
@@ -23,7 +23,7 @@ import type { FactorChangeNotifier } from '../mfa/factor-change-notice.js';
 import { assertRecentSignIn, type EnrollingSession } from '../mfa/mfa-enrollment-service.js';
 import type { PasswordSignInService, SignIn } from '../sign-in/password-sign-in-service.js';
 import { findLiveUserByEmail, findLiveUserById } from '../users/user-queries.js';
-import { passkeyErrors, PASSKEY_REASONS } from './passkey-errors.js';
+import { PASSKEY_ERRORS, PASSKEY_REASONS } from './passkey-errors.js';
 import { assertMaySignIn } from '../users/sign-in-eligibility.js';
 import {
   advancePasskeyCounter, countPasskeysOfUser, deletePasskeyOfUser, findLiveOwnerEmailOfCredential, findPasskeyByCredentialId, findPasskeysOfUser,
@@ -32,6 +32,7 @@ import {
 import {
   deleteExpiredChallenges, deleteRegistrationChallenges, insertChallenge, spendAuthenticationChallenge, spendRegistrationChallenges,
 } from './webauthn-challenge-queries.js';
+import { SESSION_ERRORS } from '../sessions/session-errors.js';
 
 /** Seconds a registration or sign-in challenge stays usable: 5 minutes (also the ceremony timeout). */
 export const PASSKEY_CHALLENGE_TTL_SECONDS = 300;
@@ -175,7 +176,7 @@ export class PasskeyService {
     const user = await this.liveUser(em, tenant, session.userId);
     const challenges = await spendRegistrationChallenges(em, tenant.id, user.id);
     const challenge = challenges.find((c) => new Date(c.expiresAt).getTime() > Date.now());
-    if (!challenge) throw passkeyErrors.challengeInvalid(false);
+    if (!challenge) throw PASSKEY_ERRORS.challengeInvalid();
 
     let verification: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
     try {
@@ -188,10 +189,10 @@ export class PasskeyService {
         supportedAlgorithmIDs: SUPPORTED_ALGORITHMS,
       });
     } catch {
-      throw passkeyErrors.invalid(false);
+      throw PASSKEY_ERRORS.invalid();
     }
     const info = verification.registrationInfo;
-    if (!verification.verified || !info || !info.userVerified) throw passkeyErrors.invalid(false);
+    if (!verification.verified || !info || !info.userVerified) throw PASSKEY_ERRORS.invalid();
 
     const now = new Date();
     const passkey: Passkey = {
@@ -223,7 +224,7 @@ export class PasskeyService {
         await this.notices.notify(tx, tenant, user, 'passkey_added', actor);
       });
     } catch (err) {
-      if (isUniqueViolation(err)) throw passkeyErrors.alreadyRegistered();
+      if (isUniqueViolation(err)) throw PASSKEY_ERRORS.alreadyRegistered();
       throw err;
     }
     return toView(passkey);
@@ -250,7 +251,7 @@ export class PasskeyService {
     const user = await this.liveUser(em, tenant, session.userId);
     await em.transactional(async (tx) => {
       const deleted = await deletePasskeyOfUser(tx, tenant.id, user.id, passkeyId);
-      if (deleted === undefined) throw passkeyErrors.notFound();
+      if (deleted === undefined) throw PASSKEY_ERRORS.passkeyNotFound();
       await this.audit.record(tx, {
         tenantId: tenant.id,
         action: 'PasskeyDeleted',
@@ -305,7 +306,7 @@ export class PasskeyService {
    */
   async signIn(em: EntityManager, tenant: Tenant, challengeId: string, response: AuthenticationResponseJSON, meta: RequestMeta): Promise<SignIn> {
     const challenge = await spendAuthenticationChallenge(em, tenant.id, challengeId);
-    if (!challenge || new Date(challenge.expiresAt).getTime() <= Date.now()) throw passkeyErrors.challengeInvalid(true);
+    if (!challenge || new Date(challenge.expiresAt).getTime() <= Date.now()) throw PASSKEY_ERRORS.signInChallengeInvalid();
 
     const passkey = await findPasskeyByCredentialId(em, tenant.id, response.id);
     if (!passkey) return this.refuse(em, tenant, null, meta, 'unknown_credential');
@@ -347,7 +348,7 @@ export class PasskeyService {
         details: { passkeyId: passkey.id, storedCounter: Number(passkey.counter), presentedCounter: info.newCounter },
       });
       await this.notices.notify(em, tenant, user, 'passkey_clone_suspected', { type: 'user', id: user.id });
-      throw passkeyErrors.counterRegressed();
+      throw PASSKEY_ERRORS.counterRegressed();
     }
     const tokens = await this.auth.completeSignIn(em, tenant, user, 'passkey', meta, { passkeyId: passkey.id });
     return { user, tokens };
@@ -363,12 +364,12 @@ export class PasskeyService {
       meta,
       details: { reason: PASSKEY_REASONS.invalid, via: 'passkey', check: why, ...(passkey ? { passkeyId: passkey.id } : {}) },
     });
-    throw passkeyErrors.invalid(true);
+    throw PASSKEY_ERRORS.signInInvalid();
   }
 
   private async liveUser(em: EntityManager, tenant: Tenant, userId: string): Promise<User> {
     const user = await findLiveUserById(em, tenant.id, userId);
-    if (!user) throw unauthorized('session_revoked', 'The session has ended');
+    if (!user) throw SESSION_ERRORS.sessionRevoked();
     return user;
   }
 

@@ -5,7 +5,6 @@ import type { ApiKeyEnvironment } from '../../entities/api-key.js';
 import type { Session } from '../../entities/session.js';
 import { TenantSchema, type Tenant } from '../../entities/tenant.js';
 import { UserSchema, type User, type UserRole } from '../../entities/user.js';
-import { unauthorized } from '../../lib/errors.js';
 import { rowToEntity } from '../../db/rows.js';
 import { verifyAccessToken, type AccessTokenClaims, type AccessTokenFailure } from '../../security/access-token.js';
 import { sha256Hex } from '../../security/tokens.js';
@@ -13,6 +12,7 @@ import { findLiveTenantBySlug } from '../tenants/tenant-queries.js';
 import { assertMaySignIn } from '../users/sign-in-eligibility.js';
 import { findTenantWithSession, SESSION_FOUND, SESSION_REVOKED_AT, USER_COLUMN_PREFIX } from './session-queries.js';
 import { findApiKeyByHash, touchApiKeyLastUsed } from '../api-keys/api-key-queries.js';
+import { SESSION_ERRORS } from './session-errors.js';
 
 /** Plaintext API keys start with one of these (docs/api-rules.md "Resources"). */
 export const API_KEY_PREFIXES = ['ak_live_', 'ak_test_'] as const;
@@ -135,20 +135,20 @@ export class BearerAuthenticationService {
    */
   async authenticate(em: EntityManager, tenant: Tenant, authorization: string | undefined, sessionCheck: SessionCheck | undefined): Promise<Principal> {
     const token = bearerToken(authorization);
-    if (!token) throw unauthorized('missing_credential', 'A bearer token is required');
+    if (!token) throw SESSION_ERRORS.missingCredential();
     if (isApiKey(token)) return this.authenticateApiKey(em, tenant, token);
     return authenticateAccessToken(tenant, token, sessionCheck);
   }
 
   private async authenticateApiKey(em: EntityManager, tenant: Tenant, token: string): Promise<ApiKeyPrincipal> {
     const row = await findApiKeyByHash(em, sha256Hex(token));
-    if (!row) throw unauthorized('invalid_token', 'The API key is not valid');
-    if (row.tenantId !== tenant.id) throw unauthorized('tenant_mismatch', 'The API key belongs to another tenant');
-    if (row.revokedAt) throw unauthorized('api_key_revoked', 'The API key has been revoked');
+    if (!row) throw SESSION_ERRORS.invalidApiKey();
+    if (row.tenantId !== tenant.id) throw SESSION_ERRORS.apiKeyTenantMismatch();
+    if (row.revokedAt) throw SESSION_ERRORS.apiKeyRevoked();
     const now = Date.now();
     const expiresAt = epochMs(row.expiresAt);
     const lastUsedAt = epochMs(row.lastUsedAt);
-    if (expiresAt !== null && expiresAt <= now) throw unauthorized('api_key_expired', 'The API key has expired');
+    if (expiresAt !== null && expiresAt <= now) throw SESSION_ERRORS.apiKeyExpired();
     if (lastUsedAt === null || now - lastUsedAt > LAST_USED_WRITE_INTERVAL_MS) {
       // Throttled: at most one write per key per interval, off the request's critical path.
       touchApiKeyLastUsed(em, row.id, new Date(now), new Date(now - LAST_USED_WRITE_INTERVAL_MS))
@@ -164,13 +164,13 @@ export class BearerAuthenticationService {
  */
 function authenticateAccessToken(tenant: Tenant, token: string, check: SessionCheck | undefined): UserPrincipal {
   // The tenant middleware checks every request's token before this runs; another token is not checked.
-  if (!check || check.token !== token) throw unauthorized('invalid_token', 'The access token is not valid');
+  if (!check || check.token !== token) throw SESSION_ERRORS.invalidAccessToken();
   if (!check.verified) {
-    throw unauthorized(check.reason, check.reason === 'token_expired' ? 'The access token has expired' : 'The access token is not valid');
+    throw check.reason === 'token_expired' ? SESSION_ERRORS.accessTokenExpired() : SESSION_ERRORS.invalidAccessToken();
   }
   const { claims, row } = check;
-  if (claims.tid !== tenant.id) throw unauthorized('tenant_mismatch', 'The token belongs to another tenant');
-  if (!row || row.revokedAt || row.userDeletedAt) throw unauthorized('session_revoked', 'The session has ended');
+  if (claims.tid !== tenant.id) throw SESSION_ERRORS.tenantMismatch();
+  if (!row || row.revokedAt || row.userDeletedAt) throw SESSION_ERRORS.sessionRevoked();
   assertMaySignIn(row.status);
   return { kind: 'user', tenantId: tenant.id, userId: row.userId, sessionId: claims.sid, role: row.role };
 }

@@ -3,7 +3,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.js';
 import type { Tenant } from '../../entities/tenant.js';
 import type { User, UserRole } from '../../entities/user.js';
-import { notFound, unauthorized } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from '../../security/access-token.js';
 import type { Keyring } from '../../security/keyring.js';
@@ -15,6 +14,9 @@ import { findLiveSessionOfToken, findPresentedToken, isCurrentTokenOfSession, ro
 import {
   findLiveSessionAuthentication, findLiveSessionsOfUser, insertSessionWithFirstToken, revokeLiveSession, revokeLiveSessionsOfUser,
 } from './session-queries.js';
+import { SESSION_ERRORS } from './session-errors.js';
+import { SIGN_IN_ERRORS } from '../sign-in/sign-in-errors.js';
+import { USER_ERRORS } from '../users/user-errors.js';
 
 
 /**
@@ -171,7 +173,7 @@ export class SessionService {
     if (outcome.kind === 'issued') return { tokens: outcome.tokens, user: outcome.user };
     if (outcome.kind === 'owner_gone') {
       await this.revokeSession(em, tenant.id, outcome.sessionId, 'user_deleted', { type: 'system', id: null }, meta);
-      throw unauthorized('session_revoked', 'The session has ended');
+      throw SESSION_ERRORS.sessionRevoked();
     }
     if (answerKey) {
       // A concurrent exchange with the same key won the rotation and committed its answer.
@@ -240,7 +242,7 @@ export class SessionService {
 
   private async explainRefreshFailure(em: EntityManager, tenant: Tenant, tokenHash: string, meta: RequestMeta): Promise<never> {
     const row = await findPresentedToken(em, tenant.id, tokenHash);
-    if (!row) throw unauthorized('invalid_token', 'The refresh token is not valid');
+    if (!row) throw SESSION_ERRORS.invalidRefreshToken();
     if (row.rotatedAt) {
       await em.transactional(async (tx) => {
         const revoked = await this.revokeSession(tx, tenant.id, row.sessionId, 'refresh_token_reused', { type: 'system', id: null }, meta);
@@ -254,13 +256,13 @@ export class SessionService {
           details: { userId: row.userId, refreshTokenId: row.id },
         });
       });
-      throw unauthorized('refresh_token_reused', 'The refresh token was already used; the session has been ended');
+      throw SESSION_ERRORS.refreshTokenReused();
     }
-    if (row.revokedAt) throw unauthorized('session_revoked', 'The session has ended');
+    if (row.revokedAt) throw SESSION_ERRORS.sessionRevoked();
     if (row.userStatus === 'Pending' && new Date(row.expiresAt).getTime() > Date.now()) {
-      throw unauthorized('email_not_verified', 'The email address is not verified yet');
+      throw SIGN_IN_ERRORS.emailNotVerified();
     }
-    throw unauthorized('refresh_token_expired', 'The refresh token has expired');
+    throw SESSION_ERRORS.refreshTokenExpired();
   }
 
   /**
@@ -344,7 +346,7 @@ export class SessionService {
    * @throws ApiError 404 `not_found` when the user is not a live user of the tenant.
    */
   async listLiveOfLiveUser(em: EntityManager, tenantId: string, userId: string): Promise<LiveSession[]> {
-    if (!(await findLiveUserById(em, tenantId, userId))) throw notFound('User not found');
+    if (!(await findLiveUserById(em, tenantId, userId))) throw USER_ERRORS.userNotFound();
     return this.listLive(em, tenantId, userId);
   }
 
@@ -382,7 +384,7 @@ export class SessionService {
     meta: RequestMeta,
   ): Promise<void> {
     const ended = await em.transactional((tx) => this.revokeSession(tx, tenantId, sessionId, reason, actor, meta, userId));
-    if (!ended) throw notFound('Session not found');
+    if (!ended) throw SESSION_ERRORS.sessionNotFound();
   }
 
   /**

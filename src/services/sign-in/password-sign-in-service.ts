@@ -3,7 +3,7 @@ import type { Tenant } from '../../entities/tenant.js';
 import { newUser } from '../../entities/new-user.js';
 import type { User } from '../../entities/user.js';
 import { normalizeEmail } from '../../lib/email.js';
-import { conflict, isUniqueViolation, unauthorized } from '../../lib/errors.js';
+import { isUniqueViolation } from '../../lib/errors.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
 import { hashPassword, passwordNeedsRehash, verifyPassword } from '../../security/passwords.js';
 import type { AuditService } from '../audit/audit-service.js';
@@ -13,6 +13,7 @@ import { findLiveUserByEmail, insertUser, lockSignInPasswordHash, rehashPassword
 import { assertMaySignIn, refuseSuspended } from '../users/sign-in-eligibility.js';
 import { assertMaySignUp } from '../users/signup-policy.js';
 import { assertPasswordAllowed } from '../users/password-policy.js';
+import { SIGN_IN_ERRORS } from './sign-in-errors.js';
 
 /** A signed-in user with the tokens of the new session. */
 export interface SignIn {
@@ -47,7 +48,7 @@ export class PasswordSignInService {
         meta,
         details: { email: normalizeEmail(email), reason: 'invalid_credentials' },
       });
-      throw unauthorized('invalid_credentials', 'Invalid email or password');
+      throw SIGN_IN_ERRORS.invalidCredentials();
     }
     refuseSuspended(user.status);
     if (user.passwordHash && passwordNeedsRehash(user.passwordHash)) {
@@ -109,7 +110,7 @@ export class PasswordSignInService {
   private async assertPasswordUnchanged(tx: EntityManager, tenant: Tenant, user: User): Promise<void> {
     const stored = await lockSignInPasswordHash(tx, tenant.id, user.id);
     if (!stored || stored.passwordHash === null || stored.passwordHash !== user.passwordHash) {
-      throw unauthorized('invalid_credentials', 'Invalid email or password');
+      throw SIGN_IN_ERRORS.invalidCredentials();
     }
   }
 
@@ -166,7 +167,7 @@ export class PasswordSignInService {
       });
       return { user, tokens };
     } catch (err) {
-      if (isUniqueViolation(err)) throw conflict('email_taken', 'A user with this email already exists in the tenant');
+      if (isUniqueViolation(err)) throw SIGN_IN_ERRORS.emailTaken();
       throw err;
     }
   }

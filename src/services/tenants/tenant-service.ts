@@ -4,8 +4,8 @@ import { DEFAULT_TENANT_POLICIES, type Tenant } from '../../entities/tenant.js';
 import { newUser } from '../../entities/new-user.js';
 import type { User } from '../../entities/user.js';
 import { normalizeEmail } from '../../lib/email.js';
-import { badRequest, conflict, isUniqueViolation, unauthorized } from '../../lib/errors.js';
-import { TENANT_REASONS } from './tenant-errors.js';
+import { isUniqueViolation } from '../../lib/errors.js';
+import { TENANT_ERRORS } from './tenant-errors.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
 import { hashPassword } from '../../security/passwords.js';
 import type { AuditService } from '../audit/audit-service.js';
@@ -45,7 +45,7 @@ export class TenantService {
     const presented = /^Bearer[ \t]+(\S{1,1024})[ \t]*$/i.exec(authorization ?? '')?.[1] ?? '';
     const digest = (value: string) => createHash('sha256').update(value).digest();
     if (!timingSafeEqual(digest(presented), digest(creationToken))) {
-      throw unauthorized(TENANT_REASONS.creationTokenRequired, 'Creating a workspace needs the deployment\'s creation token');
+      throw TENANT_ERRORS.creationTokenRequired();
     }
   }
 
@@ -58,7 +58,7 @@ export class TenantService {
    */
   async create(em: EntityManager, input: CreateTenantInput, meta: RequestMeta): Promise<{ tenant: Tenant; user: User; tokens: IssuedTokens }> {
     const slug = slugify(input.name);
-    if (!slug) throw badRequest('invalid_name', 'The workspace name must contain a letter a–z (accents are fine) or a digit 0–9: its URL is made from them');
+    if (!slug) throw TENANT_ERRORS.invalidName();
     assertPasswordAllowed(DEFAULT_TENANT_POLICIES, input.password);
     const passwordHash = await hashPassword(input.password);
     const now = new Date();
@@ -108,7 +108,7 @@ export class TenantService {
       });
       return { tenant, user, tokens };
     } catch (err) {
-      if (isUniqueViolation(err)) throw conflict('slug_taken', `A tenant with the slug "${slug}" already exists`);
+      if (isUniqueViolation(err)) throw TENANT_ERRORS.slugTaken({ slug });
       throw err;
     }
   }

@@ -2,10 +2,10 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { MfaPolicy, SignupPolicy, Tenant } from '../../entities/tenant.js';
 import type { Locale } from '../../lib/locales.js';
 import { assertReadableButtonColour } from '../branding/branding.js';
-import { notFound } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { lockLiveTenant, updateTenant } from './tenant-queries.js';
+import { TENANT_ERRORS } from './tenant-errors.js';
 
 /** The settings an admin may change with PATCH tenant; every field optional. */
 export interface TenantSettingsPatch {
@@ -70,7 +70,7 @@ export class TenantSettingsService {
     }
     return em.transactional(async (tx) => {
       const tenant = await lockLiveTenant(tx, tenantId);
-      if (!tenant) throw notFound('Tenant not found', 'tenant_not_found');
+      if (!tenant) throw TENANT_ERRORS.tenantNotFound();
       const changes: Record<string, { from: unknown; to: unknown }> = {};
       const update: Partial<Tenant> = {};
       for (const field of Object.keys(SETTINGS) as SettingName[]) {

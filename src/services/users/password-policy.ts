@@ -1,7 +1,6 @@
 import type { Tenant } from '../../entities/tenant.js';
-import { badRequest } from '../../lib/errors.js';
 import { isCommonPassword } from '../../security/common-passwords.js';
-import { USER_REASONS } from './user-errors.js';
+import { USER_ERRORS } from './user-errors.js';
 
 /**
  * The workspace's password policy (docs/api-rules.md "Workspace policies"), checked wherever a
@@ -12,9 +11,9 @@ import { USER_REASONS } from './user-errors.js';
 export function assertPasswordAllowed(tenant: Pick<Tenant, 'passwordMinLength' | 'passwordRejectCommon'>, password: string): void {
   const minLength = tenant.passwordMinLength;
   if ([...password].length < minLength) {
-    throw badRequest(USER_REASONS.passwordTooShort, `The password must have at least ${minLength} characters`, { minLength });
+    throw USER_ERRORS.passwordTooShort({ minLength });
   }
   if (tenant.passwordRejectCommon && isCommonPassword(password)) {
-    throw badRequest(USER_REASONS.passwordTooCommon, 'This password is among the most common passwords; choose another');
+    throw USER_ERRORS.passwordTooCommon();
   }
 }

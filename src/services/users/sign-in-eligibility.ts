@@ -1,6 +1,5 @@
 import type { UserStatus } from '../../entities/user.js';
-import { unauthorized } from '../../lib/errors.js';
-import { SIGN_IN_REASONS } from '../sign-in/sign-in-errors.js';
+import { SIGN_IN_ERRORS } from '../sign-in/sign-in-errors.js';
 
 /**
  * The one rule of who may hold a session, whatever the method (password, passkey, provider, an
@@ -13,7 +12,7 @@ import { SIGN_IN_REASONS } from '../sign-in/sign-in-errors.js';
  * @throws ApiError 401 `user_suspended`.
  */
 export function refuseSuspended(status: UserStatus): void {
-  if (status === 'Suspended') throw unauthorized(SIGN_IN_REASONS.userSuspended, 'The account is suspended');
+  if (status === 'Suspended') throw SIGN_IN_ERRORS.userSuspended();
 }
 
 /**
@@ -22,5 +21,5 @@ export function refuseSuspended(status: UserStatus): void {
  */
 export function assertMaySignIn(status: UserStatus): void {
   refuseSuspended(status);
-  if (status === 'Pending') throw unauthorized(SIGN_IN_REASONS.emailNotVerified, 'The email address is not verified yet');
+  if (status === 'Pending') throw SIGN_IN_ERRORS.emailNotVerified();
 }

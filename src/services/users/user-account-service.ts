@@ -1,7 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Tenant } from '../../entities/tenant.js';
 import type { User } from '../../entities/user.js';
-import { conflict, notFound, unauthorized } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import { hashPassword, verifyPassword } from '../../security/passwords.js';
 import type { AuditService } from '../audit/audit-service.js';
@@ -10,6 +9,8 @@ import type { AccountTokenService } from '../lifecycle/account-token-service.js'
 import type { QueuedPersonalData } from '../jobs/queued-personal-data.js';
 import { assertPasswordAllowed } from './password-policy.js';
 import { findLiveUserById, lockActiveAdminIds, softDeleteUser, updatePasswordHash } from './user-queries.js';
+import { SIGN_IN_ERRORS } from '../sign-in/sign-in-errors.js';
+import { USER_ERRORS } from './user-errors.js';
 
 /** The signed-in user's own account: profile, deletion, password, sessions. */
 export class UserAccountService {
@@ -26,7 +27,7 @@ export class UserAccountService {
    */
   async getUser(em: EntityManager, tenantId: string, userId: string): Promise<User> {
     const user = await findLiveUserById(em, tenantId, userId);
-    if (!user) throw notFound('User not found');
+    if (!user) throw USER_ERRORS.userNotFound();
     return user;
   }
 
@@ -45,7 +46,7 @@ export class UserAccountService {
       const admins = await lockActiveAdminIds(tx, tenant.id);
       const user = await this.getUser(tx, tenant.id, userId);
       if (user.role === 'Admin' && user.status === 'Active' && admins.length <= 1) {
-        throw conflict('last_admin', 'The last active admin of a tenant cannot be removed');
+        throw USER_ERRORS.lastAdminLeaving();
       }
       const now = new Date();
       await softDeleteUser(tx, tenant.id, user.id, now);
@@ -99,7 +100,7 @@ export class UserAccountService {
         meta,
         details: { email: user.email, reason: 'invalid_credentials', via: 'password_change' },
       });
-      throw unauthorized('invalid_credentials', 'The current password is not correct');
+      throw SIGN_IN_ERRORS.wrongCurrentPassword();
     }
     const passwordHash = await hashPassword(newPassword);
     const actor: Actor = { type: 'user', id: user.id };

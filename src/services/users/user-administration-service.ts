@@ -4,7 +4,7 @@ import type { Tenant } from '../../entities/tenant.js';
 import type { User, UserRole } from '../../entities/user.js';
 import { newUser } from '../../entities/new-user.js';
 import { normalizeEmail } from '../../lib/email.js';
-import { badRequest, conflict, isUniqueViolation, notFound } from '../../lib/errors.js';
+import { isUniqueViolation } from '../../lib/errors.js';
 import { hashPassword } from '../../security/passwords.js';
 import type { AccountLockoutService } from '../rate-limits/account-lockout.js';
 import { ACCOUNT_FAILURES_ALL_IPS } from '../rate-limits/rate-limit-rules.js';
@@ -15,8 +15,8 @@ import type { SessionService } from '../sessions/session-service.js';
 import type { EmailVerificationService } from '../lifecycle/email-verification-service.js';
 import type { PasswordResetService } from '../lifecycle/password-reset-service.js';
 import { isUuid } from '../../lib/uuid.js';
-import { SIGN_IN_REASONS } from '../sign-in/sign-in-errors.js';
-import { USER_REASONS } from './user-errors.js';
+import { SIGN_IN_ERRORS } from '../sign-in/sign-in-errors.js';
+import { USER_ERRORS } from './user-errors.js';
 import {
   countLiveUsersWithEmail, findLiveUserById, insertUser, lockActiveAdminIds, lockDeletedUser, lockLiveUser, restoreUser, updateRoleAndStatus, updateCustomData,
 } from './user-queries.js';
@@ -63,7 +63,7 @@ export class UserAdministrationService {
   /** A live (not deleted) user of the tenant. @throws ApiError 404 `not_found`. */
   private async liveUser(em: EntityManager, tenant: Tenant, userId: string): Promise<User> {
     const user = isUuid(userId) ? await findLiveUserById(em, tenant.id, userId) : null;
-    if (!user) throw notFound('User not found');
+    if (!user) throw USER_ERRORS.userNotFound();
     return user;
   }
 
@@ -89,7 +89,7 @@ export class UserAdministrationService {
     try {
       await em.transactional(async (tx) => {
         if ((await countLiveUsersWithEmail(tx, tenant.id, user.email)) > 0) {
-          throw conflict(SIGN_IN_REASONS.emailTaken, 'A user with this email already exists in the workspace');
+          throw SIGN_IN_ERRORS.emailTaken();
         }
         await insertUser(tx, user);
         await this.audit.record(tx, {
@@ -99,7 +99,7 @@ export class UserAdministrationService {
         if (passwordHash === null) await this.passwordReset.mailTo(tx, tenant, user);
       });
     } catch (err) {
-      if (isUniqueViolation(err)) throw conflict(SIGN_IN_REASONS.emailTaken, 'A user with this email already exists in the workspace');
+      if (isUniqueViolation(err)) throw SIGN_IN_ERRORS.emailTaken();
       throw err;
     }
     return user;
@@ -137,7 +137,7 @@ export class UserAdministrationService {
   async sendVerificationMail(em: EntityManager, tenant: Tenant, userId: string, actor: Actor, meta: RequestMeta): Promise<void> {
     const user = await this.liveUser(em, tenant, userId);
     if (!(await this.emailVerification.send(em, tenant, user))) {
-      throw conflict(USER_REASONS.emailAlreadyVerified, 'This user has verified their email address already');
+      throw USER_ERRORS.emailAlreadyVerified();
     }
     await this.audit.record(em, { tenantId: tenant.id, action: 'UserVerificationMailSent', actor, target: { type: 'user', id: user.id }, meta, details: { email: user.email } });
   }
@@ -152,18 +152,18 @@ export class UserAdministrationService {
    *   409 `email_taken` when a live user of the tenant has the address now.
    */
   async restore(em: EntityManager, tenant: Tenant, userId: string, actor: Actor, meta: RequestMeta): Promise<User> {
-    if (!isUuid(userId)) throw notFound('User not found');
+    if (!isUuid(userId)) throw USER_ERRORS.userNotFound();
     return em.transactional(async (tx) => {
       const user = await lockDeletedUser(tx, tenant.id, userId);
-      if (!user) throw notFound('User not found');
+      if (!user) throw USER_ERRORS.userNotFound();
       const now = new Date();
-      if (user.deletedAt!.getTime() < now.getTime() - this.userRetentionDays * 86_400_000) throw notFound('User not found');
+      if (user.deletedAt!.getTime() < now.getTime() - this.userRetentionDays * 86_400_000) throw USER_ERRORS.userNotFound();
       const deletion = await findLatestSoftDeletion(tx, tenant.id, user.id);
       if (deletion?.actorType === 'user' && deletion.actorId === user.id) {
-        throw conflict(USER_REASONS.erasureRequestedByUser, 'This user deleted their own account; it cannot be restored');
+        throw USER_ERRORS.erasureRequestedByUser();
       }
       const taken = await countLiveUsersWithEmail(tx, tenant.id, user.email);
-      if (taken > 0) throw conflict(SIGN_IN_REASONS.emailTaken, 'A live user of the workspace has this email address now');
+      if (taken > 0) throw SIGN_IN_ERRORS.emailTakenSinceDeletion();
       await restoreUser(tx, tenant.id, user.id, now);
       await this.audit.record(tx, {
         tenantId: tenant.id, action: 'UserRestored', actor, target: { type: 'user', id: user.id }, meta,
@@ -186,21 +186,21 @@ export class UserAdministrationService {
   async change(em: EntityManager, tenant: Tenant, userId: string, change: UserAdministrationChange, actor: Actor, meta: RequestMeta): Promise<User> {
     const customDataJson = change.customData === undefined ? undefined : JSON.stringify(change.customData);
     if (customDataJson !== undefined && Buffer.byteLength(customDataJson, 'utf8') > CUSTOM_DATA_MAX_BYTES) {
-      throw badRequest(USER_REASONS.customDataTooLarge, `customData is larger than ${CUSTOM_DATA_MAX_BYTES} bytes as JSON`);
+      throw USER_ERRORS.customDataTooLarge({ maxBytes: CUSTOM_DATA_MAX_BYTES });
     }
     return em.transactional(async (tx) => {
       const admins = await lockActiveAdminIds(tx, tenant.id);
       const user = await lockLiveUser(tx, tenant.id, userId);
-      if (!user) throw notFound('User not found');
+      if (!user) throw USER_ERRORS.userNotFound();
       const role = change.role ?? user.role;
       const status = change.status ?? user.status;
       if (status === 'Active' && user.status === 'Pending') {
-        throw conflict(SIGN_IN_REASONS.emailNotVerified, 'This user becomes active by verifying their email address');
+        throw SIGN_IN_ERRORS.activatedByVerification();
       }
       const wasActiveAdmin = user.role === 'Admin' && user.status === 'Active';
       const staysActiveAdmin = role === 'Admin' && status === 'Active';
       if (wasActiveAdmin && !staysActiveAdmin && admins.length <= 1) {
-        throw conflict(USER_REASONS.lastAdmin, 'The last active admin of a workspace cannot be demoted or suspended');
+        throw USER_ERRORS.lastAdmin();
       }
       const now = new Date();
       const target = { type: 'user', id: user.id };

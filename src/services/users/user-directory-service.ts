@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { User } from '../../entities/user.js';
-import { badRequest } from '../../lib/errors.js';
 import { findLiveUsers, findLiveUsersAfter, type UserFilter } from './user-queries.js';
+import { USER_ERRORS } from './user-errors.js';
 
 /** Most users on one page of GET users. */
 export const USERS_PAGE_MAX_LIMIT = 1000;
@@ -36,7 +36,7 @@ function decodeCursor(cursor: string): [string, string] {
   } catch {
     // falls through to the refusal
   }
-  throw badRequest('invalid_cursor', 'The cursor is not one this list handed out');
+  throw USER_ERRORS.invalidCursor();
 }
 
 /** The tenant's user list for administrators (GET users; docs/decisions.md "Request path and code layout"). */

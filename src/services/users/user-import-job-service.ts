@@ -3,7 +3,6 @@ import { StringDecoder } from 'node:string_decoder';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Tenant } from '../../entities/tenant.js';
 import type { UserImportJob } from '../../entities/user-import.js';
-import { ApiError, notFound } from '../../lib/errors.js';
 import type { Actor } from '../../lib/request-meta.js';
 import type { ClaimedJob, JobQueue } from '../jobs/job-queue.js';
 import { findLiveTenantById } from '../tenants/tenant-queries.js';
@@ -11,7 +10,7 @@ import { insertImportErrors, findImportErrors } from './user-import-error-querie
 import { addImportJobProgress, deleteImportJob, findImportJob, finishImportJob, insertImportJob, lockImportJob, markImportJobReceived } from './user-import-job-queries.js';
 import { insertImportLines, takeImportLines } from './user-import-line-queries.js';
 import type { ImportUserReason, UserImportService } from './user-import-service.js';
-import { USER_REASONS } from './user-errors.js';
+import { USER_ERRORS } from './user-errors.js';
 
 /** Most lines one import job takes (the contract's 1,000,000). */
 export const IMPORT_JOB_MAX_LINES = 1_000_000;
@@ -82,13 +81,13 @@ export class UserImportJobService {
         pending = [];
       };
       for await (const line of ndjsonLines(body)) {
-        if (total >= IMPORT_JOB_MAX_LINES) throw new ApiError('PAYLOAD_TOO_LARGE', `At most ${IMPORT_JOB_MAX_LINES} lines`, { reason: USER_REASONS.importTooManyLines });
+        if (total >= IMPORT_JOB_MAX_LINES) throw USER_ERRORS.importTooManyLines({ maxLines: IMPORT_JOB_MAX_LINES });
         pending.push(line);
         total += 1;
         if (pending.length >= IMPORT_JOB_CHUNK_LINES) await flush();
       }
       await flush();
-      if (total === 0) throw new ApiError('BAD_REQUEST', 'The body holds no user', { reason: USER_REASONS.importEmpty });
+      if (total === 0) throw USER_ERRORS.importEmpty();
       await em.transactional(async (tx) => {
         await markImportJobReceived(tx, tenant.id, job.id, total);
         await this.queue.enqueue('users.import', { tenantId: tenant.id, importId: job.id } satisfies ImportJobPayload, { maxAttempts: IMPORT_JOB_MAX_ATTEMPTS }, tx);
@@ -106,7 +105,7 @@ export class UserImportJobService {
    */
   async get(em: EntityManager, tenantId: string, jobId: string): Promise<ImportJobView> {
     const job = await findImportJob(em, tenantId, jobId);
-    if (!job) throw notFound('No such import job');
+    if (!job) throw USER_ERRORS.importJobNotFound();
     return view(job);
   }
 
@@ -115,7 +114,7 @@ export class UserImportJobService {
    * @throws ApiError 404 `not_found` for an unknown id or another tenant's job.
    */
   async writeErrors(em: EntityManager, tenantId: string, jobId: string, sink: { write(chunk: string): Promise<void> }): Promise<void> {
-    if (!(await findImportJob(em, tenantId, jobId))) throw notFound('No such import job');
+    if (!(await findImportJob(em, tenantId, jobId))) throw USER_ERRORS.importJobNotFound();
     let after = -1;
     for (;;) {
       const page = await findImportErrors(em, jobId, after, IMPORT_JOB_CHUNK_LINES);
@@ -189,7 +188,7 @@ export class UserImportJobService {
 export async function* ndjsonLines(body: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
   const decoder = new StringDecoder('utf8');
   let rest = '';
-  const tooLong = () => new ApiError('BAD_REQUEST', `A line is longer than ${IMPORT_JOB_MAX_LINE_BYTES} bytes`, { reason: USER_REASONS.importLineTooLong });
+  const tooLong = () => USER_ERRORS.importLineTooLong({ maxLineBytes: IMPORT_JOB_MAX_LINE_BYTES });
   for await (const chunk of body) {
     rest += typeof chunk === 'string' ? chunk : decoder.write(chunk);
     let start = 0;

@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { IdpIdentitySchema } from '../../entities/idp.js';
 import type { User } from '../../entities/user.js';
-import { notFound } from '../../lib/errors.js';
 import type { RecoveryCodeService } from '../mfa/recovery-code-service.js';
 import { passkeysOf, type PasskeyView } from '../passkeys/passkey-service.js';
 import { findLiveUserById } from './user-queries.js';
+import { USER_ERRORS } from './user-errors.js';
 
 /** A link of the user to the workspace's external provider (the provider's `sub` is its id there). */
 export interface ProviderLinkView {
@@ -33,7 +33,7 @@ export class UserProfileService {
    */
   async profile(em: EntityManager, tenantId: string, userId: string): Promise<UserProfile> {
     const user = await findLiveUserById(em, tenantId, userId);
-    if (!user) throw notFound('User not found');
+    if (!user) throw USER_ERRORS.userNotFound();
     const passkeys = await passkeysOf(em, tenantId, userId);
     const recoveryCodesRemaining = await this.recoveryCodes.remaining(em, tenantId, userId);
     const links = await em.find(IdpIdentitySchema, { tenantId, userId }, { orderBy: { createdAt: 'asc' } });

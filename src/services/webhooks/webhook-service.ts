@@ -3,7 +3,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.js';
 import type { AuditAction } from '../../entities/audit-event.js';
 import type { Tenant } from '../../entities/tenant.js';
-import { badRequest, notFound } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import { isUuid } from '../../lib/uuid.js';
 import type { Keyring } from '../../security/keyring.js';
@@ -15,6 +14,7 @@ import { findAttemptsOfEndpoint } from './webhook-delivery-queries.js';
 import {
   deleteEndpoint, findEndpoint, findEndpointsOfTenant, insertEndpoint, rotateEndpointSecret, updateEndpoint, type WebhookEndpointRow,
 } from './webhook-endpoint-queries.js';
+import { WEBHOOK_ERRORS } from './webhook-errors.js';
 
 /** Seconds the previous signing secret keeps signing after a rotation (both signatures are sent). */
 export const SECRET_ROTATION_OVERLAP_SECONDS = 24 * 3600;
@@ -103,7 +103,7 @@ export class WebhookService {
 
   private assertUrl(url: string): void {
     const problem = webhookUrlProblem(url, this.config.webhookAllowPrivateTargets);
-    if (problem) throw badRequest('invalid_webhook_url', problem);
+    if (problem) throw WEBHOOK_ERRORS.invalidUrl({ problem });
   }
 
   /**
@@ -149,7 +149,7 @@ export class WebhookService {
         { url: next.url, eventTypes: next.eventTypes ? [...new Set(next.eventTypes)] : null, enabled: next.enabled },
         changes.enabled === true,
       );
-      if (!updated) throw notFound('Webhook not found');
+      if (!updated) throw WEBHOOK_ERRORS.webhookNotFound();
       await this.record(tx, tenant, actor, meta, id, { webhook: 'updated', url: next.url, eventTypes: next.eventTypes, enabled: next.enabled });
       return toEndpoint(updated);
     });
@@ -160,9 +160,9 @@ export class WebhookService {
    * @throws ApiError 404 for an unknown id.
    */
   async delete(em: EntityManager, tenant: Tenant, id: string, actor: Actor, meta: RequestMeta): Promise<void> {
-    if (!isUuid(id)) throw notFound('Webhook not found');
+    if (!isUuid(id)) throw WEBHOOK_ERRORS.webhookNotFound();
     await em.transactional(async (tx) => {
-      if (!(await deleteEndpoint(tx, tenant.id, id))) throw notFound('Webhook not found');
+      if (!(await deleteEndpoint(tx, tenant.id, id))) throw WEBHOOK_ERRORS.webhookNotFound();
       await this.record(tx, tenant, actor, meta, id, { webhook: 'deleted' });
     });
   }
@@ -174,11 +174,11 @@ export class WebhookService {
    * @throws ApiError 404 for an unknown id.
    */
   async rotateSecret(em: EntityManager, tenant: Tenant, id: string, actor: Actor, meta: RequestMeta): Promise<string> {
-    if (!isUuid(id)) throw notFound('Webhook not found');
+    if (!isUuid(id)) throw WEBHOOK_ERRORS.webhookNotFound();
     const secret = newSecret();
     await em.transactional(async (tx) => {
       const rotated = await rotateEndpointSecret(tx, tenant.id, id, this.keyring.encrypt(secret, secretAad(id)), SECRET_ROTATION_OVERLAP_SECONDS);
-      if (!rotated) throw notFound('Webhook not found');
+      if (!rotated) throw WEBHOOK_ERRORS.webhookNotFound();
       await this.record(tx, tenant, actor, meta, id, { webhook: 'secret_rotated', previousSecretValidSeconds: SECRET_ROTATION_OVERLAP_SECONDS });
     });
     return secret;
@@ -210,9 +210,9 @@ export class WebhookService {
 
   /** @throws ApiError 404 when the tenant has no endpoint with this id. */
   private async get(em: EntityManager, tenant: Tenant, id: string): Promise<WebhookEndpoint> {
-    if (!isUuid(id)) throw notFound('Webhook not found');
+    if (!isUuid(id)) throw WEBHOOK_ERRORS.webhookNotFound();
     const row = await findEndpoint(em, tenant.id, id);
-    if (!row) throw notFound('Webhook not found');
+    if (!row) throw WEBHOOK_ERRORS.webhookNotFound();
     return toEndpoint(row);
   }
 
