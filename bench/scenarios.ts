@@ -36,6 +36,8 @@ interface BenchTenant {
   id: string;
   adminId: string;
   adminToken: string;
+  /** The admin session's refresh token: the proof of the session that finishing a provider sign-in needs (docs/oidc.md "Sessions end everywhere"). */
+  adminRefreshToken: string;
 }
 
 interface SignedIn {
@@ -68,7 +70,9 @@ export class BenchFixture {
       admin: { email: `admin@${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}.bench.test`, password: BENCH_PASSWORD },
     });
     const slug = body.tenantSlug as string;
-    const tenant = { slug, id: await this.seeder.tenantIdOf(slug), adminId: body.user.id as string, adminToken: body.accessToken as string };
+    const tenant = {
+      slug, id: await this.seeder.tenantIdOf(slug), adminId: body.user.id as string, adminToken: body.accessToken as string, adminRefreshToken: body.refreshToken as string,
+    };
     this.tenants.set(name, tenant);
     return tenant;
   }
@@ -359,6 +363,44 @@ export function buildScenarios(fx: BenchFixture, argon2HashesPerSecond: () => nu
       description: 'POST /v1/{slug}/oidc/token grant_type=authorization_code with PKCE (a web application, HTTP Basic client auth), one fresh code each',
       prepare: () => prepareCodeExchange(fx),
     },
+    {
+      name: 'oidc-client-credentials-rbac',
+      ceiling: 'http',
+      description: `oidc-client-credentials for an API resource, the application holding ${RBAC_ROLES} roles of ${RBAC_PERMISSIONS_PER_ROLE} permissions each (a JWT with the granted ones)`,
+      async prepare() {
+        const tenant = await fx.tenant('Bench RBAC Machines');
+        const created = await api.request('POST', `/v1/${tenant.slug}/applications`, { name: 'bench rbac', type: 'm2m' }, tenant.adminToken);
+        if (created.status === 404) return { kind: 'skipped', reason: ROUTE_MISSING };
+        const body = created.body as { application: { id: string; clientId: string }; clientSecret: string };
+        const roleIds = await seedRoles(fx, tenant);
+        await api.expectOk('PUT', `/v1/${tenant.slug}/applications/${body.application.id}/roles`, { roleIds }, tenant.adminToken);
+        const basic = Buffer.from(`${encodeURIComponent(body.application.clientId)}:${encodeURIComponent(body.clientSecret)}`).toString('base64');
+        const form = new URLSearchParams({ grant_type: 'client_credentials', resource: RBAC_RESOURCE, scope: rbacScope() });
+        return {
+          kind: 'ready',
+          connections: options.connections,
+          requests: [
+            {
+              method: 'POST',
+              path: `/v1/${tenant.slug}/oidc/token`,
+              headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${basic}` },
+              body: form.toString(),
+            },
+          ],
+        };
+      },
+    },
+    {
+      name: 'oidc-code-exchange-rbac',
+      ceiling: 'http',
+      description: `oidc-code-exchange for an API resource, the person holding ${RBAC_ROLES} roles of ${RBAC_PERMISSIONS_PER_ROLE} permissions each (a JWT with the granted ones)`,
+      async prepare() {
+        const tenant = await fx.tenant('Bench RBAC People');
+        const roleIds = await seedRoles(fx, tenant);
+        await api.expectOk('PUT', `/v1/${tenant.slug}/users/${tenant.adminId}/roles`, { roleIds }, tenant.adminToken);
+        return prepareCodeExchange(fx, { tenantName: 'Bench RBAC People', resource: RBAC_RESOURCE, scope: rbacScope() });
+      },
+    },
   ];
   return all.filter((s) => options.scenarios.includes(s.name));
 }
@@ -438,6 +480,43 @@ class CookieJar {
   }
 }
 
+/**
+ * The API resource of the RBAC scenarios: RBAC_RESOURCE_PERMISSIONS permissions (an API resource's
+ * most), bundled into RBAC_ROLES overlapping roles of RBAC_PERMISSIONS_PER_ROLE permissions each.
+ */
+const RBAC_RESOURCE = 'https://api.bench.test/invoices';
+const RBAC_RESOURCE_PERMISSIONS = 200;
+const RBAC_ROLES = 20;
+const RBAC_PERMISSIONS_PER_ROLE = 50;
+
+/** The permission names of role `r` (from 0): 50 in a row, each role 10 further along the resource's 200. */
+function rbacPermissions(r: number): string[] {
+  return Array.from({ length: RBAC_PERMISSIONS_PER_ROLE }, (_, p) => `invoices:action${(r * 10 + p) % RBAC_RESOURCE_PERMISSIONS}`);
+}
+
+/** What the RBAC scenarios ask for: every other permission of the resource and 50 the resource lacks. */
+function rbacScope(): string {
+  const asked: string[] = [];
+  for (let i = 0; i < RBAC_RESOURCE_PERMISSIONS; i += 2) asked.push(`invoices:action${i}`);
+  for (let extra = 0; extra < 50; extra++) asked.push(`unknown:action${extra}`);
+  return asked.join(' ');
+}
+
+/** The RBAC resource and its RBAC_ROLES roles in `tenant` (once per tenant). @returns the role ids. */
+async function seedRoles(fx: BenchFixture, tenant: BenchTenant): Promise<string[]> {
+  const { api } = fx;
+  const permissions = Array.from({ length: RBAC_RESOURCE_PERMISSIONS }, (_, i) => ({ name: `invoices:action${i}` }));
+  await api.expectOk('POST', `/v1/${tenant.slug}/api-resources`, { name: 'Bench invoices', identifier: RBAC_RESOURCE, permissions }, tenant.adminToken);
+  const roleIds: string[] = [];
+  for (let r = 0; r < RBAC_ROLES; r++) {
+    const body = await api.expectOk('POST', `/v1/${tenant.slug}/roles`, {
+      name: `bench-role-${r}`, permissions: rbacPermissions(r).map((permission) => ({ resource: RBAC_RESOURCE, permission })),
+    }, tenant.adminToken);
+    roleIds.push((body.role as { id: string }).id);
+  }
+  return roleIds;
+}
+
 /** Codes a code-exchange run spends, one per request: about 2 s of exchanges, prepared within the codes' 60 s life. */
 const CODE_EXCHANGES = 1500;
 
@@ -446,9 +525,9 @@ const CODE_EXCHANGES = 1500;
  * the tenant admin played over HTTP (authorization request, the interaction completed with the admin's
  * hosted session, resume) up to the redirect carrying the code; the load exchanges each code once.
  */
-async function prepareCodeExchange(fx: BenchFixture): Promise<Prepared> {
+async function prepareCodeExchange(fx: BenchFixture, rbac?: { tenantName: string; resource: string; scope: string }): Promise<Prepared> {
   const { api, options } = fx;
-  const tenant = await fx.tenant('Bench Code Flow');
+  const tenant = await fx.tenant(rbac?.tenantName ?? 'Bench Code Flow');
   const redirectUri = 'https://app.example.com/callback';
   const created = await api.request('POST', `/v1/${tenant.slug}/applications`, { name: 'bench web', type: 'web', redirectUris: [redirectUri] }, tenant.adminToken);
   if (created.status === 404) return { kind: 'skipped', reason: ROUTE_MISSING };
@@ -461,8 +540,9 @@ async function prepareCodeExchange(fx: BenchFixture): Promise<Prepared> {
     const jar = new CookieJar();
     const verifier = oidc.randomPKCECodeVerifier();
     const query = new URLSearchParams({
-      client_id: clientId, response_type: 'code', redirect_uri: redirectUri, scope: 'openid', state: oidc.randomState(),
+      client_id: clientId, response_type: 'code', redirect_uri: redirectUri, scope: rbac ? `openid ${rbac.scope}` : 'openid', state: oidc.randomState(),
       code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+      ...(rbac ? { resource: rbac.resource } : {}),
     });
     let next = new URL(`${issuer}/auth?${query}`);
     for (let hop = 0; hop < 12; hop++) {
@@ -473,7 +553,11 @@ async function prepareCodeExchange(fx: BenchFixture): Promise<Prepared> {
       if (target.href.startsWith(redirectUri)) return { code: target.searchParams.get('code')!, verifier };
       if (/\/oidc\/interaction\/[^/?]+$/.test(target.pathname)) {
         await jar.request(target.href); // the hand-off to the hosted sign-in page
-        const complete = await jar.request(`${target.href}/complete`, { method: 'POST', headers: { authorization: `Bearer ${tenant.adminToken}` } });
+        const complete = await jar.request(`${target.href}/complete`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${tenant.adminToken}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ refreshToken: tenant.adminRefreshToken }),
+        });
         const done = (await complete.json()) as { redirectTo?: string };
         if (!done.redirectTo) throw new Error(`interaction complete answered ${complete.status}: ${JSON.stringify(done)}`);
         next = new URL(done.redirectTo, target);
@@ -498,7 +582,7 @@ async function prepareCodeExchange(fx: BenchFixture): Promise<Prepared> {
         path: `/v1/${tenant.slug}/oidc/token`,
         setupRequest(req: RawRequest) {
           const { code, verifier } = codes[next++ % codes.length]!;
-          const form = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier });
+          const form = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier, ...(rbac ? { resource: rbac.resource } : {}) });
           return { ...req, headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${basic}` }, body: form.toString() };
         },
       },
