@@ -343,6 +343,10 @@ describe.skipIf(!hasChromium)('console pages for roles, permissions and organiza
     await person.getByLabel('Choose a password').fill(PASSWORD);
     await person.getByRole('button', { name: 'Accept invite' }).click();
     await person.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+    // the account page lists the person's organizations with their roles there
+    const mine = person.getByRole('list', { name: 'Organizations you belong to' });
+    await mine.getByText('Globex', { exact: true }).waitFor();
+    await mine.getByText('Roles: Billing', { exact: true }).waitFor();
     const members = await api.get(`/v1/${tenant.slug}/organizations/${organizationId}/members`, { token: tenant.accessToken });
     expect(members.body.items.map((m: { user: { email: string }; roles: string[] }) => [m.user.email, m.roles])).toEqual([[member.email, ['Owner']], [invitee, ['Billing']]]);
     await admin.reload();

@@ -86,6 +86,7 @@ export function AccountPage() {
       {!user.totpEnrolled && <TotpEnrolment slug={slug} onRecoveryCodes={setRecoveryCodes} />}
       {user.totpEnrolled && <TotpOff slug={slug} onOff={() => setRecoveryCodes(null)} />}
       {user.totpEnrolled && <RecoveryCodes slug={slug} codes={recoveryCodes} onRecoveryCodes={setRecoveryCodes} />}
+      <Organizations slug={slug} />
       <Passkeys slug={slug} />
       <ChangeEmail slug={slug} passwordSet={user.passwordSet} />
       <ChangePassword slug={slug} />
@@ -131,6 +132,33 @@ function TotpEnrolment({ slug, onRecoveryCodes }: { slug: string; onRecoveryCode
 }
 
 /** Passkeys of the user (docs/passkeys.md): list, add (browser WebAuthn ceremony), delete. */
+/**
+ * The organizations the person belongs to, with their organization roles there (GET
+ * me/organizations, docs/organizations.md); nothing for a person in none.
+ */
+function Organizations({ slug }: { slug: string }) {
+  const { t, i18n } = useTranslation('account');
+  const list = useQuery({ queryKey: ['my-organizations', slug], queryFn: () => trpc.me.organizations.query({ tenantSlug: slug }) });
+  if (list.error) return <ErrorAlert error={toFormError(list.error)} />;
+  if (!list.data || list.data.items.length === 0) return null;
+  const names = new Intl.ListFormat(i18n.language, { type: 'conjunction' });
+  return (
+    <section aria-labelledby="organizations-heading" className="panel">
+      <h2 id="organizations-heading">{t('organizations.title')}</h2>
+      <ul aria-label={t('organizations.list')}>
+        {list.data.items.map((organization) => (
+          <li key={organization.id}>
+            <strong>{organization.name}</strong>{' '}
+            <span className="muted">
+              {organization.roles.length > 0 ? t('organizations.roles', { roles: names.format(organization.roles) }) : t('organizations.noRoles')}
+            </span>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 function Passkeys({ slug }: { slug: string }) {
   const { t } = useTranslation('account');
   const queryClient = useQueryClient();

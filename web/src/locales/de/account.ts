@@ -34,6 +34,12 @@ export const account: Translation<typeof english> = {
     yesTurnOff: 'Ja, ausschalten',
     cancel: 'Abbrechen',
   },
+  organizations: {
+    title: 'Ihre Organisationen',
+    list: 'Organisationen, denen Sie angehören',
+    noRoles: 'keine Organisationsrolle',
+    roles: 'Rollen: {{roles}}',
+  },
   passkeys: {
     title: 'Passkeys',
     list: 'Ihre Passkeys',

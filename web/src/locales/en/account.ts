@@ -31,6 +31,12 @@ export const account = {
     yesTurnOff: 'Yes, turn it off',
     cancel: 'Cancel',
   },
+  organizations: {
+    title: 'Your organizations',
+    list: 'Organizations you belong to',
+    noRoles: 'no organization role',
+    roles: 'Roles: {{roles}}',
+  },
   passkeys: {
     title: 'Passkeys',
     list: 'Your passkeys',

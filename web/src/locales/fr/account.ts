@@ -34,6 +34,12 @@ export const account: Translation<typeof english> = {
     yesTurnOff: 'Oui, la désactiver',
     cancel: 'Annuler',
   },
+  organizations: {
+    title: 'Vos organisations',
+    list: 'Organisations dont vous êtes membre',
+    noRoles: 'aucun rôle d’organisation',
+    roles: 'Rôles : {{roles}}',
+  },
   passkeys: {
     title: 'Clés d’accès',
     list: 'Vos clés d’accès',
