@@ -38,7 +38,8 @@ describe('README walk-through', () => {
 
   it('runs the administration block as written after it', async () => {
     const [, admin] = walkthroughBlocks().map((b) => b.replaceAll('http://localhost:3000', server.url));
-    const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', admin!], { timeout: 60_000 });
+    // the block goes on in the first block's shell: BASE is what the first set
+    const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', admin!], { timeout: 60_000, env: { ...process.env, BASE: server.url } });
     // invite accepted (a session with tenantSlug), an API key shown once, the audit log read back
     expect(stdout).toContain('"tenantSlug":"acme-inc"');
     expect(stdout).toContain('"email":"colleague@acme.test"');
