@@ -1,25 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Mailer } from '../../src/services/mail/mailer.js';
 import { InviteService } from '../../src/services/invites/invite-service.js';
 import { findLiveTenantBySlug } from '../../src/services/tenants/tenant-queries.js';
-import { Api, createTenant, unique } from '../helpers/api.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { createTenant, unique } from '../helpers/api.js';
+import { useTestServer } from '../helpers/suite.js';
 
 /**
  * Below HTTP: an invite and its mail commit together (docs/events.md "Mail"). The service runs with
  * the instance's real database, audit and organizations, and a mailer whose queue refuses the mail.
  */
 
-let server: TestServer;
-let api: Api;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  api = new Api(server.url);
-});
-afterAll(async () => {
-  await server?.close();
-});
+const suite = useTestServer();
 
 /** The instance's mailer, except that queueing a mail fails as a refused insert would. */
 function refusingMailer(real: Mailer): Mailer {
@@ -30,6 +21,7 @@ function refusingMailer(real: Mailer): Mailer {
 
 describe('InviteService.create', () => {
   it('leaves no invite and no audit entry when its mail cannot be queued, and queues both when it can', async () => {
+    const { api, server } = suite;
     const tenant = await createTenant(api);
     const { services } = server;
     const em = services.orm.em.fork();
