@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 
 /** Every scenario the suite knows, in the order they run. */
-export const SCENARIO_NAMES = ['health', 'me-trpc', 'me', 'refresh', 'users-list', 'users-search', 'audit', 'audit-activity', 'login', 'me-during-login', 'login+totp', 'signup', 'oidc-client-credentials', 'oidc-code-exchange', 'oidc-client-credentials-rbac', 'oidc-code-exchange-rbac'] as const;
+export const SCENARIO_NAMES = ['health', 'me-trpc', 'me', 'refresh', 'users-list', 'users-search', 'audit', 'audit-activity', 'login', 'me-during-login', 'login+totp', 'signup', 'oidc-client-credentials', 'oidc-code-exchange', 'oidc-client-credentials-resource', 'oidc-client-credentials-rbac', 'oidc-code-exchange-resource', 'oidc-code-exchange-rbac'] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
 /**

@@ -364,42 +364,28 @@ export function buildScenarios(fx: BenchFixture, argon2HashesPerSecond: () => nu
       prepare: () => prepareCodeExchange(fx),
     },
     {
+      name: 'oidc-client-credentials-resource',
+      ceiling: 'http',
+      description: 'oidc-client-credentials for an API resource of 200 permissions, asking for 150, holding no role (a JWT with none): the baseline of -rbac',
+      prepare: () => prepareResourceClientCredentials(fx, false),
+    },
+    {
       name: 'oidc-client-credentials-rbac',
       ceiling: 'http',
-      description: `oidc-client-credentials for an API resource, the application holding ${RBAC_ROLES} roles of ${RBAC_PERMISSIONS_PER_ROLE} permissions each (a JWT with the granted ones)`,
-      async prepare() {
-        const tenant = await fx.tenant('Bench RBAC Machines');
-        const created = await api.request('POST', `/v1/${tenant.slug}/applications`, { name: 'bench rbac', type: 'm2m' }, tenant.adminToken);
-        if (created.status === 404) return { kind: 'skipped', reason: ROUTE_MISSING };
-        const body = created.body as { application: { id: string; clientId: string }; clientSecret: string };
-        const roleIds = await seedRoles(fx, tenant);
-        await api.expectOk('PUT', `/v1/${tenant.slug}/applications/${body.application.id}/roles`, { roleIds }, tenant.adminToken);
-        const basic = Buffer.from(`${encodeURIComponent(body.application.clientId)}:${encodeURIComponent(body.clientSecret)}`).toString('base64');
-        const form = new URLSearchParams({ grant_type: 'client_credentials', resource: RBAC_RESOURCE, scope: rbacScope() });
-        return {
-          kind: 'ready',
-          connections: options.connections,
-          requests: [
-            {
-              method: 'POST',
-              path: `/v1/${tenant.slug}/oidc/token`,
-              headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${basic}` },
-              body: form.toString(),
-            },
-          ],
-        };
-      },
+      description: `oidc-client-credentials-resource with the application holding ${RBAC_ROLES} roles of ${RBAC_PERMISSIONS_PER_ROLE} permissions each (a JWT with the granted ones)`,
+      prepare: () => prepareResourceClientCredentials(fx, true),
+    },
+    {
+      name: 'oidc-code-exchange-resource',
+      ceiling: 'http',
+      description: 'oidc-code-exchange for an API resource of 200 permissions, asking for 150, holding no role: the baseline of -rbac',
+      prepare: () => prepareResourceCodeExchange(fx, false),
     },
     {
       name: 'oidc-code-exchange-rbac',
       ceiling: 'http',
-      description: `oidc-code-exchange for an API resource, the person holding ${RBAC_ROLES} roles of ${RBAC_PERMISSIONS_PER_ROLE} permissions each (a JWT with the granted ones)`,
-      async prepare() {
-        const tenant = await fx.tenant('Bench RBAC People');
-        const roleIds = await seedRoles(fx, tenant);
-        await api.expectOk('PUT', `/v1/${tenant.slug}/users/${tenant.adminId}/roles`, { roleIds }, tenant.adminToken);
-        return prepareCodeExchange(fx, { tenantName: 'Bench RBAC People', resource: RBAC_RESOURCE, scope: rbacScope() });
-      },
+      description: `oidc-code-exchange-resource with the person holding ${RBAC_ROLES} roles of ${RBAC_PERMISSIONS_PER_ROLE} permissions each (a JWT with the granted ones)`,
+      prepare: () => prepareResourceCodeExchange(fx, true),
     },
   ];
   return all.filter((s) => options.scenarios.includes(s.name));
@@ -515,6 +501,43 @@ async function seedRoles(fx: BenchFixture, tenant: BenchTenant): Promise<string[
     roleIds.push((body.role as { id: string }).id);
   }
   return roleIds;
+}
+
+/**
+ * client_credentials for RBAC_RESOURCE asking for rbacScope(): an m2m application in a tenant of its
+ * own holding every seeded role (`withRoles`), or none (the baseline).
+ */
+async function prepareResourceClientCredentials(fx: BenchFixture, withRoles: boolean): Promise<Prepared> {
+  const { api, options } = fx;
+  const tenant = await fx.tenant(withRoles ? 'Bench RBAC Machines' : 'Bench Resource Machines');
+  const created = await api.request('POST', `/v1/${tenant.slug}/applications`, { name: 'bench rbac', type: 'm2m' }, tenant.adminToken);
+  if (created.status === 404) return { kind: 'skipped', reason: ROUTE_MISSING };
+  const body = created.body as { application: { id: string; clientId: string }; clientSecret: string };
+  const roleIds = await seedRoles(fx, tenant);
+  if (withRoles) await api.expectOk('PUT', `/v1/${tenant.slug}/applications/${body.application.id}/roles`, { roleIds }, tenant.adminToken);
+  const basic = Buffer.from(`${encodeURIComponent(body.application.clientId)}:${encodeURIComponent(body.clientSecret)}`).toString('base64');
+  const form = new URLSearchParams({ grant_type: 'client_credentials', resource: RBAC_RESOURCE, scope: rbacScope() });
+  return {
+    kind: 'ready',
+    connections: options.connections,
+    requests: [
+      {
+        method: 'POST',
+        path: `/v1/${tenant.slug}/oidc/token`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${basic}` },
+        body: form.toString(),
+      },
+    ],
+  };
+}
+
+/** The code exchange for RBAC_RESOURCE asking for rbacScope(), the signed-in admin holding every seeded role (`withRoles`) or none. */
+async function prepareResourceCodeExchange(fx: BenchFixture, withRoles: boolean): Promise<Prepared> {
+  const tenantName = withRoles ? 'Bench RBAC People' : 'Bench Resource People';
+  const tenant = await fx.tenant(tenantName);
+  const roleIds = await seedRoles(fx, tenant);
+  if (withRoles) await fx.api.expectOk('PUT', `/v1/${tenant.slug}/users/${tenant.adminId}/roles`, { roleIds }, tenant.adminToken);
+  return prepareCodeExchange(fx, { tenantName, resource: RBAC_RESOURCE, scope: rbacScope() });
 }
 
 /** Codes a code-exchange run spends, one per request: about 2 s of exchanges, prepared within the codes' 60 s life. */
