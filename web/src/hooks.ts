@@ -1,4 +1,4 @@
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, type QueryClient } from '@tanstack/react-query';
 import { useParams, useSearch } from '@tanstack/react-router';
 import { useEffect, useState } from 'react';
 import { restoreSession, trpc } from './api';
@@ -51,4 +51,16 @@ export function usePageTitle(page: string): void {
   useEffect(() => {
     document.title = workspace ? `${page} · ${workspace}` : `${page} · Tenant Identity`;
   }, [page, workspace]);
+}
+
+/**
+ * Drops every cached answer about the person or the administration of workspace `slug` (their
+ * sessions, users, audit, the TOTP QR code...), keeping only the public sign-in options. Called on
+ * sign-out and sign-in, so that the next person at this browser never sees the last one's data, not
+ * even for the moment a refetch takes.
+ */
+export function forgetPersonData(queryClient: QueryClient, slug: string): void {
+  queryClient.removeQueries({
+    predicate: (query) => query.queryKey[0] === 'totp-qr' || (query.queryKey[1] === slug && query.queryKey[0] !== 'sign-in-options'),
+  });
 }

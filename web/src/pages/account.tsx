@@ -5,7 +5,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatDate, formatDateTime, formatNumber } from '../i18n';
 import { forgetSession, PasskeyPromptError, toFormError, toPasskeyError, trpc } from '../api';
-import { useMe, usePageTitle, useSignedIn, useSignInOptions, useSlug } from '../hooks';
+import { forgetPersonData, useMe, usePageTitle, useSignedIn, useSignInOptions, useSlug } from '../hooks';
 import { deviceName } from '../device-name';
 import { ErrorAlert, Field, formValue, Notice, RecoveryCodeList, TotpSecret } from '../ui';
 import { ResendVerification } from './auth';
@@ -23,7 +23,7 @@ export function SignedInLayout() {
     mutationFn: () => trpc.browser.logout.mutate({ tenantSlug: slug }),
     onSettled: async () => {
       forgetSession(slug);
-      queryClient.removeQueries({ queryKey: ['me', slug] });
+      forgetPersonData(queryClient, slug);
       queryClient.setQueryData(['session', slug], false);
       await navigate({ to: '/app/$slug/sign-in', params: { slug } });
     },

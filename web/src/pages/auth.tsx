@@ -6,7 +6,7 @@ import { Trans, useTranslation } from 'react-i18next';
 import { currentAccessToken, PasskeyPromptError, rememberSession, restoreSession, toFormError, toPasskeyError, trpc, type FormError } from '../api';
 import { applyApplicationLanguage } from '../language';
 import { finishInteraction, interactionInfo, rememberInteraction, takeInteraction } from '../oidc-interaction';
-import { useLinkToken, usePageTitle, useSignInOptions, useSlug } from '../hooks';
+import { forgetPersonData, useLinkToken, usePageTitle, useSignInOptions, useSlug } from '../hooks';
 import { Card, ErrorAlert, Field, formValue, Notice, RecoveryCodeList, TotpSecret } from '../ui';
 
 type SecondFactor = 'totp' | 'email';
@@ -26,7 +26,7 @@ function useSignedInNavigation(slug: string) {
   const queryClient = useQueryClient();
   return async (session: { accessToken: string; accessTokenExpiresIn: number }, tenantSlug = slug) => {
     rememberSession(tenantSlug, session);
-    queryClient.removeQueries({ queryKey: ['me', tenantSlug] });
+    forgetPersonData(queryClient, tenantSlug);
     queryClient.setQueryData(['session', tenantSlug], true);
     const uid = takeInteraction(tenantSlug);
     if (uid) {
