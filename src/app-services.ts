@@ -32,6 +32,10 @@ import { BearerAuthenticationService } from './services/sessions/bearer-authenti
 import { IdpProviderClient } from './services/idp/idp-provider-client.js';
 import { IdpService } from './services/idp/idp-service.js';
 import { IssuerChangeNotifier } from './services/idp/issuer-change-notice.js';
+import { SamlService } from './services/sso/saml-service.js';
+import { SsoConnectionNotifier } from './services/sso/sso-connection-notice.js';
+import { SsoConnectionService } from './services/sso/sso-connection-service.js';
+import { SsoSignInService } from './services/sso/sso-sign-in-service.js';
 import { EmailOtpService } from './services/mfa/email-otp-service.js';
 import { InviteService } from './services/invites/invite-service.js';
 import { LogoService } from './services/branding/logo-service.js';
@@ -146,6 +150,12 @@ export interface AppServices {
   organizationMembers: OrganizationMembershipService;
   /** Each tenant as an OpenID Provider (docs/oidc.md). */
   oidc: OidcProviderService;
+  /** Enterprise single sign-on connections (docs/sso.md "Connections"). */
+  ssoConnections: SsoConnectionService;
+  /** SAML 2.0 service provider: metadata, AuthnRequests, the assertion consumer service (docs/sso.md). */
+  saml: SamlService;
+  /** The end of a single sign-on: the person, their organization, the session (docs/sso.md "Who is signed in"). */
+  ssoSignIn: SsoSignInService;
   /** Named readiness probes for `GET /ready`; each rejects when its dependency does not answer. */
   readiness: Map<string, () => Promise<void>>;
   /** Prometheus metrics when `METRICS_ENABLED` (served on `METRICS_PORT`, docs/operations.md "Metrics"). */
@@ -229,6 +239,7 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
   const organizationMembers = new OrganizationMembershipService(organizationRoles, audit);
   const accounts = new UserAccountService(sessions, audit, accountTokens, queuedPersonalData);
   const mfaChallenges = new MfaChallengeService(auth, mfa);
+  const ssoConnections = new SsoConnectionService(config, organizationRoles, audit, new SsoConnectionNotifier(mailer, logger));
   const emailVerification = new EmailVerificationService(config, accountTokens, audit);
   const passwordReset = new PasswordResetService(config, accountTokens, sessions, emailVerification, audit, accountCredentials);
   // A pooled connection the server has just dropped fails once and is discarded: the probe tries a
@@ -299,6 +310,9 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     organizationRoles,
     organizationMembers,
     oidc: new OidcProviderService(config, orm, applications, signingKeys, sessions, audit, logger, { apiResources, roleAssignments }),
+    ssoConnections,
+    saml: new SamlService(keyring, ssoConnections, audit),
+    ssoSignIn: new SsoSignInService(keyring, auth, mfa, mfaChallenges, organizationMembers, accountCredentials, audit),
     disposers,
     readiness,
   };

@@ -20,6 +20,7 @@ export const AUDIT_ACTIONS = [
   'UsersImported',
   'OrganizationCreated', 'OrganizationUpdated', 'OrganizationDeleted', 'OrganizationRoleCreated', 'OrganizationRoleUpdated', 'OrganizationRoleDeleted',
   'OrganizationMemberAdded', 'OrganizationMemberRemoved', 'OrganizationMemberRolesChanged',
+  'SsoConnectionCreated', 'SsoConnectionUpdated', 'SsoConnectionDeleted',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 export const ACTOR_TYPES = ['user', 'api_key', 'system'] as const;

@@ -17,6 +17,7 @@ import { WebhookDeliverySchema, WebhookEndpointSchema } from './webhook.js';
 import { PasskeySchema } from './passkey.js';
 import { RefreshTokenSchema } from './refresh-token.js';
 import { SessionSchema } from './session.js';
+import { SsoAssertionSchema, SsoAuthRequestSchema, SsoConnectionDomainSchema, SsoConnectionSchema } from './sso.js';
 import { TenantSchema, TenantSlugReservationSchema } from './tenant.js';
 import { UserSchema } from './user.js';
 import { UserImportErrorSchema, UserImportJobSchema, UserImportLineSchema } from './user-import.js';
@@ -39,6 +40,7 @@ export * from './webhook.js';
 export * from './passkey.js';
 export * from './refresh-token.js';
 export * from './session.js';
+export * from './sso.js';
 export * from './tenant.js';
 export * from './user.js';
 export * from './user-import.js';
@@ -53,4 +55,5 @@ export const ENTITIES = [
   TenantSlugReservationSchema,
   UserImportJobSchema, UserImportLineSchema, UserImportErrorSchema,
   OrganizationSchema, OrganizationRoleSchema, OrganizationMembershipSchema, OrganizationMembershipRoleSchema,
+  SsoConnectionSchema, SsoConnectionDomainSchema, SsoAuthRequestSchema, SsoAssertionSchema,
 ];

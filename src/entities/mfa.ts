@@ -1,7 +1,7 @@
 import { EntitySchema } from '@mikro-orm/core';
 
-/** How the first factor of a pending sign-in was proved; only the external provider today. */
-export type FirstFactor = 'idp';
+/** How the first factor of a pending sign-in was proved: the external provider, or an enterprise SSO connection. */
+export type FirstFactor = 'idp' | 'sso';
 
 /**
  * The pending second step of a sign-in whose first factor involved no password (docs/mfa.md): a

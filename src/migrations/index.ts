@@ -25,6 +25,7 @@ import { Migration20261126120000_access_control } from './Migration2026112612000
 import { Migration20261126130000_user_import } from './Migration20261126130000_user_import.js';
 import { Migration20261126140000_workspace_policies } from './Migration20261126140000_workspace_policies.js';
 import { Migration20261126150000_organizations } from './Migration20261126150000_organizations.js';
+import { Migration20261126160000_sso_connections } from './Migration20261126160000_sso_connections.js';
 
 /**
  * Every committed migration, in the order it is applied. Listed explicitly so the same list runs
@@ -57,4 +58,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261126130000_user_import', class: Migration20261126130000_user_import },
   { name: 'Migration20261126140000_workspace_policies', class: Migration20261126140000_workspace_policies },
   { name: 'Migration20261126150000_organizations', class: Migration20261126150000_organizations },
+  { name: 'Migration20261126160000_sso_connections', class: Migration20261126160000_sso_connections },
 ];

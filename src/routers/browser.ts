@@ -1,6 +1,7 @@
 import { tenantProcedure } from '../middleware/tenant.js';
 import { z } from 'zod';
 import { clearIdpBindingCookie, readIdpBindingCookie, setIdpBindingCookie } from '../middleware/idp-binding-cookie.js';
+import { clearSsoBindingCookie, readSsoBindingCookie } from '../middleware/sso-binding-cookie.js';
 import { clearRefreshCookie, clearSessionBindingCookie, readRefreshCookie, wantsRefreshCookie } from '../middleware/refresh-cookie.js';
 import { router } from '../trpc.js';
 import { callbackInput } from './idp.js';
@@ -82,6 +83,25 @@ export const browserRouter = router({
       clearIdpBindingCookie(ctx.req, ctx.res, ctx.tenant.slug);
       const { user, tokens } = await ctx.services.idp.callback(ctx.em, ctx.tenant, params, ctx.meta, binding, true);
       return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens));
+    }),
+
+  /**
+   * Completes an enterprise single sign-on from the page `/app/{slug}/sso-callback` with the
+   * completion code the assertion consumer service put in the fragment (docs/sso.md): accepted only
+   * with the `sso_binding_{slug}` cookie of the browser that started it (401 `browser_mismatch`),
+   * once, within 2 minutes (401 `sso_completion_invalid`). Answers the session (refresh token in the
+   * cookie) and the `returnTo` path given to `sso/start`; 401 `mfa_required` as a provider sign-in.
+   * The binding cookie is deleted whatever the outcome.
+   */
+  ssoComplete: tenantProcedure
+    .input(z.object({ code: z.string().min(1).max(256) }))
+    .output(sessionOutput.extend({ returnTo: z.string().nullable() }))
+    .mutation(async ({ ctx, input }) => {
+      requireCookieTransport(ctx.req);
+      const binding = readSsoBindingCookie(ctx.req, ctx.tenant.slug);
+      clearSsoBindingCookie(ctx.req, ctx.res, ctx.tenant.slug);
+      const { user, tokens, returnTo } = await ctx.services.ssoSignIn.complete(ctx.em, ctx.tenant, input.code, binding, ctx.meta);
+      return { ...deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens)), returnTo };
     }),
 
   /**

@@ -6,6 +6,7 @@ import { auditRouter } from './audit.js';
 import { authRouter } from './auth.js';
 import { browserRouter } from './browser.js';
 import { idpRouter } from './idp.js';
+import { ssoRouter } from './sso.js';
 import { invitesRouter } from './invites.js';
 import { meRouter } from './me.js';
 import { mfaRouter } from './mfa.js';
@@ -27,6 +28,7 @@ export const appRouter = router({
   auth: authRouter,
   me: meRouter,
   idp: idpRouter,
+  sso: ssoRouter,
   mfa: mfaRouter,
   invites: invitesRouter,
   apiKeys: apiKeysRouter,

@@ -48,16 +48,17 @@ export class OrganizationMembershipService {
   }
 
   /**
-   * Adds the membership inside the caller's transaction (the admin route, an accepted invitation),
-   * audits `OrganizationMemberAdded` (with `details.via` when given). An accepted invitation
-   * (`via`) leaves out the roles deleted since it was sent instead of failing.
+   * Adds the membership inside the caller's transaction (the admin route, an accepted invitation, a
+   * first single sign-on), audits `OrganizationMemberAdded` (with `details.via` when given). An
+   * accepted invitation or a connection's default roles (`via`) leave out the roles deleted since
+   * instead of failing.
    * @returns the role names the membership holds, sorted.
    * @throws ApiError 404 `not_found` for an unknown organization, 400 `unknown_organization_role`,
    *   409 `already_member`.
    */
   async join(
     tx: EntityManager, tenantId: string, organizationId: string, userId: string, roleNames: string[], actor: Actor, meta: RequestMeta,
-    via?: { inviteId: string },
+    via?: { inviteId: string } | { ssoConnectionId: string },
   ): Promise<string[]> {
     await this.organization(tx, tenantId, organizationId);
     const roles = await this.roles.resolve(tx, tenantId, roleNames, { dropUnknown: via !== undefined });
@@ -68,7 +69,7 @@ export class OrganizationMembershipService {
     const names = roles.map((role) => role.name).sort();
     await this.audit.record(tx, {
       tenantId, action: 'OrganizationMemberAdded', actor, target: { type: 'organization', id: organizationId }, meta,
-      details: { userId, roles: names, ...(via ? { via: 'invite', inviteId: via.inviteId } : {}) },
+      details: { userId, roles: names, ...(via ? ('inviteId' in via ? { via: 'invite', inviteId: via.inviteId } : { via: 'sso', connectionId: via.ssoConnectionId }) : {}) },
     });
     return names;
   }

@@ -46,6 +46,7 @@ const AUDIT_ACTION_SET: Record<AuditAction, true> = {
   OrganizationCreated: true, OrganizationUpdated: true, OrganizationDeleted: true,
   OrganizationRoleCreated: true, OrganizationRoleUpdated: true, OrganizationRoleDeleted: true,
   OrganizationMemberAdded: true, OrganizationMemberRemoved: true, OrganizationMemberRolesChanged: true,
+  SsoConnectionCreated: true, SsoConnectionUpdated: true, SsoConnectionDeleted: true,
 };
 export const AUDIT_ACTIONS = Object.keys(AUDIT_ACTION_SET) as AuditAction[];
 

@@ -88,4 +88,11 @@ export const mailDe: Translation<typeof mailEn> = {
     advice:
       'Wenn diese Änderung nicht abgesprochen war, entfernen Sie sofort die Zugangsdaten des Anbieters in den Einstellungen der Konsole, beenden Sie die darüber geöffneten Sitzungen und prüfen Sie das Audit-Protokoll.',
   },
+  ssoConnectionChanged: {
+    subject: 'Eine Single-Sign-on-Verbindung wurde geändert ({{workspace}})',
+    created: '{{changedBy}} hat die Single-Sign-on-Verbindung „{{name}}“ zu {{workspace}} hinzugefügt: Personen von {{domains}} melden sich jetzt bei {{provider}} an.',
+    updated: '{{changedBy}} hat die Single-Sign-on-Verbindung „{{name}}“ von {{workspace}} geändert: Personen von {{domains}} melden sich bei {{provider}} an.',
+    deleted: '{{changedBy}} hat die Single-Sign-on-Verbindung „{{name}}“ aus {{workspace}} entfernt.',
+    advice: 'Wer eine Verbindung kontrolliert, entscheidet, wer sich für ihre Domains anmeldet. Wenn diese Änderung nicht abgesprochen war, entfernen Sie die Verbindung sofort in der Konsole und prüfen Sie das Audit-Protokoll.',
+  },
 };

@@ -89,4 +89,11 @@ export const mailEn = {
     advice:
       'If this change was not agreed, remove the provider’s credentials in the console’s settings right away, end the sessions opened through it, and review the audit log.',
   },
+  ssoConnectionChanged: {
+    subject: 'A single sign-on connection was changed ({{workspace}})',
+    created: '{{changedBy}} added the single sign-on connection “{{name}}” to {{workspace}}: people of {{domains}} now sign in at {{provider}}.',
+    updated: '{{changedBy}} changed the single sign-on connection “{{name}}” of {{workspace}}: people of {{domains}} sign in at {{provider}}.',
+    deleted: '{{changedBy}} removed the single sign-on connection “{{name}}” from {{workspace}}.',
+    advice: 'Whoever controls a connection decides who signs in for its domains. If this change was not agreed, remove the connection in the console right away and review the audit log.',
+  },
 } as const;

@@ -88,4 +88,11 @@ export const mailFr: Translation<typeof mailEn> = {
     advice:
       'Si ce changement n’était pas convenu, supprimez immédiatement les identifiants du fournisseur dans les paramètres de la console, fermez les sessions ouvertes par ce biais et consultez le journal d’audit.',
   },
+  ssoConnectionChanged: {
+    subject: 'Une connexion d’authentification unique a été modifiée ({{workspace}})',
+    created: '{{changedBy}} a ajouté la connexion d’authentification unique « {{name}} » à {{workspace}} : les personnes de {{domains}} se connectent désormais chez {{provider}}.',
+    updated: '{{changedBy}} a modifié la connexion d’authentification unique « {{name}} » de {{workspace}} : les personnes de {{domains}} se connectent chez {{provider}}.',
+    deleted: '{{changedBy}} a supprimé la connexion d’authentification unique « {{name}} » de {{workspace}}.',
+    advice: 'Qui contrôle une connexion décide qui se connecte pour ses domaines. Si cette modification n’a pas été convenue, supprimez la connexion dans la console immédiatement et examinez le journal d’audit.',
+  },
 };

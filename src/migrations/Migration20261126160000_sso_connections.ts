@@ -1,0 +1,74 @@
+import { Migration } from '@mikro-orm/migrations';
+
+/**
+ * Enterprise single sign-on (docs/sso.md): a customer company's SAML 2.0 identity provider per connection.
+ * - `sso_connection`: one connection of the tenant, with the identity provider's entity id, its
+ *   HTTP-Redirect SingleSignOnService URL and signing certificates (PEM, a JSON array), the
+ *   organization its people join, and whether its provider's sign-in counts as multi-factor.
+ * - `sso_connection_domain`: the email domains routed to a connection; a domain belongs to one
+ *   connection of the tenant (the primary key).
+ * - `sso_auth_request`: one AuthnRequest this service sent (its SAML `ID`, for `InResponseTo`), bound
+ *   to the browser that started it (SHA-256 of the binding cookie); after the ACS verified the
+ *   response, it holds the verified identity (keyring ciphertext) until the browser completes the
+ *   sign-in with the single-use completion code (stored as its SHA-256).
+ * - `sso_assertion`: the ids of accepted assertions until they expire, so that none is accepted twice.
+ */
+export class Migration20261126160000_sso_connections extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`create table sso_connection (
+      id uuid primary key,
+      tenant_id uuid not null references tenant (id) on delete cascade,
+      name varchar(100) not null,
+      protocol varchar(8) not null check (protocol in ('saml')),
+      organization_id uuid null references organization (id) on delete set null,
+      default_organization_roles jsonb not null default '[]',
+      provider_performs_mfa boolean not null default false,
+      saml_idp_entity_id varchar(1024) not null,
+      saml_sso_url varchar(2048) not null,
+      saml_certificates jsonb not null,
+      created_at timestamptz not null,
+      updated_at timestamptz not null
+    );`);
+    this.addSql('create index sso_connection_tenant_idx on sso_connection (tenant_id, created_at, id);');
+    this.addSql(`create table sso_connection_domain (
+      tenant_id uuid not null references tenant (id) on delete cascade,
+      domain varchar(253) not null,
+      connection_id uuid not null references sso_connection (id) on delete cascade,
+      primary key (tenant_id, domain)
+    );`);
+    this.addSql('create index sso_connection_domain_connection_idx on sso_connection_domain (connection_id);');
+    this.addSql(`create table sso_auth_request (
+      id uuid primary key,
+      tenant_id uuid not null references tenant (id) on delete cascade,
+      connection_id uuid not null references sso_connection (id) on delete cascade,
+      request_id varchar(128) not null,
+      browser_binding_hash varchar(64) not null,
+      return_to varchar(2048) null,
+      created_at timestamptz not null,
+      expires_at timestamptz not null,
+      consumed_at timestamptz null,
+      completion_hash varchar(64) null,
+      identity_enc text null,
+      completion_expires_at timestamptz null,
+      completed_at timestamptz null
+    );`);
+    this.addSql('create unique index sso_auth_request_request_unique on sso_auth_request (tenant_id, connection_id, request_id);');
+    this.addSql('create unique index sso_auth_request_completion_unique on sso_auth_request (completion_hash);');
+    this.addSql('create index sso_auth_request_expiry_idx on sso_auth_request (tenant_id, expires_at);');
+    this.addSql(`create table sso_assertion (
+      connection_id uuid not null references sso_connection (id) on delete cascade,
+      assertion_id varchar(256) not null,
+      tenant_id uuid not null references tenant (id) on delete cascade,
+      expires_at timestamptz not null,
+      primary key (connection_id, assertion_id)
+    );`);
+    this.addSql('create index sso_assertion_expiry_idx on sso_assertion (tenant_id, expires_at);');
+  }
+
+  override async down(): Promise<void> {
+    this.addSql('drop table if exists sso_assertion;');
+    this.addSql('drop table if exists sso_auth_request;');
+    this.addSql('drop table if exists sso_connection_domain;');
+    this.addSql('drop table if exists sso_connection;');
+  }
+}

@@ -1,0 +1,179 @@
+import { z } from 'zod';
+import { adminProcedure } from '../middleware/auth.js';
+import { newSsoBinding, setSsoBindingCookie } from '../middleware/sso-binding-cookie.js';
+import { tenantProcedure } from '../middleware/tenant.js';
+import type { SsoConnectionView } from '../services/sso/sso-connection-service.js';
+import { SSO_ERRORS } from '../services/sso/sso-errors.js';
+import { router } from '../trpc.js';
+import { displayName, email, emailDomain, OK, okOutput, timestampOutput } from './schemas.js';
+
+const tags = ['enterprise sso'];
+const readErrors = { 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or connection', 429: 'Rate limited' };
+const changeErrors = {
+  ...readErrors,
+  401: 'Not signed in, or a sign-in older than 10 minutes (`reauthentication_required`)',
+  403: 'Not an admin, or an API key (`admin_session_required`)',
+};
+const changeReasons = { 401: ['reauthentication_required'], 403: ['admin_session_required'] } as const;
+
+const certificateOutput = z.object({
+  pem: z.string(), subject: z.string(), notAfter: timestampOutput, fingerprintSha256: z.string(),
+});
+
+/** A connection as the API shows it (docs/sso.md "Connections"). */
+export const ssoConnectionOutput = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    protocol: z.literal('saml'),
+    domains: z.array(z.string()),
+    organizationId: z.string().nullable(),
+    defaultOrganizationRoles: z.array(z.string()),
+    providerPerformsMfa: z.boolean().meta({ description: 'True: a sign-in through this connection counts as multi-factor (the provider asks for a second factor)' }),
+    saml: z.object({ idpEntityId: z.string(), ssoUrl: z.string(), certificates: z.array(certificateOutput) }),
+    sp: z.object({
+      entityId: z.string().meta({ description: 'The service provider entity id (Audience) to enter at the identity provider' }),
+      acsUrl: z.string().meta({ description: 'The assertion consumer service URL (HTTP-POST binding)' }),
+      metadataUrl: z.string(),
+    }),
+    createdAt: timestampOutput,
+    updatedAt: timestampOutput,
+  })
+  .meta({ id: 'SsoConnection' });
+
+function toOutput(view: SsoConnectionView): z.infer<typeof ssoConnectionOutput> {
+  return {
+    ...view,
+    saml: { ...view.saml, certificates: view.saml.certificates.map((cert) => ({ ...cert, notAfter: cert.notAfter.toISOString() })) },
+    createdAt: view.createdAt.toISOString(),
+    updatedAt: view.updatedAt.toISOString(),
+  };
+}
+
+const samlInput = z.union([
+  z.object({ metadataXml: z.string().min(1).max(256 * 1024).meta({ description: 'The identity provider\'s SAML metadata (XML)' }) }).strict(),
+  z.object({
+    entityId: z.string().trim().min(1).max(1024),
+    ssoUrl: z.string().trim().min(1).max(2048).meta({ description: 'SingleSignOnService URL, HTTP-Redirect binding' }),
+    certificate: z.string().min(1).max(16 * 1024).meta({ description: 'Signing certificate, PEM or base64' }),
+  }).strict(),
+]);
+
+const connectionFields = {
+  name: displayName(100),
+  domains: z.array(emailDomain).min(1).max(50),
+  organizationId: z.uuid().nullable().optional(),
+  defaultOrganizationRoles: z.array(z.string().min(1).max(64)).max(50).optional(),
+  providerPerformsMfa: z.boolean().optional(),
+  saml: samlInput,
+};
+
+const idInput = z.object({ id: z.uuid() });
+
+/** The signed-in Admin changing a connection; an API key is refused (docs/sso.md "Who may change a connection"). */
+function adminSession(principal: { kind: string; userId?: string; sessionId?: string }): { userId: string; sessionId: string } {
+  if (principal.kind !== 'user' || principal.userId === undefined || principal.sessionId === undefined) throw SSO_ERRORS.adminSessionRequired();
+  return { userId: principal.userId, sessionId: principal.sessionId };
+}
+
+/** `/v1/{tenantSlug}/sso-connections*` and `sso/start`: enterprise single sign-on (docs/sso.md). */
+export const ssoRouter = router({
+  list: adminProcedure
+    .meta({ openapi: { method: 'GET', path: '/v1/{tenantSlug}/sso-connections', protect: true, tags, summary: 'List the enterprise SSO connections, oldest first', errorResponses: readErrors } })
+    .output(z.object({ items: z.array(ssoConnectionOutput) }))
+    .query(async ({ ctx }) => ({ items: (await ctx.services.ssoConnections.list(ctx.em, ctx.tenant)).map(toOutput) })),
+
+  get: adminProcedure
+    .meta({
+      openapi: { method: 'GET', path: '/v1/{tenantSlug}/sso-connections/{id}', protect: true, tags, summary: 'Read one SSO connection', errorResponses: { ...readErrors, 400: 'id is not a UUID' } },
+      errorReasons: { 404: ['not_found'] },
+    })
+    .input(idInput)
+    .output(z.object({ connection: ssoConnectionOutput }))
+    .query(async ({ ctx, input }) => ({ connection: toOutput(await ctx.services.ssoConnections.get(ctx.em, ctx.tenant, input.id)) })),
+
+  create: adminProcedure
+    .meta({
+      openapi: {
+        method: 'POST', path: '/v1/{tenantSlug}/sso-connections', protect: true, tags,
+        summary: 'Connect a customer company\'s SAML identity provider for its email domains',
+        description:
+          '`saml` is the provider\'s metadata XML, or its entity id, single sign-on URL (HTTP-Redirect) and signing certificate. ' +
+          'A domain belongs to one connection of the workspace (409 `sso_domain_taken`). With `organizationId`, a person\'s first ' +
+          'sign-in makes them a member with `defaultOrganizationRoles`. Needs a signed-in Admin whose sign-in is less than 10 minutes ' +
+          'old (API keys 403 `admin_session_required`); audited (`SsoConnectionCreated`) and mailed to the other Admins. The answer ' +
+          'holds `sp`: the values to enter at the identity provider.',
+        errorResponses: {
+          ...changeErrors, 400: 'Invalid input (`invalid_saml_metadata`, `invalid_saml_certificate`, `invalid_sso_url`, `unknown_organization_role`)',
+          404: 'Unknown tenant or organization', 409: 'A domain of another connection (`sso_domain_taken`)',
+        },
+      },
+      errorReasons: {
+        ...changeReasons, 400: ['invalid_saml_metadata', 'invalid_saml_certificate', 'invalid_sso_url', 'unknown_organization_role'], 404: ['not_found'], 409: ['sso_domain_taken'],
+      },
+    })
+    .input(z.object({ ...connectionFields, protocol: z.literal('saml') }))
+    .output(z.object({ connection: ssoConnectionOutput }))
+    .mutation(async ({ ctx, input }) => {
+      const by = adminSession(ctx.principal);
+      const { tenantSlug: _slug, ...fields } = input;
+      return { connection: toOutput(await ctx.services.ssoConnections.create(ctx.em, ctx.tenant, fields, by, ctx.meta)) };
+    }),
+
+  update: adminProcedure
+    .meta({
+      openapi: {
+        method: 'PATCH', path: '/v1/{tenantSlug}/sso-connections/{id}', protect: true, tags,
+        summary: 'Change an SSO connection (each field given replaces the stored one)',
+        errorResponses: { ...changeErrors, 400: 'Invalid input', 409: 'A domain of another connection (`sso_domain_taken`)' },
+      },
+      errorReasons: {
+        ...changeReasons, 400: ['invalid_saml_metadata', 'invalid_saml_certificate', 'invalid_sso_url', 'unknown_organization_role'], 404: ['not_found'], 409: ['sso_domain_taken'],
+      },
+    })
+    .input(idInput.extend({
+      name: connectionFields.name.optional(), domains: connectionFields.domains.optional(), organizationId: connectionFields.organizationId,
+      defaultOrganizationRoles: connectionFields.defaultOrganizationRoles, providerPerformsMfa: connectionFields.providerPerformsMfa, saml: samlInput.optional(),
+    }))
+    .output(z.object({ connection: ssoConnectionOutput }))
+    .mutation(async ({ ctx, input }) => {
+      const by = adminSession(ctx.principal);
+      const { tenantSlug: _slug, id, ...patch } = input;
+      return { connection: toOutput(await ctx.services.ssoConnections.update(ctx.em, ctx.tenant, id, patch, by, ctx.meta)) };
+    }),
+
+  delete: adminProcedure
+    .meta({
+      openapi: { method: 'DELETE', path: '/v1/{tenantSlug}/sso-connections/{id}', protect: true, tags, summary: 'Delete an SSO connection (its people keep their accounts)', errorResponses: changeErrors },
+      errorReasons: { ...changeReasons, 404: ['not_found'] },
+    })
+    .input(idInput)
+    .output(okOutput)
+    .mutation(async ({ ctx, input }) => {
+      await ctx.services.ssoConnections.delete(ctx.em, ctx.tenant, input.id, adminSession(ctx.principal), ctx.meta);
+      return OK;
+    }),
+
+  start: tenantProcedure
+    .meta({
+      openapi: {
+        method: 'POST', path: '/v1/{tenantSlug}/sso/start', tags,
+        summary: 'Start a single sign-on for an email address of a connection\'s domain',
+        description:
+          'Answers the identity provider URL to send the browser to (an AuthnRequest, HTTP-Redirect binding), and sets the HttpOnly ' +
+          '`sso_binding_{tenantSlug}` cookie: the sign-in completes only in the browser that holds it. The provider posts its answer to the ' +
+          'connection\'s assertion consumer service, which sends the browser to the hosted page `/app/{tenantSlug}/sso-callback`. ' +
+          '`returnTo`: a path of this service to open afterwards.',
+        errorResponses: { 400: 'Invalid input', 404: 'Unknown tenant, or no connection for the address\'s domain (`sso_connection_not_found`)', 429: 'Rate limited' },
+      },
+      errorReasons: { 404: ['sso_connection_not_found'] },
+    })
+    .input(z.object({ email, returnTo: z.string().max(2048).regex(/^\/(?![/\\])[^\s\\]*$/, 'must be a path of this service').optional() }))
+    .output(z.object({ redirectUrl: z.url() }))
+    .mutation(async ({ ctx, input }) => {
+      const binding = newSsoBinding();
+      const redirectUrl = await ctx.services.saml.start(ctx.em, ctx.tenant, input.email, binding, input.returnTo);
+      setSsoBindingCookie(ctx.req, ctx.res, ctx.tenant.slug, binding);
+      return { redirectUrl };
+    }),
+});

@@ -1,0 +1,162 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { newUser } from '../../entities/new-user.js';
+import type { Tenant } from '../../entities/tenant.js';
+import type { User } from '../../entities/user.js';
+import { isUniqueViolation } from '../../lib/errors.js';
+import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import type { Keyring } from '../../security/keyring.js';
+import { constantTimeEqual, sha256Hex } from '../../security/tokens.js';
+import type { AuditService } from '../audit/audit-service.js';
+import { deleteIdentity, insertIdentity, lockIdentity, touchIdentityLogin } from '../idp/idp-identity-queries.js';
+import type { MfaChallengeService } from '../mfa/mfa-challenge-service.js';
+import { MFA_ERRORS } from '../mfa/mfa-errors.js';
+import type { MfaService } from '../mfa/mfa-service.js';
+import { isMember } from '../organizations/organization-membership-queries.js';
+import type { OrganizationMembershipService } from '../organizations/organization-membership-service.js';
+import type { PasswordSignInService, SignIn } from '../sign-in/password-sign-in-service.js';
+import type { AccountCredentialService } from '../users/account-credentials.js';
+import { refuseSuspended } from '../users/sign-in-eligibility.js';
+import { findLiveUserByEmail, findUserById, insertUser, setEmailVerifiedByProvider } from '../users/user-queries.js';
+import { ssoIdentityAssociatedData, verifiedSsoIdentity, type VerifiedSsoIdentity } from './saml-service.js';
+import { spendSsoCompletion } from './sso-auth-request-queries.js';
+import type { SsoConnectionWithDomains } from './sso-connection-queries.js';
+import { findConnection } from './sso-connection-queries.js';
+import { SSO_ERRORS } from './sso-errors.js';
+
+/** A completed single sign-on: the session, and where the browser asked to go afterwards. */
+export interface SsoSignIn extends SignIn {
+  returnTo: string | null;
+}
+
+/**
+ * The end of an enterprise single sign-on (docs/sso.md "Who is signed in"): the browser that started
+ * it brings the completion code; the verified identity becomes a user (found by its provider link,
+ * or the account of that address, linked, or a new one), joins the connection's organization on
+ * first sign-in, and gets a session under the workspace's MFA policy.
+ */
+export class SsoSignInService {
+  constructor(
+    private readonly keyring: Keyring,
+    private readonly auth: PasswordSignInService,
+    private readonly mfa: MfaService,
+    private readonly challenges: MfaChallengeService,
+    private readonly memberships: OrganizationMembershipService,
+    private readonly credentials: AccountCredentialService,
+    private readonly audit: AuditService,
+  ) {}
+
+  /**
+   * Spends the completion code (single use, {@link SSO_COMPLETION_TTL_SECONDS}) and signs the
+   * person in. The code is accepted only from the browser that started the sign-in (its binding
+   * cookie; no login CSRF with a code from another browser). MFA: when the workspace requires a
+   * second factor of this user and the connection does not state that its provider performs MFA,
+   * the answer is 401 `mfa_required` with an `mfaToken` for `auth/mfa/complete` (method `sso+…`).
+   * Audits `UserLogin` (method `sso`) and `SessionCreated`; on a first sign-in also `UserSignup` or
+   * `IdpOauthLinked`, and `OrganizationMemberAdded`.
+   * @param presentedBinding the browser's binding cookie value, if any.
+   * @throws ApiError 401 `sso_completion_invalid`, 401 `browser_mismatch`, 401 `user_suspended`,
+   *   401 `mfa_required`.
+   */
+  async complete(em: EntityManager, tenant: Tenant, code: string, presentedBinding: string | undefined, meta: RequestMeta): Promise<SsoSignIn> {
+    const spent = await spendSsoCompletion(em, tenant.id, sha256Hex(code), new Date());
+    if (!spent || spent.identityEnc === null) throw SSO_ERRORS.completionInvalid();
+    if (presentedBinding === undefined || !constantTimeEqual(sha256Hex(presentedBinding), spent.browserBindingHash)) throw SSO_ERRORS.browserMismatch();
+    const connection = await findConnection(em, tenant.id, spent.connectionId);
+    if (!connection) throw SSO_ERRORS.completionInvalid();
+    const identity = verifiedSsoIdentity.parse(JSON.parse(this.keyring.decrypt(spent.identityEnc, ssoIdentityAssociatedData(tenant.id, spent.id))));
+    let user: User;
+    try {
+      user = await this.resolve(em, tenant, connection, identity, meta);
+    } catch (err) {
+      // two first sign-ins of the same person at once: the loser finds the winner's link
+      if (!isUniqueViolation(err)) throw err;
+      user = await this.resolve(em, tenant, connection, identity, meta);
+    }
+    if (this.mfa.requiredMethods(tenant, user).length > 0 && !connection.providerPerformsMfa) {
+      const challenge = await this.challenges.issue(em, tenant, user, 'sso', identity.issuer);
+      throw MFA_ERRORS.mfaRequiredAfterProvider(challenge);
+    }
+    const tokens = await this.auth.completeSignIn(em, tenant, user, 'sso', meta, {
+      issuer: identity.issuer, connectionId: connection.id, ...(connection.providerPerformsMfa ? { providerMfa: true } : {}),
+    });
+    return { user, tokens, returnTo: spent.returnTo };
+  }
+
+  /**
+   * The user of a verified identity, in one transaction: the live user linked to (issuer, subject);
+   * else the live account of the address, linked (an address never verified is taken over as by a
+   * provider sign-in: every credential of the pre-registration goes, docs/idp.md "Pre-registered
+   * accounts"); else a new Active Member with the address verified. A newly linked person joins the
+   * connection's organization with its default roles (roles deleted since are left out).
+   * @throws ApiError 401 `user_suspended`.
+   */
+  private async resolve(em: EntityManager, tenant: Tenant, connection: SsoConnectionWithDomains, identity: VerifiedSsoIdentity, meta: RequestMeta): Promise<User> {
+    return em.transactional(async (tx) => {
+      const now = new Date();
+      let user = await this.linkedUser(tx, tenant.id, identity);
+      if (!user) {
+        const existing = await findLiveUserByEmail(tx, tenant.id, identity.email);
+        user = existing ?? (await this.createMember(tx, tenant, identity, meta, now));
+        refuseSuspended(user.status);
+        if (existing && existing.emailVerifiedAt === null) await this.takeOverUnverified(tx, tenant, existing, identity, meta, now);
+        await insertIdentity(tx, {
+          id: randomUUID(), tenantId: tenant.id, userId: user.id, issuer: identity.issuer, subject: identity.subject, email: identity.email,
+          createdAt: now, lastLoginAt: now,
+        });
+        await this.audit.record(tx, {
+          tenantId: tenant.id, action: 'IdpOauthLinked', actor: { type: 'user', id: user.id }, target: { type: 'user', id: user.id }, meta,
+          details: { issuer: identity.issuer, subject: identity.subject, email: user.email, via: existing ? 'sso_existing_account' : 'sso_new_user', connectionId: connection.id },
+        });
+        if (connection.organizationId !== null && !(await isMember(tx, tenant.id, connection.organizationId, user.id))) {
+          const system: Actor = { type: 'system', id: null };
+          await this.memberships.join(tx, tenant.id, connection.organizationId, user.id, connection.defaultOrganizationRoles, system, meta, { ssoConnectionId: connection.id });
+        }
+      }
+      refuseSuspended(user.status);
+      await touchIdentityLogin(tx, tenant.id, identity.issuer, identity.subject, now);
+      return user;
+    });
+  }
+
+  /** The live user linked to the identity, or null; a link to a deleted user is removed. */
+  private async linkedUser(tx: EntityManager, tenantId: string, identity: VerifiedSsoIdentity): Promise<User | null> {
+    const link = await lockIdentity(tx, tenantId, identity.issuer, identity.subject);
+    if (!link) return null;
+    const user = await findUserById(tx, tenantId, link.userId);
+    if (user && user.deletedAt === null) return user;
+    await deleteIdentity(tx, tenantId, link.id);
+    return null;
+  }
+
+  /** A new Active Member without a password, the address verified by the provider. Audits `UserSignup`. */
+  private async createMember(tx: EntityManager, tenant: Tenant, identity: VerifiedSsoIdentity, meta: RequestMeta, now: Date): Promise<User> {
+    const user = newUser({
+      tenantId: tenant.id, email: identity.email, passwordHash: null, status: 'Active', role: 'Member', emailVerifiedAt: now, locale: meta.locale ?? null,
+    }, now);
+    await insertUser(tx, user);
+    await this.audit.record(tx, {
+      tenantId: tenant.id, action: 'UserSignup', actor: { type: 'user', id: user.id }, target: { type: 'user', id: user.id }, meta,
+      details: { email: identity.email, role: user.role, via: 'sso', issuer: identity.issuer },
+    });
+    return user;
+  }
+
+  /**
+   * The connection's provider proved the address a pre-registration never did: every credential,
+   * factor and session of the pre-registration goes (AccountCredentialService.clearAll), the address
+   * is verified and a `Pending` account becomes `Active`. Audits `UserEmailVerified`.
+   */
+  private async takeOverUnverified(tx: EntityManager, tenant: Tenant, user: User, identity: VerifiedSsoIdentity, meta: RequestMeta, now: Date): Promise<void> {
+    const cleared = await this.credentials.clearAll(tx, tenant.id, user.id, 'account_taken_over', { type: 'system', id: null }, meta);
+    await setEmailVerifiedByProvider(tx, tenant.id, user.id, now);
+    Object.assign(user, {
+      passwordHash: null, totpSecretEnc: null, totpEnrolledAt: null, totpPendingSecretEnc: null, totpLastUsedStep: null,
+      emailVerifiedAt: now, status: user.status === 'Pending' ? 'Active' : user.status,
+    } satisfies Partial<User>);
+    await this.audit.record(tx, {
+      tenantId: tenant.id, action: 'UserEmailVerified', actor: { type: 'user', id: user.id }, target: { type: 'user', id: user.id }, meta,
+      details: { email: user.email, via: 'sso', reclaimed: true, sessionsEnded: cleared.sessionsEnded, issuer: identity.issuer },
+    });
+  }
+}
