@@ -28,6 +28,7 @@ export interface SimpleSamlSp {
 }
 
 export interface SimpleSamlUser {
+  /** Without `:` (exampleauth:UserPass keys its users by `username:password`). */
   username: string;
   password: string;
   /** The NameID (format emailAddress) and the `email` attribute. */
