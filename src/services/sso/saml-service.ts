@@ -11,7 +11,7 @@ import { randomToken, sha256Hex } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { declaresDoctype, MAX_SAML_XML_BYTES, selectAttribute, selectText } from './saml-xml.js';
 import {
-  consumeSsoRequest, deleteExpiredSsoRows, insertSsoAuthRequest, isSsoRequestOpen, rememberAssertion, setSsoCompletion,
+  consumeSsoRequest, deleteExpiredSsoRows, findOpenSsoRequestTime, insertSsoAuthRequest, rememberAssertion, setSsoCompletion,
 } from './sso-auth-request-queries.js';
 import { findConnectionOfDomain, type SsoConnectionWithDomains } from './sso-connection-queries.js';
 import type { SsoConnectionService } from './sso-connection-service.js';
@@ -138,7 +138,8 @@ export class SamlService {
     const now = new Date();
     const openRequests: CacheProvider = {
       saveAsync: async () => null,
-      getAsync: async (key) => (key === requestId && (await isSsoRequestOpen(em, tenant.id, connection.id, key, now)) ? 'open' : null),
+      // node-saml reads the value as the time the request was sent
+      getAsync: async (key) => (key === requestId ? ((await findOpenSsoRequestTime(em, tenant.id, connection.id, key, now))?.toISOString() ?? null) : null),
       removeAsync: async () => null,
     };
     let profile: Profile | null;
@@ -231,7 +232,8 @@ function refusalOf(err: unknown): ApiError {
   if (/InResponseTo/i.test(message)) return SSO_ERRORS.requestUnknown();
   if (/signature|Unknown SAML issuer|Missing SAML issuer/i.test(message)) return SSO_ERRORS.signatureInvalid();
   if (/audience/i.test(message)) return SSO_ERRORS.audienceMismatch();
-  if (/expired|not yet valid/i.test(message)) return SSO_ERRORS.assertionExpired();
+  // node-saml reports a SubjectConfirmationData outside its time window as "no valid subject confirmation"
+  if (/expired|not yet valid|No valid subject confirmation/i.test(message)) return SSO_ERRORS.assertionExpired();
   return SSO_ERRORS.responseInvalid({ problem: message.slice(0, 200) });
 }
 

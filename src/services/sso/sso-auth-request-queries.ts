@@ -18,13 +18,13 @@ export async function deleteExpiredSsoRows(em: EntityManager, tenantId: string, 
   await em.execute('delete from sso_assertion where tenant_id = ? and expires_at < ?', [tenantId, before]);
 }
 
-/** Whether the connection has an open (unanswered, unexpired) request of SAML id `requestId`. */
-export async function isSsoRequestOpen(em: EntityManager, tenantId: string, connectionId: string, requestId: string, now: Date): Promise<boolean> {
+/** When the connection's open (unanswered, unexpired) request of SAML id `requestId` was sent, or undefined. */
+export async function findOpenSsoRequestTime(em: EntityManager, tenantId: string, connectionId: string, requestId: string, now: Date): Promise<Date | undefined> {
   const rows = (await em.execute(
-    'select 1 from sso_auth_request where tenant_id = ? and connection_id = ? and request_id = ? and consumed_at is null and expires_at > ?',
+    'select created_at from sso_auth_request where tenant_id = ? and connection_id = ? and request_id = ? and consumed_at is null and expires_at > ?',
     [tenantId, connectionId, requestId, now],
-  )) as unknown[];
-  return rows.length > 0;
+  )) as { created_at: Date }[];
+  return rows[0] ? new Date(rows[0].created_at) : undefined;
 }
 
 /**

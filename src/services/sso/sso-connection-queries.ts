@@ -91,8 +91,8 @@ export async function findDomainOwner(
 ): Promise<{ domain: string; connectionId: string } | undefined> {
   if (domains.length === 0) return undefined;
   const rows = (await em.execute(
-    `select domain, connection_id from sso_connection_domain where tenant_id = ? and domain = any(?) and connection_id <> coalesce(?::uuid, '00000000-0000-0000-0000-000000000000') limit 1`,
-    [tenantId, domains, exceptConnectionId],
+    `select domain, connection_id from sso_connection_domain where tenant_id = ? and domain in (?)${exceptConnectionId === null ? '' : ' and connection_id <> ?'} limit 1`,
+    exceptConnectionId === null ? [tenantId, domains] : [tenantId, domains, exceptConnectionId],
   )) as { domain: string; connection_id: string }[];
   return rows[0] ? { domain: rows[0].domain, connectionId: rows[0].connection_id } : undefined;
 }
