@@ -17,6 +17,7 @@ const TAGS = [
   { name: 'applications', description: 'The tenant\'s applications: clients of its OpenID Provider (docs/oidc.md)' },
   { name: 'access control', description: 'Your API resources, their permissions, and roles held by users and m2m applications (docs/oidc.md "Roles and permissions")' },
   { name: 'organizations', description: 'The tenant’s own customers: organizations, their members and organization roles (docs/organizations.md)' },
+  { name: 'enterprise sso', description: 'Single sign-on at customer companies’ SAML 2.0 identity providers, routed by email domain (docs/sso.md)' },
   { name: 'users', description: 'Administration of the tenant’s users' },
   { name: 'tenant', description: 'The tenant’s settings (MFA policy, email verification, IdP)' },
   { name: 'audit', description: 'The tenant’s audit trail' },

@@ -44,7 +44,8 @@ export const idpRouter = router({
           '`workspaceName`: the workspace\'s name, for the page to show. `defaultLocale`: the workspace\'s default language, ' +
           'which the pages speak when the browser asks for none they offer. `branding`: the display name, logo path, button ' +
           'colour and support link the pages show (docs/web.md "Branding"). `signupPolicy`, `signupEmailDomains` (the domains ' +
-          'sign-up is open to under `Domains`, else empty) and `passwordMinLength`: what the sign-up page offers and says.',
+          'sign-up is open to under `Domains`, else empty) and `passwordMinLength`: what the sign-up page offers and says. ' +
+          '`enterpriseSso`: whether the workspace has single sign-on connections, so a page first tries `sso/start` with the address.',
         errorResponses: { 404: 'Unknown tenant', 429: 'Rate limited' },
       },
     })
@@ -62,9 +63,10 @@ export const idpRouter = router({
         signupPolicy: z.enum(SIGNUP_POLICIES),
         signupEmailDomains: z.array(z.string()).meta({ description: 'Under `Domains`: the email domains sign-up is open to; else empty' }),
         passwordMinLength: z.number().int().meta({ description: 'The shortest password the workspace accepts (`passwordPolicy.minLength`)' }),
+        enterpriseSso: z.boolean().meta({ description: 'True when some email domains sign in at a company identity provider (`sso/start`)' }),
       }),
     )
-    .query(({ ctx }) => ({
+    .query(async ({ ctx }) => ({
       idpSignIn: idpSettingsView(ctx.tenant).idpOauthEnabled,
       workspaceName: ctx.tenant.name,
       defaultLocale: ctx.tenant.defaultLocale,
@@ -72,6 +74,7 @@ export const idpRouter = router({
       signupPolicy: ctx.tenant.signupPolicy,
       signupEmailDomains: ctx.tenant.signupPolicy === 'Domains' ? ctx.tenant.signupEmailDomains : [],
       passwordMinLength: ctx.tenant.passwordMinLength,
+      enterpriseSso: await ctx.services.ssoConnections.hasAny(ctx.em, ctx.tenant.id),
     })),
 
   start: tenantProcedure

@@ -144,6 +144,11 @@ export function toFormError(err: unknown): FormError {
  * The sentence a page shows for an API error, in the page language: the reason's sentence
  * ({@link reasonMessage}), a 429 with its wait in words, else the service's own message.
  */
+/** A refusal the service reported by its reason alone (e.g. in a page's fragment), in the page's words. */
+export function reasonAsFormError(reason: string): FormError {
+  return { message: messageFor(reason, {}, reason), reason, details: { reason }, fields: {} };
+}
+
 function messageFor(reason: string | undefined, details: Record<string, unknown>, fallback: string): string {
   if (reason === 'rate_limited' && typeof details.retryAfterSeconds === 'number') {
     return i18n.t('errors.rateLimitedWait', { wait: waitInWords(details.retryAfterSeconds) });

@@ -13,6 +13,11 @@ export function rememberInteraction(slug: string, uid: string): void {
   sessionStorage.setItem(storageKey(slug), uid);
 }
 
+/** Whether an application's sign-in is pending (without forgetting it). */
+export function hasInteraction(slug: string): boolean {
+  return sessionStorage.getItem(storageKey(slug)) !== null;
+}
+
 /** The pending sign-in of an application, if any, and forgets it. */
 export function takeInteraction(slug: string): string | undefined {
   const uid = sessionStorage.getItem(storageKey(slug)) ?? undefined;

@@ -11,7 +11,7 @@ import { AccountPage, SignedInLayout } from './pages/account';
 import { AdminLayout, ApiKeysPage, AuditPage, InvitesPage, SettingsPage, UsersPage } from './pages/admin';
 import { RolesPage } from './pages/admin-roles';
 import { UserPage } from './pages/admin-user';
-import { AcceptInvitePage, ConfirmEmailChangePage, ForgotPasswordPage, IdpCallbackPage, ResetPasswordPage, SignInPage, SignUpPage, VerifyEmailPage } from './pages/auth';
+import { AcceptInvitePage, ConfirmEmailChangePage, ForgotPasswordPage, IdpCallbackPage, ResetPasswordPage, SignInPage, SsoCallbackPage, SignUpPage, VerifyEmailPage } from './pages/auth';
 import { HomePage } from './pages/home';
 
 /**
@@ -153,6 +153,7 @@ const verifyRoute = createRoute({ getParentRoute: () => workspaceRoute, path: 'v
 const confirmEmailRoute = createRoute({ getParentRoute: () => workspaceRoute, path: 'confirm-email', component: ConfirmEmailChangePage, validateSearch: tokenSearch });
 const acceptRoute = createRoute({ getParentRoute: () => workspaceRoute, path: 'accept-invite', component: AcceptInvitePage, validateSearch: tokenSearch });
 const idpCallbackRoute = createRoute({ getParentRoute: () => workspaceRoute, path: 'idp-callback', component: IdpCallbackPage });
+const ssoCallbackRoute = createRoute({ getParentRoute: () => workspaceRoute, path: 'sso-callback', component: SsoCallbackPage });
 const signedInRoute = createRoute({ getParentRoute: () => workspaceRoute, id: 'signed-in', component: SignedInLayout });
 const accountRoute = createRoute({ getParentRoute: () => signedInRoute, path: 'account', component: AccountPage });
 const adminRoute = createRoute({ getParentRoute: () => signedInRoute, path: 'admin', component: AdminLayout });
@@ -184,6 +185,7 @@ const routeTree = rootRoute.addChildren([
     confirmEmailRoute,
     acceptRoute,
     idpCallbackRoute,
+    ssoCallbackRoute,
     signedInRoute.addChildren([accountRoute, adminRoute.addChildren([activityRoute, usersRoute, userRoute, invitesRoute, apiKeysRoute, applicationsRoute, apiResourcesRoute, rolesRoute, organizationsRoute, organizationRoute, webhooksRoute, settingsRoute, auditRoute])]),
   ]),
 ]);

@@ -13,7 +13,7 @@ import { findUserEmail } from '../users/user-queries.js';
 import { normalizeCertificate, parseIdentityProviderMetadata, type IdentityProviderSettings } from './saml-xml.js';
 import type { SsoConnectionNotifier } from './sso-connection-notice.js';
 import {
-  deleteConnection, findConnection, findConnections, findDomainOwner, insertConnection, replaceConnectionDomains, updateConnection,
+  deleteConnection, findConnection, findConnections, findDomainOwner, hasConnections, insertConnection, replaceConnectionDomains, updateConnection,
   type ConnectionChanges, type SsoConnectionWithDomains,
 } from './sso-connection-queries.js';
 import { SSO_ERRORS } from './sso-errors.js';
@@ -82,6 +82,11 @@ export class SsoConnectionService {
   serviceProvider(tenant: Tenant, connectionId: string): SsoConnectionView['sp'] {
     const base = `${this.config.publicUrl}/v1/${encodeURIComponent(tenant.slug)}/sso/${connectionId}/saml`;
     return { entityId: `${base}/metadata`, acsUrl: `${base}/acs`, metadataUrl: `${base}/metadata` };
+  }
+
+  /** Whether the tenant has any connection (the sign-in page then tries single sign-on first). */
+  async hasAny(em: EntityManager, tenantId: string): Promise<boolean> {
+    return hasConnections(em, tenantId);
   }
 
   /** The tenant's connections, oldest first. */

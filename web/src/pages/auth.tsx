@@ -3,9 +3,9 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import { useEffect, useRef, useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
-import { currentAccessToken, PasskeyPromptError, rememberSession, restoreSession, toFormError, toPasskeyError, trpc, type FormError } from '../api';
+import { currentAccessToken, PasskeyPromptError, reasonAsFormError, rememberSession, restoreSession, toFormError, toPasskeyError, trpc, type FormError } from '../api';
 import { applyApplicationLanguage } from '../language';
-import { finishInteraction, interactionInfo, rememberInteraction, takeInteraction } from '../oidc-interaction';
+import { finishInteraction, hasInteraction, interactionInfo, rememberInteraction, takeInteraction } from '../oidc-interaction';
 import { forgetPersonData, useLinkToken, usePageTitle, useSignInOptions, useSlug } from '../hooks';
 import { Card, ErrorAlert, Field, formValue, Notice, RecoveryCodeList, TotpSecret } from '../ui';
 
@@ -112,7 +112,16 @@ export function SignInPage() {
     mutationFn: (code: string) =>
       trpc.auth.totpInitialVerify.mutate({ tenantSlug: slug, ...credentials!, code, emailOtpCode: enrol.data!.emailOtpCode }),
   });
-  const error = login.error ? toFormError(login.error) : null;
+  // enterprise SSO first (docs/sso.md): an address of a connection's domain goes to its identity provider, no password sent
+  const enterpriseSso = useMutation({
+    mutationFn: (input: { email: string; password: string }) => trpc.sso.start.mutate({ tenantSlug: slug, email: input.email }),
+    onSuccess: ({ redirectUrl }) => window.location.assign(redirectUrl),
+    onError: (err, input) => {
+      if (toFormError(err).reason === 'sso_connection_not_found') login.mutate(input);
+    },
+  });
+  const ssoError = enterpriseSso.error ? toFormError(enterpriseSso.error) : null;
+  const error = login.error ? toFormError(login.error) : ssoError && ssoError.reason !== 'sso_connection_not_found' ? ssoError : null;
   const shownError = error && error.reason !== 'mfa_required' ? error : null;
   const startOver = () => {
     setCredentials(null);
@@ -228,13 +237,19 @@ export function SignInPage() {
         onSubmit={(e) => {
           e.preventDefault();
           const form = new FormData(e.currentTarget);
-          login.mutate({ email: formValue(form, 'email') ?? '', password: formValue(form, 'password') ?? '' });
+          const input = { email: formValue(form, 'email') ?? '', password: formValue(form, 'password') ?? '' };
+          login.reset();
+          if (options.data?.enterpriseSso) enterpriseSso.mutate(input);
+          else login.mutate(input);
         }}
       >
         <ErrorAlert error={shownError} />
         <Field label={t('fields.email')} name="email" type="email" autoComplete="username" required error={shownError} />
-        <Field label={t('fields.password')} name="password" type="password" autoComplete="current-password" required error={shownError} />
-        <button type="submit" disabled={login.isPending}>{t('signIn.submit')}</button>
+        <Field
+          label={t('fields.password')} name="password" type="password" autoComplete="current-password" required={!options.data?.enterpriseSso} error={shownError}
+          hint={options.data?.enterpriseSso ? t('signIn.ssoHint') : undefined}
+        />
+        <button type="submit" disabled={login.isPending || enterpriseSso.isPending || enterpriseSso.isSuccess}>{t('signIn.submit')}</button>
       </form>
       {shownError?.reason === 'email_not_verified' && login.variables && <ResendVerification key={login.variables.email} slug={slug} email={login.variables.email} />}
       <PasskeySignInButton slug={slug} onSignedIn={onSignedIn} />
@@ -594,6 +609,59 @@ export function IdpCallbackPage() {
   return (
     <Card title={t('idpCallback.title')}>
       {!params.state && !params.error ? (
+        <div role="alert" className="alert">{t('idpCallback.notFromProvider')}</div>
+      ) : error ? (
+        <ErrorAlert error={error} />
+      ) : (
+        <p role="status" className="loading">{t('idpCallback.signingIn')}</p>
+      )}
+      <nav aria-label={t('nav.accountHelp')} className="links">
+        <Link to="/app/$slug/sign-in" params={{ slug }}>{t('nav.backToSignIn')}</Link>
+      </nav>
+    </Card>
+  );
+}
+
+/**
+ * `/app/{slug}/sso-callback#code=…` (or `#error=<reason>`): where the assertion consumer service sends
+ * the browser after the company's identity provider answered (docs/sso.md). Reads the fragment once,
+ * removes it from the address bar, and completes the sign-in with `browser.ssoComplete` (the
+ * browser's binding cookie goes with it); asks for a second factor when the workspace wants one; then
+ * goes back to the application that asked for the sign-in, or to the `returnTo` path, or the account.
+ */
+export function SsoCallbackPage() {
+  const { t } = useTranslation('auth');
+  usePageTitle(t('idpCallback.pageTitle'));
+  const slug = useSlug();
+  const onSignedIn = useSignedInNavigation(slug);
+  const [fragment] = useState(() => new URLSearchParams(window.location.hash.replace(/^#/, '')));
+  const code = fragment.get('code');
+  const refused = fragment.get('error');
+  const started = useRef(false);
+  const complete = useMutation({
+    mutationFn: () => trpc.browser.ssoComplete.mutate({ tenantSlug: slug, code: code ?? '' }),
+    onSuccess: async (session) => {
+      if (session.returnTo && !hasInteraction(slug)) {
+        rememberSession(slug, session);
+        window.location.assign(session.returnTo);
+        return;
+      }
+      await onSignedIn(session);
+    },
+  });
+  useEffect(() => {
+    if (window.location.hash) window.history.replaceState(window.history.state, '', window.location.pathname);
+    if (started.current || !code) return;
+    started.current = true;
+    complete.mutate();
+  }, [complete, code]);
+
+  const error = complete.error ? toFormError(complete.error) : refused ? reasonAsFormError(refused) : null;
+  const mfaToken = error?.reason === 'mfa_required' && typeof error.details.mfaToken === 'string' ? error.details.mfaToken : null;
+  if (mfaToken) return <SecondFactorWithToken slug={slug} mfaToken={mfaToken} factors={factorsOf(error)} onSignedIn={onSignedIn} />;
+  return (
+    <Card title={t('idpCallback.title')}>
+      {!code && !refused ? (
         <div role="alert" className="alert">{t('idpCallback.notFromProvider')}</div>
       ) : error ? (
         <ErrorAlert error={error} />

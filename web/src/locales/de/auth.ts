@@ -33,6 +33,7 @@ export const auth: Translation<typeof english> = {
   },
   workspaceLine: 'Arbeitsbereich {{name}}',
   signIn: {
+    ssoHint: 'Wenn Ihr Unternehmen Sie anmeldet, lassen Sie das Passwort leer: Sie gelangen zu dessen Anmeldeseite.',
     title: 'Anmelden',
     submit: 'Anmelden',
     continueTo: 'Melden Sie sich an, um mit <strong>{{app}}</strong> fortzufahren.',

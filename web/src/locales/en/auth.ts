@@ -30,6 +30,7 @@ export const auth = {
   },
   workspaceLine: 'Workspace {{name}}',
   signIn: {
+    ssoHint: 'If your company signs you in, leave the password empty: you go to its sign-in page.',
     title: 'Sign in',
     submit: 'Sign in',
     continueTo: 'Sign in to continue to <strong>{{app}}</strong>.',

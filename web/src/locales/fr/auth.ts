@@ -33,6 +33,7 @@ export const auth: Translation<typeof english> = {
   },
   workspaceLine: 'Espace de travail {{name}}',
   signIn: {
+    ssoHint: 'Si votre entreprise vous connecte, laissez le mot de passe vide : vous irez sur sa page de connexion.',
     title: 'Connexion',
     submit: 'Se connecter',
     continueTo: 'Connectez-vous pour continuer vers <strong>{{app}}</strong>.',
