@@ -441,14 +441,14 @@ describe('provider sign-in started from the hosted pages (bound to the browser)'
     expect((await api.get(`/v1/${plain.slug}/sign-in-options`)).body).toEqual({
       idpSignIn: false, workspaceName: name, defaultLocale: 'en',
       branding: { displayName: name, logoUrl: null, primaryColor: null, supportUrl: null },
-      signupPolicy: 'Open', signupEmailDomains: [], passwordMinLength: 12,
+      signupPolicy: 'Open', signupEmailDomains: [], passwordMinLength: 12, enterpriseSso: false,
     });
     const tenant = await idpTenant();
     const options = await record(api.get(`/v1/${tenant.slug}/sign-in-options`));
     expect(options.status).toBe(200);
     expect(options.body).toEqual({
       idpSignIn: true, workspaceName: expect.any(String), defaultLocale: 'en', branding: expect.any(Object),
-      signupPolicy: 'Open', signupEmailDomains: [], passwordMinLength: 12,
+      signupPolicy: 'Open', signupEmailDomains: [], passwordMinLength: 12, enterpriseSso: false,
     });
   });
 

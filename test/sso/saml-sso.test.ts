@@ -82,6 +82,7 @@ describe('SSO connections', () => {
     expect(connection.sp.entityId).toBe(connection.sp.metadataUrl);
     expect(JSON.stringify(connection)).not.toContain('PRIVATE KEY');
 
+    expect((await api.get(`/v1/${tenant.slug}/sign-in-options`)).body.enterpriseSso).toBe(true);
     const metadata = await fetch(connection.sp.metadataUrl);
     expect(metadata.status).toBe(200);
     const xml = await metadata.text();
