@@ -62,6 +62,9 @@ export const SsoConnectionDomainSchema = new EntitySchema<SsoConnectionDomain>({
   },
 });
 
+/** Why an AuthnRequest was sent: a person's sign-in, or an Admin's test of the connection. */
+export type SsoRequestPurpose = 'sign_in' | 'test';
+
 /**
  * One SAML AuthnRequest this service sent (SAML 2.0 Core §3.4.1), bound to the browser that started
  * it; after the assertion consumer service verified the answer, it holds the verified identity until
@@ -75,6 +78,8 @@ export interface SsoAuthRequest {
   requestId: string;
   /** Lower-case hex SHA-256 of the browser-binding cookie value. */
   browserBindingHash: string;
+  /** `sign_in`, or `test`: an Admin trying the connection, whose answer shows what the IdP sent and signs no one in. */
+  purpose: SsoRequestPurpose;
   /** A path of this service to open after the sign-in, or null. */
   returnTo: string | null;
   createdAt: Date;
@@ -98,6 +103,7 @@ export const SsoAuthRequestSchema = new EntitySchema<SsoAuthRequest>({
     connectionId: { type: 'uuid' },
     requestId: { type: 'string', length: 128 },
     browserBindingHash: { type: 'string', length: 64 },
+    purpose: { type: 'string', length: 8 },
     returnTo: { type: 'string', length: 2048, nullable: true },
     createdAt: { type: 'Date' },
     expiresAt: { type: 'Date' },

@@ -8,7 +8,8 @@ import { Migration } from '@mikro-orm/migrations';
  * - `sso_connection_domain`: the email domains routed to a connection; a domain belongs to one
  *   connection of the tenant (the primary key).
  * - `sso_auth_request`: one AuthnRequest this service sent (its SAML `ID`, for `InResponseTo`), bound
- *   to the browser that started it (SHA-256 of the binding cookie); after the ACS verified the
+ *   to the browser that started it (SHA-256 of the binding cookie), for a sign-in or for an Admin's
+ *   test of the connection (`purpose`); after the ACS verified the
  *   response, it holds the verified identity (keyring ciphertext) until the browser completes the
  *   sign-in with the single-use completion code (stored as its SHA-256).
  * - `sso_assertion`: the ids of accepted assertions until they expire, so that none is accepted twice.
@@ -43,6 +44,7 @@ export class Migration20261126160000_sso_connections extends Migration {
       connection_id uuid not null references sso_connection (id) on delete cascade,
       request_id varchar(128) not null,
       browser_binding_hash varchar(64) not null,
+      purpose varchar(8) not null default 'sign_in' check (purpose in ('sign_in', 'test')),
       return_to varchar(2048) null,
       created_at timestamptz not null,
       expires_at timestamptz not null,

@@ -37,16 +37,23 @@ export function samlRoutes(services: AppServices): Router {
         const samlResponse = typeof body.SAMLResponse === 'string' ? body.SAMLResponse : '';
         const page = `/app/${tenant.slug}/sso-callback`;
         try {
-          const code = await services.saml.consumeResponse(em, tenant, connectionId, samlResponse, metaOf(req));
-          res.redirect(303, `${page}#code=${encodeURIComponent(code)}`);
+          const { code, purpose } = await services.saml.consumeResponse(em, tenant, connectionId, samlResponse, metaOf(req));
+          res.redirect(303, `${purpose === 'test' ? testPage(tenant.slug, connectionId) : page}#code=${encodeURIComponent(code)}`);
         } catch (err) {
           if (!(err instanceof ApiError) || err.code === 'NOT_FOUND') throw err;
-          res.redirect(303, `${page}#error=${encodeURIComponent(String(err.details.reason ?? 'saml_response_invalid'))}`);
+          // a refused answer to an Admin's test is shown on the console's connection page as well
+          const target = (await services.saml.isTestRequestOf(em, tenant, connectionId, samlResponse)) ? testPage(tenant.slug, connectionId) : page;
+          res.redirect(303, `${target}#error=${encodeURIComponent(String(err.details.reason ?? 'saml_response_invalid'))}`);
         }
       }).catch(next);
     },
   );
   return routes;
+}
+
+/** The console page of a connection, where an Admin's test shows its result. */
+function testPage(slug: string, connectionId: string): string {
+  return `/app/${slug}/admin/sso/${connectionId}`;
 }
 
 /** Resolves the live workspace and the connection id of the path, or answers 404. */

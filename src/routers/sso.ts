@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { adminProcedure } from '../middleware/auth.js';
-import { newSsoBinding, setSsoBindingCookie } from '../middleware/sso-binding-cookie.js';
+import { clearSsoBindingCookie, newSsoBinding, readSsoBindingCookie, setSsoBindingCookie } from '../middleware/sso-binding-cookie.js';
 import { tenantProcedure } from '../middleware/tenant.js';
 import type { SsoConnectionView } from '../services/sso/sso-connection-service.js';
 import { SSO_ERRORS } from '../services/sso/sso-errors.js';
@@ -85,12 +85,71 @@ export const ssoRouter = router({
 
   get: adminProcedure
     .meta({
-      openapi: { method: 'GET', path: '/v1/{tenantSlug}/sso-connections/{id}', protect: true, tags, summary: 'Read one SSO connection', errorResponses: { ...readErrors, 400: 'id is not a UUID' } },
+      openapi: {
+        method: 'GET', path: '/v1/{tenantSlug}/sso-connections/{id}', protect: true, tags,
+        summary: 'Read one SSO connection, with its latest refused responses',
+        description: '`recentFailures`: the latest 10 responses the assertion consumer service refused for this connection, newest first, with their reason (docs/sso.md "Security checks").',
+        errorResponses: { ...readErrors, 400: 'id is not a UUID' },
+      },
       errorReasons: { 404: ['not_found'] },
     })
     .input(idInput)
-    .output(z.object({ connection: ssoConnectionOutput }))
-    .query(async ({ ctx, input }) => ({ connection: toOutput(await ctx.services.ssoConnections.get(ctx.em, ctx.tenant, input.id)) })),
+    .output(z.object({
+      connection: ssoConnectionOutput,
+      recentFailures: z.array(z.object({ at: timestampOutput, reason: z.string(), message: z.string() })),
+    }))
+    .query(async ({ ctx, input }) => {
+      const connection = toOutput(await ctx.services.ssoConnections.get(ctx.em, ctx.tenant, input.id));
+      const failures = await ctx.services.ssoConnections.recentFailures(ctx.em, ctx.tenant.id, input.id);
+      return { connection, recentFailures: failures.map((failure) => ({ ...failure, at: failure.at.toISOString() })) };
+    }),
+
+  test: adminProcedure
+    .meta({
+      openapi: {
+        method: 'POST', path: '/v1/{tenantSlug}/sso-connections/{id}/test', protect: true, tags,
+        summary: 'Try a connection: a sign-in at its identity provider that shows what the provider sends and signs no one in',
+        description:
+          'Answers the identity provider URL for this browser (it sets the `sso_binding_{tenantSlug}` cookie). The provider\'s answer is ' +
+          'verified like any sign-in; the browser then lands on the console\'s connection page, `/app/{tenantSlug}/admin/sso/{id}`, with ' +
+          '`#code=…` for `sso-connections/test-result`, or `#error=<reason>`.',
+        errorResponses: readErrors,
+      },
+      errorReasons: { 404: ['not_found'] },
+    })
+    .input(idInput)
+    .output(z.object({ redirectUrl: z.url() }))
+    .mutation(async ({ ctx, input }) => {
+      const binding = newSsoBinding();
+      const redirectUrl = await ctx.services.saml.startTest(ctx.em, ctx.tenant, input.id, binding);
+      setSsoBindingCookie(ctx.req, ctx.res, ctx.tenant.slug, binding);
+      return { redirectUrl };
+    }),
+
+  testResult: adminProcedure
+    .meta({
+      openapi: {
+        method: 'POST', path: '/v1/{tenantSlug}/sso-connections/test-result', protect: true, tags,
+        summary: 'What the identity provider sent in a connection test (from the browser that started it, once)',
+        errorResponses: { ...readErrors, 401: 'No or invalid credential, a used or expired code (`sso_completion_invalid`), another browser (`browser_mismatch`)' },
+      },
+      errorReasons: { 401: ['sso_completion_invalid', 'browser_mismatch'] },
+    })
+    .input(z.object({ code: z.string().min(1).max(256) }))
+    .output(z.object({
+      connectionId: z.string(),
+      issuer: z.string(),
+      subject: z.string(),
+      email: z.string(),
+      name: z.string().nullable(),
+      authnContext: z.string().nullable(),
+      attributes: z.record(z.string(), z.array(z.string())),
+    }))
+    .mutation(async ({ ctx, input }) => {
+      const binding = readSsoBindingCookie(ctx.req, ctx.tenant.slug);
+      clearSsoBindingCookie(ctx.req, ctx.res, ctx.tenant.slug);
+      return ctx.services.saml.testResult(ctx.em, ctx.tenant, input.code, binding);
+    }),
 
   create: adminProcedure
     .meta({

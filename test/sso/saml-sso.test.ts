@@ -54,7 +54,7 @@ async function postToAcs(acsUrl: string, samlResponse: string): Promise<URLSearc
   const res = await fetch(acsUrl, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ SAMLResponse: samlResponse }) });
   expect(res.status).toBe(303);
   const location = res.headers.get('location') ?? '';
-  expect(location).toMatch(/^\/app\/[a-z0-9-]+\/sso-callback#/);
+  expect(location).toMatch(/^\/app\/[a-z0-9-]+\/(sso-callback|admin\/sso\/[0-9a-f-]+)#/);
   return new URLSearchParams(location.slice(location.indexOf('#') + 1));
 }
 
@@ -188,6 +188,55 @@ describe('the assertion consumer service', () => {
       // the request was answered: even a genuine answer to it is refused now
       expect(genuine.get('error')).toBe('saml_request_unknown');
     }
+  });
+
+  it('an Admin\'s test shows what the IdP sent on the console page and signs no one in; refusals are listed on the connection', async () => {
+    const started = await fetch(`${server.url}/v1/${tenant.slug}/sso-connections/${connection.id}/test`, {
+      method: 'POST', headers: { authorization: `Bearer ${tenant.accessToken}`, 'content-type': 'application/json' }, body: '{}',
+    });
+    expect(started.status, await started.clone().text()).toBe(200);
+    const { redirectUrl } = (await started.json()) as { redirectUrl: string };
+    const cookie = started.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const requestId = authnRequestIdOf(redirectUrl);
+    const withAttribute = (id: string) => responseXml(idp, fields(id)).replace(
+      '</saml:Assertion>',
+      '<saml:AttributeStatement><saml:Attribute Name="department"><saml:AttributeValue>Finance</saml:AttributeValue><saml:AttributeValue>Audit</saml:AttributeValue></saml:Attribute></saml:AttributeStatement></saml:Assertion>',
+    );
+    const res = await fetch(connection.sp.acsUrl, {
+      method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ SAMLResponse: base64(signAssertion(idp, withAttribute(requestId))) }),
+    });
+    const location = res.headers.get('location') ?? '';
+    expect(location.startsWith(`/app/${tenant.slug}/admin/sso/${connection.id}#code=`)).toBe(true);
+    const code = new URLSearchParams(location.slice(location.indexOf('#') + 1)).get('code')!;
+    // a test's code never signs anyone in
+    expect((await complete(tenant, code, cookie)).body.error?.data?.details?.reason).toBe('sso_completion_invalid');
+
+    const again = await fetch(`${server.url}/v1/${tenant.slug}/sso-connections/${connection.id}/test`, {
+      method: 'POST', headers: { authorization: `Bearer ${tenant.accessToken}`, 'content-type': 'application/json' }, body: '{}',
+    });
+    const againCookie = again.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const againId = authnRequestIdOf(((await again.json()) as { redirectUrl: string }).redirectUrl);
+    const fragment = await postToAcs(connection.sp.acsUrl, base64(signAssertion(idp, withAttribute(againId))));
+    const result = await fetch(`${server.url}/v1/${tenant.slug}/sso-connections/test-result`, {
+      method: 'POST', headers: { authorization: `Bearer ${tenant.accessToken}`, 'content-type': 'application/json', cookie: againCookie },
+      body: JSON.stringify({ code: fragment.get('code') }),
+    });
+    expect(result.status, await result.clone().text()).toBe(200);
+    expect(await result.json()).toMatchObject({ connectionId: connection.id, email: `alice@${domain}`, attributes: { department: ['Finance', 'Audit'] } });
+
+    // a refused test lands on the console page too, and the connection lists the refusal
+    const third = await fetch(`${server.url}/v1/${tenant.slug}/sso-connections/${connection.id}/test`, {
+      method: 'POST', headers: { authorization: `Bearer ${tenant.accessToken}`, 'content-type': 'application/json' }, body: '{}',
+    });
+    const thirdId = authnRequestIdOf(((await third.json()) as { redirectUrl: string }).redirectUrl);
+    const refused = await fetch(connection.sp.acsUrl, {
+      method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ SAMLResponse: base64(signAssertion(idp, responseXml(idp, fields(thirdId, { audience: 'https://wrong.example.test' })))) }),
+    });
+    expect(refused.headers.get('location')).toBe(`/app/${tenant.slug}/admin/sso/${connection.id}#error=saml_audience_mismatch`);
+    const read = await api.get(`/v1/${tenant.slug}/sso-connections/${connection.id}`, { token: tenant.accessToken });
+    expect(read.body.recentFailures[0]).toMatchObject({ reason: 'saml_audience_mismatch' });
   });
 
   it('refuses a replayed assertion (same assertion id) in an answer to a new request, and another workspace\'s answer', async () => {

@@ -182,6 +182,17 @@ export async function findAuditEvent(em: EntityManager, tenantId: string, id: st
   return row ? toAuditItem(row) : undefined;
 }
 
+/** The tenant's latest `limit` events of `action` about the target `targetType`/`targetId`, newest first. */
+export async function findLatestEventsAboutTarget(
+  em: EntityManager, tenantId: string, action: AuditAction, targetType: string, targetId: string, limit: number,
+): Promise<AuditItem[]> {
+  const rows = (await em.execute(
+    `select ${COLUMNS} from audit_event where tenant_id = ? and target_id = ? and target_type = ? and action = ? order by created_at desc, id desc limit ?`,
+    [tenantId, targetId, targetType, action, limit],
+  )) as AuditRow[];
+  return rows.map(toAuditItem);
+}
+
 /**
  * The events a user performed or that concern them or their sessions, oldest first (their data
  * export).

@@ -2,16 +2,17 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SAML, SamlStatusError, ValidateInResponseTo, type CacheProvider, type Profile } from '@node-saml/node-saml';
 import { z } from 'zod';
+import type { SsoRequestPurpose } from '../../entities/sso.js';
 import type { Tenant } from '../../entities/tenant.js';
 import { ApiError } from '../../lib/errors.js';
 import { emailAddress, normalizeEmail } from '../../lib/email.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
 import type { Keyring } from '../../security/keyring.js';
-import { randomToken, sha256Hex } from '../../security/tokens.js';
+import { constantTimeEqual, randomToken, sha256Hex } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { declaresDoctype, MAX_SAML_XML_BYTES, selectAttribute, selectText } from './saml-xml.js';
 import {
-  consumeSsoRequest, deleteExpiredSsoRows, findOpenSsoRequestTime, insertSsoAuthRequest, rememberAssertion, setSsoCompletion,
+  consumeSsoRequest, deleteExpiredSsoRows, findOpenSsoRequestTime, findSsoRequestPurpose, insertSsoAuthRequest, rememberAssertion, setSsoCompletion, spendSsoCompletion,
 } from './sso-auth-request-queries.js';
 import { findConnectionOfDomain, type SsoConnectionWithDomains } from './sso-connection-queries.js';
 import type { SsoConnectionService } from './sso-connection-service.js';
@@ -39,6 +40,8 @@ export const verifiedSsoIdentity = z.object({
   name: z.string().nullable(),
   /** The SAML AuthnContextClassRef the provider reported, if any. */
   authnContext: z.string().nullable(),
+  /** Every attribute of the assertion's AttributeStatement by name, as strings (bounded: {@link attributesOf}). */
+  attributes: z.record(z.string(), z.array(z.string())),
 });
 export type VerifiedSsoIdentity = z.infer<typeof verifiedSsoIdentity>;
 
@@ -72,8 +75,7 @@ export class SamlService {
 
   /**
    * `POST sso/start`: finds the connection of the address's domain and starts an SP-initiated
-   * sign-in there: an AuthnRequest (HTTP-Redirect binding) whose `ID` is stored with the SHA-256 of
-   * the browser's binding value, answerable for {@link SSO_REQUEST_TTL_SECONDS}.
+   * sign-in there ({@link startAt}).
    * @param browserBinding the random value of the browser's binding cookie.
    * @param returnTo a path of this service to open after the sign-in (not `//`), or undefined.
    * @returns the identity provider URL to send the browser to.
@@ -83,6 +85,26 @@ export class SamlService {
     const address = normalizeEmail(email);
     const connection = await findConnectionOfDomain(em, tenant.id, address.slice(address.lastIndexOf('@') + 1));
     if (!connection) throw SSO_ERRORS.noConnectionForEmail();
+    return this.startAt(em, tenant, connection, browserBinding, 'sign_in', returnTo);
+  }
+
+  /**
+   * `POST sso-connections/{id}/test` (docs/sso.md "Testing a connection"): an Admin's sign-in at the
+   * connection's IdP whose answer, verified like any other, shows what the IdP sent and signs no one in.
+   * @returns the identity provider URL to send the browser to.
+   * @throws ApiError 404 `not_found`.
+   */
+  async startTest(em: EntityManager, tenant: Tenant, connectionId: string, browserBinding: string): Promise<string> {
+    return this.startAt(em, tenant, await this.connections.find(em, tenant.id, connectionId), browserBinding, 'test');
+  }
+
+  /**
+   * An AuthnRequest (HTTP-Redirect binding) at the connection's IdP whose `ID` is stored with the
+   * SHA-256 of the browser's binding value, answerable for {@link SSO_REQUEST_TTL_SECONDS}.
+   */
+  private async startAt(
+    em: EntityManager, tenant: Tenant, connection: SsoConnectionWithDomains, browserBinding: string, purpose: SsoRequestPurpose, returnTo?: string,
+  ): Promise<string> {
     let requestId: string | undefined;
     const capture: CacheProvider = {
       saveAsync: async (key, value) => {
@@ -97,11 +119,24 @@ export class SamlService {
     const now = new Date();
     await deleteExpiredSsoRows(em, tenant.id, now);
     await insertSsoAuthRequest(em, {
-      id: randomUUID(), tenantId: tenant.id, connectionId: connection.id, requestId, browserBindingHash: sha256Hex(browserBinding),
+      id: randomUUID(), tenantId: tenant.id, connectionId: connection.id, requestId, browserBindingHash: sha256Hex(browserBinding), purpose,
       returnTo: returnTo ?? null, createdAt: now, expiresAt: new Date(now.getTime() + SSO_REQUEST_TTL_SECONDS * 1000),
       consumedAt: null, completionHash: null, identityEnc: null, completionExpiresAt: null, completedAt: null,
     });
     return url;
+  }
+
+  /**
+   * The result of an Admin's test (docs/sso.md "Testing a connection"): spends the completion code
+   * of a `test` request, from the browser that started it, and answers the verified identity with
+   * every attribute the IdP sent.
+   * @throws ApiError 401 `sso_completion_invalid` (unknown, used, expired, or a sign-in's code), 401 `browser_mismatch`.
+   */
+  async testResult(em: EntityManager, tenant: Tenant, code: string, presentedBinding: string | undefined): Promise<VerifiedSsoIdentity & { connectionId: string }> {
+    const spent = await spendSsoCompletion(em, tenant.id, sha256Hex(code), new Date());
+    if (!spent || spent.identityEnc === null || spent.purpose !== 'test') throw SSO_ERRORS.completionInvalid();
+    if (presentedBinding === undefined || !constantTimeEqual(sha256Hex(presentedBinding), spent.browserBindingHash)) throw SSO_ERRORS.browserMismatch();
+    return { ...readSsoIdentity(this.keyring, tenant.id, spent), connectionId: spent.connectionId };
   }
 
   /**
@@ -111,12 +146,15 @@ export class SamlService {
    * entity id, `Destination` and `Recipient` are the ACS URL, the time conditions hold (2 minutes of
    * skew), the assertion id was never accepted before, and the address is of the connection's
    * domains. The request is answered once, accepted or not. A refusal is audited `UserLoginFailed`.
-   * @returns the single-use completion code (valid {@link SSO_COMPLETION_TTL_SECONDS}) for the browser.
+   * @returns the single-use completion code (valid {@link SSO_COMPLETION_TTL_SECONDS}) for the browser,
+   *   and the request's purpose (a sign-in, or an Admin's test).
    * @throws ApiError 404 `not_found` (connection), 401 `saml_response_invalid`, `saml_signature_invalid`,
    *   `saml_request_unknown`, `saml_audience_mismatch`, `saml_recipient_mismatch`, `saml_assertion_expired`,
    *   `saml_assertion_replayed`, `saml_idp_error`, `sso_email_missing`, `sso_email_domain_mismatch`.
    */
-  async consumeResponse(em: EntityManager, tenant: Tenant, connectionId: string, samlResponse: string, meta: RequestMeta): Promise<string> {
+  async consumeResponse(
+    em: EntityManager, tenant: Tenant, connectionId: string, samlResponse: string, meta: RequestMeta,
+  ): Promise<{ code: string; purpose: SsoRequestPurpose }> {
     const connection = await this.connections.find(em, tenant.id, connectionId);
     try {
       return await this.acceptResponse(em, tenant, connection, samlResponse);
@@ -131,7 +169,22 @@ export class SamlService {
     }
   }
 
-  private async acceptResponse(em: EntityManager, tenant: Tenant, connection: SsoConnectionWithDomains, samlResponse: string): Promise<string> {
+  /**
+   * Whether a (refused) response names a test request of the connection, so the ACS shows the
+   * refusal on the console's page rather than the sign-in page. False for anything unreadable.
+   */
+  async isTestRequestOf(em: EntityManager, tenant: Tenant, connectionId: string, samlResponse: string): Promise<boolean> {
+    try {
+      const requestId = selectAttribute(decodeResponse(samlResponse), "/*[local-name()='Response']/@InResponseTo");
+      return requestId !== undefined && (await findSsoRequestPurpose(em, tenant.id, connectionId, requestId)) === 'test';
+    } catch {
+      return false;
+    }
+  }
+
+  private async acceptResponse(
+    em: EntityManager, tenant: Tenant, connection: SsoConnectionWithDomains, samlResponse: string,
+  ): Promise<{ code: string; purpose: SsoRequestPurpose }> {
     const xml = decodeResponse(samlResponse);
     const requestId = selectAttribute(xml, "/*[local-name()='Response']/@InResponseTo");
     if (!requestId) throw SSO_ERRORS.requestUnknown();
@@ -149,19 +202,19 @@ export class SamlService {
       await consumeSsoRequest(em, tenant.id, connection.id, requestId, now);
       throw refusalOf(err);
     }
-    const rowId = await consumeSsoRequest(em, tenant.id, connection.id, requestId, now);
-    if (!rowId) throw SSO_ERRORS.requestUnknown();
+    const request = await consumeSsoRequest(em, tenant.id, connection.id, requestId, now);
+    if (!request) throw SSO_ERRORS.requestUnknown();
     if (!profile) throw SSO_ERRORS.responseInvalid({ problem: 'it carries no assertion' });
     const identity = this.checkAssertion(tenant, connection, xml, requestId, profile);
     const expiresAt = assertionExpiry(profile, now);
     if (!(await rememberAssertion(em, tenant.id, connection.id, identity.assertionId, expiresAt))) throw SSO_ERRORS.assertionReplayed();
     const code = randomToken(32);
-    await setSsoCompletion(em, tenant.id, rowId, {
+    await setSsoCompletion(em, tenant.id, request.id, {
       completionHash: sha256Hex(code),
-      identityEnc: this.keyring.encrypt(JSON.stringify(identity.verified), ssoIdentityAssociatedData(tenant.id, rowId)),
+      identityEnc: this.keyring.encrypt(JSON.stringify(identity.verified), ssoIdentityAssociatedData(tenant.id, request.id)),
       completionExpiresAt: new Date(now.getTime() + SSO_COMPLETION_TTL_SECONDS * 1000),
     });
-    return code;
+    return { code, purpose: request.purpose };
   }
 
   /** The checks node-saml leaves to the service provider, on the verified assertion. */
@@ -185,7 +238,10 @@ export class SamlService {
     const subject = profile.nameIDFormat === TRANSIENT_NAME_ID || !profile.nameID ? email : profile.nameID;
     const name = firstString(profile['name'] ?? profile['displayName'] ?? profile['http://schemas.xmlsoap.org/ws/2005/05/identity/claims/name']);
     const authnContext = selectText(assertionXml, "//*[local-name()='AuthnContextClassRef']")?.slice(0, 512) ?? null;
-    return { assertionId, verified: { issuer: connection.samlIdpEntityId, subject: subject.slice(0, 255), email, name: name?.slice(0, 200) ?? null, authnContext } };
+    return {
+      assertionId,
+      verified: { issuer: connection.samlIdpEntityId, subject: subject.slice(0, 255), email, name: name?.slice(0, 200) ?? null, authnContext, attributes: attributesOf(profile) },
+    };
   }
 
   /** A node-saml client for one connection (its SP values, certificates and open requests). */
@@ -246,6 +302,26 @@ function emailOf(profile: Profile): string | null {
     if (emailAddress.safeParse(email).success) return email;
   }
   return null;
+}
+
+/** The assertion's attributes as strings: at most 50 names, 20 values each, 512 characters per value. */
+function attributesOf(profile: Profile): Record<string, string[]> {
+  const attributes: Record<string, string[]> = {};
+  const raw = (profile.attributes ?? {}) as Record<string, unknown>;
+  for (const [name, value] of Object.entries(raw).slice(0, 50)) {
+    const values = (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string');
+    attributes[name.slice(0, 256)] = values.slice(0, 20).map((v) => v.slice(0, 512));
+  }
+  return attributes;
+}
+
+/**
+ * The verified identity of a spent completion, decrypted.
+ * @throws Error when the ciphertext does not decrypt under the tenant and request (tampered rows).
+ */
+export function readSsoIdentity(keyring: Keyring, tenantId: string, spent: { id: string; identityEnc: string | null }): VerifiedSsoIdentity {
+  if (spent.identityEnc === null) throw new Error('the SSO request holds no identity');
+  return verifiedSsoIdentity.parse(JSON.parse(keyring.decrypt(spent.identityEnc, ssoIdentityAssociatedData(tenantId, spent.id))));
 }
 
 function firstString(value: unknown): string | undefined {

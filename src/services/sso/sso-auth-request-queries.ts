@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { SsoAuthRequestSchema, type SsoAuthRequest } from '../../entities/sso.js';
+import { SsoAuthRequestSchema, type SsoAuthRequest, type SsoRequestPurpose } from '../../entities/sso.js';
 
 /**
  * The queries of the `sso_auth_request` and `sso_assertion` tables (docs/architecture.md "Rules",
@@ -27,18 +27,29 @@ export async function findOpenSsoRequestTime(em: EntityManager, tenantId: string
   return rows[0] ? new Date(rows[0].created_at) : undefined;
 }
 
+/** The purpose of the connection's request of SAML id `requestId` (answered or not), or undefined. */
+export async function findSsoRequestPurpose(em: EntityManager, tenantId: string, connectionId: string, requestId: string): Promise<SsoRequestPurpose | undefined> {
+  const rows = (await em.execute(
+    'select purpose from sso_auth_request where tenant_id = ? and connection_id = ? and request_id = ?',
+    [tenantId, connectionId, requestId],
+  )) as { purpose: SsoRequestPurpose }[];
+  return rows[0]?.purpose;
+}
+
 /**
  * Marks the connection's open request of SAML id `requestId` answered, atomically (a request is
  * answered once, accepted or not).
- * @returns its row id, or undefined when no such open request exists (any more).
+ * @returns its row id and purpose, or undefined when no such open request exists (any more).
  */
-export async function consumeSsoRequest(em: EntityManager, tenantId: string, connectionId: string, requestId: string, now: Date): Promise<string | undefined> {
+export async function consumeSsoRequest(
+  em: EntityManager, tenantId: string, connectionId: string, requestId: string, now: Date,
+): Promise<{ id: string; purpose: SsoRequestPurpose } | undefined> {
   const rows = (await em.execute(
     `update sso_auth_request set consumed_at = ?
-      where tenant_id = ? and connection_id = ? and request_id = ? and consumed_at is null and expires_at > ? returning id`,
+      where tenant_id = ? and connection_id = ? and request_id = ? and consumed_at is null and expires_at > ? returning id, purpose`,
     [now, tenantId, connectionId, requestId, now],
-  )) as { id: string }[];
-  return rows[0]?.id;
+  )) as { id: string; purpose: SsoRequestPurpose }[];
+  return rows[0];
 }
 
 /** Stores the verified identity of an answered request and the hash of its completion code. */
@@ -49,7 +60,7 @@ export async function setSsoCompletion(
 }
 
 /** A request whose completion code was spent. */
-export type SpentSsoCompletion = Pick<SsoAuthRequest, 'id' | 'connectionId' | 'browserBindingHash' | 'returnTo' | 'identityEnc'>;
+export type SpentSsoCompletion = Pick<SsoAuthRequest, 'id' | 'connectionId' | 'browserBindingHash' | 'purpose' | 'returnTo' | 'identityEnc'>;
 
 /**
  * Spends the tenant's unexpired, unspent completion of `completionHash`, atomically.
@@ -59,12 +70,15 @@ export async function spendSsoCompletion(em: EntityManager, tenantId: string, co
   const rows = (await em.execute(
     `update sso_auth_request set completed_at = ?
       where tenant_id = ? and completion_hash = ? and completed_at is null and completion_expires_at > ?
-      returning id, connection_id, browser_binding_hash, return_to, identity_enc`,
+      returning id, connection_id, browser_binding_hash, purpose, return_to, identity_enc`,
     [now, tenantId, completionHash, now],
-  )) as { id: string; connection_id: string; browser_binding_hash: string; return_to: string | null; identity_enc: string | null }[];
+  )) as { id: string; connection_id: string; browser_binding_hash: string; purpose: SsoRequestPurpose; return_to: string | null; identity_enc: string | null }[];
   const row = rows[0];
   return row
-    ? { id: row.id, connectionId: row.connection_id, browserBindingHash: row.browser_binding_hash, returnTo: row.return_to, identityEnc: row.identity_enc }
+    ? {
+      id: row.id, connectionId: row.connection_id, browserBindingHash: row.browser_binding_hash, purpose: row.purpose, returnTo: row.return_to,
+      identityEnc: row.identity_enc,
+    }
     : undefined;
 }
 

@@ -5,6 +5,7 @@ import type { Tenant } from '../../entities/tenant.js';
 import { isUniqueViolation } from '../../lib/errors.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
 import type { AuditService } from '../audit/audit-service.js';
+import { findLatestEventsAboutTarget } from '../audit/audit-event-queries.js';
 import { assertRecentSignIn } from '../mfa/mfa-enrollment-service.js';
 import { ORGANIZATION_ERRORS } from '../organizations/organization-errors.js';
 import { findOrganization } from '../organizations/organization-queries.js';
@@ -40,6 +41,16 @@ export type SsoConnectionPatch = Partial<Omit<SsoConnectionInput, 'protocol'>>;
 export interface ConnectionChanger {
   userId: string;
   sessionId: string;
+}
+
+/** How many refused responses GET sso-connections/{id} shows. */
+export const RECENT_FAILURES = 10;
+
+/** A refused response as the console shows it. */
+export interface SsoFailure {
+  at: Date;
+  reason: string;
+  message: string;
 }
 
 /** A signing certificate as the API shows it: never a private key, only what identifies it. */
@@ -97,6 +108,15 @@ export class SsoConnectionService {
   /** One connection of the tenant. @throws ApiError 404 `not_found`. */
   async get(em: EntityManager, tenant: Tenant, id: string): Promise<SsoConnectionView> {
     return this.view(tenant, await this.find(em, tenant.id, id));
+  }
+
+  /**
+   * The connection's latest refused responses (at most {@link RECENT_FAILURES}, newest first), from
+   * the audit log's `UserLoginFailed` events about it: what an Admin setting it up needs to see.
+   */
+  async recentFailures(em: EntityManager, tenantId: string, id: string): Promise<SsoFailure[]> {
+    const events = await findLatestEventsAboutTarget(em, tenantId, 'UserLoginFailed', 'sso_connection', id, RECENT_FAILURES);
+    return events.map((event) => ({ at: event.createdAt, reason: String(event.details.reason ?? ''), message: String(event.details.message ?? '') }));
   }
 
   /** The stored connection of the tenant. @throws ApiError 404 `not_found`. */

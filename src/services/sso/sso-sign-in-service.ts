@@ -18,7 +18,7 @@ import type { PasswordSignInService, SignIn } from '../sign-in/password-sign-in-
 import type { AccountCredentialService } from '../users/account-credentials.js';
 import { refuseSuspended } from '../users/sign-in-eligibility.js';
 import { findLiveUserByEmail, findUserById, insertUser, setEmailVerifiedByProvider } from '../users/user-queries.js';
-import { ssoIdentityAssociatedData, verifiedSsoIdentity, type VerifiedSsoIdentity } from './saml-service.js';
+import { readSsoIdentity, type VerifiedSsoIdentity } from './saml-service.js';
 import { spendSsoCompletion } from './sso-auth-request-queries.js';
 import type { SsoConnectionWithDomains } from './sso-connection-queries.js';
 import { findConnection } from './sso-connection-queries.js';
@@ -60,11 +60,11 @@ export class SsoSignInService {
    */
   async complete(em: EntityManager, tenant: Tenant, code: string, presentedBinding: string | undefined, meta: RequestMeta): Promise<SsoSignIn> {
     const spent = await spendSsoCompletion(em, tenant.id, sha256Hex(code), new Date());
-    if (!spent || spent.identityEnc === null) throw SSO_ERRORS.completionInvalid();
+    if (!spent || spent.identityEnc === null || spent.purpose !== 'sign_in') throw SSO_ERRORS.completionInvalid();
     if (presentedBinding === undefined || !constantTimeEqual(sha256Hex(presentedBinding), spent.browserBindingHash)) throw SSO_ERRORS.browserMismatch();
     const connection = await findConnection(em, tenant.id, spent.connectionId);
     if (!connection) throw SSO_ERRORS.completionInvalid();
-    const identity = verifiedSsoIdentity.parse(JSON.parse(this.keyring.decrypt(spent.identityEnc, ssoIdentityAssociatedData(tenant.id, spent.id))));
+    const identity = readSsoIdentity(this.keyring, tenant.id, spent);
     let user: User;
     try {
       user = await this.resolve(em, tenant, connection, identity, meta);
