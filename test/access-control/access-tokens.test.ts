@@ -1,12 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Migration20261126120000_access_control } from '../../src/migrations/Migration20261126120000_access_control.js';
-import { Api, createTenant, signupMember, type TestTenant } from '../helpers/api.js';
-import { freePort } from '../helpers/oidc-provider.js';
+import { createTenant, signupMember, type TestTenant } from '../helpers/api.js';
 import { CookieBrowser, registerRelyingParty, signInThroughProvider, type HostedSessionTokens, type RelyingParty } from '../helpers/oidc-relying-party.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useTestServerAtPublicUrl } from '../helpers/suite.js';
 
 /**
  * Access tokens for the tenant's own APIs as a customer's backend sees them (CONTRACT "Roles and
@@ -14,19 +13,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
  * verifies the RFC 9068 JWT against the JWKS, and `scope` holds only what the roles grant.
  */
 
-let server: TestServer;
-let api: Api;
-let publicUrl: string;
-
-beforeAll(async () => {
-  const port = await freePort();
-  publicUrl = `http://127.0.0.1:${port}`;
-  server = await startTestServer({ PORT: String(port), PUBLIC_URL: publicUrl });
-  api = new Api(server.url);
-});
-afterAll(async () => {
-  await server?.close();
-});
+const suite = useTestServerAtPublicUrl();
 
 const INVOICES = 'https://api.example.com/invoices';
 
@@ -38,13 +25,13 @@ async function ok(res: Promise<{ status: number; body: Record<string, any> }>): 
 
 /** A tenant with the Invoices API (read, write, approve) and the roles Reader (read) and Writer (write). */
 async function setUp(): Promise<{ tenant: TestTenant; reader: string; writer: string }> {
-  const tenant = await createTenant(api);
+  const tenant = await createTenant(suite.api);
   const auth = { token: tenant.accessToken };
-  await ok(api.post(`/v1/${tenant.slug}/api-resources`, {
+  await ok(suite.api.post(`/v1/${tenant.slug}/api-resources`, {
     name: 'Invoices', identifier: INVOICES, permissions: [{ name: 'read:invoices' }, { name: 'write:invoices' }, { name: 'approve:invoices' }],
   }, auth));
-  const reader = (await ok(api.post(`/v1/${tenant.slug}/roles`, { name: 'Reader', permissions: [{ resource: INVOICES, permission: 'read:invoices' }] }, auth))).role.id as string;
-  const writer = (await ok(api.post(`/v1/${tenant.slug}/roles`, { name: 'Writer', permissions: [{ resource: INVOICES, permission: 'write:invoices' }] }, auth))).role.id as string;
+  const reader = (await ok(suite.api.post(`/v1/${tenant.slug}/roles`, { name: 'Reader', permissions: [{ resource: INVOICES, permission: 'read:invoices' }] }, auth))).role.id as string;
+  const writer = (await ok(suite.api.post(`/v1/${tenant.slug}/roles`, { name: 'Writer', permissions: [{ resource: INVOICES, permission: 'write:invoices' }] }, auth))).role.id as string;
   return { tenant, reader, writer };
 }
 
@@ -63,9 +50,9 @@ const scopesOf = (payload: Record<string, unknown>): string[] => (typeof payload
 describe('authorization code', () => {
   it('carries the permissions asked for that the user\'s roles grant, drops the rest, and a role change applies to the next token', async () => {
     const { tenant, reader, writer } = await setUp();
-    const member = await signupMember(api, tenant.slug);
-    await ok(api.put(`/v1/${tenant.slug}/users/${member.id}/roles`, { roleIds: [reader] }, { token: tenant.accessToken }));
-    const rp = await registerRelyingParty(api, tenant, publicUrl, 'web');
+    const member = await signupMember(suite.api, tenant.slug);
+    await ok(suite.api.put(`/v1/${tenant.slug}/users/${member.id}/roles`, { roleIds: [reader] }, { token: tenant.accessToken }));
+    const rp = await registerRelyingParty(suite.api, tenant, suite.publicUrl, 'web');
 
     const tokens = await signIn(rp, member, { resource: INVOICES, scope: 'openid offline_access roles read:invoices write:invoices' });
     const payload = await verifiedAccessToken(rp, tokens.access_token);
@@ -75,29 +62,29 @@ describe('authorization code', () => {
     expect(decodeJwt(tokens.id_token!).roles).toEqual(['Reader']);
 
     // Writer added: the next token (a refresh) carries write:invoices; approve:invoices was never asked for
-    await ok(api.put(`/v1/${tenant.slug}/users/${member.id}/roles`, { roleIds: [reader, writer] }, { token: tenant.accessToken }));
+    await ok(suite.api.put(`/v1/${tenant.slug}/users/${member.id}/roles`, { roleIds: [reader, writer] }, { token: tenant.accessToken }));
     const refreshed = await oidc.refreshTokenGrant(rp.config, tokens.refresh_token!);
     expect(scopesOf(await verifiedAccessToken(rp, refreshed.access_token))).toEqual(['read:invoices', 'write:invoices']);
     // the token issued before the change is unchanged (it lives until it expires)
     expect(scopesOf(decodeJwt(tokens.access_token))).toEqual(['read:invoices']);
 
     // all roles removed: the next token carries no permission, without an error
-    await ok(api.put(`/v1/${tenant.slug}/users/${member.id}/roles`, { roleIds: [] }, { token: tenant.accessToken }));
+    await ok(suite.api.put(`/v1/${tenant.slug}/users/${member.id}/roles`, { roleIds: [] }, { token: tenant.accessToken }));
     const bare = await oidc.refreshTokenGrant(rp.config, refreshed.refresh_token!);
     expect(scopesOf(await verifiedAccessToken(rp, bare.access_token))).toEqual([]);
 
     // a role that gains a permission: a new sign-in gets it
-    await ok(api.put(`/v1/${tenant.slug}/users/${member.id}/roles`, { roleIds: [reader] }, { token: tenant.accessToken }));
-    await ok(api.patch(`/v1/${tenant.slug}/roles/${reader}`, { permissions: [{ resource: INVOICES, permission: 'read:invoices' }, { resource: INVOICES, permission: 'approve:invoices' }] }, { token: tenant.accessToken }));
+    await ok(suite.api.put(`/v1/${tenant.slug}/users/${member.id}/roles`, { roleIds: [reader] }, { token: tenant.accessToken }));
+    await ok(suite.api.patch(`/v1/${tenant.slug}/roles/${reader}`, { permissions: [{ resource: INVOICES, permission: 'read:invoices' }, { resource: INVOICES, permission: 'approve:invoices' }] }, { token: tenant.accessToken }));
     const again = await signIn(rp, member, { resource: INVOICES, scope: 'openid read:invoices approve:invoices write:invoices' });
     expect(scopesOf(await verifiedAccessToken(rp, again.access_token))).toEqual(['approve:invoices', 'read:invoices']);
   });
 
   it('puts the roles in userinfo with scope `roles`, and not without it', async () => {
     const { tenant, reader, writer } = await setUp();
-    const member = await signupMember(api, tenant.slug);
-    await ok(api.put(`/v1/${tenant.slug}/users/${member.id}/roles`, { roleIds: [writer, reader] }, { token: tenant.accessToken }));
-    const rp = await registerRelyingParty(api, tenant, publicUrl, 'web');
+    const member = await signupMember(suite.api, tenant.slug);
+    await ok(suite.api.put(`/v1/${tenant.slug}/users/${member.id}/roles`, { roleIds: [writer, reader] }, { token: tenant.accessToken }));
+    const rp = await registerRelyingParty(suite.api, tenant, suite.publicUrl, 'web');
     const withRoles = await signIn(rp, member, { scope: 'openid email roles' });
     expect(await oidc.fetchUserInfo(rp.config, withRoles.access_token, member.id)).toMatchObject({ sub: member.id, roles: ['Reader', 'Writer'] });
     expect(decodeJwt(withRoles.id_token!).roles).toEqual(['Reader', 'Writer']);
@@ -108,7 +95,7 @@ describe('authorization code', () => {
 
   it('refuses a resource the workspace has not registered (also one of its applications\' origins)', async () => {
     const { tenant } = await setUp();
-    const rp = await registerRelyingParty(api, tenant, publicUrl, 'web');
+    const rp = await registerRelyingParty(suite.api, tenant, suite.publicUrl, 'web');
     const url = oidc.buildAuthorizationUrl(rp.config, { redirect_uri: rp.redirectUri, scope: 'openid', resource: 'https://app.example.com/api', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' });
     const res = await new CookieBrowser().request(url.href);
     const location = new URL(res.headers.get('location') ?? '', url);
@@ -119,25 +106,25 @@ describe('authorization code', () => {
 describe('client_credentials', () => {
   it('gives an m2m application the permissions its roles grant; a role change applies to the next token; an unknown resource is invalid_target', async () => {
     const { tenant, writer } = await setUp();
-    const m2m = await registerRelyingParty(api, tenant, publicUrl, 'm2m');
-    const application = (await ok(api.get(`/v1/${tenant.slug}/applications`, { token: tenant.accessToken }))).items.find((a: { clientId: string }) => a.clientId === m2m.clientId);
+    const m2m = await registerRelyingParty(suite.api, tenant, suite.publicUrl, 'm2m');
+    const application = (await ok(suite.api.get(`/v1/${tenant.slug}/applications`, { token: tenant.accessToken }))).items.find((a: { clientId: string }) => a.clientId === m2m.clientId);
 
     const none = await oidc.clientCredentialsGrant(m2m.config, { resource: INVOICES, scope: 'read:invoices write:invoices' });
     expect(scopesOf(await verifiedAccessToken(m2m, none.access_token))).toEqual([]);
 
-    await ok(api.put(`/v1/${tenant.slug}/applications/${application.id}/roles`, { roleIds: [writer] }, { token: tenant.accessToken }));
+    await ok(suite.api.put(`/v1/${tenant.slug}/applications/${application.id}/roles`, { roleIds: [writer] }, { token: tenant.accessToken }));
     const granted = await oidc.clientCredentialsGrant(m2m.config, { resource: INVOICES, scope: 'read:invoices write:invoices' });
     const payload = await verifiedAccessToken(m2m, granted.access_token);
     expect(payload).toMatchObject({ client_id: m2m.clientId, aud: INVOICES });
     expect(scopesOf(payload)).toEqual(['write:invoices']);
 
-    await ok(api.patch(`/v1/${tenant.slug}/roles/${writer}`, { permissions: [{ resource: INVOICES, permission: 'write:invoices' }, { resource: INVOICES, permission: 'read:invoices' }] }, { token: tenant.accessToken }));
+    await ok(suite.api.patch(`/v1/${tenant.slug}/roles/${writer}`, { permissions: [{ resource: INVOICES, permission: 'write:invoices' }, { resource: INVOICES, permission: 'read:invoices' }] }, { token: tenant.accessToken }));
     const widened = await oidc.clientCredentialsGrant(m2m.config, { resource: INVOICES, scope: 'read:invoices write:invoices approve:invoices' });
     expect(scopesOf(await verifiedAccessToken(m2m, widened.access_token))).toEqual(['read:invoices', 'write:invoices']);
 
     await expect(oidc.clientCredentialsGrant(m2m.config, { resource: 'https://api.example.com/other', scope: 'read:invoices' })).rejects.toMatchObject({ error: 'invalid_target' });
     // another workspace's resource is not this one's
-    const foreign = await registerRelyingParty(api, (await createTenant(api)), publicUrl, 'm2m');
+    const foreign = await registerRelyingParty(suite.api, (await createTenant(suite.api)), suite.publicUrl, 'm2m');
     await expect(oidc.clientCredentialsGrant(foreign.config, { resource: INVOICES, scope: 'read:invoices' })).rejects.toMatchObject({ error: 'invalid_target' });
   });
 });
@@ -145,12 +132,12 @@ describe('client_credentials', () => {
 describe('applications registered before API resources existed', () => {
   it('the migration registers each redirect-URI origin as an API resource, and any URL of that origin still names it', async () => {
     const { tenant, reader } = await setUp();
-    const member = await signupMember(api, tenant.slug);
-    const rp = await registerRelyingParty(api, tenant, publicUrl, 'web', { redirectUris: ['https://app.example.com/callback', 'https://APP.example.com/other', 'http://127.0.0.1:9/cb'] });
-    const em = server.services.orm.em.fork() as EntityManager;
+    const member = await signupMember(suite.api, tenant.slug);
+    const rp = await registerRelyingParty(suite.api, tenant, suite.publicUrl, 'web', { redirectUris: ['https://app.example.com/callback', 'https://APP.example.com/other', 'http://127.0.0.1:9/cb'] });
+    const em = suite.server.services.orm.em.fork() as EntityManager;
 
     // the migration's data statement, run again inside a transaction that is rolled back
-    const migration = new Migration20261126120000_access_control(server.services.orm.em.getDriver(), server.services.orm.config);
+    const migration = new Migration20261126120000_access_control(suite.server.services.orm.em.getDriver(), suite.server.services.orm.config);
     await migration.up();
     const backfill = migration.getQueries().map((q) => (typeof q === 'string' ? q : q.toString())).find((q) => q.startsWith('insert into api_resource'))!;
     expect(backfill).toBeTruthy();
@@ -167,16 +154,16 @@ describe('applications registered before API resources existed', () => {
       `insert into api_resource (id, tenant_id, name, identifier, legacy_origin, created_at, updated_at) values (gen_random_uuid(), ?, 'app', 'https://app.example.com', true, now(), now())`,
       [tenant.id],
     );
-    const list = await ok(api.get(`/v1/${tenant.slug}/api-resources`, { token: tenant.accessToken }));
+    const list = await ok(suite.api.get(`/v1/${tenant.slug}/api-resources`, { token: tenant.accessToken }));
     expect(list.items.map((r: { identifier: string }) => r.identifier)).toEqual([INVOICES, 'https://app.example.com']);
-    await ok(api.patch(`/v1/${tenant.slug}/api-resources/${list.items[1].id}`, { permissions: [{ name: 'api' }] }, { token: tenant.accessToken }));
-    await ok(api.patch(`/v1/${tenant.slug}/roles/${reader}`, { permissions: [{ resource: 'https://app.example.com', permission: 'api' }] }, { token: tenant.accessToken }));
-    await ok(api.put(`/v1/${tenant.slug}/users/${member.id}/roles`, { roleIds: [reader] }, { token: tenant.accessToken }));
+    await ok(suite.api.patch(`/v1/${tenant.slug}/api-resources/${list.items[1].id}`, { permissions: [{ name: 'api' }] }, { token: tenant.accessToken }));
+    await ok(suite.api.patch(`/v1/${tenant.slug}/roles/${reader}`, { permissions: [{ resource: 'https://app.example.com', permission: 'api' }] }, { token: tenant.accessToken }));
+    await ok(suite.api.put(`/v1/${tenant.slug}/users/${member.id}/roles`, { roleIds: [reader] }, { token: tenant.accessToken }));
     const tokens = await signIn(rp, member, { resource: 'https://app.example.com/api', scope: 'openid api' });
     const payload = await verifiedAccessToken(rp, tokens.access_token, 'https://app.example.com/api');
     expect(scopesOf(payload)).toEqual(['api']);
     // a new resource (not migrated) matches its identifier exactly, not its origin
-    const m2m = await registerRelyingParty(api, tenant, publicUrl, 'm2m');
+    const m2m = await registerRelyingParty(suite.api, tenant, suite.publicUrl, 'm2m');
     await expect(oidc.clientCredentialsGrant(m2m.config, { resource: `${INVOICES}/2024` })).rejects.toMatchObject({ error: 'invalid_target' });
   });
 });

@@ -1,37 +1,24 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Api, createTenant, expectError, PASSWORD, signupMember, type TestTenant } from '../helpers/api.js';
-import { freePort } from '../helpers/oidc-provider.js';
+import { describe, expect, it } from 'vitest';
+import { createTenant, expectError, PASSWORD, signupMember, type TestTenant } from '../helpers/api.js';
 import { completeInteraction, CookieBrowser, locationOf, registerRelyingParty, signInThroughProvider, type HostedSessionTokens, type RelyingParty } from '../helpers/oidc-relying-party.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useTestServerAtPublicUrl } from '../helpers/suite.js';
 
 /**
  * Each tenant as an OpenID Provider, tried as a relying party would: openid-client against the
  * running service, the ID token verified with jose against the published JWKS (docs/oidc.md).
  */
 
-let server: TestServer;
-let api: Api;
-let publicUrl: string;
-
-beforeAll(async () => {
-  const port = await freePort();
-  publicUrl = `http://127.0.0.1:${port}`;
-  server = await startTestServer({ PORT: String(port), PUBLIC_URL: publicUrl });
-  api = new Api(server.url);
-});
-afterAll(async () => {
-  await server?.close();
-});
+const suite = useTestServerAtPublicUrl();
 
 function sql<T = Record<string, unknown>>(query: string, params: unknown[] = []): Promise<T[]> {
-  return (server.services.orm.em.fork() as EntityManager).execute(query, params) as Promise<T[]>;
+  return (suite.server.services.orm.em.fork() as EntityManager).execute(query, params) as Promise<T[]>;
 }
 
 async function apiKey(tenant: TestTenant, environment: 'live' | 'test'): Promise<string> {
-  const res = await api.post(`/v1/${tenant.slug}/api-keys`, { name: environment, environment }, { token: tenant.accessToken });
+  const res = await suite.api.post(`/v1/${tenant.slug}/api-keys`, { name: environment, environment }, { token: tenant.accessToken });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.plaintext as string;
 }
@@ -45,8 +32,8 @@ async function signIn(rp: RelyingParty, session: HostedSessionTokens, browser = 
 
 describe('discovery and keys', () => {
   it('publishes a discovery document at the tenant issuer with every endpoint, and RS256 and ES256 keys in its JWKS', async () => {
-    const tenant = await createTenant(api);
-    const issuer = `${publicUrl}/v1/${tenant.slug}/oidc`;
+    const tenant = await createTenant(suite.api);
+    const issuer = `${suite.publicUrl}/v1/${tenant.slug}/oidc`;
     const res = await fetch(`${issuer}/.well-known/openid-configuration`);
     expect(res.status).toBe(200);
     const doc = (await res.json()) as Record<string, unknown>;
@@ -69,18 +56,18 @@ describe('discovery and keys', () => {
   });
 
   it('answers 404 in the envelope for an unknown tenant', async () => {
-    const res = await api.get('/v1/no-such-tenant-anywhere/oidc/.well-known/openid-configuration');
+    const res = await suite.api.get('/v1/no-such-tenant-anywhere/oidc/.well-known/openid-configuration');
     expectError(res, 404, 'NOT_FOUND', 'tenant_not_found');
   });
 
   it('keeps the previous public key in the JWKS after a rotation, so tokens it signed still verify', async () => {
-    const tenant = await createTenant(api);
-    const member = await signupMember(api, tenant.slug);
-    const rp = await registerRelyingParty(api, tenant, publicUrl);
+    const tenant = await createTenant(suite.api);
+    const member = await signupMember(suite.api, tenant.slug);
+    const rp = await registerRelyingParty(suite.api, tenant, suite.publicUrl);
     const { tokens } = await signIn(rp, member);
     const oldKid = decodeProtectedHeader(tokens.id_token!).kid;
-    await server.services.signingKeys.rotate(server.services.orm.em.fork() as EntityManager, tenant.id);
-    server.services.oidc.forget(tenant.id);
+    await suite.server.services.signingKeys.rotate(suite.server.services.orm.em.fork() as EntityManager, tenant.id);
+    suite.server.services.oidc.forget(tenant.id);
     const jwks = createRemoteJWKSet(new URL(`${rp.issuer}/jwks`));
     await expect(jwtVerify(tokens.id_token!, jwks, { issuer: rp.issuer, audience: rp.clientId })).resolves.toBeTruthy();
     const again = await signIn(rp, member);
@@ -90,9 +77,9 @@ describe('discovery and keys', () => {
 
 describe('authorization code with PKCE', () => {
   it('signs a member in to a web application: ID token verified against the JWKS, userinfo, refresh rotation, reuse refused', async () => {
-    const tenant = await createTenant(api);
-    const member = await signupMember(api, tenant.slug);
-    const rp = await registerRelyingParty(api, tenant, publicUrl, 'web');
+    const tenant = await createTenant(suite.api);
+    const member = await signupMember(suite.api, tenant.slug);
+    const rp = await registerRelyingParty(suite.api, tenant, suite.publicUrl, 'web');
     const { tokens } = await signIn(rp, member);
 
     const jwks = createRemoteJWKSet(new URL(`${rp.issuer}/jwks`));
@@ -118,9 +105,9 @@ describe('authorization code with PKCE', () => {
   });
 
   it('signs a member in to a public SPA with PKCE, and refuses the SPA without PKCE', async () => {
-    const tenant = await createTenant(api);
-    const member = await signupMember(api, tenant.slug);
-    const rp = await registerRelyingParty(api, tenant, publicUrl, 'spa');
+    const tenant = await createTenant(suite.api);
+    const member = await signupMember(suite.api, tenant.slug);
+    const rp = await registerRelyingParty(suite.api, tenant, suite.publicUrl, 'spa');
     expect(rp.clientSecret).toBeUndefined();
     const { tokens } = await signIn(rp, member);
     expect(tokens.access_token).toBeTruthy();
@@ -134,9 +121,9 @@ describe('authorization code with PKCE', () => {
   });
 
   it('never sends a code to an unregistered redirect URI', async () => {
-    const tenant = await createTenant(api);
-    const member = await signupMember(api, tenant.slug);
-    const rp = await registerRelyingParty(api, tenant, publicUrl, 'web');
+    const tenant = await createTenant(suite.api);
+    const member = await signupMember(suite.api, tenant.slug);
+    const rp = await registerRelyingParty(suite.api, tenant, suite.publicUrl, 'web');
     const browser = new CookieBrowser();
     const url = oidc.buildAuthorizationUrl(rp.config, {
       redirect_uri: 'https://evil.example.com/callback', scope: 'openid', state: 's', code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256',
@@ -149,9 +136,9 @@ describe('authorization code with PKCE', () => {
   });
 
   it('refuses a replayed authorization code', async () => {
-    const tenant = await createTenant(api);
-    const member = await signupMember(api, tenant.slug);
-    const rp = await registerRelyingParty(api, tenant, publicUrl, 'web');
+    const tenant = await createTenant(suite.api);
+    const member = await signupMember(suite.api, tenant.slug);
+    const rp = await registerRelyingParty(suite.api, tenant, suite.publicUrl, 'web');
     const result = await signInThroughProvider(rp, new CookieBrowser(), member);
     await oidc.authorizationCodeGrant(rp.config, result.callback, { pkceCodeVerifier: result.verifier, expectedState: result.state, expectedNonce: result.nonce });
     await expect(
@@ -160,10 +147,10 @@ describe('authorization code with PKCE', () => {
   });
 
   it('signs in to a second application without asking again (single sign-on), unless prompt=login asks', async () => {
-    const tenant = await createTenant(api);
-    const member = await signupMember(api, tenant.slug);
-    const first = await registerRelyingParty(api, tenant, publicUrl, 'web');
-    const second = await registerRelyingParty(api, tenant, publicUrl, 'spa');
+    const tenant = await createTenant(suite.api);
+    const member = await signupMember(suite.api, tenant.slug);
+    const first = await registerRelyingParty(suite.api, tenant, suite.publicUrl, 'web');
+    const second = await registerRelyingParty(suite.api, tenant, suite.publicUrl, 'spa');
     const browser = new CookieBrowser();
     await signIn(first, member, browser);
     // the provider session in this browser is enough: no interaction for the login any more
@@ -187,7 +174,7 @@ describe('authorization code with PKCE', () => {
     const stale = await completeInteraction(browser, toInteraction.href, member);
     expect(stale.status).toBe(401);
     expect(((await stale.json()) as { details: { reason: string } }).details.reason).toBe('fresh_sign_in_required');
-    const fresh = await api.post(`/v1/${tenant.slug}/auth/login`, { email: member.email, password: PASSWORD });
+    const fresh = await suite.api.post(`/v1/${tenant.slug}/auth/login`, { email: member.email, password: PASSWORD });
     const done = await completeInteraction(browser, toInteraction.href, fresh.body as HostedSessionTokens);
     expect(done.status).toBe(200);
   });
@@ -195,14 +182,14 @@ describe('authorization code with PKCE', () => {
 
 describe('JWT access tokens for the tenant\'s own APIs (RFC 9068, RFC 8707)', () => {
   it('issues an ES256 JWT access token for a registered API resource, verifiable against the JWKS', async () => {
-    const tenant = await createTenant(api);
-    const member = await signupMember(api, tenant.slug);
-    const rp = await registerRelyingParty(api, tenant, publicUrl, 'web');
+    const tenant = await createTenant(suite.api);
+    const member = await signupMember(suite.api, tenant.slug);
+    const rp = await registerRelyingParty(suite.api, tenant, suite.publicUrl, 'web');
     const resource = 'https://app.example.com/api';
     const auth = { token: tenant.accessToken };
-    expect((await api.post(`/v1/${tenant.slug}/api-resources`, { name: 'API', identifier: resource, permissions: [{ name: 'api' }] }, auth)).status).toBe(200);
-    const role = await api.post(`/v1/${tenant.slug}/roles`, { name: 'API user', permissions: [{ resource, permission: 'api' }] }, auth);
-    expect((await api.put(`/v1/${tenant.slug}/users/${member.id}/roles`, { roleIds: [role.body.role.id] }, auth)).status).toBe(200);
+    expect((await suite.api.post(`/v1/${tenant.slug}/api-resources`, { name: 'API', identifier: resource, permissions: [{ name: 'api' }] }, auth)).status).toBe(200);
+    const role = await suite.api.post(`/v1/${tenant.slug}/roles`, { name: 'API user', permissions: [{ resource, permission: 'api' }] }, auth);
+    expect((await suite.api.put(`/v1/${tenant.slug}/users/${member.id}/roles`, { roleIds: [role.body.role.id] }, auth)).status).toBe(200);
     const { tokens } = await signIn(rp, member, new CookieBrowser(), { resource, scope: 'openid email offline_access api' });
     const jwks = createRemoteJWKSet(new URL(`${rp.issuer}/jwks`));
     const { payload, protectedHeader } = await jwtVerify(tokens.access_token, jwks, { issuer: rp.issuer, audience: resource, typ: 'at+jwt' });
@@ -212,25 +199,25 @@ describe('JWT access tokens for the tenant\'s own APIs (RFC 9068, RFC 8707)', ()
     const refreshed = await oidc.refreshTokenGrant(rp.config, tokens.refresh_token!);
     await expect(jwtVerify(refreshed.access_token, jwks, { issuer: rp.issuer, audience: resource })).resolves.toBeTruthy();
 
-    const m2m = await registerRelyingParty(api, tenant, publicUrl, 'm2m');
-    const m2mId = (await api.get(`/v1/${tenant.slug}/applications`, auth)).body.items.find((a: { clientId: string }) => a.clientId === m2m.clientId).id as string;
-    expect((await api.put(`/v1/${tenant.slug}/applications/${m2mId}/roles`, { roleIds: [role.body.role.id] }, auth)).status).toBe(200);
+    const m2m = await registerRelyingParty(suite.api, tenant, suite.publicUrl, 'm2m');
+    const m2mId = (await suite.api.get(`/v1/${tenant.slug}/applications`, auth)).body.items.find((a: { clientId: string }) => a.clientId === m2m.clientId).id as string;
+    expect((await suite.api.put(`/v1/${tenant.slug}/applications/${m2mId}/roles`, { roleIds: [role.body.role.id] }, auth)).status).toBe(200);
     const machine = await oidc.clientCredentialsGrant(m2m.config, { resource, scope: 'api' });
     const verified = await jwtVerify(machine.access_token, jwks, { issuer: rp.issuer, audience: resource });
     expect(verified.payload).toMatchObject({ client_id: m2m.clientId, scope: 'api' });
   });
 
   it('refuses a resource that is not an API of the workspace', async () => {
-    const tenant = await createTenant(api);
-    const m2m = await registerRelyingParty(api, tenant, publicUrl, 'm2m');
+    const tenant = await createTenant(suite.api);
+    const m2m = await registerRelyingParty(suite.api, tenant, suite.publicUrl, 'm2m');
     await expect(oidc.clientCredentialsGrant(m2m.config, { resource: 'https://someone-else.example.net/api', scope: 'api' })).rejects.toMatchObject({ error: 'invalid_target' });
   });
 });
 
 describe('tokens for servers', () => {
   it('issues client_credentials to an m2m application, introspects and revokes', async () => {
-    const tenant = await createTenant(api);
-    const m2m = await registerRelyingParty(api, tenant, publicUrl, 'm2m');
+    const tenant = await createTenant(suite.api);
+    const m2m = await registerRelyingParty(suite.api, tenant, suite.publicUrl, 'm2m');
     const grant = await oidc.clientCredentialsGrant(m2m.config);
     expect(grant.access_token).toBeTruthy();
     const active = await oidc.tokenIntrospection(m2m.config, grant.access_token);
@@ -241,12 +228,12 @@ describe('tokens for servers', () => {
   });
 
   it('introspects a user\'s token for any confidential application of the tenant, and no other tenant\'s', async () => {
-    const tenant = await createTenant(api);
-    const other = await createTenant(api);
-    const member = await signupMember(api, tenant.slug);
-    const web = await registerRelyingParty(api, tenant, publicUrl, 'web');
-    const resourceServer = await registerRelyingParty(api, tenant, publicUrl, 'm2m');
-    const foreign = await registerRelyingParty(api, other, publicUrl, 'm2m');
+    const tenant = await createTenant(suite.api);
+    const other = await createTenant(suite.api);
+    const member = await signupMember(suite.api, tenant.slug);
+    const web = await registerRelyingParty(suite.api, tenant, suite.publicUrl, 'web');
+    const resourceServer = await registerRelyingParty(suite.api, tenant, suite.publicUrl, 'm2m');
+    const foreign = await registerRelyingParty(suite.api, other, suite.publicUrl, 'm2m');
     const { tokens } = await signIn(web, member);
     const seen = await oidc.tokenIntrospection(resourceServer.config, tokens.access_token);
     expect(seen).toMatchObject({ active: true, sub: member.id, client_id: web.clientId });
@@ -254,19 +241,19 @@ describe('tokens for servers', () => {
   });
 
   it('does not know a client of another tenant (no issuer mix-up)', async () => {
-    const tenant = await createTenant(api);
-    const other = await createTenant(api);
-    const rp = await registerRelyingParty(api, tenant, publicUrl, 'm2m');
-    const elsewhere = await oidc.discovery(new URL(`${publicUrl}/v1/${other.slug}/oidc`), rp.clientId, rp.clientSecret, undefined, { execute: [oidc.allowInsecureRequests] });
+    const tenant = await createTenant(suite.api);
+    const other = await createTenant(suite.api);
+    const rp = await registerRelyingParty(suite.api, tenant, suite.publicUrl, 'm2m');
+    const elsewhere = await oidc.discovery(new URL(`${suite.publicUrl}/v1/${other.slug}/oidc`), rp.clientId, rp.clientSecret, undefined, { execute: [oidc.allowInsecureRequests] });
     await expect(oidc.clientCredentialsGrant(elsewhere)).rejects.toMatchObject({ error: 'invalid_client' });
   });
 });
 
 describe('ending access', () => {
   it('refuses a suspended user\'s refresh token and userinfo', async () => {
-    const tenant = await createTenant(api);
-    const member = await signupMember(api, tenant.slug);
-    const rp = await registerRelyingParty(api, tenant, publicUrl, 'web');
+    const tenant = await createTenant(suite.api);
+    const member = await signupMember(suite.api, tenant.slug);
+    const rp = await registerRelyingParty(suite.api, tenant, suite.publicUrl, 'web');
     const { tokens } = await signIn(rp, member);
     await sql(`update app_user set status = 'Suspended' where id = ?`, [member.id]);
     await expect(oidc.refreshTokenGrant(rp.config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
@@ -274,22 +261,22 @@ describe('ending access', () => {
   });
 
   it('ends every token of a deleted application at once', async () => {
-    const tenant = await createTenant(api);
-    const member = await signupMember(api, tenant.slug);
-    const rp = await registerRelyingParty(api, tenant, publicUrl, 'web');
-    const resourceServer = await registerRelyingParty(api, tenant, publicUrl, 'm2m');
+    const tenant = await createTenant(suite.api);
+    const member = await signupMember(suite.api, tenant.slug);
+    const rp = await registerRelyingParty(suite.api, tenant, suite.publicUrl, 'web');
+    const resourceServer = await registerRelyingParty(suite.api, tenant, suite.publicUrl, 'm2m');
     const { tokens } = await signIn(rp, member);
-    const apps = await api.get(`/v1/${tenant.slug}/applications`, { token: tenant.accessToken });
+    const apps = await suite.api.get(`/v1/${tenant.slug}/applications`, { token: tenant.accessToken });
     const id = (apps.body.items as { id: string; clientId: string }[]).find((a) => a.clientId === rp.clientId)!.id;
-    expect((await api.delete(`/v1/${tenant.slug}/applications/${id}`, { token: tenant.accessToken })).status).toBe(200);
+    expect((await suite.api.delete(`/v1/${tenant.slug}/applications/${id}`, { token: tenant.accessToken })).status).toBe(200);
     expect((await oidc.tokenIntrospection(resourceServer.config, tokens.access_token)).active).toBe(false);
     expect((await oidc.tokenIntrospection(resourceServer.config, tokens.refresh_token!)).active).toBe(false);
   });
 
   it('RP-initiated logout ends the provider session and the hosted session that signed in, and refuses an unregistered post-logout URI', async () => {
-    const tenant = await createTenant(api);
-    const member = await signupMember(api, tenant.slug);
-    const rp = await registerRelyingParty(api, tenant, publicUrl, 'web');
+    const tenant = await createTenant(suite.api);
+    const member = await signupMember(suite.api, tenant.slug);
+    const rp = await registerRelyingParty(suite.api, tenant, suite.publicUrl, 'web');
     const { tokens, browser } = await signIn(rp, member);
 
     const evil = oidc.buildEndSessionUrl(rp.config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: 'https://evil.example.com/' });
@@ -308,58 +295,58 @@ describe('ending access', () => {
     });
     expect([302, 303]).toContain(done.status);
     expect(locationOf(done, end.href).href).toBe('https://app.example.com/signed-out');
-    await expect.poll(async () => (await api.get(`/v1/${tenant.slug}/me`, { token: member.accessToken })).status).toBe(401);
+    await expect.poll(async () => (await suite.api.get(`/v1/${tenant.slug}/me`, { token: member.accessToken })).status).toBe(401);
   });
 });
 
 describe('applications API', () => {
   it('creates, lists, reads, changes, rotates and deletes, never showing a secret after creation', async () => {
-    const tenant = await createTenant(api);
-    const created = await api.post(`/v1/${tenant.slug}/applications`, { name: 'Billing', type: 'web', redirectUris: ['https://billing.example.com/cb'] }, { token: tenant.accessToken });
+    const tenant = await createTenant(suite.api);
+    const created = await suite.api.post(`/v1/${tenant.slug}/applications`, { name: 'Billing', type: 'web', redirectUris: ['https://billing.example.com/cb'] }, { token: tenant.accessToken });
     expect(created.status).toBe(200);
     expect(created.body.clientSecret).toMatch(/^cs_[A-Za-z0-9]{43}$/);
     const id = created.body.application.id as string;
-    const list = await api.get(`/v1/${tenant.slug}/applications`, { token: tenant.accessToken });
+    const list = await suite.api.get(`/v1/${tenant.slug}/applications`, { token: tenant.accessToken });
     expect(JSON.stringify(list.body)).not.toContain(created.body.clientSecret);
     expect(list.body.items).toHaveLength(1);
     const [row] = await sql<{ client_secret_enc: string }>('select client_secret_enc from oidc_application where id = ?', [id]);
     expect(row!.client_secret_enc).not.toContain(created.body.clientSecret);
-    const patched = await api.patch(`/v1/${tenant.slug}/applications/${id}`, { name: 'Billing 2', redirectUris: ['http://localhost:3001/cb'] }, { token: tenant.accessToken });
+    const patched = await suite.api.patch(`/v1/${tenant.slug}/applications/${id}`, { name: 'Billing 2', redirectUris: ['http://localhost:3001/cb'] }, { token: tenant.accessToken });
     expect(patched.body).toMatchObject({ name: 'Billing 2', redirectUris: ['http://localhost:3001/cb'] });
-    const rotated = await api.post(`/v1/${tenant.slug}/applications/${id}/rotate-secret`, undefined, { token: tenant.accessToken });
+    const rotated = await suite.api.post(`/v1/${tenant.slug}/applications/${id}/rotate-secret`, undefined, { token: tenant.accessToken });
     expect(rotated.body.clientSecret).not.toBe(created.body.clientSecret);
-    expect((await api.delete(`/v1/${tenant.slug}/applications/${id}`, { token: tenant.accessToken })).status).toBe(200);
-    expectError(await api.get(`/v1/${tenant.slug}/applications/${id}`, { token: tenant.accessToken }), 404, 'NOT_FOUND');
+    expect((await suite.api.delete(`/v1/${tenant.slug}/applications/${id}`, { token: tenant.accessToken })).status).toBe(200);
+    expectError(await suite.api.get(`/v1/${tenant.slug}/applications/${id}`, { token: tenant.accessToken }), 404, 'NOT_FOUND');
     const actions = await sql<{ action: string }>(`select action from audit_event where tenant_id = ? and target_type = 'application' order by created_at, id`, [tenant.id]);
     expect(actions.map((a) => a.action)).toEqual(['ApplicationCreated', 'ApplicationUpdated', 'ApplicationSecretRotated', 'ApplicationDeleted']);
   });
 
   it('refuses redirect URIs that are not https, loopback http, or a native private-use scheme', async () => {
-    const tenant = await createTenant(api);
+    const tenant = await createTenant(suite.api);
     for (const [type, uri] of [['web', 'http://app.example.com/cb'], ['web', 'com.example.app:/cb'], ['spa', 'javascript:alert(1)'], ['web', 'https://a.example.com/cb#frag'], ['web', '/relative']]) {
-      const res = await api.post(`/v1/${tenant.slug}/applications`, { name: 'X', type, redirectUris: [uri] }, { token: tenant.accessToken });
+      const res = await suite.api.post(`/v1/${tenant.slug}/applications`, { name: 'X', type, redirectUris: [uri] }, { token: tenant.accessToken });
       expectError(res, 400, 'BAD_REQUEST', 'invalid_redirect_uri');
     }
-    const native = await api.post(`/v1/${tenant.slug}/applications`, { name: 'Mobile', type: 'native', redirectUris: ['com.example.app:/cb'] }, { token: tenant.accessToken });
+    const native = await suite.api.post(`/v1/${tenant.slug}/applications`, { name: 'Mobile', type: 'native', redirectUris: ['com.example.app:/cb'] }, { token: tenant.accessToken });
     expect(native.status).toBe(200);
     expect(native.body.clientSecret).toBeUndefined();
   });
 
   it('is refused to a Member, to another tenant\'s admin, and on secrets to a test API key', async () => {
-    const tenant = await createTenant(api);
-    const other = await createTenant(api);
-    const member = await signupMember(api, tenant.slug);
-    const created = await api.post(`/v1/${tenant.slug}/applications`, { name: 'A', type: 'm2m' }, { token: tenant.accessToken });
+    const tenant = await createTenant(suite.api);
+    const other = await createTenant(suite.api);
+    const member = await signupMember(suite.api, tenant.slug);
+    const created = await suite.api.post(`/v1/${tenant.slug}/applications`, { name: 'A', type: 'm2m' }, { token: tenant.accessToken });
     const id = created.body.application.id as string;
-    expectError(await api.get(`/v1/${tenant.slug}/applications`, { token: member.accessToken }), 403, 'FORBIDDEN', 'admin_required');
-    expectError(await api.get(`/v1/${tenant.slug}/applications/${id}`, { token: other.accessToken }), 401, 'UNAUTHORIZED', 'tenant_mismatch');
-    expectError(await api.get(`/v1/${other.slug}/applications/${id}`, { token: other.accessToken }), 404, 'NOT_FOUND');
+    expectError(await suite.api.get(`/v1/${tenant.slug}/applications`, { token: member.accessToken }), 403, 'FORBIDDEN', 'admin_required');
+    expectError(await suite.api.get(`/v1/${tenant.slug}/applications/${id}`, { token: other.accessToken }), 401, 'UNAUTHORIZED', 'tenant_mismatch');
+    expectError(await suite.api.get(`/v1/${other.slug}/applications/${id}`, { token: other.accessToken }), 404, 'NOT_FOUND');
     const testKey = await apiKey(tenant, 'test');
-    expect((await api.get(`/v1/${tenant.slug}/applications`, { token: testKey })).status).toBe(200);
-    expectError(await api.post(`/v1/${tenant.slug}/applications/${id}/rotate-secret`, undefined, { token: testKey }), 403, 'FORBIDDEN', 'live_key_required');
-    expectError(await api.post(`/v1/${tenant.slug}/applications`, { name: 'B', type: 'web', redirectUris: ['https://b.example.com/cb'] }, { token: testKey }), 403, 'FORBIDDEN', 'live_key_required');
-    expectError(await api.delete(`/v1/${tenant.slug}/applications/${id}`, { token: testKey }), 403, 'FORBIDDEN', 'live_key_required');
+    expect((await suite.api.get(`/v1/${tenant.slug}/applications`, { token: testKey })).status).toBe(200);
+    expectError(await suite.api.post(`/v1/${tenant.slug}/applications/${id}/rotate-secret`, undefined, { token: testKey }), 403, 'FORBIDDEN', 'live_key_required');
+    expectError(await suite.api.post(`/v1/${tenant.slug}/applications`, { name: 'B', type: 'web', redirectUris: ['https://b.example.com/cb'] }, { token: testKey }), 403, 'FORBIDDEN', 'live_key_required');
+    expectError(await suite.api.delete(`/v1/${tenant.slug}/applications/${id}`, { token: testKey }), 403, 'FORBIDDEN', 'live_key_required');
     const liveKey = await apiKey(tenant, 'live');
-    expect((await api.post(`/v1/${tenant.slug}/applications/${id}/rotate-secret`, undefined, { token: liveKey })).status).toBe(200);
+    expect((await suite.api.post(`/v1/${tenant.slug}/applications/${id}/rotate-secret`, undefined, { token: liveKey })).status).toBe(200);
   });
 });

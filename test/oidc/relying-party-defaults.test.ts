@@ -4,9 +4,9 @@ import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, createTenant, signupMember } from '../helpers/api.js';
-import { freePort } from '../helpers/oidc-provider.js';
 import { completeInteraction, CookieBrowser, locationOf, registerRelyingParty, signInThroughProvider, type HostedSessionTokens, type RelyingParty } from '../helpers/oidc-relying-party.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useTestServerAtPublicUrl } from '../helpers/suite.js';
 
 /**
  * What relying parties find at their defaults (docs/oidc.md "Relying parties at their defaults"):
@@ -16,19 +16,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
  * own pages (form_post under the CSP, errors and logout as HTML in the person's language).
  */
 
-let server: TestServer;
-let api: Api;
-let publicUrl: string;
-
-beforeAll(async () => {
-  const port = await freePort();
-  publicUrl = `http://127.0.0.1:${port}`;
-  server = await startTestServer({ PORT: String(port), PUBLIC_URL: publicUrl });
-  api = new Api(server.url);
-});
-afterAll(async () => {
-  await server?.close();
-});
+const suite = useTestServerAtPublicUrl();
 
 /** A GET with headers fetch will not send (Host), through node:http. */
 function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
@@ -61,8 +49,8 @@ function expectOnlyItsScriptAllowed(res: Response, html: string): void {
 
 describe('discovery and JWKS', () => {
   it('answers what OpenID Connect Discovery 1.0 §3 and RFC 8414 §2 require, RS256 among the ID token algorithms and only working client authentication', async () => {
-    const tenant = await createTenant(api);
-    const issuer = `${publicUrl}/v1/${tenant.slug}/oidc`;
+    const tenant = await createTenant(suite.api);
+    const issuer = `${suite.publicUrl}/v1/${tenant.slug}/oidc`;
     const res = await fetch(`${issuer}/.well-known/openid-configuration`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
@@ -93,21 +81,21 @@ describe('discovery and JWKS', () => {
   });
 
   it('serves the same document at the RFC 8414 path-inserted URL, and 404 for an unknown workspace there', async () => {
-    const tenant = await createTenant(api);
-    const issuer = `${publicUrl}/v1/${tenant.slug}/oidc`;
+    const tenant = await createTenant(suite.api);
+    const issuer = `${suite.publicUrl}/v1/${tenant.slug}/oidc`;
     const oidcDoc = await (await fetch(`${issuer}/.well-known/openid-configuration`)).json();
-    const res = await fetch(`${publicUrl}/.well-known/oauth-authorization-server/v1/${tenant.slug}/oidc`);
+    const res = await fetch(`${suite.publicUrl}/.well-known/oauth-authorization-server/v1/${tenant.slug}/oidc`);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual(oidcDoc);
     // what oauth4webapi does with algorithm 'oauth2' (RFC 8414 §3.1), through openid-client
     const config = await oidc.discovery(new URL(issuer), 'any', undefined, oidc.None(), { execute: [oidc.allowInsecureRequests], algorithm: 'oauth2' });
     expect(config.serverMetadata().issuer).toBe(issuer);
-    expect((await fetch(`${publicUrl}/.well-known/oauth-authorization-server/v1/no-such-workspace-here/oidc`)).status).toBe(404);
+    expect((await fetch(`${suite.publicUrl}/.well-known/oauth-authorization-server/v1/no-such-workspace-here/oidc`)).status).toBe(404);
   });
 
   it('publishes a JWKS as RFC 7517 describes: public RS256 and ES256 keys, unique kids, its media type, Cache-Control', async () => {
-    const tenant = await createTenant(api);
-    const res = await fetch(`${publicUrl}/v1/${tenant.slug}/oidc/jwks`);
+    const tenant = await createTenant(suite.api);
+    const res = await fetch(`${suite.publicUrl}/v1/${tenant.slug}/oidc/jwks`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/jwk-set\+json/);
     expect(res.headers.get('cache-control')).toBe('public, max-age=300');
@@ -121,8 +109,8 @@ describe('discovery and JWKS', () => {
   });
 
   it('builds every URL from PUBLIC_URL, whatever Host or X-Forwarded-* the request carries', async () => {
-    const tenant = await createTenant(api);
-    const issuer = `${publicUrl}/v1/${tenant.slug}/oidc`;
+    const tenant = await createTenant(suite.api);
+    const issuer = `${suite.publicUrl}/v1/${tenant.slug}/oidc`;
     const res = await rawGet(`${issuer}/.well-known/openid-configuration`, { host: 'evil.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' });
     expect(res.status).toBe(200);
     const doc = JSON.parse(res.body) as Record<string, string>;
@@ -135,10 +123,10 @@ describe('discovery and JWKS', () => {
 
 describe('tokens at the relying parties\' defaults', () => {
   it('puts the claims of the scopes asked into the RS256 ID token, and gives a refresh token for offline_access without prompt=consent, by single sign-on too', async () => {
-    const tenant = await createTenant(api);
-    const member = await signupMember(api, tenant.slug);
-    const first = await registerRelyingParty(api, tenant, publicUrl, 'web');
-    const second = await registerRelyingParty(api, tenant, publicUrl, 'spa', { redirectUris: ['http://localhost:5173/callback'] });
+    const tenant = await createTenant(suite.api);
+    const member = await signupMember(suite.api, tenant.slug);
+    const first = await registerRelyingParty(suite.api, tenant, suite.publicUrl, 'web');
+    const second = await registerRelyingParty(suite.api, tenant, suite.publicUrl, 'spa', { redirectUris: ['http://localhost:5173/callback'] });
     const browser = new CookieBrowser();
     for (const rp of [first, second]) {
       const result = await signInThroughProvider(rp, browser, member, { prompt: '', scope: 'openid email offline_access' });
@@ -152,9 +140,9 @@ describe('tokens at the relying parties\' defaults', () => {
   });
 
   it('gives no refresh token when offline_access was not asked for, and no email claim without the email scope', async () => {
-    const tenant = await createTenant(api);
-    const member = await signupMember(api, tenant.slug);
-    const rp = await registerRelyingParty(api, tenant, publicUrl, 'web');
+    const tenant = await createTenant(suite.api);
+    const member = await signupMember(suite.api, tenant.slug);
+    const rp = await registerRelyingParty(suite.api, tenant, suite.publicUrl, 'web');
     const result = await signInThroughProvider(rp, new CookieBrowser(), member, { prompt: '', scope: 'openid' });
     const tokens = await oidc.authorizationCodeGrant(rp.config, result.callback, { pkceCodeVerifier: result.verifier, expectedState: result.state, expectedNonce: result.nonce });
     expect(tokens.refresh_token).toBeUndefined();
@@ -170,9 +158,9 @@ describe('response_mode=form_post and response_type=id_token', () => {
   }
 
   it('answers a code by form_post with a page whose CSP allows exactly its own auto-submit script', async () => {
-    const tenant = await createTenant(api);
-    const member = await signupMember(api, tenant.slug);
-    const rp = await registerRelyingParty(api, tenant, publicUrl, 'web');
+    const tenant = await createTenant(suite.api);
+    const member = await signupMember(suite.api, tenant.slug);
+    const rp = await registerRelyingParty(suite.api, tenant, suite.publicUrl, 'web');
     const browser = await signedInBrowser(rp, member);
     const url = oidc.buildAuthorizationUrl(rp.config, { redirect_uri: rp.redirectUri, scope: 'openid email', response_mode: 'form_post', state: 'st', nonce: 'n-1' });
     const res = await browser.request(url.href);
@@ -184,9 +172,9 @@ describe('response_mode=form_post and response_type=id_token', () => {
   });
 
   it('gives a web application an RS256 ID token (claims included, nonce required, no access token) for response_type=id_token with form_post only', async () => {
-    const tenant = await createTenant(api);
-    const member = await signupMember(api, tenant.slug);
-    const rp = await registerRelyingParty(api, tenant, publicUrl, 'web');
+    const tenant = await createTenant(suite.api);
+    const member = await signupMember(suite.api, tenant.slug);
+    const rp = await registerRelyingParty(suite.api, tenant, suite.publicUrl, 'web');
     const browser = await signedInBrowser(rp, member);
     const base = { client_id: rp.clientId, redirect_uri: rp.redirectUri, scope: 'openid email', response_type: 'id_token', state: 'st-1' };
     const authorize = (params: Record<string, string>) => browser.request(`${rp.issuer}/auth?${new URLSearchParams({ ...base, ...params })}`);
@@ -210,7 +198,7 @@ describe('response_mode=form_post and response_type=id_token', () => {
     expect(new URLSearchParams(target.hash.slice(1)).get('error')).toBe('invalid_request');
     expect(target.hash).not.toContain('id_token=');
 
-    const spa = await registerRelyingParty(api, tenant, publicUrl, 'spa', { redirectUris: ['http://localhost:5173/callback'] });
+    const spa = await registerRelyingParty(suite.api, tenant, suite.publicUrl, 'spa', { redirectUris: ['http://localhost:5173/callback'] });
     const spaAnswer = await browser.request(`${rp.issuer}/auth?${new URLSearchParams({ ...base, client_id: spa.clientId, redirect_uri: spa.redirectUri, response_mode: 'form_post', nonce: 'n' })}`);
     expect(hiddenInput(await spaAnswer.text(), 'id_token')).toBeUndefined();
   });
@@ -218,8 +206,8 @@ describe('response_mode=form_post and response_type=id_token', () => {
 
 describe('the provider\'s own pages', () => {
   it('shows an error it cannot send back as an HTML page in the workspace\'s name and the person\'s language, not raw JSON', async () => {
-    const tenant = await createTenant(api, 'Acme Pages');
-    const rp = await registerRelyingParty(api, tenant, publicUrl, 'web');
+    const tenant = await createTenant(suite.api, 'Acme Pages');
+    const rp = await registerRelyingParty(suite.api, tenant, suite.publicUrl, 'web');
     const unknownClient = `${rp.issuer}/auth?client_id=nobody&response_type=code&scope=openid&redirect_uri=https://evil.example.com/cb`;
     const german = await fetch(unknownClient, { headers: { 'accept-language': 'de-CH, en;q=0.5' } });
     expect(german.status).toBe(400);
@@ -240,8 +228,8 @@ describe('the provider\'s own pages', () => {
   });
 
   it('tells the hosted sign-in page the language of ui_locales the pages speak', async () => {
-    const tenant = await createTenant(api);
-    const rp = await registerRelyingParty(api, tenant, publicUrl, 'web');
+    const tenant = await createTenant(suite.api);
+    const rp = await registerRelyingParty(suite.api, tenant, suite.publicUrl, 'web');
     for (const [uiLocales, expected] of [['it fr-CA de', 'fr'], ['it', null], [undefined, null]] as const) {
       const browser = new CookieBrowser();
       const url = oidc.buildAuthorizationUrl(rp.config, { redirect_uri: rp.redirectUri, scope: 'openid', state: 's', nonce: 'n', ...(uiLocales ? { ui_locales: uiLocales } : {}) });
@@ -254,9 +242,9 @@ describe('the provider\'s own pages', () => {
   });
 
   it('asks to confirm a logout in the language of ui_locales, and finishes a logout without a provider session instead of a blank page', async () => {
-    const tenant = await createTenant(api);
-    const member = await signupMember(api, tenant.slug);
-    const rp = await registerRelyingParty(api, tenant, publicUrl, 'web');
+    const tenant = await createTenant(suite.api);
+    const member = await signupMember(suite.api, tenant.slug);
+    const rp = await registerRelyingParty(suite.api, tenant, suite.publicUrl, 'web');
     const browser = new CookieBrowser();
     const result = await signInThroughProvider(rp, browser, member, { prompt: '' });
     const tokens = await oidc.authorizationCodeGrant(rp.config, result.callback, { pkceCodeVerifier: result.verifier, expectedState: result.state, expectedNonce: result.nonce });
@@ -275,7 +263,7 @@ describe('the provider\'s own pages', () => {
     expectOnlyItsScriptAllowed(elsewhere, await elsewhere.text());
 
     // a post-logout URI with an empty path matches with and without its trailing slash (RFC 3986 §6.2.3), nothing else does
-    const patched = await api.patch(`/v1/${tenant.slug}/applications/${(await api.get(`/v1/${tenant.slug}/applications`, { token: tenant.accessToken })).body.items[0].id}`, { postLogoutRedirectUris: ['https://app.example.com'] }, { token: tenant.accessToken });
+    const patched = await suite.api.patch(`/v1/${tenant.slug}/applications/${(await suite.api.get(`/v1/${tenant.slug}/applications`, { token: tenant.accessToken })).body.items[0].id}`, { postLogoutRedirectUris: ['https://app.example.com'] }, { token: tenant.accessToken });
     expect(patched.status).toBe(200);
     for (const [uri, status] of [['https://app.example.com/', 200], ['https://app.example.com', 200], ['https://app.example.com/x', 400]] as const) {
       const res = await browser.request(oidc.buildEndSessionUrl(rp.config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: uri }).href);
@@ -284,9 +272,9 @@ describe('the provider\'s own pages', () => {
   });
 
   it('scopes the provider session cookie to the workspace\'s issuer path, SameSite=Lax over http', async () => {
-    const tenant = await createTenant(api);
-    const member = await signupMember(api, tenant.slug);
-    const rp = await registerRelyingParty(api, tenant, publicUrl, 'web');
+    const tenant = await createTenant(suite.api);
+    const member = await signupMember(suite.api, tenant.slug);
+    const rp = await registerRelyingParty(suite.api, tenant, suite.publicUrl, 'web');
     const cookies: string[] = [];
     const browser = new CookieBrowser();
     const original = browser.request.bind(browser);

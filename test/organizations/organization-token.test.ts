@@ -1,10 +1,9 @@
 import { calculateJwkThumbprint, createRemoteJWKSet, decodeJwt, exportJWK, jwtVerify, type JWTPayload } from 'jose';
 import * as oidc from 'openid-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Api, createTenant, signupMember, type TestTenant } from '../helpers/api.js';
-import { freePort } from '../helpers/oidc-provider.js';
+import { describe, expect, it } from 'vitest';
+import { createTenant, signupMember, type TestTenant } from '../helpers/api.js';
 import { CookieBrowser, registerRelyingParty, signInThroughProvider, type HostedSessionTokens, type RelyingParty } from '../helpers/oidc-relying-party.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useTestServerAtPublicUrl } from '../helpers/suite.js';
 
 /**
  * Organization tokens (docs/oidc.md "Organization tokens", docs/organizations.md "Tokens"): the
@@ -12,22 +11,10 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
  * each token verified with jose against the workspace's JWKS.
  */
 
-let server: TestServer;
-let api: Api;
-let publicUrl: string;
-
-beforeAll(async () => {
-  const port = await freePort();
-  publicUrl = `http://127.0.0.1:${port}`;
-  server = await startTestServer({ PORT: String(port), PUBLIC_URL: publicUrl });
-  api = new Api(server.url);
-});
-afterAll(async () => {
-  await server?.close();
-});
+const suite = useTestServerAtPublicUrl();
 
 async function post(tenant: TestTenant, path: string, body: Record<string, unknown>) {
-  const res = await api.post(`/v1/${tenant.slug}/${path}`, body, { token: tenant.accessToken });
+  const res = await suite.api.post(`/v1/${tenant.slug}/${path}`, body, { token: tenant.accessToken });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body;
 }
@@ -41,12 +28,12 @@ async function signIn(rp: RelyingParty, session: HostedSessionTokens, scope = 'o
 
 /** A workspace with roles `owner` (manage:members, read:invoices) and `billing` (pay:invoices, read:invoices), organizations Acme and Globex, a web application. */
 async function workspace() {
-  const tenant = await createTenant(api);
+  const tenant = await createTenant(suite.api);
   await post(tenant, 'organization-roles', { name: 'owner', permissions: ['manage:members', 'read:invoices'] });
   await post(tenant, 'organization-roles', { name: 'billing', permissions: ['read:invoices', 'pay:invoices'] });
   const acme = (await post(tenant, 'organizations', { name: 'Acme' })).organization.id as string;
   const globex = (await post(tenant, 'organizations', { name: 'Globex' })).organization.id as string;
-  const rp = await registerRelyingParty(api, tenant, publicUrl, 'web');
+  const rp = await registerRelyingParty(suite.api, tenant, suite.publicUrl, 'web');
   const jwks = createRemoteJWKSet(new URL(`${rp.issuer}/jwks`));
   return { tenant, acme, globex, rp, jwks };
 }
@@ -55,7 +42,7 @@ type Workspace = Awaited<ReturnType<typeof workspace>>;
 
 /** A member of the workspace in `memberships` (organization id → role names). */
 async function member(w: Workspace, memberships: Record<string, string[]>) {
-  const person = await signupMember(api, w.tenant.slug);
+  const person = await signupMember(suite.api, w.tenant.slug);
   for (const [organizationId, roles] of Object.entries(memberships)) await post(w.tenant, `organizations/${organizationId}/members`, { userId: person.id, roles });
   return person;
 }
@@ -119,7 +106,7 @@ describe('organization tokens', () => {
     const person = await member(w, { [w.acme]: ['billing'] });
     const holder = new Holder(w.rp, (await signIn(w.rp, person)).refresh_token!);
     expect((await holder.organizationToken(w.acme, 'manage:members pay:invoices')).scope).toBe('pay:invoices');
-    const changed = await api.patch(`/v1/${w.tenant.slug}/organizations/${w.acme}/members/${person.id}`, { roles: ['owner'] }, { token: w.tenant.accessToken });
+    const changed = await suite.api.patch(`/v1/${w.tenant.slug}/organizations/${w.acme}/members/${person.id}`, { roles: ['owner'] }, { token: w.tenant.accessToken });
     expect(changed.status, JSON.stringify(changed.body)).toBe(200);
     expect((await holder.organizationToken(w.acme, 'manage:members pay:invoices')).scope).toBe('manage:members');
   });
@@ -130,7 +117,7 @@ describe('organization tokens', () => {
     const holder = new Holder(w.rp, (await signIn(w.rp, person)).refresh_token!);
     await holder.organizationToken(w.acme, 'read:invoices');
 
-    expect((await api.delete(`/v1/${w.tenant.slug}/organizations/${w.acme}/members/${person.id}`, { token: w.tenant.accessToken })).status).toBe(200);
+    expect((await suite.api.delete(`/v1/${w.tenant.slug}/organizations/${w.acme}/members/${person.id}`, { token: w.tenant.accessToken })).status).toBe(200);
     await expect(holder.organizationToken(w.acme, 'read:invoices')).rejects.toMatchObject({ error: 'invalid_grant' });
     // not rotated by the refusal: the same refresh token still serves the other organization and a plain refresh
     expect((await holder.organizationToken(w.globex, 'read:invoices')).scope).toBe('read:invoices');
@@ -150,11 +137,11 @@ describe('organization tokens', () => {
     // a well-formed id nobody has
     await expect(holder.organizationToken('00000000-0000-4000-8000-000000000000')).rejects.toMatchObject({ error: 'invalid_grant' });
 
-    expect((await api.delete(`/v1/${w.tenant.slug}/organizations/${w.acme}`, { token: w.tenant.accessToken })).status).toBe(200);
+    expect((await suite.api.delete(`/v1/${w.tenant.slug}/organizations/${w.acme}`, { token: w.tenant.accessToken })).status).toBe(200);
     await expect(holder.organizationToken(w.acme, 'read:invoices')).rejects.toMatchObject({ error: 'invalid_grant' });
     expect((await holder.organizationToken(w.globex, 'read:invoices')).scope).toBe('read:invoices');
 
-    expect((await api.patch(`/v1/${w.tenant.slug}/users/${person.id}`, { status: 'Suspended' }, { token: w.tenant.accessToken })).status).toBe(200);
+    expect((await suite.api.patch(`/v1/${w.tenant.slug}/users/${person.id}`, { status: 'Suspended' }, { token: w.tenant.accessToken })).status).toBe(200);
     await expect(holder.organizationToken(w.globex, 'read:invoices')).rejects.toMatchObject({ error: 'invalid_grant' });
   });
 
@@ -189,7 +176,7 @@ describe('organization tokens', () => {
   it('keeps a DPoP-bound refresh token (public application) bound: the organization token is DPoP-bound to the same key, a request without the key is refused', async () => {
     const w = await workspace();
     const person = await member(w, { [w.acme]: ['owner'] });
-    const spa = await registerRelyingParty(api, w.tenant, publicUrl, 'spa');
+    const spa = await registerRelyingParty(suite.api, w.tenant, suite.publicUrl, 'spa');
     const keyPair = await oidc.randomDPoPKeyPair();
     const dpop = oidc.getDPoPHandle(spa.config, keyPair);
     const result = await signInThroughProvider(spa, new CookieBrowser(), person, { scope: 'openid offline_access organizations' });

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Api, createTenant, expectError, PASSWORD, signupMember, unique, type TestTenant } from '../helpers/api.js';
-import { freePort } from '../helpers/oidc-provider.js';
+import { createTenant, expectError, PASSWORD, signupMember, unique, type TestTenant } from '../helpers/api.js';
 import { authnRequestIdOf, base64, forgingIdp, responseXml, signAssertion, type ForgingIdp } from '../helpers/saml-forge.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
 import { hasSimpleSamlPhp, signInAtSimpleSaml, startSimpleSamlIdp, type SimpleSamlIdp } from '../support/simplesamlphp.js';
+import { useTestServerAtPublicUrl } from '../helpers/suite.js';
 
 /**
  * Enterprise single sign-on with SAML 2.0 (docs/sso.md): connections, the SP-initiated sign-in
@@ -11,25 +10,13 @@ import { hasSimpleSamlPhp, signInAtSimpleSaml, startSimpleSamlIdp, type SimpleSa
  * service against responses a forging IdP writes and signs with xml-crypto.
  */
 
-let server: TestServer;
-let api: Api;
-let publicUrl: string;
-
-beforeAll(async () => {
-  const port = await freePort();
-  publicUrl = `http://127.0.0.1:${port}`;
-  server = await startTestServer({ PORT: String(port), PUBLIC_URL: publicUrl });
-  api = new Api(server.url);
-});
-afterAll(async () => {
-  await server?.close();
-});
+const suite = useTestServerAtPublicUrl();
 
 type Connection = { id: string; domains: string[]; sp: { entityId: string; acsUrl: string; metadataUrl: string }; saml: { idpEntityId: string } };
 
 async function createConnection(tenant: TestTenant, idp: Pick<ForgingIdp, 'entityId' | 'ssoUrl' | 'certificatePem'>, extra: Record<string, unknown> = {}) {
   const domain = `corp-${unique()}.example`;
-  const res = await api.post(`/v1/${tenant.slug}/sso-connections`, {
+  const res = await suite.api.post(`/v1/${tenant.slug}/sso-connections`, {
     name: 'Corp', protocol: 'saml', domains: [domain],
     saml: { entityId: idp.entityId, ssoUrl: idp.ssoUrl, certificate: idp.certificatePem }, ...extra,
   }, { token: tenant.accessToken });
@@ -39,7 +26,7 @@ async function createConnection(tenant: TestTenant, idp: Pick<ForgingIdp, 'entit
 
 /** `POST sso/start` as a browser: the IdP URL and the binding cookie. */
 async function start(tenant: TestTenant, email: string, returnTo?: string) {
-  const res = await fetch(`${server.url}/v1/${tenant.slug}/sso/start`, {
+  const res = await fetch(`${suite.server.url}/v1/${tenant.slug}/sso/start`, {
     method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, ...(returnTo ? { returnTo } : {}) }),
   });
   const body = (await res.json()) as { redirectUrl: string };
@@ -60,7 +47,7 @@ async function postToAcs(acsUrl: string, samlResponse: string): Promise<URLSearc
 
 /** `browser.ssoComplete` from the hosted page with the browser's cookie. */
 async function complete(tenant: TestTenant, code: string, cookie?: string) {
-  const res = await fetch(`${server.url}/trpc/browser.ssoComplete`, {
+  const res = await fetch(`${suite.server.url}/trpc/browser.ssoComplete`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-refresh-transport': 'cookie', ...(cookie ? { cookie } : {}) },
     body: JSON.stringify({ tenantSlug: tenant.slug, code }),
@@ -69,52 +56,52 @@ async function complete(tenant: TestTenant, code: string, cookie?: string) {
 }
 
 async function auditReasons(tenant: TestTenant): Promise<string[]> {
-  const res = await api.get(`/v1/${tenant.slug}/audit?action=UserLoginFailed`, { token: tenant.accessToken });
+  const res = await suite.api.get(`/v1/${tenant.slug}/audit?action=UserLoginFailed`, { token: tenant.accessToken });
   return (res.body.items as { details: { reason: string } }[]).map((event) => event.details.reason);
 }
 
 describe('SSO connections', () => {
   it('are created, read, changed and deleted by a signed-in Admin only, audited, with one connection per domain', async () => {
-    const tenant = await createTenant(api);
+    const tenant = await createTenant(suite.api);
     const idp = forgingIdp();
     const { connection, domain } = await createConnection(tenant, idp);
-    expect(connection.sp.acsUrl).toBe(`${publicUrl}/v1/${tenant.slug}/sso/${connection.id}/saml/acs`);
+    expect(connection.sp.acsUrl).toBe(`${suite.publicUrl}/v1/${tenant.slug}/sso/${connection.id}/saml/acs`);
     expect(connection.sp.entityId).toBe(connection.sp.metadataUrl);
     expect(JSON.stringify(connection)).not.toContain('PRIVATE KEY');
 
-    expect((await api.get(`/v1/${tenant.slug}/sign-in-options`)).body.enterpriseSso).toBe(true);
+    expect((await suite.api.get(`/v1/${tenant.slug}/sign-in-options`)).body.enterpriseSso).toBe(true);
     const metadata = await fetch(connection.sp.metadataUrl);
     expect(metadata.status).toBe(200);
     const xml = await metadata.text();
     expect(xml).toContain(`entityID="${connection.sp.entityId}"`);
     expect(xml).toContain(`Location="${connection.sp.acsUrl}"`);
 
-    expectError(await api.post(`/v1/${tenant.slug}/sso-connections`, {
+    expectError(await suite.api.post(`/v1/${tenant.slug}/sso-connections`, {
       name: 'Other', protocol: 'saml', domains: [domain], saml: { entityId: idp.entityId, ssoUrl: idp.ssoUrl, certificate: idp.certificatePem },
     }, { token: tenant.accessToken }), 409, 'CONFLICT', 'sso_domain_taken');
-    expectError(await api.post(`/v1/${tenant.slug}/sso-connections`, {
+    expectError(await suite.api.post(`/v1/${tenant.slug}/sso-connections`, {
       name: 'Bad', protocol: 'saml', domains: [`x-${unique()}.example`], saml: { metadataXml: '<!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><x>&e;</x>' },
     }, { token: tenant.accessToken }), 400, 'BAD_REQUEST', 'invalid_saml_metadata');
-    expectError(await api.post(`/v1/${tenant.slug}/sso-connections`, {
+    expectError(await suite.api.post(`/v1/${tenant.slug}/sso-connections`, {
       name: 'Bad', protocol: 'saml', domains: [`x-${unique()}.example`], saml: { entityId: 'x', ssoUrl: 'http://idp.example.test/sso', certificate: idp.certificatePem },
     }, { token: tenant.accessToken }), 400, 'BAD_REQUEST', 'invalid_sso_url');
 
     // an API key, even live, and a Member may not change connections; another workspace sees none
-    const key = await api.post(`/v1/${tenant.slug}/api-keys`, { name: 'live', environment: 'live' }, { token: tenant.accessToken });
-    expectError(await api.patch(`/v1/${tenant.slug}/sso-connections/${connection.id}`, { name: 'Mine' }, { token: key.body.plaintext }), 403, 'FORBIDDEN', 'admin_session_required');
-    const member = await signupMember(api, tenant.slug);
-    expectError(await api.get(`/v1/${tenant.slug}/sso-connections`, { token: member.accessToken }), 403, 'FORBIDDEN', 'admin_required');
-    const other = await createTenant(api);
-    expectError(await api.get(`/v1/${other.slug}/sso-connections/${connection.id}`, { token: other.accessToken }), 404, 'NOT_FOUND');
+    const key = await suite.api.post(`/v1/${tenant.slug}/api-keys`, { name: 'live', environment: 'live' }, { token: tenant.accessToken });
+    expectError(await suite.api.patch(`/v1/${tenant.slug}/sso-connections/${connection.id}`, { name: 'Mine' }, { token: key.body.plaintext }), 403, 'FORBIDDEN', 'admin_session_required');
+    const member = await signupMember(suite.api, tenant.slug);
+    expectError(await suite.api.get(`/v1/${tenant.slug}/sso-connections`, { token: member.accessToken }), 403, 'FORBIDDEN', 'admin_required');
+    const other = await createTenant(suite.api);
+    expectError(await suite.api.get(`/v1/${other.slug}/sso-connections/${connection.id}`, { token: other.accessToken }), 404, 'NOT_FOUND');
 
-    const renamed = await api.patch(`/v1/${tenant.slug}/sso-connections/${connection.id}`, { name: 'Corp SSO', domains: [domain, `b-${domain}`] }, { token: tenant.accessToken });
+    const renamed = await suite.api.patch(`/v1/${tenant.slug}/sso-connections/${connection.id}`, { name: 'Corp SSO', domains: [domain, `b-${domain}`] }, { token: tenant.accessToken });
     expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
     expect(renamed.body.connection).toMatchObject({ name: 'Corp SSO', domains: [`b-${domain}`, domain].sort() });
-    expect((await api.get(`/v1/${tenant.slug}/sso-connections`, { token: tenant.accessToken })).body.items).toHaveLength(1);
-    expect((await api.delete(`/v1/${tenant.slug}/sso-connections/${connection.id}`, { token: tenant.accessToken })).body).toEqual({ ok: true });
-    expectError(await api.post(`/v1/${tenant.slug}/sso/start`, { email: `alice@${domain}` }), 404, 'NOT_FOUND', 'sso_connection_not_found');
+    expect((await suite.api.get(`/v1/${tenant.slug}/sso-connections`, { token: tenant.accessToken })).body.items).toHaveLength(1);
+    expect((await suite.api.delete(`/v1/${tenant.slug}/sso-connections/${connection.id}`, { token: tenant.accessToken })).body).toEqual({ ok: true });
+    expectError(await suite.api.post(`/v1/${tenant.slug}/sso/start`, { email: `alice@${domain}` }), 404, 'NOT_FOUND', 'sso_connection_not_found');
     for (const action of ['SsoConnectionCreated', 'SsoConnectionUpdated', 'SsoConnectionDeleted']) {
-      const events = (await api.get(`/v1/${tenant.slug}/audit?action=${action}`, { token: tenant.accessToken })).body.items as { targetId: string; actorId: string }[];
+      const events = (await suite.api.get(`/v1/${tenant.slug}/audit?action=${action}`, { token: tenant.accessToken })).body.items as { targetId: string; actorId: string }[];
       expect(events.some((e) => e.targetId === connection.id && e.actorId === tenant.adminId), action).toBe(true);
     }
   });
@@ -127,7 +114,7 @@ describe('the assertion consumer service', () => {
   let domain: string;
 
   beforeAll(async () => {
-    tenant = await createTenant(api);
+    tenant = await createTenant(suite.api);
     idp = forgingIdp();
     ({ connection, domain } = await createConnection(tenant, idp));
   });
@@ -150,10 +137,10 @@ describe('the assertion consumer service', () => {
     expect(signedIn.body.result?.data).toMatchObject({ user: { email: `alice@${domain}` }, returnTo: '/app/somewhere' });
     expect((await complete(tenant, code2, secondCookie)).body.error?.data?.details?.reason).toBe('sso_completion_invalid');
 
-    const me = await api.get(`/v1/${tenant.slug}/me`, { token: signedIn.body.result!.data.accessToken });
+    const me = await suite.api.get(`/v1/${tenant.slug}/me`, { token: signedIn.body.result!.data.accessToken });
     expect(me.body).toMatchObject({ email: `alice@${domain}`, role: 'Member' });
     expect(me.body.emailVerifiedAt ?? me.body.emailVerified).toBeTruthy();
-    const logins = (await api.get(`/v1/${tenant.slug}/audit?action=UserLogin`, { token: tenant.accessToken })).body.items as { details: { method: string } }[];
+    const logins = (await suite.api.get(`/v1/${tenant.slug}/audit?action=UserLogin`, { token: tenant.accessToken })).body.items as { details: { method: string } }[];
     expect(logins.some((e) => e.details.method === 'sso')).toBe(true);
   });
 
@@ -191,7 +178,7 @@ describe('the assertion consumer service', () => {
   });
 
   it('an Admin\'s test shows what the IdP sent on the console page and signs no one in; refusals are listed on the connection', async () => {
-    const started = await fetch(`${server.url}/v1/${tenant.slug}/sso-connections/${connection.id}/test`, {
+    const started = await fetch(`${suite.server.url}/v1/${tenant.slug}/sso-connections/${connection.id}/test`, {
       method: 'POST', headers: { authorization: `Bearer ${tenant.accessToken}`, 'content-type': 'application/json' }, body: '{}',
     });
     expect(started.status, await started.clone().text()).toBe(200);
@@ -212,13 +199,13 @@ describe('the assertion consumer service', () => {
     // a test's code never signs anyone in
     expect((await complete(tenant, code, cookie)).body.error?.data?.details?.reason).toBe('sso_completion_invalid');
 
-    const again = await fetch(`${server.url}/v1/${tenant.slug}/sso-connections/${connection.id}/test`, {
+    const again = await fetch(`${suite.server.url}/v1/${tenant.slug}/sso-connections/${connection.id}/test`, {
       method: 'POST', headers: { authorization: `Bearer ${tenant.accessToken}`, 'content-type': 'application/json' }, body: '{}',
     });
     const againCookie = again.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
     const againId = authnRequestIdOf(((await again.json()) as { redirectUrl: string }).redirectUrl);
     const fragment = await postToAcs(connection.sp.acsUrl, base64(signAssertion(idp, withAttribute(againId))));
-    const result = await fetch(`${server.url}/v1/${tenant.slug}/sso-connections/test-result`, {
+    const result = await fetch(`${suite.server.url}/v1/${tenant.slug}/sso-connections/test-result`, {
       method: 'POST', headers: { authorization: `Bearer ${tenant.accessToken}`, 'content-type': 'application/json', cookie: againCookie },
       body: JSON.stringify({ code: fragment.get('code') }),
     });
@@ -226,7 +213,7 @@ describe('the assertion consumer service', () => {
     expect(await result.json()).toMatchObject({ connectionId: connection.id, email: `alice@${domain}`, attributes: { department: ['Finance', 'Audit'] } });
 
     // a refused test lands on the console page too, and the connection lists the refusal
-    const third = await fetch(`${server.url}/v1/${tenant.slug}/sso-connections/${connection.id}/test`, {
+    const third = await fetch(`${suite.server.url}/v1/${tenant.slug}/sso-connections/${connection.id}/test`, {
       method: 'POST', headers: { authorization: `Bearer ${tenant.accessToken}`, 'content-type': 'application/json' }, body: '{}',
     });
     const thirdId = authnRequestIdOf(((await third.json()) as { redirectUrl: string }).redirectUrl);
@@ -235,7 +222,7 @@ describe('the assertion consumer service', () => {
       body: new URLSearchParams({ SAMLResponse: base64(signAssertion(idp, responseXml(idp, fields(thirdId, { audience: 'https://wrong.example.test' })))) }),
     });
     expect(refused.headers.get('location')).toBe(`/app/${tenant.slug}/admin/sso/${connection.id}#error=saml_audience_mismatch`);
-    const read = await api.get(`/v1/${tenant.slug}/sso-connections/${connection.id}`, { token: tenant.accessToken });
+    const read = await suite.api.get(`/v1/${tenant.slug}/sso-connections/${connection.id}`, { token: tenant.accessToken });
     expect(read.body.recentFailures[0]).toMatchObject({ reason: 'saml_audience_mismatch' });
   });
 
@@ -247,7 +234,7 @@ describe('the assertion consumer service', () => {
     expect((await postToAcs(connection.sp.acsUrl, base64(signAssertion(idp, responseXml(idp, fields(second.requestId, { assertionId })))))).get('error')).toBe('saml_assertion_replayed');
 
     // the same IdP serves another workspace: its answer, posted to this workspace's ACS, answers no request here
-    const other = await createTenant(api);
+    const other = await createTenant(suite.api);
     const { connection: otherConnection, domain: otherDomain } = await createConnection(other, idp);
     const theirs = await start(other, `bob@${otherDomain}`);
     const forThem = base64(signAssertion(idp, responseXml(idp, {
@@ -264,15 +251,15 @@ describe.skipIf(!hasSimpleSamlPhp())('sign-in with a real SAML identity provider
   });
 
   it('signs a person in from the IdP\'s login form: new user in the connection\'s organization with its roles; the next sign-in finds the same user; an existing account is linked', async () => {
-    const tenant = await createTenant(api);
-    const org = await api.post(`/v1/${tenant.slug}/organizations`, { name: 'Corp Inc' }, { token: tenant.accessToken });
-    await api.post(`/v1/${tenant.slug}/organization-roles`, { name: 'viewer', permissions: ['read:reports'] }, { token: tenant.accessToken });
+    const tenant = await createTenant(suite.api);
+    const org = await suite.api.post(`/v1/${tenant.slug}/organizations`, { name: 'Corp Inc' }, { token: tenant.accessToken });
+    await suite.api.post(`/v1/${tenant.slug}/organization-roles`, { name: 'viewer', permissions: ['read:reports'] }, { token: tenant.accessToken });
     // a placeholder provider first: the SP values (entity id, ACS URL) exist once the connection does
     const { connection, domain } = await createConnection(tenant, forgingIdp(), { organizationId: org.body.organization.id, defaultOrganizationRoles: ['viewer'] });
     const alice = { username: 'alice', password: 'alice password', email: `alice@${domain}`, name: 'Alice Corp' };
     const carol = { username: 'carol', password: 'carol password', email: `carol@${domain}` };
     simpleSaml = await startSimpleSamlIdp({ sp: [{ entityId: connection.sp.entityId, acsUrl: connection.sp.acsUrl }], users: [alice, carol] });
-    const updated = await api.patch(`/v1/${tenant.slug}/sso-connections/${connection.id}`, { saml: { metadataXml: simpleSaml.metadataXml } }, { token: tenant.accessToken });
+    const updated = await suite.api.patch(`/v1/${tenant.slug}/sso-connections/${connection.id}`, { saml: { metadataXml: simpleSaml.metadataXml } }, { token: tenant.accessToken });
     expect(updated.status, JSON.stringify(updated.body)).toBe(200);
     expect(updated.body.connection.saml.idpEntityId).toBe(simpleSaml.entityId);
 
@@ -290,16 +277,16 @@ describe.skipIf(!hasSimpleSamlPhp())('sign-in with a real SAML identity provider
 
     const first = await signIn(alice);
     expect(first.user.email).toBe(alice.email);
-    const organizations = await api.get(`/v1/${tenant.slug}/me/organizations`, { token: first.accessToken });
+    const organizations = await suite.api.get(`/v1/${tenant.slug}/me/organizations`, { token: first.accessToken });
     expect(organizations.status, JSON.stringify(organizations.body)).toBe(200);
     expect(JSON.stringify(organizations.body)).toContain('viewer');
     const again = await signIn(alice);
     expect(again.user.id).toBe(first.user.id);
 
     // carol had signed up with a password and verified nothing: the IdP's proof takes the account over
-    const preRegistered = await signupMember(api, tenant.slug, carol.email);
+    const preRegistered = await signupMember(suite.api, tenant.slug, carol.email);
     const carolIn = await signIn(carol);
     expect(carolIn.user.id).toBe(preRegistered.id);
-    expectError(await api.post(`/v1/${tenant.slug}/auth/login`, { email: carol.email, password: PASSWORD }), 401, 'UNAUTHORIZED');
+    expectError(await suite.api.post(`/v1/${tenant.slug}/auth/login`, { email: carol.email, password: PASSWORD }), 401, 'UNAUTHORIZED');
   });
 });

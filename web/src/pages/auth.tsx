@@ -604,11 +604,26 @@ export function IdpCallbackPage() {
   }, [complete, params]);
 
   const error = complete.error ? toFormError(complete.error) : null;
+  return <ProviderReturn slug={slug} arrived={Boolean(params.state || params.error)} error={error} onSignedIn={onSignedIn} />;
+}
+
+/**
+ * What a page the browser returns to from an identity provider shows: that it is signing in, the
+ * refusal in words, or the second factor the workspace asks for (`mfa_required`); a page opened
+ * without the provider's answer (`arrived` false) says where to start instead.
+ */
+function ProviderReturn({ slug, arrived, error, onSignedIn }: {
+  slug: string;
+  arrived: boolean;
+  error: FormError | null;
+  onSignedIn: (session: { accessToken: string; accessTokenExpiresIn: number }) => Promise<void>;
+}) {
+  const { t } = useTranslation('auth');
   const mfaToken = error?.reason === 'mfa_required' && typeof error.details.mfaToken === 'string' ? error.details.mfaToken : null;
   if (mfaToken) return <SecondFactorWithToken slug={slug} mfaToken={mfaToken} factors={factorsOf(error)} onSignedIn={onSignedIn} />;
   return (
     <Card title={t('idpCallback.title')}>
-      {!params.state && !params.error ? (
+      {!arrived ? (
         <div role="alert" className="alert">{t('idpCallback.notFromProvider')}</div>
       ) : error ? (
         <ErrorAlert error={error} />
@@ -657,22 +672,7 @@ export function SsoCallbackPage() {
   }, [complete, code]);
 
   const error = complete.error ? toFormError(complete.error) : refused ? reasonAsFormError(refused) : null;
-  const mfaToken = error?.reason === 'mfa_required' && typeof error.details.mfaToken === 'string' ? error.details.mfaToken : null;
-  if (mfaToken) return <SecondFactorWithToken slug={slug} mfaToken={mfaToken} factors={factorsOf(error)} onSignedIn={onSignedIn} />;
-  return (
-    <Card title={t('idpCallback.title')}>
-      {!code && !refused ? (
-        <div role="alert" className="alert">{t('idpCallback.notFromProvider')}</div>
-      ) : error ? (
-        <ErrorAlert error={error} />
-      ) : (
-        <p role="status" className="loading">{t('idpCallback.signingIn')}</p>
-      )}
-      <nav aria-label={t('nav.accountHelp')} className="links">
-        <Link to="/app/$slug/sign-in" params={{ slug }}>{t('nav.backToSignIn')}</Link>
-      </nav>
-    </Card>
-  );
+  return <ProviderReturn slug={slug} arrived={Boolean(code || refused)} error={error} onSignedIn={onSignedIn} />;
 }
 
 /**
