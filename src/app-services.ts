@@ -32,7 +32,9 @@ import { BearerAuthenticationService } from './services/sessions/bearer-authenti
 import { IdpProviderClient } from './services/idp/idp-provider-client.js';
 import { IdpService } from './services/idp/idp-service.js';
 import { IssuerChangeNotifier } from './services/idp/issuer-change-notice.js';
+import { OidcConnectionSignIn } from './services/sso/oidc-connection-sign-in.js';
 import { SamlService } from './services/sso/saml-service.js';
+import { SsoEntry } from './services/sso/sso-entry.js';
 import { SsoConnectionNotifier } from './services/sso/sso-connection-notice.js';
 import { SsoConnectionService } from './services/sso/sso-connection-service.js';
 import { SsoSignInService } from './services/sso/sso-sign-in-service.js';
@@ -154,6 +156,10 @@ export interface AppServices {
   ssoConnections: SsoConnectionService;
   /** SAML 2.0 service provider: metadata, AuthnRequests, the assertion consumer service (docs/sso.md). */
   saml: SamlService;
+  /** OpenID Connect enterprise connections: the code flow and its callback (docs/sso.md). */
+  oidcConnections: OidcConnectionSignIn;
+  /** Where a single sign-on starts: the connection of an address's domain, or an Admin's test (docs/sso.md). */
+  ssoEntry: SsoEntry;
   /** The end of a single sign-on: the person, their organization, the session (docs/sso.md "Who is signed in"). */
   ssoSignIn: SsoSignInService;
   /** Named readiness probes for `GET /ready`; each rejects when its dependency does not answer. */
@@ -239,7 +245,10 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
   const organizationMembers = new OrganizationMembershipService(organizationRoles, audit);
   const accounts = new UserAccountService(sessions, audit, accountTokens, queuedPersonalData);
   const mfaChallenges = new MfaChallengeService(auth, mfa);
-  const ssoConnections = new SsoConnectionService(config, organizationRoles, audit, new SsoConnectionNotifier(mailer, logger));
+  const idpProvider = new IdpProviderClient(logger, { defaultIssuer: config.idpIssuer, allowPrivateIssuers: config.idpAllowPrivateIssuers });
+  const ssoConnections = new SsoConnectionService(config, keyring, idpProvider, organizationRoles, audit, new SsoConnectionNotifier(mailer, logger));
+  const saml = new SamlService(keyring, ssoConnections, audit);
+  const oidcConnections = new OidcConnectionSignIn(keyring, idpProvider, ssoConnections, audit);
   const emailVerification = new EmailVerificationService(config, accountTokens, audit);
   const passwordReset = new PasswordResetService(config, accountTokens, sessions, emailVerification, audit, accountCredentials);
   // A pooled connection the server has just dropped fails once and is discarded: the probe tries a
@@ -279,7 +288,7 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     mfaChallenges,
     accounts,
     credentials: new BearerAuthenticationService(config, logger),
-    idp: new IdpService(config, keyring, new IdpProviderClient(logger, { defaultIssuer: config.idpIssuer, allowPrivateIssuers: config.idpAllowPrivateIssuers }), auth, mfa, mfaChallenges, sessions, audit, accountCredentials, new IssuerChangeNotifier(mailer, logger)),
+    idp: new IdpService(config, keyring, idpProvider, auth, mfa, mfaChallenges, sessions, audit, accountCredentials, new IssuerChangeNotifier(mailer, logger)),
     invites: new InviteService(config, sessions, mailer, audit, organizationMembers),
     apiKeys: new ApiKeyService(audit),
     userDirectory: new UserDirectoryService(),
@@ -311,7 +320,9 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     organizationMembers,
     oidc: new OidcProviderService(config, orm, applications, signingKeys, sessions, audit, logger, { apiResources, roleAssignments }),
     ssoConnections,
-    saml: new SamlService(keyring, ssoConnections, audit),
+    saml,
+    oidcConnections,
+    ssoEntry: new SsoEntry(keyring, ssoConnections, saml, oidcConnections),
     ssoSignIn: new SsoSignInService(keyring, auth, mfa, mfaChallenges, organizationMembers, accountCredentials, audit),
     disposers,
     readiness,

@@ -1,27 +1,35 @@
 import { EntitySchema } from '@mikro-orm/core';
 
+/** How a connection's identity provider speaks: SAML 2.0 Web Browser SSO, or OpenID Connect (code flow). */
+export type SsoProtocol = 'saml' | 'oidc';
+
 /**
- * An enterprise single sign-on connection (docs/sso.md): a customer company's SAML 2.0 identity
- * provider. People whose email domain is one of the connection's domains sign in there; the first
+ * An enterprise single sign-on connection (docs/sso.md): a customer company's SAML 2.0 or OpenID
+ * Connect identity provider. People whose email domain is one of the connection's domains sign in there; the first
  * sign-in creates or links their account and, with an organization, makes them a member of it.
  */
 export interface SsoConnection {
   id: string;
   tenantId: string;
   name: string;
-  protocol: 'saml';
+  protocol: SsoProtocol;
   /** The organization the connection's people join on their first sign-in, or null. */
   organizationId: string | null;
   /** Organization role names given with that membership. */
   defaultOrganizationRoles: string[];
   /** True when the Admin states that the provider itself asks for a second factor (docs/sso.md "MFA"). */
   providerPerformsMfa: boolean;
-  /** The identity provider's SAML entity id (`Issuer` of its responses). */
-  samlIdpEntityId: string;
-  /** Its SingleSignOnService location for the HTTP-Redirect binding. */
-  samlSsoUrl: string;
-  /** Its signing certificates, PEM; a response verifies with any of them (rollover). */
-  samlCertificates: string[];
+  /** SAML: the identity provider's entity id (`Issuer` of its responses). */
+  samlIdpEntityId: string | null;
+  /** SAML: its SingleSignOnService location for the HTTP-Redirect binding. */
+  samlSsoUrl: string | null;
+  /** SAML: its signing certificates, PEM; a response verifies with any of them (rollover). */
+  samlCertificates: string[] | null;
+  /** OpenID Connect: the provider's issuer identifier, as its discovery document spells it. */
+  oidcIssuer: string | null;
+  oidcClientId: string | null;
+  /** OpenID Connect: AES-256-GCM ciphertext of the client secret, associated data `sso-client-secret:<tenantId>:<id>`. */
+  oidcClientSecretEnc: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -37,9 +45,12 @@ export const SsoConnectionSchema = new EntitySchema<SsoConnection>({
     organizationId: { type: 'uuid', nullable: true },
     defaultOrganizationRoles: { type: 'json' },
     providerPerformsMfa: { type: 'boolean' },
-    samlIdpEntityId: { type: 'string', length: 1024 },
-    samlSsoUrl: { type: 'string', length: 2048 },
-    samlCertificates: { type: 'json' },
+    samlIdpEntityId: { type: 'string', length: 1024, nullable: true },
+    samlSsoUrl: { type: 'string', length: 2048, nullable: true },
+    samlCertificates: { type: 'json', nullable: true },
+    oidcIssuer: { type: 'string', length: 512, nullable: true },
+    oidcClientId: { type: 'string', length: 255, nullable: true },
+    oidcClientSecretEnc: { type: 'text', nullable: true },
     createdAt: { type: 'Date' },
     updatedAt: { type: 'Date' },
   },
@@ -82,6 +93,8 @@ export interface SsoAuthRequest {
   purpose: SsoRequestPurpose;
   /** A path of this service to open after the sign-in, or null. */
   returnTo: string | null;
+  /** OpenID Connect: ciphertext of `{nonce, codeVerifier}`, associated data `sso-request:<tenantId>:<id>`; null for SAML. */
+  secretsEnc: string | null;
   createdAt: Date;
   expiresAt: Date;
   /** Set when a response answered the request (accepted or not): a request is answered once. */
@@ -105,6 +118,7 @@ export const SsoAuthRequestSchema = new EntitySchema<SsoAuthRequest>({
     browserBindingHash: { type: 'string', length: 64 },
     purpose: { type: 'string', length: 8 },
     returnTo: { type: 'string', length: 2048, nullable: true },
+    secretsEnc: { type: 'text', nullable: true },
     createdAt: { type: 'Date' },
     expiresAt: { type: 'Date' },
     consumedAt: { type: 'Date', nullable: true },

@@ -1,15 +1,18 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Enterprise single sign-on (docs/sso.md): a customer company's SAML 2.0 identity provider per connection.
- * - `sso_connection`: one connection of the tenant, with the identity provider's entity id, its
- *   HTTP-Redirect SingleSignOnService URL and signing certificates (PEM, a JSON array), the
- *   organization its people join, and whether its provider's sign-in counts as multi-factor.
+ * Enterprise single sign-on (docs/sso.md): a customer company's SAML 2.0 or OpenID Connect identity
+ * provider per connection.
+ * - `sso_connection`: one connection of the tenant: for SAML the identity provider's entity id, its
+ *   HTTP-Redirect SingleSignOnService URL and signing certificates (PEM, a JSON array); for OpenID
+ *   Connect its issuer, client id and client secret (keyring ciphertext); the organization its
+ *   people join, and whether its provider's sign-in counts as multi-factor.
  * - `sso_connection_domain`: the email domains routed to a connection; a domain belongs to one
  *   connection of the tenant (the primary key).
  * - `sso_auth_request`: one AuthnRequest this service sent (its SAML `ID`, for `InResponseTo`), bound
  *   to the browser that started it (SHA-256 of the binding cookie), for a sign-in or for an Admin's
- *   test of the connection (`purpose`); after the ACS verified the
+ *   test of the connection (`purpose`); for OpenID Connect `request_id` is the SHA-256 of the `state`
+ *   and `secrets_enc` holds the nonce and PKCE verifier (keyring ciphertext); after the answer was verified the
  *   response, it holds the verified identity (keyring ciphertext) until the browser completes the
  *   sign-in with the single-use completion code (stored as its SHA-256).
  * - `sso_assertion`: the ids of accepted assertions until they expire, so that none is accepted twice.
@@ -20,15 +23,20 @@ export class Migration20261126160000_sso_connections extends Migration {
       id uuid primary key,
       tenant_id uuid not null references tenant (id) on delete cascade,
       name varchar(100) not null,
-      protocol varchar(8) not null check (protocol in ('saml')),
+      protocol varchar(8) not null check (protocol in ('saml', 'oidc')),
       organization_id uuid null references organization (id) on delete set null,
       default_organization_roles jsonb not null default '[]',
       provider_performs_mfa boolean not null default false,
-      saml_idp_entity_id varchar(1024) not null,
-      saml_sso_url varchar(2048) not null,
-      saml_certificates jsonb not null,
+      saml_idp_entity_id varchar(1024) null,
+      saml_sso_url varchar(2048) null,
+      saml_certificates jsonb null,
+      oidc_issuer varchar(512) null,
+      oidc_client_id varchar(255) null,
+      oidc_client_secret_enc text null,
       created_at timestamptz not null,
-      updated_at timestamptz not null
+      updated_at timestamptz not null,
+      check ((protocol = 'saml' and saml_idp_entity_id is not null and saml_sso_url is not null and saml_certificates is not null)
+          or (protocol = 'oidc' and oidc_issuer is not null and oidc_client_id is not null and oidc_client_secret_enc is not null))
     );`);
     this.addSql('create index sso_connection_tenant_idx on sso_connection (tenant_id, created_at, id);');
     this.addSql(`create table sso_connection_domain (
@@ -46,6 +54,7 @@ export class Migration20261126160000_sso_connections extends Migration {
       browser_binding_hash varchar(64) not null,
       purpose varchar(8) not null default 'sign_in' check (purpose in ('sign_in', 'test')),
       return_to varchar(2048) null,
+      secrets_enc text null,
       created_at timestamptz not null,
       expires_at timestamptz not null,
       consumed_at timestamptz null,

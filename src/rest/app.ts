@@ -11,7 +11,7 @@ import { isDependencyOutage, serviceUnavailable, SERVICE_UNAVAILABLE_RETRY_AFTER
 import { envelopeAdapterErrors, INTERNAL_ERROR_REASON, sendError } from './error-envelope.js';
 import { MAX_BODY_BYTES, USER_IMPORT_MAX_BODY_BYTES, publicDescriptionCors, screenRequestInput, strictCors } from './http-hardening.js';
 import { idpCallbackToPage } from '../middleware/idp-binding-cookie.js';
-import { samlRoutes } from './saml-routes.js';
+import { ssoRoutes } from './sso-routes.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { logRequests } from './request-log.js';
 import { authorizationServerMetadataRoute, oidcRoutes } from './oidc-routes.js';
@@ -168,8 +168,8 @@ export function createApp(services: AppServices): express.Express {
   app.use(noStore);
   // A provider sign-in the hosted pages started returns to its page (docs/web.md); API clients are unaffected.
   app.get('/v1/:slug/oauth/idp/callback', idpCallbackToPage);
-  // SAML speaks XML and HTML forms: SP metadata and the assertion consumer service (docs/sso.md).
-  app.use(samlRoutes(services));
+  // SSO connections' IdPs speak XML, forms and redirects: SAML metadata and ACS, the OpenID Connect callback (docs/sso.md).
+  app.use(ssoRoutes(services));
   // An import of 1,000 users with their hashes needs more room than any other body (docs/import.md).
   app.post('/v1/:slug/users/import', express.json({ limit: USER_IMPORT_MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] }));
   app.use(express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] }));

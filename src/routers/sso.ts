@@ -15,6 +15,11 @@ const changeErrors = {
   403: 'Not an admin, or an API key (`admin_session_required`)',
 };
 const changeReasons = { 401: ['reauthentication_required'], 403: ['admin_session_required'] } as const;
+/** What a provider given to create or change a connection can be refused for (SAML metadata, OpenID issuer and discovery). */
+const PROVIDER_REASONS = [
+  'invalid_saml_metadata', 'invalid_saml_certificate', 'invalid_sso_url', 'unknown_organization_role',
+  'invalid_issuer', 'idp_issuer_not_allowed', 'idp_discovery_failed', 'issuer_mismatch',
+] as const;
 
 const certificateOutput = z.object({
   pem: z.string(), subject: z.string(), notAfter: timestampOutput, fingerprintSha256: z.string(),
@@ -25,17 +30,23 @@ export const ssoConnectionOutput = z
   .object({
     id: z.string(),
     name: z.string(),
-    protocol: z.literal('saml'),
+    protocol: z.enum(['saml', 'oidc']),
     domains: z.array(z.string()),
     organizationId: z.string().nullable(),
     defaultOrganizationRoles: z.array(z.string()),
     providerPerformsMfa: z.boolean().meta({ description: 'True: a sign-in through this connection counts as multi-factor (the provider asks for a second factor)' }),
-    saml: z.object({ idpEntityId: z.string(), ssoUrl: z.string(), certificates: z.array(certificateOutput) }),
-    sp: z.object({
-      entityId: z.string().meta({ description: 'The service provider entity id (Audience) to enter at the identity provider' }),
-      acsUrl: z.string().meta({ description: 'The assertion consumer service URL (HTTP-POST binding)' }),
-      metadataUrl: z.string(),
-    }),
+    saml: z.object({ idpEntityId: z.string(), ssoUrl: z.string(), certificates: z.array(certificateOutput) }).nullable()
+      .meta({ description: 'The SAML identity provider; null for an OpenID Connect connection' }),
+    oidc: z.object({ issuer: z.string(), clientId: z.string() }).nullable()
+      .meta({ description: 'The OpenID provider and the client registered there (never the secret); null for a SAML connection' }),
+    sp: z.union([
+      z.object({
+        entityId: z.string().meta({ description: 'The service provider entity id (Audience) to enter at the identity provider' }),
+        acsUrl: z.string().meta({ description: 'The assertion consumer service URL (HTTP-POST binding)' }),
+        metadataUrl: z.string(),
+      }),
+      z.object({ redirectUri: z.string().meta({ description: 'The redirect URI to register at the OpenID provider' }) }),
+    ]).meta({ description: 'What to enter at the identity provider: SAML service-provider values, or the OpenID Connect redirect URI' }),
     createdAt: timestampOutput,
     updatedAt: timestampOutput,
   })
@@ -44,7 +55,7 @@ export const ssoConnectionOutput = z
 function toOutput(view: SsoConnectionView): z.infer<typeof ssoConnectionOutput> {
   return {
     ...view,
-    saml: { ...view.saml, certificates: view.saml.certificates.map((cert) => ({ ...cert, notAfter: cert.notAfter.toISOString() })) },
+    saml: view.saml && { ...view.saml, certificates: view.saml.certificates.map((cert) => ({ ...cert, notAfter: cert.notAfter.toISOString() })) },
     createdAt: view.createdAt.toISOString(),
     updatedAt: view.updatedAt.toISOString(),
   };
@@ -59,13 +70,18 @@ const samlInput = z.union([
   }).strict(),
 ]);
 
+const oidcInput = z.object({
+  issuer: z.string().trim().min(1).max(512).meta({ description: 'The OpenID provider\'s issuer identifier (discovery at /.well-known/openid-configuration)' }),
+  clientId: z.string().trim().min(1).max(255),
+  clientSecret: z.string().min(1).max(1024).meta({ description: 'Stored encrypted, never shown again' }),
+}).strict();
+
 const connectionFields = {
   name: displayName(100),
   domains: z.array(emailDomain).min(1).max(50),
   organizationId: z.uuid().nullable().optional(),
   defaultOrganizationRoles: z.array(z.string().min(1).max(64)).max(50).optional(),
   providerPerformsMfa: z.boolean().optional(),
-  saml: samlInput,
 };
 
 const idInput = z.object({ id: z.uuid() });
@@ -113,15 +129,15 @@ export const ssoRouter = router({
           'Answers the identity provider URL for this browser (it sets the `sso_binding_{tenantSlug}` cookie). The provider\'s answer is ' +
           'verified like any sign-in; the browser then lands on the console\'s connection page, `/app/{tenantSlug}/admin/sso/{id}`, with ' +
           '`#code=…` for `sso-connections/test-result`, or `#error=<reason>`.',
-        errorResponses: readErrors,
+        errorResponses: { ...readErrors, 400: 'id is not a UUID, or an OpenID provider that cannot be reached (`idp_unavailable`)' },
       },
-      errorReasons: { 404: ['not_found'] },
+      errorReasons: { 400: ['idp_unavailable'], 404: ['not_found'] },
     })
     .input(idInput)
     .output(z.object({ redirectUrl: z.url() }))
     .mutation(async ({ ctx, input }) => {
       const binding = newSsoBinding();
-      const redirectUrl = await ctx.services.saml.startTest(ctx.em, ctx.tenant, input.id, binding);
+      const redirectUrl = await ctx.services.ssoEntry.startTest(ctx.em, ctx.tenant, input.id, binding);
       setSsoBindingCookie(ctx.req, ctx.res, ctx.tenant.slug, binding);
       return { redirectUrl };
     }),
@@ -148,35 +164,50 @@ export const ssoRouter = router({
     .mutation(async ({ ctx, input }) => {
       const binding = readSsoBindingCookie(ctx.req, ctx.tenant.slug);
       clearSsoBindingCookie(ctx.req, ctx.res, ctx.tenant.slug);
-      return ctx.services.saml.testResult(ctx.em, ctx.tenant, input.code, binding);
+      return ctx.services.ssoEntry.testResult(ctx.em, ctx.tenant, input.code, binding);
     }),
 
   create: adminProcedure
     .meta({
       openapi: {
         method: 'POST', path: '/v1/{tenantSlug}/sso-connections', protect: true, tags,
-        summary: 'Connect a customer company\'s SAML identity provider for its email domains',
+        summary: 'Connect a customer company\'s SAML or OpenID Connect identity provider for its email domains',
         description:
-          '`saml` is the provider\'s metadata XML, or its entity id, single sign-on URL (HTTP-Redirect) and signing certificate. ' +
+          'With `protocol: saml`, `saml` is the provider\'s metadata XML, or its entity id, single sign-on URL (HTTP-Redirect) and signing certificate; ' +
+          'with `protocol: oidc`, `oidc` is its issuer (discovered now) and the client registered there (the secret is stored encrypted, never shown). ' +
           'A domain belongs to one connection of the workspace (409 `sso_domain_taken`). With `organizationId`, a person\'s first ' +
           'sign-in makes them a member with `defaultOrganizationRoles`. Needs a signed-in Admin whose sign-in is less than 10 minutes ' +
           'old (API keys 403 `admin_session_required`); audited (`SsoConnectionCreated`) and mailed to the other Admins. The answer ' +
-          'holds `sp`: the values to enter at the identity provider.',
+          'holds `sp`: the values to enter at the identity provider (SAML entity id and ACS URL, or the OpenID redirect URI).',
         errorResponses: {
-          ...changeErrors, 400: 'Invalid input (`invalid_saml_metadata`, `invalid_saml_certificate`, `invalid_sso_url`, `unknown_organization_role`)',
+          ...changeErrors,
+          400: 'Invalid input (`invalid_saml_metadata`, `invalid_saml_certificate`, `invalid_sso_url`, `unknown_organization_role`; OpenID: `invalid_issuer`, `idp_issuer_not_allowed`, `idp_discovery_failed`, `issuer_mismatch`)',
           404: 'Unknown tenant or organization', 409: 'A domain of another connection (`sso_domain_taken`)',
         },
       },
       errorReasons: {
-        ...changeReasons, 400: ['invalid_saml_metadata', 'invalid_saml_certificate', 'invalid_sso_url', 'unknown_organization_role'], 404: ['not_found'], 409: ['sso_domain_taken'],
+        ...changeReasons, 400: [...PROVIDER_REASONS], 404: ['not_found'], 409: ['sso_domain_taken'],
       },
     })
-    .input(z.object({ ...connectionFields, protocol: z.literal('saml') }))
+    .input(z.object({
+      ...connectionFields,
+      protocol: z.enum(['saml', 'oidc']),
+      saml: samlInput.optional().meta({ description: 'Required with protocol `saml`' }),
+      oidc: oidcInput.optional().meta({ description: 'Required with protocol `oidc`' }),
+    }).superRefine((value, ctx) => {
+      if (value.protocol === 'saml' && !value.saml) ctx.addIssue({ code: 'custom', path: ['saml'], message: 'Required with protocol saml' });
+      if (value.protocol === 'oidc' && !value.oidc) ctx.addIssue({ code: 'custom', path: ['oidc'], message: 'Required with protocol oidc' });
+      if (value.protocol === 'saml' && value.oidc) ctx.addIssue({ code: 'custom', path: ['oidc'], message: 'Only with protocol oidc' });
+      if (value.protocol === 'oidc' && value.saml) ctx.addIssue({ code: 'custom', path: ['saml'], message: 'Only with protocol saml' });
+    }))
     .output(z.object({ connection: ssoConnectionOutput }))
     .mutation(async ({ ctx, input }) => {
       const by = adminSession(ctx.principal);
-      const { tenantSlug: _slug, ...fields } = input;
-      return { connection: toOutput(await ctx.services.ssoConnections.create(ctx.em, ctx.tenant, fields, by, ctx.meta)) };
+      const { tenantSlug: _slug, saml, oidc, ...fields } = input;
+      const connection = fields.protocol === 'saml'
+        ? { ...fields, protocol: 'saml' as const, saml: saml! }
+        : { ...fields, protocol: 'oidc' as const, oidc: oidc! };
+      return { connection: toOutput(await ctx.services.ssoConnections.create(ctx.em, ctx.tenant, connection, by, ctx.meta)) };
     }),
 
   update: adminProcedure
@@ -184,15 +215,16 @@ export const ssoRouter = router({
       openapi: {
         method: 'PATCH', path: '/v1/{tenantSlug}/sso-connections/{id}', protect: true, tags,
         summary: 'Change an SSO connection (each field given replaces the stored one)',
-        errorResponses: { ...changeErrors, 400: 'Invalid input', 409: 'A domain of another connection (`sso_domain_taken`)' },
+        errorResponses: { ...changeErrors, 400: 'Invalid input, as on create, or the other protocol\'s provider (`sso_protocol_mismatch`)', 409: 'A domain of another connection (`sso_domain_taken`)' },
       },
       errorReasons: {
-        ...changeReasons, 400: ['invalid_saml_metadata', 'invalid_saml_certificate', 'invalid_sso_url', 'unknown_organization_role'], 404: ['not_found'], 409: ['sso_domain_taken'],
+        ...changeReasons, 400: [...PROVIDER_REASONS, 'sso_protocol_mismatch'], 404: ['not_found'], 409: ['sso_domain_taken'],
       },
     })
     .input(idInput.extend({
       name: connectionFields.name.optional(), domains: connectionFields.domains.optional(), organizationId: connectionFields.organizationId,
       defaultOrganizationRoles: connectionFields.defaultOrganizationRoles, providerPerformsMfa: connectionFields.providerPerformsMfa, saml: samlInput.optional(),
+      oidc: oidcInput.extend({ clientSecret: oidcInput.shape.clientSecret.optional() }).optional(),
     }))
     .output(z.object({ connection: ssoConnectionOutput }))
     .mutation(async ({ ctx, input }) => {
@@ -223,15 +255,18 @@ export const ssoRouter = router({
           '`sso_binding_{tenantSlug}` cookie: the sign-in completes only in the browser that holds it. The provider posts its answer to the ' +
           'connection\'s assertion consumer service, which sends the browser to the hosted page `/app/{tenantSlug}/sso-callback`. ' +
           '`returnTo`: a path of this service to open afterwards.',
-        errorResponses: { 400: 'Invalid input', 404: 'Unknown tenant, or no connection for the address\'s domain (`sso_connection_not_found`)', 429: 'Rate limited' },
+        errorResponses: {
+          400: 'Invalid input, or an OpenID provider that cannot be reached (`idp_unavailable`)', 404: 'Unknown tenant, or no connection for the address\'s domain (`sso_connection_not_found`)',
+          429: 'Rate limited',
+        },
       },
-      errorReasons: { 404: ['sso_connection_not_found'] },
+      errorReasons: { 400: ['idp_unavailable'], 404: ['sso_connection_not_found'] },
     })
     .input(z.object({ email, returnTo: z.string().max(2048).regex(/^\/(?![/\\])[^\s\\]*$/, 'must be a path of this service').optional() }))
     .output(z.object({ redirectUrl: z.url() }))
     .mutation(async ({ ctx, input }) => {
       const binding = newSsoBinding();
-      const redirectUrl = await ctx.services.saml.start(ctx.em, ctx.tenant, input.email, binding, input.returnTo);
+      const redirectUrl = await ctx.services.ssoEntry.start(ctx.em, ctx.tenant, input.email, binding, input.returnTo);
       setSsoBindingCookie(ctx.req, ctx.res, ctx.tenant.slug, binding);
       return { redirectUrl };
     }),

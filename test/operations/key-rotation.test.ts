@@ -2,8 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Keyring } from '../../src/security/keyring.js';
 import { idpClientSecretAssociatedData } from '../../src/services/idp/idp-service.js';
 import { reencryptSecrets } from '../../src/services/keys/key-rotation.js';
+import { ssoClientSecretAssociatedData } from '../../src/services/sso/sso-connection-service.js';
 import { mailRecipientDigests, queuedMailAad } from '../../src/services/mail/mailer.js';
 import { totpSecretAad } from '../../src/services/mfa/totp-service.js';
+import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Api, createTenant, PASSWORD, signupMember, unique } from '../helpers/api.js';
@@ -69,6 +71,13 @@ describe('ENCRYPTION_KEYS rotation', () => {
     const app = await oldApi.post(`/v1/${tenant.slug}/applications`, { name: 'Backend', type: 'm2m' }, { token: tenant.accessToken });
     expect(app.status, JSON.stringify(app.body)).toBe(200);
     await oldServer.services.signingKeys.keysOf(oldServer.services.orm.em.fork(), tenant.id);
+    // and an OpenID Connect SSO connection's client secret (docs/sso.md)
+    const connectionId = randomUUID();
+    await em.execute(
+      `insert into sso_connection (id, tenant_id, name, protocol, oidc_issuer, oidc_client_id, oidc_client_secret_enc, created_at, updated_at)
+       values (?, ?, 'Corp', 'oidc', 'https://login.example.com', 'corp-client', ?, now(), now())`,
+      [connectionId, tenant.id, oldServer.services.keyring.encrypt('sso-client-secret-value', ssoClientSecretAssociatedData(tenant.id, connectionId))],
+    );
 
     // The service with v1,v2 still reads the v1 secret.
     const beforeRotation = await newApi.post(`/v1/${tenant.slug}/auth/login`, {
@@ -80,8 +89,12 @@ describe('ENCRYPTION_KEYS rotation', () => {
     // oidcSigningKeys: the live RS256 and ES256 keys of the tenant
     const report = await reencryptSecrets(em, newServer.services.keyring, { tenantId: tenant.id });
     expect(report).toEqual({
-      keyVersion: 'v2', totpSecrets: 1, pendingTotpSecrets: 1, idpClientSecrets: 1, webhookSecrets: 1, applicationSecrets: 1, oidcSigningKeys: 2, queuedMails: 0, failures: [],
+      keyVersion: 'v2', totpSecrets: 1, pendingTotpSecrets: 1, idpClientSecrets: 1, webhookSecrets: 1, applicationSecrets: 1, oidcSigningKeys: 2, ssoClientSecrets: 1,
+      queuedMails: 0, failures: [],
     });
+    const [connectionRow] = (await em.execute('select oidc_client_secret_enc from sso_connection where id = ?', [connectionId])) as { oidc_client_secret_enc: string }[];
+    expect(new Keyring([{ version: 'v2', key: Buffer.alloc(32, 9) }]).decrypt(connectionRow!.oidc_client_secret_enc, ssoClientSecretAssociatedData(tenant.id, connectionId)))
+      .toBe('sso-client-secret-value');
     expect(await hookSecret()).toMatch(/^v2:/);
     const [appRow] = (await em.execute('select client_secret_enc from oidc_application where id = ?', [app.body.application.id])) as { client_secret_enc: string }[];
     expect(appRow!.client_secret_enc).toMatch(/^v2:/);
@@ -104,7 +117,8 @@ describe('ENCRYPTION_KEYS rotation', () => {
     expect(afterRotation.status, JSON.stringify(afterRotation.body)).toBe(200);
     const again = await reencryptSecrets(em, newServer.services.keyring, { tenantId: tenant.id });
     expect(again).toEqual({
-      keyVersion: 'v2', totpSecrets: 0, pendingTotpSecrets: 0, idpClientSecrets: 0, webhookSecrets: 0, applicationSecrets: 0, oidcSigningKeys: 0, queuedMails: 0, failures: [],
+      keyVersion: 'v2', totpSecrets: 0, pendingTotpSecrets: 0, idpClientSecrets: 0, webhookSecrets: 0, applicationSecrets: 0, oidcSigningKeys: 0, ssoClientSecrets: 0,
+      queuedMails: 0, failures: [],
     });
   });
 

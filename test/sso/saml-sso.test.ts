@@ -158,8 +158,8 @@ describe('the assertion consumer service', () => {
     ['another audience', 'saml_audience_mismatch', (id: string) => base64(signAssertion(idp, responseXml(idp, fields(id, { audience: 'https://other.example.test/sp' }))))],
     ['another recipient', 'saml_recipient_mismatch', (id: string) => base64(signAssertion(idp, responseXml(idp, fields(id, { recipient: 'https://other.example.test/acs' }))))],
     ['an expired assertion', 'saml_assertion_expired', (id: string) => base64(signAssertion(idp, responseXml(idp, fields(id, { validForMs: -600_000 }))))],
-    ['an unsolicited response', 'saml_request_unknown', () => base64(signAssertion(idp, responseXml(idp, fields(undefined))))],
-    ['an answer to another request', 'saml_request_unknown', () => base64(signAssertion(idp, responseXml(idp, fields('_never-sent'))))],
+    ['an unsolicited response', 'sso_request_unknown', () => base64(signAssertion(idp, responseXml(idp, fields(undefined))))],
+    ['an answer to another request', 'sso_request_unknown', () => base64(signAssertion(idp, responseXml(idp, fields('_never-sent'))))],
     ['an address of another domain', 'sso_email_domain_mismatch', (id: string) => base64(signAssertion(idp, responseXml(idp, fields(id, { nameId: 'eve@elsewhere.example' }))))],
     ['a DTD', 'saml_response_invalid', (id: string) => base64(`<!DOCTYPE r [<!ENTITY e "x">]>${signAssertion(idp, responseXml(idp, fields(id)))}`)],
   ])('refuses %s (%s), audited', async (name, reason, build) => {
@@ -173,7 +173,7 @@ describe('the assertion consumer service', () => {
       expect(genuine.get('code')).toBeTruthy();
     } else {
       // the request was answered: even a genuine answer to it is refused now
-      expect(genuine.get('error')).toBe('saml_request_unknown');
+      expect(genuine.get('error')).toBe('sso_request_unknown');
     }
   });
 
@@ -240,7 +240,7 @@ describe('the assertion consumer service', () => {
     const forThem = base64(signAssertion(idp, responseXml(idp, {
       inResponseTo: theirs.requestId, destination: otherConnection.sp.acsUrl, audience: otherConnection.sp.entityId, nameId: `bob@${otherDomain}`,
     })));
-    expect((await postToAcs(connection.sp.acsUrl, forThem)).get('error')).toBe('saml_request_unknown');
+    expect((await postToAcs(connection.sp.acsUrl, forThem)).get('error')).toBe('sso_request_unknown');
   });
 });
 

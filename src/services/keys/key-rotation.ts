@@ -10,6 +10,8 @@ import { signingKeyAad } from '../oidc/signing-keys.js';
 import { findSealedJobs, replaceSealedJob } from '../jobs/job-queries.js';
 import { findApplicationSecrets, replaceClientSecretCiphertext } from '../oidc/oidc-application-queries.js';
 import { findKeyCiphertexts, replaceKeyCiphertext } from '../oidc/signing-key-queries.js';
+import { findConnectionSecrets, replaceConnectionSecretCiphertext } from '../sso/sso-connection-queries.js';
+import { ssoClientSecretAssociatedData } from '../sso/sso-connection-service.js';
 import { findTenantIdpSecrets, replaceIdpSecretCiphertext } from '../tenants/tenant-queries.js';
 import { findUsersWithTotpSecrets, replaceTotpCiphertext } from '../users/user-queries.js';
 import { findEndpointCiphertexts, replaceEndpointCiphertext } from '../webhooks/webhook-endpoint-queries.js';
@@ -29,6 +31,8 @@ export interface ReencryptionReport {
   applicationSecrets: number;
   /** Private signing keys of the tenants' OpenID providers. */
   oidcSigningKeys: number;
+  /** Client secrets of the tenants' OpenID Connect SSO connections (docs/sso.md). */
+  ssoClientSecrets: number;
   /**
    * Mails and account-mail requests waiting in the job queue (or failed for good and kept), with
    * their recipient digests.
@@ -36,7 +40,8 @@ export interface ReencryptionReport {
   queuedMails: number;
   /** Ciphertexts that could not be decrypted (key version missing from the ring, or tampered); left as they are. */
   failures: {
-    kind: 'totp_secret' | 'pending_totp_secret' | 'idp_client_secret' | 'webhook_secret' | 'queued_mail' | 'application_secret' | 'oidc_signing_key';
+    kind: 'totp_secret' | 'pending_totp_secret' | 'idp_client_secret' | 'webhook_secret' | 'queued_mail' | 'application_secret' | 'oidc_signing_key'
+      | 'sso_client_secret';
     id: string;
   }[];
 }
@@ -60,15 +65,15 @@ const USER_PAGE_SIZE = 500;
 /**
  * Key rotation (`npm run keys:rotate`): rewrites every field-encrypted secret made under an older key
  * of the ring (TOTP secrets, pending TOTP secrets, tenants' IdP client secrets, webhook signing
- * secrets, applications' client secrets, OpenID-provider signing keys, mails waiting in the job
- * queue) under the newest key,
+ * secrets, applications' client secrets, OpenID-provider signing keys, SSO connections' client
+ * secrets, mails waiting in the job queue) under the newest key,
  * tenant by tenant (or only `scope.tenantId`). Each row is updated only if its ciphertext is still the one read, so a concurrent
  * enrollment is never overwritten; running it again changes nothing. Safe while the service runs.
  */
 export async function reencryptSecrets(em: EntityManager, keyring: Keyring, scope: RotationScope = {}): Promise<ReencryptionReport> {
   const report: ReencryptionReport = {
     keyVersion: keyring.currentVersion, totpSecrets: 0, pendingTotpSecrets: 0, idpClientSecrets: 0, webhookSecrets: 0,
-    applicationSecrets: 0, oidcSigningKeys: 0, queuedMails: 0,
+    applicationSecrets: 0, oidcSigningKeys: 0, ssoClientSecrets: 0, queuedMails: 0,
     failures: [],
   };
 
@@ -109,6 +114,12 @@ export async function reencryptSecrets(em: EntityManager, keyring: Keyring, scop
       const fresh = rewrap(key.privateJwkEnc, signingKeyAad(key.kid), 'oidc_signing_key', key.kid);
       if (fresh === null) continue;
       if (await replaceKeyCiphertext(em, tenant.id, key.kid, fresh, key.privateJwkEnc)) report.oidcSigningKeys += 1;
+    }
+
+    for (const connection of await findConnectionSecrets(em, tenant.id)) {
+      const fresh = rewrap(connection.oidcClientSecretEnc, ssoClientSecretAssociatedData(tenant.id, connection.id), 'sso_client_secret', connection.id);
+      if (fresh === null) continue;
+      if (await replaceConnectionSecretCiphertext(em, tenant.id, connection.id, fresh, connection.oidcClientSecretEnc)) report.ssoClientSecrets += 1;
     }
 
     let after = '00000000-0000-0000-0000-000000000000';

@@ -1,27 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SAML, SamlStatusError, ValidateInResponseTo, type CacheProvider, type Profile } from '@node-saml/node-saml';
-import { z } from 'zod';
 import type { SsoRequestPurpose } from '../../entities/sso.js';
 import type { Tenant } from '../../entities/tenant.js';
 import { ApiError } from '../../lib/errors.js';
 import { emailAddress, normalizeEmail } from '../../lib/email.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
 import type { Keyring } from '../../security/keyring.js';
-import { constantTimeEqual, randomToken, sha256Hex } from '../../security/tokens.js';
+import { randomToken, sha256Hex } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { declaresDoctype, MAX_SAML_XML_BYTES, selectAttribute, selectText } from './saml-xml.js';
 import {
-  consumeSsoRequest, deleteExpiredSsoRows, findOpenSsoRequestTime, findSsoRequestPurpose, insertSsoAuthRequest, rememberAssertion, setSsoCompletion, spendSsoCompletion,
+  consumeSsoRequest, deleteExpiredSsoRows, findOpenSsoRequestTime, findSsoRequestPurpose, insertSsoAuthRequest, rememberAssertion,
 } from './sso-auth-request-queries.js';
-import { findConnectionOfDomain, type SsoConnectionWithDomains } from './sso-connection-queries.js';
+import type { SsoConnectionWithDomains } from './sso-connection-queries.js';
 import type { SsoConnectionService } from './sso-connection-service.js';
+import { auditRefusal, issueCompletion, type VerifiedSsoIdentity } from './sso-completion.js';
 import { SSO_ERRORS } from './sso-errors.js';
 
 /** Seconds an AuthnRequest stays answerable (docs/sso.md "Security checks"). */
 export const SSO_REQUEST_TTL_SECONDS = 600;
-/** Seconds the browser has to bring the completion code back after the ACS accepted the response. */
-export const SSO_COMPLETION_TTL_SECONDS = 120;
 /** Clock skew allowed on the assertion's time conditions, in milliseconds. */
 export const SAML_CLOCK_SKEW_MS = 120_000;
 /** Seconds an assertion id is remembered when the assertion names no expiry of its own. */
@@ -29,26 +27,6 @@ const ASSERTION_ID_FALLBACK_SECONDS = 3_600;
 
 const EMAIL_NAME_ID = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress';
 const TRANSIENT_NAME_ID = 'urn:oasis:names:tc:SAML:2.0:nameid-format:transient';
-
-/** The person an identity provider vouched for, as kept between the ACS and the browser's completion. */
-export const verifiedSsoIdentity = z.object({
-  /** The identity provider's entity id. */
-  issuer: z.string(),
-  /** NameID (or, for a transient NameID, the email): stable per person at that provider. */
-  subject: z.string(),
-  email: z.string(),
-  name: z.string().nullable(),
-  /** The SAML AuthnContextClassRef the provider reported, if any. */
-  authnContext: z.string().nullable(),
-  /** Every attribute of the assertion's AttributeStatement by name, as strings (bounded: {@link attributesOf}). */
-  attributes: z.record(z.string(), z.array(z.string())),
-});
-export type VerifiedSsoIdentity = z.infer<typeof verifiedSsoIdentity>;
-
-/** Associated data binding an encrypted identity to its tenant and request. */
-export function ssoIdentityAssociatedData(tenantId: string, requestId: string): string {
-  return `sso-identity:${tenantId}:${requestId}`;
-}
 
 /**
  * SAML 2.0 Web Browser SSO, service-provider side (SAML 2.0 Profiles §4.1; docs/sso.md), on
@@ -74,35 +52,12 @@ export class SamlService {
   }
 
   /**
-   * `POST sso/start`: finds the connection of the address's domain and starts an SP-initiated
-   * sign-in there ({@link startAt}).
-   * @param browserBinding the random value of the browser's binding cookie.
-   * @param returnTo a path of this service to open after the sign-in (not `//`), or undefined.
-   * @returns the identity provider URL to send the browser to.
-   * @throws ApiError 404 `sso_connection_not_found`.
+   * Starts a sign-in (or an Admin's test) at a SAML connection's IdP: an AuthnRequest (HTTP-Redirect
+   * binding) whose `ID` is stored with the SHA-256 of the browser's binding value, answerable for
+   * {@link SSO_REQUEST_TTL_SECONDS}.
+   * @returns the IdP URL to send the browser to.
    */
-  async start(em: EntityManager, tenant: Tenant, email: string, browserBinding: string, returnTo?: string): Promise<string> {
-    const address = normalizeEmail(email);
-    const connection = await findConnectionOfDomain(em, tenant.id, address.slice(address.lastIndexOf('@') + 1));
-    if (!connection) throw SSO_ERRORS.noConnectionForEmail();
-    return this.startAt(em, tenant, connection, browserBinding, 'sign_in', returnTo);
-  }
-
-  /**
-   * `POST sso-connections/{id}/test` (docs/sso.md "Testing a connection"): an Admin's sign-in at the
-   * connection's IdP whose answer, verified like any other, shows what the IdP sent and signs no one in.
-   * @returns the identity provider URL to send the browser to.
-   * @throws ApiError 404 `not_found`.
-   */
-  async startTest(em: EntityManager, tenant: Tenant, connectionId: string, browserBinding: string): Promise<string> {
-    return this.startAt(em, tenant, await this.connections.find(em, tenant.id, connectionId), browserBinding, 'test');
-  }
-
-  /**
-   * An AuthnRequest (HTTP-Redirect binding) at the connection's IdP whose `ID` is stored with the
-   * SHA-256 of the browser's binding value, answerable for {@link SSO_REQUEST_TTL_SECONDS}.
-   */
-  private async startAt(
+  async begin(
     em: EntityManager, tenant: Tenant, connection: SsoConnectionWithDomains, browserBinding: string, purpose: SsoRequestPurpose, returnTo?: string,
   ): Promise<string> {
     let requestId: string | undefined;
@@ -121,22 +76,9 @@ export class SamlService {
     await insertSsoAuthRequest(em, {
       id: randomUUID(), tenantId: tenant.id, connectionId: connection.id, requestId, browserBindingHash: sha256Hex(browserBinding), purpose,
       returnTo: returnTo ?? null, createdAt: now, expiresAt: new Date(now.getTime() + SSO_REQUEST_TTL_SECONDS * 1000),
-      consumedAt: null, completionHash: null, identityEnc: null, completionExpiresAt: null, completedAt: null,
+      consumedAt: null, completionHash: null, identityEnc: null, completionExpiresAt: null, completedAt: null, secretsEnc: null,
     });
     return url;
-  }
-
-  /**
-   * The result of an Admin's test (docs/sso.md "Testing a connection"): spends the completion code
-   * of a `test` request, from the browser that started it, and answers the verified identity with
-   * every attribute the IdP sent.
-   * @throws ApiError 401 `sso_completion_invalid` (unknown, used, expired, or a sign-in's code), 401 `browser_mismatch`.
-   */
-  async testResult(em: EntityManager, tenant: Tenant, code: string, presentedBinding: string | undefined): Promise<VerifiedSsoIdentity & { connectionId: string }> {
-    const spent = await spendSsoCompletion(em, tenant.id, sha256Hex(code), new Date());
-    if (!spent || spent.identityEnc === null || spent.purpose !== 'test') throw SSO_ERRORS.completionInvalid();
-    if (presentedBinding === undefined || !constantTimeEqual(sha256Hex(presentedBinding), spent.browserBindingHash)) throw SSO_ERRORS.browserMismatch();
-    return { ...readSsoIdentity(this.keyring, tenant.id, spent), connectionId: spent.connectionId };
   }
 
   /**
@@ -149,7 +91,7 @@ export class SamlService {
    * @returns the single-use completion code (valid {@link SSO_COMPLETION_TTL_SECONDS}) for the browser,
    *   and the request's purpose (a sign-in, or an Admin's test).
    * @throws ApiError 404 `not_found` (connection), 401 `saml_response_invalid`, `saml_signature_invalid`,
-   *   `saml_request_unknown`, `saml_audience_mismatch`, `saml_recipient_mismatch`, `saml_assertion_expired`,
+   *   `sso_request_unknown`, `saml_audience_mismatch`, `saml_recipient_mismatch`, `saml_assertion_expired`,
    *   `saml_assertion_replayed`, `saml_idp_error`, `sso_email_missing`, `sso_email_domain_mismatch`.
    */
   async consumeResponse(
@@ -159,12 +101,7 @@ export class SamlService {
     try {
       return await this.acceptResponse(em, tenant, connection, samlResponse);
     } catch (err) {
-      if (err instanceof ApiError) {
-        await this.audit.record(em, {
-          tenantId: tenant.id, action: 'UserLoginFailed', actor: { type: 'system', id: null }, target: { type: 'sso_connection', id: connection.id }, meta,
-          details: { method: 'sso', reason: err.details.reason, connectionId: connection.id, message: err.message },
-        });
-      }
+      await auditRefusal(this.audit, em, tenant.id, connection.id, err, meta);
       throw err;
     }
   }
@@ -208,13 +145,7 @@ export class SamlService {
     const identity = this.checkAssertion(tenant, connection, xml, requestId, profile);
     const expiresAt = assertionExpiry(profile, now);
     if (!(await rememberAssertion(em, tenant.id, connection.id, identity.assertionId, expiresAt))) throw SSO_ERRORS.assertionReplayed();
-    const code = randomToken(32);
-    await setSsoCompletion(em, tenant.id, request.id, {
-      completionHash: sha256Hex(code),
-      identityEnc: this.keyring.encrypt(JSON.stringify(identity.verified), ssoIdentityAssociatedData(tenant.id, request.id)),
-      completionExpiresAt: new Date(now.getTime() + SSO_COMPLETION_TTL_SECONDS * 1000),
-    });
-    return { code, purpose: request.purpose };
+    return { code: await issueCompletion(em, this.keyring, tenant.id, request.id, identity.verified, now), purpose: request.purpose };
   }
 
   /** The checks node-saml leaves to the service provider, on the verified assertion. */
@@ -240,13 +171,19 @@ export class SamlService {
     const authnContext = selectText(assertionXml, "//*[local-name()='AuthnContextClassRef']")?.slice(0, 512) ?? null;
     return {
       assertionId,
-      verified: { issuer: connection.samlIdpEntityId, subject: subject.slice(0, 255), email, name: name?.slice(0, 200) ?? null, authnContext, attributes: attributesOf(profile) },
+      verified: {
+        issuer: connection.samlIdpEntityId!, subject: subject.slice(0, 255), email, name: name?.slice(0, 200) ?? null, authnContext, attributes: attributesOf(profile),
+        providerMfa: false,
+      },
     };
   }
 
   /** A node-saml client for one connection (its SP values, certificates and open requests). */
   private client(tenant: Tenant, connection: SsoConnectionWithDomains, requests: CacheProvider): SAML {
     const sp = this.connections.serviceProvider(tenant, connection.id);
+    if (connection.protocol !== 'saml' || connection.samlSsoUrl === null || connection.samlCertificates === null || connection.samlIdpEntityId === null) {
+      throw SSO_ERRORS.connectionNotFound();
+    }
     return new SAML({
       entryPoint: connection.samlSsoUrl,
       issuer: sp.entityId,
@@ -313,15 +250,6 @@ function attributesOf(profile: Profile): Record<string, string[]> {
     attributes[name.slice(0, 256)] = values.slice(0, 20).map((v) => v.slice(0, 512));
   }
   return attributes;
-}
-
-/**
- * The verified identity of a spent completion, decrypted.
- * @throws Error when the ciphertext does not decrypt under the tenant and request (tampered rows).
- */
-export function readSsoIdentity(keyring: Keyring, tenantId: string, spent: { id: string; identityEnc: string | null }): VerifiedSsoIdentity {
-  if (spent.identityEnc === null) throw new Error('the SSO request holds no identity');
-  return verifiedSsoIdentity.parse(JSON.parse(keyring.decrypt(spent.identityEnc, ssoIdentityAssociatedData(tenantId, spent.id))));
 }
 
 function firstString(value: unknown): string | undefined {

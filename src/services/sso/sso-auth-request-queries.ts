@@ -43,13 +43,14 @@ export async function findSsoRequestPurpose(em: EntityManager, tenantId: string,
  */
 export async function consumeSsoRequest(
   em: EntityManager, tenantId: string, connectionId: string, requestId: string, now: Date,
-): Promise<{ id: string; purpose: SsoRequestPurpose } | undefined> {
+): Promise<{ id: string; purpose: SsoRequestPurpose; secretsEnc: string | null } | undefined> {
   const rows = (await em.execute(
     `update sso_auth_request set consumed_at = ?
-      where tenant_id = ? and connection_id = ? and request_id = ? and consumed_at is null and expires_at > ? returning id, purpose`,
+      where tenant_id = ? and connection_id = ? and request_id = ? and consumed_at is null and expires_at > ? returning id, purpose, secrets_enc`,
     [now, tenantId, connectionId, requestId, now],
-  )) as { id: string; purpose: SsoRequestPurpose }[];
-  return rows[0];
+  )) as { id: string; purpose: SsoRequestPurpose; secrets_enc: string | null }[];
+  const row = rows[0];
+  return row ? { id: row.id, purpose: row.purpose, secretsEnc: row.secrets_enc } : undefined;
 }
 
 /** Stores the verified identity of an answered request and the hash of its completion code. */

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { SsoConnectionDomainSchema, SsoConnectionSchema, type SsoConnection } from '../../entities/sso.js';
+import { SsoConnectionDomainSchema, SsoConnectionSchema, type SsoConnection, type SsoProtocol } from '../../entities/sso.js';
 
 /**
  * The queries of the `sso_connection` and `sso_connection_domain` tables (docs/architecture.md
@@ -11,8 +11,9 @@ import { SsoConnectionDomainSchema, SsoConnectionSchema, type SsoConnection } fr
 export type SsoConnectionWithDomains = SsoConnection & { domains: string[] };
 
 type ConnectionRow = {
-  id: string; tenant_id: string; name: string; protocol: 'saml'; organization_id: string | null; default_organization_roles: string[];
-  provider_performs_mfa: boolean; saml_idp_entity_id: string; saml_sso_url: string; saml_certificates: string[]; created_at: Date; updated_at: Date;
+  id: string; tenant_id: string; name: string; protocol: SsoProtocol; organization_id: string | null; default_organization_roles: string[];
+  provider_performs_mfa: boolean; saml_idp_entity_id: string | null; saml_sso_url: string | null; saml_certificates: string[] | null;
+  oidc_issuer: string | null; oidc_client_id: string | null; oidc_client_secret_enc: string | null; created_at: Date; updated_at: Date;
   domains: string[] | null;
 };
 
@@ -25,6 +26,7 @@ function fromRow(row: ConnectionRow): SsoConnectionWithDomains {
     id: row.id, tenantId: row.tenant_id, name: row.name, protocol: row.protocol, organizationId: row.organization_id,
     defaultOrganizationRoles: row.default_organization_roles, providerPerformsMfa: row.provider_performs_mfa,
     samlIdpEntityId: row.saml_idp_entity_id, samlSsoUrl: row.saml_sso_url, samlCertificates: row.saml_certificates,
+    oidcIssuer: row.oidc_issuer, oidcClientId: row.oidc_client_id, oidcClientSecretEnc: row.oidc_client_secret_enc,
     createdAt: new Date(row.created_at), updatedAt: new Date(row.updated_at), domains: row.domains ?? [],
   };
 }
@@ -63,12 +65,31 @@ export async function hasConnections(em: EntityManager, tenantId: string): Promi
 
 /** The fields of a connection a change may set. */
 export type ConnectionChanges = Partial<Pick<SsoConnection,
-  'name' | 'organizationId' | 'defaultOrganizationRoles' | 'providerPerformsMfa' | 'samlIdpEntityId' | 'samlSsoUrl' | 'samlCertificates'>> & { updatedAt: Date };
+  'name' | 'organizationId' | 'defaultOrganizationRoles' | 'providerPerformsMfa' | 'samlIdpEntityId' | 'samlSsoUrl' | 'samlCertificates'
+  | 'oidcIssuer' | 'oidcClientId' | 'oidcClientSecretEnc'>> & { updatedAt: Date };
 
 /** Updates the tenant's connection of `id`; false when there is none. */
 export async function updateConnection(em: EntityManager, tenantId: string, id: string, changes: ConnectionChanges): Promise<boolean> {
   const updated = await em.nativeUpdate(SsoConnectionSchema, { id, tenantId }, changes);
   return updated > 0;
+}
+
+/** The encrypted OpenID client secrets of the tenant's connections (key rotation). */
+export async function findConnectionSecrets(em: EntityManager, tenantId: string): Promise<{ id: string; oidcClientSecretEnc: string }[]> {
+  const rows = (await em.execute(
+    'select id, oidc_client_secret_enc from sso_connection where tenant_id = ? and oidc_client_secret_enc is not null',
+    [tenantId],
+  )) as { id: string; oidc_client_secret_enc: string }[];
+  return rows.map((row) => ({ id: row.id, oidcClientSecretEnc: row.oidc_client_secret_enc }));
+}
+
+/** Replaces a connection's client-secret ciphertext if it is still `expected`; false when it changed meanwhile. */
+export async function replaceConnectionSecretCiphertext(em: EntityManager, tenantId: string, id: string, fresh: string, expected: string): Promise<boolean> {
+  const rows = (await em.execute(
+    'update sso_connection set oidc_client_secret_enc = ? where id = ? and tenant_id = ? and oidc_client_secret_enc = ? returning id',
+    [fresh, id, tenantId, expected],
+  )) as unknown[];
+  return rows.length > 0;
 }
 
 /** Deletes the tenant's connection of `id` (its domains, requests and assertion ids go with it); false when there is none. */

@@ -1,10 +1,15 @@
 import { randomUUID, X509Certificate } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.js';
+import type { SsoConnection, SsoProtocol } from '../../entities/sso.js';
 import type { Tenant } from '../../entities/tenant.js';
-import { isUniqueViolation } from '../../lib/errors.js';
+import { isUniqueViolation, REQUEST_ERRORS } from '../../lib/errors.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
+import type { Keyring } from '../../security/keyring.js';
 import type { AuditService } from '../audit/audit-service.js';
+import { IDP_ERRORS, IDP_REASONS } from '../idp/idp-errors.js';
+import { issuerProblem } from '../idp/idp-outbound.js';
+import type { IdpClientCredentials, IdpProviderClient } from '../idp/idp-provider-client.js';
 import { findLatestEventsAboutTarget } from '../audit/audit-event-queries.js';
 import { assertRecentSignIn } from '../mfa/mfa-enrollment-service.js';
 import { ORGANIZATION_ERRORS } from '../organizations/organization-errors.js';
@@ -22,20 +27,34 @@ import { SSO_ERRORS } from './sso-errors.js';
 /** The identity provider of a SAML connection: its metadata XML, or its three values typed in. */
 export type SamlProviderInput = { metadataXml: string } | { entityId: string; ssoUrl: string; certificate: string };
 
-/** `POST sso-connections` (docs/sso.md "Connections"). */
-export interface SsoConnectionInput {
+/** The identity provider of an OpenID Connect connection: its issuer and the client registered there. */
+export interface OidcProviderInput {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+/** The fields every connection has (docs/sso.md "Connections"). */
+interface ConnectionFields {
   name: string;
-  protocol: 'saml';
   /** Email domains, lower-case; each belongs to one connection of the tenant. */
   domains: string[];
   organizationId?: string | null | undefined;
   defaultOrganizationRoles?: string[] | undefined;
   providerPerformsMfa?: boolean | undefined;
-  saml: SamlProviderInput;
 }
 
-/** `PATCH sso-connections/{id}`: any field of the input but the protocol. */
-export type SsoConnectionPatch = Partial<Omit<SsoConnectionInput, 'protocol'>>;
+/** `POST sso-connections`: a SAML connection with `saml`, or an OpenID Connect one with `oidc`. */
+export type SsoConnectionInput = ConnectionFields & ({ protocol: 'saml'; saml: SamlProviderInput } | { protocol: 'oidc'; oidc: OidcProviderInput });
+
+/**
+ * `PATCH sso-connections/{id}`: any field but the protocol; `saml` only on a SAML connection, `oidc`
+ * only on an OpenID Connect one (its `clientSecret` may be left out to keep the stored one).
+ */
+export type SsoConnectionPatch = Partial<ConnectionFields> & {
+  saml?: SamlProviderInput | undefined;
+  oidc?: (Omit<OidcProviderInput, 'clientSecret'> & { clientSecret?: string | undefined }) | undefined;
+};
 
 /** The Admin changing a connection: a signed-in user and the session it uses. */
 export interface ConnectionChanger {
@@ -61,17 +80,25 @@ export interface CertificateView {
   fingerprintSha256: string;
 }
 
-/** A connection as the API shows it, with the values to paste into the identity provider. */
+/** The values of a SAML connection to enter at the identity provider. */
+export interface SamlServiceProvider {
+  entityId: string;
+  acsUrl: string;
+  metadataUrl: string;
+}
+
+/** A connection as the API shows it, with the values to enter at the identity provider (`sp`); never a secret. */
 export interface SsoConnectionView {
   id: string;
   name: string;
-  protocol: 'saml';
+  protocol: SsoProtocol;
   domains: string[];
   organizationId: string | null;
   defaultOrganizationRoles: string[];
   providerPerformsMfa: boolean;
-  saml: { idpEntityId: string; ssoUrl: string; certificates: CertificateView[] };
-  sp: { entityId: string; acsUrl: string; metadataUrl: string };
+  saml: { idpEntityId: string; ssoUrl: string; certificates: CertificateView[] } | null;
+  oidc: { issuer: string; clientId: string } | null;
+  sp: SamlServiceProvider | { redirectUri: string };
   createdAt: Date;
   updatedAt: Date;
 }
@@ -84,15 +111,31 @@ export interface SsoConnectionView {
 export class SsoConnectionService {
   constructor(
     private readonly config: Config,
+    private readonly keyring: Keyring,
+    private readonly provider: IdpProviderClient,
     private readonly organizationRoles: OrganizationRoleService,
     private readonly audit: AuditService,
     private readonly notices: SsoConnectionNotifier,
   ) {}
 
-  /** The service-provider values of a connection (SAML 2.0 Metadata §2.4.4): entity id = metadata URL, HTTP-POST ACS. */
-  serviceProvider(tenant: Tenant, connectionId: string): SsoConnectionView['sp'] {
+  /** The service-provider values of a SAML connection (SAML 2.0 Metadata §2.4.4): entity id = metadata URL, HTTP-POST ACS. */
+  serviceProvider(tenant: Tenant, connectionId: string): SamlServiceProvider {
     const base = `${this.config.publicUrl}/v1/${encodeURIComponent(tenant.slug)}/sso/${connectionId}/saml`;
     return { entityId: `${base}/metadata`, acsUrl: `${base}/acs`, metadataUrl: `${base}/metadata` };
+  }
+
+  /** The redirect URI of an OpenID Connect connection, to register at its provider (RFC 6749 §3.1.2). */
+  redirectUri(tenant: Tenant, connectionId: string): string {
+    return `${this.config.publicUrl}/v1/${encodeURIComponent(tenant.slug)}/sso/${connectionId}/oidc/callback`;
+  }
+
+  /** The decrypted client credentials of an OpenID Connect connection. */
+  clientCredentials(connection: SsoConnection): IdpClientCredentials {
+    if (connection.oidcClientId === null || connection.oidcClientSecretEnc === null) throw new Error('not an OpenID Connect connection');
+    return {
+      clientId: connection.oidcClientId,
+      clientSecret: this.keyring.decrypt(connection.oidcClientSecretEnc, ssoClientSecretAssociatedData(connection.tenantId, connection.id)),
+    };
   }
 
   /** Whether the tenant has any connection (the sign-in page then tries single sign-on first). */
@@ -134,24 +177,23 @@ export class SsoConnectionService {
    */
   async create(em: EntityManager, tenant: Tenant, input: SsoConnectionInput, by: ConnectionChanger, meta: RequestMeta): Promise<SsoConnectionView> {
     const changedBy = await this.assertMayChange(em, tenant, by);
-    const provider = this.providerSettings(input.saml);
+    const id = randomUUID();
+    const provider = input.protocol === 'saml' ? samlColumns(this.samlSettings(input.saml)) : await this.oidcColumns(tenant.id, id, input.oidc);
     const domains = normalizeDomains(input.domains);
     const now = new Date();
-    const id = randomUUID();
     await em.transactional(async (tx) => {
       const roles = await this.checkOrganization(tx, tenant.id, input.organizationId ?? null, input.defaultOrganizationRoles ?? []);
       await insertConnection(tx, {
-        id, tenantId: tenant.id, name: input.name, protocol: 'saml', organizationId: input.organizationId ?? null, defaultOrganizationRoles: roles,
-        providerPerformsMfa: input.providerPerformsMfa ?? false, samlIdpEntityId: provider.entityId, samlSsoUrl: provider.ssoUrl,
-        samlCertificates: provider.certificates, createdAt: now, updatedAt: now,
+        id, tenantId: tenant.id, name: input.name, protocol: input.protocol, organizationId: input.organizationId ?? null, defaultOrganizationRoles: roles,
+        providerPerformsMfa: input.providerPerformsMfa ?? false, ...NO_PROVIDER, ...provider, createdAt: now, updatedAt: now,
       });
       await this.setDomains(tx, tenant.id, id, domains);
       await this.audit.record(tx, {
         tenantId: tenant.id, action: 'SsoConnectionCreated', actor: { type: 'user', id: by.userId }, target: { type: 'sso_connection', id }, meta,
-        details: { name: input.name, protocol: 'saml', domains, idpEntityId: provider.entityId, ssoUrl: provider.ssoUrl, organizationId: input.organizationId ?? null },
+        details: { name: input.name, protocol: input.protocol, domains, provider: providerName(provider), organizationId: input.organizationId ?? null },
       });
     });
-    await this.notices.notifyAdmins(em, tenant, { kind: 'created', name: input.name, domains, provider: provider.entityId, changedBy });
+    await this.notices.notifyAdmins(em, tenant, { kind: 'created', name: input.name, domains, provider: providerName(provider), changedBy });
     return this.get(em, tenant, id);
   }
 
@@ -162,26 +204,31 @@ export class SsoConnectionService {
    */
   async update(em: EntityManager, tenant: Tenant, id: string, patch: SsoConnectionPatch, by: ConnectionChanger, meta: RequestMeta): Promise<SsoConnectionView> {
     const changedBy = await this.assertMayChange(em, tenant, by);
-    const provider = patch.saml ? this.providerSettings(patch.saml) : undefined;
+    const stored = await this.find(em, tenant.id, id);
+    if ((patch.saml && stored.protocol !== 'saml') || (patch.oidc && stored.protocol !== 'oidc')) throw SSO_ERRORS.protocolMismatch({ protocol: stored.protocol });
+    const provider = patch.saml
+      ? samlColumns(this.samlSettings(patch.saml))
+      : patch.oidc
+        ? await this.oidcColumns(tenant.id, id, patch.oidc, stored.oidcClientSecretEnc)
+        : undefined;
     const domains = patch.domains ? normalizeDomains(patch.domains) : undefined;
     const updated = await em.transactional(async (tx) => {
       const current = await this.find(tx, tenant.id, id);
       const organizationId = patch.organizationId === undefined ? current.organizationId : patch.organizationId;
       const roles = await this.checkOrganization(tx, tenant.id, organizationId, patch.defaultOrganizationRoles ?? current.defaultOrganizationRoles);
-      const changes: ConnectionChanges = { organizationId, defaultOrganizationRoles: roles, updatedAt: new Date() };
+      const changes: ConnectionChanges = { organizationId, defaultOrganizationRoles: roles, updatedAt: new Date(), ...provider };
       if (patch.name !== undefined) changes.name = patch.name;
       if (patch.providerPerformsMfa !== undefined) changes.providerPerformsMfa = patch.providerPerformsMfa;
-      if (provider) Object.assign(changes, { samlIdpEntityId: provider.entityId, samlSsoUrl: provider.ssoUrl, samlCertificates: provider.certificates });
       await updateConnection(tx, tenant.id, id, changes);
       if (domains) await this.setDomains(tx, tenant.id, id, domains);
       await this.audit.record(tx, {
         tenantId: tenant.id, action: 'SsoConnectionUpdated', actor: { type: 'user', id: by.userId }, target: { type: 'sso_connection', id }, meta,
         details: {
           changed: Object.keys(patch).filter((key) => key !== 'tenantSlug').sort(),
-          ...(domains ? { domains } : {}), ...(provider ? { idpEntityId: provider.entityId, ssoUrl: provider.ssoUrl, certificatesReplaced: true } : {}),
+          ...(domains ? { domains } : {}), ...(provider ? { provider: providerName(provider), providerReplaced: true } : {}),
         },
       });
-      return { name: changes.name ?? current.name, domains: domains ?? current.domains, provider: provider?.entityId ?? current.samlIdpEntityId };
+      return { name: changes.name ?? current.name, domains: domains ?? current.domains, provider: provider ? providerName(provider) : providerName(current) };
     });
     await this.notices.notifyAdmins(em, tenant, { kind: 'updated', ...updated, changedBy });
     return this.get(em, tenant, id);
@@ -199,20 +246,26 @@ export class SsoConnectionService {
       await deleteConnection(tx, tenant.id, id);
       await this.audit.record(tx, {
         tenantId: tenant.id, action: 'SsoConnectionDeleted', actor: { type: 'user', id: by.userId }, target: { type: 'sso_connection', id }, meta,
-        details: { name: current.name, domains: current.domains, idpEntityId: current.samlIdpEntityId },
+        details: { name: current.name, domains: current.domains, provider: providerName(current) },
       });
       return current;
     });
-    await this.notices.notifyAdmins(em, tenant, { kind: 'deleted', name: removed.name, domains: removed.domains, provider: removed.samlIdpEntityId, changedBy });
+    await this.notices.notifyAdmins(em, tenant, { kind: 'deleted', name: removed.name, domains: removed.domains, provider: providerName(removed), changedBy });
   }
 
   /** The API view of a stored connection. */
   view(tenant: Tenant, connection: SsoConnectionWithDomains): SsoConnectionView {
+    const saml = connection.protocol === 'saml' && connection.samlIdpEntityId !== null && connection.samlSsoUrl !== null
+      ? { idpEntityId: connection.samlIdpEntityId, ssoUrl: connection.samlSsoUrl, certificates: (connection.samlCertificates ?? []).map(certificateView) }
+      : null;
+    const oidc = connection.protocol === 'oidc' && connection.oidcIssuer !== null && connection.oidcClientId !== null
+      ? { issuer: connection.oidcIssuer, clientId: connection.oidcClientId }
+      : null;
     return {
       id: connection.id, name: connection.name, protocol: connection.protocol, domains: connection.domains, organizationId: connection.organizationId,
-      defaultOrganizationRoles: connection.defaultOrganizationRoles, providerPerformsMfa: connection.providerPerformsMfa,
-      saml: { idpEntityId: connection.samlIdpEntityId, ssoUrl: connection.samlSsoUrl, certificates: connection.samlCertificates.map(certificateView) },
-      sp: this.serviceProvider(tenant, connection.id), createdAt: connection.createdAt, updatedAt: connection.updatedAt,
+      defaultOrganizationRoles: connection.defaultOrganizationRoles, providerPerformsMfa: connection.providerPerformsMfa, saml, oidc,
+      sp: connection.protocol === 'saml' ? this.serviceProvider(tenant, connection.id) : { redirectUri: this.redirectUri(tenant, connection.id) },
+      createdAt: connection.createdAt, updatedAt: connection.updatedAt,
     };
   }
 
@@ -226,7 +279,24 @@ export class SsoConnectionService {
     return (await findUserEmail(em, tenant.id, by.userId)) ?? 'an administrator';
   }
 
-  private providerSettings(input: SamlProviderInput): IdentityProviderSettings {
+  /**
+   * The columns of an OpenID Connect provider: the issuer checked as the tenant's own issuer is
+   * (docs/idp.md "A provider per tenant": URL rules, then discovery now), the client secret
+   * encrypted; a patch without a secret keeps `storedSecretEnc`.
+   * @throws ApiError 400 `invalid_issuer`, `idp_issuer_not_allowed`, `idp_discovery_failed`, `issuer_mismatch`.
+   */
+  private async oidcColumns(
+    tenantId: string, connectionId: string, input: { issuer: string; clientId: string; clientSecret?: string | undefined }, storedSecretEnc: string | null = null,
+  ): Promise<Pick<SsoConnection, 'oidcIssuer' | 'oidcClientId' | 'oidcClientSecretEnc'>> {
+    const problem = issuerProblem(input.issuer, this.config.idpAllowPrivateIssuers);
+    if (problem) throw problem.reason === IDP_REASONS.invalidIssuer ? IDP_ERRORS.invalidIssuer({ problem: problem.message }) : IDP_ERRORS.issuerUrlNotAllowed({ problem: problem.message });
+    const issuer = await this.provider.verifyIssuer(input.issuer);
+    const secretEnc = input.clientSecret === undefined ? storedSecretEnc : this.keyring.encrypt(input.clientSecret, ssoClientSecretAssociatedData(tenantId, connectionId));
+    if (secretEnc === null) throw REQUEST_ERRORS.validationFailed({ issues: [{ path: 'oidc.clientSecret', message: 'Required' }] });
+    return { oidcIssuer: issuer, oidcClientId: input.clientId, oidcClientSecretEnc: secretEnc };
+  }
+
+  private samlSettings(input: SamlProviderInput): IdentityProviderSettings {
     const settings = 'metadataXml' in input
       ? parseIdentityProviderMetadata(input.metadataXml)
       : { entityId: input.entityId.trim(), ssoUrl: input.ssoUrl.trim(), certificates: [normalizeCertificate(input.certificate)] };
@@ -252,6 +322,25 @@ export class SsoConnectionService {
       throw err;
     }
   }
+}
+
+/** The provider columns of a connection of the other protocol. */
+const NO_PROVIDER = {
+  samlIdpEntityId: null, samlSsoUrl: null, samlCertificates: null, oidcIssuer: null, oidcClientId: null, oidcClientSecretEnc: null,
+} satisfies Partial<SsoConnection>;
+
+function samlColumns(settings: IdentityProviderSettings): Pick<SsoConnection, 'samlIdpEntityId' | 'samlSsoUrl' | 'samlCertificates'> {
+  return { samlIdpEntityId: settings.entityId, samlSsoUrl: settings.ssoUrl, samlCertificates: settings.certificates };
+}
+
+/** What the audit log and the notices call a connection's provider: the SAML entity id or the OpenID issuer. */
+function providerName(columns: Partial<Pick<SsoConnection, 'samlIdpEntityId' | 'oidcIssuer'>>): string {
+  return columns.samlIdpEntityId ?? columns.oidcIssuer ?? '';
+}
+
+/** Associated data binding a connection's encrypted OpenID client secret to it (shared with key rotation). */
+export function ssoClientSecretAssociatedData(tenantId: string, connectionId: string): string {
+  return `sso-client-secret:${tenantId}:${connectionId}`;
 }
 
 /** Lower-cased, deduplicated, sorted domain names. */

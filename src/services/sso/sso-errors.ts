@@ -21,6 +21,10 @@ export const SSO_ERRORS = defineErrorCatalog({
   invalidCertificate: { code: 'BAD_REQUEST', reason: 'invalid_saml_certificate', message: 'The certificate is not an X.509 certificate (PEM or base64)' },
   /** The SingleSignOnService URL is not an https URL (or http on a loopback host). */
   invalidSsoUrl: { code: 'BAD_REQUEST', reason: 'invalid_sso_url', message: 'The single sign-on URL must be an https URL (http only on a loopback host)' },
+  /** `saml` given for an OpenID Connect connection, or `oidc` for a SAML one. */
+  protocolMismatch: {
+    code: 'BAD_REQUEST', reason: 'sso_protocol_mismatch', message: ({ protocol }: { protocol: string }) => `This connection speaks ${protocol}; its protocol cannot change`,
+  },
   /** Changing connections needs a signed-in Admin, not an API key. */
   adminSessionRequired: {
     code: 'FORBIDDEN', reason: 'admin_session_required', message: 'Changing single sign-on connections needs a signed-in Admin, not an API key',
@@ -29,8 +33,10 @@ export const SSO_ERRORS = defineErrorCatalog({
   responseInvalid: { code: 'UNAUTHORIZED', reason: 'saml_response_invalid', message: ({ problem }: { problem: string }) => `The SAML response was refused: ${problem}` },
   /** No signature of the response or assertion verifies with the connection's certificates. */
   signatureInvalid: { code: 'UNAUTHORIZED', reason: 'saml_signature_invalid', message: 'The SAML response is not signed by the connection\'s identity provider' },
-  /** `InResponseTo` names no open request of this connection (unknown, answered, expired, or unsolicited). */
-  requestUnknown: { code: 'UNAUTHORIZED', reason: 'saml_request_unknown', message: 'The SAML response does not answer a sign-in started here; start again' },
+  /** SAML `InResponseTo` or OpenID `state` names no open request of this connection (unknown, answered, expired, or unsolicited). */
+  requestUnknown: {
+    code: 'UNAUTHORIZED', reason: 'sso_request_unknown', message: 'The identity provider\'s answer does not belong to a sign-in started here; start again',
+  },
   /** The audience is not this connection's service provider. */
   audienceMismatch: { code: 'UNAUTHORIZED', reason: 'saml_audience_mismatch', message: 'The SAML assertion is meant for another service provider' },
   /** `Destination` or `Recipient` is not this connection's assertion consumer service. */

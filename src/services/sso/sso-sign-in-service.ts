@@ -18,7 +18,7 @@ import type { PasswordSignInService, SignIn } from '../sign-in/password-sign-in-
 import type { AccountCredentialService } from '../users/account-credentials.js';
 import { refuseSuspended } from '../users/sign-in-eligibility.js';
 import { findLiveUserByEmail, findUserById, insertUser, setEmailVerifiedByProvider } from '../users/user-queries.js';
-import { readSsoIdentity, type VerifiedSsoIdentity } from './saml-service.js';
+import { readSsoIdentity, type VerifiedSsoIdentity } from './sso-completion.js';
 import { spendSsoCompletion } from './sso-auth-request-queries.js';
 import type { SsoConnectionWithDomains } from './sso-connection-queries.js';
 import { findConnection } from './sso-connection-queries.js';
@@ -47,10 +47,11 @@ export class SsoSignInService {
   ) {}
 
   /**
-   * Spends the completion code (single use, {@link SSO_COMPLETION_TTL_SECONDS}) and signs the
+   * Spends the completion code (single use, 2 minutes) and signs the
    * person in. The code is accepted only from the browser that started the sign-in (its binding
    * cookie; no login CSRF with a code from another browser). MFA: when the workspace requires a
-   * second factor of this user and the connection does not state that its provider performs MFA,
+   * second factor of this user, the connection does not state that its provider performs MFA, and
+   * the answer does not show it (OpenID Connect `amr`),
    * the answer is 401 `mfa_required` with an `mfaToken` for `auth/mfa/complete` (method `sso+…`).
    * Audits `UserLogin` (method `sso`) and `SessionCreated`; on a first sign-in also `UserSignup` or
    * `IdpOauthLinked`, and `OrganizationMemberAdded`.
@@ -73,12 +74,13 @@ export class SsoSignInService {
       if (!isUniqueViolation(err)) throw err;
       user = await this.resolve(em, tenant, connection, identity, meta);
     }
-    if (this.mfa.requiredMethods(tenant, user).length > 0 && !connection.providerPerformsMfa) {
+    const providerMfa = connection.providerPerformsMfa || identity.providerMfa;
+    if (this.mfa.requiredMethods(tenant, user).length > 0 && !providerMfa) {
       const challenge = await this.challenges.issue(em, tenant, user, 'sso', identity.issuer);
       throw MFA_ERRORS.mfaRequiredAfterProvider(challenge);
     }
     const tokens = await this.auth.completeSignIn(em, tenant, user, 'sso', meta, {
-      issuer: identity.issuer, connectionId: connection.id, ...(connection.providerPerformsMfa ? { providerMfa: true } : {}),
+      issuer: identity.issuer, connectionId: connection.id, ...(providerMfa ? { providerMfa: true } : {}),
     });
     return { user, tokens, returnTo: spent.returnTo };
   }

@@ -133,7 +133,7 @@ export const reasons: Translation<typeof english> = {
   invalid_sso_url: 'Die Single-Sign-on-URL muss mit https:// beginnen.',
   saml_response_invalid: 'Die Antwort des Identitätsanbieters war nicht lesbar. Starten Sie die Anmeldung erneut.',
   saml_signature_invalid: 'Die Antwort des Identitätsanbieters ist nicht mit dem Zertifikat dieser Verbindung signiert.',
-  saml_request_unknown: 'Diese Anmeldung wurde nicht hier gestartet oder hat zu lange gedauert. Starten Sie neu.',
+  sso_request_unknown: 'Diese Anmeldung wurde nicht hier gestartet oder hat zu lange gedauert. Starten Sie neu.',
   saml_audience_mismatch: 'Die Antwort des Identitätsanbieters ist für eine andere Anwendung bestimmt. Prüfen Sie die dort eingetragene Entity-ID.',
   saml_recipient_mismatch: 'Der Identitätsanbieter hat seine Antwort an eine andere Adresse geschickt. Prüfen Sie die dort eingetragene ACS-URL.',
   saml_assertion_expired: 'Die Antwort des Identitätsanbieters ist abgelaufen. Starten Sie die Anmeldung erneut.',
@@ -142,4 +142,5 @@ export const reasons: Translation<typeof english> = {
   sso_email_missing: 'Der Identitätsanbieter hat Ihre E-Mail-Adresse nicht übermittelt.',
   sso_email_domain_mismatch: 'Der Identitätsanbieter hat eine Adresse außerhalb der Domains dieser Verbindung geschickt.',
   sso_completion_invalid: 'Diese Anmeldung kann nicht mehr abgeschlossen werden. Starten Sie neu.',
+  sso_protocol_mismatch: 'Das Protokoll dieser Verbindung kann sich nicht ändern. Legen Sie stattdessen eine neue Verbindung an.',
 };

@@ -132,7 +132,7 @@ export const reasons = {
   invalid_sso_url: 'The single sign-on URL must start with https://.',
   saml_response_invalid: 'The identity provider’s answer could not be read. Start the sign-in again.',
   saml_signature_invalid: 'The identity provider’s answer is not signed with the certificate of this connection.',
-  saml_request_unknown: 'This sign-in was not started here or took too long. Start again.',
+  sso_request_unknown: 'This sign-in was not started here or took too long. Start again.',
   saml_audience_mismatch: 'The identity provider’s answer is meant for another application. Check the entity id set up there.',
   saml_recipient_mismatch: 'The identity provider sent its answer to another address. Check the ACS URL set up there.',
   saml_assertion_expired: 'The identity provider’s answer has expired. Start the sign-in again.',
@@ -141,4 +141,5 @@ export const reasons = {
   sso_email_missing: 'The identity provider did not send your email address.',
   sso_email_domain_mismatch: 'The identity provider sent an address outside this connection’s domains.',
   sso_completion_invalid: 'This sign-in cannot be completed any more. Start again.',
+  sso_protocol_mismatch: 'This connection\'s protocol cannot change. Create another connection instead.',
 } as const satisfies Record<ErrorReason, string>;

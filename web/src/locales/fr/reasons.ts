@@ -133,7 +133,7 @@ export const reasons: Translation<typeof english> = {
   invalid_sso_url: 'L’URL d’authentification unique doit commencer par https://.',
   saml_response_invalid: 'La réponse du fournisseur d’identité est illisible. Recommencez la connexion.',
   saml_signature_invalid: 'La réponse du fournisseur d’identité n’est pas signée avec le certificat de cette connexion.',
-  saml_request_unknown: 'Cette connexion n’a pas été commencée ici ou a pris trop de temps. Recommencez.',
+  sso_request_unknown: 'Cette connexion n’a pas été commencée ici ou a pris trop de temps. Recommencez.',
   saml_audience_mismatch: 'La réponse du fournisseur d’identité est destinée à une autre application. Vérifiez l’identifiant d’entité configuré.',
   saml_recipient_mismatch: 'Le fournisseur d’identité a envoyé sa réponse à une autre adresse. Vérifiez l’URL ACS configurée.',
   saml_assertion_expired: 'La réponse du fournisseur d’identité a expiré. Recommencez la connexion.',
@@ -142,4 +142,5 @@ export const reasons: Translation<typeof english> = {
   sso_email_missing: 'Le fournisseur d’identité n’a pas transmis votre adresse e-mail.',
   sso_email_domain_mismatch: 'Le fournisseur d’identité a envoyé une adresse hors des domaines de cette connexion.',
   sso_completion_invalid: 'Cette connexion ne peut plus être terminée. Recommencez.',
+  sso_protocol_mismatch: 'Le protocole de cette connexion ne peut pas changer. Créez plutôt une autre connexion.',
 };

@@ -4,6 +4,7 @@ import type { AppServices } from '../app-services.js';
 import type { Tenant } from '../entities/tenant.js';
 import { ApiError } from '../lib/errors.js';
 import type { RequestMeta } from '../lib/request-meta.js';
+import type { IdpCallbackParams } from '../services/idp/idp-service.js';
 import { MAX_SAML_XML_BYTES } from '../services/sso/saml-xml.js';
 import { sendError } from './error-envelope.js';
 
@@ -11,16 +12,18 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SLUG = /^[a-z0-9-]{1,100}$/;
 
 /**
- * The SAML endpoints of each connection (docs/sso.md), outside the JSON API because SAML speaks XML
- * and HTML forms:
- * - `GET /v1/{slug}/sso/{connectionId}/saml/metadata`: the service provider's metadata (XML).
- * - `POST /v1/{slug}/sso/{connectionId}/saml/acs`: the assertion consumer service (HTTP-POST binding,
- *   `application/x-www-form-urlencoded` `SAMLResponse`). It answers 303 to the hosted page
- *   `/app/{slug}/sso-callback` with `#code=…` (a single-use completion code, in the fragment so it
- *   never reaches a server log or a Referer) or `#error=<reason>`.
- * Unknown workspaces and connections are 404 `not_found` (JSON envelope).
+ * The endpoints each connection's identity provider sends the browser to (docs/sso.md), outside the
+ * JSON API because they speak XML, HTML forms and redirects:
+ * - `GET /v1/{slug}/sso/{connectionId}/saml/metadata`: the SAML service provider's metadata (XML).
+ * - `POST /v1/{slug}/sso/{connectionId}/saml/acs`: the SAML assertion consumer service (HTTP-POST
+ *   binding, `application/x-www-form-urlencoded` `SAMLResponse`).
+ * - `GET /v1/{slug}/sso/{connectionId}/oidc/callback`: the OpenID Connect redirect URI.
+ * The last two answer 303 to the hosted page `/app/{slug}/sso-callback` (an Admin's test: the
+ * console's connection page) with `#code=…` (a single-use completion code, in the fragment so it never
+ * reaches a server log or a Referer) or `#error=<reason>`. Unknown workspaces and connections are
+ * 404 `not_found` (JSON envelope).
  */
-export function samlRoutes(services: AppServices): Router {
+export function ssoRoutes(services: AppServices): Router {
   const routes = express.Router();
   routes.get('/v1/:slug/sso/:connectionId/saml/metadata', (req, res, next) => {
     withConnection(services, req, res, async (em, tenant, connectionId) => {
@@ -48,7 +51,29 @@ export function samlRoutes(services: AppServices): Router {
       }).catch(next);
     },
   );
+  routes.get('/v1/:slug/sso/:connectionId/oidc/callback', (req, res, next) => {
+    withConnection(services, req, res, async (em, tenant, connectionId) => {
+      const params = callbackParams(req);
+      try {
+        const { code, purpose } = await services.oidcConnections.consumeCallback(em, tenant, connectionId, params, metaOf(req));
+        res.redirect(303, `${purpose === 'test' ? testPage(tenant.slug, connectionId) : `/app/${tenant.slug}/sso-callback`}#code=${encodeURIComponent(code)}`);
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.code === 'NOT_FOUND') throw err;
+        const test = (await services.oidcConnections.purposeOf(em, tenant, connectionId, params.state)) === 'test';
+        res.redirect(303, `${test ? testPage(tenant.slug, connectionId) : `/app/${tenant.slug}/sso-callback`}#error=${encodeURIComponent(String(err.details.reason ?? 'idp_error'))}`);
+      }
+    }).catch(next);
+  });
   return routes;
+}
+
+/** The authorization-response parameters of the callback's query (RFC 6749 §4.1.2, RFC 9207 `iss`), each once and bounded. */
+function callbackParams(req: Request): IdpCallbackParams {
+  const read = (name: string, max: number): string | undefined => {
+    const value = req.query[name];
+    return typeof value === 'string' && value.length > 0 && value.length <= max ? value : undefined;
+  };
+  return { code: read('code', 4096), state: read('state', 1024), error: read('error', 256), error_description: read('error_description', 1024), iss: read('iss', 512) };
 }
 
 /** The console page of a connection, where an Admin's test shows its result. */
