@@ -25,6 +25,8 @@ export interface SsoConnection {
   samlSsoUrl: string | null;
   /** SAML: its signing certificates, PEM; a response verifies with any of them (rollover). */
   samlCertificates: string[] | null;
+  /** SAML: the URL the metadata was read from, when it was given by URL. */
+  samlMetadataUrl: string | null;
   /** OpenID Connect: the provider's issuer identifier, as its discovery document spells it. */
   oidcIssuer: string | null;
   oidcClientId: string | null;
@@ -48,6 +50,7 @@ export const SsoConnectionSchema = new EntitySchema<SsoConnection>({
     samlIdpEntityId: { type: 'string', length: 1024, nullable: true },
     samlSsoUrl: { type: 'string', length: 2048, nullable: true },
     samlCertificates: { type: 'json', nullable: true },
+    samlMetadataUrl: { type: 'string', length: 2048, nullable: true },
     oidcIssuer: { type: 'string', length: 512, nullable: true },
     oidcClientId: { type: 'string', length: 255, nullable: true },
     oidcClientSecretEnc: { type: 'text', nullable: true },

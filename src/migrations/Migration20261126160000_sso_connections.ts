@@ -30,6 +30,7 @@ export class Migration20261126160000_sso_connections extends Migration {
       saml_idp_entity_id varchar(1024) null,
       saml_sso_url varchar(2048) null,
       saml_certificates jsonb null,
+      saml_metadata_url varchar(2048) null,
       oidc_issuer varchar(512) null,
       oidc_client_id varchar(255) null,
       oidc_client_secret_enc text null,

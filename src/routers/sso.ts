@@ -35,7 +35,10 @@ export const ssoConnectionOutput = z
     organizationId: z.string().nullable(),
     defaultOrganizationRoles: z.array(z.string()),
     providerPerformsMfa: z.boolean().meta({ description: 'True: a sign-in through this connection counts as multi-factor (the provider asks for a second factor)' }),
-    saml: z.object({ idpEntityId: z.string(), ssoUrl: z.string(), certificates: z.array(certificateOutput) }).nullable()
+    saml: z.object({
+      idpEntityId: z.string(), ssoUrl: z.string(), metadataUrl: z.string().nullable().meta({ description: 'Where the metadata was downloaded from, when given by URL' }),
+      certificates: z.array(certificateOutput),
+    }).nullable()
       .meta({ description: 'The SAML identity provider; null for an OpenID Connect connection' }),
     oidc: z.object({ issuer: z.string(), clientId: z.string() }).nullable()
       .meta({ description: 'The OpenID provider and the client registered there (never the secret); null for a SAML connection' }),
@@ -63,6 +66,9 @@ function toOutput(view: SsoConnectionView): z.infer<typeof ssoConnectionOutput> 
 
 const samlInput = z.union([
   z.object({ metadataXml: z.string().min(1).max(256 * 1024).meta({ description: 'The identity provider\'s SAML metadata (XML)' }) }).strict(),
+  z.object({
+    metadataUrl: z.string().trim().min(1).max(2048).meta({ description: 'Where to download the identity provider\'s SAML metadata now (https, public address)' }),
+  }).strict(),
   z.object({
     entityId: z.string().trim().min(1).max(1024),
     ssoUrl: z.string().trim().min(1).max(2048).meta({ description: 'SingleSignOnService URL, HTTP-Redirect binding' }),

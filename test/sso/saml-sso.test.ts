@@ -10,7 +10,8 @@ import { useTestServerAtPublicUrl } from '../helpers/suite.js';
  * service against responses a forging IdP writes and signs with xml-crypto.
  */
 
-const suite = useTestServerAtPublicUrl();
+// private targets allowed: the SimpleSAMLphp IdP's metadata URL is on 127.0.0.1
+const suite = useTestServerAtPublicUrl({ IDP_ALLOW_PRIVATE_ISSUERS: 'true' });
 
 type Connection = { id: string; domains: string[]; sp: { entityId: string; acsUrl: string; metadataUrl: string }; saml: { idpEntityId: string } };
 
@@ -259,9 +260,9 @@ describe.skipIf(!hasSimpleSamlPhp())('sign-in with a real SAML identity provider
     const alice = { username: 'alice', password: 'alice password', email: `alice@${domain}`, name: 'Alice Corp' };
     const carol = { username: 'carol', password: 'carol password', email: `carol@${domain}` };
     simpleSaml = await startSimpleSamlIdp({ sp: [{ entityId: connection.sp.entityId, acsUrl: connection.sp.acsUrl }], users: [alice, carol] });
-    const updated = await suite.api.patch(`/v1/${tenant.slug}/sso-connections/${connection.id}`, { saml: { metadataXml: simpleSaml.metadataXml } }, { token: tenant.accessToken });
+    const updated = await suite.api.patch(`/v1/${tenant.slug}/sso-connections/${connection.id}`, { saml: { metadataUrl: `${simpleSaml.baseUrl}saml2/idp/metadata.php` } }, { token: tenant.accessToken });
     expect(updated.status, JSON.stringify(updated.body)).toBe(200);
-    expect(updated.body.connection.saml.idpEntityId).toBe(simpleSaml.entityId);
+    expect(updated.body.connection.saml).toMatchObject({ idpEntityId: simpleSaml.entityId, metadataUrl: `${simpleSaml.baseUrl}saml2/idp/metadata.php` });
 
     const signIn = async (person: { username: string; password: string; email: string }) => {
       const { redirectUrl, cookie } = await start(tenant, person.email);

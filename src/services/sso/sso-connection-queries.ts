@@ -12,7 +12,7 @@ export type SsoConnectionWithDomains = SsoConnection & { domains: string[] };
 
 type ConnectionRow = {
   id: string; tenant_id: string; name: string; protocol: SsoProtocol; organization_id: string | null; default_organization_roles: string[];
-  provider_performs_mfa: boolean; saml_idp_entity_id: string | null; saml_sso_url: string | null; saml_certificates: string[] | null;
+  provider_performs_mfa: boolean; saml_idp_entity_id: string | null; saml_sso_url: string | null; saml_certificates: string[] | null; saml_metadata_url: string | null;
   oidc_issuer: string | null; oidc_client_id: string | null; oidc_client_secret_enc: string | null; created_at: Date; updated_at: Date;
   domains: string[] | null;
 };
@@ -25,7 +25,7 @@ function fromRow(row: ConnectionRow): SsoConnectionWithDomains {
   return {
     id: row.id, tenantId: row.tenant_id, name: row.name, protocol: row.protocol, organizationId: row.organization_id,
     defaultOrganizationRoles: row.default_organization_roles, providerPerformsMfa: row.provider_performs_mfa,
-    samlIdpEntityId: row.saml_idp_entity_id, samlSsoUrl: row.saml_sso_url, samlCertificates: row.saml_certificates,
+    samlIdpEntityId: row.saml_idp_entity_id, samlSsoUrl: row.saml_sso_url, samlCertificates: row.saml_certificates, samlMetadataUrl: row.saml_metadata_url,
     oidcIssuer: row.oidc_issuer, oidcClientId: row.oidc_client_id, oidcClientSecretEnc: row.oidc_client_secret_enc,
     createdAt: new Date(row.created_at), updatedAt: new Date(row.updated_at), domains: row.domains ?? [],
   };
@@ -65,7 +65,7 @@ export async function hasConnections(em: EntityManager, tenantId: string): Promi
 
 /** The fields of a connection a change may set. */
 export type ConnectionChanges = Partial<Pick<SsoConnection,
-  'name' | 'organizationId' | 'defaultOrganizationRoles' | 'providerPerformsMfa' | 'samlIdpEntityId' | 'samlSsoUrl' | 'samlCertificates'
+  'name' | 'organizationId' | 'defaultOrganizationRoles' | 'providerPerformsMfa' | 'samlIdpEntityId' | 'samlSsoUrl' | 'samlCertificates' | 'samlMetadataUrl'
   | 'oidcIssuer' | 'oidcClientId' | 'oidcClientSecretEnc'>> & { updatedAt: Date };
 
 /** Updates the tenant's connection of `id`; false when there is none. */

@@ -16,6 +16,7 @@ import { ORGANIZATION_ERRORS } from '../organizations/organization-errors.js';
 import { findOrganization } from '../organizations/organization-queries.js';
 import type { OrganizationRoleService } from '../organizations/organization-role-service.js';
 import { findUserEmail } from '../users/user-queries.js';
+import { fetchIdentityProviderMetadata } from './saml-metadata-fetch.js';
 import { normalizeCertificate, parseIdentityProviderMetadata, type IdentityProviderSettings } from './saml-xml.js';
 import type { SsoConnectionNotifier } from './sso-connection-notice.js';
 import {
@@ -24,8 +25,8 @@ import {
 } from './sso-connection-queries.js';
 import { SSO_ERRORS } from './sso-errors.js';
 
-/** The identity provider of a SAML connection: its metadata XML, or its three values typed in. */
-export type SamlProviderInput = { metadataXml: string } | { entityId: string; ssoUrl: string; certificate: string };
+/** The identity provider of a SAML connection: its metadata XML, the URL to download it from, or its three values typed in. */
+export type SamlProviderInput = { metadataXml: string } | { metadataUrl: string } | { entityId: string; ssoUrl: string; certificate: string };
 
 /** The identity provider of an OpenID Connect connection: its issuer and the client registered there. */
 export interface OidcProviderInput {
@@ -96,7 +97,7 @@ export interface SsoConnectionView {
   organizationId: string | null;
   defaultOrganizationRoles: string[];
   providerPerformsMfa: boolean;
-  saml: { idpEntityId: string; ssoUrl: string; certificates: CertificateView[] } | null;
+  saml: { idpEntityId: string; ssoUrl: string; metadataUrl: string | null; certificates: CertificateView[] } | null;
   oidc: { issuer: string; clientId: string } | null;
   sp: SamlServiceProvider | { redirectUri: string };
   createdAt: Date;
@@ -178,7 +179,7 @@ export class SsoConnectionService {
   async create(em: EntityManager, tenant: Tenant, input: SsoConnectionInput, by: ConnectionChanger, meta: RequestMeta): Promise<SsoConnectionView> {
     const changedBy = await this.assertMayChange(em, tenant, by);
     const id = randomUUID();
-    const provider = input.protocol === 'saml' ? samlColumns(this.samlSettings(input.saml)) : await this.oidcColumns(tenant.id, id, input.oidc);
+    const provider = input.protocol === 'saml' ? await this.samlColumns(input.saml) : await this.oidcColumns(tenant.id, id, input.oidc);
     const domains = normalizeDomains(input.domains);
     const now = new Date();
     await em.transactional(async (tx) => {
@@ -207,7 +208,7 @@ export class SsoConnectionService {
     const stored = await this.find(em, tenant.id, id);
     if ((patch.saml && stored.protocol !== 'saml') || (patch.oidc && stored.protocol !== 'oidc')) throw SSO_ERRORS.protocolMismatch({ protocol: stored.protocol });
     const provider = patch.saml
-      ? samlColumns(this.samlSettings(patch.saml))
+      ? await this.samlColumns(patch.saml)
       : patch.oidc
         ? await this.oidcColumns(tenant.id, id, patch.oidc, stored.oidcClientSecretEnc)
         : undefined;
@@ -256,7 +257,10 @@ export class SsoConnectionService {
   /** The API view of a stored connection. */
   view(tenant: Tenant, connection: SsoConnectionWithDomains): SsoConnectionView {
     const saml = connection.protocol === 'saml' && connection.samlIdpEntityId !== null && connection.samlSsoUrl !== null
-      ? { idpEntityId: connection.samlIdpEntityId, ssoUrl: connection.samlSsoUrl, certificates: (connection.samlCertificates ?? []).map(certificateView) }
+      ? {
+        idpEntityId: connection.samlIdpEntityId, ssoUrl: connection.samlSsoUrl, metadataUrl: connection.samlMetadataUrl,
+        certificates: (connection.samlCertificates ?? []).map(certificateView),
+      }
       : null;
     const oidc = connection.protocol === 'oidc' && connection.oidcIssuer !== null && connection.oidcClientId !== null
       ? { issuer: connection.oidcIssuer, clientId: connection.oidcClientId }
@@ -296,12 +300,21 @@ export class SsoConnectionService {
     return { oidcIssuer: issuer, oidcClientId: input.clientId, oidcClientSecretEnc: secretEnc };
   }
 
-  private samlSettings(input: SamlProviderInput): IdentityProviderSettings {
-    const settings = 'metadataXml' in input
-      ? parseIdentityProviderMetadata(input.metadataXml)
-      : { entityId: input.entityId.trim(), ssoUrl: input.ssoUrl.trim(), certificates: [normalizeCertificate(input.certificate)] };
+  /**
+   * The columns of a SAML provider: read from its metadata (given, or downloaded now from
+   * `metadataUrl` through the outbound guard) or from the three values typed in.
+   * @throws ApiError 400 `invalid_saml_metadata`, `invalid_saml_certificate`, `invalid_sso_url`.
+   */
+  private async samlColumns(input: SamlProviderInput): Promise<Pick<SsoConnection, 'samlIdpEntityId' | 'samlSsoUrl' | 'samlCertificates' | 'samlMetadataUrl'>> {
+    let settings: IdentityProviderSettings;
+    if ('metadataUrl' in input) settings = parseIdentityProviderMetadata(await fetchIdentityProviderMetadata(input.metadataUrl, this.config.idpAllowPrivateIssuers));
+    else if ('metadataXml' in input) settings = parseIdentityProviderMetadata(input.metadataXml);
+    else settings = { entityId: input.entityId.trim(), ssoUrl: input.ssoUrl.trim(), certificates: [normalizeCertificate(input.certificate)] };
     if (!isAllowedSsoUrl(settings.ssoUrl)) throw SSO_ERRORS.invalidSsoUrl();
-    return settings;
+    return {
+      samlIdpEntityId: settings.entityId, samlSsoUrl: settings.ssoUrl, samlCertificates: settings.certificates,
+      samlMetadataUrl: 'metadataUrl' in input ? input.metadataUrl : null,
+    };
   }
 
   /** Checks the organization and its role names inside the transaction. @returns the role names, deduplicated. */
@@ -326,12 +339,8 @@ export class SsoConnectionService {
 
 /** The provider columns of a connection of the other protocol. */
 const NO_PROVIDER = {
-  samlIdpEntityId: null, samlSsoUrl: null, samlCertificates: null, oidcIssuer: null, oidcClientId: null, oidcClientSecretEnc: null,
+  samlIdpEntityId: null, samlSsoUrl: null, samlCertificates: null, samlMetadataUrl: null, oidcIssuer: null, oidcClientId: null, oidcClientSecretEnc: null,
 } satisfies Partial<SsoConnection>;
-
-function samlColumns(settings: IdentityProviderSettings): Pick<SsoConnection, 'samlIdpEntityId' | 'samlSsoUrl' | 'samlCertificates'> {
-  return { samlIdpEntityId: settings.entityId, samlSsoUrl: settings.ssoUrl, samlCertificates: settings.certificates };
-}
 
 /** What the audit log and the notices call a connection's provider: the SAML entity id or the OpenID issuer. */
 function providerName(columns: Partial<Pick<SsoConnection, 'samlIdpEntityId' | 'oidcIssuer'>>): string {
