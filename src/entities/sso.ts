@@ -27,6 +27,12 @@ export interface SsoConnection {
   samlCertificates: string[] | null;
   /** SAML: the URL the metadata was read from, when it was given by URL. */
   samlMetadataUrl: string | null;
+  /** SAML: the SP's private key (PKCS #8 PEM) as AES-256-GCM ciphertext, associated data `sso-sp-key:<tenantId>:<id>`. */
+  spPrivateKeyEnc: string | null;
+  /** SAML: the SP's self-signed certificate (PEM), published in its metadata. */
+  spCertificate: string | null;
+  /** SAML: sign AuthnRequests (HTTP-Redirect binding signature) with the SP key. */
+  signAuthnRequests: boolean;
   /** OpenID Connect: the provider's issuer identifier, as its discovery document spells it. */
   oidcIssuer: string | null;
   oidcClientId: string | null;
@@ -51,6 +57,9 @@ export const SsoConnectionSchema = new EntitySchema<SsoConnection>({
     samlSsoUrl: { type: 'string', length: 2048, nullable: true },
     samlCertificates: { type: 'json', nullable: true },
     samlMetadataUrl: { type: 'string', length: 2048, nullable: true },
+    spPrivateKeyEnc: { type: 'text', nullable: true },
+    spCertificate: { type: 'text', nullable: true },
+    signAuthnRequests: { type: 'boolean' },
     oidcIssuer: { type: 'string', length: 512, nullable: true },
     oidcClientId: { type: 'string', length: 255, nullable: true },
     oidcClientSecretEnc: { type: 'text', nullable: true },

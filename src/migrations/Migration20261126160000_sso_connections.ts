@@ -4,7 +4,9 @@ import { Migration } from '@mikro-orm/migrations';
  * Enterprise single sign-on (docs/sso.md): a customer company's SAML 2.0 or OpenID Connect identity
  * provider per connection.
  * - `sso_connection`: one connection of the tenant: for SAML the identity provider's entity id, its
- *   HTTP-Redirect SingleSignOnService URL and signing certificates (PEM, a JSON array); for OpenID
+ *   HTTP-Redirect SingleSignOnService URL and signing certificates (PEM, a JSON array), and the
+ *   connection's own SP key pair (private key as keyring ciphertext, self-signed certificate) that
+ *   signs AuthnRequests (when asked) and decrypts encrypted assertions; for OpenID
  *   Connect its issuer, client id and client secret (keyring ciphertext); the organization its
  *   people join, and whether its provider's sign-in counts as multi-factor.
  * - `sso_connection_domain`: the email domains routed to a connection; a domain belongs to one
@@ -31,12 +33,16 @@ export class Migration20261126160000_sso_connections extends Migration {
       saml_sso_url varchar(2048) null,
       saml_certificates jsonb null,
       saml_metadata_url varchar(2048) null,
+      sp_private_key_enc text null,
+      sp_certificate text null,
+      sign_authn_requests boolean not null default false,
       oidc_issuer varchar(512) null,
       oidc_client_id varchar(255) null,
       oidc_client_secret_enc text null,
       created_at timestamptz not null,
       updated_at timestamptz not null,
-      check ((protocol = 'saml' and saml_idp_entity_id is not null and saml_sso_url is not null and saml_certificates is not null)
+      check ((protocol = 'saml' and saml_idp_entity_id is not null and saml_sso_url is not null and saml_certificates is not null
+              and sp_private_key_enc is not null and sp_certificate is not null)
           or (protocol = 'oidc' and oidc_issuer is not null and oidc_client_id is not null and oidc_client_secret_enc is not null))
     );`);
     this.addSql('create index sso_connection_tenant_idx on sso_connection (tenant_id, created_at, id);');

@@ -47,6 +47,8 @@ export const ssoConnectionOutput = z
         entityId: z.string().meta({ description: 'The service provider entity id (Audience) to enter at the identity provider' }),
         acsUrl: z.string().meta({ description: 'The assertion consumer service URL (HTTP-POST binding)' }),
         metadataUrl: z.string(),
+        certificate: z.string().meta({ description: 'The SP certificate (PEM): verifies its signed AuthnRequests; assertions may be encrypted to it' }),
+        signAuthnRequests: z.boolean(),
       }),
       z.object({ redirectUri: z.string().meta({ description: 'The redirect URI to register at the OpenID provider' }) }),
     ]).meta({ description: 'What to enter at the identity provider: SAML service-provider values, or the OpenID Connect redirect URI' }),
@@ -88,6 +90,7 @@ const connectionFields = {
   organizationId: z.uuid().nullable().optional(),
   defaultOrganizationRoles: z.array(z.string().min(1).max(64)).max(50).optional(),
   providerPerformsMfa: z.boolean().optional(),
+  signAuthnRequests: z.boolean().optional().meta({ description: 'SAML: sign AuthnRequests with the connection\'s SP key' }),
 };
 
 const idInput = z.object({ id: z.uuid() });
@@ -229,7 +232,8 @@ export const ssoRouter = router({
     })
     .input(idInput.extend({
       name: connectionFields.name.optional(), domains: connectionFields.domains.optional(), organizationId: connectionFields.organizationId,
-      defaultOrganizationRoles: connectionFields.defaultOrganizationRoles, providerPerformsMfa: connectionFields.providerPerformsMfa, saml: samlInput.optional(),
+      defaultOrganizationRoles: connectionFields.defaultOrganizationRoles, providerPerformsMfa: connectionFields.providerPerformsMfa,
+      signAuthnRequests: connectionFields.signAuthnRequests, saml: samlInput.optional(),
       oidc: oidcInput.extend({ clientSecret: oidcInput.shape.clientSecret.optional() }).optional(),
     }))
     .output(z.object({ connection: ssoConnectionOutput }))

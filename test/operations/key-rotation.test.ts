@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Keyring } from '../../src/security/keyring.js';
 import { idpClientSecretAssociatedData } from '../../src/services/idp/idp-service.js';
 import { reencryptSecrets } from '../../src/services/keys/key-rotation.js';
-import { ssoClientSecretAssociatedData } from '../../src/services/sso/sso-connection-service.js';
+import { ssoClientSecretAssociatedData, ssoSpKeyAssociatedData } from '../../src/services/sso/sso-connection-service.js';
 import { mailRecipientDigests, queuedMailAad } from '../../src/services/mail/mailer.js';
 import { totpSecretAad } from '../../src/services/mfa/totp-service.js';
 import { randomUUID } from 'node:crypto';
@@ -78,6 +78,13 @@ describe('ENCRYPTION_KEYS rotation', () => {
        values (?, ?, 'Corp', 'oidc', 'https://login.example.com', 'corp-client', ?, now(), now())`,
       [connectionId, tenant.id, oldServer.services.keyring.encrypt('sso-client-secret-value', ssoClientSecretAssociatedData(tenant.id, connectionId))],
     );
+    // and a SAML connection's SP private key
+    const samlConnectionId = randomUUID();
+    await em.execute(
+      `insert into sso_connection (id, tenant_id, name, protocol, saml_idp_entity_id, saml_sso_url, saml_certificates, sp_private_key_enc, sp_certificate, created_at, updated_at)
+       values (?, ?, 'Corp SAML', 'saml', 'https://idp.example.com', 'https://idp.example.com/sso', '[]', ?, 'certificate', now(), now())`,
+      [samlConnectionId, tenant.id, oldServer.services.keyring.encrypt('sp-private-key-pem', ssoSpKeyAssociatedData(tenant.id, samlConnectionId))],
+    );
 
     // The service with v1,v2 still reads the v1 secret.
     const beforeRotation = await newApi.post(`/v1/${tenant.slug}/auth/login`, {
@@ -90,11 +97,14 @@ describe('ENCRYPTION_KEYS rotation', () => {
     const report = await reencryptSecrets(em, newServer.services.keyring, { tenantId: tenant.id });
     expect(report).toEqual({
       keyVersion: 'v2', totpSecrets: 1, pendingTotpSecrets: 1, idpClientSecrets: 1, webhookSecrets: 1, applicationSecrets: 1, oidcSigningKeys: 2, ssoClientSecrets: 1,
-      queuedMails: 0, failures: [],
+      ssoSpKeys: 1, queuedMails: 0, failures: [],
     });
     const [connectionRow] = (await em.execute('select oidc_client_secret_enc from sso_connection where id = ?', [connectionId])) as { oidc_client_secret_enc: string }[];
     expect(new Keyring([{ version: 'v2', key: Buffer.alloc(32, 9) }]).decrypt(connectionRow!.oidc_client_secret_enc, ssoClientSecretAssociatedData(tenant.id, connectionId)))
       .toBe('sso-client-secret-value');
+    const [spRow] = (await em.execute('select sp_private_key_enc from sso_connection where id = ?', [samlConnectionId])) as { sp_private_key_enc: string }[];
+    expect(new Keyring([{ version: 'v2', key: Buffer.alloc(32, 9) }]).decrypt(spRow!.sp_private_key_enc, ssoSpKeyAssociatedData(tenant.id, samlConnectionId)))
+      .toBe('sp-private-key-pem');
     expect(await hookSecret()).toMatch(/^v2:/);
     const [appRow] = (await em.execute('select client_secret_enc from oidc_application where id = ?', [app.body.application.id])) as { client_secret_enc: string }[];
     expect(appRow!.client_secret_enc).toMatch(/^v2:/);
@@ -118,7 +128,7 @@ describe('ENCRYPTION_KEYS rotation', () => {
     const again = await reencryptSecrets(em, newServer.services.keyring, { tenantId: tenant.id });
     expect(again).toEqual({
       keyVersion: 'v2', totpSecrets: 0, pendingTotpSecrets: 0, idpClientSecrets: 0, webhookSecrets: 0, applicationSecrets: 0, oidcSigningKeys: 0, ssoClientSecrets: 0,
-      queuedMails: 0, failures: [],
+      ssoSpKeys: 0, queuedMails: 0, failures: [],
     });
   });
 

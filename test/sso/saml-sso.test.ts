@@ -290,4 +290,40 @@ describe.skipIf(!hasSimpleSamlPhp())('sign-in with a real SAML identity provider
     expect(carolIn.user.id).toBe(preRegistered.id);
     expectError(await suite.api.post(`/v1/${tenant.slug}/auth/login`, { email: carol.email, password: PASSWORD }), 401, 'UNAUTHORIZED');
   });
+
+  it('signs AuthnRequests with the connection\'s SP key and reads assertions encrypted to its certificate, when the IdP demands both', async () => {
+    const tenant = await createTenant(suite.api);
+    const { connection, domain } = await createConnection(tenant, forgingIdp(), { signAuthnRequests: true });
+    const spCertificate = (connection.sp as unknown as { certificate: string }).certificate;
+    expect(spCertificate).toMatch(/^-----BEGIN CERTIFICATE-----/);
+    const metadata = await (await fetch(connection.sp.metadataUrl)).text();
+    expect(metadata).toContain('AuthnRequestsSigned="true"');
+    expect(metadata).toContain('use="encryption"');
+    expect(metadata.replace(/\s/g, '')).toContain(spCertificate.replace(/-----[^-]+-----|\s/g, ''));
+    const erin = { username: 'erin', password: 'erin password', email: `erin@${domain}` };
+    const strict = await startSimpleSamlIdp({
+      sp: [{ entityId: connection.sp.entityId, acsUrl: connection.sp.acsUrl, certificatePem: spCertificate, signedRequests: true, encryptAssertions: true }],
+      users: [erin],
+    });
+    try {
+      expect((await suite.api.patch(`/v1/${tenant.slug}/sso-connections/${connection.id}`, { saml: { metadataXml: strict.metadataXml } }, { token: tenant.accessToken })).status).toBe(200);
+      const { redirectUrl, cookie } = await start(tenant, erin.email);
+      expect(new URL(redirectUrl).searchParams.get('Signature')).toBeTruthy();
+      const answer = await signInAtSimpleSaml(redirectUrl, erin.username, erin.password);
+      expect(Buffer.from(answer.SAMLResponse, 'base64').toString('utf8')).toContain('EncryptedAssertion');
+      const fragment = await postToAcs(answer.acsUrl, answer.SAMLResponse);
+      expect(fragment.get('error')).toBeNull();
+      const done = await complete(tenant, fragment.get('code')!, cookie);
+      expect(done.status, JSON.stringify(done.body)).toBe(200);
+      expect(done.body.result!.data.user.email).toBe(erin.email);
+
+      // unsigned requests are refused by this IdP: the signature above is what let the person in
+      await suite.api.patch(`/v1/${tenant.slug}/sso-connections/${connection.id}`, { signAuthnRequests: false }, { token: tenant.accessToken });
+      const unsigned = await start(tenant, erin.email);
+      expect(new URL(unsigned.redirectUrl).searchParams.get('Signature')).toBeNull();
+      await expect(signInAtSimpleSaml(unsigned.redirectUrl, erin.username, erin.password)).rejects.toThrow();
+    } finally {
+      await strict.stop();
+    }
+  });
 });

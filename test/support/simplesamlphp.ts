@@ -25,6 +25,12 @@ export interface SimpleSamlSp {
   entityId: string;
   /** Its AssertionConsumerService, HTTP-POST binding. */
   acsUrl: string;
+  /** Its certificate (PEM), needed by `signedRequests` and `encryptAssertions`. */
+  certificatePem?: string;
+  /** The IdP refuses an AuthnRequest without a valid signature of this SP (`validate.authnrequest`). */
+  signedRequests?: boolean;
+  /** The IdP encrypts its assertions to this SP's certificate (`assertion.encryption`). */
+  encryptAssertions?: boolean;
 }
 
 export interface SimpleSamlUser {
@@ -191,6 +197,9 @@ async function startOnce(options: { sp: SimpleSamlSp[]; users: SimpleSamlUser[] 
           AssertionConsumerService: [{ index: 0, Binding: BINDING_POST, Location: sp.acsUrl }],
           NameIDFormat: NAMEID_EMAIL,
           'simplesaml.nameidattribute': 'email',
+          ...(sp.certificatePem ? { certData: sp.certificatePem.replace(/-----[^-]+-----|\s/g, '') } : {}),
+          ...(sp.signedRequests ? { 'validate.authnrequest': true } : {}),
+          ...(sp.encryptAssertions ? { 'assertion.encryption': true } : {}),
         },
       ]),
     );

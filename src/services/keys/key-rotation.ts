@@ -11,7 +11,7 @@ import { findSealedJobs, replaceSealedJob } from '../jobs/job-queries.js';
 import { findApplicationSecrets, replaceClientSecretCiphertext } from '../oidc/oidc-application-queries.js';
 import { findKeyCiphertexts, replaceKeyCiphertext } from '../oidc/signing-key-queries.js';
 import { findConnectionSecrets, replaceConnectionSecretCiphertext } from '../sso/sso-connection-queries.js';
-import { ssoClientSecretAssociatedData } from '../sso/sso-connection-service.js';
+import { ssoClientSecretAssociatedData, ssoSpKeyAssociatedData } from '../sso/sso-connection-service.js';
 import { findTenantIdpSecrets, replaceIdpSecretCiphertext } from '../tenants/tenant-queries.js';
 import { findUsersWithTotpSecrets, replaceTotpCiphertext } from '../users/user-queries.js';
 import { findEndpointCiphertexts, replaceEndpointCiphertext } from '../webhooks/webhook-endpoint-queries.js';
@@ -33,6 +33,8 @@ export interface ReencryptionReport {
   oidcSigningKeys: number;
   /** Client secrets of the tenants' OpenID Connect SSO connections (docs/sso.md). */
   ssoClientSecrets: number;
+  /** Private keys of the tenants' SAML SSO connections' service providers (docs/sso.md). */
+  ssoSpKeys: number;
   /**
    * Mails and account-mail requests waiting in the job queue (or failed for good and kept), with
    * their recipient digests.
@@ -41,7 +43,7 @@ export interface ReencryptionReport {
   /** Ciphertexts that could not be decrypted (key version missing from the ring, or tampered); left as they are. */
   failures: {
     kind: 'totp_secret' | 'pending_totp_secret' | 'idp_client_secret' | 'webhook_secret' | 'queued_mail' | 'application_secret' | 'oidc_signing_key'
-      | 'sso_client_secret';
+      | 'sso_client_secret' | 'sso_sp_key';
     id: string;
   }[];
 }
@@ -66,14 +68,14 @@ const USER_PAGE_SIZE = 500;
  * Key rotation (`npm run keys:rotate`): rewrites every field-encrypted secret made under an older key
  * of the ring (TOTP secrets, pending TOTP secrets, tenants' IdP client secrets, webhook signing
  * secrets, applications' client secrets, OpenID-provider signing keys, SSO connections' client
- * secrets, mails waiting in the job queue) under the newest key,
+ * secrets and SP keys, mails waiting in the job queue) under the newest key,
  * tenant by tenant (or only `scope.tenantId`). Each row is updated only if its ciphertext is still the one read, so a concurrent
  * enrollment is never overwritten; running it again changes nothing. Safe while the service runs.
  */
 export async function reencryptSecrets(em: EntityManager, keyring: Keyring, scope: RotationScope = {}): Promise<ReencryptionReport> {
   const report: ReencryptionReport = {
     keyVersion: keyring.currentVersion, totpSecrets: 0, pendingTotpSecrets: 0, idpClientSecrets: 0, webhookSecrets: 0,
-    applicationSecrets: 0, oidcSigningKeys: 0, ssoClientSecrets: 0, queuedMails: 0,
+    applicationSecrets: 0, oidcSigningKeys: 0, ssoClientSecrets: 0, ssoSpKeys: 0, queuedMails: 0,
     failures: [],
   };
 
@@ -117,9 +119,12 @@ export async function reencryptSecrets(em: EntityManager, keyring: Keyring, scop
     }
 
     for (const connection of await findConnectionSecrets(em, tenant.id)) {
-      const fresh = rewrap(connection.oidcClientSecretEnc, ssoClientSecretAssociatedData(tenant.id, connection.id), 'sso_client_secret', connection.id);
-      if (fresh === null) continue;
-      if (await replaceConnectionSecretCiphertext(em, tenant.id, connection.id, fresh, connection.oidcClientSecretEnc)) report.ssoClientSecrets += 1;
+      const secret = rewrap(connection.oidcClientSecretEnc, ssoClientSecretAssociatedData(tenant.id, connection.id), 'sso_client_secret', connection.id);
+      if (secret !== null && (await replaceConnectionSecretCiphertext(em, tenant.id, connection.id, 'client_secret', secret, connection.oidcClientSecretEnc!))) {
+        report.ssoClientSecrets += 1;
+      }
+      const key = rewrap(connection.spPrivateKeyEnc, ssoSpKeyAssociatedData(tenant.id, connection.id), 'sso_sp_key', connection.id);
+      if (key !== null && (await replaceConnectionSecretCiphertext(em, tenant.id, connection.id, 'sp_key', key, connection.spPrivateKeyEnc!))) report.ssoSpKeys += 1;
     }
 
     let after = '00000000-0000-0000-0000-000000000000';

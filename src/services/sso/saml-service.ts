@@ -48,7 +48,8 @@ export class SamlService {
    */
   async metadata(em: EntityManager, tenant: Tenant, connectionId: string): Promise<string> {
     const connection = await this.connections.find(em, tenant.id, connectionId);
-    return this.client(tenant, connection, NO_REQUESTS).generateServiceProviderMetadata(null, null);
+    // the SP certificate twice: for the IdP to encrypt assertions to it and to verify signed requests
+    return this.client(tenant, connection, NO_REQUESTS).generateServiceProviderMetadata(connection.spCertificate, connection.spCertificate);
   }
 
   /**
@@ -184,7 +185,10 @@ export class SamlService {
     if (connection.protocol !== 'saml' || connection.samlSsoUrl === null || connection.samlCertificates === null || connection.samlIdpEntityId === null) {
       throw SSO_ERRORS.connectionNotFound();
     }
+    const spKey = this.connections.serviceProviderKey(connection);
     return new SAML({
+      ...(connection.signAuthnRequests ? { privateKey: spKey } : {}),
+      decryptionPvk: spKey,
       entryPoint: connection.samlSsoUrl,
       issuer: sp.entityId,
       callbackUrl: sp.acsUrl,

@@ -13,6 +13,7 @@ export type SsoConnectionWithDomains = SsoConnection & { domains: string[] };
 type ConnectionRow = {
   id: string; tenant_id: string; name: string; protocol: SsoProtocol; organization_id: string | null; default_organization_roles: string[];
   provider_performs_mfa: boolean; saml_idp_entity_id: string | null; saml_sso_url: string | null; saml_certificates: string[] | null; saml_metadata_url: string | null;
+  sp_private_key_enc: string | null; sp_certificate: string | null; sign_authn_requests: boolean;
   oidc_issuer: string | null; oidc_client_id: string | null; oidc_client_secret_enc: string | null; created_at: Date; updated_at: Date;
   domains: string[] | null;
 };
@@ -26,6 +27,7 @@ function fromRow(row: ConnectionRow): SsoConnectionWithDomains {
     id: row.id, tenantId: row.tenant_id, name: row.name, protocol: row.protocol, organizationId: row.organization_id,
     defaultOrganizationRoles: row.default_organization_roles, providerPerformsMfa: row.provider_performs_mfa,
     samlIdpEntityId: row.saml_idp_entity_id, samlSsoUrl: row.saml_sso_url, samlCertificates: row.saml_certificates, samlMetadataUrl: row.saml_metadata_url,
+    spPrivateKeyEnc: row.sp_private_key_enc, spCertificate: row.sp_certificate, signAuthnRequests: row.sign_authn_requests,
     oidcIssuer: row.oidc_issuer, oidcClientId: row.oidc_client_id, oidcClientSecretEnc: row.oidc_client_secret_enc,
     createdAt: new Date(row.created_at), updatedAt: new Date(row.updated_at), domains: row.domains ?? [],
   };
@@ -66,7 +68,7 @@ export async function hasConnections(em: EntityManager, tenantId: string): Promi
 /** The fields of a connection a change may set. */
 export type ConnectionChanges = Partial<Pick<SsoConnection,
   'name' | 'organizationId' | 'defaultOrganizationRoles' | 'providerPerformsMfa' | 'samlIdpEntityId' | 'samlSsoUrl' | 'samlCertificates' | 'samlMetadataUrl'
-  | 'oidcIssuer' | 'oidcClientId' | 'oidcClientSecretEnc'>> & { updatedAt: Date };
+  | 'signAuthnRequests' | 'oidcIssuer' | 'oidcClientId' | 'oidcClientSecretEnc'>> & { updatedAt: Date };
 
 /** Updates the tenant's connection of `id`; false when there is none. */
 export async function updateConnection(em: EntityManager, tenantId: string, id: string, changes: ConnectionChanges): Promise<boolean> {
@@ -74,19 +76,25 @@ export async function updateConnection(em: EntityManager, tenantId: string, id: 
   return updated > 0;
 }
 
-/** The encrypted OpenID client secrets of the tenant's connections (key rotation). */
-export async function findConnectionSecrets(em: EntityManager, tenantId: string): Promise<{ id: string; oidcClientSecretEnc: string }[]> {
+/** The encrypted secrets of the tenant's connections: OpenID client secrets and SAML SP private keys (key rotation). */
+export async function findConnectionSecrets(em: EntityManager, tenantId: string): Promise<{ id: string; oidcClientSecretEnc: string | null; spPrivateKeyEnc: string | null }[]> {
   const rows = (await em.execute(
-    'select id, oidc_client_secret_enc from sso_connection where tenant_id = ? and oidc_client_secret_enc is not null',
+    'select id, oidc_client_secret_enc, sp_private_key_enc from sso_connection where tenant_id = ?',
     [tenantId],
-  )) as { id: string; oidc_client_secret_enc: string }[];
-  return rows.map((row) => ({ id: row.id, oidcClientSecretEnc: row.oidc_client_secret_enc }));
+  )) as { id: string; oidc_client_secret_enc: string | null; sp_private_key_enc: string | null }[];
+  return rows.map((row) => ({ id: row.id, oidcClientSecretEnc: row.oidc_client_secret_enc, spPrivateKeyEnc: row.sp_private_key_enc }));
 }
 
-/** Replaces a connection's client-secret ciphertext if it is still `expected`; false when it changed meanwhile. */
-export async function replaceConnectionSecretCiphertext(em: EntityManager, tenantId: string, id: string, fresh: string, expected: string): Promise<boolean> {
+/**
+ * Replaces a connection's client-secret (`which: client_secret`) or SP-key (`which: sp_key`)
+ * ciphertext if it is still `expected`; false when it changed meanwhile.
+ */
+export async function replaceConnectionSecretCiphertext(
+  em: EntityManager, tenantId: string, id: string, which: 'client_secret' | 'sp_key', fresh: string, expected: string,
+): Promise<boolean> {
+  const column = which === 'client_secret' ? 'oidc_client_secret_enc' : 'sp_private_key_enc';
   const rows = (await em.execute(
-    'update sso_connection set oidc_client_secret_enc = ? where id = ? and tenant_id = ? and oidc_client_secret_enc = ? returning id',
+    `update sso_connection set ${column} = ? where id = ? and tenant_id = ? and ${column} = ? returning id`,
     [fresh, id, tenantId, expected],
   )) as unknown[];
   return rows.length > 0;

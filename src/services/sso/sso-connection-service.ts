@@ -17,6 +17,7 @@ import { findOrganization } from '../organizations/organization-queries.js';
 import type { OrganizationRoleService } from '../organizations/organization-role-service.js';
 import { findUserEmail } from '../users/user-queries.js';
 import { fetchIdentityProviderMetadata } from './saml-metadata-fetch.js';
+import { generateServiceProviderKey } from './saml-sp-key.js';
 import { normalizeCertificate, parseIdentityProviderMetadata, type IdentityProviderSettings } from './saml-xml.js';
 import type { SsoConnectionNotifier } from './sso-connection-notice.js';
 import {
@@ -43,6 +44,8 @@ interface ConnectionFields {
   organizationId?: string | null | undefined;
   defaultOrganizationRoles?: string[] | undefined;
   providerPerformsMfa?: boolean | undefined;
+  /** SAML: sign AuthnRequests with the connection's SP key (some IdPs, e.g. ADFS, can require it). */
+  signAuthnRequests?: boolean | undefined;
 }
 
 /** `POST sso-connections`: a SAML connection with `saml`, or an OpenID Connect one with `oidc`. */
@@ -88,6 +91,12 @@ export interface SamlServiceProvider {
   metadataUrl: string;
 }
 
+/** A SAML connection's SP values with its certificate (for IdPs that verify signed requests or encrypt assertions). */
+export interface SamlServiceProviderView extends SamlServiceProvider {
+  certificate: string;
+  signAuthnRequests: boolean;
+}
+
 /** A connection as the API shows it, with the values to enter at the identity provider (`sp`); never a secret. */
 export interface SsoConnectionView {
   id: string;
@@ -99,7 +108,7 @@ export interface SsoConnectionView {
   providerPerformsMfa: boolean;
   saml: { idpEntityId: string; ssoUrl: string; metadataUrl: string | null; certificates: CertificateView[] } | null;
   oidc: { issuer: string; clientId: string } | null;
-  sp: SamlServiceProvider | { redirectUri: string };
+  sp: SamlServiceProviderView | { redirectUri: string };
   createdAt: Date;
   updatedAt: Date;
 }
@@ -128,6 +137,18 @@ export class SsoConnectionService {
   /** The redirect URI of an OpenID Connect connection, to register at its provider (RFC 6749 §3.1.2). */
   redirectUri(tenant: Tenant, connectionId: string): string {
     return `${this.config.publicUrl}/v1/${encodeURIComponent(tenant.slug)}/sso/${connectionId}/oidc/callback`;
+  }
+
+  /** The decrypted SP private key (PKCS #8 PEM) of a SAML connection. */
+  serviceProviderKey(connection: SsoConnection): string {
+    if (connection.spPrivateKeyEnc === null) throw new Error('not a SAML connection');
+    return this.keyring.decrypt(connection.spPrivateKeyEnc, ssoSpKeyAssociatedData(connection.tenantId, connection.id));
+  }
+
+  /** A new SP key pair of a SAML connection, the private key encrypted (docs/sso.md "Signed requests and encrypted assertions"). */
+  private async newServiceProviderKey(tenant: Tenant, connectionId: string): Promise<Pick<SsoConnection, 'spPrivateKeyEnc' | 'spCertificate'>> {
+    const key = await generateServiceProviderKey(`${new URL(this.config.publicUrl).hostname} SSO ${connectionId}`);
+    return { spPrivateKeyEnc: this.keyring.encrypt(key.privateKeyPem, ssoSpKeyAssociatedData(tenant.id, connectionId)), spCertificate: key.certificatePem };
   }
 
   /** The decrypted client credentials of an OpenID Connect connection. */
@@ -179,14 +200,17 @@ export class SsoConnectionService {
   async create(em: EntityManager, tenant: Tenant, input: SsoConnectionInput, by: ConnectionChanger, meta: RequestMeta): Promise<SsoConnectionView> {
     const changedBy = await this.assertMayChange(em, tenant, by);
     const id = randomUUID();
-    const provider = input.protocol === 'saml' ? await this.samlColumns(input.saml) : await this.oidcColumns(tenant.id, id, input.oidc);
+    const provider = input.protocol === 'saml'
+      ? { ...(await this.samlColumns(input.saml)), ...(await this.newServiceProviderKey(tenant, id)) }
+      : await this.oidcColumns(tenant.id, id, input.oidc);
     const domains = normalizeDomains(input.domains);
     const now = new Date();
     await em.transactional(async (tx) => {
       const roles = await this.checkOrganization(tx, tenant.id, input.organizationId ?? null, input.defaultOrganizationRoles ?? []);
       await insertConnection(tx, {
         id, tenantId: tenant.id, name: input.name, protocol: input.protocol, organizationId: input.organizationId ?? null, defaultOrganizationRoles: roles,
-        providerPerformsMfa: input.providerPerformsMfa ?? false, ...NO_PROVIDER, ...provider, createdAt: now, updatedAt: now,
+        providerPerformsMfa: input.providerPerformsMfa ?? false, signAuthnRequests: input.signAuthnRequests ?? false, ...NO_PROVIDER, ...provider,
+        createdAt: now, updatedAt: now,
       });
       await this.setDomains(tx, tenant.id, id, domains);
       await this.audit.record(tx, {
@@ -220,6 +244,7 @@ export class SsoConnectionService {
       const changes: ConnectionChanges = { organizationId, defaultOrganizationRoles: roles, updatedAt: new Date(), ...provider };
       if (patch.name !== undefined) changes.name = patch.name;
       if (patch.providerPerformsMfa !== undefined) changes.providerPerformsMfa = patch.providerPerformsMfa;
+      if (patch.signAuthnRequests !== undefined) changes.signAuthnRequests = patch.signAuthnRequests;
       await updateConnection(tx, tenant.id, id, changes);
       if (domains) await this.setDomains(tx, tenant.id, id, domains);
       await this.audit.record(tx, {
@@ -268,7 +293,9 @@ export class SsoConnectionService {
     return {
       id: connection.id, name: connection.name, protocol: connection.protocol, domains: connection.domains, organizationId: connection.organizationId,
       defaultOrganizationRoles: connection.defaultOrganizationRoles, providerPerformsMfa: connection.providerPerformsMfa, saml, oidc,
-      sp: connection.protocol === 'saml' ? this.serviceProvider(tenant, connection.id) : { redirectUri: this.redirectUri(tenant, connection.id) },
+      sp: connection.protocol === 'saml'
+        ? { ...this.serviceProvider(tenant, connection.id), certificate: connection.spCertificate ?? '', signAuthnRequests: connection.signAuthnRequests }
+        : { redirectUri: this.redirectUri(tenant, connection.id) },
       createdAt: connection.createdAt, updatedAt: connection.updatedAt,
     };
   }
@@ -339,12 +366,17 @@ export class SsoConnectionService {
 
 /** The provider columns of a connection of the other protocol. */
 const NO_PROVIDER = {
-  samlIdpEntityId: null, samlSsoUrl: null, samlCertificates: null, samlMetadataUrl: null, oidcIssuer: null, oidcClientId: null, oidcClientSecretEnc: null,
+  samlIdpEntityId: null, samlSsoUrl: null, samlCertificates: null, samlMetadataUrl: null, spPrivateKeyEnc: null, spCertificate: null, oidcIssuer: null, oidcClientId: null, oidcClientSecretEnc: null,
 } satisfies Partial<SsoConnection>;
 
 /** What the audit log and the notices call a connection's provider: the SAML entity id or the OpenID issuer. */
 function providerName(columns: Partial<Pick<SsoConnection, 'samlIdpEntityId' | 'oidcIssuer'>>): string {
   return columns.samlIdpEntityId ?? columns.oidcIssuer ?? '';
+}
+
+/** Associated data binding a SAML connection's encrypted SP private key to it (shared with key rotation). */
+export function ssoSpKeyAssociatedData(tenantId: string, connectionId: string): string {
+  return `sso-sp-key:${tenantId}:${connectionId}`;
 }
 
 /** Associated data binding a connection's encrypted OpenID client secret to it (shared with key rotation). */
