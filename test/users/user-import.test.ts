@@ -206,7 +206,10 @@ describe('GET users/export', () => {
     const tenant = await createTenant(suite.api);
     const secret = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
     const imported = await importUsers(tenant, [
-      { email: `a-${unique()}@example.com`, emailVerified: true, role: 'Admin', totpSecret: secret, password: { algorithm: 'bcrypt', hash: bcrypt.hashSync('x', 4) } },
+      {
+        email: `a-${unique()}@example.com`, emailVerified: true, role: 'Admin', totpSecret: secret, password: { algorithm: 'bcrypt', hash: bcrypt.hashSync('x', 4) },
+        customData: { plan: 'pro' }, providerLinks: [{ issuer: 'https://login.example.com', subject: `sub-${unique()}` }], createdAt: '2021-03-04T05:06:07.000Z',
+      },
       { email: `b-${unique()}@example.com` },
     ]);
     expect(imported.body.created).toBe(2);
@@ -218,18 +221,28 @@ describe('GET users/export', () => {
     expect(text).not.toMatch(/\$2b\$|password|secret|argon2/i);
     const lines = text.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines).toHaveLength(3);
-    expect(Object.keys(lines[0]!).sort()).toEqual(['createdAt', 'email', 'emailVerified', 'id', 'importedAt', 'lastLoginAt', 'locale', 'role', 'status', 'totpEnrolled']);
-    expect(lines[0]).toMatchObject({ id: tenant.adminId, importedAt: null, role: 'Admin' });
-    // Users imported in one batch share their creation time; the export breaks that tie by id, not by input order.
-    const importedLines = lines.slice(1).sort((x, y) => String(x.email).localeCompare(String(y.email)));
+    expect(Object.keys(lines[0]!).sort()).toEqual([
+      'createdAt', 'customData', 'email', 'emailVerified', 'id', 'importedAt', 'lastLoginAt', 'locale', 'providerLinks', 'role', 'status', 'totpEnrolled',
+    ]);
+    // oldest first: the user created in 2021 by the import comes before the workspace's owner
+    expect(lines[1]).toMatchObject({ id: tenant.adminId, importedAt: null, role: 'Admin' });
+    // Users imported in one batch may share their creation time; read the lines by address, not by position.
+    const importedLines = lines.filter((l) => l.importedAt !== null).sort((x, y) => String(x.email).localeCompare(String(y.email)));
     expect(importedLines.map((l) => [l.role, l.emailVerified, l.totpEnrolled, typeof l.importedAt])).toEqual([
       ['Admin', true, true, 'string'],
       ['Member', false, false, 'string'],
     ]);
+    expect(importedLines[0]).toMatchObject({ customData: { plan: 'pro' }, providerLinks: [{ issuer: 'https://login.example.com' }], createdAt: '2021-03-04T05:06:07.000Z' });
+    expect(importedLines[1]).toMatchObject({ customData: {}, providerLinks: [] });
 
+    // the lines, as they are, import into a second workspace and carry what the first one knew
     const second = await createTenant(suite.api);
-    const copy = lines.map((l) => ({ email: l.email, role: l.role, emailVerified: l.emailVerified }));
+    const copy = lines;
     expect((await importUsers(second, copy)).body).toEqual({ created: 3, skipped: 0, errors: [] });
+    const reExported = (await (await fetch(`${suite.server.url}/v1/${second.slug}/users/export`, { headers: { authorization: `Bearer ${second.accessToken}` } })).text())
+      .trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const carried = reExported.find((l) => l.email === importedLines[0]!.email)!;
+    expect(carried).toMatchObject({ customData: { plan: 'pro' }, providerLinks: importedLines[0]!.providerLinks, createdAt: '2021-03-04T05:06:07.000Z', role: 'Admin' });
     expect((await importUsers(second, copy)).body).toEqual({ created: 0, skipped: 3, errors: [] });
     const copied = (await suite.api.get(`/v1/${second.slug}/users`, { token: second.accessToken })).body.items as { email: string; role: string; status: string }[];
     expect(copied.map((u) => [u.email, u.role]).sort()).toEqual([...lines.map((l) => [l.email, l.role]), [second.adminEmail, 'Admin']].sort() as string[][]);

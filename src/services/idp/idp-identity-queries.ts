@@ -46,6 +46,22 @@ export async function findIdentitiesOfUser(em: EntityManager, tenantId: string, 
   return rows.map((row) => ({ issuer: row.issuer, subject: row.subject, email: row.email, createdAt: row.created_at, lastLoginAt: row.last_login_at }));
 }
 
+/** The provider accounts (issuer, subject) of the tenant's users `userIds`, by user id, oldest link first (the user export). */
+export async function findProviderAccountsOfUsers(em: EntityManager, tenantId: string, userIds: readonly string[]): Promise<Map<string, ProviderAccount[]>> {
+  const byUser = new Map<string, ProviderAccount[]>();
+  if (userIds.length === 0) return byUser;
+  const rows = (await em.execute(
+    'select user_id, issuer, subject from idp_identity where tenant_id = ? and user_id in (?) order by created_at, id',
+    [tenantId, userIds],
+  )) as { user_id: string; issuer: string; subject: string }[];
+  for (const row of rows) {
+    const accounts = byUser.get(row.user_id) ?? [];
+    accounts.push({ issuer: row.issuer, subject: row.subject });
+    byUser.set(row.user_id, accounts);
+  }
+  return byUser;
+}
+
 /**
  * Deletes the links of a user of the tenant, all or all but the one of (`keep.issuer`, `keep.subject`).
  * @returns how many were deleted.

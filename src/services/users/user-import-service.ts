@@ -9,10 +9,10 @@ import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import { parseForeignHash, storeForeignHash } from '../../security/foreign-passwords.js';
 import type { Keyring } from '../../security/keyring.js';
 import type { AuditService } from '../audit/audit-service.js';
-import { findLinkedProviderAccounts, insertIdentitiesUnlessTaken, type ProviderAccount } from '../idp/idp-identity-queries.js';
+import { findLinkedProviderAccounts, findProviderAccountsOfUsers, insertIdentitiesUnlessTaken, type ProviderAccount } from '../idp/idp-identity-queries.js';
 import { totpSecretAad } from '../mfa/totp-service.js';
 import { CUSTOM_DATA_MAX_BYTES } from './user-administration-service.js';
-import { findUserExportBatch, insertUsersUnlessTaken, type ExportedUserRow, type UserExportKeyset } from './user-queries.js';
+import { findLiveEmails, findUserExportBatch, insertUsersUnlessTaken, type ExportedUserRow, type UserExportKeyset } from './user-queries.js';
 
 /** Most users one `POST users/import` takes (docs/import.md). */
 export const IMPORT_MAX_USERS = 1000;
@@ -99,6 +99,10 @@ export interface ExportedUser {
   totpEnrolled: boolean;
   locale: string | null;
   importedAt: string | null;
+  /** The tenant's own JSON object about the user (as `customData` of the import). */
+  customData: Record<string, unknown>;
+  /** The user's accounts at external providers and SSO connections (as `providerLinks` of the import). */
+  providerLinks: ProviderAccount[];
 }
 
 /** Where an export is written; `write` resolves when the next chunk may follow (backpressure). */
@@ -203,9 +207,16 @@ export class UserImportService {
         candidates.push({ ...prepared, index: firstIndex + position });
       }
     });
-    const linked = await findLinkedProviderAccounts(tx, tenant.id, candidates.flatMap((c) => c.links));
+    // an address already present is skipped before its links are looked at: a re-import of an export
+    // (whose links the present users hold already) skips, it does not fail
+    const present = await findLiveEmails(tx, tenant.id, candidates.map((c) => c.user.email));
+    const linked = await findLinkedProviderAccounts(tx, tenant.id, candidates.filter((c) => !present.has(c.user.email)).flatMap((c) => c.links));
     const rows: PreparedUser[] = [];
     for (const candidate of candidates) {
+      if (present.has(candidate.user.email)) {
+        skipped += 1;
+        continue;
+      }
       const keys = candidate.links.map(providerAccountKey);
       if (keys.some((key) => linked.has(key))) {
         errors.push({ index: candidate.index, reason: 'provider_link_taken' });
@@ -270,7 +281,8 @@ export class UserImportService {
     for (;;) {
       const batch = await findUserExportBatch(em, tenantId, after, batchRows);
       if (batch.rows.length === 0) break;
-      await sink.write(batch.rows.map((row) => `${JSON.stringify(toExportedUser(row))}\n`).join(''));
+      const links = await findProviderAccountsOfUsers(em, tenantId, batch.rows.map((row) => row.id));
+      await sink.write(batch.rows.map((row) => `${JSON.stringify(toExportedUser(row, links.get(row.id) ?? []))}\n`).join(''));
       count += batch.rows.length;
       after = batch.next;
       if (batch.rows.length < batchRows) break;
@@ -279,7 +291,7 @@ export class UserImportService {
   }
 }
 
-function toExportedUser(row: ExportedUserRow): ExportedUser {
+function toExportedUser(row: ExportedUserRow, providerLinks: ProviderAccount[]): ExportedUser {
   return {
     id: row.id,
     email: row.email,
@@ -291,5 +303,7 @@ function toExportedUser(row: ExportedUserRow): ExportedUser {
     totpEnrolled: row.totpEnrolledAt !== null,
     locale: row.locale,
     importedAt: row.importedAt?.toISOString() ?? null,
+    customData: row.customData,
+    providerLinks,
   };
 }

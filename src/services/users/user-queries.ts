@@ -499,6 +499,13 @@ const USER_INSERT_COLUMNS = [
   ['custom_data', 'customData'],
 ] as const satisfies readonly (readonly [string, keyof User])[];
 
+/** Which of `emails` (lower-case) belong to a live user of the tenant (an import skips them). */
+export async function findLiveEmails(em: EntityManager, tenantId: string, emails: readonly string[]): Promise<Set<string>> {
+  if (emails.length === 0) return new Set();
+  const rows = await em.execute<{ email: string }[]>('select email from app_user where tenant_id = ? and deleted_at is null and email in (?)', [tenantId, emails]);
+  return new Set(rows.map((r) => r.email));
+}
+
 /**
  * Inserts new user rows (an import, docs/import.md) in one statement, skipping every row whose
  * address already belongs to a live user of its tenant (the live-address unique index; `on conflict
@@ -523,7 +530,7 @@ export async function insertUsersUnlessTaken(tx: EntityManager, users: User[]): 
 export type ExportedUserRow = Pick<
   User,
   'id' | 'email' | 'status' | 'role' | 'createdAt' | 'updatedAt' | 'lastLoginAt' | 'emailVerifiedAt' | 'totpEnrolledAt' | 'locale' | 'importedAt'
->;
+> & { customData: Record<string, unknown> };
 
 /** Where the next export batch starts: the last row's `created_at` (as PostgreSQL text, to the microsecond) and id. */
 export interface UserExportKeyset {
@@ -544,7 +551,7 @@ export async function findUserExportBatch(
 ): Promise<{ rows: ExportedUserRow[]; next: UserExportKeyset | null }> {
   const rows = await em.execute<Record<string, unknown>[]>(
     `select id, email, status, role, created_at, created_at::text as created_key, updated_at, last_login_at, email_verified_at,
-            totp_enrolled_at, locale, imported_at
+            totp_enrolled_at, locale, imported_at, custom_data
        from app_user
       where tenant_id = ? and deleted_at is null ${after ? 'and (created_at, id) > (?::timestamptz, ?)' : ''}
       order by created_at, id
@@ -566,6 +573,7 @@ export async function findUserExportBatch(
       totpEnrolledAt: date(r.totp_enrolled_at),
       locale: (r.locale ?? null) as Locale | null,
       importedAt: date(r.imported_at),
+      customData: (typeof r.custom_data === 'string' ? JSON.parse(r.custom_data) : (r.custom_data ?? {})) as Record<string, unknown>,
     })),
     next: last ? { createdAt: last.created_key as string, id: last.id as string } : null,
   };
