@@ -224,6 +224,8 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     if (purged.failedJobs || purged.deliveries) logger.info({ purged }, 'job queue retention sweep deleted expired rows');
     const oidcPayloads = await purgeExpiredPayloads(orm.em.fork() as EntityManager);
     if (oidcPayloads) logger.info({ oidcPayloads }, 'retention sweep deleted expired OpenID provider rows');
+    const abandonedImports = await userImportJobs.sweepAbandoned();
+    if (abandonedImports) logger.info({ abandonedImports }, 'retention sweep deleted import jobs whose upload stopped');
   });
   // Kept refresh answers (Idempotency-Key) live 60 s; the sweep frees their rows every minute.
   jobWorker.every(REFRESH_ANSWER_TTL_SECONDS, 'refresh-answers', async () => {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import bcrypt from 'bcryptjs';
 import { describe, expect, it } from 'vitest';
@@ -155,5 +156,30 @@ describe('UserImportJobService below HTTP', () => {
     // Running a finished job again changes nothing.
     await restarted.run(claimed());
     expect((await em().execute<{ n: number }[]>(`select count(*)::int as n from audit_event where tenant_id = ? and action = 'UsersImported'`, [tenant.id]))[0]!.n).toBe(1);
+  });
+
+  it('the retention sweep deletes a job whose upload stopped 15 minutes ago, with its lines, and spares one still arriving', async () => {
+    const services = suite.server.services;
+    const orm = services.orm as unknown as MikroORM;
+    const apiTenant = await createTenant(suite.api);
+    const tenant = (await findLiveTenantById(em(), apiTenant.id)) as Tenant;
+    const importer = new UserImportJobService(orm, recordingQueue(), services.userImport, 0);
+    // two jobs as a process that died mid-upload leaves them: still Receiving, one chunk of lines in
+    const jobIds: string[] = [];
+    for (const minutesAgo of [16, 1]) {
+      const id = randomUUID();
+      jobIds.push(id);
+      await em().execute(
+        `insert into user_import_job (id, tenant_id, status, total, processed, created, skipped, failed, actor_type, actor_id, created_at, updated_at)
+         values (?, ?, 'Receiving', 0, 0, 0, 0, 0, 'user', ?, now() - make_interval(mins => ?), now() - make_interval(mins => ?))`,
+        [id, tenant.id, apiTenant.adminId, minutesAgo + 1, minutesAgo],
+      );
+      await em().execute('insert into user_import_line (job_id, line_no, payload) values (?, 0, ?)', [id, JSON.stringify({ email: `line-${unique()}@example.com` })]);
+    }
+    expect(await importer.sweepAbandoned()).toBeGreaterThanOrEqual(1);
+    const left = await em().execute<{ id: string }[]>('select id from user_import_job where id in (?)', [jobIds]);
+    expect(left.map((row) => row.id)).toEqual([jobIds[1]]);
+    expect(await em().execute('select 1 from user_import_line where job_id = ?', [jobIds[0]])).toHaveLength(0);
+    expect(await em().execute('select 1 from user_import_line where job_id = ?', [jobIds[1]])).toHaveLength(1);
   });
 });

@@ -23,6 +23,22 @@ export async function lockImportJob(tx: EntityManager, tenantId: string, jobId: 
   return rows[0] ? findImportJob(tx, tenantId, jobId) : null;
 }
 
+/** Stamps `updated_at` of a job still receiving its body: it is alive (the abandoned-upload sweep spares it). */
+export async function touchReceivingImportJob(em: EntityManager, tenantId: string, jobId: string, now: Date): Promise<void> {
+  await em.nativeUpdate(UserImportJobSchema, { id: jobId, tenantId, status: 'Receiving' }, { updatedAt: now });
+}
+
+/**
+ * Deletes, in every tenant, the jobs still `Receiving` whose body stopped arriving before `before`
+ * (the process that received it died, or the client went away without the connection closing): their
+ * lines go with them (the retention sweep, docs/import.md "Import jobs").
+ * @returns how many were deleted.
+ */
+export async function deleteAbandonedImportJobs(em: EntityManager, before: Date): Promise<number> {
+  const rows = await em.execute<{ id: string }[]>("delete from user_import_job where status = 'Receiving' and updated_at < ? returning id", [before]);
+  return rows.length;
+}
+
 /** Sets the received line count and the status (`Queued` once the body is in). */
 export async function markImportJobReceived(em: EntityManager, tenantId: string, jobId: string, total: number): Promise<void> {
   await em.nativeUpdate(UserImportJobSchema, { id: jobId, tenantId }, { total, status: 'Queued', updatedAt: new Date() });

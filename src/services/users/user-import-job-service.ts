@@ -7,7 +7,10 @@ import type { Actor } from '../../lib/request-meta.js';
 import type { ClaimedJob, JobQueue } from '../jobs/job-queue.js';
 import { findLiveTenantById } from '../tenants/tenant-queries.js';
 import { insertImportErrors, findImportErrors } from './user-import-error-queries.js';
-import { addImportJobProgress, deleteImportJob, findImportJob, finishImportJob, insertImportJob, lockImportJob, markImportJobReceived } from './user-import-job-queries.js';
+import {
+  addImportJobProgress, deleteAbandonedImportJobs, deleteImportJob, findImportJob, finishImportJob, insertImportJob, lockImportJob, markImportJobReceived,
+  touchReceivingImportJob,
+} from './user-import-job-queries.js';
 import { insertImportLines, takeImportLines } from './user-import-line-queries.js';
 import type { ImportUserReason, UserImportService } from './user-import-service.js';
 import { USER_ERRORS } from './user-errors.js';
@@ -50,6 +53,9 @@ function view(job: UserImportJob): ImportJobView {
  * chunk, each chunk's lines deleted and counters added in the transaction that creates its users, so
  * a job interrupted by a restart resumes where it stopped. The failure report is kept by line.
  */
+/** Seconds without a received chunk after which a job still `Receiving` counts as abandoned. */
+export const IMPORT_RECEIVE_IDLE_SECONDS = 900;
+
 export class UserImportJobService {
   constructor(
     private readonly orm: MikroORM,
@@ -78,6 +84,7 @@ export class UserImportJobService {
       let pending: string[] = [];
       const flush = async () => {
         await insertImportLines(em, pending.map((payload, i) => ({ jobId: job.id, lineNo: total - pending.length + i, payload })));
+        await touchReceivingImportJob(em, tenant.id, job.id, new Date());
         pending = [];
       };
       for await (const line of ndjsonLines(body)) {
@@ -97,6 +104,15 @@ export class UserImportJobService {
       await deleteImportJob(em, tenant.id, job.id).catch(() => undefined);
       throw err;
     }
+  }
+
+  /**
+   * The retention sweep's part (docs/import.md "Import jobs"): deletes the jobs whose body stopped
+   * arriving {@link IMPORT_RECEIVE_IDLE_SECONDS} ago or more, with their lines.
+   * @returns how many were deleted.
+   */
+  async sweepAbandoned(now = new Date()): Promise<number> {
+    return deleteAbandonedImportJobs(this.orm.em.fork() as EntityManager, new Date(now.getTime() - IMPORT_RECEIVE_IDLE_SECONDS * 1000));
   }
 
   /**
