@@ -32,7 +32,7 @@ export const organizationsRouter = router({
       openapi: {
         method: 'GET', path: '/v1/{tenantSlug}/organizations', protect: true, tags, summary: 'List the organizations, oldest first, a page at a time',
         description: `\`limit\` 1 to ${ORGANIZATIONS_PAGE_MAX_LIMIT}, default ${ORGANIZATIONS_PAGE_DEFAULT_LIMIT}; pass \`nextCursor\` as \`cursor\` for the next page (null on the last). ` +
-          '`search` matches a part of the name, case-insensitive.',
+          '`search` matches a part of the name, case-insensitive. Each item carries `memberCount`, its live members.',
         errorResponses: { ...adminErrors, 400: 'Invalid query or cursor (`invalid_cursor`)' },
       },
       errorReasons: { 400: ['invalid_cursor'] },
@@ -44,13 +44,16 @@ export const organizationsRouter = router({
         cursor: z.string().min(1).max(512).optional(),
       }),
     )
-    .output(z.object({ items: z.array(organizationOutput), nextCursor: z.string().nullable() }))
+    .output(z.object({
+      items: z.array(organizationOutput.extend({ memberCount: z.number().int().meta({ description: 'Live members (deleted users not counted)' }) })),
+      nextCursor: z.string().nullable(),
+    }))
     .query(async ({ ctx, input }) => {
       rejectEmptyQueryValues(ctx.req, ['search', 'cursor', 'limit']);
       const page = await ctx.services.organizations.list(ctx.em, ctx.tenant.id, {
         search: input.search, cursor: input.cursor, limit: input.limit ?? ORGANIZATIONS_PAGE_DEFAULT_LIMIT,
       });
-      return { items: page.items.map(toOrganizationOutput), nextCursor: page.nextCursor };
+      return { items: page.items.map((item) => ({ ...toOrganizationOutput(item), memberCount: item.memberCount })), nextCursor: page.nextCursor };
     }),
 
   get: adminProcedure

@@ -51,7 +51,7 @@ describe('organizations', () => {
     expect(first.body.items.map((o: { id: string }) => o.id)).toEqual([created.id, others[0]!.id]);
     expect(typeof first.body.nextCursor).toBe('string');
     const second = await suite.api.get(`/v1/${tenant.slug}/organizations?limit=2&cursor=${first.body.nextCursor}`, { token: tenant.accessToken });
-    expect(second.body).toEqual({ items: [others[1]], nextCursor: null });
+    expect(second.body).toEqual({ items: [{ ...others[1], memberCount: 0 }], nextCursor: null });
     expectError(await suite.api.get(`/v1/${tenant.slug}/organizations?cursor=bogus`, { token: tenant.accessToken }), 400, 'BAD_REQUEST', 'invalid_cursor');
     expectError(await suite.api.get(`/v1/${tenant.slug}/organizations?limit=201`, { token: tenant.accessToken }), 400, 'BAD_REQUEST');
     expectError(await suite.api.post(`/v1/${tenant.slug}/organizations`, { name: '  ' }, { token: tenant.accessToken }), 400, 'BAD_REQUEST');
@@ -171,7 +171,12 @@ describe('organizations', () => {
         expect((await suite.api.post(`/v1/${tenant.slug}/organizations/${org.id}/members`, { userId, roles: ['owner', 'billing'] }, { token: tenant.accessToken })).status).toBe(200);
       }
     }
+    const counts = async () => ((await suite.api.get(`/v1/${tenant.slug}/organizations`, { token: tenant.accessToken })).body.items as { memberCount: number }[])
+      .map((org) => org.memberCount);
+    expect(await counts()).toEqual([2, 2]);
     expect((await suite.api.delete(`/v1/${tenant.slug}/users/${leaving.id}`, { token: tenant.accessToken })).status).toBe(200);
+    // the list counts live members only: a soft-deleted user no longer counts
+    expect(await counts()).toEqual([1, 1]);
     const members = await suite.api.get(`/v1/${tenant.slug}/organizations/${acme.id}/members`, { token: tenant.accessToken });
     expect(members.body.items.map((m: { user: { id: string } }) => m.user.id)).toEqual([staying.id]);
     expectError(await suite.api.post(`/v1/${tenant.slug}/organizations/${acme.id}/members`, { userId: leaving.id }, { token: tenant.accessToken }), 404, 'NOT_FOUND');

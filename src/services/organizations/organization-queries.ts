@@ -35,29 +35,35 @@ export async function findOrganization(em: EntityManager, tenantId: string, id: 
 /**
  * Up to `limit` organizations of the tenant whose name contains `search` (case-insensitive), oldest
  * first (ties by id), after the keyset `after` (`created_at` as UTC text at microsecond precision,
- * and the id), each with its `created_at` text for the next cursor. Served by the
+ * and the id), each with its `created_at` text for the next cursor and its count of live members
+ * (a count on the membership primary key per organization of the page). Served by the
  * `(tenant_id, created_at, id)` index.
  */
+const MEMBER_COUNT_COLUMN = 'member_count__';
+
 export async function findOrganizationsAfter(
   em: EntityManager,
   tenantId: string,
   search: string | undefined,
   after: [string, string] | undefined,
   limit: number,
-): Promise<{ organization: Organization; createdAtText: string }[]> {
+): Promise<{ organization: Organization; createdAtText: string; memberCount: number }[]> {
   const keyset = after ? `and (created_at, id) > (?::timestamp at time zone 'UTC', ?::uuid)` : '';
   const filter = search ? `and lower(name) like ? escape '\\'` : '';
   const rows = await em.execute<Record<string, unknown>[]>(
-    `select *, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') as ${CURSOR_COLUMN}
+    `select *, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') as ${CURSOR_COLUMN},
+            (select count(*) from organization_membership m join app_user u on u.id = m.user_id and u.tenant_id = m.tenant_id and u.deleted_at is null
+              where m.organization_id = organization.id and m.tenant_id = organization.tenant_id)::int as ${MEMBER_COUNT_COLUMN}
        from organization
       where tenant_id = ? ${keyset} ${filter}
       order by created_at, id
       limit ?`,
     [tenantId, ...(after ? [after[0], after[1]] : []), ...(search ? [containsPattern(search)] : []), limit],
   );
-  return rows.map(({ [CURSOR_COLUMN]: cursor, ...row }) => ({
+  return rows.map(({ [CURSOR_COLUMN]: cursor, [MEMBER_COUNT_COLUMN]: memberCount, ...row }) => ({
     organization: rowToEntity(em, OrganizationSchema, row),
     createdAtText: String(cursor),
+    memberCount: Number(memberCount),
   }));
 }
 

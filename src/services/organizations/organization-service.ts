@@ -13,9 +13,9 @@ export const ORGANIZATIONS_PAGE_MAX_LIMIT = 200;
 /** Page size when `limit` is not given. */
 export const ORGANIZATIONS_PAGE_DEFAULT_LIMIT = 50;
 
-/** One page of the organization list, oldest first. */
+/** One page of the organization list, oldest first, each with its count of live members. */
 export interface OrganizationPage {
-  items: Organization[];
+  items: (Organization & { memberCount: number })[];
   /** Opaque; pass it as `cursor` for the next page. Null on the last page. */
   nextCursor: string | null;
 }
@@ -83,7 +83,7 @@ export class OrganizationService {
     const page = rows.slice(0, options.limit);
     const last = page.at(-1);
     return {
-      items: page.map((row) => row.organization),
+      items: page.map((row) => ({ ...row.organization, memberCount: row.memberCount })),
       nextCursor: rows.length > options.limit && last ? encodeCursor(last.createdAtText, last.organization.id) : null,
     };
   }

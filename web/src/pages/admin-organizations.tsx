@@ -218,13 +218,14 @@ export function OrganizationsPage() {
             <div className="table-wrap">
               <table className="cards">
                 <thead>
-                  <tr><th scope="col">{t('organizations.name')}</th><th scope="col">{t('organizations.description')}</th><th scope="col">{t('organizations.created')}</th></tr>
+                  <tr><th scope="col">{t('organizations.name')}</th><th scope="col">{t('organizations.description')}</th><th scope="col">{t('organizations.memberCount')}</th><th scope="col">{t('organizations.created')}</th></tr>
                 </thead>
                 <tbody>
                   {items.map((organization) => (
                     <tr key={organization.id}>
                       <td role="cell"><Link to="/app/$slug/admin/organizations/$organizationId" params={{ slug, organizationId: organization.id }}>{organization.name}</Link></td>
                       <td role="cell" data-label={t('organizations.description')}>{organization.description ?? '—'}</td>
+                      <td role="cell" data-label={t('organizations.memberCount')}>{organization.memberCount}</td>
                       <td role="cell" data-label={t('organizations.created')}>{when(organization.createdAt)}</td>
                     </tr>
                   ))}

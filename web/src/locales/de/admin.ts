@@ -466,6 +466,7 @@ export const admin: Translation<typeof english> = {
     emptyWhat: 'Noch keine Organisationen. Eine Organisation ist einer Ihrer Kunden (eine Firma, ein Team) in diesem Arbeitsbereich, mit eigenen Mitgliedern und deren Organisationsrollen, etwa Inhaber, Abrechnung und Mitglied.',
     emptyHow: 'Legen Sie oben eine an und fügen Sie dann Personen des Arbeitsbereichs als Mitglieder hinzu. Anwendungen, die den Scope organizations anfordern, erfahren die Organisationen und Rollen einer Person.',
     search: 'Nach Namen suchen',
+    memberCount: 'Mitglieder',
     created: 'Angelegt',
     more_one: '{{count}} Organisation angezeigt; weitere können geladen werden.',
     more_other: '{{count}} Organisationen angezeigt; weitere können geladen werden.',

@@ -463,6 +463,7 @@ export const admin = {
     emptyWhat: 'No organizations yet. An organization is one of your customers (a company, a team) inside this workspace, with its own members and their organization roles, such as owner, billing and member.',
     emptyHow: 'Create one above, then add people of the workspace as its members. Applications that ask for the organizations scope learn a person’s organizations and roles.',
     search: 'Search by name',
+    memberCount: 'Members',
     created: 'Created',
     more_one: '{{count}} organization shown; more to load.',
     more_other: '{{count}} organizations shown; more to load.',

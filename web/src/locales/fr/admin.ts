@@ -466,6 +466,7 @@ export const admin: Translation<typeof english> = {
     emptyWhat: 'Aucune organisation pour l’instant. Une organisation est l’un de vos clients (une entreprise, une équipe) dans cet espace de travail, avec ses propres membres et leurs rôles d’organisation, par exemple propriétaire, facturation et membre.',
     emptyHow: 'Créez-en une ci-dessus, puis ajoutez-y des personnes de l’espace de travail comme membres. Les applications qui demandent le scope organizations connaissent les organisations et les rôles d’une personne.',
     search: 'Rechercher par nom',
+    memberCount: 'Membres',
     created: 'Créée',
     more_one: '{{count}} organisation affichée ; d’autres peuvent être chargées.',
     more_other: '{{count}} organisations affichées ; d’autres peuvent être chargées.',
