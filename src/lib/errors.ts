@@ -182,6 +182,34 @@ export const REQUEST_ERRORS = defineErrorCatalog({
   },
   /** 503: a dependency is down (src/lib/outage.ts). */
   serviceUnavailable: { code: 'SERVICE_UNAVAILABLE', reason: REQUEST_REASONS.serviceUnavailable, message: 'A dependency of the service is unavailable; retry later' },
+  /** 400: a body in another media type than JSON (src/rest/app.ts). */
+  jsonRequired: { code: 'BAD_REQUEST', reason: REQUEST_REASONS.unsupportedMediaType, message: 'The request body must be JSON (Content-Type: application/json)' },
+  /** 400: a body that does not parse as JSON. */
+  malformedJson: { code: 'BAD_REQUEST', reason: REQUEST_REASONS.malformedJson, message: 'The request body is not valid JSON' },
+  /** 413: a body over the route's limit (`details.limitBytes`). */
+  bodyTooLarge: {
+    code: 'PAYLOAD_TOO_LARGE', reason: REQUEST_REASONS.bodyTooLarge, message: 'The request body is too large',
+    details: ({ limitBytes }: { limitBytes: number }) => ({ limitBytes }),
+  },
+  /** 400: a body that could not be read (encoding, charset, cut short). */
+  unreadableBody: { code: 'BAD_REQUEST', reason: REQUEST_REASONS.unreadableBody, message: 'The request body could not be read' },
+  /** 403: a CORS preflight from an origin not in `CORS_ORIGINS` (src/rest/http-hardening.ts). */
+  originNotAllowed: { code: 'FORBIDDEN', reason: REQUEST_REASONS.originNotAllowed, message: 'This origin may not call the API from a browser' },
+  /** 400: a path that is not validly percent-encoded. */
+  malformedPath: { code: 'BAD_REQUEST', reason: REQUEST_REASONS.malformedPath, message: 'The request path is not validly percent-encoded' },
+  /** 400: a query string that is not validly percent-encoded. */
+  malformedQuery: { code: 'BAD_REQUEST', reason: REQUEST_REASONS.malformedQuery, message: 'The query string is not validly percent-encoded' },
+  /** 400: a JSON body that is not an object. */
+  bodyNotObject: { code: 'BAD_REQUEST', reason: REQUEST_REASONS.bodyNotObject, message: 'The request body must be a JSON object' },
+  /** 400: a NUL character or a lone surrogate in the path, query or body. */
+  invalidCharacters: { code: 'BAD_REQUEST', reason: REQUEST_REASONS.invalidCharacters, message: 'The request holds a NUL character or an invalid Unicode sequence' },
+  /** 400: a JSON body nested deeper than the limit (`details.maxDepth`). */
+  bodyTooDeep: {
+    code: 'BAD_REQUEST', reason: REQUEST_REASONS.bodyTooDeep, message: ({ maxDepth }: { maxDepth: number }) => `The request body nests deeper than ${maxDepth} levels`,
+    details: ({ maxDepth }: { maxDepth: number }) => ({ maxDepth }),
+  },
+  /** 500: anything unexpected; the cause is logged, never answered. */
+  internal: { code: 'INTERNAL_SERVER_ERROR', reason: REQUEST_REASONS.internalError, message: 'Internal server error' },
 });
 
 /** The standard text of each code, used where no more specific message is safe to show. */

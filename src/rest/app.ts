@@ -8,7 +8,8 @@ import { appRouter } from '../routers/index.js';
 import { STREAMED_BODY_LOCAL } from '../routers/users.js';
 import { createRequestContext } from '../context.js';
 import { isDependencyOutage, serviceUnavailable, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../lib/outage.js';
-import { envelopeAdapterErrors, INTERNAL_ERROR_REASON, sendError } from './error-envelope.js';
+import { envelopeAdapterErrors, sendApiError, sendError } from './error-envelope.js';
+import { REQUEST_ERRORS } from '../lib/errors.js';
 import { MAX_BODY_BYTES, USER_IMPORT_MAX_BODY_BYTES, publicDescriptionCors, screenRequestInput, strictCors } from './http-hardening.js';
 import { idpCallbackToPage } from '../middleware/idp-binding-cookie.js';
 import { ssoRoutes } from './sso-routes.js';
@@ -30,9 +31,7 @@ function requireJsonBody(req: Request, res: Response, next: NextFunction): void 
   const length = req.headers['content-length'];
   const hasBody = req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
   if (hasBody) {
-    return sendError(res, 'BAD_REQUEST', 'The request body must be JSON (Content-Type: application/json)', {
-      reason: 'unsupported_media_type',
-    });
+    return sendApiError(res, REQUEST_ERRORS.jsonRequired());
   }
   req.headers['content-type'] = 'application/json';
   req.body = {};
@@ -97,18 +96,18 @@ function noStore(_req: Request, res: Response, next: NextFunction): void {
 function errorHandler(services: AppServices) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const type = typeof err === 'object' && err !== null ? (err as { type?: unknown }).type : undefined;
-    if (type === 'entity.parse.failed') return sendError(res, 'BAD_REQUEST', 'The request body is not valid JSON', { reason: 'malformed_json' });
+    if (type === 'entity.parse.failed') return sendApiError(res, REQUEST_ERRORS.malformedJson());
     if (type === 'entity.too.large') {
       const limit = (err as { limit?: unknown }).limit;
-      return sendError(res, 'PAYLOAD_TOO_LARGE', 'The request body is too large', { reason: 'body_too_large', limitBytes: typeof limit === 'number' ? limit : MAX_BODY_BYTES });
+      return sendApiError(res, REQUEST_ERRORS.bodyTooLarge({ limitBytes: typeof limit === 'number' ? limit : MAX_BODY_BYTES }));
     }
     if (type === 'encoding.unsupported' || type === 'charset.unsupported' || type === 'request.size.invalid' || type === 'request.aborted') {
-      return sendError(res, 'BAD_REQUEST', 'The request body could not be read', { reason: 'unreadable_body' });
+      return sendApiError(res, REQUEST_ERRORS.unreadableBody());
     }
     const status = typeof err === 'object' && err !== null ? (err as { status?: unknown }).status : undefined;
     if (typeof status === 'number' && status >= 400 && status < 500) {
       // Any other client-side body failure of the parser (e.g. a Content-Encoding that does not decode).
-      return sendError(res, 'BAD_REQUEST', 'The request body could not be read', { reason: 'unreadable_body' });
+      return sendApiError(res, REQUEST_ERRORS.unreadableBody());
     }
     if (isDependencyOutage(err)) {
       services.logger.warn({ err, method: req.method, path: req.path }, 'dependency unavailable; answered 503');
@@ -117,7 +116,7 @@ function errorHandler(services: AppServices) {
       return sendError(res, 'SERVICE_UNAVAILABLE', message, details);
     }
     services.logger.error({ err, method: req.method, path: req.path }, 'unhandled error');
-    sendError(res, 'INTERNAL_SERVER_ERROR', 'Internal server error', { reason: INTERNAL_ERROR_REASON });
+    sendApiError(res, REQUEST_ERRORS.internal());
   };
 }
 

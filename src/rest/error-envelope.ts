@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { DEFAULT_MESSAGES, ERROR_STATUS, REQUEST_REASONS, type ErrorCode, type ErrorEnvelope } from '../lib/errors.js';
+import { DEFAULT_MESSAGES, ERROR_STATUS, REQUEST_REASONS, type ApiError, type ErrorCode, type ErrorEnvelope } from '../lib/errors.js';
 import { noteError } from './request-log.js';
 
 /** Writes the error envelope of docs/api-rules.md "Errors" with its status. */
@@ -7,6 +7,11 @@ export function sendError(res: Response, code: ErrorCode, message: string, detai
   const body: ErrorEnvelope = { code, message, details };
   noteError(res, code, details);
   res.status(ERROR_STATUS[code]).type('application/json').send(JSON.stringify(body));
+}
+
+/** Writes a catalog's ApiError (src/lib/errors.ts `defineErrorCatalog`) as the envelope, for routes outside the procedures. */
+export function sendApiError(res: Response, error: ApiError): void {
+  sendError(res, error.code as ErrorCode, error.message, error.details);
 }
 
 const KNOWN_CODES = new Set(Object.keys(ERROR_STATUS));

@@ -2,8 +2,8 @@ import type { Socket } from 'node:net';
 import cors from 'cors';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { ERROR_STATUS, type ErrorEnvelope } from '../lib/errors.js';
-import { sendError } from './error-envelope.js';
+import { ERROR_STATUS, REQUEST_ERRORS, type ErrorEnvelope } from '../lib/errors.js';
+import { sendApiError } from './error-envelope.js';
 
 /** Methods a cross-origin browser client may use (the REST façade's). */
 const CORS_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -26,7 +26,7 @@ export function strictCors(allowedOrigins: readonly string[]): RequestHandler[] 
     const origin = req.headers.origin;
     const preflight = req.method === 'OPTIONS' && origin !== undefined && req.headers['access-control-request-method'] !== undefined;
     if (preflight && !allowed.has(origin)) {
-      return sendError(res, 'FORBIDDEN', 'This origin may not call the API from a browser', { reason: 'origin_not_allowed' });
+      return sendApiError(res, REQUEST_ERRORS.originNotAllowed());
     }
     next();
   };
@@ -108,25 +108,25 @@ export function screenRequestInput(req: Request, res: Response, next: NextFuncti
   try {
     path = decodeURIComponent(req.path);
   } catch {
-    return sendError(res, 'BAD_REQUEST', 'The request path is not validly percent-encoded', { reason: 'malformed_path' });
+    return sendApiError(res, REQUEST_ERRORS.malformedPath());
   }
   const rawQuery = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '';
   let query: string;
   try {
     query = decodeURIComponent(rawQuery.replace(/\+/g, ' '));
   } catch {
-    return sendError(res, 'BAD_REQUEST', 'The query string is not validly percent-encoded', { reason: 'malformed_query' });
+    return sendApiError(res, REQUEST_ERRORS.malformedQuery());
   }
   const body: unknown = req.body;
   if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
-    return sendError(res, 'BAD_REQUEST', 'The request body must be a JSON object', { reason: 'body_not_object' });
+    return sendApiError(res, REQUEST_ERRORS.bodyNotObject());
   }
   const refusal = !isSafeText(path) || !isSafeText(query) ? 'invalid_characters' : inspectJson(body);
   if (refusal === 'invalid_characters') {
-    return sendError(res, 'BAD_REQUEST', 'The request holds a NUL character or an invalid Unicode sequence', { reason: refusal });
+    return sendApiError(res, REQUEST_ERRORS.invalidCharacters());
   }
   if (refusal === 'body_too_deep') {
-    return sendError(res, 'BAD_REQUEST', `The request body nests deeper than ${MAX_JSON_DEPTH} levels`, { reason: refusal, maxDepth: MAX_JSON_DEPTH });
+    return sendApiError(res, REQUEST_ERRORS.bodyTooDeep({ maxDepth: MAX_JSON_DEPTH }));
   }
   next();
 }

@@ -6,7 +6,8 @@ import { ApiError, REQUEST_ERRORS, type ErrorCode } from '../lib/errors.js';
 import { OIDC_PROVIDER_PER_CLIENT, OIDC_PROVIDER_PER_IP, PER_CREDENTIAL, type RateLimitBudget } from '../services/rate-limits/rate-limit-rules.js';
 import { rateLimitClientKey } from '../services/rate-limits/rate-limiter.js';
 import { findLiveTenantBySlug } from '../services/tenants/tenant-queries.js';
-import { sendError } from './error-envelope.js';
+import { sendApiError, sendError } from './error-envelope.js';
+import { TENANT_ERRORS } from '../services/tenants/tenant-errors.js';
 import { readSessionBindingCookie } from '../middleware/refresh-cookie.js';
 import { isSessionBinding } from '../security/session-binding.js';
 import { OIDC_ERRORS } from '../services/oidc/oidc-errors.js';
@@ -53,9 +54,10 @@ function clientIdOf(req: Request): string | undefined {
   return undefined;
 }
 
-function sendApiError(res: Response, err: unknown, next: NextFunction): void {
+/** Answers a catalog error as the envelope; passes anything else on to the error handler. */
+function answerOrPass(res: Response, err: unknown, next: NextFunction): void {
   if (err instanceof ApiError) {
-    sendError(res, err.code as ErrorCode, err.message, err.details);
+    sendApiError(res, err);
     return;
   }
   next(err);
@@ -98,7 +100,7 @@ export function oidcRoutes(services: AppServices): express.Router {
         : await spend(res, OIDC_PROVIDER_PER_IP, rateLimitClientKey(req.ip ?? null));
       if (!allowed) return;
       const tenant = await findLiveTenantBySlug(em(), req.params.tenantSlug);
-      if (!tenant) return sendError(res, 'NOT_FOUND', 'Tenant not found', { reason: 'tenant_not_found' });
+      if (!tenant) return sendApiError(res, TENANT_ERRORS.tenantNotFound());
       res.locals.tenant = tenant;
       next();
     } catch (err) {
@@ -115,7 +117,7 @@ export function oidcRoutes(services: AppServices): express.Router {
       res.setHeader('Cache-Control', 'no-store');
       res.json(await services.oidc.interactionInfo(res.locals.tenant, req, res));
     } catch (err) {
-      sendApiError(res, err, next);
+      answerOrPass(res, err, next);
     }
   });
 
@@ -154,7 +156,7 @@ export function oidcRoutes(services: AppServices): express.Router {
       );
       res.json({ redirectTo });
     } catch (err) {
-      sendApiError(res, err, next);
+      answerOrPass(res, err, next);
     }
   });
 

@@ -6,7 +6,8 @@ import { ApiError } from '../lib/errors.js';
 import type { RequestMeta } from '../lib/request-meta.js';
 import type { IdpCallbackParams } from '../services/idp/idp-service.js';
 import { MAX_SAML_XML_BYTES } from '../services/sso/saml-xml.js';
-import { sendError } from './error-envelope.js';
+import { SSO_ERRORS } from '../services/sso/sso-errors.js';
+import { sendApiError } from './error-envelope.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SLUG = /^[a-z0-9-]{1,100}$/;
@@ -90,14 +91,14 @@ async function withConnection(
   const em = services.orm.em.fork() as EntityManager;
   const resolved = SLUG.test(slug) && UUID.test(connectionId) ? await services.credentials.resolveTenant(em, slug, undefined) : undefined;
   if (!resolved) {
-    sendError(res, 'NOT_FOUND', 'SSO connection not found', { reason: 'not_found' });
+    sendApiError(res, SSO_ERRORS.connectionNotFound());
     return;
   }
   try {
     await handle(em, resolved.tenant, connectionId);
   } catch (err) {
     if (err instanceof ApiError && err.code === 'NOT_FOUND') {
-      sendError(res, 'NOT_FOUND', err.message, err.details);
+      sendApiError(res, err);
       return;
     }
     throw err;
