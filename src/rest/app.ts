@@ -8,7 +8,7 @@ import { appRouter } from '../routers/index.js';
 import { STREAMED_BODY_LOCAL } from '../routers/users.js';
 import { createRequestContext } from '../context.js';
 import { isDependencyOutage, serviceUnavailable, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../lib/outage.js';
-import { envelopeAdapterErrors, sendApiError, sendError } from './error-envelope.js';
+import { envelopeAdapterErrors, sendApiError } from './error-envelope.js';
 import { REQUEST_ERRORS } from '../lib/errors.js';
 import { MAX_BODY_BYTES, USER_IMPORT_MAX_BODY_BYTES, publicDescriptionCors, screenRequestInput, strictCors } from './http-hardening.js';
 import { idpCallbackToPage } from '../middleware/idp-binding-cookie.js';
@@ -112,8 +112,7 @@ function errorHandler(services: AppServices) {
     if (isDependencyOutage(err)) {
       services.logger.warn({ err, method: req.method, path: req.path }, 'dependency unavailable; answered 503');
       if (!res.headersSent) res.setHeader('Retry-After', String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
-      const { message, details } = serviceUnavailable();
-      return sendError(res, 'SERVICE_UNAVAILABLE', message, details);
+      return sendApiError(res, serviceUnavailable());
     }
     services.logger.error({ err, method: req.method, path: req.path }, 'unhandled error');
     sendApiError(res, REQUEST_ERRORS.internal());

@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Request, RequestHandler, Response } from 'express';
 import type { AppServices } from '../app-services.js';
-import { sendError } from './error-envelope.js';
+import { BRANDING_ERRORS } from '../services/branding/branding-errors.js';
+import { sendApiError } from './error-envelope.js';
 
 /** How long browsers and proxies may reuse a logo without asking again, in seconds. */
 export const LOGO_MAX_AGE_SECONDS = 300;
@@ -17,7 +18,7 @@ export function brandingLogo(services: AppServices): RequestHandler {
     const slug = typeof req.params.slug === 'string' ? req.params.slug : '';
     const logo = await services.logos.find(services.orm.em.fork() as EntityManager, slug);
     if (!logo) {
-      sendError(res, 'NOT_FOUND', 'This workspace has no logo', { reason: 'not_found' });
+      sendApiError(res, BRANDING_ERRORS.logoNotFound());
       return;
     }
     const etag = `"${logo.etag}"`;

@@ -1,4 +1,4 @@
-import { defineErrorCatalog, reasonsOf } from '../../lib/errors.js';
+import { defineErrorCatalog, reasonsOf, REQUEST_REASONS } from '../../lib/errors.js';
 
 /**
  * Every error of a workspace's branding (docs/web.md "Branding"): each entry declares once its code,
@@ -19,6 +19,8 @@ export const BRANDING_ERRORS = defineErrorCatalog({
   logoUnreachable: { code: 'BAD_REQUEST', reason: 'logo_unreachable', message: 'The logo could not be fetched from that URL' },
   /** The logo URL is refused before any fetch (`problem`: why, e.g. a private address). */
   logoUrlRefused: { code: 'BAD_REQUEST', reason: 'logo_unreachable', message: ({ problem }: { problem: string }) => problem },
+  /** `GET branding/logo` of a workspace without a logo (or no live workspace). */
+  logoNotFound: { code: 'NOT_FOUND', reason: REQUEST_REASONS.notFound, message: 'This workspace has no logo' },
 });
 
 /** The `details.reason` of each entry of BRANDING_ERRORS, by entry name (for routers' `errorReasons`). */
