@@ -22,19 +22,36 @@ interface NextResult {
   error?: unknown;
 }
 
+/** What spending a budget needs of a request, on the tRPC context or on a plain Express route. */
+type SpendingRequest = Pick<RequestContext, 'services' | 'res'> & { ip: string | null };
+
 /**
- * Spends one hit of `budget` for `key`.
- * @throws ApiError 429 `TOO_MANY_REQUESTS` with `details.retryAfterSeconds`, after setting the
- *   `Retry-After` header (RFC 9110 §10.2.3) on the response.
+ * Spends one hit of `budget` for `key` (docs/security.md "Rate limits"), for the procedures and for
+ * the routes outside them (the OpenID provider's mount).
+ * @returns undefined when allowed; else the 429 `rate_limited` error (`details.retryAfterSeconds`),
+ *   after setting the `Retry-After` header (RFC 9110 §10.2.3) and logging the refusal.
+ */
+export async function spendBudget(request: SpendingRequest, budget: RateLimitBudget, key: string): Promise<ApiError | undefined> {
+  const decision = await request.services.rateLimits.consume(budget, key);
+  return decision.allowed ? undefined : refusal(request, budget, decision.retryAfterSeconds);
+}
+
+/**
+ * Spends one hit of `budget` for `key` in a procedure.
+ * @throws ApiError 429 `TOO_MANY_REQUESTS` with `details.retryAfterSeconds` (see {@link spendBudget}).
  */
 async function spend(ctx: RequestContext, budget: RateLimitBudget, key: string): Promise<void> {
-  const decision = await ctx.services.rateLimits.consume(budget, key);
-  if (!decision.allowed) throw refuse(ctx, budget, decision.retryAfterSeconds);
+  const refused = await spendBudget({ services: ctx.services, res: ctx.res, ip: ctx.meta.ip }, budget, key);
+  if (refused) throw refused;
 }
 
 function refuse(ctx: RequestContext, budget: RateLimitBudget, retryAfterSeconds: number): ApiError {
-  if (!ctx.res.headersSent) ctx.res.setHeader('Retry-After', String(retryAfterSeconds));
-  ctx.services.logger.info({ budget: budget.name, ip: ctx.meta.ip, retryAfterSeconds }, 'rate limited');
+  return refusal({ services: ctx.services, res: ctx.res, ip: ctx.meta.ip }, budget, retryAfterSeconds);
+}
+
+function refusal(request: SpendingRequest, budget: RateLimitBudget, retryAfterSeconds: number): ApiError {
+  if (!request.res.headersSent) request.res.setHeader('Retry-After', String(retryAfterSeconds));
+  request.services.logger.info({ budget: budget.name, ip: request.ip, retryAfterSeconds }, 'rate limited');
   return REQUEST_ERRORS.rateLimited({ retryAfterSeconds });
 }
 

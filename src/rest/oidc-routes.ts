@@ -2,12 +2,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { AppServices } from '../app-services.js';
 import type { Tenant } from '../entities/tenant.js';
-import { ApiError, REQUEST_ERRORS, type ErrorCode } from '../lib/errors.js';
+import { ApiError } from '../lib/errors.js';
 import { OIDC_PROVIDER_PER_CLIENT, OIDC_PROVIDER_PER_IP, PER_CREDENTIAL, type RateLimitBudget } from '../services/rate-limits/rate-limit-rules.js';
 import { rateLimitClientKey } from '../services/rate-limits/rate-limiter.js';
 import { findLiveTenantBySlug } from '../services/tenants/tenant-queries.js';
-import { sendApiError, sendError } from './error-envelope.js';
+import { sendApiError } from './error-envelope.js';
 import { TENANT_ERRORS } from '../services/tenants/tenant-errors.js';
+import { spendBudget } from '../middleware/rate-limit.js';
 import { readSessionBindingCookie } from '../middleware/refresh-cookie.js';
 import { isSessionBinding } from '../security/session-binding.js';
 import { OIDC_ERRORS } from '../services/oidc/oidc-errors.js';
@@ -79,14 +80,11 @@ export function oidcRoutes(services: AppServices): express.Router {
   const router = express.Router({ mergeParams: true });
   const em = () => services.orm.em.fork() as EntityManager;
 
-  /** Spends one hit of `budget`; @returns false after answering 429 with `Retry-After`. */
-  const spend = async (res: Response, budget: RateLimitBudget, key: string): Promise<boolean> => {
-    const decision = await services.rateLimits.consume(budget, key);
-    if (decision.allowed) return true;
-    res.setHeader('Retry-After', String(decision.retryAfterSeconds));
-    const refusal = REQUEST_ERRORS.rateLimited({ retryAfterSeconds: decision.retryAfterSeconds });
-    sendError(res, refusal.code as ErrorCode, refusal.message, refusal.details);
-    return false;
+  /** Spends one hit of `budget` (the procedures' rule, src/middleware/rate-limit.ts); @returns false after answering 429 with `Retry-After`. */
+  const spend = async (req: Request, res: Response, budget: RateLimitBudget, key: string): Promise<boolean> => {
+    const refused = await spendBudget({ services, res, ip: req.ip ?? null }, budget, key);
+    if (refused) sendApiError(res, refused);
+    return refused === undefined;
   };
 
   router.use(async (req: Request<{ tenantSlug: string }>, res: TenantResponse, next) => {
@@ -96,8 +94,8 @@ export function oidcRoutes(services: AppServices): express.Router {
       // HTTP Basic (a back end: token, introspection, revocation) per client id, anything else per client IP
       const clientId = clientIdOf(req);
       const allowed = clientId !== undefined
-        ? await spend(res, OIDC_PROVIDER_PER_CLIENT, `${req.params.tenantSlug}:${clientId}`)
-        : await spend(res, OIDC_PROVIDER_PER_IP, rateLimitClientKey(req.ip ?? null));
+        ? await spend(req, res, OIDC_PROVIDER_PER_CLIENT, `${req.params.tenantSlug}:${clientId}`)
+        : await spend(req, res, OIDC_PROVIDER_PER_IP, rateLimitClientKey(req.ip ?? null));
       if (!allowed) return;
       const tenant = await findLiveTenantBySlug(em(), req.params.tenantSlug);
       if (!tenant) return sendApiError(res, TENANT_ERRORS.tenantNotFound());
@@ -142,7 +140,7 @@ export function oidcRoutes(services: AppServices): express.Router {
       const resolved = await services.credentials.resolveTenant(em(), tenant.slug, authorization);
       const principal = await services.credentials.authenticate(em(), tenant, authorization, resolved?.sessionCheck);
       if (principal.kind !== 'user') throw SESSION_ERRORS.userTokenRequiredToFinishSignIn();
-      if (!(await spend(res, PER_CREDENTIAL, `session:${principal.sessionId}`))) return;
+      if (!(await spend(req, res, PER_CREDENTIAL, `session:${principal.sessionId}`))) return;
       await requireSessionProof(req, tenant, principal.sessionId);
       const session = await services.sessions.authenticationOf(em(), tenant.id, principal.sessionId);
       if (!session) throw SESSION_ERRORS.sessionRevoked();
