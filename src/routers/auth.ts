@@ -58,7 +58,7 @@ export const authRouter = router({
     .mutation(async ({ ctx, input }) => {
       const { user, tokens } = await ctx.services.auth.signup(ctx.em, ctx.tenant, input.email, input.password, ctx.meta);
       await ctx.services.emailVerification.sendAfterSignup(ctx.em, ctx.tenant, user);
-      return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens));
+      return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens), tokens.sessionId);
     }),
 
   login: tenantProcedure
@@ -81,7 +81,7 @@ export const authRouter = router({
     .output(sessionOutput)
     .mutation(async ({ ctx, input }) => {
       const { user, tokens } = await ctx.services.auth.login(ctx.em, ctx.tenant, input, ctx.meta);
-      return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens));
+      return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens), tokens.sessionId);
     }),
 
   refresh: tenantProcedure
@@ -107,7 +107,7 @@ export const authRouter = router({
     .mutation(async ({ ctx, input }) => {
       const idempotencyKey = readIdempotencyKey(ctx.req);
       const { user, tokens } = await ctx.services.sessions.refresh(ctx.em, ctx.tenant, input.refreshToken, ctx.meta, idempotencyKey);
-      return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens));
+      return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens), tokens.sessionId);
     }),
 
   logout: tenantProcedure
@@ -212,7 +212,7 @@ export const authRouter = router({
       const { user, tokens, recoveryCodes } = await ctx.services.mfaSignIn.totpInitialVerify(
         ctx.em, ctx.tenant, input.email, input.password, code, input.emailOtpCode, ctx.meta,
       );
-      return deliverSession(ctx, ctx.tenant.slug, { ...toSession(user, tokens), recoveryCodes });
+      return deliverSession(ctx, ctx.tenant.slug, { ...toSession(user, tokens), recoveryCodes }, tokens.sessionId);
     }),
 
   mfaComplete: tenantProcedure
@@ -248,7 +248,7 @@ export const authRouter = router({
       const complete = () => ctx.services.mfaChallenges.complete(ctx.em, ctx.tenant, input.mfaToken, input, ctx.meta);
       const email = await ctx.services.mfaChallenges.accountEmailOf(ctx.em, ctx.tenant, input.mfaToken);
       const { user, tokens } = email ? await withAccountBudget(ctx, ctx.tenant, email, complete) : await complete();
-      return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens));
+      return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens), tokens.sessionId);
     }),
 
   verifyEmail: tenantProcedure
@@ -393,6 +393,6 @@ export const authRouter = router({
       const signIn = () => ctx.services.passkeys.signIn(ctx.em, ctx.tenant, input.challengeId, input.response, ctx.meta);
       const account = await ctx.services.passkeys.accountEmailOf(ctx.em, ctx.tenant, input.response.id);
       const { user, tokens } = account ? await withAccountBudget(ctx, ctx.tenant, account, signIn) : await signIn();
-      return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens));
+      return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens), tokens.sessionId);
     }),
 });

@@ -43,7 +43,7 @@ export const browserRouter = router({
       const idempotencyKey = readIdempotencyKey(ctx.req);
       try {
         const { user, tokens } = await ctx.services.sessions.refresh(ctx.em, ctx.tenant, presented, ctx.meta, idempotencyKey);
-        return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens));
+        return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens), tokens.sessionId);
       } catch (err) {
         clearRefreshCookie(ctx.req, ctx.res, ctx.tenant.slug);
         throw err;
@@ -82,7 +82,7 @@ export const browserRouter = router({
       const binding = readIdpBindingCookie(ctx.req, ctx.tenant.slug);
       clearIdpBindingCookie(ctx.req, ctx.res, ctx.tenant.slug);
       const { user, tokens } = await ctx.services.idp.callback(ctx.em, ctx.tenant, params, ctx.meta, binding, true);
-      return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens));
+      return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens), tokens.sessionId);
     }),
 
   /**
@@ -101,7 +101,7 @@ export const browserRouter = router({
       const binding = readSsoBindingCookie(ctx.req, ctx.tenant.slug);
       clearSsoBindingCookie(ctx.req, ctx.res, ctx.tenant.slug);
       const { user, tokens, returnTo } = await ctx.services.ssoSignIn.complete(ctx.em, ctx.tenant, input.code, binding, ctx.meta);
-      return { ...deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens)), returnTo };
+      return { ...deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens), tokens.sessionId), returnTo };
     }),
 
   /**

@@ -69,7 +69,7 @@ export const invitesRouter = router({
     .output(tenantSessionOutput)
     .mutation(async ({ ctx, input }) => {
       const { tenant, user, tokens } = await ctx.services.invites.accept(ctx.em, input.token, input.password, ctx.meta);
-      return deliverSession(ctx, tenant.slug, { ...toSession(user, tokens), tenantSlug: tenant.slug });
+      return deliverSession(ctx, tenant.slug, { ...toSession(user, tokens), tenantSlug: tenant.slug }, tokens.sessionId);
     }),
 
   list: adminProcedure

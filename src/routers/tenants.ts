@@ -82,6 +82,6 @@ export const tenantsRouter = router({
         ...toSession(user, tokens),
         tenantSlug: tenant.slug,
         tenant: { id: tenant.id, slug: tenant.slug, name: tenant.name },
-      });
+      }, tokens.sessionId);
     }),
 });

@@ -124,12 +124,3 @@ function verifyWithSignature(token: string, secret: Buffer): (VerifiedToken & { 
     return { ok: false, reason: 'invalid_token' };
   }
 }
-
-/**
- * The `sid` (session id) of an access token this service has just issued, read without verifying
- * (the caller holds the token it minted); undefined for anything else.
- */
-export function sessionIdOf(accessToken: string): string | undefined {
-  const payload = jwt.decode(accessToken);
-  return payload !== null && typeof payload === 'object' && typeof payload.sid === 'string' ? payload.sid : undefined;
-}
