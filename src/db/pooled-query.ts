@@ -11,8 +11,9 @@ interface KnexConnectionPool {
  * Runs one parameterised statement (`$1…$n` placeholders, PostgreSQL's own syntax) on a connection
  * of the ORM's pool, skipping knex's query runner and MikroORM's logging wrapper: the statement goes
  * to `pg` as written, with the same connection settings and type parsers as every other query. For a
- * read on the hot path of every request (docs/performance.md), outside any transaction; everything
- * else uses the entity manager.
+ * read on a hot path (docs/performance.md): the one query of every authenticated request, the
+ * permissions of every token grant for an API resource; outside any transaction. Everything else
+ * uses the entity manager.
  * @returns the rows as `pg` parsed them.
  * @throws the driver's error (a dropped connection is discarded by the pool's validation on release).
  */

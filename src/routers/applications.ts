@@ -1,32 +1,16 @@
 import { z } from 'zod';
 import { adminProcedure, securityAdminProcedure } from '../middleware/auth.js';
-import { APPLICATION_TYPES, type Application } from '../services/oidc/application-service.js';
+import { APPLICATION_TYPES } from '../services/oidc/application-service.js';
 import { router } from '../trpc.js';
+import { applicationOutput, toApplicationOutput } from './application-schemas.js';
 import { roleIdsInput, roleOutput, toRoleOutput } from './roles.js';
-import { displayName, OK, okOutput, timestampOutput } from './schemas.js';
+import { displayName, OK, okOutput } from './schemas.js';
 
 const tags = ['applications'];
 const adminErrors = { 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or application', 429: 'Rate limited' };
 
 const redirectUri = z.string().min(1).max(2000);
 const uriList = z.array(redirectUri).max(20);
-
-/** An application as the API shows it (docs/oidc.md "Applications"); never its client secret. */
-export const applicationOutput = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    type: z.enum(APPLICATION_TYPES),
-    clientId: z.string().meta({ description: 'The OAuth 2.0 `client_id`' }),
-    redirectUris: z.array(z.string()),
-    postLogoutRedirectUris: z.array(z.string()),
-    createdAt: timestampOutput,
-  })
-  .meta({ id: 'Application' });
-
-function toOutput(app: Application): z.infer<typeof applicationOutput> {
-  return { ...app, createdAt: app.createdAt.toISOString() };
-}
 
 const clientSecretOutput = z
   .string()
@@ -41,7 +25,7 @@ export const applicationsRouter = router({
       openapi: { method: 'GET', path: '/v1/{tenantSlug}/applications', protect: true, tags, summary: 'List the applications, oldest first', errorResponses: adminErrors },
     })
     .output(z.object({ items: z.array(applicationOutput) }))
-    .query(async ({ ctx }) => ({ items: (await ctx.services.applications.list(ctx.em, ctx.tenant.id)).map(toOutput) })),
+    .query(async ({ ctx }) => ({ items: (await ctx.services.applications.list(ctx.em, ctx.tenant.id)).map(toApplicationOutput) })),
 
   get: adminProcedure
     .meta({
@@ -50,7 +34,7 @@ export const applicationsRouter = router({
     })
     .input(idInput)
     .output(applicationOutput)
-    .query(async ({ ctx, input }) => toOutput(await ctx.services.applications.get(ctx.em, ctx.tenant.id, input.id))),
+    .query(async ({ ctx, input }) => toApplicationOutput(await ctx.services.applications.get(ctx.em, ctx.tenant.id, input.id))),
 
   create: securityAdminProcedure
     .meta({
@@ -77,7 +61,7 @@ export const applicationsRouter = router({
     .mutation(async ({ ctx, input }) => {
       const { tenantSlug: _slug, ...fields } = input;
       const created = await ctx.services.applications.create(ctx.em, ctx.tenant, fields, ctx.actor, ctx.meta);
-      return { application: toOutput(created.application), ...(created.clientSecret ? { clientSecret: created.clientSecret } : {}) };
+      return { application: toApplicationOutput(created.application), ...(created.clientSecret ? { clientSecret: created.clientSecret } : {}) };
     }),
 
   update: securityAdminProcedure
@@ -92,7 +76,7 @@ export const applicationsRouter = router({
     .output(applicationOutput)
     .mutation(async ({ ctx, input }) => {
       const { tenantSlug: _slug, id, ...changes } = input;
-      return toOutput(await ctx.services.applications.update(ctx.em, ctx.tenant, id, changes, ctx.actor, ctx.meta));
+      return toApplicationOutput(await ctx.services.applications.update(ctx.em, ctx.tenant, id, changes, ctx.actor, ctx.meta));
     }),
 
   delete: securityAdminProcedure

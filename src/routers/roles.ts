@@ -1,9 +1,12 @@
 import { z } from 'zod';
+import type { Tenant } from '../entities/tenant.js';
+import { rejectEmptyQueryValues } from '../middleware/empty-query-values.js';
 import { adminProcedure, securityAdminProcedure } from '../middleware/auth.js';
-import type { RoleView } from '../services/access-control/role-service.js';
+import { ROLE_MEMBERS_PAGE_DEFAULT_LIMIT, ROLE_MEMBERS_PAGE_MAX_LIMIT, type RoleMember, type RoleView } from '../services/access-control/role-service.js';
 import { router } from '../trpc.js';
 import { permissionName } from './api-resources.js';
-import { displayName, OK, okOutput, timestampOutput } from './schemas.js';
+import { applicationOutput, toApplicationOutput } from './application-schemas.js';
+import { displayName, OK, okOutput, timestampOutput, toUserOutput, userOutput } from './schemas.js';
 
 const tags = ['access control'];
 const adminErrors = { 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or role', 429: 'Rate limited' };
@@ -30,6 +33,20 @@ export function toRoleOutput(role: RoleView): z.infer<typeof roleOutput> {
   return { ...role, createdAt: role.createdAt.toISOString() };
 }
 
+/** One holder of a role (docs/authorization.md "Members of a role"): a user as `GET users` shows them, or an application as `GET applications` does. */
+export const roleMemberOutput = z
+  .discriminatedUnion('type', [
+    z.object({ type: z.literal('user'), user: userOutput }),
+    z.object({ type: z.literal('application'), application: applicationOutput }),
+  ])
+  .meta({ id: 'RoleMember' });
+
+function toRoleMemberOutput(member: RoleMember, tenant: Tenant): z.infer<typeof roleMemberOutput> {
+  return member.type === 'user'
+    ? { type: 'user', user: toUserOutput(member.user, tenant) }
+    : { type: 'application', application: toApplicationOutput(member.application) };
+}
+
 /** The body of `PUT …/roles` of a user or an application: the whole set of role ids. */
 export const roleIdsInput = z.array(z.uuid()).max(100);
 
@@ -53,6 +70,29 @@ export const rolesRouter = router({
     .input(idInput)
     .output(z.object({ role: roleOutput }))
     .query(async ({ ctx, input }) => ({ role: toRoleOutput(await ctx.services.roles.get(ctx.em, ctx.tenant.id, input.id)) })),
+
+  members: adminProcedure
+    .meta({
+      openapi: {
+        method: 'GET', path: '/v1/{tenantSlug}/roles/{id}/members', protect: true, tags,
+        summary: 'List who holds a role: its live users and its applications, a page at a time',
+        description:
+          'Users (soft-deleted ones left out) and `m2m` applications holding the role, ordered by when the holder\'s roles were last set, then kind, then id. ' +
+          `\`limit\` 1 to ${ROLE_MEMBERS_PAGE_MAX_LIMIT}, default ${ROLE_MEMBERS_PAGE_DEFAULT_LIMIT}; pass \`nextCursor\` as \`cursor\` for the next page (null on the last).`,
+        errorResponses: { ...adminErrors, 400: 'id is not a UUID, or an invalid query or cursor (`invalid_cursor`)' },
+      },
+      errorReasons: { 400: ['invalid_cursor'], 404: ['not_found'] },
+    })
+    .input(idInput.extend({
+      limit: z.coerce.number().int().min(1).max(ROLE_MEMBERS_PAGE_MAX_LIMIT).optional(),
+      cursor: z.string().min(1).max(512).optional(),
+    }))
+    .output(z.object({ items: z.array(roleMemberOutput), nextCursor: z.string().nullable() }))
+    .query(async ({ ctx, input }) => {
+      rejectEmptyQueryValues(ctx.req, ['cursor', 'limit']);
+      const page = await ctx.services.roles.members(ctx.em, ctx.tenant.id, input.id, { limit: input.limit ?? ROLE_MEMBERS_PAGE_DEFAULT_LIMIT, cursor: input.cursor });
+      return { items: page.items.map((member) => toRoleMemberOutput(member, ctx.tenant)), nextCursor: page.nextCursor };
+    }),
 
   create: securityAdminProcedure
     .meta({

@@ -129,6 +129,48 @@ describe('client_credentials', () => {
   });
 });
 
+describe('what a token may carry (one statement per token)', () => {
+  it('answers the resource and the permissions asked for that the holder\'s roles grant, each once, scoped by tenant', async () => {
+    const { tenant, reader } = await setUp();
+    const auth = { token: tenant.accessToken };
+    const both = (await ok(api.post(`/v1/${tenant.slug}/roles`, {
+      name: 'Both', permissions: [{ resource: INVOICES, permission: 'read:invoices' }, { resource: INVOICES, permission: 'write:invoices' }],
+    }, auth))).role.id as string;
+    const app = (await ok(api.post(`/v1/${tenant.slug}/applications`, { name: 'Backend', type: 'm2m' }, auth))).application as { id: string; clientId: string };
+    await ok(api.put(`/v1/${tenant.slug}/applications/${app.id}/roles`, { roleIds: [reader, both] }, auth));
+    const member = await signupMember(api, tenant.slug);
+    await ok(api.put(`/v1/${tenant.slug}/users/${member.id}/roles`, { roleIds: [reader] }, auth));
+    const resource = (await ok(api.get(`/v1/${tenant.slug}/api-resources`, auth))).items[0] as { id: string };
+
+    // another workspace with the same API, whose application and user hold every permission there
+    const other = await setUp();
+    const otherApp = (await ok(api.post(`/v1/${other.tenant.slug}/applications`, { name: 'Other', type: 'm2m' }, { token: other.tenant.accessToken }))).application as { id: string; clientId: string };
+    await ok(api.put(`/v1/${other.tenant.slug}/applications/${otherApp.id}/roles`, { roleIds: [other.reader, other.writer] }, { token: other.tenant.accessToken }));
+    const otherMember = await signupMember(api, other.tenant.slug);
+    await ok(api.put(`/v1/${other.tenant.slug}/users/${otherMember.id}/roles`, { roleIds: [other.reader, other.writer] }, { token: other.tenant.accessToken }));
+
+    const em = server.services.orm.em.fork() as EntityManager;
+    const grants = server.services.roleAssignments;
+    const sorted = (found: { permissions: string[] } | undefined) => found && { ...found, permissions: [...found.permissions].sort() };
+    // read:invoices is held through two roles and appears once; approve:invoices is asked for, not granted; openid is no permission
+    expect(sorted(await grants.grantFor(em, tenant.id, INVOICES, { clientId: app.clientId }, ['openid', 'approve:invoices', 'write:invoices', 'read:invoices'])))
+      .toEqual({ id: resource.id, identifier: INVOICES, permissions: ['read:invoices', 'write:invoices'] });
+    expect(sorted(await grants.grantFor(em, tenant.id, INVOICES, { clientId: app.clientId }, ['write:invoices'])))
+      .toEqual({ id: resource.id, identifier: INVOICES, permissions: ['write:invoices'] });
+    expect(await grants.grantFor(em, tenant.id, INVOICES, { clientId: app.clientId }, [])).toEqual({ id: resource.id, identifier: INVOICES, permissions: [] });
+    expect(sorted(await grants.grantFor(em, tenant.id, INVOICES, { clientId: app.clientId }))?.permissions).toEqual(['read:invoices', 'write:invoices']);
+    expect(await grants.grantFor(em, tenant.id, INVOICES, { userId: member.id })).toEqual({ id: resource.id, identifier: INVOICES, permissions: ['read:invoices'] });
+    // the other workspace's application and user hold nothing here, and its resource is not this one
+    expect((await grants.grantFor(em, tenant.id, INVOICES, { clientId: otherApp.clientId }, ['read:invoices', 'write:invoices']))?.permissions).toEqual([]);
+    expect((await grants.grantFor(em, tenant.id, INVOICES, { userId: otherMember.id }))?.permissions).toEqual([]);
+    expect((await grants.grantFor(em, other.tenant.id, INVOICES, { clientId: otherApp.clientId }, ['read:invoices']))?.id).not.toBe(resource.id);
+    // an unknown client holds nothing; an unregistered resource (or a path under a registered one) is none
+    expect((await grants.grantFor(em, tenant.id, INVOICES, { clientId: 'unknown' }, ['read:invoices']))?.permissions).toEqual([]);
+    expect(await grants.grantFor(em, tenant.id, `${INVOICES}/2024`, { clientId: app.clientId }, ['read:invoices'])).toBeUndefined();
+    expect(await grants.grantFor(em, tenant.id, 'urn:example:api', { userId: member.id })).toBeUndefined();
+  });
+});
+
 describe('applications registered before API resources existed', () => {
   it('the migration registers each redirect-URI origin as an API resource, and any URL of that origin still names it', async () => {
     const { tenant, reader } = await setUp();

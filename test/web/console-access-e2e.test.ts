@@ -179,6 +179,7 @@ describe.skipIf(!hasChromium)('console pages for roles, permissions and organiza
     await admin.getByText('The role Clerk was created.').waitFor();
     await admin.getByRole('button', { name: 'Edit the role Clerk' }).click();
     const editor = admin.getByRole('region', { name: 'Edit the role Clerk' });
+    await editor.getByText('No one holds this role yet.').waitFor();
     await editor.getByRole('group', { name: /Permissions of Invoices API/ }).getByLabel('read:invoices').check();
     await editor.getByRole('button', { name: 'Save Clerk' }).click();
     await admin.getByText('The role Clerk was saved. Tokens issued from now on carry the change.').waitFor();
@@ -233,6 +234,16 @@ describe.skipIf(!hasChromium)('console pages for roles, permissions and organiza
     expect(held.body.roles.map((r: { name: string }) => r.name)).toEqual(['Accountant']);
     expect(await axeBothThemes(admin, 'applications with roles')).toEqual([]);
     await fitsPhone(admin, 'admin-applications-roles');
+
+    // the role's editor lists who holds it, each linking to their page
+    await admin.getByRole('navigation', { name: 'Admin console' }).getByRole('link', { name: 'Roles' }).click();
+    await admin.getByRole('button', { name: 'Edit the role Accountant' }).click();
+    const holders = admin.getByRole('list', { name: 'Holders of the role Accountant' });
+    await holders.getByRole('link', { name: 'Billing sync' }).waitFor();
+    expect(await holders.getByRole('listitem').allTextContents()).toEqual([`${member.email} · user`, 'Billing sync · application']);
+    expect(await axeBothThemes(admin, 'role holders')).toEqual([]);
+    await holders.getByRole('link', { name: member.email }).click();
+    await admin.getByRole('heading', { name: member.email, level: 1 }).waitFor();
   });
   it('defines organization roles, creates an organization from the empty state and finds it by search', async () => {
     diagnoseOnFailure('organizations');

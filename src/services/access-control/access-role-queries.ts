@@ -61,3 +61,41 @@ export async function updateRole(em: EntityManager, tenantId: string, id: string
 export async function deleteRole(em: EntityManager, tenantId: string, id: string): Promise<void> {
   await em.execute('delete from access_role where id = ? and tenant_id = ?', [id, tenantId]);
 }
+
+/** Who can hold a role: a user of the tenant or one of its (`m2m`) applications. */
+export type RoleHolderKind = 'user' | 'application';
+
+/** One holder of a role, in page order, with its assignment's `created_at` as UTC text at microsecond precision (the next cursor). */
+export interface RoleHolderRow {
+  kind: RoleHolderKind;
+  id: string;
+  assignedAtText: string;
+}
+
+/**
+ * Up to `limit` holders of the tenant's role `roleId` after the keyset `after` (assignment
+ * `created_at` as UTC text at microsecond precision, kind, id): its live users (`user_access_role`,
+ * soft-deleted users left out) and its applications (`application_access_role`), ordered by
+ * assignment time (a holder's set of roles is written whole, so that is when it was last set), then
+ * kind, then id. It reads both assignment tables from the role, hence lives with `access_role`;
+ * served by their `role_id` indexes.
+ */
+export async function findRoleHoldersAfter(
+  em: EntityManager, tenantId: string, roleId: string, after: [string, RoleHolderKind, string] | undefined, limit: number,
+): Promise<RoleHolderRow[]> {
+  const keyset = after ? `where (h.created_at, h.kind, h.holder_id) > (?::timestamp at time zone 'UTC', ?, ?::uuid)` : '';
+  const rows = (await em.execute(
+    `select h.kind, h.holder_id, to_char(h.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') as assigned_at from (
+       select 'user'::text as kind, ur.user_id as holder_id, ur.created_at from user_access_role ur
+         join app_user u on u.id = ur.user_id and u.tenant_id = ur.tenant_id
+        where ur.tenant_id = ? and ur.role_id = ? and u.deleted_at is null
+       union all
+       select 'application'::text, ar.application_id, ar.created_at from application_access_role ar
+        where ar.tenant_id = ? and ar.role_id = ?
+     ) h ${keyset}
+     order by h.created_at, h.kind, h.holder_id
+     limit ?`,
+    [tenantId, roleId, tenantId, roleId, ...(after ?? []), limit],
+  )) as { kind: RoleHolderKind; holder_id: string; assigned_at: string }[];
+  return rows.map((row) => ({ kind: row.kind, id: row.holder_id, assignedAtText: row.assigned_at }));
+}

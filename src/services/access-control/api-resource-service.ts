@@ -29,7 +29,7 @@ export interface ApiResourceView {
 export interface IndicatedResource {
   id: string;
   identifier: string;
-  /** Every permission name of the resource. */
+  /** Permission names: every one of the resource (forIndicator), or those a holder is granted (RoleAssignmentService.grantFor). */
   permissions: string[];
 }
 
@@ -55,6 +55,16 @@ export function identifierProblem(identifier: string): string | undefined {
   if (url.protocol === 'https:') return undefined;
   if (url.protocol === 'http:' && isLoopback(url.hostname)) return undefined;
   return 'must be https:// (or http:// on a loopback host)';
+}
+
+/**
+ * The origin a migrated (`legacy_origin`) API resource is matched by for an RFC 8707 `resource`
+ * value: the value's `origin` when it is an http(s) URL, else null (only the exact identifier matches).
+ */
+export function indicatorOrigin(resource: string): string | null {
+  if (!URL.canParse(resource)) return null;
+  const url = new URL(resource);
+  return url.protocol === 'https:' || url.protocol === 'http:' ? url.origin : null;
 }
 
 function toView(row: ApiResourceRow, permissions: ApiPermissionRow[]): ApiResourceView {
@@ -178,12 +188,7 @@ export class ApiResourceService {
    * name; undefined when the tenant has none.
    */
   async forIndicator(em: EntityManager, tenantId: string, resource: string): Promise<IndicatedResource | undefined> {
-    let origin: string | null = null;
-    if (URL.canParse(resource)) {
-      const url = new URL(resource);
-      if (url.protocol === 'https:' || url.protocol === 'http:') origin = url.origin;
-    }
-    const row = await findApiResourceForIndicator(em, tenantId, resource, origin);
+    const row = await findApiResourceForIndicator(em, tenantId, resource, indicatorOrigin(resource));
     if (!row) return undefined;
     const permissions = await findPermissionsOfResources(em, tenantId, [row.id]);
     return { id: row.id, identifier: row.identifier, permissions: permissions.map((p) => p.name) };

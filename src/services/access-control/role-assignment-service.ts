@@ -2,12 +2,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Tenant } from '../../entities/tenant.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { AuditService } from '../audit/audit-service.js';
-import { findApplication, findApplicationByClientId } from '../oidc/oidc-application-queries.js';
+import { findApplication } from '../oidc/oidc-application-queries.js';
 import { findLiveUserById, lockLiveUser } from '../users/user-queries.js';
 import { ACCESS_CONTROL_ERRORS } from './access-control-errors.js';
 import { findPermissionsOfRoles } from './access-role-permission-queries.js';
 import { findRolesByIds, type AccessRoleRow } from './access-role-queries.js';
-import { findPermissionNamesGrantedToApplication, findPermissionNamesGrantedToUser } from './api-permission-queries.js';
+import { findIndicatedResourceGrant, type GrantHolder } from './api-permission-queries.js';
+import { indicatorOrigin, type IndicatedResource } from './api-resource-service.js';
 import { findRolesOfApplication, replaceApplicationRoles } from './application-access-role-queries.js';
 import { toRoleViews, type RoleView } from './role-service.js';
 import { findRolesOfUser, replaceUserRoles } from './user-access-role-queries.js';
@@ -76,15 +77,17 @@ export class RoleAssignmentService {
     return (await findRolesOfUser(em, tenantId, userId)).map((r) => r.name);
   }
 
-  /** The permission names of the resource that the user's roles grant. */
-  async permissionsOfUser(em: EntityManager, tenantId: string, resourceId: string, userId: string): Promise<string[]> {
-    return findPermissionNamesGrantedToUser(em, tenantId, resourceId, userId);
-  }
-
-  /** The permission names of the resource that the roles of the application with this client id grant (none for an unknown client). */
-  async permissionsOfClient(em: EntityManager, tenantId: string, resourceId: string, clientId: string): Promise<string[]> {
-    const application = await findApplicationByClientId(em, tenantId, clientId);
-    return application ? findPermissionNamesGrantedToApplication(em, tenantId, resourceId, application.id) : [];
+  /**
+   * What a token for an RFC 8707 `resource` value may carry (docs/oidc.md "Roles and permissions"):
+   * the tenant's API resource it names (as ApiResourceService.forIndicator) and the names of its
+   * permissions that the roles of `holder` (a user by id, an application by client id) grant,
+   * narrowed to `requested` when given. One statement (findIndicatedResourceGrant): the resource's
+   * other permissions are not read.
+   * @returns undefined when the tenant has no such resource; an unknown client holds no permission.
+   */
+  async grantFor(em: EntityManager, tenantId: string, resource: string, holder: GrantHolder, requested?: readonly string[]): Promise<IndicatedResource | undefined> {
+    const found = await findIndicatedResourceGrant(em, tenantId, resource, indicatorOrigin(resource), holder, requested);
+    return found && { id: found.resourceId, identifier: found.identifier, permissions: found.permissions };
   }
 
   private async checkedRoles(em: EntityManager, tenantId: string, roleIds: string[]): Promise<AccessRoleRow[]> {

@@ -1,12 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Tenant } from '../../entities/tenant.js';
+import type { User } from '../../entities/user.js';
 import { isUniqueViolation } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import { isUuid } from '../../lib/uuid.js';
 import type { AuditService } from '../audit/audit-service.js';
+import { toApplication, type Application } from '../oidc/application-service.js';
+import { findApplicationsByIds } from '../oidc/oidc-application-queries.js';
+import { USER_ERRORS } from '../users/user-errors.js';
+import { findLiveUsersByIds } from '../users/user-queries.js';
 import { ACCESS_CONTROL_ERRORS } from './access-control-errors.js';
 import { findPermissionsOfRoles, replaceRolePermissions, type RolePermissionRow } from './access-role-permission-queries.js';
-import { deleteRole, findRole, findRolesOfTenant, insertRole, updateRole, type AccessRoleRow } from './access-role-queries.js';
+import {
+  deleteRole, findRole, findRoleHoldersAfter, findRolesOfTenant, insertRole, updateRole, type AccessRoleRow, type RoleHolderKind,
+} from './access-role-queries.js';
 import { findPermissionsOfResources } from './api-permission-queries.js';
 import { findApiResourcesByIdentifiers } from './api-resource-queries.js';
 
@@ -23,6 +31,42 @@ export interface RoleView {
   description: string;
   permissions: RolePermission[];
   createdAt: Date;
+}
+
+/** Most holders on one page of GET roles/{id}/members. */
+export const ROLE_MEMBERS_PAGE_MAX_LIMIT = 200;
+/** Page size when `limit` is not given. */
+export const ROLE_MEMBERS_PAGE_DEFAULT_LIMIT = 50;
+
+/** One holder of a role: a live user of the tenant, or one of its applications (docs/authorization.md "Members of a role"). */
+export type RoleMember = { type: 'user'; user: User } | { type: 'application'; application: Application };
+
+/** One page of a role's holders. */
+export interface RoleMemberPage {
+  items: RoleMember[];
+  /** Opaque; pass it as `cursor` for the next page. Null on the last page. */
+  nextCursor: string | null;
+}
+
+const CURSOR_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}$/;
+const HOLDER_KINDS: readonly string[] = ['user', 'application'] satisfies RoleHolderKind[];
+
+function encodeMembersCursor(assignedAt: string, kind: RoleHolderKind, id: string): string {
+  return Buffer.from(JSON.stringify([assignedAt, kind, id])).toString('base64url');
+}
+
+/** @throws ApiError 400 `invalid_cursor` for anything `encodeMembersCursor` did not make. */
+function decodeMembersCursor(cursor: string): [string, RoleHolderKind, string] {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (Array.isArray(value) && value.length === 3 && value.every((v) => typeof v === 'string')) {
+      const [assignedAt, kind, id] = value as [string, string, string];
+      if (CURSOR_TIMESTAMP.test(assignedAt) && HOLDER_KINDS.includes(kind) && isUuid(id)) return [assignedAt, kind as RoleHolderKind, id];
+    }
+  } catch {
+    // falls through to the refusal
+  }
+  throw USER_ERRORS.invalidCursor();
 }
 
 /** Shapes roles with their permissions (read by one query for all of them). */
@@ -72,6 +116,35 @@ export class RoleService {
   /** @throws ApiError 404 `not_found` when the tenant has no role with this id. */
   async get(em: EntityManager, tenantId: string, id: string): Promise<RoleView> {
     return this.view(em, tenantId, await this.row(em, tenantId, id));
+  }
+
+  /**
+   * One page of who holds the tenant's role (docs/authorization.md "Members of a role"): its live
+   * users (soft-deleted ones left out) and its applications, ordered by when the holder's roles were
+   * last set, then kind, then id; keyset pagination, so a page costs the same however deep it is.
+   * @param limit 1 to ROLE_MEMBERS_PAGE_MAX_LIMIT.
+   * @param cursor the `nextCursor` of the previous page, or undefined for the first page.
+   * @throws ApiError 404 `not_found` (no such role in this tenant), 400 `invalid_cursor`.
+   */
+  async members(em: EntityManager, tenantId: string, id: string, options: { limit: number; cursor?: string }): Promise<RoleMemberPage> {
+    const after = options.cursor ? decodeMembersCursor(options.cursor) : undefined;
+    await this.row(em, tenantId, id);
+    const rows = await findRoleHoldersAfter(em, tenantId, id, after, options.limit + 1);
+    const page = rows.slice(0, options.limit);
+    const userIds = page.filter((h) => h.kind === 'user').map((h) => h.id);
+    const applicationIds = page.filter((h) => h.kind === 'application').map((h) => h.id);
+    const users = new Map((await findLiveUsersByIds(em, tenantId, userIds)).map((u) => [u.id, u]));
+    const applications = new Map((await findApplicationsByIds(em, tenantId, applicationIds)).map((a) => [a.id, toApplication(a)]));
+    const items: RoleMember[] = [];
+    for (const holder of page) {
+      // a holder deleted between the two reads is left out of the page
+      const user = holder.kind === 'user' ? users.get(holder.id) : undefined;
+      const application = holder.kind === 'application' ? applications.get(holder.id) : undefined;
+      if (user) items.push({ type: 'user', user });
+      if (application) items.push({ type: 'application', application });
+    }
+    const last = page.at(-1);
+    return { items, nextCursor: rows.length > options.limit && last ? encodeMembersCursor(last.assignedAtText, last.kind, last.id) : null };
   }
 
   /**

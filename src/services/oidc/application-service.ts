@@ -40,7 +40,8 @@ export interface ClientMetadata {
 /** Base62 characters of a client secret: 43 × log2(62) ≈ 256 bits of randomness (docs/oidc.md). */
 const CLIENT_SECRET_CHARS = 43;
 
-function toApplication(row: OidcApplicationRow): Application {
+/** An application row as the API shows it (no secret). */
+export function toApplication(row: OidcApplicationRow): Application {
   return {
     id: row.id,
     name: row.name,

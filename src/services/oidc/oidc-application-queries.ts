@@ -67,6 +67,13 @@ export async function findApplication(em: EntityManager, tenantId: string, id: s
   return rows[0] ? toRow(rows[0]) : undefined;
 }
 
+/** The tenant's applications among these ids, in no particular order; other tenants' ids find nothing. */
+export async function findApplicationsByIds(em: EntityManager, tenantId: string, ids: string[]): Promise<OidcApplicationRow[]> {
+  if (ids.length === 0) return [];
+  const rows = (await em.execute('select * from oidc_application where tenant_id = ? and id in (?)', [tenantId, ids])) as Columns[];
+  return rows.map(toRow);
+}
+
 /** The tenant's application with this client id, or undefined. */
 export async function findApplicationByClientId(em: EntityManager, tenantId: string, clientId: string): Promise<OidcApplicationRow | undefined> {
   const rows = (await em.execute('select * from oidc_application where tenant_id = ? and client_id = ?', [tenantId, clientId])) as Columns[];

@@ -254,16 +254,22 @@ export class OidcProviderService {
     const applications = this.applications;
     const { apiResources, roleAssignments } = this.access;
     /**
-     * The permissions of `resource` a token may carry in this request (docs/oidc.md "Roles and permissions",
-     * "When a change applies"): at the token endpoint those the roles of the m2m application (client_credentials)
-     * or of the user grant, read afresh for every token; at the authorization endpoint every
-     * permission of the resource (nothing is issued there, the grant only records what was asked).
+     * The API resource an RFC 8707 `resource` value names and the permissions a token for it may carry
+     * in this request (docs/oidc.md "Roles and permissions", "When a change applies"): at the token
+     * endpoint those the roles of the m2m application (client_credentials, narrowed to the scope it
+     * asked for) or of the user grant, read afresh for every token in one statement; at the
+     * authorization endpoint every permission of the resource (nothing is issued there, the grant
+     * only records what was asked). Undefined when the tenant has no such resource.
      */
-    const grantablePermissions = async (ctx: KoaContextWithOIDC, resource: IndicatedResource, clientId: string): Promise<string[]> => {
-      const oidc = ctx.oidc as unknown as { route?: string; params?: { grant_type?: unknown }; account?: { accountId: string } };
-      if (oidc.params?.grant_type === 'client_credentials') return roleAssignments.permissionsOfClient(em(), tenantId, resource.id, clientId);
-      if (oidc.account) return roleAssignments.permissionsOfUser(em(), tenantId, resource.id, oidc.account.accountId);
-      return oidc.route === 'authorization' || oidc.route === 'resume' ? resource.permissions : [];
+    const resourceGrant = async (ctx: KoaContextWithOIDC, resource: string, clientId: string): Promise<IndicatedResource | undefined> => {
+      const oidc = ctx.oidc as unknown as { route?: string; params?: { grant_type?: unknown; scope?: unknown }; account?: { accountId: string } };
+      if (oidc.params?.grant_type === 'client_credentials') {
+        const asked = typeof oidc.params.scope === 'string' ? oidc.params.scope.split(' ').filter(Boolean) : [];
+        return roleAssignments.grantFor(em(), tenantId, resource, { clientId }, asked);
+      }
+      if (oidc.account) return roleAssignments.grantFor(em(), tenantId, resource, { userId: oidc.account.accountId });
+      const found = await apiResources.forIndicator(em(), tenantId, resource);
+      return found && (oidc.route === 'authorization' || oidc.route === 'resume' ? found : { ...found, permissions: [] });
     };
     const cookieKey = Buffer.from(hkdfSync('sha256', this.config.jwtSecret, tenantId, 'oidc-provider cookies', 32)).toString('base64url');
     const issuer = this.issuerOf(tenant);
@@ -354,9 +360,9 @@ export class OidcProviderService {
           enabled: true,
           useGrantedResource: async () => true,
           getResourceServerInfo: async (ctx: KoaContextWithOIDC, resource: string, client: { clientId: string }) => {
-            const found = await apiResources.forIndicator(em(), tenantId, resource);
+            const found = await resourceGrant(ctx, resource, client.clientId);
             if (!found) throw new oidcErrors.InvalidTarget('resource is not an API of this workspace');
-            const scope = (await grantablePermissions(ctx, found, client.clientId)).join(' ');
+            const scope = found.permissions.join(' ');
             return { scope, audience: resource, accessTokenTTL: OIDC_TTL.AccessToken, accessTokenFormat: 'jwt', jwt: { sign: { alg: SIGNING_ALG } } };
           },
         },

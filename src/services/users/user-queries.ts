@@ -50,6 +50,13 @@ export async function findLiveUserById(em: EntityManager, tenantId: string, user
   return toUser(em, rows);
 }
 
+/** The tenant's live (not soft-deleted) users among these ids, in no particular order; other tenants' ids find nothing. */
+export async function findLiveUsersByIds(em: EntityManager, tenantId: string, userIds: string[]): Promise<User[]> {
+  if (userIds.length === 0) return [];
+  const rows = await em.execute<Record<string, unknown>[]>('select * from app_user where tenant_id = ? and id in (?) and deleted_at is null', [tenantId, userIds]);
+  return rows.map((row) => rowToEntity(em, UserSchema, row));
+}
+
 /** The user of `tenantId` with this id, live or soft-deleted, or null. */
 export async function findUserById(em: EntityManager, tenantId: string, userId: string): Promise<User | null> {
   return em.findOne(UserSchema, { id: userId, tenantId }, { disableIdentityMap: true });

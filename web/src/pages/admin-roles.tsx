@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -62,6 +62,55 @@ function PermissionPicker({ resources, granted, idPrefix }: { resources: readonl
   );
 }
 
+/** Holders shown per page of a role's members (the API allows 1 to 200). */
+const MEMBERS_PAGE_SIZE = 50;
+
+/**
+ * Who holds the role (GET roles/{id}/members, docs/authorization.md "Members of a role"): its users,
+ * each linking to the user's page, and its applications, each linking to its place on the
+ * applications page; more on request.
+ */
+function RoleMembers({ slug, role }: { slug: string; role: Role }) {
+  const { t } = useTranslation('admin');
+  const headingId = `role-members-${role.id}`;
+  const members = useInfiniteQuery({
+    queryKey: ['role-members', slug, role.id],
+    queryFn: ({ pageParam }) => trpc.roles.members.query({ tenantSlug: slug, id: role.id, limit: MEMBERS_PAGE_SIZE, cursor: pageParam }),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.nextCursor ?? undefined,
+  });
+  const items = members.data?.pages.flatMap((page) => page.items) ?? [];
+  return (
+    <section aria-labelledby={headingId}>
+      <h4 id={headingId}>{t('roles.members', { name: role.name })}</h4>
+      <ErrorAlert error={members.error ? toFormError(members.error) : null} />
+      {members.isSuccess && items.length === 0 && <p className="muted">{t('roles.noMembers')}</p>}
+      {items.length > 0 && (
+        <ul className="role-members" aria-label={t('roles.membersLabel', { name: role.name })}>
+          {items.map((member) =>
+            member.type === 'user' ? (
+              <li key={`user-${member.user.id}`}>
+                <Link to="/app/$slug/admin/users/$userId" params={{ slug, userId: member.user.id }}>{member.user.email}</Link>{' '}
+                <span className="muted">· {t('roles.memberUser')}</span>
+              </li>
+            ) : (
+              <li key={`application-${member.application.id}`}>
+                <Link to="/app/$slug/admin/applications" params={{ slug }} hash={`app-${member.application.id}`}>{member.application.name}</Link>{' '}
+                <span className="muted">· {t('roles.memberApplication')}</span>
+              </li>
+            ),
+          )}
+        </ul>
+      )}
+      {members.hasNextPage && (
+        <button type="button" className="secondary" onClick={() => members.fetchNextPage()} disabled={members.isFetchingNextPage}>
+          {t('roles.moreMembers')}
+        </button>
+      )}
+    </section>
+  );
+}
+
 /** Editing one role: name, description and its permissions, saved together (PATCH roles/{id}). */
 function RoleEditor({ slug, role, resources, onDone }: { slug: string; role: Role; resources: readonly ApiResource[]; onDone: (message: string) => void }) {
   const { t } = useTranslation('admin');
@@ -88,6 +137,7 @@ function RoleEditor({ slug, role, resources, onDone }: { slug: string; role: Rol
         <PermissionPicker resources={resources} granted={role.permissions} idPrefix={`edit-${role.id}`} />
         <button type="submit" disabled={save.isPending}>{t('roles.save', { name: role.name })}</button>
       </form>
+      <RoleMembers slug={slug} role={role} />
     </section>
   );
 }

@@ -438,6 +438,12 @@ export const admin: Translation<typeof english> = {
     deleteConfirm: 'Die Rolle {{name}} löschen? Alle, die sie haben, verlieren ihre Berechtigungen ab dem nächsten Token.',
     emptyWhat: 'Noch keine Rollen. Eine Rolle vergeben Sie an eine Person oder eine Maschine-zu-Maschine-Anwendung: eine benannte Menge von Berechtigungen, etwa „Buchhaltung“ mit read:invoices und write:invoices.',
     emptyHow: 'Legen Sie oben eine an und vergeben Sie sie dann auf der Seite einer Person oder einer Maschine-zu-Maschine-Anwendung auf der Seite „Anwendungen“.',
+    members: 'Wer {{name}} hat',
+    membersLabel: 'Inhaber der Rolle {{name}}',
+    noMembers: 'Noch niemand hat diese Rolle.',
+    memberUser: 'Benutzer',
+    memberApplication: 'Anwendung',
+    moreMembers: 'Mehr anzeigen',
   },
   heldRoles: {
     title: 'Rollen',

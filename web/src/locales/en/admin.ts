@@ -435,6 +435,12 @@ export const admin = {
     deleteConfirm: 'Delete the role {{name}}? Everyone holding it loses its permissions from their next token.',
     emptyWhat: 'No roles yet. A role is what you give a person or a machine-to-machine application: a named set of permissions, such as “Accountant” with read:invoices and write:invoices.',
     emptyHow: 'Create one above, then give it to people on their user page, or to a machine-to-machine application on the applications page.',
+    members: 'Who holds {{name}}',
+    membersLabel: 'Holders of the role {{name}}',
+    noMembers: 'No one holds this role yet.',
+    memberUser: 'user',
+    memberApplication: 'application',
+    moreMembers: 'Show more',
   },
   heldRoles: {
     title: 'Roles',

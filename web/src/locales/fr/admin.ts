@@ -438,6 +438,12 @@ export const admin: Translation<typeof english> = {
     deleteConfirm: 'Supprimer le rôle {{name}} ? Tous ceux qui le détiennent perdent ses permissions dès leur prochain jeton.',
     emptyWhat: 'Aucun rôle pour l’instant. Un rôle s’attribue à une personne ou à une application machine à machine : un ensemble nommé de permissions, par exemple « Comptable » avec read:invoices et write:invoices.',
     emptyHow: 'Créez-en un ci-dessus, puis attribuez-le aux personnes sur leur page utilisateur, ou à une application machine à machine sur la page des applications.',
+    members: 'Qui détient {{name}}',
+    membersLabel: 'Détenteurs du rôle {{name}}',
+    noMembers: 'Personne ne détient encore ce rôle.',
+    memberUser: 'utilisateur',
+    memberApplication: 'application',
+    moreMembers: 'Afficher plus',
   },
   heldRoles: {
     title: 'Rôles',
