@@ -7,6 +7,9 @@ import type { RequestMeta } from '../lib/request-meta.js';
 import type { IdpCallbackParams } from '../services/idp/idp-service.js';
 import { MAX_SAML_XML_BYTES } from '../services/sso/saml-xml.js';
 import { SSO_ERRORS } from '../services/sso/sso-errors.js';
+import { spendBudget } from '../middleware/rate-limit.js';
+import { SIGN_IN_PER_IP } from '../services/rate-limits/rate-limit-rules.js';
+import { rateLimitClientKey } from '../services/rate-limits/rate-limiter.js';
 import { sendApiError } from './error-envelope.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -82,10 +85,16 @@ function testPage(slug: string, connectionId: string): string {
   return `/app/${slug}/admin/sso/${connectionId}`;
 }
 
-/** Resolves the live workspace and the connection id of the path, or answers 404. */
+/** Spends the sign-in budget of the caller's IP (429 answered), then resolves the live workspace and the connection id of the path, or answers 404. */
 async function withConnection(
   services: AppServices, req: Request, res: Response, handle: (em: EntityManager, tenant: Tenant, connectionId: string) => Promise<void>,
 ): Promise<void> {
+  // every answer an IdP sends is verified (XML signatures, a token exchange): the sign-in budget per IP bounds the work
+  const refused = await spendBudget({ services, res, ip: req.ip ?? null }, SIGN_IN_PER_IP, rateLimitClientKey(req.ip ?? null));
+  if (refused) {
+    sendApiError(res, refused);
+    return;
+  }
   const slug = String(req.params.slug ?? '');
   const connectionId = String(req.params.connectionId ?? '');
   const em = services.orm.em.fork() as EntityManager;

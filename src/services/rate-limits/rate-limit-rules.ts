@@ -91,6 +91,12 @@ export const PROCEDURE_RATE_LIMITS: Readonly<Record<string, ProcedureRateLimits>
   'idp.signInOptions': { ip: SIGN_IN_PER_IP },
   'browser.idpStart': { ip: SIGN_IN_PER_IP },
   'browser.idpCallback': { ip: SIGN_IN_PER_IP },
+  // Enterprise SSO (docs/sso.md): starting, completing and testing a sign-in; the SAML ACS and the
+  // OpenID Connect callback (routes outside the procedures) spend the same budget (src/rest/sso-routes.ts).
+  'sso.start': { ip: SIGN_IN_PER_IP },
+  'sso.test': { ip: SIGN_IN_PER_IP },
+  'sso.testResult': { ip: SIGN_IN_PER_IP },
+  'browser.ssoComplete': { ip: SIGN_IN_PER_IP },
   'auth.requestEmailVerification': { ip: SIGN_IN_PER_IP, account: 'count' },
   'auth.requestPasswordReset': { ip: SIGN_IN_PER_IP, account: 'count' },
   'auth.completePasswordReset': { ip: SIGN_IN_PER_IP },
