@@ -226,6 +226,8 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     if (oidcPayloads) logger.info({ oidcPayloads }, 'retention sweep deleted expired OpenID provider rows');
     const abandonedImports = await userImportJobs.sweepAbandoned();
     if (abandonedImports) logger.info({ abandonedImports }, 'retention sweep deleted import jobs whose upload stopped');
+    const ssoRows = await ssoEntry.sweepExpired(orm.em.fork() as EntityManager);
+    if (ssoRows) logger.info({ ssoRows }, 'retention sweep deleted expired SSO requests and assertion ids');
   });
   // Kept refresh answers (Idempotency-Key) live 60 s; the sweep frees their rows every minute.
   jobWorker.every(REFRESH_ANSWER_TTL_SECONDS, 'refresh-answers', async () => {
@@ -251,6 +253,7 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
   const ssoConnections = new SsoConnectionService(config, keyring, idpProvider, organizationRoles, audit, new SsoConnectionNotifier(mailer, logger));
   const saml = new SamlService(keyring, ssoConnections, audit);
   const oidcConnections = new OidcConnectionSignIn(keyring, idpProvider, ssoConnections, audit);
+  const ssoEntry = new SsoEntry(keyring, ssoConnections, saml, oidcConnections);
   const emailVerification = new EmailVerificationService(config, accountTokens, audit);
   const passwordReset = new PasswordResetService(config, accountTokens, sessions, emailVerification, audit, accountCredentials);
   // A pooled connection the server has just dropped fails once and is discarded: the probe tries a
@@ -324,7 +327,7 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     ssoConnections,
     saml,
     oidcConnections,
-    ssoEntry: new SsoEntry(keyring, ssoConnections, saml, oidcConnections),
+    ssoEntry,
     ssoSignIn: new SsoSignInService(keyring, auth, mfa, mfaChallenges, organizationMembers, accountCredentials, audit),
     disposers,
     readiness,

@@ -227,6 +227,23 @@ describe('the assertion consumer service', () => {
     expect(read.body.recentFailures[0]).toMatchObject({ reason: 'saml_audience_mismatch' });
   });
 
+  it('the retention sweep deletes expired requests and assertion ids of every workspace, and keeps open ones', async () => {
+    const open = await start(tenant, `alice@${domain}`);
+    const em = suite.server.services.orm.em.fork();
+    await em.execute(
+      `insert into sso_auth_request (id, tenant_id, connection_id, request_id, browser_binding_hash, purpose, created_at, expires_at)
+       values (gen_random_uuid(), ?, ?, '_expired-request', repeat('0', 64), 'sign_in', now() - interval '1 hour', now() - interval '50 minutes')`,
+      [tenant.id, connection.id],
+    );
+    await em.execute(`insert into sso_assertion (connection_id, assertion_id, tenant_id, expires_at) values (?, '_expired-assertion', ?, now() - interval '1 minute')`, [
+      connection.id, tenant.id,
+    ]);
+    expect(await suite.server.services.ssoEntry.sweepExpired(em)).toBeGreaterThanOrEqual(2);
+    expect(await em.execute(`select 1 from sso_auth_request where request_id in ('_expired-request')`)).toHaveLength(0);
+    expect(await em.execute(`select 1 from sso_assertion where assertion_id = '_expired-assertion'`)).toHaveLength(0);
+    expect(await em.execute('select 1 from sso_auth_request where request_id = ?', [open.requestId])).toHaveLength(1);
+  });
+
   it('refuses a replayed assertion (same assertion id) in an answer to a new request, and another workspace\'s answer', async () => {
     const first = await start(tenant, `alice@${domain}`);
     const assertionId = `_a${unique()}`;

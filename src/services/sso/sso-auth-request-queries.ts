@@ -18,6 +18,17 @@ export async function deleteExpiredSsoRows(em: EntityManager, tenantId: string, 
   await em.execute('delete from sso_assertion where tenant_id = ? and expires_at < ?', [tenantId, before]);
 }
 
+/**
+ * Deletes, in every tenant, the requests and assertion ids that expired before `before` (the
+ * retention sweep; a start also deletes its own tenant's).
+ * @returns how many rows went.
+ */
+export async function deleteExpiredSsoRowsEverywhere(em: EntityManager, before: Date): Promise<number> {
+  const requests = (await em.execute('delete from sso_auth_request where expires_at < ? returning id', [before])) as unknown[];
+  const assertions = (await em.execute('delete from sso_assertion where expires_at < ? returning assertion_id', [before])) as unknown[];
+  return requests.length + assertions.length;
+}
+
 /** When the connection's open (unanswered, unexpired) request of SAML id `requestId` was sent, or undefined. */
 export async function findOpenSsoRequestTime(em: EntityManager, tenantId: string, connectionId: string, requestId: string, now: Date): Promise<Date | undefined> {
   const rows = (await em.execute(

@@ -4,7 +4,7 @@ import type { Tenant } from '../../entities/tenant.js';
 import { normalizeEmail } from '../../lib/email.js';
 import type { Keyring } from '../../security/keyring.js';
 import { constantTimeEqual, sha256Hex } from '../../security/tokens.js';
-import { spendSsoCompletion } from './sso-auth-request-queries.js';
+import { deleteExpiredSsoRowsEverywhere, spendSsoCompletion } from './sso-auth-request-queries.js';
 import { readSsoIdentity, type VerifiedSsoIdentity } from './sso-completion.js';
 import type { OidcConnectionSignIn } from './oidc-connection-sign-in.js';
 import type { SamlService } from './saml-service.js';
@@ -59,6 +59,11 @@ export class SsoEntry {
     if (!spent || spent.identityEnc === null || spent.purpose !== 'test') throw SSO_ERRORS.completionInvalid();
     if (presentedBinding === undefined || !constantTimeEqual(sha256Hex(presentedBinding), spent.browserBindingHash)) throw SSO_ERRORS.browserMismatch();
     return { ...readSsoIdentity(this.keyring, tenant.id, spent), connectionId: spent.connectionId };
+  }
+
+  /** The retention sweep's part: deletes expired SSO requests and assertion ids of every tenant. @returns how many rows went. */
+  async sweepExpired(em: EntityManager, now = new Date()): Promise<number> {
+    return deleteExpiredSsoRowsEverywhere(em, now);
   }
 
   private begin(
