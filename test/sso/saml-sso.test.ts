@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTenant, expectError, PASSWORD, signupMember, unique, type TestTenant } from '../helpers/api.js';
 import { authnRequestIdOf, base64, forgingIdp, responseXml, signAssertion, type ForgingIdp } from '../helpers/saml-forge.js';
+import { Authenticator } from '../helpers/totp.js';
 import { hasSimpleSamlPhp, signInAtSimpleSaml, startSimpleSamlIdp, type SimpleSamlIdp } from '../support/simplesamlphp.js';
 import { useTestServerAtPublicUrl } from '../helpers/suite.js';
 
@@ -225,6 +226,30 @@ describe('the assertion consumer service', () => {
     expect(refused.headers.get('location')).toBe(`/app/${tenant.slug}/admin/sso/${connection.id}#error=saml_audience_mismatch`);
     const read = await suite.api.get(`/v1/${tenant.slug}/sso-connections/${connection.id}`, { token: tenant.accessToken });
     expect(read.body.recentFailures[0]).toMatchObject({ reason: 'saml_audience_mismatch' });
+  });
+
+  it('a connection that says its provider performs MFA never waives an authenticator the person enrolled here (a second Admin\'s connection cannot sign in as its owner)', async () => {
+    const owner = await createTenant(suite.api);
+    const ownerIdp = forgingIdp();
+    const { connection: rogue, domain: ownerDomain } = await createConnection(owner, ownerIdp, { providerPerformsMfa: true });
+    const victim = await signupMember(suite.api, owner.slug, `victim@${ownerDomain}`);
+    const enroll = await suite.api.post(`/v1/${owner.slug}/mfa/totp/enroll`, undefined, { token: victim.accessToken });
+    const authenticator = new Authenticator(enroll.body.secret);
+    expect((await suite.api.post(`/v1/${owner.slug}/mfa/totp/verify`, { code: await authenticator.nextCode() }, { token: victim.accessToken })).status).toBe(200);
+    const answerFor = async () => {
+      const { requestId, cookie } = await start(owner, victim.email);
+      const fragment = await postToAcs(rogue.sp.acsUrl, base64(signAssertion(ownerIdp, responseXml(ownerIdp, {
+        inResponseTo: requestId, destination: rogue.sp.acsUrl, audience: rogue.sp.entityId, nameId: victim.email,
+      }))));
+      return complete(owner, fragment.get('code')!, cookie);
+    };
+    // an account with its own factor and an address never verified is not taken over
+    expect((await answerFor()).body.error?.data?.details?.reason).toBe('sso_account_protected');
+    // with its address verified it is linked, and its authenticator is still asked for
+    await suite.server.services.orm.em.fork().execute('update app_user set email_verified_at = now() where id = ?', [victim.id]);
+    const done = await answerFor();
+    expect(done.status).toBe(401);
+    expect(done.body.error?.data?.details?.reason).toBe('mfa_required');
   });
 
   it('the retention sweep deletes expired requests and assertion ids of every workspace, and keeps open ones', async () => {

@@ -53,6 +53,11 @@ export const SSO_ERRORS = defineErrorCatalog({
   emailDomainMismatch: {
     code: 'UNAUTHORIZED', reason: 'sso_email_domain_mismatch', message: 'The identity provider sent an address outside the connection\'s domains',
   },
+  /** An account of the address with an unverified address but an Admin role or its own factors: never taken over. */
+  protectedAccount: {
+    code: 'UNAUTHORIZED', reason: 'sso_account_protected',
+    message: 'An account with this address has its own second factor or is an Admin but never verified the address; sign in to it and verify the address first',
+  },
   /** The completion code is unknown, used, or older than 2 minutes. */
   completionInvalid: { code: 'UNAUTHORIZED', reason: 'sso_completion_invalid', message: 'This sign-in cannot be completed any more; start again' },
   /** The sign-in was started in another browser (or without its cookie). */

@@ -4,6 +4,8 @@ import { newUser } from '../../entities/new-user.js';
 import type { Tenant } from '../../entities/tenant.js';
 import type { User } from '../../entities/user.js';
 import { isUniqueViolation } from '../../lib/errors.js';
+import { isTotpEnrolled } from '../mfa/totp-service.js';
+import { countPasskeysOfUser } from '../passkeys/passkey-queries.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { Keyring } from '../../security/keyring.js';
 import { constantTimeEqual, sha256Hex } from '../../security/tokens.js';
@@ -57,7 +59,7 @@ export class SsoSignInService {
    * `IdpOauthLinked`, and `OrganizationMemberAdded`.
    * @param presentedBinding the browser's binding cookie value, if any.
    * @throws ApiError 401 `sso_completion_invalid`, 401 `browser_mismatch`, 401 `user_suspended`,
-   *   401 `mfa_required`.
+   *   401 `sso_account_protected`, 401 `mfa_required`.
    */
   async complete(em: EntityManager, tenant: Tenant, code: string, presentedBinding: string | undefined, meta: RequestMeta): Promise<SsoSignIn> {
     const spent = await spendSsoCompletion(em, tenant.id, sha256Hex(code), new Date());
@@ -75,7 +77,7 @@ export class SsoSignInService {
       user = await this.resolve(em, tenant, connection, identity, meta);
     }
     const providerMfa = connection.providerPerformsMfa || identity.providerMfa;
-    if (this.mfa.requiredMethods(tenant, user).length > 0 && !providerMfa) {
+    if (this.mfa.requiredMethods(tenant, user).length > 0 && !this.providerMfaAccepted(tenant, user, connection, identity)) {
       const challenge = await this.challenges.issue(em, tenant, user, 'sso', identity.issuer);
       throw MFA_ERRORS.mfaRequiredAfterProvider(challenge);
     }
@@ -86,12 +88,26 @@ export class SsoSignInService {
   }
 
   /**
+   * Whether the provider's sign-in satisfies the workspace's MFA policy for `user` (docs/sso.md
+   * "MFA"): the connection states its provider asks for a second factor, or the answer shows it
+   * (`amr`). A factor the person enrolled here (TOTP) is never waived by a connection's statement,
+   * which any Admin can make (a second Admin's connection must not sign in as the owner past her
+   * authenticator); only an `amr` showing MFA waives it, and only when the workspace opted in
+   * (`idpMfaTrust`), as for the workspace's provider (docs/idp.md "MFA").
+   */
+  private providerMfaAccepted(tenant: Tenant, user: User, connection: SsoConnectionWithDomains, identity: VerifiedSsoIdentity): boolean {
+    if (!connection.providerPerformsMfa && !identity.providerMfa) return false;
+    if (!isTotpEnrolled(user)) return true;
+    return identity.providerMfa && tenant.idpMfaTrust;
+  }
+
+  /**
    * The user of a verified identity, in one transaction: the live user linked to (issuer, subject);
    * else the live account of the address, linked (an address never verified is taken over as by a
    * provider sign-in: every credential of the pre-registration goes, docs/idp.md "Pre-registered
-   * accounts"); else a new Active Member with the address verified. A newly linked person joins the
+   * accounts"; unless it is an Admin or has its own factor: 401 `sso_account_protected`); else a new Active Member with the address verified. A newly linked person joins the
    * connection's organization with its default roles (roles deleted since are left out).
-   * @throws ApiError 401 `user_suspended`.
+   * @throws ApiError 401 `user_suspended`, 401 `sso_account_protected`.
    */
   private async resolve(em: EntityManager, tenant: Tenant, connection: SsoConnectionWithDomains, identity: VerifiedSsoIdentity, meta: RequestMeta): Promise<User> {
     return em.transactional(async (tx) => {
@@ -101,7 +117,14 @@ export class SsoSignInService {
         const existing = await findLiveUserByEmail(tx, tenant.id, identity.email);
         user = existing ?? (await this.createMember(tx, tenant, identity, meta, now));
         refuseSuspended(user.status);
-        if (existing && existing.emailVerifiedAt === null) await this.takeOverUnverified(tx, tenant, existing, identity, meta, now);
+        if (existing && existing.emailVerifiedAt === null) {
+          // as at the workspace's provider (docs/idp.md "Pre-registered accounts"): whoever holds an
+          // Admin role or a factor proved more than a pre-registrant; such an account is not taken over
+          if (existing.role === 'Admin' || isTotpEnrolled(existing) || (await countPasskeysOfUser(tx, tenant.id, existing.id)) > 0) {
+            throw SSO_ERRORS.protectedAccount();
+          }
+          await this.takeOverUnverified(tx, tenant, existing, identity, meta, now);
+        }
         await insertIdentity(tx, {
           id: randomUUID(), tenantId: tenant.id, userId: user.id, issuer: identity.issuer, subject: identity.subject, email: identity.email,
           createdAt: now, lastLoginAt: now,

@@ -143,4 +143,5 @@ export const reasons: Translation<typeof english> = {
   sso_email_domain_mismatch: 'Der Identitätsanbieter hat eine Adresse außerhalb der Domains dieser Verbindung geschickt.',
   sso_completion_invalid: 'Diese Anmeldung kann nicht mehr abgeschlossen werden. Starten Sie neu.',
   sso_protocol_mismatch: 'Das Protokoll dieser Verbindung kann sich nicht ändern. Legen Sie stattdessen eine neue Verbindung an.',
+  sso_account_protected: 'Ein Konto mit dieser Adresse hat einen eigenen zweiten Faktor, aber die Adresse wurde nie bestätigt. Melden Sie sich mit Ihrem Passwort an, bestätigen Sie die Adresse und nutzen Sie dann Single Sign-on.',
 };

@@ -142,4 +142,5 @@ export const reasons = {
   sso_email_domain_mismatch: 'The identity provider sent an address outside this connection’s domains.',
   sso_completion_invalid: 'This sign-in cannot be completed any more. Start again.',
   sso_protocol_mismatch: 'This connection\'s protocol cannot change. Create another connection instead.',
+  sso_account_protected: 'An account with this address has its own second factor but never verified the address. Sign in to it with your password, verify the address, then use single sign-on.',
 } as const satisfies Record<ErrorReason, string>;

@@ -143,4 +143,5 @@ export const reasons: Translation<typeof english> = {
   sso_email_domain_mismatch: 'Le fournisseur d’identité a envoyé une adresse hors des domaines de cette connexion.',
   sso_completion_invalid: 'Cette connexion ne peut plus être terminée. Recommencez.',
   sso_protocol_mismatch: 'Le protocole de cette connexion ne peut pas changer. Créez plutôt une autre connexion.',
+  sso_account_protected: 'Un compte avec cette adresse a son propre second facteur mais n’a jamais vérifié l’adresse. Connectez-vous avec votre mot de passe, vérifiez l’adresse, puis utilisez l’authentification unique.',
 };
