@@ -137,6 +137,8 @@ const ApplicationsPage = lazyRouteComponent(() => import('./pages/admin-applicat
 const OrganizationsPage = lazyRouteComponent(() => import('./pages/admin-organizations'), 'OrganizationsPage');
 const OrganizationPage = lazyRouteComponent(() => import('./pages/admin-organizations'), 'OrganizationPage');
 const WebhooksPage = lazyRouteComponent(() => import('./pages/admin-webhooks'), 'WebhooksPage');
+const SsoConnectionsPage = lazyRouteComponent(() => import('./pages/admin-sso'), 'SsoConnectionsPage');
+const SsoConnectionPage = lazyRouteComponent(() => import('./pages/admin-sso'), 'SsoConnectionPage');
 
 const rootRoute = createRootRoute({ component: RootLayout, notFoundComponent: NotFoundPage });
 const homeRoute = createRoute({ getParentRoute: () => rootRoute, path: '/', component: HomePage });
@@ -172,6 +174,8 @@ const apiResourcesRoute = createRoute({ getParentRoute: () => adminRoute, path: 
 const rolesRoute = createRoute({ getParentRoute: () => adminRoute, path: 'roles', component: RolesPage });
 const organizationsRoute = createRoute({ getParentRoute: () => adminRoute, path: 'organizations', component: OrganizationsPage });
 const organizationRoute = createRoute({ getParentRoute: () => adminRoute, path: 'organizations/$organizationId', component: OrganizationPage });
+const ssoConnectionsRoute = createRoute({ getParentRoute: () => adminRoute, path: 'sso', component: SsoConnectionsPage });
+const ssoConnectionRoute = createRoute({ getParentRoute: () => adminRoute, path: 'sso/$connectionId', component: SsoConnectionPage });
 
 const routeTree = rootRoute.addChildren([
   homeRoute,
@@ -186,7 +190,7 @@ const routeTree = rootRoute.addChildren([
     acceptRoute,
     idpCallbackRoute,
     ssoCallbackRoute,
-    signedInRoute.addChildren([accountRoute, adminRoute.addChildren([activityRoute, usersRoute, userRoute, invitesRoute, apiKeysRoute, applicationsRoute, apiResourcesRoute, rolesRoute, organizationsRoute, organizationRoute, webhooksRoute, settingsRoute, auditRoute])]),
+    signedInRoute.addChildren([accountRoute, adminRoute.addChildren([activityRoute, usersRoute, userRoute, invitesRoute, apiKeysRoute, applicationsRoute, apiResourcesRoute, rolesRoute, organizationsRoute, organizationRoute, ssoConnectionsRoute, ssoConnectionRoute, webhooksRoute, settingsRoute, auditRoute])]),
   ]),
 ]);
 
