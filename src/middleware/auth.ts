@@ -84,3 +84,18 @@ export const securityAdminProcedure = adminProcedure
     requireLiveCredential(ctx.principal);
     return next();
   });
+
+/**
+ * Changes whose holder decides who signs in (docs/sso.md "Who may change a connection"): an Admin
+ * *user* only, since an API key, even a live one, is a credential that leaks more easily than a
+ * person's session. The service then checks the sign-in is recent. The kind adds `admin_required`
+ * and `admin_session_required` to every such route's documented reasons (`kindErrorReasons`).
+ * @throws ApiError 403 `admin_required` for a Member, 403 `admin_session_required` for an API key.
+ */
+export const adminSessionProcedure = adminProcedure
+  .meta({ kindErrorReasons: { 403: [SESSION_REASONS.adminRequired, SESSION_REASONS.adminSessionRequired] } })
+  .use(({ ctx, next }) => {
+    const { principal } = ctx;
+    if (principal.kind !== 'user') throw SESSION_ERRORS.adminSessionRequired();
+    return next({ ctx: { principal } });
+  });

@@ -10,7 +10,7 @@ import { createRequestContext } from '../context.js';
 import { isDependencyOutage, serviceUnavailable, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../lib/outage.js';
 import { envelopeAdapterErrors, sendApiError } from './error-envelope.js';
 import { REQUEST_ERRORS } from '../lib/errors.js';
-import { MAX_BODY_BYTES, USER_IMPORT_MAX_BODY_BYTES, publicDescriptionCors, screenRequestInput, strictCors } from './http-hardening.js';
+import { MAX_BODY_BYTES, SSO_CONNECTION_MAX_BODY_BYTES, USER_IMPORT_MAX_BODY_BYTES, publicDescriptionCors, screenRequestInput, strictCors } from './http-hardening.js';
 import { idpCallbackToPage } from '../middleware/idp-binding-cookie.js';
 import { ssoRoutes } from './sso-routes.js';
 import { buildOpenApiDocument } from './openapi.js';
@@ -170,6 +170,11 @@ export function createApp(services: AppServices): express.Express {
   app.use(ssoRoutes(services));
   // An import of 1,000 users with their hashes needs more room than any other body (docs/import.md).
   app.post('/v1/:slug/users/import', express.json({ limit: USER_IMPORT_MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] }));
+  // An identity provider's SAML metadata may be larger than the common limit (docs/sso.md), on REST and on /trpc.
+  const ssoConnectionBody = express.json({ limit: SSO_CONNECTION_MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] });
+  app.post('/v1/:slug/sso-connections', ssoConnectionBody);
+  app.patch('/v1/:slug/sso-connections/:id', ssoConnectionBody);
+  app.post(['/trpc/sso.create', '/trpc/sso.update'], ssoConnectionBody);
   app.use(express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] }));
   // An import job's NDJSON body (not parsed above) is left unread: the procedure streams it into the job (docs/import.md).
   app.post('/v1/:slug/users/import-jobs', leaveNdjsonBodyUnread);

@@ -73,6 +73,11 @@ export const MAX_BODY_BYTES = 100 * 1024;
 
 /** Largest body of POST users/import (1,000 users with their password hashes, docs/import.md), in bytes. */
 export const USER_IMPORT_MAX_BODY_BYTES = 2 * 1024 * 1024;
+/**
+ * Largest body of creating or changing an SSO connection, in bytes: an identity provider's SAML
+ * metadata may be up to 256 KiB (docs/sso.md), more than any other body.
+ */
+export const SSO_CONNECTION_MAX_BODY_BYTES = 320 * 1024;
 
 /**
  * Walks a parsed JSON value iteratively (no recursion, so deep nesting cannot overflow the stack).

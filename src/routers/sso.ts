@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { adminProcedure } from '../middleware/auth.js';
+import { adminProcedure, adminSessionProcedure } from '../middleware/auth.js';
 import { clearSsoBindingCookie, newSsoBinding, readSsoBindingCookie, setSsoBindingCookie } from '../middleware/sso-binding-cookie.js';
 import { tenantProcedure } from '../middleware/tenant.js';
 import type { SsoConnectionView } from '../services/sso/sso-connection-service.js';
-import { SSO_ERRORS } from '../services/sso/sso-errors.js';
 import { router } from '../trpc.js';
 import { displayName, email, emailDomain, OK, okOutput, timestampOutput } from './schemas.js';
 
@@ -14,7 +13,7 @@ const changeErrors = {
   401: 'Not signed in, or a sign-in older than 10 minutes (`reauthentication_required`)',
   403: 'Not an admin, or an API key (`admin_session_required`)',
 };
-const changeReasons = { 401: ['reauthentication_required'], 403: ['admin_session_required'] } as const;
+const changeReasons = { 401: ['reauthentication_required'] } as const;
 /** What a provider given to create or change a connection can be refused for (SAML metadata, OpenID issuer and discovery). */
 const PROVIDER_REASONS = [
   'invalid_saml_metadata', 'invalid_saml_certificate', 'invalid_sso_url', 'unknown_organization_role',
@@ -95,12 +94,6 @@ const connectionFields = {
 
 const idInput = z.object({ id: z.uuid() });
 
-/** The signed-in Admin changing a connection; an API key is refused (docs/sso.md "Who may change a connection"). */
-function adminSession(principal: { kind: string; userId?: string; sessionId?: string }): { userId: string; sessionId: string } {
-  if (principal.kind !== 'user' || principal.userId === undefined || principal.sessionId === undefined) throw SSO_ERRORS.adminSessionRequired();
-  return { userId: principal.userId, sessionId: principal.sessionId };
-}
-
 /** `/v1/{tenantSlug}/sso-connections*` and `sso/start`: enterprise single sign-on (docs/sso.md). */
 export const ssoRouter = router({
   list: adminProcedure
@@ -176,7 +169,7 @@ export const ssoRouter = router({
       return ctx.services.ssoEntry.testResult(ctx.em, ctx.tenant, input.code, binding);
     }),
 
-  create: adminProcedure
+  create: adminSessionProcedure
     .meta({
       openapi: {
         method: 'POST', path: '/v1/{tenantSlug}/sso-connections', protect: true, tags,
@@ -211,7 +204,7 @@ export const ssoRouter = router({
     }))
     .output(z.object({ connection: ssoConnectionOutput }))
     .mutation(async ({ ctx, input }) => {
-      const by = adminSession(ctx.principal);
+      const by = { userId: ctx.principal.userId, sessionId: ctx.principal.sessionId };
       const { tenantSlug: _slug, saml, oidc, ...fields } = input;
       const connection = fields.protocol === 'saml'
         ? { ...fields, protocol: 'saml' as const, saml: saml! }
@@ -219,7 +212,7 @@ export const ssoRouter = router({
       return { connection: toOutput(await ctx.services.ssoConnections.create(ctx.em, ctx.tenant, connection, by, ctx.meta)) };
     }),
 
-  update: adminProcedure
+  update: adminSessionProcedure
     .meta({
       openapi: {
         method: 'PATCH', path: '/v1/{tenantSlug}/sso-connections/{id}', protect: true, tags,
@@ -235,15 +228,18 @@ export const ssoRouter = router({
       defaultOrganizationRoles: connectionFields.defaultOrganizationRoles, providerPerformsMfa: connectionFields.providerPerformsMfa,
       signAuthnRequests: connectionFields.signAuthnRequests, saml: samlInput.optional(),
       oidc: oidcInput.extend({ clientSecret: oidcInput.shape.clientSecret.optional() }).optional(),
+    }).superRefine((value, ctx) => {
+      const fields = ['name', 'domains', 'organizationId', 'defaultOrganizationRoles', 'providerPerformsMfa', 'signAuthnRequests', 'saml', 'oidc'] as const;
+      if (!fields.some((field) => value[field] !== undefined)) ctx.addIssue({ code: 'custom', path: [], message: 'Give at least one field to change' });
     }))
     .output(z.object({ connection: ssoConnectionOutput }))
     .mutation(async ({ ctx, input }) => {
-      const by = adminSession(ctx.principal);
+      const by = { userId: ctx.principal.userId, sessionId: ctx.principal.sessionId };
       const { tenantSlug: _slug, id, ...patch } = input;
       return { connection: toOutput(await ctx.services.ssoConnections.update(ctx.em, ctx.tenant, id, patch, by, ctx.meta)) };
     }),
 
-  delete: adminProcedure
+  delete: adminSessionProcedure
     .meta({
       openapi: { method: 'DELETE', path: '/v1/{tenantSlug}/sso-connections/{id}', protect: true, tags, summary: 'Delete an SSO connection (its people keep their accounts)', errorResponses: changeErrors },
       errorReasons: { ...changeReasons, 404: ['not_found'] },
@@ -251,14 +247,14 @@ export const ssoRouter = router({
     .input(idInput)
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.ssoConnections.delete(ctx.em, ctx.tenant, input.id, adminSession(ctx.principal), ctx.meta);
+      await ctx.services.ssoConnections.delete(ctx.em, ctx.tenant, input.id, { userId: ctx.principal.userId, sessionId: ctx.principal.sessionId }, ctx.meta);
       return OK;
     }),
 
   start: tenantProcedure
     .meta({
       openapi: {
-        method: 'POST', path: '/v1/{tenantSlug}/sso/start', tags,
+        method: 'POST', path: '/v1/{tenantSlug}/sso/start', protect: false, tags,
         summary: 'Start a single sign-on for an email address of a connection\'s domain',
         description:
           'Answers the identity provider URL to send the browser to (an AuthnRequest, HTTP-Redirect binding), and sets the HttpOnly ' +
@@ -272,7 +268,7 @@ export const ssoRouter = router({
       },
       errorReasons: { 400: ['idp_unavailable'], 404: ['sso_connection_not_found'] },
     })
-    .input(z.object({ email, returnTo: z.string().max(2048).regex(/^\/(?![/\\])[^\s\\]*$/, 'must be a path of this service').optional() }))
+    .input(z.object({ email, returnTo: z.string().max(2048).regex(/^\/([^/\\\s][^\s\\]*)?$/, 'must be a path of this service').optional() }))
     .output(z.object({ redirectUrl: z.url() }))
     .mutation(async ({ ctx, input }) => {
       const binding = newSsoBinding();

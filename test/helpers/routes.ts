@@ -10,9 +10,11 @@ import { appRouter } from '../../src/routers/index.js';
  * - `securityAdmin`: changes of the tenant's security: an Admin user or an `ak_live_` key; a Member 403,
  *   an `ak_test_` key 403 `live_key_required` (`securityAdminProcedure`).
  * - `adminUser`: an Admin *user* only (tenant deletion): a Member 403, an API key 401 `user_token_required`.
+ * - `adminSession`: a signed-in Admin *user* only (SSO connections: whoever controls one decides who
+ *   signs in, docs/sso.md): a Member 403 `admin_required`, an API key 403 `admin_session_required`.
  * - `authenticated`: any credential of the tenant (user of either role, or API key).
  */
-export type AccessClass = 'public' | 'user' | 'admin' | 'securityAdmin' | 'adminUser' | 'authenticated';
+export type AccessClass = 'public' | 'user' | 'admin' | 'securityAdmin' | 'adminUser' | 'adminSession' | 'authenticated';
 
 /**
  * The expected access class of every procedure, keyed by tRPC path: every procedure name,
@@ -144,15 +146,27 @@ export const ACCESS_CLASSES: Record<string, AccessClass> = {
   'me.acceptInvite': 'user',
 
   'tenant.deleteTenant': 'adminUser',
+
+  'roles.members': 'admin',
+  'sso.list': 'admin',
+  'sso.get': 'admin',
+  'sso.create': 'adminSession',
+  'sso.update': 'adminSession',
+  'sso.delete': 'adminSession',
+  'sso.test': 'admin',
+  'sso.testResult': 'admin',
+  'sso.start': 'public',
+  'browser.ssoComplete': 'public',
 };
 
 /**
  * Procedures served on `/trpc` only, by design: the hosted pages' cookie session (`browser.*`) reads
  * a cookie scoped to the path `/trpc`, so a REST route could never receive it. test/sessions/browser-session.test.ts
  * covers them (no cookie, another workspace's token, replay, sign-out); the provider sign-in bound to the
- * browser (`browser.idpStart` / `browser.idpCallback`, cookie transport only) is covered in test/idp/idp.test.ts.
+ * browser (`browser.idpStart` / `browser.idpCallback`, cookie transport only) is covered in test/idp/idp.test.ts,
+ * the SSO completion bound to the browser (`browser.ssoComplete`) in test/sso.
  */
-export const TRPC_ONLY_PROCEDURES: ReadonlySet<string> = new Set(['browser.refresh', 'browser.logout', 'browser.idpStart', 'browser.idpCallback']);
+export const TRPC_ONLY_PROCEDURES: ReadonlySet<string> = new Set(['browser.refresh', 'browser.logout', 'browser.idpStart', 'browser.idpCallback', 'browser.ssoComplete']);
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 

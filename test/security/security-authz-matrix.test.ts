@@ -75,9 +75,10 @@ function expectation(access: AccessClass, caller: Caller): Expectation {
     case 'apiKey':
       // the matrix's key is an ak_test_ key
       if (access === 'securityAdmin') return { refused: 403, reason: 'live_key_required' };
+      if (access === 'adminSession') return { refused: 403, reason: 'admin_session_required' };
       return access === 'user' || access === 'adminUser' ? { refused: 401, reason: 'user_token_required' } : 'admitted';
     case 'member':
-      return access === 'admin' || access === 'securityAdmin' || access === 'adminUser' ? { refused: 403, reason: 'admin_required' } : 'admitted';
+      return access === 'admin' || access === 'securityAdmin' || access === 'adminUser' || access === 'adminSession' ? { refused: 403, reason: 'admin_required' } : 'admitted';
     case 'admin':
       return 'admitted';
   }
@@ -173,7 +174,7 @@ describe('authorization matrix', () => {
           : send(server.url, 'POST', `/trpc/${route.procedure}`, { token, body: input });
       const cases: [Caller, string | undefined, number][] = refusals.map(([caller, token]) => [caller, token, 401]);
       const access = ACCESS_CLASSES[route.procedure];
-      if (access === 'admin' || access === 'securityAdmin' || access === 'adminUser') cases.push(['member', p.memberToken, 403]);
+      if (access === 'admin' || access === 'securityAdmin' || access === 'adminUser' || access === 'adminSession') cases.push(['member', p.memberToken, 403]);
       if (access === 'user' || access === 'adminUser') cases.push(['apiKey', p.apiKey, 401]);
       if (access === 'securityAdmin') cases.push(['apiKey', p.apiKey, 403]);
       for (const [caller, token, status] of cases) {

@@ -32,7 +32,7 @@ afterAll(async () => {
 function credentialFor(route: RouteInfo, p: Principals): string | undefined {
   const access = ACCESS_CLASSES[route.procedure];
   if (access === 'public') return undefined;
-  return access === 'admin' || access === 'securityAdmin' || access === 'adminUser' ? p.adminToken : p.memberToken;
+  return access === 'admin' || access === 'securityAdmin' || access === 'adminUser' || access === 'adminSession' ? p.adminToken : p.memberToken;
 }
 
 /**

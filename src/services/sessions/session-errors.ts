@@ -46,6 +46,8 @@ export const SESSION_ERRORS = defineErrorCatalog({
   },
   /** A Member on an Admin route. */
   adminRequired: { code: 'FORBIDDEN', reason: 'admin_required', message: 'This route needs the Admin role' },
+  /** A change only a signed-in Admin may make (an SSO connection): an API key, even a live one, is refused. */
+  adminSessionRequired: { code: 'FORBIDDEN', reason: 'admin_session_required', message: 'This change needs a signed-in Admin, not an API key' },
   /** An `ak_test_` API key on a route that changes live secrets or security settings. */
   liveKeyRequired: { code: 'FORBIDDEN', reason: 'live_key_required', message: 'This change needs an Admin or a live API key (ak_live_), not a test key' },
   /** An `ak_test_` API key changing a user's custom data. */

@@ -25,10 +25,6 @@ export const SSO_ERRORS = defineErrorCatalog({
   protocolMismatch: {
     code: 'BAD_REQUEST', reason: 'sso_protocol_mismatch', message: ({ protocol }: { protocol: string }) => `This connection speaks ${protocol}; its protocol cannot change`,
   },
-  /** Changing connections needs a signed-in Admin, not an API key. */
-  adminSessionRequired: {
-    code: 'FORBIDDEN', reason: 'admin_session_required', message: 'Changing single sign-on connections needs a signed-in Admin, not an API key',
-  },
   /** The response is not a SAML response this service can read (not base64 XML, a DTD, several assertions...). */
   responseInvalid: { code: 'UNAUTHORIZED', reason: 'saml_response_invalid', message: ({ problem }: { problem: string }) => `The SAML response was refused: ${problem}` },
   /** No signature of the response or assertion verifies with the connection's certificates. */
