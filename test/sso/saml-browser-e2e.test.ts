@@ -1,8 +1,7 @@
-import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import * as oidc from 'openid-client';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { build } from 'vite';
+import type { Browser, Page } from 'playwright-core';
+import { buildAndLaunchChromium, hasChromium, SCREENSHOTS } from '../helpers/browser.js';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { Api, createTenant, unique, type TestTenant } from '../helpers/api.js';
 import { freePort } from '../helpers/oidc-provider.js';
@@ -16,10 +15,8 @@ import { hasSimpleSamlPhp, startSimpleSamlIdp, type SimpleSamlIdp } from '../sup
  * of a connection's domain to SimpleSAMLphp's login form, and the person comes back signed in, on the
  * account page and inside an application's OpenID Connect sign-in.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const ready = existsSync(CHROMIUM) && hasSimpleSamlPhp();
+const ready = hasChromium && hasSimpleSamlPhp();
 if (!ready) console.warn('saml-browser-e2e: skipped, Chromium or SimpleSAMLphp is missing (.ci/run installs both)');
-const SCREENSHOTS = path.resolve('test-results/screenshots');
 
 describe.skipIf(!ready)('enterprise SSO in a browser', () => {
   let server: TestServer;
@@ -56,15 +53,10 @@ describe.skipIf(!ready)('enterprise SSO in a browser', () => {
   }
 
   beforeAll(async () => {
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    await build({ configFile: path.resolve('web/vite.config.ts'), logLevel: 'warn' });
+    browser = await buildAndLaunchChromium();
     const port = await freePort();
     server = await startTestServer({ PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` });
     api = new Api(server.url);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM, headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
     tenant = await createTenant(api);
     domain = `corp-${unique()}.example`;
     alice.email = `alice@${domain}`;

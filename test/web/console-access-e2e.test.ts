@@ -1,8 +1,6 @@
-import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { build } from 'vite';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { axeBothThemes, buildAndLaunchChromium, CHROMIUM, DESKTOP, fitsPhone, hasChromium, PHONE, SCREENSHOTS } from '../helpers/browser.js';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { Api, createTenant, PASSWORD, signupMember, type TestTenant } from '../helpers/api.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -12,13 +10,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
  * Chromium against the real service: API resources, roles, roles on the user and m2m application
  * pages, organizations with members and organization roles; each page scanned with axe in both themes.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) console.warn(`console-access-e2e: skipped, ${CHROMIUM} is missing (apt-get install -y chromium)`);
-
-const SCREENSHOTS = path.resolve('test-results/screenshots');
-const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 360, height: 740 };
 const INVOICES_API = 'https://api.example.com/invoices';
 
 describe.skipIf(!hasChromium)('console pages for roles, permissions and organizations', () => {
@@ -39,36 +31,10 @@ describe.skipIf(!hasChromium)('console pages for roles, permissions and organiza
     });
   }
 
-  /** axe (WCAG 2.1 A and AA) on the page as it is now, in the light and the dark theme; @returns the violations. */
-  async function axeBothThemes(page: Page, name: string): Promise<string[]> {
-    const found: string[] = [];
-    for (const scheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme: scheme });
-      const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-      for (const v of result.violations) found.push(`${scheme} ${name}: ${v.id} (${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')})`);
-    }
-    await page.emulateMedia({ colorScheme: 'light' });
-    return found;
-  }
-
-  /** Nothing scrolls sideways at 360 px: the page is no wider than the window. */
-  async function fitsPhone(page: Page, name: string): Promise<void> {
-    await page.setViewportSize(PHONE);
-    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-phone.png`), fullPage: true });
-    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE.width);
-    await page.setViewportSize(DESKTOP);
-  }
-
   beforeAll(async () => {
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    await build({ configFile: path.resolve('web/vite.config.ts'), logLevel: 'warn' });
+    browser = await buildAndLaunchChromium();
     server = await startTestServer({});
     api = new Api(server.url);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
     tenant = await createTenant(api);
     member = await signupMember(api, tenant.slug);
     const context = await browser.newContext({ viewport: DESKTOP });

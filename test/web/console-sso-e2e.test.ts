@@ -1,8 +1,6 @@
-import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { build } from 'vite';
+import type { Browser, Page } from 'playwright-core';
+import { axeBothThemes, buildAndLaunchChromium, DESKTOP, fitsPhone, hasChromium, SCREENSHOTS } from '../helpers/browser.js';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { Api, createTenant, PASSWORD, unique, type TestTenant } from '../helpers/api.js';
 import { freePort } from '../helpers/oidc-provider.js';
@@ -16,12 +14,8 @@ import { hasSimpleSamlPhp, startSimpleSamlIdp, type SimpleSamlIdp } from '../sup
  * provider, a taken domain, and "Test this connection" through SimpleSAMLphp's login form; axe in both
  * themes, nothing sideways at 360 px.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const ready = existsSync(CHROMIUM) && hasSimpleSamlPhp();
+const ready = hasChromium && hasSimpleSamlPhp();
 if (!ready) console.warn('console-sso-e2e: skipped, Chromium or SimpleSAMLphp is missing (.ci/run installs both)');
-const SCREENSHOTS = path.resolve('test-results/screenshots');
-const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 360, height: 740 };
 
 describe.skipIf(!ready)('console pages for enterprise SSO', () => {
   let server: TestServer;
@@ -39,34 +33,11 @@ describe.skipIf(!ready)('console pages for enterprise SSO', () => {
     });
   }
 
-  async function axeBothThemes(page: Page, name: string): Promise<string[]> {
-    const found: string[] = [];
-    for (const scheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme: scheme });
-      const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-      for (const v of result.violations) found.push(`${scheme} ${name}: ${v.id} (${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')})`);
-    }
-    await page.emulateMedia({ colorScheme: 'light' });
-    return found;
-  }
-
-  async function fitsPhone(page: Page, name: string): Promise<void> {
-    await page.setViewportSize(PHONE);
-    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-phone.png`), fullPage: true });
-    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE.width);
-    await page.setViewportSize(DESKTOP);
-  }
-
   beforeAll(async () => {
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    await build({ configFile: path.resolve('web/vite.config.ts'), logLevel: 'warn' });
+    browser = await buildAndLaunchChromium();
     const port = await freePort();
     server = await startTestServer({ PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` });
     api = new Api(server.url);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM, headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
     tenant = await createTenant(api);
     admin = await (await browser.newContext({ viewport: DESKTOP })).newPage();
     admin.on('pageerror', (err) => pageErrors.push(`${admin.url()}: ${err.message}`));

@@ -1,0 +1,49 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { build } from 'vite';
+import { expect } from 'vitest';
+
+/** Debian's Chromium, which the browser tests drive through playwright-core (.ci/run installs it). */
+export const CHROMIUM = '/usr/bin/chromium';
+/** Whether Chromium is installed here. */
+export const hasChromium = existsSync(CHROMIUM);
+/** Where the browser tests leave their screenshots. */
+export const SCREENSHOTS = path.resolve('test-results/screenshots');
+export const DESKTOP = { width: 1280, height: 800 };
+export const PHONE = { width: 360, height: 740 };
+
+/**
+ * Builds the web front end (Vite) and launches headless Chromium with the flags this machine needs
+ * (no sandbox as root, no background networking on a closed network); makes the screenshot folder.
+ */
+export async function buildAndLaunchChromium(): Promise<Browser> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await build({ configFile: path.resolve('web/vite.config.ts'), logLevel: 'warn' });
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true, // each launch uses a fresh temporary profile (user data dir)
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** axe (WCAG 2.1 A and AA) on the page as it is now, in the light and the dark theme; @returns the violations. */
+export async function axeBothThemes(page: Page, name: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+    for (const v of result.violations) found.push(`${scheme} ${name}: ${v.id} (${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')})`);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  return found;
+}
+
+/** Nothing scrolls sideways at 360 px: the page is no wider than the window (a screenshot is kept). */
+export async function fitsPhone(page: Page, name: string): Promise<void> {
+  await page.setViewportSize(PHONE);
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-phone.png`), fullPage: true });
+  expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE.width);
+  await page.setViewportSize(DESKTOP);
+}
