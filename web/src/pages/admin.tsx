@@ -77,6 +77,7 @@ export function AdminLayout() {
         <Link to="/app/$slug/admin/api-resources" params={{ slug }}>{t('layout.apiResources')}</Link>
         <Link to="/app/$slug/admin/roles" params={{ slug }}>{t('layout.roles')}</Link>
         <Link to="/app/$slug/admin/organizations" params={{ slug }}>{t('layout.organizations')}</Link>
+        <Link to="/app/$slug/admin/sso" params={{ slug }}>{t('layout.sso')}</Link>
         <Link to="/app/$slug/admin/webhooks" params={{ slug }}>{t('layout.webhooks')}</Link>
         <Link to="/app/$slug/admin/settings" params={{ slug }}>{t('layout.settings')}</Link>
         <Link to="/app/$slug/admin/audit" params={{ slug }}>{t('layout.audit')}</Link>

@@ -18,6 +18,7 @@ export const admin: Translation<typeof english> = {
     audit: 'Audit-Protokoll',
     apiResources: 'API-Ressourcen',
     roles: 'Rollen',
+    sso: 'Enterprise-SSO',
     organizations: 'Organisationen',
   },
   values: {

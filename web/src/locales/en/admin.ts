@@ -15,6 +15,7 @@ export const admin = {
     audit: 'Audit log',
     apiResources: 'API resources',
     roles: 'Roles',
+    sso: 'Enterprise SSO',
     organizations: 'Organizations',
   },
   values: {

@@ -18,6 +18,7 @@ export const admin: Translation<typeof english> = {
     audit: 'Journal d’audit',
     apiResources: 'Ressources d’API',
     roles: 'Rôles',
+    sso: 'SSO entreprise',
     organizations: 'Organisations',
   },
   values: {
