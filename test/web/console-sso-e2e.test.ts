@@ -161,7 +161,7 @@ describe.skipIf(!ready)('console pages for enterprise SSO', () => {
     expect(await atProvider.getByRole('textbox', { name: 'Assertion consumer service URL (HTTP-POST)', exact: true }).inputValue()).toBe(connection.sp.acsUrl);
     expect(await atProvider.getByRole('textbox', { name: 'SP entity ID (Audience)', exact: true }).inputValue()).toBe(connection.sp.entityId);
     expect(await atProvider.getByRole('textbox', { name: 'SP certificate', exact: true }).inputValue()).toBe(connection.sp.certificate);
-    await atProvider.getByRole('textbox', { name: 'Instructions for', exact: true }).selectOption({ label: 'Okta' });
+    await atProvider.getByLabel('Instructions for').selectOption({ label: 'Okta' });
     expect(await atProvider.getByRole('textbox', { name: 'Single sign-on URL', exact: true }).inputValue()).toBe(connection.sp.acsUrl);
     expect(await atProvider.getByRole('textbox', { name: 'Audience URI (SP Entity ID)', exact: true }).inputValue()).toBe(connection.sp.entityId);
     await atProvider.getByRole('button', { name: 'Copy Single sign-on URL' }).waitFor();
