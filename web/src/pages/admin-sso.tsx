@@ -60,7 +60,7 @@ function ChangeAlert({ error, slug }: { error: FormError | null; slug: string })
   return (
     <div role="alert" className="alert">
       {error.message}{' '}
-      <Link to="/app/$slug/sign-in" params={{ slug }} target="_blank">{t('reauthenticate')}</Link>
+      <Link to="/app/$slug/sign-in" params={{ slug }}>{t('reauthenticate')}</Link>
     </div>
   );
 }
