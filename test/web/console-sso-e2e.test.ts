@@ -5,7 +5,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { Api, createTenant, PASSWORD, unique, type TestTenant } from '../helpers/api.js';
-import { freePort } from '../helpers/oidc-provider.js';
+import { freePort, startOpenIdProvider, type TestOpenIdProvider } from '../helpers/oidc-provider.js';
 import { forgingIdp } from '../helpers/saml-forge.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { hasSimpleSamlPhp, startSimpleSamlIdp, type SimpleSamlIdp } from '../support/simplesamlphp.js';
@@ -14,8 +14,8 @@ import { hasSimpleSamlPhp, startSimpleSamlIdp, type SimpleSamlIdp } from '../sup
  * The console's Enterprise SSO pages (docs/web.md "Enterprise SSO", docs/sso.md) driven in Chromium
  * against the real service: the empty state, the guided setup with pasted metadata, the values to
  * enter at the provider, a taken domain, replacing the metadata by an uploaded file, "Test this
- * connection" through SimpleSAMLphp's login form (accepted and refused), the refused sign-ins, and
- * deletion; each page scanned with axe in both themes and at phone width.
+ * connection" through SimpleSAMLphp's login form (accepted and refused), the refused sign-ins,
+ * deletion, and an OpenID Connect connection set up and tested the same way; each page scanned with axe in both themes and at phone width.
  */
 const CHROMIUM = '/usr/bin/chromium';
 const ready = existsSync(CHROMIUM) && hasSimpleSamlPhp();
@@ -47,6 +47,7 @@ describe.skipIf(!ready)('console pages for enterprise SSO', () => {
   let tenant: TestTenant;
   let admin: Page;
   let idp: SimpleSamlIdp | undefined;
+  let openIdProvider: TestOpenIdProvider | undefined;
   let connectionId: string;
   const domain = `corp-${unique()}.example`;
   const alice = { username: 'alice', password: 'alice password', email: `alice@${domain}`, name: 'Alice Example' };
@@ -97,7 +98,8 @@ describe.skipIf(!ready)('console pages for enterprise SSO', () => {
     await build({ configFile: path.resolve('web/vite.config.ts'), logLevel: 'warn' });
     // the browser, PUBLIC_URL and the IdP's redirects all use one origin, so the console's cookies go along
     const port = await freePort();
-    server = await startTestServer({ PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` });
+    // IDP_ALLOW_PRIVATE_ISSUERS: the OpenID provider of the last test is on loopback
+    server = await startTestServer({ PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, IDP_ALLOW_PRIVATE_ISSUERS: 'true' });
     base = `http://127.0.0.1:${port}`;
     api = new Api(server.url);
     browser = await chromium.launch({
@@ -122,6 +124,7 @@ describe.skipIf(!ready)('console pages for enterprise SSO', () => {
     await browser?.close();
     await server?.close();
     await idp?.stop();
+    await openIdProvider?.close();
   });
 
   it('says what enterprise SSO is for, then creates a SAML connection from pasted metadata and shows the values for the provider', async () => {
@@ -265,5 +268,55 @@ describe.skipIf(!ready)('console pages for enterprise SSO', () => {
     await admin.getByText(/^No connections yet\./).waitFor();
     const list = await api.get(`/v1/${tenant.slug}/sso-connections`, { token: tenant.accessToken });
     expect(list.body.items).toEqual([]);
+  });
+
+  it('sets up an OpenID Connect connection for Okta, shows the redirect URI to register, keeps the secret on a change and tests it', async () => {
+    diagnoseOnFailure('oidc');
+    openIdProvider = await startOpenIdProvider();
+    const oidcDomain = `oidc-${unique()}.example`;
+    const clientId = `client-${unique()}`;
+    const clientSecret = 'client secret value';
+    openIdProvider.setAccount('carol', { email: `carol@${oidcDomain}`, email_verified: true });
+    await admin.getByRole('link', { name: 'New connection' }).click();
+    await admin.getByLabel(/^Okta/).check();
+    await admin.getByRole('group', { name: 'Connect by' }).getByLabel('OpenID Connect').check();
+    await admin.getByLabel('Name', { exact: true }).fill('Corp OIDC');
+    await admin.getByLabel('Email domains').fill(oidcDomain);
+    await admin.getByLabel('Issuer URL').fill(openIdProvider.issuer);
+    await admin.getByLabel('Client ID').fill(clientId);
+    await admin.getByLabel('Client secret').fill(clientSecret);
+    expect(await axeBothThemes(admin, 'sso new oidc')).toEqual([]);
+    await admin.getByRole('button', { name: 'Create connection' }).click();
+    await admin.getByRole('heading', { name: 'Corp OIDC', level: 1 }).waitFor();
+    connectionId = new URL(admin.url()).pathname.split('/').at(-1)!;
+    const { body } = await api.get(`/v1/${tenant.slug}/sso-connections/${connectionId}`, { token: tenant.accessToken });
+    expect(body.connection).toMatchObject({ protocol: 'oidc', domains: [oidcDomain], oidc: { issuer: openIdProvider.issuer, clientId }, saml: null });
+    const atProvider = admin.getByRole('region', { name: 'At the identity provider' });
+    expect(await atProvider.getByRole('textbox', { name: 'Sign-in redirect URI', exact: true }).inputValue()).toBe(body.connection.sp.redirectUri);
+    await atProvider.getByText(/OIDC → Web Application/).waitFor();
+    // no secret is shown; a change that leaves it empty keeps it
+    expect(await admin.locator('main').innerText()).not.toContain(clientSecret);
+    const edit = admin.getByRole('region', { name: 'Change the connection' });
+    await edit.getByLabel('Name', { exact: true }).fill('Corp OIDC renamed');
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await admin.getByText('The connection was saved.').waitFor();
+    await admin.getByRole('heading', { name: 'Corp OIDC renamed', level: 1 }).waitFor();
+    expect(await axeBothThemes(admin, 'sso oidc connection')).toEqual([]);
+    await fitsPhone(admin, 'admin-sso-oidc');
+
+    await openIdProvider.addClient(clientId, clientSecret, body.connection.sp.redirectUri);
+    await admin.getByRole('button', { name: 'Test this connection' }).click();
+    await admin.waitForURL(`${openIdProvider.issuer}/**`);
+    await admin.locator('input[name="login"]').fill('carol');
+    await admin.locator('input[name="password"]').fill('any');
+    await admin.getByRole('button', { name: 'Sign-in' }).click();
+    await admin.getByRole('button', { name: 'Continue' }).click();
+    await admin.waitForURL(`${base}/app/${tenant.slug}/admin/sso/${connectionId}**`, { timeout: 30_000 });
+    // the token exchange used the kept secret: the test passes
+    const test = admin.getByRole('region', { name: 'Try it' });
+    await test.getByText('The test passed: the identity provider’s answer was accepted.').waitFor({ timeout: 30_000 });
+    const facts = await test.locator('dl').innerText();
+    expect(facts).toContain(`carol@${oidcDomain}`);
+    expect(facts).toContain(openIdProvider.issuer);
   });
 });
