@@ -27,6 +27,9 @@ const isOidcKind = (kind: SsoKind): kind is OidcKind => PROTOCOLS_OF[kind].inclu
 /** The kind whose instructions the connection page shows by default, for a protocol. */
 const fallbackKind = (protocol: Protocol): SsoKind => (protocol === 'saml' ? 'saml' : 'oidc');
 
+/** Connections this page just created: their page says so once (a reload does not). */
+const justCreated = new Set<string>();
+
 /** A certificate expiring within this many days is warned about. */
 const CERTIFICATE_WARNING_DAYS = 30;
 const DAY_MS = 86_400_000;
@@ -326,6 +329,7 @@ export function NewSsoConnectionPage() {
     },
     onSuccess: async ({ connection }) => {
       await queryClient.invalidateQueries({ queryKey: ['sso-connections', slug] });
+      justCreated.add(connection.id);
       await navigate({ to: '/app/$slug/admin/sso/$connectionId', params: { slug, connectionId: connection.id }, search: { setup: kind } });
     },
   });
@@ -363,7 +367,7 @@ export function NewSsoConnectionPage() {
           {protocol === 'saml' && isSamlKind(kind) ? (
             <>
               <SamlProviderFields kind={kind} source={source} onSource={setSource} allowKeep={false} error={error} />
-              <Checkbox label={t('setup.signAuthnRequests')} name="signAuthnRequests" defaultChecked={kind === 'adfs'} />
+              <Checkbox key={kind} label={t('setup.signAuthnRequests')} name="signAuthnRequests" defaultChecked={kind === 'adfs'} />
               <p className="hint">{t('setup.signAuthnRequestsHint')}</p>
             </>
           ) : (
@@ -708,7 +712,10 @@ export function SsoConnectionPage() {
   const slug = useSlug();
   const { connectionId } = useParams({ from: '/app/$slug/signed-in/admin/sso/$connectionId' });
   const { setup } = useSearch({ from: '/app/$slug/signed-in/admin/sso/$connectionId' });
-  const [justCreated] = useState(setup !== undefined);
+  const [created] = useState(() => justCreated.has(connectionId));
+  useEffect(() => {
+    justCreated.delete(connectionId);
+  }, [connectionId]);
   const [chosenKind, setKind] = useState<SsoKind | undefined>(setup);
   const [saved, setSaved] = useState<string | null>(null);
   const query = useQuery({ queryKey: ['sso-connection', slug, connectionId], queryFn: () => trpc.sso.get.query({ tenantSlug: slug, id: connectionId }) });
@@ -719,7 +726,7 @@ export function SsoConnectionPage() {
   if (connection && query.data) {
     body = (
       <>
-        {justCreated && <Notice>{t('connection.created')}</Notice>}
+        {created && <Notice>{t('connection.created')}</Notice>}
         {saved && <Notice>{saved}</Notice>}
         <ProviderInstructions connection={connection} kind={kind} onKind={setKind} />
         <TestSection slug={slug} connectionId={connection.id} />
