@@ -1,31 +1,61 @@
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { axeBothThemes, buildAndLaunchChromium, DESKTOP, fitsPhone, hasChromium, SCREENSHOTS } from '../helpers/browser.js';
+import { AxeBuilder } from '@axe-core/playwright';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { Api, createTenant, PASSWORD, unique, type TestTenant } from '../helpers/api.js';
-import { freePort } from '../helpers/oidc-provider.js';
+import { freePort, startOpenIdProvider, type TestOpenIdProvider } from '../helpers/oidc-provider.js';
 import { forgingIdp } from '../helpers/saml-forge.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { hasSimpleSamlPhp, startSimpleSamlIdp, type SimpleSamlIdp } from '../support/simplesamlphp.js';
 
 /**
- * The console's Enterprise SSO pages (docs/sso.md, docs/web.md "Console") in Chromium against the real
- * service: the empty state, a connection created from the guided setup, the values to enter at the
- * provider, a taken domain, and "Test this connection" through SimpleSAMLphp's login form; axe in both
- * themes, nothing sideways at 360 px.
+ * The console's Enterprise SSO pages (docs/web.md "Enterprise SSO", docs/sso.md) driven in Chromium
+ * against the real service: the empty state, the guided setup with pasted metadata, the values to
+ * enter at the provider, a taken domain, replacing the metadata by an uploaded file, "Test this
+ * connection" through SimpleSAMLphp's login form (accepted and refused), the refused sign-ins,
+ * deletion, and an OpenID Connect connection set up and tested the same way; each page scanned with axe in both themes and at phone width.
  */
-const ready = hasChromium && hasSimpleSamlPhp();
+const CHROMIUM = '/usr/bin/chromium';
+const ready = existsSync(CHROMIUM) && hasSimpleSamlPhp();
 if (!ready) console.warn('console-sso-e2e: skipped, Chromium or SimpleSAMLphp is missing (.ci/run installs both)');
+
+const SCREENSHOTS = path.resolve('test-results/screenshots');
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 360, height: 740 };
+
+/** Minimal SAML metadata of an IdP: entity id, HTTP-Redirect sign-in URL, signing certificate. */
+function idpMetadataXml(idp: { entityId: string; ssoUrl: string; certificatePem: string }): string {
+  const certificate = idp.certificatePem.replace(/-----[^-]+-----|\s/g, '');
+  return [
+    '<?xml version="1.0"?>',
+    `<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#" entityID="${idp.entityId}">`,
+    '  <md:IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">',
+    `    <md:KeyDescriptor use="signing"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>${certificate}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>`,
+    `    <md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="${idp.ssoUrl}"/>`,
+    '  </md:IDPSSODescriptor>',
+    '</md:EntityDescriptor>',
+  ].join('\n');
+}
 
 describe.skipIf(!ready)('console pages for enterprise SSO', () => {
   let server: TestServer;
+  let base: string;
   let browser: Browser;
   let api: Api;
   let tenant: TestTenant;
   let admin: Page;
   let idp: SimpleSamlIdp | undefined;
+  let openIdProvider: TestOpenIdProvider | undefined;
+  let connectionId: string;
+  const domain = `corp-${unique()}.example`;
+  const alice = { username: 'alice', password: 'alice password', email: `alice@${domain}`, name: 'Alice Example' };
+  const bob = { username: 'bob', password: 'bob password', email: `bob@elsewhere-${unique()}.example` };
+  const forged = forgingIdp();
   const pageErrors: string[] = [];
 
+  /** On a failure: a screenshot of the admin's page and the browser's errors. */
   function diagnoseOnFailure(name: string): void {
     onTestFailed(async () => {
       await admin?.screenshot({ path: path.join(SCREENSHOTS, `failed-console-sso-${name}.png`), fullPage: true }).catch(() => undefined);
@@ -33,16 +63,57 @@ describe.skipIf(!ready)('console pages for enterprise SSO', () => {
     });
   }
 
+  /** axe (WCAG 2.1 A and AA) on the page as it is now, in the light and the dark theme; @returns the violations. */
+  async function axeBothThemes(page: Page, name: string): Promise<string[]> {
+    const found: string[] = [];
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+      for (const v of result.violations) found.push(`${scheme} ${name}: ${v.id} (${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')})`);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    return found;
+  }
+
+  /** Nothing scrolls sideways at 360 px: the page is no wider than the window. */
+  async function fitsPhone(page: Page, name: string): Promise<void> {
+    await page.setViewportSize(PHONE);
+    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-phone.png`), fullPage: true });
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE.width);
+    await page.setViewportSize(DESKTOP);
+  }
+
+  /** "Test this connection", then the person's password at SimpleSAMLphp's login form. */
+  async function testAs(user: { username: string; password: string }): Promise<void> {
+    await admin.getByRole('button', { name: 'Test this connection' }).click();
+    await admin.waitForURL(`${idp!.baseUrl}**`);
+    await admin.locator('input[name="username"]').fill(user.username);
+    await admin.locator('input[name="password"]').fill(user.password);
+    await admin.locator('form').filter({ has: admin.locator('input[name="password"]') }).locator('[type="submit"]').first().click();
+    await admin.waitForURL(`${base}/app/${tenant.slug}/admin/sso/${connectionId}**`, { timeout: 30_000 });
+  }
+
   beforeAll(async () => {
-    browser = await buildAndLaunchChromium();
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await build({ configFile: path.resolve('web/vite.config.ts'), logLevel: 'warn' });
+    // the browser, PUBLIC_URL and the IdP's redirects all use one origin, so the console's cookies go along
     const port = await freePort();
-    server = await startTestServer({ PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` });
+    // IDP_ALLOW_PRIVATE_ISSUERS: the OpenID provider of the last test is on loopback
+    server = await startTestServer({ PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, IDP_ALLOW_PRIVATE_ISSUERS: 'true' });
+    base = `http://127.0.0.1:${port}`;
     api = new Api(server.url);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
     tenant = await createTenant(api);
-    admin = await (await browser.newContext({ viewport: DESKTOP })).newPage();
+    const context = await browser.newContext({ viewport: DESKTOP });
+    admin = await context.newPage();
+    admin.on('console', (msg) => msg.type() === 'error' && pageErrors.push(`${admin.url()}: ${msg.text()}`));
     admin.on('pageerror', (err) => pageErrors.push(`${admin.url()}: ${err.message}`));
     admin.on('dialog', (dialog) => void dialog.accept());
-    await admin.goto(`http://127.0.0.1:${port}/app/${tenant.slug}/sign-in`);
+    await admin.goto(`${base}/app/${tenant.slug}/sign-in`);
     await admin.getByLabel('Email').fill(tenant.adminEmail);
     await admin.getByLabel('Password').fill(PASSWORD);
     await admin.getByRole('button', { name: 'Sign in' }).click();
@@ -53,69 +124,199 @@ describe.skipIf(!ready)('console pages for enterprise SSO', () => {
     await browser?.close();
     await server?.close();
     await idp?.stop();
+    await openIdProvider?.close();
   });
 
-  it('creates a connection from the guided setup, shows what to enter at the provider, refuses a taken domain, and tests it at SimpleSAMLphp', async () => {
-    diagnoseOnFailure('connection');
-    const origin = new URL(admin.url()).origin;
-    await admin.goto(`${origin}/app/${tenant.slug}/admin`);
+  it('says what enterprise SSO is for, then creates a SAML connection from pasted metadata and shows the values for the provider', async () => {
+    diagnoseOnFailure('create');
+    await admin.goto(`${base}/app/${tenant.slug}/admin`);
     await admin.getByRole('navigation', { name: 'Admin console' }).getByRole('link', { name: 'Enterprise SSO' }).click();
     await admin.getByRole('heading', { name: 'Enterprise SSO', exact: true }).waitFor();
-    await admin.getByText('No SSO connections yet.').waitFor();
+    await admin.getByText(/your customers’ people sign in at their company’s identity provider/).waitFor();
     expect(await axeBothThemes(admin, 'sso empty')).toEqual([]);
     await fitsPhone(admin, 'admin-sso-empty');
 
-    // a generic SAML provider, its values typed in (the real IdP's come once the SP values exist)
-    const placeholder = forgingIdp();
-    const domain = `corp-${unique()}.example`;
-    await admin.getByLabel('Provider', { exact: true }).selectOption('saml');
+    await admin.getByRole('link', { name: 'New connection' }).click();
+    await admin.getByRole('heading', { name: 'New SSO connection', level: 1 }).waitFor();
+    // Okta offers both protocols; ADFS and "another SAML provider" only SAML
+    const protocols = admin.getByRole('group', { name: 'Connect by' });
+    expect(await protocols.getByRole('radio').count()).toBe(2);
+    await admin.getByLabel(/^Another SAML provider/).check();
+    expect(await protocols.count()).toBe(0);
+    expect(await axeBothThemes(admin, 'sso new')).toEqual([]);
+    await fitsPhone(admin, 'admin-sso-new');
+
     await admin.getByLabel('Name', { exact: true }).fill('Corp');
     await admin.getByLabel('Email domains').fill(domain);
-    await admin.getByText('Or type the values').click();
-    await admin.getByLabel('Entity id of the provider').fill(placeholder.entityId);
-    await admin.getByLabel('Single sign-on URL (HTTP-Redirect)').fill(placeholder.ssoUrl);
-    await admin.getByLabel('Signing certificate (PEM)').fill(placeholder.certificatePem);
+    await admin.getByLabel('The provider asks for a second factor itself').check();
+    await admin.getByLabel('Metadata XML', { exact: true }).fill(idpMetadataXml(forged));
     await admin.getByRole('button', { name: 'Create connection' }).click();
-    await admin.getByRole('heading', { name: 'Corp', exact: true }).waitFor();
-    const entityId = await admin.getByRole('textbox', { name: 'Entity id (Audience)' }).inputValue();
-    const acsUrl = await admin.getByRole('textbox', { name: 'ACS URL (HTTP-POST)' }).inputValue();
-    expect(acsUrl).toMatch(new RegExp(`/v1/${tenant.slug}/sso/[0-9a-f-]+/saml/acs$`));
+    await admin.getByRole('heading', { name: 'Corp', level: 1 }).waitFor();
+    await admin.getByText('The connection was created. Now enter these values at the identity provider, then test the connection.').waitFor();
+    connectionId = new URL(admin.url()).pathname.split('/').at(-1)!;
+
+    const stored = await api.get(`/v1/${tenant.slug}/sso-connections/${connectionId}`, { token: tenant.accessToken });
+    expect(stored.status).toBe(200);
+    const { connection } = stored.body;
+    expect(connection).toMatchObject({ name: 'Corp', protocol: 'saml', domains: [domain], providerPerformsMfa: true, saml: { idpEntityId: forged.entityId, ssoUrl: forged.ssoUrl } });
+    // step 2: the service-provider values under the generic SAML names, then under Okta's
+    const atProvider = admin.getByRole('region', { name: 'At the identity provider' });
+    expect(await atProvider.getByRole('textbox', { name: 'Assertion consumer service URL (HTTP-POST)', exact: true }).inputValue()).toBe(connection.sp.acsUrl);
+    expect(await atProvider.getByRole('textbox', { name: 'SP entity ID (Audience)', exact: true }).inputValue()).toBe(connection.sp.entityId);
+    expect(await atProvider.getByRole('textbox', { name: 'SP certificate', exact: true }).inputValue()).toBe(connection.sp.certificate);
+    await atProvider.getByLabel('Instructions for').selectOption({ label: 'Okta' });
+    expect(await atProvider.getByRole('textbox', { name: 'Single sign-on URL', exact: true }).inputValue()).toBe(connection.sp.acsUrl);
+    expect(await atProvider.getByRole('textbox', { name: 'Audience URI (SP Entity ID)', exact: true }).inputValue()).toBe(connection.sp.entityId);
+    await atProvider.getByRole('button', { name: 'Copy Single sign-on URL' }).waitFor();
+    // the forging IdP's certificate is valid two days: its subject, fingerprint and a warning
+    const idpSection = admin.getByRole('region', { name: 'Identity provider', exact: true });
+    const certificate = connection.saml.certificates[0];
+    const row = idpSection.getByRole('row', { name: new RegExp(certificate.fingerprintSha256) });
+    expect(await row.getByRole('cell').first().textContent()).toBe(certificate.subject);
+    await row.getByText('Expires in 1 day').waitFor();
+    await idpSection.getByRole('alert').getByText(/expires within 30 days/).waitFor();
+    await admin.getByRole('region', { name: 'Latest refused sign-ins' }).getByText('No refused sign-ins.').waitFor();
     expect(await axeBothThemes(admin, 'sso connection')).toEqual([]);
     await fitsPhone(admin, 'admin-sso-connection');
 
-    // a second connection for the same domain is refused in words
+    // the list names it
     await admin.getByRole('link', { name: '← All connections' }).click();
-    await admin.getByRole('cell', { name: domain }).waitFor();
-    await admin.getByLabel('Provider', { exact: true }).selectOption('saml');
-    await admin.getByLabel('Name', { exact: true }).fill('Corp again');
-    await admin.getByLabel('Email domains').fill(domain);
-    await admin.getByText('Or type the values').click();
-    await admin.getByLabel('Entity id of the provider').fill(placeholder.entityId);
-    await admin.getByLabel('Single sign-on URL (HTTP-Redirect)').fill(placeholder.ssoUrl);
-    await admin.getByLabel('Signing certificate (PEM)').fill(placeholder.certificatePem);
-    await admin.getByRole('button', { name: 'Create connection' }).click();
-    await admin.getByRole('alert').first().waitFor();
-    expect(await admin.getByRole('alert').first().textContent()).toContain('This domain belongs to another SSO connection of the workspace.');
+    const listed = admin.getByRole('row', { name: /Corp/ });
+    expect(await listed.getByRole('cell').nth(1).textContent()).toBe(domain);
+    expect(await listed.getByRole('cell').nth(2).textContent()).toBe(`SAML 2.0: ${forged.entityId}`);
+    expect(await axeBothThemes(admin, 'sso list')).toEqual([]);
+    await fitsPhone(admin, 'admin-sso-list');
+  });
 
-    // the real IdP, then "Test this connection": its login form, and back with what it sent
-    const carol = { username: 'carol', password: 'carol password', email: `carol@${domain}`, name: 'Carol Corp' };
-    idp = await startSimpleSamlIdp({ sp: [{ entityId, acsUrl }], users: [carol] });
-    const connectionId = acsUrl.split('/sso/')[1]!.split('/')[0]!;
-    const updated = await api.patch(`/v1/${tenant.slug}/sso-connections/${connectionId}`, { saml: { metadataXml: idp.metadataXml } }, { token: tenant.accessToken });
-    expect(updated.status, JSON.stringify(updated.body)).toBe(200);
-    await admin.goto(`${origin}/app/${tenant.slug}/admin/sso/${connectionId}`);
+  it('refuses a second connection for the same domain, beside the domains field', async () => {
+    diagnoseOnFailure('domain-taken');
+    await admin.getByRole('link', { name: 'New connection' }).click();
+    await admin.getByLabel(/^Another SAML provider/).check();
+    await admin.getByLabel('Name', { exact: true }).fill('Corp again');
+    await admin.getByLabel('Email domains').fill(`other-${unique()}.example, ${domain}`);
+    await admin.getByLabel('Type them in').check();
+    await admin.getByLabel('Identity provider entity ID (Issuer)').fill(forged.entityId);
+    await admin.getByLabel('Single sign-on URL (HTTP-Redirect)').fill(forged.ssoUrl);
+    await admin.getByLabel('Signing certificate (PEM or base64)').fill(forged.certificatePem);
+    await admin.getByRole('button', { name: 'Create connection' }).click();
+    const taken = 'This domain belongs to another SSO connection of the workspace.';
+    await admin.getByRole('alert').filter({ hasText: taken }).waitFor();
+    const domains = admin.getByLabel('Email domains');
+    expect(await domains.getAttribute('aria-invalid')).toBe('true');
+    expect(await domains.inputValue()).toContain(domain);
+    expect(await axeBothThemes(admin, 'sso domain taken')).toEqual([]);
+    const list = await api.get(`/v1/${tenant.slug}/sso-connections`, { token: tenant.accessToken });
+    expect(list.body.items.map((c: { name: string }) => c.name)).toEqual(['Corp']);
+  });
+
+  it('takes SimpleSAMLphp\'s metadata as an uploaded file, tests the connection through its login form and shows what it sent', async () => {
+    diagnoseOnFailure('test');
+    const { body } = await api.get(`/v1/${tenant.slug}/sso-connections/${connectionId}`, { token: tenant.accessToken });
+    idp = await startSimpleSamlIdp({ sp: [{ entityId: body.connection.sp.entityId, acsUrl: body.connection.sp.acsUrl }], users: [alice, bob] });
+    await admin.goto(`${base}/app/${tenant.slug}/admin/sso/${connectionId}`);
+    const edit = admin.getByRole('region', { name: 'Change the connection' });
+    await edit.getByLabel('Paste or upload its metadata XML').check();
+    await edit.getByLabel('Or upload the metadata file (.xml)').setInputFiles({ name: 'idp-metadata.xml', mimeType: 'application/xml', buffer: Buffer.from(idp.metadataXml) });
+    await edit.getByText(`idp-metadata.xml was read (${idp.metadataXml.length} characters).`).waitFor();
+    expect(await edit.getByLabel('Metadata XML', { exact: true }).inputValue()).toBe(idp.metadataXml);
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await admin.getByText('The connection was saved.').waitFor();
+    await admin.getByRole('region', { name: 'Identity provider', exact: true }).getByText(idp.entityId, { exact: true }).waitFor();
+    const stored = await api.get(`/v1/${tenant.slug}/sso-connections/${connectionId}`, { token: tenant.accessToken });
+    expect(stored.body.connection.saml).toMatchObject({ idpEntityId: idp.entityId, ssoUrl: idp.ssoUrl });
+    expect(stored.body.connection.providerPerformsMfa).toBe(true);
+
+    await testAs(alice);
+    const test = admin.getByRole('region', { name: 'Try it' });
+    await test.getByText('The test passed: the identity provider’s answer was accepted.').waitFor({ timeout: 30_000 });
+    // the code was read once and taken out of the address bar
+    expect(new URL(admin.url()).hash).toBe('');
+    const facts = await test.locator('dl').innerText();
+    expect(facts).toContain(alice.email);
+    expect(facts).toContain(idp.entityId);
+    const attributes = test.getByRole('table', { name: 'Attributes' });
+    const rows = Object.fromEntries(
+      await Promise.all((await attributes.getByRole('row').all()).slice(1).map(async (r) => (await r.getByRole('cell').allTextContents()) as [string, string])),
+    );
+    expect(rows).toMatchObject({ uid: 'alice', email: alice.email, name: alice.name });
+    expect(await axeBothThemes(admin, 'sso test passed')).toEqual([]);
+    await fitsPhone(admin, 'admin-sso-test-passed');
+    // a test signs no one in: alice has no account
+    const users = await api.get(`/v1/${tenant.slug}/users?search=${encodeURIComponent(alice.email)}`, { token: tenant.accessToken });
+    expect(users.body.items).toEqual([]);
+  });
+
+  it('shows a refused test in words and lists it among the latest refused sign-ins', async () => {
+    diagnoseOnFailure('refused');
+    // the IdP's own session would sign alice in again without its form
+    await admin.context().clearCookies({ name: /^SimpleSAML/ });
+    await testAs(bob);
+    const outside = 'The identity provider sent an address outside this connection’s domains.';
+    await admin.getByRole('region', { name: 'Try it' }).getByRole('alert').filter({ hasText: `The test failed. ${outside}` }).waitFor();
+    expect(new URL(admin.url()).hash).toBe('');
+    const failures = admin.getByRole('region', { name: 'Latest refused sign-ins' });
+    const row = failures.getByRole('row').nth(1);
+    expect(await row.getByRole('cell').nth(1).textContent()).toBe(outside);
+    expect(await axeBothThemes(admin, 'sso test refused')).toEqual([]);
+    await fitsPhone(admin, 'admin-sso-test-refused');
+  });
+
+  it('deletes the connection after a confirmation and is back to the empty state', async () => {
+    diagnoseOnFailure('delete');
+    await admin.getByRole('button', { name: 'Delete Corp' }).click();
+    await admin.getByRole('heading', { name: 'Enterprise SSO', exact: true }).waitFor();
+    await admin.getByText(/^No connections yet\./).waitFor();
+    const list = await api.get(`/v1/${tenant.slug}/sso-connections`, { token: tenant.accessToken });
+    expect(list.body.items).toEqual([]);
+  });
+
+  it('sets up an OpenID Connect connection for Okta, shows the redirect URI to register, keeps the secret on a change and tests it', async () => {
+    diagnoseOnFailure('oidc');
+    openIdProvider = await startOpenIdProvider();
+    const oidcDomain = `oidc-${unique()}.example`;
+    const clientId = `client-${unique()}`;
+    const clientSecret = 'client secret value';
+    openIdProvider.setAccount('carol', { email: `carol@${oidcDomain}`, email_verified: true });
+    await admin.getByRole('link', { name: 'New connection' }).click();
+    await admin.getByLabel(/^Okta/).check();
+    await admin.getByRole('group', { name: 'Connect by' }).getByLabel('OpenID Connect').check();
+    await admin.getByLabel('Name', { exact: true }).fill('Corp OIDC');
+    await admin.getByLabel('Email domains').fill(oidcDomain);
+    await admin.getByLabel('Issuer URL').fill(openIdProvider.issuer);
+    await admin.getByLabel('Client ID').fill(clientId);
+    await admin.getByLabel('Client secret').fill(clientSecret);
+    expect(await axeBothThemes(admin, 'sso new oidc')).toEqual([]);
+    await admin.getByRole('button', { name: 'Create connection' }).click();
+    await admin.getByRole('heading', { name: 'Corp OIDC', level: 1 }).waitFor();
+    connectionId = new URL(admin.url()).pathname.split('/').at(-1)!;
+    const { body } = await api.get(`/v1/${tenant.slug}/sso-connections/${connectionId}`, { token: tenant.accessToken });
+    expect(body.connection).toMatchObject({ protocol: 'oidc', domains: [oidcDomain], oidc: { issuer: openIdProvider.issuer, clientId }, saml: null });
+    const atProvider = admin.getByRole('region', { name: 'At the identity provider' });
+    expect(await atProvider.getByRole('textbox', { name: 'Sign-in redirect URI', exact: true }).inputValue()).toBe(body.connection.sp.redirectUri);
+    await atProvider.getByText(/OIDC → Web Application/).waitFor();
+    // no secret is shown; a change that leaves it empty keeps it
+    expect(await admin.locator('main').innerText()).not.toContain(clientSecret);
+    const edit = admin.getByRole('region', { name: 'Change the connection' });
+    await edit.getByLabel('Name', { exact: true }).fill('Corp OIDC renamed');
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await admin.getByText('The connection was saved.').waitFor();
+    await admin.getByRole('heading', { name: 'Corp OIDC renamed', level: 1 }).waitFor();
+    expect(await axeBothThemes(admin, 'sso oidc connection')).toEqual([]);
+    await fitsPhone(admin, 'admin-sso-oidc');
+
+    await openIdProvider.addClient(clientId, clientSecret, body.connection.sp.redirectUri);
     await admin.getByRole('button', { name: 'Test this connection' }).click();
-    await admin.waitForURL(`${idp.baseUrl}**`);
-    await admin.locator('input[name="username"]').fill(carol.username);
-    await admin.locator('input[name="password"]').fill(carol.password);
-    await admin.locator('form').filter({ has: admin.locator('input[name="password"]') }).locator('[type="submit"]').first().click();
-    await admin.getByRole('heading', { name: 'What the provider sent' }).waitFor({ timeout: 30_000 });
-    const sent = admin.getByRole('region', { name: 'What the provider sent' });
-    expect(await sent.textContent()).toContain(carol.email);
-    expect(await sent.textContent()).toContain('Carol Corp');
-    expect(await axeBothThemes(admin, 'sso test result')).toEqual([]);
-    // the test signed no one in: carol has no account
-    const users = await api.get(`/v1/${tenant.slug}/users`, { token: tenant.accessToken });
-    expect(JSON.stringify(users.body)).not.toContain(carol.email);
+    await admin.waitForURL(`${openIdProvider.issuer}/**`);
+    await admin.locator('input[name="login"]').fill('carol');
+    await admin.locator('input[name="password"]').fill('any');
+    await admin.getByRole('button', { name: 'Sign-in' }).click();
+    await admin.getByRole('button', { name: 'Continue' }).click();
+    await admin.waitForURL(`${base}/app/${tenant.slug}/admin/sso/${connectionId}**`, { timeout: 30_000 });
+    // the token exchange used the kept secret: the test passes
+    const test = admin.getByRole('region', { name: 'Try it' });
+    await test.getByText('The test passed: the identity provider’s answer was accepted.').waitFor({ timeout: 30_000 });
+    const facts = await test.locator('dl').innerText();
+    expect(facts).toContain(`carol@${oidcDomain}`);
+    expect(facts).toContain(openIdProvider.issuer);
   });
 });

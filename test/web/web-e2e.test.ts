@@ -1280,7 +1280,7 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await nav.getByRole('link', { name: 'Utilisateurs' }).click();
     await page.getByRole('heading', { level: 1, name: 'Utilisateurs' }).waitFor();
     expect(await nav.getByRole('link').allTextContents()).toEqual(
-      ['Activité', 'Utilisateurs', 'Invitations', 'Clés d’API', 'Applications', 'Ressources d’API', 'Rôles', 'Organisations', 'Webhooks', 'Paramètres', 'Journal d’audit'],
+      ['Activité', 'Utilisateurs', 'Invitations', 'Clés d’API', 'Applications', 'Ressources d’API', 'Rôles', 'Organisations', 'SSO entreprise', 'Webhooks', 'Paramètres', 'Journal d’audit'],
     );
     await page.getByRole('columnheader', { name: 'Adresse e-mail' }).waitFor();
     await nav.getByRole('link', { name: 'Invitations' }).click();

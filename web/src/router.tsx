@@ -13,6 +13,7 @@ import { RolesPage } from './pages/admin-roles';
 import { UserPage } from './pages/admin-user';
 import { AcceptInvitePage, ConfirmEmailChangePage, ForgotPasswordPage, IdpCallbackPage, ResetPasswordPage, SignInPage, SsoCallbackPage, SignUpPage, VerifyEmailPage } from './pages/auth';
 import { HomePage } from './pages/home';
+import { SSO_SETUP_KINDS, type SsoSetupKind } from './sso-kinds';
 
 /**
  * The foot of every page: the theme switcher (web/src/theme.ts) and the language switcher
@@ -138,6 +139,7 @@ const OrganizationsPage = lazyRouteComponent(() => import('./pages/admin-organiz
 const OrganizationPage = lazyRouteComponent(() => import('./pages/admin-organizations'), 'OrganizationPage');
 const WebhooksPage = lazyRouteComponent(() => import('./pages/admin-webhooks'), 'WebhooksPage');
 const SsoConnectionsPage = lazyRouteComponent(() => import('./pages/admin-sso'), 'SsoConnectionsPage');
+const NewSsoConnectionPage = lazyRouteComponent(() => import('./pages/admin-sso'), 'NewSsoConnectionPage');
 const SsoConnectionPage = lazyRouteComponent(() => import('./pages/admin-sso'), 'SsoConnectionPage');
 
 const rootRoute = createRootRoute({ component: RootLayout, notFoundComponent: NotFoundPage });
@@ -175,7 +177,11 @@ const rolesRoute = createRoute({ getParentRoute: () => adminRoute, path: 'roles'
 const organizationsRoute = createRoute({ getParentRoute: () => adminRoute, path: 'organizations', component: OrganizationsPage });
 const organizationRoute = createRoute({ getParentRoute: () => adminRoute, path: 'organizations/$organizationId', component: OrganizationPage });
 const ssoConnectionsRoute = createRoute({ getParentRoute: () => adminRoute, path: 'sso', component: SsoConnectionsPage });
-const ssoConnectionRoute = createRoute({ getParentRoute: () => adminRoute, path: 'sso/$connectionId', component: SsoConnectionPage });
+const newSsoConnectionRoute = createRoute({ getParentRoute: () => adminRoute, path: 'sso/new', component: NewSsoConnectionPage });
+/** `?setup=<kind>` after the guided setup created the connection: whose field names step 2 uses (web/src/pages/admin-sso.tsx). */
+const ssoSetupSearch = (search: Record<string, unknown>): { setup?: SsoSetupKind } =>
+  typeof search.setup === 'string' && (SSO_SETUP_KINDS as readonly string[]).includes(search.setup) ? { setup: search.setup as SsoSetupKind } : {};
+const ssoConnectionRoute = createRoute({ getParentRoute: () => adminRoute, path: 'sso/$connectionId', component: SsoConnectionPage, validateSearch: ssoSetupSearch });
 
 const routeTree = rootRoute.addChildren([
   homeRoute,
@@ -190,7 +196,7 @@ const routeTree = rootRoute.addChildren([
     acceptRoute,
     idpCallbackRoute,
     ssoCallbackRoute,
-    signedInRoute.addChildren([accountRoute, adminRoute.addChildren([activityRoute, usersRoute, userRoute, invitesRoute, apiKeysRoute, applicationsRoute, apiResourcesRoute, rolesRoute, organizationsRoute, organizationRoute, ssoConnectionsRoute, ssoConnectionRoute, webhooksRoute, settingsRoute, auditRoute])]),
+    signedInRoute.addChildren([accountRoute, adminRoute.addChildren([activityRoute, usersRoute, userRoute, invitesRoute, apiKeysRoute, applicationsRoute, apiResourcesRoute, rolesRoute, organizationsRoute, organizationRoute, ssoConnectionsRoute, newSsoConnectionRoute, ssoConnectionRoute, webhooksRoute, settingsRoute, auditRoute])]),
   ]),
 ]);
 
