@@ -28,7 +28,7 @@ export function CopyField({ id, label, value }: { id: string; label: string; val
         <button
           type="button"
           className="secondary"
-          aria-label={t('applications.copyLabel', { label })}
+          aria-label={copied ? t('applications.copiedLabel', { label }) : t('applications.copyLabel', { label })}
           onClick={() => void navigator.clipboard.writeText(value).then(() => setCopied(true))}
         >
           {copied ? t('applications.copied') : t('applications.copy')}

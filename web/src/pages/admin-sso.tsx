@@ -99,7 +99,7 @@ function CopyBlock({ label, value, hint }: { label: string; value: string; hint?
       <textarea id={id} readOnly rows={4} value={value} aria-describedby={hint ? `${id}-hint` : undefined} />
       {hint && <p id={`${id}-hint`} className="hint">{hint}</p>}
       <div>
-        <button type="button" className="secondary" aria-label={t('applications.copyLabel', { label })} onClick={() => void navigator.clipboard.writeText(value).then(() => setCopied(true))}>
+        <button type="button" className="secondary" aria-label={copied ? t('applications.copiedLabel', { label }) : t('applications.copyLabel', { label })} onClick={() => void navigator.clipboard.writeText(value).then(() => setCopied(true))}>
           {copied ? t('applications.copied') : t('applications.copy')}
         </button>
       </div>

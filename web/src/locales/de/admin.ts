@@ -277,6 +277,7 @@ export const admin: Translation<typeof english> = {
     copy: 'Kopieren',
     copied: 'Kopiert',
     copyLabel: '{{label}} kopieren',
+    copiedLabel: '{{label}} kopiert',
     issuer: 'Issuer',
     discovery: 'Discovery-URL',
     clientId: 'Client-ID',

@@ -274,6 +274,7 @@ export const admin = {
     copy: 'Copy',
     copied: 'Copied',
     copyLabel: 'Copy {{label}}',
+    copiedLabel: 'Copied {{label}}',
     issuer: 'Issuer',
     discovery: 'Discovery URL',
     clientId: 'Client ID',

@@ -277,6 +277,7 @@ export const admin: Translation<typeof english> = {
     copy: 'Copier',
     copied: 'Copié',
     copyLabel: 'Copier {{label}}',
+    copiedLabel: '{{label}} copié',
     issuer: 'Émetteur',
     discovery: 'URL de découverte',
     clientId: 'ID client',
