@@ -1,9 +1,7 @@
-import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { build } from 'vite';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { axeBothThemes, buildAndLaunchChromium, DESKTOP, fitsPhone, hasChromium, SCREENSHOTS } from '../helpers/browser.js';
 import { Api, createTenant, PASSWORD, unique, type TestTenant } from '../helpers/api.js';
 import { freePort, startOpenIdProvider, type TestOpenIdProvider } from '../helpers/oidc-provider.js';
 import { forgingIdp } from '../helpers/saml-forge.js';
@@ -17,13 +15,8 @@ import { hasSimpleSamlPhp, startSimpleSamlIdp, type SimpleSamlIdp } from '../sup
  * connection" through SimpleSAMLphp's login form (accepted and refused), the refused sign-ins,
  * deletion, and an OpenID Connect connection set up and tested the same way; each page scanned with axe in both themes and at phone width.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const ready = existsSync(CHROMIUM) && hasSimpleSamlPhp();
+const ready = hasChromium && hasSimpleSamlPhp();
 if (!ready) console.warn('console-sso-e2e: skipped, Chromium or SimpleSAMLphp is missing (.ci/run installs both)');
-
-const SCREENSHOTS = path.resolve('test-results/screenshots');
-const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 360, height: 740 };
 
 /** Minimal SAML metadata of an IdP: entity id, HTTP-Redirect sign-in URL, signing certificate. */
 function idpMetadataXml(idp: { entityId: string; ssoUrl: string; certificatePem: string }): string {
@@ -63,26 +56,6 @@ describe.skipIf(!ready)('console pages for enterprise SSO', () => {
     });
   }
 
-  /** axe (WCAG 2.1 A and AA) on the page as it is now, in the light and the dark theme; @returns the violations. */
-  async function axeBothThemes(page: Page, name: string): Promise<string[]> {
-    const found: string[] = [];
-    for (const scheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme: scheme });
-      const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-      for (const v of result.violations) found.push(`${scheme} ${name}: ${v.id} (${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')})`);
-    }
-    await page.emulateMedia({ colorScheme: 'light' });
-    return found;
-  }
-
-  /** Nothing scrolls sideways at 360 px: the page is no wider than the window. */
-  async function fitsPhone(page: Page, name: string): Promise<void> {
-    await page.setViewportSize(PHONE);
-    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-phone.png`), fullPage: true });
-    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE.width);
-    await page.setViewportSize(DESKTOP);
-  }
-
   /** "Test this connection", then the person's password at SimpleSAMLphp's login form. */
   async function testAs(user: { username: string; password: string }): Promise<void> {
     await admin.getByRole('button', { name: 'Test this connection' }).click();
@@ -94,19 +67,13 @@ describe.skipIf(!ready)('console pages for enterprise SSO', () => {
   }
 
   beforeAll(async () => {
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    await build({ configFile: path.resolve('web/vite.config.ts'), logLevel: 'warn' });
+    browser = await buildAndLaunchChromium();
     // the browser, PUBLIC_URL and the IdP's redirects all use one origin, so the console's cookies go along
     const port = await freePort();
     // IDP_ALLOW_PRIVATE_ISSUERS: the OpenID provider of the last test is on loopback
     server = await startTestServer({ PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, IDP_ALLOW_PRIVATE_ISSUERS: 'true' });
     base = `http://127.0.0.1:${port}`;
     api = new Api(server.url);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
     tenant = await createTenant(api);
     const context = await browser.newContext({ viewport: DESKTOP });
     admin = await context.newPage();
