@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { AppServices } from '../app-services.js';
 import type { Tenant } from '../entities/tenant.js';
-import { ApiError } from '../lib/errors.js';
+import { ApiError, REQUEST_ERRORS } from '../lib/errors.js';
 import { OIDC_PROVIDER_PER_CLIENT, OIDC_PROVIDER_PER_IP, PER_CREDENTIAL, type RateLimitBudget } from '../services/rate-limits/rate-limit-rules.js';
 import { rateLimitClientKey } from '../services/rate-limits/rate-limiter.js';
 import { findLiveTenantBySlug } from '../services/tenants/tenant-queries.js';
@@ -33,6 +33,8 @@ export const PROVIDER_METADATA_MAX_AGE = 300;
 const METADATA_PATHS = new Set(['/.well-known/openid-configuration', '/jwks']);
 
 type TenantResponse = Response<unknown, { tenant: Tenant }>;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The client id of a provider request that authenticates its client with HTTP Basic (RFC 6749
@@ -71,8 +73,9 @@ function answerOrPass(res: Response, err: unknown, next: NextFunction): void {
  * hand-off to the hosted sign-in page:
  * - `GET interaction/{uid}`: sends the browser to `/app/{slug}/sign-in?interaction={uid}`;
  * - `GET interaction/{uid}/details`: the application's name and whether it asked for a new sign-in;
- * - `POST interaction/{uid}/complete` (bearer access token of the hosted session): finishes the
- *   sign-in and answers `{redirectTo}`.
+ * - `POST interaction/{uid}/complete` (bearer access token of the hosted session; body
+ *   `{refreshToken?, organizationId?}`): finishes the sign-in, with the organization the person
+ *   picked when the application asked for `organizations`, and answers `{redirectTo}`.
  * The interaction endpoints read the provider's interaction cookie, scoped to their path, so only
  * the browser that started the sign-in can finish it.
  */
@@ -145,12 +148,15 @@ export function oidcRoutes(services: AppServices): express.Router {
       const session = await services.sessions.authenticationOf(em(), tenant.id, principal.sessionId);
       if (!session) throw SESSION_ERRORS.sessionRevoked();
       const meta = { ip: req.ip ?? null, userAgent: req.headers['user-agent']?.slice(0, 512) ?? null };
+      const picked = (req.body as { organizationId?: unknown } | undefined)?.organizationId;
+      if (picked !== undefined && (typeof picked !== 'string' || !UUID.test(picked))) throw REQUEST_ERRORS.validationFailed({ issues: [{ path: 'organizationId', message: 'Must be an organization id' }] });
       const redirectTo = await services.oidc.completeInteraction(
         tenant,
         { userId: principal.userId, sessionId: principal.sessionId, authenticatedAt: session.authenticatedAt, method: session.method },
         req,
         res,
         meta,
+        picked,
       );
       res.json({ redirectTo });
     } catch (err) {

@@ -62,7 +62,12 @@ declare module 'oidc-provider' {
 
   /** A grant as the provider's hooks handle it. */
   export interface GrantInstance {
+    /** The grant's id (set once saved). */
+    jti: string;
     accountId?: string;
+    clientId?: string;
+    /** When it expires, seconds since the epoch (set once saved). */
+    exp?: number;
     addOIDCScope(scope: string): void;
     addResourceScope(resource: string, scope: string): void;
     save(): Promise<string>;

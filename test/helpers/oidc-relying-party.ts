@@ -80,11 +80,13 @@ export interface HostedSessionTokens {
  * Finishes a provider interaction with a hosted session, as the hosted page does: the access token,
  * and the session's refresh token as the proof that the page's session-binding cookie gives a browser.
  */
-export function completeInteraction(browser: CookieBrowser, interactionUrl: string, session: HostedSessionTokens): Promise<Response> {
+export function completeInteraction(
+  browser: CookieBrowser, interactionUrl: string, session: HostedSessionTokens, choice: { organizationId?: string } = {},
+): Promise<Response> {
   return browser.request(`${interactionUrl}/complete`, {
     method: 'POST',
     headers: { authorization: `Bearer ${session.accessToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ refreshToken: session.refreshToken }),
+    body: JSON.stringify({ refreshToken: session.refreshToken, ...choice }),
   });
 }
 
@@ -93,12 +95,14 @@ export function completeInteraction(browser: CookieBrowser, interactionUrl: stri
  * the hosted sign-in hand-off, finishes each interaction with `session` (the hosted session the
  * person holds), and stops at the redirect to the application's `redirect_uri`.
  * @param params extra authorization parameters (`prompt`, `max_age`, `scope`, `redirect_uri`); an empty value removes one.
+ * @param choice what the person picks on the hosted page (`organizationId`: the organization picker).
  */
 export async function signInThroughProvider(
   rp: RelyingParty,
   browser: CookieBrowser,
   session: HostedSessionTokens,
   params: Record<string, string> = {},
+  choice: { organizationId?: string } = {},
 ): Promise<SignInResult> {
   const verifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
@@ -120,7 +124,7 @@ export async function signInThroughProvider(
       const handOff = await browser.request(target.href);
       expect(handOff.status).toBe(303);
       expect(locationOf(handOff, target.href).pathname).toMatch(/\/app\/[^/]+\/sign-in$/);
-      const complete = await completeInteraction(browser, target.href, session);
+      const complete = await completeInteraction(browser, target.href, session, choice);
       const body = (await complete.json()) as { redirectTo?: string };
       expect(complete.status, JSON.stringify(body)).toBe(200);
       next = new URL(body.redirectTo!, target.href);

@@ -19,8 +19,9 @@ async function post(tenant: TestTenant, path: string, body: Record<string, unkno
   return res.body;
 }
 
-async function signIn(rp: RelyingParty, session: HostedSessionTokens, scope = 'openid offline_access organizations') {
-  const result = await signInThroughProvider(rp, new CookieBrowser(), session, { scope });
+/** Signs in through the provider; a person in several organizations picks `organizationId` on the hosted page. */
+async function signIn(rp: RelyingParty, session: HostedSessionTokens, scope = 'openid offline_access organizations', organizationId?: string) {
+  const result = await signInThroughProvider(rp, new CookieBrowser(), session, { scope }, { organizationId });
   const tokens = await oidc.authorizationCodeGrant(rp.config, result.callback, { pkceCodeVerifier: result.verifier, expectedState: result.state, expectedNonce: result.nonce });
   expect(tokens.refresh_token).toBeTruthy();
   return tokens;
@@ -73,7 +74,7 @@ describe('organization tokens', () => {
   it('gives one person in two organizations, for each, a JWT naming the organization with only the asked-for permissions their roles grant there', async () => {
     const w = await workspace();
     const person = await member(w, { [w.acme]: ['owner'], [w.globex]: ['billing'] });
-    const holder = new Holder(w.rp, (await signIn(w.rp, person)).refresh_token!);
+    const holder = new Holder(w.rp, (await signIn(w.rp, person, undefined, w.globex)).refresh_token!);
     const asked = 'manage:members read:invoices pay:invoices';
 
     const acme = await holder.organizationToken(w.acme, asked);
@@ -114,7 +115,7 @@ describe('organization tokens', () => {
   it('stops at once when the person is removed from the organization; the refused request leaves the refresh token usable', async () => {
     const w = await workspace();
     const person = await member(w, { [w.acme]: ['owner'], [w.globex]: ['billing'] });
-    const holder = new Holder(w.rp, (await signIn(w.rp, person)).refresh_token!);
+    const holder = new Holder(w.rp, (await signIn(w.rp, person, undefined, w.globex)).refresh_token!);
     await holder.organizationToken(w.acme, 'read:invoices');
 
     expect((await suite.api.delete(`/v1/${w.tenant.slug}/organizations/${w.acme}/members/${person.id}`, { token: w.tenant.accessToken })).status).toBe(200);
@@ -128,7 +129,7 @@ describe('organization tokens', () => {
     const w = await workspace();
     const other = await workspace();
     const person = await member(w, { [w.acme]: ['owner'], [w.globex]: ['billing'] });
-    const holder = new Holder(w.rp, (await signIn(w.rp, person)).refresh_token!);
+    const holder = new Holder(w.rp, (await signIn(w.rp, person, undefined, w.globex)).refresh_token!);
     const stranger = await member(w, { [w.globex]: ['billing'] });
     const strangerHolder = new Holder(w.rp, (await signIn(w.rp, stranger)).refresh_token!);
 

@@ -8,8 +8,8 @@ import { useTestServerAtPublicUrl } from '../helpers/suite.js';
 
 const suite = useTestServerAtPublicUrl();
 
-async function signIn(rp: RelyingParty, session: HostedSessionTokens, scope: string) {
-  const result = await signInThroughProvider(rp, new CookieBrowser(), session, { scope });
+async function signIn(rp: RelyingParty, session: HostedSessionTokens, scope: string, organizationId?: string) {
+  const result = await signInThroughProvider(rp, new CookieBrowser(), session, { scope }, { organizationId });
   return oidc.authorizationCodeGrant(rp.config, result.callback, { pkceCodeVerifier: result.verifier, expectedState: result.state, expectedNonce: result.nonce });
 }
 
@@ -35,7 +35,7 @@ describe('scope organizations', () => {
     expect(discovery.scopes_supported).toContain('organizations');
     expect(discovery.claims_supported).toContain('organizations');
 
-    const tokens = await signIn(rp, member, 'openid organizations');
+    const tokens = await signIn(rp, member, 'openid organizations', acme.id);
     const info = await oidc.fetchUserInfo(rp.config, tokens.access_token, member.id);
     expect(info.organizations).toEqual([
       { id: acme.id, name: 'Acme', roles: ['owner'] },

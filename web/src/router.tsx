@@ -135,6 +135,7 @@ const tokenSearch = (search: Record<string, unknown>): { token?: string } => (ty
 const ActivityPage = lazyRouteComponent(() => import('./pages/admin-activity'), 'ActivityPage');
 const ApiResourcesPage = lazyRouteComponent(() => import('./pages/admin-api-resources'), 'ApiResourcesPage');
 const ApplicationsPage = lazyRouteComponent(() => import('./pages/admin-applications'), 'ApplicationsPage');
+const OrganizationPickerPage = lazyRouteComponent(() => import('./pages/organization-picker'), 'OrganizationPickerPage');
 const OrganizationsPage = lazyRouteComponent(() => import('./pages/admin-organizations'), 'OrganizationsPage');
 const OrganizationPage = lazyRouteComponent(() => import('./pages/admin-organizations'), 'OrganizationPage');
 const WebhooksPage = lazyRouteComponent(() => import('./pages/admin-webhooks'), 'WebhooksPage');
@@ -158,6 +159,9 @@ const confirmEmailRoute = createRoute({ getParentRoute: () => workspaceRoute, pa
 const acceptRoute = createRoute({ getParentRoute: () => workspaceRoute, path: 'accept-invite', component: AcceptInvitePage, validateSearch: tokenSearch });
 const idpCallbackRoute = createRoute({ getParentRoute: () => workspaceRoute, path: 'idp-callback', component: IdpCallbackPage });
 const ssoCallbackRoute = createRoute({ getParentRoute: () => workspaceRoute, path: 'sso-callback', component: SsoCallbackPage });
+const organizationPickerRoute = createRoute({
+  getParentRoute: () => workspaceRoute, path: 'choose-organization', component: OrganizationPickerPage, validateSearch: interactionSearch,
+});
 const signedInRoute = createRoute({ getParentRoute: () => workspaceRoute, id: 'signed-in', component: SignedInLayout });
 const accountRoute = createRoute({ getParentRoute: () => signedInRoute, path: 'account', component: AccountPage });
 const adminRoute = createRoute({ getParentRoute: () => signedInRoute, path: 'admin', component: AdminLayout });
@@ -196,6 +200,7 @@ const routeTree = rootRoute.addChildren([
     acceptRoute,
     idpCallbackRoute,
     ssoCallbackRoute,
+    organizationPickerRoute,
     signedInRoute.addChildren([accountRoute, adminRoute.addChildren([activityRoute, usersRoute, userRoute, invitesRoute, apiKeysRoute, applicationsRoute, apiResourcesRoute, rolesRoute, organizationsRoute, organizationRoute, ssoConnectionsRoute, newSsoConnectionRoute, ssoConnectionRoute, webhooksRoute, settingsRoute, auditRoute])]),
   ]),
 ]);

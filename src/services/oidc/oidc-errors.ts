@@ -27,6 +27,20 @@ export const OIDC_ERRORS = defineErrorCatalog({
    * session-binding cookie or the session's current refresh token (docs/oidc.md "Sessions end everywhere").
    */
   sessionProofRequired: { code: 'UNAUTHORIZED', reason: 'session_proof_required', message: 'Sign in again on this device to continue to the application' },
+  /** A sign-in was finished with an organization, but the application did not ask for scope `organizations`. */
+  organizationsNotRequested: {
+    code: 'BAD_REQUEST', reason: 'organizations_not_requested', message: 'The application did not ask for an organization',
+  },
+  /** The organization picked is not the one the application named (`organization_id` of its request). */
+  organizationMismatch: { code: 'BAD_REQUEST', reason: 'organization_mismatch', message: 'The application asked for another organization' },
+  /** The person is not a member of the organization picked or named by the application. */
+  organizationMembershipRequired: {
+    code: 'FORBIDDEN', reason: 'organization_membership_required', message: 'You are not a member of this organization',
+  },
+  /** The person belongs to several organizations and the application asked for one: pick it first. */
+  organizationSelectionRequired: {
+    code: 'CONFLICT', reason: 'organization_selection_required', message: 'Choose the organization to continue with',
+  },
   /** No application of the tenant has this id. */
   applicationNotFound: { code: 'NOT_FOUND', reason: REQUEST_REASONS.notFound, message: 'Application not found' },
 });

@@ -22,6 +22,9 @@ import { findActiveAccount } from '../users/user-queries.js';
 import { findHostedLoginSessionsOfUser, recordHostedLogin } from './oidc-hosted-login-queries.js';
 import { findPermissionsOfMember } from '../organizations/organization-membership-queries.js';
 import { organizationIdOfAudience, registerRefreshTokenGrant } from './refresh-token-grant.js';
+import {
+  asksForOrganizations, chooseOrganization, ORGANIZATION_REQUEST_PARAMETER, rememberSelectedOrganization, SELECTED_ORGANIZATION_CLAIM, selectedOrganizationClaim,
+} from './organization-selection.js';
 
 /** Lifetimes in seconds (docs/oidc.md "Tokens"). */
 export const OIDC_TTL = {
@@ -93,6 +96,21 @@ async function afterAuthorizationChecks(ctx: KoaContextWithOIDC): Promise<void> 
   }
 }
 
+/** An authorization request's `organization_id` (docs/oidc.md "Organization picker"), when sent, must be an organization id. */
+async function checkRequestedOrganization(ctx: KoaContextWithOIDC, value: unknown): Promise<void> {
+  if (value !== undefined && (typeof value !== 'string' || !UUID.test(value))) throw new oidcErrors.InvalidRequest('organization_id must be an organization id');
+}
+
+/** The organization an application named in its authorization request, if any. */
+function requestedOrganizationOf(details: InteractionDetails): string | undefined {
+  const value = details.params[ORGANIZATION_REQUEST_PARAMETER];
+  return typeof value === 'string' ? value : undefined;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** The key of the interaction result that carries the organization chosen on the hosted page to the grant. */
+const ORGANIZATION_RESULT_KEY = 'organization';
+
 /** The `resource` values of an authorization request (RFC 8707: one or several). */
 function resourcesOf(params: Record<string, unknown>): string[] {
   const value = params.resource;
@@ -116,6 +134,18 @@ interface CachedProvider {
   provider: Provider;
   builtAt: number;
   tenantUpdatedAt: number;
+}
+
+/** What the hosted sign-in page learns about an application's pending sign-in (`GET interaction/{uid}/details`). */
+export interface InteractionInfo {
+  clientName: string;
+  freshSignInRequired: boolean;
+  notBefore: number;
+  uiLocale: Locale | null;
+  /** The application asked for scope `organizations`: a person in several picks one. */
+  organizationsRequested: boolean;
+  /** The organization the application named (`organization_id`), or null. */
+  organizationId: string | null;
 }
 
 /** The signed-in hosted-page session completing an interaction. */
@@ -185,12 +215,14 @@ export class OidcProviderService {
 
   /**
    * What the hosted sign-in page needs to know about a pending interaction: the application's name,
-   * whether it asked for a new sign-in (`prompt=login` or `max_age`), and the first language of its
-   * `ui_locales` the pages speak (OpenID Connect Core 3.1.2.1), or null.
+   * whether it asked for a new sign-in (`prompt=login` or `max_age`), the first language of its
+   * `ui_locales` the pages speak (OpenID Connect Core 3.1.2.1) or null, whether it asked for scope
+   * `organizations` (the page then lets a person in several pick one) and the organization it named
+   * (`organization_id`) or null.
    * @throws ApiError 401 `interaction_not_found` when the interaction is unknown, expired, or its
    *   cookie is not this browser's.
    */
-  async interactionInfo(tenant: Tenant, req: IncomingMessage, res: ServerResponse): Promise<{ clientName: string; freshSignInRequired: boolean; notBefore: number; uiLocale: Locale | null }> {
+  async interactionInfo(tenant: Tenant, req: IncomingMessage, res: ServerResponse): Promise<InteractionInfo> {
     const provider = await this.providerFor(tenant);
     const details = await this.details(provider, req, res);
     const clientId = typeof details.params.client_id === 'string' ? details.params.client_id : '';
@@ -198,6 +230,7 @@ export class OidcProviderService {
     return {
       clientName: client?.client_name ?? clientId, freshSignInRequired: freshSignInAfter(details) !== undefined, notBefore: freshSignInAfter(details) ?? 0,
       uiLocale: uiLocaleOf(details.params.ui_locales) ?? null,
+      organizationsRequested: asksForOrganizations(details.params.scope), organizationId: requestedOrganizationOf(details) ?? null,
     };
   }
 
@@ -205,12 +238,18 @@ export class OidcProviderService {
    * Completes a pending interaction with the hosted-page session the person holds: the login (user
    * id, the time the session last proved who they are, its method) and, when the application asked
    * for consent, the grant of the tenant's scopes (no consent page for the tenant's own apps).
-   * Records which hosted session signed in, so RP-initiated logout ends it too. Audits `OidcSignIn`.
+   * When the application asked for scope `organizations`, the organization it continues with
+   * (docs/oidc.md "Organization picker"): the one picked (`pickedOrganizationId`), the one the
+   * application named, or the person's only one; it becomes the grant's `organization_id` claim.
+   * Records which hosted session signed in, so RP-initiated logout ends it too. Audits `OidcSignIn`
+   * (details `clientId`, `prompt`, and `organizationId` when one was chosen).
    * @returns the URL the browser goes to next (the provider's resume endpoint).
    * @throws ApiError 401 `interaction_not_found`, `fresh_sign_in_required` (the application asked
-   *   for a sign-in newer than this session's).
+   *   for a sign-in newer than this session's); the organization errors of {@link chooseOrganization}.
    */
-  async completeInteraction(tenant: Tenant, session: HostedSession, req: IncomingMessage, res: ServerResponse, meta: RequestMeta): Promise<string> {
+  async completeInteraction(
+    tenant: Tenant, session: HostedSession, req: IncomingMessage, res: ServerResponse, meta: RequestMeta, pickedOrganizationId?: string,
+  ): Promise<string> {
     const provider = await this.providerFor(tenant);
     const details = await this.details(provider, req, res);
     const notBefore = freshSignInAfter(details);
@@ -219,6 +258,9 @@ export class OidcProviderService {
       throw OIDC_ERRORS.freshSignInRequired();
     }
     const clientId = typeof details.params.client_id === 'string' ? details.params.client_id : '';
+    const organizationId = await chooseOrganization(
+      this.orm.em.fork() as EntityManager, tenant.id, session.userId, details.params.scope, requestedOrganizationOf(details), pickedOrganizationId,
+    );
     let result: Record<string, unknown>;
     if (details.prompt.name === 'login') {
       result = { login: { accountId: session.userId, ts: authTime, amr: session.method ? [session.method] : undefined, remember: true } };
@@ -232,9 +274,10 @@ export class OidcProviderService {
       await recordHostedLogin(tx, tenant.id, session.userId, session.sessionId, clientId);
       await this.audit.record(tx, {
         tenantId: tenant.id, action: 'OidcSignIn', actor: { type: 'user', id: session.userId }, target: { type: 'user', id: session.userId }, meta,
-        details: { clientId, prompt: details.prompt.name },
+        details: { clientId, prompt: details.prompt.name, ...(organizationId ? { organizationId } : {}) },
       });
     });
+    if (organizationId) result[ORGANIZATION_RESULT_KEY] = { id: organizationId };
     return provider.interactionResult(req, res, result, { mergeWithLastSubmission: details.prompt.name !== 'login' });
   }
 
@@ -310,6 +353,29 @@ export class OidcProviderService {
       }
     }
 
+    /** The grant an authorization continues with: the consented or session's one, else a new one with the tenant's scopes. */
+    const loadGrant = async (ctx: KoaContextWithOIDC): Promise<GrantInstance | undefined> => {
+      const oidc = ctx.oidc as unknown as {
+        result?: { consent?: { grantId?: string } };
+        session: { grantIdFor(clientId: string): string | undefined; accountId?: string };
+        client: { clientId: string };
+        params: Record<string, unknown>;
+      };
+      const resources = resourcesOf(oidc.params);
+      const grantId = oidc.result?.consent?.grantId ?? oidc.session.grantIdFor(oidc.client.clientId);
+      const existing = grantId ? await provider.Grant.find(grantId) : undefined;
+      if (existing) {
+        if (resources.length === 0) return existing;
+        grantAll(existing, resources, oidc.params.scope);
+        await existing.save();
+        return existing;
+      }
+      if (!oidc.session.accountId) return undefined;
+      // the tenant's own applications get the tenant's scopes without a consent page
+      const grant = grantAll(new provider.Grant({ accountId: oidc.session.accountId, clientId: oidc.client.clientId }), resources, oidc.params.scope);
+      await grant.save();
+      return grant;
+    };
     const provider = new Provider(issuer, {
       adapter: TenantAdapter,
       jwks: { keys },
@@ -318,12 +384,12 @@ export class OidcProviderService {
         long: { signed: true, httpOnly: true, sameSite: crossSite ? 'none' : 'lax', secure: crossSite, path: cookiePath },
         short: { signed: true, httpOnly: true, sameSite: 'lax' },
       },
-      claims: { openid: ['sub'], email: ['email', 'email_verified'], roles: ['roles'], custom_data: ['custom_data'], [ORGANIZATIONS_SCOPE]: [ORGANIZATIONS_CLAIM] },
+      claims: { openid: ['sub'], email: ['email', 'email_verified'], roles: ['roles'], custom_data: ['custom_data'], [ORGANIZATIONS_SCOPE]: [ORGANIZATIONS_CLAIM, SELECTED_ORGANIZATION_CLAIM] },
       // the ID token carries the claims of the scopes asked (`email`, `roles`, `custom_data`), with or without an access token for userinfo
       conformIdTokenClaims: false,
       scopes: ['openid', 'offline_access', 'email', 'roles', 'custom_data', ORGANIZATIONS_SCOPE],
       responseTypes: ['code', 'id_token'],
-      extraParams: { scope: afterAuthorizationChecks },
+      extraParams: { scope: afterAuthorizationChecks, [ORGANIZATION_REQUEST_PARAMETER]: checkRequestedOrganization },
       clientAuthMethods: CLIENT_AUTH_METHODS,
       clientDefaults: { id_token_signed_response_alg: ID_TOKEN_SIGNING_ALG, grant_types: ['authorization_code'], response_types: ['code'] },
       enabledJWA: { idTokenSigningAlgValues: [...SIGNING_ALGS], userinfoSigningAlgValues: [...SIGNING_ALGS], introspectionSigningAlgValues: [...SIGNING_ALGS] },
@@ -369,28 +435,13 @@ export class OidcProviderService {
       },
       interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/v1/${encodeURIComponent(slug)}/oidc${INTERACTION_PATH}${interaction.uid}` },
       loadExistingGrant: async (ctx: KoaContextWithOIDC) => {
-        const oidc = ctx.oidc as unknown as {
-          result?: { consent?: { grantId?: string } };
-          session: { grantIdFor(clientId: string): string | undefined; accountId?: string };
-          client: { clientId: string };
-          params: Record<string, unknown>;
-        };
-        const resources = resourcesOf(oidc.params);
-        const grantId = oidc.result?.consent?.grantId ?? oidc.session.grantIdFor(oidc.client.clientId);
-        const existing = grantId ? await provider.Grant.find(grantId) : undefined;
-        if (existing) {
-          if (resources.length === 0) return existing;
-          grantAll(existing, resources, oidc.params.scope);
-          await existing.save();
-          return existing;
-        }
-        if (!oidc.session.accountId) return undefined;
-        // the tenant's own applications get the tenant's scopes without a consent page
-        const grant = grantAll(new provider.Grant({ accountId: oidc.session.accountId, clientId: oidc.client.clientId }), resources, oidc.params.scope);
-        await grant.save();
+        const grant = await loadGrant(ctx);
+        // the organization picked on the hosted page (completeInteraction) becomes the grant's
+        const picked = (ctx.oidc as unknown as { result?: Record<string, { id?: unknown } | undefined> }).result?.[ORGANIZATION_RESULT_KEY]?.id;
+        if (grant && typeof picked === 'string') await rememberSelectedOrganization(em(), tenantId, grant, picked, OIDC_TTL.Grant);
         return grant;
       },
-      findAccount: async (_ctx: unknown, sub: string) => {
+      findAccount: async (ctx: KoaContextWithOIDC, sub: string, token?: { grantId?: string }) => {
         const user = await findActiveAccount(em(), tenantId, sub);
         if (!user) return undefined;
         return {
@@ -400,6 +451,8 @@ export class OidcProviderService {
             ...((scope ?? '').split(' ').includes('roles') ? { roles: await roleAssignments.roleNamesOfUser(em(), tenantId, user.id) } : {}),
             custom_data: user.customData,
             ...(await organizationsClaim(em(), tenantId, user.id, scope)),
+            // the code, refresh or access token's grant; at the authorization endpoint (id_token) the request's
+            ...(await selectedOrganizationClaim(em(), tenantId, token?.grantId ?? (ctx.oidc?.entities?.Grant as GrantInstance | undefined)?.jti, user.id, scope)),
           }),
         };
       },

@@ -131,7 +131,6 @@ function TotpEnrolment({ slug, onRecoveryCodes }: { slug: string; onRecoveryCode
   );
 }
 
-/** Passkeys of the user (docs/passkeys.md): list, add (browser WebAuthn ceremony), delete. */
 /**
  * The organizations the person belongs to, with their organization roles there (GET
  * me/organizations, docs/organizations.md); nothing for a person in none.
@@ -159,6 +158,7 @@ function Organizations({ slug }: { slug: string }) {
   );
 }
 
+/** Passkeys of the user (docs/passkeys.md): list, add (browser WebAuthn ceremony), delete. */
 function Passkeys({ slug }: { slug: string }) {
   const { t } = useTranslation('account');
   const queryClient = useQueryClient();

@@ -5,7 +5,7 @@ import { useEffect, useRef, useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { currentAccessToken, PasskeyPromptError, reasonAsFormError, rememberSession, restoreSession, toFormError, toPasskeyError, trpc, type FormError } from '../api';
 import { applyApplicationLanguage } from '../language';
-import { finishInteraction, hasInteraction, interactionInfo, rememberInteraction, takeInteraction } from '../oidc-interaction';
+import { continueToApplication, hasInteraction, interactionInfo, rememberInteraction, takeInteraction } from '../oidc-interaction';
 import { forgetPersonData, useLinkToken, usePageTitle, useSignInOptions, useSlug } from '../hooks';
 import { Card, ErrorAlert, Field, formValue, Notice, RecoveryCodeList, TotpSecret } from '../ui';
 
@@ -19,7 +19,8 @@ function factorsOf(error: FormError | null): SecondFactor[] {
 
 /**
  * After a session is issued: keep the access token, then go back to the application that asked for
- * the sign-in (OpenID Provider interaction), or else open the account page.
+ * the sign-in (OpenID Provider interaction; through the organization picker when the person has
+ * several organizations to choose from), or else open the account page.
  */
 function useSignedInNavigation(slug: string) {
   const navigate = useNavigate();
@@ -30,9 +31,13 @@ function useSignedInNavigation(slug: string) {
     queryClient.setQueryData(['session', tenantSlug], true);
     const uid = takeInteraction(tenantSlug);
     if (uid) {
-      const finished = await finishInteraction(tenantSlug, uid, session.accessToken);
-      if ('redirectTo' in finished) {
-        window.location.assign(finished.redirectTo);
+      const next = await continueToApplication(tenantSlug, uid, session.accessToken);
+      if ('redirectTo' in next) {
+        window.location.assign(next.redirectTo);
+        return;
+      }
+      if ('pick' in next) {
+        await navigate({ to: '/app/$slug/choose-organization', params: { slug: tenantSlug }, search: { interaction: uid } });
         return;
       }
     }
@@ -47,6 +52,7 @@ function useSignedInNavigation(slug: string) {
  */
 function useApplicationSignIn(slug: string): string | undefined {
   const { interaction } = useSearch({ strict: false }) as { interaction?: string };
+  const navigate = useNavigate();
   const [clientName, setClientName] = useState<string>();
   useEffect(() => {
     if (!interaction) return;
@@ -60,14 +66,16 @@ function useApplicationSignIn(slug: string): string | undefined {
       if (info.freshSignInRequired || !(await restoreSession(slug))) return;
       const token = currentAccessToken(slug);
       if (!token || cancelled) return;
-      const finished = await finishInteraction(slug, takeInteraction(slug) ?? interaction, token);
-      if ('redirectTo' in finished) window.location.assign(finished.redirectTo);
+      const uid = takeInteraction(slug) ?? interaction;
+      const next = await continueToApplication(slug, uid, token, info);
+      if ('redirectTo' in next) window.location.assign(next.redirectTo);
+      else if ('pick' in next) await navigate({ to: '/app/$slug/choose-organization', params: { slug }, search: { interaction: uid } });
       else rememberInteraction(slug, interaction);
     })();
     return () => {
       cancelled = true;
     };
-  }, [slug, interaction]);
+  }, [slug, interaction, navigate]);
   return clientName;
 }
 

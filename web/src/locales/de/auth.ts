@@ -32,6 +32,15 @@ export const auth: Translation<typeof english> = {
     yourAccount: 'Ihr Konto',
   },
   workspaceLine: 'Arbeitsbereich {{name}}',
+  organizationPicker: {
+    title: 'Organisation wählen',
+    intro: 'Weiter zu <strong>{{app}}</strong> als Mitglied von:',
+    list: 'Ihre Organisationen',
+    roles: 'Ihre Rollen: {{roles}}',
+    noRoles: 'Keine Rollen',
+    loading: 'Ihre Organisationen werden geladen …',
+    signInFirst: 'Melden Sie sich zuerst an, um eine Organisation zu wählen.',
+  },
   signIn: {
     ssoHint: 'Wenn Ihr Unternehmen Sie anmeldet, lassen Sie das Passwort leer: Sie gelangen zu dessen Anmeldeseite.',
     title: 'Anmelden',

@@ -143,5 +143,9 @@ export const reasons: Translation<typeof english> = {
   sso_email_domain_mismatch: 'Der Identitätsanbieter hat eine Adresse außerhalb der Domains dieser Verbindung geschickt.',
   sso_completion_invalid: 'Diese Anmeldung kann nicht mehr abgeschlossen werden. Starten Sie neu.',
   sso_protocol_mismatch: 'Das Protokoll dieser Verbindung kann sich nicht ändern. Legen Sie stattdessen eine neue Verbindung an.',
+  organizations_not_requested: 'Die Anwendung hat nach keiner Organisation gefragt. Kehren Sie zur Anwendung zurück und beginnen Sie erneut.',
+  organization_mismatch: 'Die Anwendung hat nach einer anderen Organisation gefragt. Kehren Sie zur Anwendung zurück und beginnen Sie erneut.',
+  organization_membership_required: 'Sie sind kein Mitglied dieser Organisation. Wählen Sie eine andere oder bitten Sie deren Administrator, Sie hinzuzufügen.',
+  organization_selection_required: 'Wählen Sie die Organisation, mit der Sie fortfahren möchten.',
   sso_account_protected: 'Ein Konto mit dieser Adresse hat einen eigenen zweiten Faktor, aber die Adresse wurde nie bestätigt. Melden Sie sich mit Ihrem Passwort an, bestätigen Sie die Adresse und nutzen Sie dann Single Sign-on.',
 };

@@ -29,6 +29,15 @@ export const auth = {
     yourAccount: 'Your account',
   },
   workspaceLine: 'Workspace {{name}}',
+  organizationPicker: {
+    title: 'Choose an organization',
+    intro: 'Continue to <strong>{{app}}</strong> as a member of:',
+    list: 'Your organizations',
+    roles: 'Your roles: {{roles}}',
+    noRoles: 'No roles',
+    loading: 'Loading your organizations…',
+    signInFirst: 'Sign in first to choose an organization.',
+  },
   signIn: {
     ssoHint: 'If your company signs you in, leave the password empty: you go to its sign-in page.',
     title: 'Sign in',

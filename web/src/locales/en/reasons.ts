@@ -142,5 +142,9 @@ export const reasons = {
   sso_email_domain_mismatch: 'The identity provider sent an address outside this connection’s domains.',
   sso_completion_invalid: 'This sign-in cannot be completed any more. Start again.',
   sso_protocol_mismatch: 'This connection\'s protocol cannot change. Create another connection instead.',
+  organizations_not_requested: 'The application did not ask for an organization. Go back to the application and start again.',
+  organization_mismatch: 'The application asked for another organization. Go back to the application and start again.',
+  organization_membership_required: 'You are not a member of this organization. Choose another one or ask its administrator to add you.',
+  organization_selection_required: 'Choose the organization to continue with.',
   sso_account_protected: 'An account with this address has its own second factor but never verified the address. Sign in to it with your password, verify the address, then use single sign-on.',
 } as const satisfies Record<ErrorReason, string>;

@@ -32,6 +32,15 @@ export const auth: Translation<typeof english> = {
     yourAccount: 'Votre compte',
   },
   workspaceLine: 'Espace de travail {{name}}',
+  organizationPicker: {
+    title: 'Choisir une organisation',
+    intro: 'Continuer vers <strong>{{app}}</strong> en tant que membre de :',
+    list: 'Vos organisations',
+    roles: 'Vos rôles : {{roles}}',
+    noRoles: 'Aucun rôle',
+    loading: 'Chargement de vos organisations…',
+    signInFirst: 'Connectez-vous d’abord pour choisir une organisation.',
+  },
   signIn: {
     ssoHint: 'Si votre entreprise vous connecte, laissez le mot de passe vide : vous irez sur sa page de connexion.',
     title: 'Connexion',

@@ -143,5 +143,9 @@ export const reasons: Translation<typeof english> = {
   sso_email_domain_mismatch: 'Le fournisseur d’identité a envoyé une adresse hors des domaines de cette connexion.',
   sso_completion_invalid: 'Cette connexion ne peut plus être terminée. Recommencez.',
   sso_protocol_mismatch: 'Le protocole de cette connexion ne peut pas changer. Créez plutôt une autre connexion.',
+  organizations_not_requested: 'L’application n’a demandé aucune organisation. Revenez à l’application et recommencez.',
+  organization_mismatch: 'L’application a demandé une autre organisation. Revenez à l’application et recommencez.',
+  organization_membership_required: 'Vous n’êtes pas membre de cette organisation. Choisissez-en une autre ou demandez à son administrateur de vous ajouter.',
+  organization_selection_required: 'Choisissez l’organisation avec laquelle continuer.',
   sso_account_protected: 'Un compte avec cette adresse a son propre second facteur mais n’a jamais vérifié l’adresse. Connectez-vous avec votre mot de passe, vérifiez l’adresse, puis utilisez l’authentification unique.',
 };
