@@ -3,6 +3,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { axeBothThemes, buildAndLaunchChromium, CHROMIUM, DESKTOP, fitsPhone, hasChromium, PHONE, SCREENSHOTS } from '../helpers/browser.js';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { Api, createTenant, PASSWORD, signupMember, type TestTenant } from '../helpers/api.js';
+import { forgingIdp } from '../helpers/saml-forge.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
@@ -328,5 +329,57 @@ describe.skipIf(!hasChromium)('console pages for roles, permissions and organiza
     expect(members.body.items.map((m: { user: { email: string }; roles: string[] }) => [m.user.email, m.roles])).toEqual([[member.email, ['Owner']], [invitee, ['Billing']]]);
     await admin.reload();
     await admin.getByRole('heading', { name: '2 members', exact: true }).waitFor();
+  });
+
+  it('invites a person who has an account into another organization: they sign in from the link and accept as themselves', async () => {
+    diagnoseOnFailure('organization-invite-existing');
+    const organizations = await api.get(`/v1/${tenant.slug}/organizations?search=Initech`, { token: tenant.accessToken });
+    const initech = organizations.body.items[0].id as string;
+    const invited = await api.post(`/v1/${tenant.slug}/invites`, { email: member.email, role: 'Member', organizationId: initech, organizationRoles: ['Billing'] }, { token: tenant.accessToken });
+    expect(invited.status, JSON.stringify(invited.body)).toBe(200);
+
+    const context = await browser.newContext({ viewport: PHONE });
+    contexts.push(context);
+    const person = await context.newPage();
+    await person.goto(`${server.url}/app/${tenant.slug}/accept-invite?token=${encodeURIComponent(invited.body.token)}`);
+    await person.getByText('Already have an account in this workspace?').waitFor();
+    expect(await axeBothThemes(person, 'accept invite')).toEqual([]);
+    await person.getByRole('button', { name: 'Sign in to accept' }).click();
+    await person.getByLabel('Email').fill(member.email);
+    await person.getByLabel('Password').fill(PASSWORD);
+    await person.getByRole('button', { name: 'Sign in' }).click();
+    // back on the invite, signed in: accept as themselves
+    await person.getByRole('heading', { name: `Signed in as ${member.email}` }).waitFor();
+    expect(await axeBothThemes(person, 'accept invite signed in')).toEqual([]);
+    await fitsPhone(person, 'accept-invite-signed-in');
+    await person.getByRole('button', { name: `Accept as ${member.email}` }).click();
+    await person.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+    const mine = person.getByRole('list', { name: 'Organizations you belong to' });
+    await mine.getByText('Initech', { exact: true }).waitFor();
+    const members = await api.get(`/v1/${tenant.slug}/organizations/${initech}/members`, { token: tenant.accessToken });
+    expect(members.body.items.map((m: { user: { email: string }; roles: string[] }) => [m.user.email, m.roles])).toEqual([[member.email, ['Billing']]]);
+  });
+
+  it("shows an organization's SSO connections and sets one up for it with the organization chosen", async () => {
+    diagnoseOnFailure('organization-sso');
+    const organizationId = new URL(admin.url()).pathname.split('/').at(-1)!;
+    const section = admin.getByRole('region', { name: 'Enterprise SSO' });
+    await section.getByText(/^No SSO connection signs people into this organization yet\./).waitFor();
+    await section.getByRole('link', { name: 'Set up SSO for this organization' }).click();
+    await admin.getByRole('heading', { name: 'New SSO connection', level: 1 }).waitFor();
+    await expect.poll(() => admin.getByLabel('Organization to join', { exact: true }).inputValue()).toBe(organizationId);
+
+    const idp = forgingIdp();
+    const created = await api.post(`/v1/${tenant.slug}/sso-connections`, {
+      name: 'Globex Okta', protocol: 'saml', domains: [`globex-${Date.now().toString(36)}.example`], organizationId,
+      saml: { entityId: idp.entityId, ssoUrl: idp.ssoUrl, certificate: idp.certificatePem },
+    }, { token: tenant.accessToken });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    await admin.goBack();
+    await admin.getByRole('heading', { name: 'Globex', level: 1 }).waitFor();
+    const connections = admin.getByRole('list', { name: 'SSO connections of this organization' });
+    await connections.getByRole('link', { name: 'Globex Okta' }).click();
+    await admin.getByRole('heading', { name: 'Globex Okta', level: 1 }).waitFor();
+    expect(new URL(admin.url()).pathname).toBe(`/app/${tenant.slug}/admin/sso/${created.body.connection.id}`);
   });
 });

@@ -181,7 +181,10 @@ const rolesRoute = createRoute({ getParentRoute: () => adminRoute, path: 'roles'
 const organizationsRoute = createRoute({ getParentRoute: () => adminRoute, path: 'organizations', component: OrganizationsPage });
 const organizationRoute = createRoute({ getParentRoute: () => adminRoute, path: 'organizations/$organizationId', component: OrganizationPage });
 const ssoConnectionsRoute = createRoute({ getParentRoute: () => adminRoute, path: 'sso', component: SsoConnectionsPage });
-const newSsoConnectionRoute = createRoute({ getParentRoute: () => adminRoute, path: 'sso/new', component: NewSsoConnectionPage });
+/** `?organizationId=` from an organization's page: the organization the new connection signs people into. */
+const ssoNewSearch = (search: Record<string, unknown>): { organizationId?: string } =>
+  typeof search.organizationId === 'string' && /^[0-9a-f-]{36}$/i.test(search.organizationId) ? { organizationId: search.organizationId } : {};
+const newSsoConnectionRoute = createRoute({ getParentRoute: () => adminRoute, path: 'sso/new', component: NewSsoConnectionPage, validateSearch: ssoNewSearch });
 /** `?setup=<kind>` after the guided setup created the connection: whose field names step 2 uses (web/src/pages/admin-sso.tsx). */
 const ssoSetupSearch = (search: Record<string, unknown>): { setup?: SsoSetupKind } =>
   typeof search.setup === 'string' && (SSO_SETUP_KINDS as readonly string[]).includes(search.setup) ? { setup: search.setup as SsoSetupKind } : {};

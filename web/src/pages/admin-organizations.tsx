@@ -397,6 +397,36 @@ function InviteMember({ slug, organizationId, roles }: { slug: string; organizat
  * its members with their organization roles (add, change roles, remove), invitations into it, and deletion
  * (docs/organizations.md, docs/web.md "Console").
  */
+/**
+ * The enterprise SSO connections that sign people into this organization (docs/sso.md: a connection's
+ * `organizationId`), each linking to its page, or a link to set one up for it.
+ */
+function OrganizationSso({ slug, organizationId }: { slug: string; organizationId: string }) {
+  const { t } = useTranslation('admin');
+  const connections = useQuery({ queryKey: ['sso-connections', slug], queryFn: () => trpc.sso.list.query({ tenantSlug: slug }) });
+  const mine = (connections.data?.items ?? []).filter((connection) => connection.organizationId === organizationId);
+  return (
+    <section aria-labelledby="organization-sso" className="panel">
+      <h2 id="organization-sso">{t('organizations.sso')}</h2>
+      <ErrorAlert error={connections.error ? toFormError(connections.error) : null} />
+      {connections.data && mine.length === 0 && <p className="muted">{t('organizations.noSso')}</p>}
+      {mine.length > 0 && (
+        <ul aria-label={t('organizations.ssoList')}>
+          {mine.map((connection) => (
+            <li key={connection.id}>
+              <Link to="/app/$slug/admin/sso/$connectionId" params={{ slug, connectionId: connection.id }}>{connection.name}</Link>{' '}
+              <span className="muted">{t('organizations.ssoDomains', { domains: connection.domains.join(', ') })}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+      {connections.data && (
+        <p><Link to="/app/$slug/admin/sso/new" params={{ slug }} search={{ organizationId }}>{t('organizations.addSso')}</Link></p>
+      )}
+    </section>
+  );
+}
+
 export function OrganizationPage() {
   const { t } = useTranslation('admin');
   const slug = useSlug();
@@ -449,6 +479,7 @@ export function OrganizationPage() {
               ))}
             </ul>
           </section>
+          <OrganizationSso slug={slug} organizationId={organizationId} />
           {roles.data && <AddMember slug={slug} organizationId={organizationId} members={memberList} roles={roleList} onResult={setResult} />}
           {roles.data && <InviteMember slug={slug} organizationId={organizationId} roles={roleList} />}
           <section aria-labelledby="organization-details" className="panel">

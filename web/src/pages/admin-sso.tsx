@@ -306,7 +306,8 @@ export function NewSsoConnectionPage() {
   const [kind, setKind] = useState<SsoKind>('okta');
   const [protocol, setProtocol] = useState<Protocol>('saml');
   const [source, setSource] = useState<SamlSource | 'keep'>('xml');
-  const [organizationId, setOrganizationId] = useState('');
+  const preselected = (useSearch({ strict: false }) as { organizationId?: string }).organizationId;
+  const [organizationId, setOrganizationId] = useState(preselected ?? '');
   const chooseKind = (next: SsoKind) => {
     setKind(next);
     if (!PROTOCOLS_OF[next].includes(protocol)) setProtocol(PROTOCOLS_OF[next][0]!);

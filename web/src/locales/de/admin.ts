@@ -464,6 +464,11 @@ export const admin: Translation<typeof english> = {
     give: 'Rolle vergeben',
   },
   organizations: {
+    sso: 'Enterprise-SSO',
+    noSso: 'Noch keine SSO-Verbindung meldet Personen in dieser Organisation an. Mit einer melden sich Personen ihrer E-Mail-Domains beim Identitätsanbieter ihres Unternehmens an und werden hier Mitglied.',
+    ssoList: 'SSO-Verbindungen dieser Organisation',
+    ssoDomains: 'Domains: {{domains}}',
+    addSso: 'SSO für diese Organisation einrichten',
     title: 'Organisationen',
     intro: 'Ihre eigenen Kunden: die Firmen, die Ihr Produkt nutzen. Eine Person kann beliebig vielen angehören, mit Organisationsrollen in jeder, und erhält Organisationstokens, die sagen, für welche Firma sie handelt.',
     add: 'Organisation anlegen',

@@ -113,6 +113,11 @@ export const auth: Translation<typeof english> = {
     incomplete: 'Dieser Bestätigungslink ist unvollständig. Fordern Sie die Änderung auf Ihrer Kontoseite erneut an.',
   },
   invite: {
+    signedInAs: 'Angemeldet als {{email}}',
+    acceptAs: 'Als {{email}} annehmen',
+    orNewAccount: 'Oder ein neues Konto anlegen',
+    haveAccount: 'Sie haben schon ein Konto in diesem Arbeitsbereich?',
+    signInToAccept: 'Zum Annehmen anmelden',
     title: 'Dem Arbeitsbereich beitreten',
     incomplete: 'Dieser Einladungslink ist unvollständig. Bitten Sie Ihren Admin um einen neuen.',
     submit: 'Einladung annehmen',

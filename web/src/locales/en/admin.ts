@@ -461,6 +461,11 @@ export const admin = {
     give: 'Give role',
   },
   organizations: {
+    sso: 'Enterprise SSO',
+    noSso: 'No SSO connection signs people into this organization yet. With one, people of its email domains sign in at their company’s identity provider and land here as members.',
+    ssoList: 'SSO connections of this organization',
+    ssoDomains: 'Domains: {{domains}}',
+    addSso: 'Set up SSO for this organization',
     title: 'Organizations',
     intro: 'Your own customers: the companies your product serves. A person may belong to any number of them, with organization roles in each, and gets organization tokens that say for which company they act.',
     add: 'Create an organization',

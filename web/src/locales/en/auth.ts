@@ -110,6 +110,11 @@ export const auth = {
     incomplete: 'This confirmation link is incomplete. Ask for the change again from your account page.',
   },
   invite: {
+    signedInAs: 'Signed in as {{email}}',
+    acceptAs: 'Accept as {{email}}',
+    orNewAccount: 'Or create a new account',
+    haveAccount: 'Already have an account in this workspace?',
+    signInToAccept: 'Sign in to accept',
     title: 'Join the workspace',
     incomplete: 'This invite link is incomplete. Ask your admin for a new one.',
     submit: 'Accept invite',

@@ -464,6 +464,11 @@ export const admin: Translation<typeof english> = {
     give: 'Attribuer le rôle',
   },
   organizations: {
+    sso: 'SSO d’entreprise',
+    noSso: 'Aucune connexion SSO ne connecte encore de personnes à cette organisation. Avec une connexion, les personnes de ses domaines de messagerie se connectent chez le fournisseur d’identité de leur entreprise et deviennent membres ici.',
+    ssoList: 'Connexions SSO de cette organisation',
+    ssoDomains: 'Domaines : {{domains}}',
+    addSso: 'Configurer le SSO pour cette organisation',
     title: 'Organisations',
     intro: 'Vos propres clients : les entreprises que votre produit sert. Une personne peut appartenir à autant d’organisations que nécessaire, avec des rôles d’organisation dans chacune, et reçoit des jetons d’organisation qui disent pour quelle entreprise elle agit.',
     add: 'Créer une organisation',

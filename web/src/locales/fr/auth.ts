@@ -113,6 +113,11 @@ export const auth: Translation<typeof english> = {
     incomplete: 'Ce lien de confirmation est incomplet. Redemandez le changement depuis la page de votre compte.',
   },
   invite: {
+    signedInAs: 'Connecté en tant que {{email}}',
+    acceptAs: 'Accepter en tant que {{email}}',
+    orNewAccount: 'Ou créer un nouveau compte',
+    haveAccount: 'Vous avez déjà un compte dans cet espace de travail ?',
+    signInToAccept: 'Se connecter pour accepter',
     title: 'Rejoindre l’espace de travail',
     incomplete: 'Ce lien d’invitation est incomplet. Demandez-en un nouveau à votre admin.',
     submit: 'Accepter l’invitation',
