@@ -250,7 +250,7 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
   const accounts = new UserAccountService(sessions, audit, accountTokens, queuedPersonalData);
   const mfaChallenges = new MfaChallengeService(auth, mfa);
   const idpProvider = new IdpProviderClient(logger, { defaultIssuer: config.idpIssuer, allowPrivateIssuers: config.idpAllowPrivateIssuers });
-  const ssoConnections = new SsoConnectionService(config, keyring, idpProvider, organizationRoles, audit, new SsoConnectionNotifier(mailer, logger));
+  const ssoConnections = new SsoConnectionService(config, keyring, idpProvider, organizationRoles, audit, new SsoConnectionNotifier(mailer));
   const saml = new SamlService(keyring, ssoConnections, audit);
   const oidcConnections = new OidcConnectionSignIn(keyring, idpProvider, ssoConnections, audit);
   const ssoEntry = new SsoEntry(keyring, ssoConnections, saml, oidcConnections);
@@ -293,7 +293,7 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     mfaChallenges,
     accounts,
     credentials: new BearerAuthenticationService(config, logger),
-    idp: new IdpService(config, keyring, idpProvider, auth, mfa, mfaChallenges, sessions, audit, accountCredentials, new IssuerChangeNotifier(mailer, logger)),
+    idp: new IdpService(config, keyring, idpProvider, auth, mfa, mfaChallenges, sessions, audit, accountCredentials, new IssuerChangeNotifier(mailer)),
     invites: new InviteService(config, sessions, mailer, audit, organizationMembers),
     apiKeys: new ApiKeyService(audit),
     userDirectory: new UserDirectoryService(),

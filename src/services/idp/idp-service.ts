@@ -224,11 +224,11 @@ export class IdpService {
           previousIssuer,
         },
       });
+      const newIssuer = issuer ?? this.config.idpIssuer;
+      if (newIssuer !== previousIssuer && changedBy !== null) {
+        await this.issuerNotices.notifyAdmins(tx, tenant, previousIssuer, newIssuer, changedBy);
+      }
     });
-    const newIssuer = issuer ?? this.config.idpIssuer;
-    if (newIssuer !== previousIssuer && changedBy !== null) {
-      await this.issuerNotices.notifyAdmins(em, tenant, previousIssuer, newIssuer, changedBy);
-    }
   }
 
   /**

@@ -1,5 +1,4 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Logger } from 'pino';
 import type { Tenant } from '../../entities/tenant.js';
 import type { Mailer, MailMessage } from '../mail/mailer.js';
 import { mailTranslator } from '../mail/mail-i18n.js';
@@ -10,25 +9,20 @@ import { findActiveAdminRecipients } from '../users/user-queries.js';
  * Mails every live Admin of a tenant that the tenant's identity provider (its OpenID issuer) was
  * changed, and by whom (docs/idp.md "A provider per tenant"): whoever controls the issuer controls
  * provider sign-in, so no Admin may change it unnoticed. The notice carries no secret and no link.
- * Delivery failures are logged, never raised: the change has already been committed.
+ * The mails are queued in the change's own transaction (docs/operations.md "Mail"): no change without
+ * its notices, no notice of a change rolled back; delivery is the job queue's, with its retries.
  */
 export class IssuerChangeNotifier {
-  constructor(
-    private readonly mailer: Mailer,
-    private readonly logger: Logger,
-  ) {}
+  constructor(private readonly mailer: Mailer) {}
 
   /**
-   * Sends the notice to each Active, not deleted Admin of `tenant` (read with `em`, tenant-scoped).
-   * `changedBy` is the email of the Admin who made the change.
+   * Queues the notice to each Active, not deleted Admin of `tenant` (read with `tx`, tenant-scoped)
+   * in `tx`, the change's transaction. `changedBy` is the email of the Admin who made the change.
+   * @throws what queueing throws; the change then rolls back with it.
    */
-  async notifyAdmins(em: EntityManager, tenant: Tenant, previousIssuer: string, newIssuer: string, changedBy: string): Promise<void> {
-    for (const admin of await findActiveAdminRecipients(em, tenant.id)) {
-      try {
-        await this.mailer.send(issuerChangeMail(this.mailer.contextFor(tenant, admin.email, admin.locale), previousIssuer, newIssuer, changedBy), tenant.id);
-      } catch (err) {
-        this.logger.warn({ err, tenantId: tenant.id }, 'issuer-change notice not delivered');
-      }
+  async notifyAdmins(tx: EntityManager, tenant: Tenant, previousIssuer: string, newIssuer: string, changedBy: string): Promise<void> {
+    for (const admin of await findActiveAdminRecipients(tx, tenant.id)) {
+      await this.mailer.send(issuerChangeMail(this.mailer.contextFor(tenant, admin.email, admin.locale), previousIssuer, newIssuer, changedBy), tenant.id, tx);
     }
   }
 }

@@ -35,28 +35,26 @@ export class EmailOtpService {
   /**
    * Creates a new code for the user (replacing an open one) and mails it, in plain text and HTML.
    * Audits `MfaEmailOtpSent` (never the code).
-   * The mail is queued (Mailer.send) and delivered by the job queue with retries; should queueing
-   *   fail, the new code is removed again and the error propagates.
+   * The code, its mail (queued with Mailer.send, delivered by the job queue with retries) and the
+   *   audit event are written in one transaction: should queueing fail, no new code is left behind
+   *   and the error propagates.
    */
   async send(em: EntityManager, tenant: Tenant, user: User, meta: RequestMeta): Promise<void> {
     const code = randomDigits(EMAIL_OTP_DIGITS);
     const codeHash = this.hash(tenant.id, user.id, code);
     const now = new Date();
     const expiresAt = new Date(now.getTime() + EMAIL_OTP_TTL_SECONDS * 1000);
-    await upsertEmailOtp(em, { userId: user.id, tenantId: tenant.id, codeHash, createdAt: now, expiresAt });
-    try {
-      await this.mailer.send(codeMail(this.mailer.contextFor(tenant, user.email, meta.locale, user.locale), code), tenant.id);
-    } catch (err) {
-      await deleteEmailOtpWithHash(em, tenant.id, user.id, codeHash);
-      throw err;
-    }
-    await this.audit.record(em, {
-      tenantId: tenant.id,
-      action: 'MfaEmailOtpSent',
-      actor: { type: 'user', id: user.id },
-      target: { type: 'user', id: user.id },
-      meta,
-      details: { expiresInSeconds: EMAIL_OTP_TTL_SECONDS },
+    await em.transactional(async (tx) => {
+      await upsertEmailOtp(tx, { userId: user.id, tenantId: tenant.id, codeHash, createdAt: now, expiresAt });
+      await this.mailer.send(codeMail(this.mailer.contextFor(tenant, user.email, meta.locale, user.locale), code), tenant.id, tx);
+      await this.audit.record(tx, {
+        tenantId: tenant.id,
+        action: 'MfaEmailOtpSent',
+        actor: { type: 'user', id: user.id },
+        target: { type: 'user', id: user.id },
+        meta,
+        details: { expiresInSeconds: EMAIL_OTP_TTL_SECONDS },
+      });
     });
   }
 

@@ -1,5 +1,4 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Logger } from 'pino';
 import type { Tenant } from '../../entities/tenant.js';
 import type { Mailer, MailMessage } from '../mail/mailer.js';
 import { mailTranslator } from '../mail/mail-i18n.js';
@@ -21,23 +20,21 @@ export interface SsoConnectionChange {
  * Mails the tenant's other live Admins that a single sign-on connection was created, changed or
  * deleted, and by whom (docs/sso.md "Who may change a connection"): a connection decides who signs in
  * for its domains, so no Admin may change one unnoticed. No secret and no link; URLs are made inert.
- * Delivery failures are logged, never raised: the change has already been committed.
+ * The mails are queued in the change's own transaction (docs/operations.md "Mail"): no change without
+ * its notices, no notice of a change rolled back; delivery is the job queue's, with its retries.
  */
 export class SsoConnectionNotifier {
-  constructor(
-    private readonly mailer: Mailer,
-    private readonly logger: Logger,
-  ) {}
+  constructor(private readonly mailer: Mailer) {}
 
-  /** Sends the notice to each Active Admin of `tenant` but the one who made the change. */
-  async notifyAdmins(em: EntityManager, tenant: Tenant, change: SsoConnectionChange): Promise<void> {
-    for (const admin of await findActiveAdminRecipients(em, tenant.id)) {
+  /**
+   * Queues the notice, in `tx` (the change's transaction), to each Active Admin of `tenant` but the
+   * one who made the change.
+   * @throws what queueing throws; the change then rolls back with it.
+   */
+  async notifyAdmins(tx: EntityManager, tenant: Tenant, change: SsoConnectionChange): Promise<void> {
+    for (const admin of await findActiveAdminRecipients(tx, tenant.id)) {
       if (admin.email === change.changedBy) continue;
-      try {
-        await this.mailer.send(connectionChangeMail(this.mailer.contextFor(tenant, admin.email, admin.locale), change), tenant.id);
-      } catch (err) {
-        this.logger.warn({ err, tenantId: tenant.id }, 'SSO connection notice not delivered');
-      }
+      await this.mailer.send(connectionChangeMail(this.mailer.contextFor(tenant, admin.email, admin.locale), change), tenant.id, tx);
     }
   }
 }

@@ -217,8 +217,8 @@ export class SsoConnectionService {
         tenantId: tenant.id, action: 'SsoConnectionCreated', actor: { type: 'user', id: by.userId }, target: { type: 'sso_connection', id }, meta,
         details: { name: input.name, protocol: input.protocol, domains, provider: providerName(provider), organizationId: input.organizationId ?? null },
       });
+      await this.notices.notifyAdmins(tx, tenant, { kind: 'created', name: input.name, domains, provider: providerName(provider), changedBy });
     });
-    await this.notices.notifyAdmins(em, tenant, { kind: 'created', name: input.name, domains, provider: providerName(provider), changedBy });
     return this.get(em, tenant, id);
   }
 
@@ -237,7 +237,7 @@ export class SsoConnectionService {
         ? await this.oidcColumns(tenant.id, id, patch.oidc, stored.oidcClientSecretEnc)
         : undefined;
     const domains = patch.domains ? normalizeDomains(patch.domains) : undefined;
-    const updated = await em.transactional(async (tx) => {
+    await em.transactional(async (tx) => {
       const current = await this.find(tx, tenant.id, id);
       const organizationId = patch.organizationId === undefined ? current.organizationId : patch.organizationId;
       const roles = await this.checkOrganization(tx, tenant.id, organizationId, patch.defaultOrganizationRoles ?? current.defaultOrganizationRoles);
@@ -254,9 +254,9 @@ export class SsoConnectionService {
           ...(domains ? { domains } : {}), ...(provider ? { provider: providerName(provider), providerReplaced: true } : {}),
         },
       });
-      return { name: changes.name ?? current.name, domains: domains ?? current.domains, provider: provider ? providerName(provider) : providerName(current) };
+      const updated = { name: changes.name ?? current.name, domains: domains ?? current.domains, provider: provider ? providerName(provider) : providerName(current) };
+      await this.notices.notifyAdmins(tx, tenant, { kind: 'updated', ...updated, changedBy });
     });
-    await this.notices.notifyAdmins(em, tenant, { kind: 'updated', ...updated, changedBy });
     return this.get(em, tenant, id);
   }
 
@@ -267,16 +267,15 @@ export class SsoConnectionService {
    */
   async delete(em: EntityManager, tenant: Tenant, id: string, by: ConnectionChanger, meta: RequestMeta): Promise<void> {
     const changedBy = await this.assertMayChange(em, tenant, by);
-    const removed = await em.transactional(async (tx) => {
+    await em.transactional(async (tx) => {
       const current = await this.find(tx, tenant.id, id);
       await deleteConnection(tx, tenant.id, id);
       await this.audit.record(tx, {
         tenantId: tenant.id, action: 'SsoConnectionDeleted', actor: { type: 'user', id: by.userId }, target: { type: 'sso_connection', id }, meta,
         details: { name: current.name, domains: current.domains, provider: providerName(current) },
       });
-      return current;
+      await this.notices.notifyAdmins(tx, tenant, { kind: 'deleted', name: current.name, domains: current.domains, provider: providerName(current), changedBy });
     });
-    await this.notices.notifyAdmins(em, tenant, { kind: 'deleted', name: removed.name, domains: removed.domains, provider: providerName(removed), changedBy });
   }
 
   /** The API view of a stored connection. */

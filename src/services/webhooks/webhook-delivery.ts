@@ -178,7 +178,7 @@ export class WebhookDelivery {
         await this.mailer.send(renderMail(ctx, t('webhookDisabled.subject', { workspace: ctx.brand.workspace }), [
           { kind: 'text', text: t('webhookDisabled.body', { url: disabledEndpoint.url }) },
           { kind: 'text', text: t('webhookDisabled.advice') },
-        ]), tenantId);
+        ]), tenantId, tx);
       }
       return true;
     });
