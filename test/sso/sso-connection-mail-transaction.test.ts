@@ -4,7 +4,9 @@ import { EmailOtpService } from '../../src/services/mfa/email-otp-service.js';
 import { SsoConnectionNotifier } from '../../src/services/sso/sso-connection-notice.js';
 import { SsoConnectionService } from '../../src/services/sso/sso-connection-service.js';
 import { findLiveTenantBySlug } from '../../src/services/tenants/tenant-queries.js';
-import { findActiveAccount } from '../../src/services/users/user-queries.js';
+import { findLiveUserById } from '../../src/services/users/user-queries.js';
+import { IdpProviderClient } from '../../src/services/idp/idp-provider-client.js';
+import { pino } from 'pino';
 import { createTenant, PASSWORD, unique } from '../helpers/api.js';
 import { forgingIdp } from '../helpers/saml-forge.js';
 import { useTestServer } from '../helpers/suite.js';
@@ -47,8 +49,9 @@ describe('mail queued in the transaction of its change', () => {
     };
     const by = { userId: tenant.adminId, sessionId };
     const meta = { ip: '203.0.113.9', userAgent: 'vitest' };
+    const provider = new IdpProviderClient(pino({ level: 'silent' }), { defaultIssuer: services.config.idpIssuer, allowPrivateIssuers: services.config.idpAllowPrivateIssuers });
     const refusing = new SsoConnectionService(
-      services.config, services.keyring, services.idpProvider, services.organizationRoles, services.audit, new SsoConnectionNotifier(refusingMailer(services.mailer)),
+      services.config, services.keyring, provider, services.organizationRoles, services.audit, new SsoConnectionNotifier(refusingMailer(services.mailer)),
     );
     await expect(refusing.create(em, row, input, by, meta)).rejects.toThrow('the job queue refused the mail');
 
@@ -69,7 +72,7 @@ describe('mail queued in the transaction of its change', () => {
     const tenant = await createTenant(api);
     const em = services.orm.em.fork();
     const row = (await findLiveTenantBySlug(em, tenant.slug))!;
-    const user = (await findActiveAccount(em, row.id, tenant.adminId))!;
+    const user = (await findLiveUserById(em, row.id, tenant.adminId))!;
     const meta = { ip: '203.0.113.9', userAgent: 'vitest' };
 
     const refusing = new EmailOtpService(services.config, refusingMailer(services.mailer), services.audit);
