@@ -382,4 +382,25 @@ describe.skipIf(!hasChromium)('console pages for roles, permissions and organiza
     await admin.getByRole('heading', { name: 'Globex Okta', level: 1 }).waitFor();
     expect(new URL(admin.url()).pathname).toBe(`/app/${tenant.slug}/admin/sso/${created.body.connection.id}`);
   });
+
+  it('deletes a user from their page and restores them from the users list; the sessions the deletion ended stay ended', async () => {
+    diagnoseOnFailure('restore-user');
+    const person = await signupMember(api, tenant.slug);
+    await admin.goto(`${server.url}/app/${tenant.slug}/admin/users/${person.id}`);
+    await admin.getByRole('heading', { name: person.email, level: 1 }).waitFor();
+    await admin.getByRole('button', { name: `Delete ${person.email}` }).click();
+    await admin.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
+    const deleted = admin.getByRole('region', { name: 'Deleted user' });
+    await deleted.getByText(`You can restore ${person.email} for a while`, { exact: false }).waitFor();
+    expect(await axeBothThemes(admin, 'users with a deleted user')).toEqual([]);
+    expect((await api.get(`/v1/${tenant.slug}/users/${person.id}`, { token: tenant.accessToken })).status).toBe(404);
+
+    await deleted.getByRole('button', { name: `Restore ${person.email}` }).click();
+    await admin.getByText(`${person.email} was restored. They sign in again: their sessions stayed ended.`).waitFor();
+    expect(await deleted.count()).toBe(0);
+    const restored = await api.get(`/v1/${tenant.slug}/users/${person.id}`, { token: tenant.accessToken });
+    expect(restored.status).toBe(200);
+    expect((await api.get(`/v1/${tenant.slug}/me`, { token: person.accessToken })).status).toBe(401);
+    expect((await api.post(`/v1/${tenant.slug}/auth/login`, { email: person.email, password: PASSWORD })).status).toBe(200);
+  });
 });

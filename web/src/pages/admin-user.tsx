@@ -13,6 +13,45 @@ type ListedUser = RouterOutputs['users']['list']['items'][number];
 /** How many of a user's newest audit events their page shows. */
 const USER_AUDIT_LIMIT = 20;
 
+/** The user an admin deleted last in this tab, whom the users page offers to restore. */
+export interface RecentlyDeleted {
+  id: string;
+  email: string;
+}
+
+/** Where the console keeps {@link RecentlyDeleted} (the query cache, so it survives the move from a user's page to the list). */
+export const recentlyDeletedKey = (slug: string) => ['recently-deleted', slug] as const;
+
+/**
+ * "{email} was deleted" with "Restore {email}" (POST users/{userId}/restore, docs/lifecycle.md): shown on
+ * the users page after a deletion, until the restore or another deletion. The sessions the deletion
+ * ended stay ended; a person who deleted their own account cannot be restored (409, shown as an error).
+ */
+export function RestoreDeletedUser({ slug, onResult }: { slug: string; onResult: (message: string) => void }) {
+  const { t } = useTranslation('admin');
+  const queryClient = useQueryClient();
+  const deleted = useQuery({ queryKey: recentlyDeletedKey(slug), queryFn: () => null as RecentlyDeleted | null, staleTime: Infinity });
+  const restore = useMutation({
+    mutationFn: (user: RecentlyDeleted) => trpc.users.restore.mutate({ tenantSlug: slug, userId: user.id }),
+    onSuccess: async (_data, user) => {
+      queryClient.setQueryData(recentlyDeletedKey(slug), null);
+      onResult(t('user.restoreDone', { email: user.email }));
+      await queryClient.invalidateQueries({ queryKey: ['users', slug] });
+    },
+  });
+  const user = deleted.data;
+  if (!user) return null;
+  return (
+    <div className="panel" role="region" aria-label={t('user.deletedRegion')}>
+      <ErrorAlert error={restore.error ? toFormError(restore.error) : null} />
+      <p>{t('user.restorable', { email: user.email })}</p>
+      <button type="button" className="secondary" onClick={() => restore.mutate(user)} disabled={restore.isPending}>
+        {t('user.restore', { email: user.email })}
+      </button>
+    </div>
+  );
+}
+
 /**
  * The actions an admin takes on one user (role, suspension, reset, verification, authenticator,
  * sessions, deletion): each changing one asks first, naming the user and the consequence; each
@@ -37,7 +76,11 @@ export function UserActions({
       onResult(done);
       await queryClient.invalidateQueries({ queryKey: ['users', slug] });
       await queryClient.invalidateQueries({ queryKey: ['user', slug, user.id] });
-      if (deletes) onDeleted?.();
+      if (deletes) {
+        // the users page offers to restore them (RestoreDeletedUser)
+        queryClient.setQueryData(recentlyDeletedKey(slug), { id: user.id, email: user.email });
+        onDeleted?.();
+      }
     },
     onError,
   });

@@ -8,7 +8,7 @@ import { formatDetails, when } from '../audit-format';
 import { useMe, usePageTitle, useSlug } from '../hooks';
 import { BrandingSection } from './admin-branding';
 import { PoliciesSection } from './admin-policies';
-import { UserActions, UserSessions } from './admin-user';
+import { RestoreDeletedUser, UserActions, UserSessions } from './admin-user';
 import { Checkbox, ErrorAlert, Field, formValue, Notice, Select } from '../ui';
 
 type Role = RouterInputs['invites']['create']['role'] & string;
@@ -125,6 +125,7 @@ export function UsersPage() {
       <AddUser slug={slug} />
       <ErrorAlert error={error ? toFormError(error) : null} />
       {result && <Notice>{result}</Notice>}
+      <RestoreDeletedUser slug={slug} onResult={setResult} />
       <div className="filters">
         <div className="field">
           <label htmlFor={searchId}>{t('users.search')}</label>
