@@ -403,4 +403,25 @@ describe.skipIf(!hasChromium)('console pages for roles, permissions and organiza
     expect((await api.get(`/v1/${tenant.slug}/me`, { token: person.accessToken })).status).toBe(401);
     expect((await api.post(`/v1/${tenant.slug}/auth/login`, { email: person.email, password: PASSWORD })).status).toBe(200);
   });
+
+  it("edits a user's custom data as JSON on their page: refused before sending when it is not a JSON object, saved otherwise", async () => {
+    diagnoseOnFailure('custom-data');
+    await admin.goto(`${server.url}/app/${tenant.slug}/admin/users/${member.id}`);
+    await admin.getByRole('heading', { name: member.email, level: 1 }).waitFor();
+    const section = admin.getByRole('region', { name: 'Custom data' });
+    const editor = section.getByLabel('Custom data (JSON)');
+    expect(await editor.inputValue()).toBe('{}');
+    await editor.fill('{"plan": pro}');
+    await section.getByRole('button', { name: 'Save custom data' }).click();
+    await section.getByRole('alert').getByText('This is not valid JSON.', { exact: false }).waitFor();
+    await editor.fill('["pro"]');
+    await section.getByRole('button', { name: 'Save custom data' }).click();
+    await section.getByRole('alert').getByText('Custom data must be a JSON object', { exact: false }).waitFor();
+    await editor.fill('{"plan": "pro", "seats": 5}');
+    await section.getByRole('button', { name: 'Save custom data' }).click();
+    await section.getByText('The custom data was saved.').waitFor();
+    const stored = await api.get(`/v1/${tenant.slug}/users/${member.id}`, { token: tenant.accessToken });
+    expect(stored.body.user.customData).toEqual({ plan: 'pro', seats: 5 });
+    expect(await axeBothThemes(admin, 'user custom data')).toEqual([]);
+  });
 });

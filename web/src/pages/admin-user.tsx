@@ -1,7 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useParams } from '@tanstack/react-router';
-import { useState } from 'react';
+import { useId, useState } from 'react';
 import { formatDetails, when } from '../audit-format';
 import { toFormError, trpc, type RouterOutputs } from '../api';
 import { usePageTitle, useSlug } from '../hooks';
@@ -49,6 +49,69 @@ export function RestoreDeletedUser({ slug, onResult }: { slug: string; onResult:
         {t('user.restore', { email: user.email })}
       </button>
     </div>
+  );
+}
+
+/** Parses the editor's text as a JSON object; @returns the object, or the reason it is not one. */
+function parseCustomData(text: string): { value: Record<string, unknown> } | { problem: 'notJson' | 'notObject' } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text.trim() === '' ? '{}' : text);
+  } catch {
+    return { problem: 'notJson' };
+  }
+  return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? { value: parsed as Record<string, unknown> } : { problem: 'notObject' };
+}
+
+/**
+ * The user's custom data (the workspace's own JSON object about them, at most 4 KiB; the `custom_data`
+ * claim, docs/oidc.md) as JSON to edit: checked in the page before it is sent, saved with PATCH
+ * users/{userId} `customData` (which replaces it; audited as `UserCustomDataChanged`).
+ */
+function CustomDataEditor({ slug, userId, customData }: { slug: string; userId: string; customData: Record<string, unknown> }) {
+  const { t } = useTranslation('admin');
+  const queryClient = useQueryClient();
+  const id = useId();
+  const [text, setText] = useState(() => JSON.stringify(customData, null, 2));
+  const [problem, setProblem] = useState<'notJson' | 'notObject' | null>(null);
+  const save = useMutation({
+    mutationFn: (value: Record<string, unknown>) => trpc.users.update.mutate({ tenantSlug: slug, userId, customData: value }),
+    onSuccess: (saved) => {
+      queryClient.setQueryData(['user', slug, userId], (old: RouterOutputs['users']['get'] | undefined) => (old ? { ...old, user: saved } : old));
+    },
+  });
+  const error = problem ? { message: t(`user.customData.${problem}`), reason: problem, details: {}, fields: {} } : save.error ? toFormError(save.error) : null;
+  return (
+    <section aria-labelledby={`${id}-heading`}>
+      <h2 id={`${id}-heading`}>{t('user.customData.title')}</h2>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          const parsed = parseCustomData(text);
+          if ('problem' in parsed) {
+            setProblem(parsed.problem);
+            return;
+          }
+          setProblem(null);
+          save.mutate(parsed.value);
+        }}
+      >
+        <ErrorAlert error={error} />
+        {save.isSuccess && !problem && <Notice>{t('user.customData.saved')}</Notice>}
+        <div className="field">
+          <label htmlFor={id}>{t('user.customData.label')}</label>
+          <textarea
+            id={id} className="mono" rows={6} value={text} spellCheck={false} aria-describedby={`${id}-hint`} aria-invalid={error ? true : undefined}
+            onChange={(e) => {
+              setText(e.target.value);
+              save.reset();
+            }}
+          />
+          <p id={`${id}-hint`} className="hint">{t('user.customData.hint')}</p>
+        </div>
+        <button type="submit" disabled={save.isPending}>{t('user.customData.save')}</button>
+      </form>
+    </section>
   );
 }
 
@@ -256,6 +319,7 @@ export function UserPage() {
             />
           </div>
           <HeldRoles slug={slug} holder={{ kind: 'user', id: user.id, label: user.email }} />
+          <CustomDataEditor key={user.id} slug={slug} userId={user.id} customData={user.customData} />
           <section aria-labelledby="passkeys-heading">
             <h2 id="passkeys-heading">{t('user.passkeys')}</h2>
             {profile.data.passkeys.length === 0 ? <p className="muted">{t('user.noPasskeys')}</p> : (
