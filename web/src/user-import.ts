@@ -229,7 +229,11 @@ function parseCsvFile(text: string): ParsedImportFile {
   const quoting: { broken: ImportProblem | null } = { broken: null };
   const records = parseCsv(bytes, {
     delimiter, info: true, skip_empty_lines: true, relax_quotes: true, skip_records_with_error: true,
-    on_record: (record: unknown, context) => ({ fields: (record as { record: string[] }).record, line: nextLine(context.bytes) }) as unknown as string[],
+    // with `info`, a record comes with the offset it ends at
+    on_record: (record: unknown) => {
+      const { record: fields, info } = record as { record: string[]; info: { bytes: number } };
+      return { fields, line: nextLine(info.bytes) } as unknown as string[];
+    },
     on_skip: (err) => {
       // a record of its own with too few or too many fields is left out; broken quoting makes every record after it unreliable
       if (err?.code === 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH') problems.push({ line: nextLine(Number(err.bytes)), code: 'wrongFieldCount' });
