@@ -78,7 +78,7 @@ describe('the import page\'s file reader', () => {
       [6, 'invalidCreatedAt', '2999-01-01'],
       [6, 'invalidProviderLinks'],
     ]);
-    expect(parsed.problems.map((p) => problemKind(p.code))).toEqual(['warning', 'warning', 'excluded', 'warning', 'warning', 'warning', 'warning', 'warning', 'warning', 'warning']);
+    expect(parsed.problems.map((p) => problemKind(p.code))).toEqual(['note', 'warning', 'excluded', 'warning', 'note', 'warning', 'warning', 'warning', 'warning', 'warning']);
     // every readable row is sent, the refused ones too (the job's failure report names them); line 4 is left out
     expect(parsed.rows.map((r) => r.line)).toEqual([2, 3, 5, 6, 7]);
     expect(parsed.rows[3]!.item).toEqual({ email: 'ANN@example.com', role: 'Owner', emailVerified: 'maybe', totpSecret: 'abc', createdAt: '2999-01-01', providerLinks: [1] });

@@ -6,10 +6,11 @@ import { downloadFile, restFetch, toFormError, trpc, type RouterOutputs } from '
 import { usePageTitle, useSlug } from '../hooks';
 import { formatNumber } from '../i18n';
 import {
-  checkHashSettings, DEFAULT_HASH_SETTINGS, HASH_ALGORITHMS, hashProblems, MAX_FILE_BYTES, MAX_IMPORT_ROWS, needsPbkdf2Parameters, parseFailureReport, parseImportFile,
+  checkHashSettings, DEFAULT_HASH_SETTINGS, HASH_ALGORITHMS, hashProblems, MAX_FILE_BYTES, MAX_IMPORT_ROWS, needsPbkdf2Parameters, parseFailureReport,
   PBKDF2_DIGESTS, prepareUpload, PREVIEW_ROWS, problemKind, type HashSettingField, type HashSettingProblem, type HashSettings, type ImportProblem,
   type ImportRow, type ParsedImportFile,
 } from '../user-import';
+import type { ImportWorkerAnswer } from '../user-import-worker';
 import { ErrorAlert, Notice } from '../ui';
 import type { ForeignAlgorithm } from '../../../src/security/foreign-passwords.js';
 
@@ -108,7 +109,12 @@ function FileSection({ slug, started, onStarted, onReset }: {
     onSuccess: ({ job, uploaded }) => onStarted(job, uploaded),
   });
 
+  // the file is parsed by a worker (web/src/user-import-worker.ts); a new choice ends the last one's
+  const worker = useRef<Worker | null>(null);
+  useEffect(() => () => worker.current?.terminate(), []);
   const choose = (chosen: File | undefined) => {
+    worker.current?.terminate();
+    worker.current = null;
     setFile(null);
     setLeftOutLate([]);
     setShowSettingProblems(false);
@@ -117,18 +123,23 @@ function FileSection({ slug, started, onStarted, onReset }: {
     if (!chosen) return setReading(null);
     if (chosen.size > MAX_FILE_BYTES) return setReading('tooLarge');
     setReading('reading');
-    chosen.text().then(
-      (text) => {
-        setFile({ name: chosen.name, parsed: parseImportFile(text) });
-        setReading(null);
-      },
-      () => setReading('unreadable'),
-    );
+    const reader = new Worker(new URL('../user-import-worker.ts', import.meta.url), { type: 'module' });
+    worker.current = reader;
+    const finish = (answer: ImportWorkerAnswer) => {
+      reader.terminate();
+      if (worker.current !== reader) return;
+      worker.current = null;
+      if (answer.ok) setFile({ name: chosen.name, parsed: answer.parsed });
+      setReading(answer.ok ? null : 'unreadable');
+    };
+    reader.onmessage = (event: MessageEvent<ImportWorkerAnswer>) => finish(event.data);
+    reader.onerror = () => finish({ ok: false });
+    reader.postMessage(chosen);
   };
 
   const parsed = file?.parsed;
   const excluded = problems.filter((p) => problemKind(p.code) === 'excluded').length;
-  const warned = new Set(problems.filter((p) => problemKind(p.code) === 'warning' && p.code !== 'duplicateEmail').map((p) => p.line)).size;
+  const warned = new Set(problems.filter((p) => problemKind(p.code) === 'warning').map((p) => p.line)).size;
   const uploading = (rows?.length ?? 0) - leftOutLate.length;
   return (
     <>
