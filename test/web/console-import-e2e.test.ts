@@ -128,6 +128,7 @@ describe.skipIf(!hasChromium)('console pages for importing and exporting users',
     expect(await failed.count()).toBe(2);
     expect(await failed.nth(1).getByRole('cell').allTextContents()).toEqual(['4', 'not-an-address', 'Not a valid email address.']);
     expect(await admin.getByRole('button', { name: 'Start the import' }).count()).toBe(0);
+    await admin.getByText('4 users were sent as an import job.').waitFor();
 
     const downloading = admin.waitForEvent('download');
     await job.getByRole('button', { name: 'Download the failure report (NDJSON)' }).click();

@@ -92,6 +92,7 @@ function FileSection({ slug, started, onStarted, onReset }: {
     return all.sort((a, b) => a.line - b.line);
   }, [file, algorithm, leftOutLate]);
   const settingProblems = useMemo(() => (file && file.parsed.bareHashRows > 0 ? checkHashSettings(settings, file.parsed.rows) : {}), [file, settings]);
+  const needsPbkdf2 = useMemo(() => (file ? needsPbkdf2Parameters(file.parsed.rows) : false), [file]);
   const settingsOk = Object.keys(settingProblems).length === 0;
   const start = useMutation({
     mutationFn: async (chosen: { name: string; parsed: ParsedImportFile }) => {
@@ -175,7 +176,7 @@ function FileSection({ slug, started, onStarted, onReset }: {
 
       {file && parsed && parsed.bareHashRows > 0 && !parsed.blocking && (
         <HashSettingsSection
-          count={parsed.bareHashRows} settings={settings} onChange={setSettings} needsPbkdf2={needsPbkdf2Parameters(parsed.rows)}
+          count={parsed.bareHashRows} settings={settings} onChange={setSettings} needsPbkdf2={needsPbkdf2}
           problems={showSettingProblems ? settingProblems : {}} disabled={started || start.isPending}
         />
       )}
@@ -187,7 +188,7 @@ function FileSection({ slug, started, onStarted, onReset }: {
             <div role="alert" className="alert">{t('userImport.blocked')}</div>
           ) : (
             <>
-              <p>{t('userImport.willUpload', { count: uploading })}</p>
+              <p>{started ? t('userImport.sent', { count: uploading }) : t('userImport.willUpload', { count: uploading })}</p>
               {excluded > 0 && <p>{t('userImport.leftOut', { count: excluded })}</p>}
               {warned > 0 && <p>{t('userImport.warned', { count: warned })}</p>}
               {showSettingProblems && !settingsOk && <div role="alert" className="alert">{t('userImport.checkSettings')}</div>}

@@ -639,6 +639,8 @@ export const admin: Translation<typeof english> = {
     blocked: 'Diese Datei lässt sich so nicht importieren (siehe die Probleme oben). Korrigieren Sie sie und wählen Sie sie erneut.',
     willUpload_one: '{{count}} Person wird als Import-Job gesendet.',
     willUpload_other: '{{count}} Personen werden als Import-Job gesendet.',
+    sent_one: '{{count}} Person wurde als Import-Job gesendet.',
+    sent_other: '{{count}} Personen wurden als Import-Job gesendet.',
     leftOut_one: '{{count}} Zeile, die die Seite nicht lesen kann, wird ausgelassen.',
     leftOut_other: '{{count}} Zeilen, die die Seite nicht lesen kann, werden ausgelassen.',
     warned_one: '{{count}} Person hat ein Problem, das der Import sehr wahrscheinlich ablehnt; der Fehlerbericht nennt sie.',

@@ -638,6 +638,8 @@ export const admin = {
     blocked: 'This file cannot be imported as it is (see the problems above). Fix it and choose it again.',
     willUpload_one: '{{count}} user will be sent as an import job.',
     willUpload_other: '{{count}} users will be sent as an import job.',
+    sent_one: '{{count}} user was sent as an import job.',
+    sent_other: '{{count}} users were sent as an import job.',
     leftOut_one: '{{count}} line the page cannot read is left out.',
     leftOut_other: '{{count}} lines the page cannot read are left out.',
     warned_one: '{{count}} user has a problem the import will most likely refuse; the failure report will name it.',

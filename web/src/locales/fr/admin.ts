@@ -639,6 +639,8 @@ export const admin: Translation<typeof english> = {
     blocked: 'Ce fichier ne peut pas être importé tel quel (voir les problèmes ci-dessus). Corrigez-le et choisissez-le à nouveau.',
     willUpload_one: '{{count}} utilisateur sera envoyé comme tâche d’import.',
     willUpload_other: '{{count}} utilisateurs seront envoyés comme tâche d’import.',
+    sent_one: '{{count}} utilisateur a été envoyé comme tâche d’import.',
+    sent_other: '{{count}} utilisateurs ont été envoyés comme tâche d’import.',
     leftOut_one: '{{count}} ligne que la page ne peut pas lire est laissée de côté.',
     leftOut_other: '{{count}} lignes que la page ne peut pas lire sont laissées de côté.',
     warned_one: '{{count}} utilisateur a un problème que l’import refusera très probablement ; le rapport d’échecs le nommera.',
