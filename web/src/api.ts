@@ -136,7 +136,7 @@ export function toFormError(err: unknown): FormError {
     }
     return { message, reason, details, fields };
   }
-  if (err instanceof DownloadError) return { message: err.message, details: {}, fields: {} };
+  if (err instanceof RestError) return { message: messageFor(err.reason, err.details, err.message), reason: err.reason, details: err.details, fields: {} };
   return { message: i18n.t('errors.network'), details: {}, fields: {} };
 }
 
@@ -193,23 +193,48 @@ export function toPasskeyError(err: unknown): FormError {
   return { message: i18n.t('errors.passkeyPrompt'), details: {}, fields: {} };
 }
 
-/** A download the service refused; `message` is the error envelope's. */
-export class DownloadError extends Error {}
+/** A REST call the service refused (a download, an upload): its status and the error envelope's reason, details and message. */
+export class RestError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly reason: string | undefined,
+    readonly details: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
 
 /**
- * Downloads a REST answer that is a file (the audit export) with the workspace's access token and
- * hands it to the browser as a download named by the server's `Content-Disposition`.
- * @throws DownloadError with the error envelope's message when the answer is not 200.
+ * A REST call (`/v1/…`) with the workspace's access token (refreshed from the cookie first when about
+ * to expire), for the routes the tRPC client cannot make: files sent or received as they are.
+ * @throws RestError with the error envelope's message and reason when the answer is not 2xx.
  */
-export async function downloadFile(tenantSlug: string, path: string): Promise<void> {
+export async function restFetch(tenantSlug: string, path: string, init: RequestInit = {}): Promise<Response> {
   const held = accessTokens.get(tenantSlug);
   if (!held || held.expiresAtMs - Date.now() < REFRESH_MARGIN_MS) await restoreSession(tenantSlug);
   const token = accessTokens.get(tenantSlug)?.token;
-  const res = await fetch(path, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+  const headers = new Headers(init.headers);
+  if (token) headers.set('authorization', `Bearer ${token}`);
+  headers.set('accept-language', currentLocale());
+  const res = await fetch(path, { ...init, headers });
   if (!res.ok) {
-    const body = (await res.json().catch(() => null)) as { message?: string } | null;
-    throw new DownloadError(body?.message ?? i18n.t('errors.downloadFailed', { status: res.status }));
+    const body = (await res.json().catch(() => null)) as { message?: string; details?: Record<string, unknown> } | null;
+    const details = body?.details && typeof body.details === 'object' ? body.details : {};
+    const reason = typeof details.reason === 'string' ? details.reason : undefined;
+    throw new RestError(body?.message ?? i18n.t('errors.downloadFailed', { status: res.status }), res.status, reason, details);
   }
+  return res;
+}
+
+/**
+ * Downloads a REST answer that is a file (the audit export, the users' export, an import's failure
+ * report) with the workspace's access token and hands it to the browser as a download named by the
+ * server's `Content-Disposition`.
+ * @throws RestError with the error envelope's message when the answer is not 200.
+ */
+export async function downloadFile(tenantSlug: string, path: string): Promise<void> {
+  const res = await restFetch(tenantSlug, path);
   const name = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? 'download';
   const url = URL.createObjectURL(await res.blob());
   const anchor = document.createElement('a');

@@ -142,6 +142,7 @@ const WebhooksPage = lazyRouteComponent(() => import('./pages/admin-webhooks'), 
 const SsoConnectionsPage = lazyRouteComponent(() => import('./pages/admin-sso'), 'SsoConnectionsPage');
 const NewSsoConnectionPage = lazyRouteComponent(() => import('./pages/admin-sso'), 'NewSsoConnectionPage');
 const SsoConnectionPage = lazyRouteComponent(() => import('./pages/admin-sso'), 'SsoConnectionPage');
+const ImportUsersPage = lazyRouteComponent(() => import('./pages/admin-import'), 'ImportUsersPage');
 
 const rootRoute = createRootRoute({ component: RootLayout, notFoundComponent: NotFoundPage });
 const homeRoute = createRoute({ getParentRoute: () => rootRoute, path: '/', component: HomePage });
@@ -168,6 +169,10 @@ const adminRoute = createRoute({ getParentRoute: () => signedInRoute, path: 'adm
 const activityRoute = createRoute({ getParentRoute: () => adminRoute, path: '/', component: ActivityPage });
 const usersRoute = createRoute({ getParentRoute: () => adminRoute, path: 'users', component: UsersPage });
 const userRoute = createRoute({ getParentRoute: () => adminRoute, path: 'users/$userId', component: UserPage });
+/** The import job the import page follows (`?job=<id>`, set once the page started it, so a reload keeps following it). */
+const importSearch = (search: Record<string, unknown>): { job?: string } =>
+  typeof search.job === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(search.job) ? { job: search.job } : {};
+const importUsersRoute = createRoute({ getParentRoute: () => adminRoute, path: 'users/import', component: ImportUsersPage, validateSearch: importSearch });
 /** The audit page's user filter from a link (`?userId=…`, the user page's "All events"). */
 const auditSearch = (search: Record<string, unknown>): { userId?: string } => (typeof search.userId === 'string' ? { userId: search.userId } : {});
 const invitesRoute = createRoute({ getParentRoute: () => adminRoute, path: 'invites', component: InvitesPage });
@@ -204,7 +209,7 @@ const routeTree = rootRoute.addChildren([
     idpCallbackRoute,
     ssoCallbackRoute,
     organizationPickerRoute,
-    signedInRoute.addChildren([accountRoute, adminRoute.addChildren([activityRoute, usersRoute, userRoute, invitesRoute, apiKeysRoute, applicationsRoute, apiResourcesRoute, rolesRoute, organizationsRoute, organizationRoute, ssoConnectionsRoute, newSsoConnectionRoute, ssoConnectionRoute, webhooksRoute, settingsRoute, auditRoute])]),
+    signedInRoute.addChildren([accountRoute, adminRoute.addChildren([activityRoute, usersRoute, importUsersRoute, userRoute, invitesRoute, apiKeysRoute, applicationsRoute, apiResourcesRoute, rolesRoute, organizationsRoute, organizationRoute, ssoConnectionsRoute, newSsoConnectionRoute, ssoConnectionRoute, webhooksRoute, settingsRoute, auditRoute])]),
   ]),
 ]);
 

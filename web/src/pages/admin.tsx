@@ -87,7 +87,10 @@ export function AdminLayout() {
   );
 }
 
-/** Users: list page by page ("Load more", GET users `limit` + `cursor`), delete, disable TOTP. */
+/**
+ * Users: list page by page ("Load more", GET users `limit` + `cursor`), delete, disable TOTP; "Import
+ * users" opens the import page (./admin-import.tsx), "Export users" downloads GET users/export.
+ */
 export function UsersPage() {
   const { t } = useTranslation('admin');
   usePageTitle(t('users.title'));
@@ -117,11 +120,17 @@ export function UsersPage() {
     placeholderData: keepPreviousData,
   });
   const [actionError, setActionError] = useState<unknown>(null);
-  const error = users.error ?? actionError;
+  // GET users/export (docs/import.md "Exporting"): NDJSON, fetched with the access token and saved as a file
+  const exportUsers = useMutation({ mutationFn: () => downloadFile(slug, `/v1/${encodeURIComponent(slug)}/users/export`) });
+  const error = users.error ?? actionError ?? exportUsers.error;
   const items = users.data?.pages.flatMap((page) => page.items) ?? [];
   return (
     <main className="page" id="main">
       <h1>{t('users.title')}</h1>
+      <div className="page-actions" role="group" aria-label={t('users.moveUsers')}>
+        <Link className="button-link" to="/app/$slug/admin/users/import" params={{ slug }}>{t('users.import')}</Link>
+        <button type="button" className="secondary" onClick={() => exportUsers.mutate()} disabled={exportUsers.isPending}>{t('users.export')}</button>
+      </div>
       <AddUser slug={slug} />
       <ErrorAlert error={error ? toFormError(error) : null} />
       {result && <Notice>{result}</Notice>}
