@@ -26,6 +26,21 @@ export function ActionLabel({ action }: { action: string }) {
 export interface KnownUsers {
   emailOf: ReadonlyMap<string, string>;
   complete: boolean;
+  /** Emails the events on screen recorded for users, by user id (see {@link recordedEmails}). */
+  recorded?: ReadonlyMap<string, string>;
+}
+
+/**
+ * The emails a list of events recorded for the users they target (`details.email`, e.g. of
+ * `UserSoftDeleted`), by user id: how the console names a deleted user in the other events about them.
+ */
+export function recordedEmails(events: readonly AuditItem[]): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const event of events) {
+    const email = event.targetId ? emailInEvent(event, event.targetId) : undefined;
+    if (email && !found.has(event.targetId!)) found.set(event.targetId!, email);
+  }
+  return found;
 }
 
 /** An event's actor or target as the console names it. */
@@ -41,7 +56,8 @@ export interface PartyName {
 
 /**
  * Names an event's actor or target: a live user by email; a user the console cannot find any more as
- * "Deleted user" with the email the event itself records (e.g. `UserSoftDeleted` details), when the
+ * "Deleted user" with the email the event itself records (e.g. `UserSoftDeleted` details) or another
+ * event on screen recorded for them (`known.recorded`), when the
  * known users are every user of the workspace; an API key or another kind with an 8-character id.
  */
 export function useNameParty(known: KnownUsers): (event: AuditItem, side: 'actor' | 'target') => PartyName | null {
@@ -57,7 +73,7 @@ export function useNameParty(known: KnownUsers): (event: AuditItem, side: 'actor
     if (!id) return { text: t('eventView.user'), id };
     const email = known.emailOf.get(id);
     if (email) return { text: email, id, userId: id };
-    const recorded = emailInEvent(event, id);
+    const recorded = emailInEvent(event, id) ?? known.recorded?.get(id);
     if (!known.complete) return { text: recorded ?? `${t('eventView.user')}${short}`, id };
     return { text: recorded ? t('eventView.deletedUserEmail', { email: recorded }) : t('eventView.deletedUser'), id, deleted: true };
   };
@@ -145,8 +161,10 @@ export function EventTypePicker({ initial, error }: { initial: readonly AuditAct
       return next;
     });
   const errorId = `${id}-error`;
+  // the refusal stands until the choice is one the API takes
+  const shownError = error && scope === 'some' && picked.size === 0 ? error : null;
   return (
-    <fieldset className="event-picker" aria-describedby={error ? errorId : undefined}>
+    <fieldset className="event-picker" aria-describedby={shownError ? errorId : undefined}>
       <legend>{t('eventPicker.legend')}</legend>
       <div className="choice">
         <input id={`${id}-all`} type="radio" name={SCOPE_FIELD} value="all" checked={scope === 'all'} onChange={() => setScope('all')} />
@@ -156,7 +174,7 @@ export function EventTypePicker({ initial, error }: { initial: readonly AuditAct
         <input id={`${id}-some`} type="radio" name={SCOPE_FIELD} value="some" checked={scope === 'some'} onChange={() => setScope('some')} />
         <label htmlFor={`${id}-some`}>{t('eventPicker.some')}</label>
       </div>
-      {error && <p id={errorId} className="field-error" role="alert">{error}</p>}
+      {shownError && <p id={errorId} className="field-error" role="alert">{shownError}</p>}
       {scope === 'some' && (
         <>
           <p className="hint" role="status">{t('eventPicker.picked', { count: picked.size })}</p>

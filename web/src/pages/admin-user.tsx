@@ -6,7 +6,7 @@ import { formatDetails, when } from '../audit-format';
 import { toFormError, trpc, type RouterOutputs } from '../api';
 import { usePageTitle, useSlug } from '../hooks';
 import { ErrorAlert, Notice } from '../ui';
-import { ActionLabel, EventDetail, EventDetailButton, useNameParty, type AuditItem } from './admin-events';
+import { ActionLabel, EventDetail, EventDetailButton, recordedEmails, useNameParty, type AuditItem } from './admin-events';
 import { HeldRoles } from './admin-roles';
 
 type ListedUser = RouterOutputs['users']['list']['items'][number];
@@ -230,7 +230,7 @@ export function UserPage() {
   });
   const user = profile.data?.user;
   // the page knows one user: the others an event names are shown by kind and short id (the audit page names everyone)
-  const nameParty = useNameParty({ emailOf: new Map(user ? [[user.id, user.email]] : []), complete: false });
+  const nameParty = useNameParty({ emailOf: new Map(user ? [[user.id, user.email]] : []), complete: false, recorded: recordedEmails(events.data?.items ?? []) });
   const [shownEvent, setShownEvent] = useState<AuditItem | null>(null);
   usePageTitle(user ? user.email : t('user.title'));
   const error = profile.error ?? actionError ?? events.error;

@@ -8,7 +8,7 @@ import { formatDetails, when } from '../audit-format';
 import { useMe, usePageTitle, useSlug } from '../hooks';
 import { BrandingSection } from './admin-branding';
 import { PoliciesSection } from './admin-policies';
-import { ActionLabel, ActionSelect, EventDetail, EventDetailButton, PartyText, useNameParty, type AuditItem } from './admin-events';
+import { ActionLabel, ActionSelect, EventDetail, EventDetailButton, PartyText, recordedEmails, useNameParty, type AuditItem } from './admin-events';
 import { RestoreDeletedUser, UserActions, UserSessions } from './admin-user';
 import { Checkbox, ErrorAlert, Field, formValue, Notice, Select } from '../ui';
 
@@ -577,8 +577,6 @@ export function AuditPage() {
     queryFn: () => trpc.users.list.query({ tenantSlug: slug, limit: AUDIT_PEOPLE_LIMIT }),
   });
   const emailOf = new Map((people.data?.items ?? []).map((u) => [u.id, u.email]));
-  // fewer users than asked for: the list is all of them, so an id not in it is a deleted user
-  const nameParty = useNameParty({ emailOf, complete: people.isSuccess && people.data.items.length < AUDIT_PEOPLE_LIMIT });
   const [shown, setShown] = useState<AuditItem | null>(null);
   /**
    * An actor or target: a live user by email, linked to their page, with "(events)" filtering the log
@@ -622,6 +620,8 @@ export function AuditPage() {
   const error = audit.error ? toFormError(audit.error) : exportView.error ? toFormError(exportView.error) : null;
   const items = audit.data?.items ?? [];
   const limit = filters.limit ?? 50;
+  // fewer users than asked for: the list is all of them, so an id not in it is a deleted user
+  const nameParty = useNameParty({ emailOf, complete: people.isSuccess && people.data.items.length < AUDIT_PEOPLE_LIMIT, recorded: recordedEmails(items) });
   return (
     <main className="page" id="main">
       <h1>{t('audit.title')}</h1>
