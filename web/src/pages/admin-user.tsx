@@ -6,6 +6,7 @@ import { formatDetails, when } from '../audit-format';
 import { toFormError, trpc, type RouterOutputs } from '../api';
 import { usePageTitle, useSlug } from '../hooks';
 import { ErrorAlert, Notice } from '../ui';
+import { ActionLabel, EventDetail, EventDetailButton, recordedEmails, useNameParty, type AuditItem } from './admin-events';
 import { HeldRoles } from './admin-roles';
 
 type ListedUser = RouterOutputs['users']['list']['items'][number];
@@ -291,6 +292,9 @@ export function UserPage() {
     queryFn: () => trpc.audit.list.query({ tenantSlug: slug, userId, limit: USER_AUDIT_LIMIT }),
   });
   const user = profile.data?.user;
+  // the page knows one user: the others an event names are shown by kind and short id (the audit page names everyone)
+  const nameParty = useNameParty({ emailOf: new Map(user ? [[user.id, user.email]] : []), complete: false, recorded: recordedEmails(events.data?.items ?? []) });
+  const [shownEvent, setShownEvent] = useState<AuditItem | null>(null);
   usePageTitle(user ? user.email : t('user.title'));
   const error = profile.error ?? actionError ?? events.error;
   return (
@@ -345,19 +349,21 @@ export function UserPage() {
             <h2 id="user-events-heading">{t('user.recentEvents')}</h2>
             <div className="table-wrap">
               <table className="cards">
-                <thead><tr><th scope="col">{t('table.time')}</th><th scope="col">{t('table.action')}</th><th scope="col">{t('table.details')}</th></tr></thead>
+                <thead><tr><th scope="col">{t('table.time')}</th><th scope="col">{t('table.action')}</th><th scope="col">{t('table.details')}</th><th scope="col">{t('table.actions')}</th></tr></thead>
                 <tbody>
                   {(events.data?.items ?? []).map((item) => (
                     <tr key={item.id}>
                       <td role="cell">{when(item.createdAt)}</td>
-                      <td role="cell" data-label={t('table.action')}>{item.action}</td>
+                      <td role="cell" data-label={t('table.action')}><ActionLabel action={item.action} /></td>
                       <td role="cell" data-label={t('table.details')} className="details">{formatDetails(item.details)}</td>
+                      <td role="cell" className="actions"><EventDetailButton event={item} onOpen={() => setShownEvent(item)} /></td>
                     </tr>
                   ))}
                 </tbody>
               </table>
             </div>
             <Link to="/app/$slug/admin/audit" params={{ slug }} search={{ userId }}>{t('user.allEventsOf', { email: user.email })}</Link>
+            {shownEvent && <EventDetail event={shownEvent} nameParty={nameParty} slug={slug} onClose={() => setShownEvent(null)} />}
           </section>
         </>
       )}

@@ -1,36 +1,17 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useId, useState } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { toFormError, trpc, type RouterOutputs } from '../api';
+import type { AuditAction } from '../audit-format';
 import { usePageTitle, useSlug } from '../hooks';
 import { formatDateTime } from '../i18n';
 import { ErrorAlert, Field, formValue, Notice } from '../ui';
-import { AUDIT_ACTIONS } from './admin';
 import { CopyField } from './admin-applications';
+import { ActionLabel, EventTypePicker, pickedEventTypes } from './admin-events';
 
 type Webhook = RouterOutputs['webhooks']['list']['items'][number];
-type EventType = (typeof AUDIT_ACTIONS)[number];
 
 const when = (iso: string | null) => (iso ? formatDateTime(iso) : '');
-
-/** The event types picked in a multiple select; none picked means every event. */
-function pickedEvents(select: HTMLSelectElement | null): EventType[] | null {
-  const picked = [...(select?.selectedOptions ?? [])].map((o) => o.value as EventType);
-  return picked.length ? picked : null;
-}
-
-/** A multiple select of the audit actions an endpoint receives (docs/events.md "Webhooks"). */
-function EventPicker({ id, defaultValue }: { id: string; defaultValue: EventType[] | null }) {
-  const { t } = useTranslation('admin');
-  return (
-    <div className="field">
-      <label htmlFor={id}>{t('webhooks.events')}</label>
-      <select id={id} multiple size={8} defaultValue={defaultValue ?? []}>
-        {AUDIT_ACTIONS.map((a) => <option key={a} value={a}>{a}</option>)}
-      </select>
-    </div>
-  );
-}
 
 /**
  * Webhooks: endpoints with their signing secret shown once, event types, enable/disable, a test
@@ -41,14 +22,14 @@ export function WebhooksPage() {
   usePageTitle(t('webhooks.title'));
   const slug = useSlug();
   const queryClient = useQueryClient();
-  const createEventsId = useId();
+  const [pickError, setPickError] = useState<string | null>(null);
   const [open, setOpen] = useState<string | null>(null);
   const [secret, setSecret] = useState<{ url: string; value: string } | null>(null);
   const [result, setResult] = useState<string | null>(null);
   const webhooks = useQuery({ queryKey: ['webhooks', slug], queryFn: () => trpc.webhooks.list.query({ tenantSlug: slug }) });
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['webhooks', slug] });
   const create = useMutation({
-    mutationFn: ({ url, eventTypes }: { url: string; eventTypes: EventType[] | null }) => trpc.webhooks.create.mutate({ tenantSlug: slug, url, eventTypes }),
+    mutationFn: ({ url, eventTypes }: { url: string; eventTypes: AuditAction[] | null }) => trpc.webhooks.create.mutate({ tenantSlug: slug, url, eventTypes }),
     onSuccess: (data) => {
       setSecret({ url: data.webhook.url, value: data.secret });
       setResult(null);
@@ -77,12 +58,14 @@ export function WebhooksPage() {
           onSubmit={(e) => {
             e.preventDefault();
             const form = new FormData(e.currentTarget);
-            create.mutate({ url: formValue(form, 'url') ?? '', eventTypes: pickedEvents(document.getElementById(createEventsId) as HTMLSelectElement | null) });
+            const eventTypes = pickedEventTypes(form);
+            setPickError(eventTypes === 'none' ? t('eventPicker.pickOne') : null);
+            if (eventTypes !== 'none') create.mutate({ url: formValue(form, 'url') ?? '', eventTypes });
           }}
         >
           <ErrorAlert error={formError} />
           <Field label={t('webhooks.url')} name="url" type="text" required error={formError} hint={t('webhooks.urlHint')} />
-          <EventPicker id={createEventsId} defaultValue={null} />
+          <EventTypePicker initial={null} error={pickError} />
           <button type="submit" disabled={create.isPending}>{t('webhooks.addButton')}</button>
         </form>
         {secret && (
@@ -147,14 +130,14 @@ export function WebhooksPage() {
 /** An endpoint's event types (editable) and its newest delivery attempts. */
 function WebhookDetail({ slug, webhook, onSaved }: { slug: string; webhook: Webhook; onSaved: (done: string) => void }) {
   const { t } = useTranslation('admin');
-  const eventsId = useId();
+  const [pickError, setPickError] = useState<string | null>(null);
   const deliveries = useQuery({
     queryKey: ['webhook-deliveries', slug, webhook.id],
     queryFn: () => trpc.webhooks.deliveries.query({ tenantSlug: slug, id: webhook.id }),
     refetchInterval: 2000,
   });
   const save = useMutation({
-    mutationFn: (eventTypes: EventType[] | null) => trpc.webhooks.update.mutate({ tenantSlug: slug, id: webhook.id, eventTypes }),
+    mutationFn: (eventTypes: AuditAction[] | null) => trpc.webhooks.update.mutate({ tenantSlug: slug, id: webhook.id, eventTypes }),
     onSuccess: () => onSaved(t('webhooks.eventsSaved', { url: webhook.url })),
   });
   return (
@@ -162,11 +145,13 @@ function WebhookDetail({ slug, webhook, onSaved }: { slug: string; webhook: Webh
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          save.mutate(pickedEvents(document.getElementById(eventsId) as HTMLSelectElement | null));
+          const eventTypes = pickedEventTypes(new FormData(e.currentTarget));
+          setPickError(eventTypes === 'none' ? t('eventPicker.pickOne') : null);
+          if (eventTypes !== 'none') save.mutate(eventTypes);
         }}
       >
         <ErrorAlert error={save.error ? toFormError(save.error) : null} />
-        <EventPicker id={eventsId} defaultValue={webhook.eventTypes} />
+        <EventTypePicker initial={webhook.eventTypes} error={pickError} />
         <button type="submit" className="secondary" disabled={save.isPending}>{t('webhooks.saveEvents')}</button>
       </form>
       <h3>{t('webhooks.log')}</h3>
@@ -182,7 +167,7 @@ function WebhookDetail({ slug, webhook, onSaved }: { slug: string; webhook: Webh
               {deliveries.data?.items.map((d) => (
                 <tr key={d.id}>
                   <td role="cell">{when(d.createdAt)}</td>
-                  <td role="cell" data-label={t('webhooks.event')}>{d.eventType}</td>
+                  <td role="cell" data-label={t('webhooks.event')}><ActionLabel action={d.eventType} /></td>
                   <td role="cell" data-label={t('webhooks.attempt')}>{d.attempt}</td>
                   <td role="cell" data-label={t('webhooks.outcome')}>{d.outcome}{d.error ? ` (${d.error})` : ''}</td>
                   <td role="cell" data-label={t('webhooks.status')}>{d.responseStatus ?? ''}{d.latencyMs !== null ? t('webhooks.latency', { ms: d.latencyMs }) : ''}</td>

@@ -8,6 +8,7 @@ import { formatDetails, when } from '../audit-format';
 import { useMe, usePageTitle, useSlug } from '../hooks';
 import { BrandingSection } from './admin-branding';
 import { PoliciesSection } from './admin-policies';
+import { ActionLabel, ActionSelect, EventDetail, EventDetailButton, PartyText, recordedEmails, useNameParty, type AuditItem } from './admin-events';
 import { RestoreDeletedUser, UserActions, UserSessions } from './admin-user';
 import { Checkbox, ErrorAlert, Field, formValue, Notice, Select } from '../ui';
 
@@ -25,30 +26,6 @@ type SignupPolicy = RouterOutputs['tenant']['get']['signupPolicy'];
 const SIGNUP_POLICIES: readonly SignupPolicy[] = ['Open', 'Domains', 'InviteOnly'];
 /** Page sizes offered on the users page (the API allows 1 to 1000). */
 const USERS_PAGE_SIZES = [10, 50, 100] as const;
-/** Every audit action; the Record type makes the compiler reject a missing or unknown one. */
-const AUDIT_ACTION_SET: Record<AuditAction, true> = {
-  UserSignup: true, UserLogin: true, UserLoginFailed: true, UserLogout: true, UserPasswordChanged: true, UserEmailVerified: true,
-  UserSoftDeleted: true, UserHardDeleted: true, UserRoleChanged: true, UserSuspended: true, UserReactivated: true, UserRestored: true, UserCreated: true, UserUnlocked: true,
-  UserPasswordResetSent: true, UserVerificationMailSent: true, UserEmailChangeRequested: true, UserEmailChanged: true,
-  MfaTotpEnrolled: true, MfaTotpDisabled: true, MfaTotpVerified: true, MfaEmailOtpSent: true, MfaEmailOtpVerified: true, MfaEmailOtpFailed: true,
-  InviteCreated: true, InviteAccepted: true, InviteRevoked: true, InviteExpired: true,
-  ApiKeyCreated: true, ApiKeyRevoked: true,
-  SessionCreated: true, SessionRevoked: true, SessionFamilyCompromised: true,
-  TenantCreated: true, TenantUpdated: true, TenantSoftDeleted: true,
-  GdprExportRequested: true, GdprExportCompleted: true, GdprErasureRequested: true, GdprErasureCompleted: true,
-  IdpOauthLinked: true, IdpOauthUnlinked: true,
-  PasskeyRegistered: true, PasskeyDeleted: true, PasskeyCloneSuspected: true,
-  MfaRecoveryCodeUsed: true, MfaRecoveryCodesGenerated: true,
-  ApplicationCreated: true, ApplicationUpdated: true, ApplicationDeleted: true, ApplicationSecretRotated: true, OidcSignIn: true,
-  ApiResourceCreated: true, ApiResourceUpdated: true, ApiResourceDeleted: true, RoleCreated: true, RoleUpdated: true, RoleDeleted: true,
-  UserRolesChanged: true, ApplicationRolesChanged: true, UserCustomDataChanged: true,
-  UsersImported: true,
-  OrganizationCreated: true, OrganizationUpdated: true, OrganizationDeleted: true,
-  OrganizationRoleCreated: true, OrganizationRoleUpdated: true, OrganizationRoleDeleted: true,
-  OrganizationMemberAdded: true, OrganizationMemberRemoved: true, OrganizationMemberRolesChanged: true,
-  SsoConnectionCreated: true, SsoConnectionUpdated: true, SsoConnectionDeleted: true,
-};
-export const AUDIT_ACTIONS = Object.keys(AUDIT_ACTION_SET) as AuditAction[];
 
 
 /** `/app/{slug}/admin/*`: the console's navigation; a Member sees a 403 page instead. */
@@ -609,21 +586,25 @@ export function AuditPage() {
     queryFn: () => trpc.users.list.query({ tenantSlug: slug, limit: AUDIT_PEOPLE_LIMIT }),
   });
   const emailOf = new Map((people.data?.items ?? []).map((u) => [u.id, u.email]));
-  /** A user by email when known (a link to the events of that user), else the type and a short id. */
-  const party = (type: string | null, id: string | null) => {
-    if (!type) return '';
-    const email = id ? emailOf.get(id) : undefined;
-    if (type === 'user' && email && id) {
+  const [shown, setShown] = useState<AuditItem | null>(null);
+  /**
+   * An actor or target: a live user by email, linked to their page, with "(events)" filtering the log
+   * to them; a deleted user as "Deleted user" with the email the event recorded; else the kind and a short id.
+   */
+  const party = (item: AuditItem, side: 'actor' | 'target') => {
+    const named = nameParty(item, side);
+    if (named?.userId) {
+      const id = named.userId;
       return (
         <>
-          <Link to="/app/$slug/admin/users/$userId" params={{ slug, userId: id }}>{email}</Link>{' '}
-          <button type="button" className="link" onClick={() => setFilters((f) => ({ ...f, userId: id }))} aria-label={t('audit.eventsOf', { email })}>
+          <PartyText party={named} slug={slug} />{' '}
+          <button type="button" className="link" onClick={() => setFilters((f) => ({ ...f, userId: id }))} aria-label={t('audit.eventsOf', { email: named.text })}>
             {t('audit.events')}
           </button>
         </>
       );
     }
-    return `${type === 'api_key' ? t('audit.apiKey') : type}${id ? ` ${id.slice(0, 8)}` : ''}`;
+    return <PartyText party={named} slug={slug} />;
   };
   const [filters, setFilters] = useState<AuditFilters>({ userId: linked.userId });
   const [before, setBefore] = useState<string[]>([]);
@@ -648,6 +629,8 @@ export function AuditPage() {
   const error = audit.error ? toFormError(audit.error) : exportView.error ? toFormError(exportView.error) : null;
   const items = audit.data?.items ?? [];
   const limit = filters.limit ?? 50;
+  // fewer users than asked for: the list is all of them, so an id not in it is a deleted user
+  const nameParty = useNameParty({ emailOf, complete: people.isSuccess && people.data.items.length < AUDIT_PEOPLE_LIMIT, recorded: recordedEmails(items) });
   return (
     <main className="page" id="main">
       <h1>{t('audit.title')}</h1>
@@ -671,7 +654,7 @@ export function AuditPage() {
           setBefore([]);
         }}
       >
-        <Select label={t('audit.action')} name="action" options={AUDIT_ACTIONS} emptyLabel={t('audit.anyAction')} />
+        <ActionSelect label={t('audit.action')} name="action" emptyLabel={t('audit.anyAction')} />
         <div className="field">
           <label htmlFor={userPickerId}>{t('audit.user')}</label>
           <select id={userPickerId} name="userId" key={filters.userId ?? ''} defaultValue={filters.userId ?? ''}>
@@ -695,16 +678,17 @@ export function AuditPage() {
       <div className="table-wrap">
         <table className="cards">
           <thead>
-            <tr><th scope="col">{t('table.time')}</th><th scope="col">{t('table.action')}</th><th scope="col">{t('table.actor')}</th><th scope="col">{t('table.target')}</th><th scope="col">{t('table.details')}</th></tr>
+            <tr><th scope="col">{t('table.time')}</th><th scope="col">{t('table.action')}</th><th scope="col">{t('table.actor')}</th><th scope="col">{t('table.target')}</th><th scope="col">{t('table.details')}</th><th scope="col">{t('table.actions')}</th></tr>
           </thead>
           <tbody>
             {items.map((item) => (
               <tr key={item.id}>
                 <td role="cell">{when(item.createdAt)}</td>
-                <td role="cell" data-label={t('table.action')}>{item.action}</td>
-                <td role="cell" data-label={t('table.actor')}>{party(item.actorType, item.actorId)}</td>
-                <td role="cell" data-label={t('table.target')}>{party(item.targetType, item.targetId)}</td>
+                <td role="cell" data-label={t('table.action')}><ActionLabel action={item.action} /></td>
+                <td role="cell" data-label={t('table.actor')}>{party(item, 'actor')}</td>
+                <td role="cell" data-label={t('table.target')}>{party(item, 'target')}</td>
                 <td role="cell" data-label={t('table.details')} className="details">{formatDetails(item.details)}</td>
+                <td role="cell" className="actions"><EventDetailButton event={item} onOpen={() => setShown(item)} /></td>
               </tr>
             ))}
           </tbody>
@@ -715,6 +699,7 @@ export function AuditPage() {
         <button type="button" className="secondary" disabled={before.length === 0} onClick={() => setBefore((b) => b.slice(0, -1))}>{t('audit.newer')}</button>
         <button type="button" className="secondary" disabled={items.length < limit} onClick={() => setBefore((b) => [...b, items.at(-1)!.createdAt])}>{t('audit.older')}</button>
       </div>
+      {shown && <EventDetail event={shown} nameParty={nameParty} slug={slug} onClose={() => setShown(null)} />}
     </main>
   );
 }
