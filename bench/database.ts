@@ -110,7 +110,8 @@ export class Seeder {
    *   others scattered over the creation order. With the defaults: most organizations have 5 to 10
    *   members, the largest about 41,000, a dozen over 3,000.
    * - People (`person<n>@customers.test`, Active Members): 45 % belong to 1 organization, 30 % to 2,
-   *   15 % to 3, 9 % to 4 to 10, 1 % to 30; one in 200 is soft-deleted (their memberships stay, hidden).
+   *   15 % to 3, 9 % to 4 to 10, 1 % to 30; one in 200 was soft-deleted within the last 30 days (their
+   *   memberships stay, hidden).
    * - Roles: a template of `owner`, `admin`, `member`, `billing`; every member holds `member`, the
    *   first member of an organization also `owner`, the next twentieth of its members `admin`, a
    *   tenth of the people `billing` too.
@@ -166,7 +167,7 @@ export class Seeder {
       await this.client.query(
         `insert into app_user (id, tenant_id, email, password_hash, status, role, created_at, updated_at, deleted_at)
          select ${personId}, $1::uuid, 'person' || g || '@customers.test', 'not-a-hash', 'Active', 'Member',
-                now() - interval '100 days', now() - interval '100 days', case when g % 200 = 199 then now() - interval '1 day' end
+                now() - interval '100 days', now() - interval '100 days', case when g % 200 = 199 then now() - make_interval(hours => g % 720) end
            from generate_series($2::int, $3::int) g`,
         [tenantId, start, end],
       );
@@ -198,53 +199,58 @@ export class Seeder {
     );
     const roleId = (name: string) => roles.rows.find((r) => r.name === name)!.id;
 
-    // Memberships, organization by organization; a person drawn twice for one organization is moved on to the next person.
-    let done = 0;
-    let cursor = 0;
-    const batch = { o: [] as number[], p: [] as number[], j: [] as number[], roles: [] as number[] };
-    const flush = async () => {
-      if (batch.o.length === 0) return;
+    // Memberships, organization by organization; a person drawn twice for one organization is moved
+    // on to the next person. They are written in a shuffled order, as people join over time: an
+    // organization's rows are scattered over the table, not stored side by side.
+    const all = { o: new Int32Array(memberships), p: new Int32Array(memberships), j: new Int32Array(memberships), roles: new Int32Array(memberships) };
+    let typical = 0;
+    let thousand = 0;
+    const median = [...size].sort((a, b) => a - b)[Math.floor(organizations / 2)]!;
+    const membershipsOf = new Int32Array(people);
+    for (let o = 0, i = 0; o < organizations; o++) {
+      const members = new Set<number>();
+      if (size[o] === median && typical === 0) typical = o;
+      if (Math.abs(size[o]! - 1000) < Math.abs(size[thousand]! - 1000)) thousand = o;
+      for (let j = 0; j < size[o]!; j++, i++) {
+        let p = slots[i]!;
+        while (members.has(p)) p = (p + 1) % people;
+        members.add(p);
+        membershipsOf[p]!++;
+        all.o[i] = o; all.p[i] = p; all.j[i] = j;
+        all.roles[i] = 4 | (j === 0 ? 1 : 0) | (j >= 1 && j <= size[o]! / 20 ? 2 : 0) | (p % 10 === 0 ? 8 : 0);
+      }
+    }
+    const order = new Int32Array(memberships);
+    for (let i = 0; i < memberships; i++) order[i] = i;
+    for (let i = memberships - 1; i > 0; i--) {
+      const k = Math.floor(random() * (i + 1));
+      const t = order[i]!; order[i] = order[k]!; order[k] = t;
+    }
+    for (let start = 0; start < memberships; start += 100_000) {
+      const picked = Array.from(order.subarray(start, Math.min(memberships, start + 100_000)));
+      const column = (values: Int32Array) => picked.map((i) => values[i]!);
+      const [o, p, j, roleBits] = [column(all.o), column(all.p), column(all.j), column(all.roles)];
       await this.client.query('begin');
       await this.client.query(
         `insert into organization_membership (organization_id, user_id, tenant_id, created_at)
          select md5($1::text || ':organization:' || o)::uuid, md5($1::text || ':person:' || p)::uuid, $1::uuid,
                 $2::timestamptz + make_interval(mins => o) + make_interval(secs => j * 0.01)
            from unnest($3::int[], $4::int[], $5::int[]) as t(o, p, j)`,
-        [tenantId, base, batch.o, batch.p, batch.j],
+        [tenantId, base, o, p, j],
       );
       await this.client.query(
         `insert into organization_membership_role (organization_id, user_id, role_id, tenant_id)
          select md5($1::text || ':organization:' || o)::uuid, md5($1::text || ':person:' || p)::uuid, r.id, $1::uuid
            from unnest($2::int[], $3::int[], $4::int[]) as t(o, p, roles)
            join (values (1, $5::uuid), (2, $6::uuid), (4, $7::uuid), (8, $8::uuid)) as r(bit, id) on roles & r.bit <> 0`,
-        [tenantId, batch.o, batch.p, batch.roles, roleId('owner'), roleId('admin'), roleId('member'), roleId('billing')],
+        [tenantId, o, p, roleBits, roleId('owner'), roleId('admin'), roleId('member'), roleId('billing')],
       );
       await this.client.query('commit');
-      done += batch.o.length;
-      batch.o = []; batch.p = []; batch.j = []; batch.roles = [];
-      onProgress(done);
-    };
-    let typical = 0;
-    let thousand = 0;
-    const median = [...size].sort((a, b) => a - b)[Math.floor(organizations / 2)]!;
-    const membershipsOf = new Int32Array(people);
-    for (let o = 0; o < organizations; o++) {
-      const members = new Set<number>();
-      if (size[o] === median && typical === 0) typical = o;
-      if (Math.abs(size[o]! - 1000) < Math.abs(size[thousand]! - 1000)) thousand = o;
-      for (let j = 0; j < size[o]!; j++) {
-        let p = slots[cursor++]!;
-        while (members.has(p)) p = (p + 1) % people;
-        members.add(p);
-        membershipsOf[p]!++;
-        batch.o.push(o); batch.p.push(p); batch.j.push(j);
-        batch.roles.push(4 | (j === 0 ? 1 : 0) | (j >= 1 && j <= size[o]! / 20 ? 2 : 0) | (p % 10 === 0 ? 8 : 0));
-      }
-      if (batch.o.length >= 100_000) await flush();
+      onProgress(start + picked.length);
     }
-    await flush();
+    // As autovacuum leaves a table after inserts: statistics and the visibility map (index-only scans) up to date.
     for (const table of ['app_user', 'organization', 'organization_role', 'organization_membership', 'organization_membership_role']) {
-      await this.client.query(`analyze ${table}`);
+      await this.client.query(`vacuum analyze ${table}`);
     }
     let busiest = 0;
     let inTwo = -1;
