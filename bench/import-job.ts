@@ -14,7 +14,9 @@
  * a counter or the number of imported rows is wrong, or it took longer than `--limit-minutes`.
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres REDIS_URL=redis://127.0.0.1:6379 \
- *     npm run bench:import -- [--users N] [--me-rate N] [--limit-minutes N] [--keep-db]
+ *     npm run bench:import -- [--users N] [--me-rate N] [--limit-minutes N] [--keep-db] [--cpu-prof DIR]
+ *
+ * `--cpu-prof DIR` starts the service with `--cpu-prof` and leaves its profile in DIR.
  */
 import { request } from 'node:http';
 import { readFileSync } from 'node:fs';
@@ -32,6 +34,7 @@ const { values } = parseArgs({
     'me-rate': { type: 'string', default: '20' },
     'limit-minutes': { type: 'string', default: '10' },
     'keep-db': { type: 'boolean', default: false },
+    'cpu-prof': { type: 'string' },
   },
 });
 const USERS = positive('users', values.users);
@@ -150,7 +153,7 @@ async function main(): Promise<void> {
   const failures: string[] = [];
   try {
     database = await createBenchDatabase(serverUrl);
-    service = await startService({ databaseUrl: database.url, redisUrl, processes: 1 });
+    service = await startService({ databaseUrl: database.url, redisUrl, processes: 1, cpuProfileDir: values['cpu-prof'] });
     log(`service up at ${service.url} (pid ${service.pid}), database ${database.name}`);
     const api = new JsonClient(service.url);
     const workspace = await api.expectOk('POST', '/v1/tenants', { tenant: { name: 'Bench Import' }, admin: { email: 'admin@import.bench.test', password: PASSWORD } });
