@@ -515,11 +515,20 @@ const USER_COLUMN_TYPES: Record<(typeof USER_INSERT_COLUMNS)[number][0], string>
   totp_last_used_step: 'bigint', locale: 'text', imported_at: 'timestamptz', custom_data: 'jsonb',
 };
 
-/** Which of `emails` (lower-case) belong to a live user of the tenant (an import skips them); the list is one array parameter. */
+/**
+ * Which of `emails` (lower-case) belong to a live user of the tenant (an import skips them). The list
+ * is one array parameter, each address looked up in the live-address unique index on its own (a
+ * lateral subquery): the plan does not depend on how many users the statistics say the tenant has.
+ * A plain `email = any(...)` is planned as a scan of all the tenant's users when the statistics are
+ * older than the tenant's growth (an import of a million users into a new workspace outruns them).
+ */
 export async function findLiveEmails(em: EntityManager, tenantId: string, emails: readonly string[]): Promise<Set<string>> {
   if (emails.length === 0) return new Set();
   const rows = await executeWithArrays<{ email: string }>(
-    em, 'select email from app_user where tenant_id = ? and deleted_at is null and email = any(?::text[])', [tenantId, [...emails]],
+    em,
+    `select wanted.email from unnest(?::text[]) as wanted(email)
+       cross join lateral (select 1 from app_user u where u.tenant_id = ? and u.email = wanted.email and u.deleted_at is null limit 1) as live`,
+    [[...emails], tenantId],
   );
   return new Set(rows.map((r) => r.email));
 }
