@@ -12,14 +12,28 @@ import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { openDatabase } from '../src/db/orm.js';
 import { ActivityService, activityWindow } from '../src/services/audit/activity-service.js';
+import { AuditService } from '../src/services/audit/audit-service.js';
+import { organizationsClaim } from '../src/services/organizations/organization-claims.js';
+import { OrganizationMembershipService } from '../src/services/organizations/organization-membership-service.js';
+import { OrganizationRoleService } from '../src/services/organizations/organization-role-service.js';
+import { OrganizationService } from '../src/services/organizations/organization-service.js';
 import { UserDirectoryService } from '../src/services/users/user-directory-service.js';
 import { createBenchDatabase, Seeder } from './database.js';
 
 const { values } = parseArgs({
-  options: { users: { type: 'string', default: '100000' }, events: { type: 'string', default: '1000000' }, runs: { type: 'string', default: '200' } },
+  options: {
+    users: { type: 'string', default: '100000' },
+    events: { type: 'string', default: '1000000' },
+    organizations: { type: 'string', default: '100000' },
+    memberships: { type: 'string', default: '1000000' },
+    runs: { type: 'string', default: '200' },
+    'keep-db': { type: 'boolean', default: false },
+  },
 });
 const USERS = Number(values.users);
 const EVENTS = Number(values.events);
+const ORGANIZATIONS = Number(values.organizations);
+const MEMBERSHIPS = Number(values.memberships);
 const RUNS = Number(values.runs);
 
 /** Milliseconds at the given quantile (0..1) of sorted samples. */
@@ -27,10 +41,10 @@ function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
 }
 
-async function time(label: string, run: (i: number) => Promise<unknown>): Promise<{ label: string; p50: number; p95: number; max: number }> {
+async function time(label: string, run: (i: number) => Promise<unknown>, runs = RUNS): Promise<{ label: string; p50: number; p95: number; max: number }> {
   for (let i = 0; i < 5; i++) await run(i); // warm the plan cache and the buffers
   const samples: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
+  for (let i = 0; i < runs; i++) {
     const started = process.hrtime.bigint();
     await run(i);
     samples.push(Number(process.hrtime.bigint() - started) / 1e6);
@@ -67,6 +81,19 @@ async function main(): Promise<void> {
     await em.execute('analyze app_user');
     console.log(`seeded ${EVENTS} audit events in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 
+    started = Date.now();
+    const orgTenantId = randomUUID();
+    await em.execute(
+      `insert into tenant (id, slug, name, plan, mfa_policy, require_email_verification, signup_policy, signup_email_domains, created_at, updated_at)
+       values (?, ?, 'Bench Organizations', 'free', 'Optional', false, 'Open', '[]', now(), now())`,
+      [orgTenantId, `bench-organizations-${Date.now()}`],
+    );
+    const seeded = await seeder.seedOrganizations(orgTenantId, ORGANIZATIONS, MEMBERSHIPS, (done) => process.stdout.write(`\r${done} memberships`));
+    console.log(
+      `\rseeded ${ORGANIZATIONS} organizations, ${MEMBERSHIPS} memberships of ${seeded.people} people in ${((Date.now() - started) / 1000).toFixed(0)} s` +
+      ` (largest ${seeded.largest.members} members, typical ${seeded.typical.members}; the busiest person in ${seeded.busiest.organizations})`,
+    );
+
     const directory = new UserDirectoryService();
     const activity = new ActivityService();
     const window = activityWindow(new Date());
@@ -85,14 +112,39 @@ async function main(): Promise<void> {
       await time('activity: MFA adoption', () => activity.mfaAdoption(fresh(), tenantId)),
       await time('activity: the whole page (4 statements)', () => activity.summary(fresh(), tenantId)),
     ];
+    const audit = new AuditService();
+    const organizations = new OrganizationService(audit);
+    const members = new OrganizationMembershipService(new OrganizationRoleService(audit), audit);
+    let pageCursor: string | undefined;
+    const orgResults = [
+      await time('me/organizations: a person in 2', () => members.organizationsOf(fresh(), orgTenantId, seeded.personInTwo)),
+      await time(`me/organizations: the person in the most (${seeded.busiest.organizations})`, () => members.organizationsOf(fresh(), orgTenantId, seeded.busiest.id)),
+      await time('organizations claim (userinfo, ID token): a person in 2', () => organizationsClaim(fresh(), orgTenantId, seeded.personInTwo, 'openid email organizations')),
+      await time(`members: a typical organization (${seeded.typical.members})`, () => members.list(fresh(), orgTenantId, seeded.typical.id)),
+      await time(`members: an organization of ${seeded.thousand.members}`, () => members.list(fresh(), orgTenantId, seeded.thousand.id)),
+      await time(`members: the largest organization (${seeded.largest.members}), unpaged`, () => members.list(fresh(), orgTenantId, seeded.largest.id), Math.max(20, Math.ceil(RUNS / 10))),
+      await time('organizations list: the first page of 50 (holds the largest)', () => organizations.list(fresh(), orgTenantId, { limit: 50 })),
+      await time(`organizations list: the next ${RUNS} pages of 50, one after another`, async () => {
+        const page = await organizations.list(fresh(), orgTenantId, { limit: 50, cursor: pageCursor });
+        pageCursor = page.nextCursor ?? undefined;
+      }),
+      await time('organizations search: one word (a twentieth match, first 50)', () => organizations.list(fresh(), orgTenantId, { limit: 50, search: 'northwind' })),
+      await time('organizations search: two words (1/400 match, first 50)', () => organizations.list(fresh(), orgTenantId, { limit: 50, search: 'contoso health' })),
+      await time('organizations search: a number (~20 matches)', (i) => organizations.list(fresh(), orgTenantId, { limit: 50, search: String(1000 + ((i * 37) % 8000)) })),
+      await time('organizations search: no match', () => organizations.list(fresh(), orgTenantId, { limit: 50, search: 'no such company' })),
+    ];
     console.log(`\n${USERS} users, ${EVENTS} audit events, ${RUNS} sequential runs per query\n`);
     console.log('| query | p50 ms | p95 ms | max ms |\n|---|---|---|---|');
     for (const r of results) console.log(`| ${r.label} | ${r.p50.toFixed(1)} | ${r.p95.toFixed(1)} | ${r.max.toFixed(1)} |`);
     console.log(`| activity: the first view of the day (keeps the closed days' counts), once | ${firstMs.toFixed(1)} | | |`);
+    console.log(`\n${ORGANIZATIONS} organizations, ${MEMBERSHIPS} memberships, ${seeded.people} people in another tenant\n`);
+    console.log('| query | p50 ms | p95 ms | max ms |\n|---|---|---|---|');
+    for (const r of orgResults) console.log(`| ${r.label} | ${r.p50.toFixed(1)} | ${r.p95.toFixed(1)} | ${r.max.toFixed(1)} |`);
   } finally {
     await seeder.close();
     await orm.close(true);
-    await database.drop();
+    if (values['keep-db']) console.log(`kept the database ${database.name}`);
+    else await database.drop();
   }
 }
 

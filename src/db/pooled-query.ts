@@ -26,3 +26,23 @@ export async function queryPooled<R extends QueryResultRow>(em: EntityManager, t
     await pool.releaseConnection(connection);
   }
 }
+
+/** The part of a knex client or transaction this module uses: a raw statement with bound values. */
+interface KnexRaw {
+  raw(sql: string, bindings: readonly unknown[]): PromiseLike<{ rows: QueryResultRow[] }>;
+}
+
+/**
+ * Runs one statement with its values sent as bind parameters (`?` placeholders, numbered by knex),
+ * in the entity manager's transaction when it has one, else on a connection of the pool. Unlike
+ * `em.execute`, which writes every value into the SQL text, a JavaScript array is one parameter
+ * (PostgreSQL's array type, e.g. `unnest(?::uuid[])`): a statement of a thousand rows sends a few
+ * arrays instead of a thousand literals for the database to parse (the bulk writes of an import,
+ * docs/performance.md "Import jobs"). `?` must not appear in the SQL other than as a placeholder.
+ * @returns the rows as `pg` parsed them (the same type parsers as every other query).
+ * @throws the driver's error, not converted by MikroORM.
+ */
+export async function executeWithArrays<R extends QueryResultRow>(em: EntityManager, sql: string, values: readonly unknown[]): Promise<R[]> {
+  const runner = (em.getTransactionContext<KnexRaw>() ?? em.getConnection().getKnex()) as unknown as KnexRaw;
+  return (await runner.raw(sql, values)).rows as R[];
+}

@@ -26,6 +26,7 @@ import { Migration20261126130000_user_import } from './Migration20261126130000_u
 import { Migration20261126140000_workspace_policies } from './Migration20261126140000_workspace_policies.js';
 import { Migration20261126150000_organizations } from './Migration20261126150000_organizations.js';
 import { Migration20261126160000_sso_connections } from './Migration20261126160000_sso_connections.js';
+import { Migration20261126170000_organizations_at_scale } from './Migration20261126170000_organizations_at_scale.js';
 
 /**
  * Every committed migration, in the order it is applied. Listed explicitly so the same list runs
@@ -59,4 +60,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261126140000_workspace_policies', class: Migration20261126140000_workspace_policies },
   { name: 'Migration20261126150000_organizations', class: Migration20261126150000_organizations },
   { name: 'Migration20261126160000_sso_connections', class: Migration20261126160000_sso_connections },
+  { name: 'Migration20261126170000_organizations_at_scale', class: Migration20261126170000_organizations_at_scale },
 ];

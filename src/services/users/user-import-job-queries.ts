@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { rowToEntity } from '../../db/rows.js';
 import { UserImportJobSchema, type UserImportJob, type UserImportJobStatus } from '../../entities/user-import.js';
 
 /**
@@ -17,10 +18,10 @@ export async function findImportJob(em: EntityManager, tenantId: string, jobId: 
   return em.findOne(UserImportJobSchema, { id: jobId, tenantId }, { disableIdentityMap: true });
 }
 
-/** Locks (`FOR UPDATE`) and returns the tenant's job, or null. Call inside the caller's transaction. */
+/** Locks (`FOR UPDATE`) and returns the tenant's job, or null, in one statement. Call inside the caller's transaction. */
 export async function lockImportJob(tx: EntityManager, tenantId: string, jobId: string): Promise<UserImportJob | null> {
-  const rows = await tx.execute<Record<string, unknown>[]>('select id from user_import_job where id = ? and tenant_id = ? for update', [jobId, tenantId]);
-  return rows[0] ? findImportJob(tx, tenantId, jobId) : null;
+  const rows = await tx.execute<Record<string, unknown>[]>('select * from user_import_job where id = ? and tenant_id = ? for update', [jobId, tenantId]);
+  return rows[0] ? rowToEntity(tx, UserImportJobSchema, rows[0]) : null;
 }
 
 /** Stamps `updated_at` of a job still receiving its body: it is alive (the abandoned-upload sweep spares it). */

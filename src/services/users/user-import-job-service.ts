@@ -160,7 +160,7 @@ export class UserImportJobService {
           await finishImportJob(tx, payload.tenantId, job.id, 'Failed');
           return false;
         }
-        const lines = await takeImportLines(tx, job.id, IMPORT_JOB_CHUNK_LINES);
+        const lines = await takeImportLines(tx, job.id, job.processed, IMPORT_JOB_CHUNK_LINES);
         if (lines.length === 0) {
           await finishImportJob(tx, tenant.id, job.id, 'Completed');
           const actor: Actor = { type: job.actorType, id: job.actorId };
