@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { expect } from 'vitest';
 
@@ -46,4 +46,21 @@ export async function fitsPhone(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-phone.png`), fullPage: true });
   expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE.width);
   await page.setViewportSize(DESKTOP);
+}
+
+/**
+ * A new page of `context` signed in through the hosted sign-in page (`{base}/app/{slug}/sign-in`) as
+ * `email`, left on the account page; the browser's console errors and page errors are pushed to
+ * `errors` (with the page's URL) for a failing test to print.
+ */
+export async function signedInPage(context: BrowserContext, base: string, slug: string, email: string, password: string, errors: string[]): Promise<Page> {
+  const page = await context.newPage();
+  page.on('console', (msg) => msg.type() === 'error' && errors.push(`${page.url()}: ${msg.text()}`));
+  page.on('pageerror', (err) => errors.push(`${page.url()}: ${err.message}`));
+  await page.goto(`${base}/app/${slug}/sign-in`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+  return page;
 }

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { axeBothThemes, buildAndLaunchChromium, CHROMIUM, DESKTOP, fitsPhone, hasChromium, PHONE, SCREENSHOTS } from '../helpers/browser.js';
+import { axeBothThemes, buildAndLaunchChromium, CHROMIUM, DESKTOP, fitsPhone, hasChromium, PHONE, SCREENSHOTS, signedInPage } from '../helpers/browser.js';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { Api, createTenant, PASSWORD, signupMember, type TestTenant } from '../helpers/api.js';
 import { forgingIdp } from '../helpers/saml-forge.js';
@@ -40,15 +40,8 @@ describe.skipIf(!hasChromium)('console pages for roles, permissions and organiza
     member = await signupMember(api, tenant.slug);
     const context = await browser.newContext({ viewport: DESKTOP });
     contexts.push(context);
-    admin = await context.newPage();
-    admin.on('console', (msg) => msg.type() === 'error' && pageErrors.push(`${admin.url()}: ${msg.text()}`));
-    admin.on('pageerror', (err) => pageErrors.push(`${admin.url()}: ${err.message}`));
+    admin = await signedInPage(context, server.url, tenant.slug, tenant.adminEmail, PASSWORD, pageErrors);
     admin.on('dialog', (dialog) => void dialog.accept());
-    await admin.goto(`${server.url}/app/${tenant.slug}/sign-in`);
-    await admin.getByLabel('Email').fill(tenant.adminEmail);
-    await admin.getByLabel('Password').fill(PASSWORD);
-    await admin.getByRole('button', { name: 'Sign in' }).click();
-    await admin.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
   }, 300_000);
 
   afterAll(async () => {

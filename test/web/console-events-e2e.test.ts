@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { axeBothThemes, buildAndLaunchChromium, CHROMIUM, DESKTOP, fitsPhone, hasChromium, SCREENSHOTS } from '../helpers/browser.js';
+import { axeBothThemes, buildAndLaunchChromium, CHROMIUM, DESKTOP, fitsPhone, hasChromium, SCREENSHOTS, signedInPage } from '../helpers/browser.js';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { Api, createTenant, PASSWORD, signupMember, type TestTenant } from '../helpers/api.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -42,14 +42,7 @@ describe.skipIf(!hasChromium)('console events: audit labels, event details and t
     expect(gone.status, JSON.stringify(gone.body)).toBe(200);
     const context = await browser.newContext({ viewport: DESKTOP });
     contexts.push(context);
-    admin = await context.newPage();
-    admin.on('console', (msg) => msg.type() === 'error' && pageErrors.push(`${admin.url()}: ${msg.text()}`));
-    admin.on('pageerror', (err) => pageErrors.push(`${admin.url()}: ${err.message}`));
-    await admin.goto(`${server.url}/app/${tenant.slug}/sign-in`);
-    await admin.getByLabel('Email').fill(tenant.adminEmail);
-    await admin.getByLabel('Password').fill(PASSWORD);
-    await admin.getByRole('button', { name: 'Sign in' }).click();
-    await admin.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+    admin = await signedInPage(context, server.url, tenant.slug, tenant.adminEmail, PASSWORD, pageErrors);
   }, 300_000);
 
   afterAll(async () => {

@@ -4,7 +4,7 @@ import bcrypt from 'bcryptjs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { Api, createTenant, PASSWORD, unique, type TestTenant } from '../helpers/api.js';
-import { axeBothThemes, buildAndLaunchChromium, DESKTOP, fitsPhone, hasChromium, SCREENSHOTS } from '../helpers/browser.js';
+import { axeBothThemes, buildAndLaunchChromium, DESKTOP, fitsPhone, hasChromium, SCREENSHOTS, signedInPage } from '../helpers/browser.js';
 import { FIREBASE_SAMPLE } from '../helpers/foreign-hashes.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -51,14 +51,7 @@ describe.skipIf(!hasChromium)('console pages for importing and exporting users',
     api = new Api(server.url);
     tenant = await createTenant(api);
     const context = await browser.newContext({ viewport: DESKTOP, acceptDownloads: true });
-    admin = await context.newPage();
-    admin.on('console', (msg) => msg.type() === 'error' && pageErrors.push(`${admin.url()}: ${msg.text()}`));
-    admin.on('pageerror', (err) => pageErrors.push(`${admin.url()}: ${err.message}`));
-    await admin.goto(`${server.url}/app/${tenant.slug}/sign-in`);
-    await admin.getByLabel('Email').fill(tenant.adminEmail);
-    await admin.getByLabel('Password').fill(PASSWORD);
-    await admin.getByRole('button', { name: 'Sign in' }).click();
-    await admin.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+    admin = await signedInPage(context, server.url, tenant.slug, tenant.adminEmail, PASSWORD, pageErrors);
   }, 300_000);
 
   afterAll(async () => {

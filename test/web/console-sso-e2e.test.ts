@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
-import { axeBothThemes, buildAndLaunchChromium, DESKTOP, fitsPhone, hasChromium, SCREENSHOTS } from '../helpers/browser.js';
+import { axeBothThemes, buildAndLaunchChromium, DESKTOP, fitsPhone, hasChromium, SCREENSHOTS, signedInPage } from '../helpers/browser.js';
 import { Api, createTenant, PASSWORD, unique, type TestTenant } from '../helpers/api.js';
 import { freePort, startOpenIdProvider, type TestOpenIdProvider } from '../helpers/oidc-provider.js';
 import { forgingIdp } from '../helpers/saml-forge.js';
@@ -76,15 +76,8 @@ describe.skipIf(!ready)('console pages for enterprise SSO', () => {
     api = new Api(server.url);
     tenant = await createTenant(api);
     const context = await browser.newContext({ viewport: DESKTOP });
-    admin = await context.newPage();
-    admin.on('console', (msg) => msg.type() === 'error' && pageErrors.push(`${admin.url()}: ${msg.text()}`));
-    admin.on('pageerror', (err) => pageErrors.push(`${admin.url()}: ${err.message}`));
+    admin = await signedInPage(context, base, tenant.slug, tenant.adminEmail, PASSWORD, pageErrors);
     admin.on('dialog', (dialog) => void dialog.accept());
-    await admin.goto(`${base}/app/${tenant.slug}/sign-in`);
-    await admin.getByLabel('Email').fill(tenant.adminEmail);
-    await admin.getByLabel('Password').fill(PASSWORD);
-    await admin.getByRole('button', { name: 'Sign in' }).click();
-    await admin.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
   }, 300_000);
 
   afterAll(async () => {
