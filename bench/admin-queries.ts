@@ -10,6 +10,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import pg from 'pg';
 import { openDatabase } from '../src/db/orm.js';
 import { ActivityService, activityWindow } from '../src/services/audit/activity-service.js';
 import { AuditService } from '../src/services/audit/audit-service.js';
@@ -28,6 +30,7 @@ const { values } = parseArgs({
     memberships: { type: 'string', default: '1000000' },
     runs: { type: 'string', default: '200' },
     'keep-db': { type: 'boolean', default: false },
+    explain: { type: 'boolean', default: false },
   },
 });
 const USERS = Number(values.users);
@@ -51,6 +54,42 @@ async function time(label: string, run: (i: number) => Promise<unknown>, runs = 
   }
   samples.sort((a, b) => a - b);
   return { label, p50: quantile(samples, 0.5), p95: quantile(samples, 0.95), max: samples.at(-1)! };
+}
+
+/**
+ * The database's own time of each call: `run(i)` once with its statements caught, then each statement
+ * under `EXPLAIN (ANALYZE, TIMING OFF)` on `client`, planning plus execution milliseconds summed.
+ */
+async function databaseTime(
+  orm: MikroORM, client: pg.Client, label: string, run: (i: number) => Promise<unknown>, runs: number,
+): Promise<{ p50: number; p95: number }> {
+  const caught: string[] = [];
+  orm.config.set('onQuery', (sql: string, params: unknown[]) => {
+    caught.push(orm.em.getPlatform().formatQuery(sql, params));
+    return sql;
+  });
+  const samples: number[] = [];
+  try {
+    for (let i = 0; i < runs; i++) {
+      caught.length = 0;
+      await run(i);
+      const statements = [...caught];
+      let ms = 0;
+      for (const sql of statements) {
+        const { rows } = await client.query<{ 'QUERY PLAN': [{ 'Planning Time': number; 'Execution Time': number }] }>(`explain (analyze, timing off, format json) ${sql}`);
+        ms += rows[0]!['QUERY PLAN'][0]['Planning Time'] + rows[0]!['QUERY PLAN'][0]['Execution Time'];
+        if (values.explain && i === 0) {
+          const plan = await client.query<{ 'QUERY PLAN': string }>(`explain (analyze, buffers) ${sql}`);
+          console.log(`\n-- ${label}\n${sql.replace(/\s+/g, ' ').slice(0, 400)}\n${plan.rows.map((r) => r['QUERY PLAN']).join('\n')}`);
+        }
+      }
+      samples.push(ms);
+    }
+  } finally {
+    orm.config.set('onQuery', (sql: string) => sql);
+  }
+  samples.sort((a, b) => a - b);
+  return { p50: quantile(samples, 0.5), p95: quantile(samples, 0.95) };
 }
 
 async function main(): Promise<void> {
@@ -116,30 +155,39 @@ async function main(): Promise<void> {
     const organizations = new OrganizationService(audit);
     const members = new OrganizationMembershipService(new OrganizationRoleService(audit), audit);
     let pageCursor: string | undefined;
+    const explainClient = new pg.Client({ connectionString: database.url });
+    await explainClient.connect();
+    const timeBoth = async (label: string, run: (i: number) => Promise<unknown>, runs = RUNS) => ({
+      ...(await time(label, run, runs)),
+      db: await databaseTime(orm as unknown as MikroORM, explainClient, label, run, Math.min(runs, 50)),
+    });
     const orgResults = [
-      await time('me/organizations: a person in 2', () => members.organizationsOf(fresh(), orgTenantId, seeded.personInTwo)),
-      await time(`me/organizations: the person in the most (${seeded.busiest.organizations})`, () => members.organizationsOf(fresh(), orgTenantId, seeded.busiest.id)),
-      await time('organizations claim (userinfo, ID token): a person in 2', () => organizationsClaim(fresh(), orgTenantId, seeded.personInTwo, 'openid email organizations')),
-      await time(`members: a typical organization (${seeded.typical.members})`, () => members.list(fresh(), orgTenantId, seeded.typical.id)),
-      await time(`members: an organization of ${seeded.thousand.members}`, () => members.list(fresh(), orgTenantId, seeded.thousand.id)),
-      await time(`members: the largest organization (${seeded.largest.members}), unpaged`, () => members.list(fresh(), orgTenantId, seeded.largest.id), Math.max(20, Math.ceil(RUNS / 10))),
-      await time('organizations list: the first page of 50 (holds the largest)', () => organizations.list(fresh(), orgTenantId, { limit: 50 })),
-      await time(`organizations list: the next ${RUNS} pages of 50, one after another`, async () => {
+      await timeBoth('me/organizations: a person in 2', () => members.organizationsOf(fresh(), orgTenantId, seeded.personInTwo)),
+      await timeBoth(`me/organizations: the person in the most (${seeded.busiest.organizations})`, () => members.organizationsOf(fresh(), orgTenantId, seeded.busiest.id)),
+      await timeBoth('organizations claim (userinfo, ID token): a person in 2', () => organizationsClaim(fresh(), orgTenantId, seeded.personInTwo, 'openid email organizations')),
+      await timeBoth(`members: a typical organization (${seeded.typical.members})`, () => members.list(fresh(), orgTenantId, seeded.typical.id)),
+      await timeBoth(`members: an organization of ${seeded.thousand.members}`, () => members.list(fresh(), orgTenantId, seeded.thousand.id)),
+      await timeBoth(`members: the largest organization (${seeded.largest.members}), unpaged`, () => members.list(fresh(), orgTenantId, seeded.largest.id), Math.max(20, Math.ceil(RUNS / 10))),
+      await timeBoth('organizations list: the first page of 50 (holds the largest)', () => organizations.list(fresh(), orgTenantId, { limit: 50 })),
+      await timeBoth(`organizations list: the next ${RUNS} pages of 50, one after another`, async () => {
         const page = await organizations.list(fresh(), orgTenantId, { limit: 50, cursor: pageCursor });
         pageCursor = page.nextCursor ?? undefined;
       }),
-      await time('organizations search: one word (a twentieth match, first 50)', () => organizations.list(fresh(), orgTenantId, { limit: 50, search: 'northwind' })),
-      await time('organizations search: two words (1/400 match, first 50)', () => organizations.list(fresh(), orgTenantId, { limit: 50, search: 'contoso health' })),
-      await time('organizations search: a number (~20 matches)', (i) => organizations.list(fresh(), orgTenantId, { limit: 50, search: String(1000 + ((i * 37) % 8000)) })),
-      await time('organizations search: no match', () => organizations.list(fresh(), orgTenantId, { limit: 50, search: 'no such company' })),
+      await timeBoth('organizations search: one word (a twentieth match, first 50)', () => organizations.list(fresh(), orgTenantId, { limit: 50, search: 'northwind' })),
+      await timeBoth('organizations search: two words (1/400 match, first 50)', () => organizations.list(fresh(), orgTenantId, { limit: 50, search: 'contoso health' })),
+      await timeBoth('organizations search: a number (~20 matches)', (i) => organizations.list(fresh(), orgTenantId, { limit: 50, search: String(1000 + ((i * 37) % 8000)) })),
+      await timeBoth('organizations search: no match', () => organizations.list(fresh(), orgTenantId, { limit: 50, search: 'no such company' })),
     ];
     console.log(`\n${USERS} users, ${EVENTS} audit events, ${RUNS} sequential runs per query\n`);
     console.log('| query | p50 ms | p95 ms | max ms |\n|---|---|---|---|');
     for (const r of results) console.log(`| ${r.label} | ${r.p50.toFixed(1)} | ${r.p95.toFixed(1)} | ${r.max.toFixed(1)} |`);
     console.log(`| activity: the first view of the day (keeps the closed days' counts), once | ${firstMs.toFixed(1)} | | |`);
     console.log(`\n${ORGANIZATIONS} organizations, ${MEMBERSHIPS} memberships, ${seeded.people} people in another tenant\n`);
-    console.log('| query | p50 ms | p95 ms | max ms |\n|---|---|---|---|');
-    for (const r of orgResults) console.log(`| ${r.label} | ${r.p50.toFixed(1)} | ${r.p95.toFixed(1)} | ${r.max.toFixed(1)} |`);
+    console.log('| query | p50 ms | p95 ms | max ms | database p50 ms | database p95 ms |\n|---|---|---|---|---|---|');
+    for (const r of orgResults) {
+      console.log(`| ${r.label} | ${r.p50.toFixed(1)} | ${r.p95.toFixed(1)} | ${r.max.toFixed(1)} | ${r.db.p50.toFixed(1)} | ${r.db.p95.toFixed(1)} |`);
+    }
+    await explainClient.end();
   } finally {
     await seeder.close();
     await orm.close(true);
