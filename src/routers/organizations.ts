@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { rejectEmptyQueryValues } from '../middleware/empty-query-values.js';
 import { adminProcedure, securityAdminProcedure } from '../middleware/auth.js';
-import type { Member } from '../services/organizations/organization-membership-service.js';
+import { MEMBERS_PAGE_DEFAULT_LIMIT, MEMBERS_PAGE_MAX_LIMIT, type Member } from '../services/organizations/organization-membership-service.js';
 import { ORGANIZATIONS_PAGE_DEFAULT_LIMIT, ORGANIZATIONS_PAGE_MAX_LIMIT } from '../services/organizations/organization-service.js';
 import type { Tenant } from '../entities/tenant.js';
 import { router } from '../trpc.js';
@@ -114,16 +114,22 @@ export const organizationsRouter = router({
     .meta({
       openapi: {
         method: 'GET', path: '/v1/{tenantSlug}/organizations/{id}/members', protect: true, tags,
-        summary: 'List the members of an organization with their organization roles, oldest membership first',
-        errorResponses: { ...adminErrors, 400: 'id is not a UUID' },
+        summary: 'List the members of an organization with their organization roles, oldest membership first, a page at a time',
+        description: `\`limit\` 1 to ${MEMBERS_PAGE_MAX_LIMIT}, default ${MEMBERS_PAGE_DEFAULT_LIMIT}; pass \`nextCursor\` as \`cursor\` for the next page (null on the last).`,
+        errorResponses: { ...adminErrors, 400: 'id is not a UUID, or an invalid query or cursor (`invalid_cursor`)' },
       },
-      errorReasons: { 404: ['not_found'] },
+      errorReasons: { 400: ['invalid_cursor'], 404: ['not_found'] },
     })
-    .input(idInput)
-    .output(z.object({ items: z.array(memberOutput) }))
-    .query(async ({ ctx, input }) => ({
-      items: (await ctx.services.organizationMembers.list(ctx.em, ctx.tenant.id, input.id)).map((member) => toMemberOutput(member, ctx.tenant)),
-    })),
+    .input(idInput.extend({
+      limit: z.coerce.number().int().min(1).max(MEMBERS_PAGE_MAX_LIMIT).optional(),
+      cursor: z.string().min(1).max(512).optional(),
+    }))
+    .output(z.object({ items: z.array(memberOutput), nextCursor: z.string().nullable() }))
+    .query(async ({ ctx, input }) => {
+      rejectEmptyQueryValues(ctx.req, ['cursor', 'limit']);
+      const page = await ctx.services.organizationMembers.list(ctx.em, ctx.tenant.id, input.id, { limit: input.limit ?? MEMBERS_PAGE_DEFAULT_LIMIT, cursor: input.cursor });
+      return { items: page.items.map((member) => toMemberOutput(member, ctx.tenant)), nextCursor: page.nextCursor };
+    }),
 
   addMember: securityAdminProcedure
     .meta({

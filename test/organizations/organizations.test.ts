@@ -261,4 +261,39 @@ describe('organizations', () => {
     const plain = await suite.api.post(`/v1/${tenant.slug}/invites`, { email: `new-${unique()}@example.com` }, { token: tenant.accessToken });
     expectError(await accept(person.accessToken, plain.body.token as string), 401, 'UNAUTHORIZED', 'invite_invalid');
   });
+
+  it('pages the members of an organization oldest first with limit and cursor, roles read for each page, a deleted member left out', async () => {
+    const tenant = await createTenant(suite.api);
+    await createRole(tenant, 'owner', ['manage:members']);
+    const org = await createOrganization(tenant);
+    const people = [];
+    for (let i = 0; i < 5; i++) {
+      const person = await signupMember(suite.api, tenant.slug);
+      const added = await suite.api.post(`/v1/${tenant.slug}/organizations/${org.id}/members`, { userId: person.id, roles: i % 2 === 0 ? ['owner'] : [] }, { token: tenant.accessToken });
+      expect(added.status, JSON.stringify(added.body)).toBe(200);
+      people.push(person);
+    }
+    expect((await suite.api.delete(`/v1/${tenant.slug}/users/${people[3]!.id}`, { token: tenant.accessToken })).status).toBe(200);
+    const url = (query: string) => `/v1/${tenant.slug}/organizations/${org.id}/members${query}`;
+    const seen: [string, string[]][] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const res = await suite.api.get(url(`?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`), { token: tenant.accessToken });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.items.length).toBeLessThanOrEqual(2);
+      for (const member of res.body.items as { user: { id: string }; roles: string[] }[]) seen.push([member.user.id, member.roles]);
+      cursor = res.body.nextCursor as string | null;
+      pages += 1;
+    } while (cursor && pages < 10);
+    expect(pages).toBe(2);
+    expect(seen).toEqual([[people[0]!.id, ['owner']], [people[1]!.id, []], [people[2]!.id, ['owner']], [people[4]!.id, ['owner']]]);
+    const all = await suite.api.get(url(''), { token: tenant.accessToken });
+    expect(all.body.items).toHaveLength(4);
+    expect(all.body.nextCursor).toBeNull();
+
+    expectError(await suite.api.get(url('?cursor=not-a-cursor'), { token: tenant.accessToken }), 400, 'BAD_REQUEST', 'invalid_cursor');
+    expectError(await suite.api.get(url('?limit=0'), { token: tenant.accessToken }), 400, 'BAD_REQUEST');
+    expectError(await suite.api.get(url('?limit=201'), { token: tenant.accessToken }), 400, 'BAD_REQUEST');
+  });
 });

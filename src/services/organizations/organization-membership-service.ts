@@ -5,7 +5,8 @@ import { isUuid } from '../../lib/uuid.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { findLiveUserById } from '../users/user-queries.js';
 import { ORGANIZATION_ERRORS } from './organization-errors.js';
-import { deleteMembership, findMemberUsers, findOrganizationsOfUser, insertMembership, isMember, type MembershipOfUser } from './organization-membership-queries.js';
+import { decodeCursor, encodeCursor } from './keyset-cursor.js';
+import { deleteMembership, findMemberUsersAfter, findOrganizationsOfUser, insertMembership, isMember, type MembershipOfUser } from './organization-membership-queries.js';
 import { findRoleNamesOfMembers, replaceMembershipRoles } from './organization-membership-role-queries.js';
 import { findOrganization } from './organization-queries.js';
 import type { OrganizationRoleService } from './organization-role-service.js';
@@ -18,6 +19,18 @@ export interface Member {
   user: User;
   roles: string[];
 }
+
+/** One page of an organization's members (GET organizations/{id}/members). */
+export interface MemberPage {
+  items: Member[];
+  /** Opaque; pass it as `cursor` for the next page. Null on the last page. */
+  nextCursor: string | null;
+}
+
+/** Most members on one page of GET organizations/{id}/members. */
+export const MEMBERS_PAGE_MAX_LIMIT = 200;
+/** Page size when `limit` is not given. */
+export const MEMBERS_PAGE_DEFAULT_LIMIT = 100;
 
 /**
  * Memberships (docs/organizations.md "Members"): a user of the tenant in any number of its
@@ -85,14 +98,22 @@ export class OrganizationMembershipService {
   }
 
   /**
-   * The live members of the organization, oldest membership first, with their role names.
-   * @throws ApiError 404 `not_found`.
+   * One page of the organization's live members, oldest membership first (ties by user id), with
+   * their role names (read for the page's members only), and the cursor of the next page.
+   * @param options.limit members on the page (the router keeps it within 1 to MEMBERS_PAGE_MAX_LIMIT).
+   * @throws ApiError 404 `not_found`, 400 `invalid_cursor`.
    */
-  async list(em: EntityManager, tenantId: string, organizationId: string): Promise<Member[]> {
+  async list(em: EntityManager, tenantId: string, organizationId: string, options: { limit: number; cursor?: string }): Promise<MemberPage> {
+    const after = options.cursor ? decodeCursor(options.cursor) : undefined;
     await this.organization(em, tenantId, organizationId);
-    const users = await findMemberUsers(em, tenantId, organizationId);
-    const roles = await findRoleNamesOfMembers(em, tenantId, organizationId);
-    return users.map((user) => ({ user, roles: roles.get(user.id) ?? [] }));
+    const rows = await findMemberUsersAfter(em, tenantId, organizationId, after, options.limit + 1);
+    const page = rows.slice(0, options.limit);
+    const roles = await findRoleNamesOfMembers(em, tenantId, organizationId, page.map((row) => row.user.id));
+    const last = page.at(-1);
+    return {
+      items: page.map(({ user }) => ({ user, roles: roles.get(user.id) ?? [] })),
+      nextCursor: rows.length > options.limit && last ? encodeCursor(last.createdAtText, last.user.id) : null,
+    };
   }
 
   /**

@@ -5,8 +5,8 @@ import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import { isUuid } from '../../lib/uuid.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { deleteOrganization, findOrganization, findOrganizationsAfter, insertOrganization, updateOrganization } from './organization-queries.js';
-import { USER_ERRORS } from '../users/user-errors.js';
 import { ORGANIZATION_ERRORS } from './organization-errors.js';
+import { decodeCursor, encodeCursor } from './keyset-cursor.js';
 
 /** Most organizations on one page of GET organizations. */
 export const ORGANIZATIONS_PAGE_MAX_LIMIT = 200;
@@ -24,26 +24,6 @@ export interface OrganizationPage {
 export interface OrganizationChanges {
   name?: string;
   description?: string | null;
-}
-
-const CURSOR_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}$/;
-
-function encodeCursor(createdAt: string, id: string): string {
-  return Buffer.from(JSON.stringify([createdAt, id])).toString('base64url');
-}
-
-/** @throws ApiError 400 `invalid_cursor` for anything `encodeCursor` did not make. */
-function decodeCursor(cursor: string): [string, string] {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string') {
-      const [createdAt, id] = value as [string, string];
-      if (CURSOR_TIMESTAMP.test(createdAt) && isUuid(id)) return [createdAt, id];
-    }
-  } catch {
-    // falls through to the refusal
-  }
-  throw USER_ERRORS.invalidCursor();
 }
 
 /**

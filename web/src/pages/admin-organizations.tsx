@@ -10,6 +10,8 @@ import { CopyField } from './admin-applications';
 
 type OrganizationRole = RouterOutputs['organizationRoles']['list']['items'][number];
 type Member = RouterOutputs['organizations']['listMembers']['items'][number];
+/** Members read a page at a time on an organization's page. */
+const MEMBERS_PAGE_SIZE = 100;
 
 /** Organizations a page of the list loads ("Load more" for the next). */
 const ORGANIZATIONS_PAGE_SIZE = 50;
@@ -435,7 +437,13 @@ export function OrganizationPage() {
   const navigate = useNavigate();
   const [result, setResult] = useState<string | null>(null);
   const organization = useQuery({ queryKey: ['organization', slug, organizationId], queryFn: () => trpc.organizations.get.query({ tenantSlug: slug, id: organizationId }) });
-  const members = useQuery({ queryKey: ['organization-members', slug, organizationId], queryFn: () => trpc.organizations.listMembers.query({ tenantSlug: slug, id: organizationId }) });
+  // a page of members at a time (GET organizations/{id}/members limit + cursor), "Load more" for the next
+  const members = useInfiniteQuery({
+    queryKey: ['organization-members', slug, organizationId],
+    queryFn: ({ pageParam }) => trpc.organizations.listMembers.query({ tenantSlug: slug, id: organizationId, limit: MEMBERS_PAGE_SIZE, cursor: pageParam }),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.nextCursor ?? undefined,
+  });
   const roles = useQuery({ queryKey: ['organization-roles', slug], queryFn: () => trpc.organizationRoles.list.query({ tenantSlug: slug }) });
   const update = useMutation({
     mutationFn: (form: FormData) =>
@@ -457,7 +465,7 @@ export function OrganizationPage() {
   usePageTitle(org ? org.name : t('organizations.organization'));
   const error = organization.error ?? members.error ?? roles.error ?? remove.error;
   const updateError = update.error ? toFormError(update.error) : null;
-  const memberList = members.data?.items ?? [];
+  const memberList = members.data?.pages.flatMap((page) => page.items) ?? [];
   const roleList = roles.data?.items ?? [];
   return (
     <main className="page" id="main">
@@ -468,7 +476,7 @@ export function OrganizationPage() {
       {org && (
         <>
           <section aria-labelledby="members" className="panel">
-            <h2 id="members">{t('organizations.members', { count: memberList.length })}</h2>
+            <h2 id="members">{members.hasNextPage ? t('organizations.membersShown', { count: memberList.length }) : t('organizations.members', { count: memberList.length })}</h2>
             {members.data && memberList.length === 0 && <p className="muted">{t('organizations.noMembers')}</p>}
             <ul className="endpoints" aria-label={t('organizations.memberList', { name: org.name })}>
               {memberList.map((member) => (
@@ -478,6 +486,11 @@ export function OrganizationPage() {
                 />
               ))}
             </ul>
+            {members.hasNextPage && (
+              <button type="button" className="secondary" onClick={() => void members.fetchNextPage()} disabled={members.isFetchingNextPage}>
+                {t('organizations.moreMembers')}
+              </button>
+            )}
           </section>
           <OrganizationSso slug={slug} organizationId={organizationId} />
           {roles.data && <AddMember slug={slug} organizationId={organizationId} members={memberList} roles={roleList} onResult={setResult} />}

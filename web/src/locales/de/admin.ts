@@ -478,6 +478,8 @@ export const admin: Translation<typeof english> = {
     give: 'Rolle vergeben',
   },
   organizations: {
+    membersShown: 'Mitglieder: die ersten {{count}}',
+    moreMembers: 'Weitere Mitglieder laden',
     sso: 'Enterprise-SSO',
     noSso: 'Noch keine SSO-Verbindung meldet Personen in dieser Organisation an. Mit einer melden sich Personen ihrer E-Mail-Domains beim Identitätsanbieter ihres Unternehmens an und werden hier Mitglied.',
     ssoList: 'SSO-Verbindungen dieser Organisation',

@@ -479,6 +479,8 @@ export const admin = {
     give: 'Give role',
   },
   organizations: {
+    membersShown: 'Members: the first {{count}}',
+    moreMembers: 'Load more members',
     sso: 'Enterprise SSO',
     noSso: 'No SSO connection signs people into this organization yet. With one, people of its email domains sign in at their company’s identity provider and land here as members.',
     ssoList: 'SSO connections of this organization',

@@ -478,6 +478,8 @@ export const admin: Translation<typeof english> = {
     give: 'Attribuer le rôle',
   },
   organizations: {
+    membersShown: 'Membres : les {{count}} premiers',
+    moreMembers: 'Charger plus de membres',
     sso: 'SSO d’entreprise',
     noSso: 'Aucune connexion SSO ne connecte encore de personnes à cette organisation. Avec une connexion, les personnes de ses domaines de messagerie se connectent chez le fournisseur d’identité de leur entreprise et deviennent membres ici.',
     ssoList: 'Connexions SSO de cette organisation',
