@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Mailer } from '../../src/services/mail/mailer.js';
 import { InviteService } from '../../src/services/invites/invite-service.js';
 import { findLiveTenantBySlug } from '../../src/services/tenants/tenant-queries.js';
 import { createTenant, unique } from '../helpers/api.js';
+import { refusingMailer } from '../helpers/refusing-mailer.js';
 import { useTestServer } from '../helpers/suite.js';
 
 /**
@@ -11,13 +11,6 @@ import { useTestServer } from '../helpers/suite.js';
  */
 
 const suite = useTestServer();
-
-/** The instance's mailer, except that queueing a mail fails as a refused insert would. */
-function refusingMailer(real: Mailer): Mailer {
-  return Object.create(real, {
-    send: { value: async () => { throw new Error('the job queue refused the mail'); } },
-  }) as Mailer;
-}
 
 describe('InviteService.create', () => {
   it('leaves no invite and no audit entry when its mail cannot be queued, and queues both when it can', async () => {

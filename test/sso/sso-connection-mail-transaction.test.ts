@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { Mailer } from '../../src/services/mail/mailer.js';
 import { EmailOtpService } from '../../src/services/mfa/email-otp-service.js';
 import { SsoConnectionNotifier } from '../../src/services/sso/sso-connection-notice.js';
 import { SsoConnectionService } from '../../src/services/sso/sso-connection-service.js';
@@ -9,6 +8,7 @@ import { IdpProviderClient } from '../../src/services/idp/idp-provider-client.js
 import { pino } from 'pino';
 import { createTenant, PASSWORD, unique } from '../helpers/api.js';
 import { forgingIdp } from '../helpers/saml-forge.js';
+import { refusingMailer } from '../helpers/refusing-mailer.js';
 import { useTestServer } from '../helpers/suite.js';
 
 /**
@@ -19,13 +19,6 @@ import { useTestServer } from '../helpers/suite.js';
  */
 
 const suite = useTestServer();
-
-/** The instance's mailer, except that queueing a mail fails as a refused insert would. */
-function refusingMailer(real: Mailer): Mailer {
-  return Object.create(real, {
-    send: { value: async () => { throw new Error('the job queue refused the mail'); } },
-  }) as Mailer;
-}
 
 describe('mail queued in the transaction of its change', () => {
   it('leaves no SSO connection and no audit entry when the notice to the other Admins cannot be queued', async () => {
