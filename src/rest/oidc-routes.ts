@@ -3,6 +3,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { AppServices } from '../app-services.js';
 import type { Tenant } from '../entities/tenant.js';
 import { ApiError, REQUEST_ERRORS } from '../lib/errors.js';
+import { isUuid } from '../lib/uuid.js';
 import { OIDC_PROVIDER_PER_CLIENT, OIDC_PROVIDER_PER_IP, PER_CREDENTIAL, type RateLimitBudget } from '../services/rate-limits/rate-limit-rules.js';
 import { rateLimitClientKey } from '../services/rate-limits/rate-limiter.js';
 import { findLiveTenantBySlug } from '../services/tenants/tenant-queries.js';
@@ -34,7 +35,6 @@ const METADATA_PATHS = new Set(['/.well-known/openid-configuration', '/jwks']);
 
 type TenantResponse = Response<unknown, { tenant: Tenant }>;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The client id of a provider request that authenticates its client with HTTP Basic (RFC 6749
@@ -149,7 +149,7 @@ export function oidcRoutes(services: AppServices): express.Router {
       if (!session) throw SESSION_ERRORS.sessionRevoked();
       const meta = { ip: req.ip ?? null, userAgent: req.headers['user-agent']?.slice(0, 512) ?? null };
       const picked = (req.body as { organizationId?: unknown } | undefined)?.organizationId;
-      if (picked !== undefined && (typeof picked !== 'string' || !UUID.test(picked))) throw REQUEST_ERRORS.validationFailed({ issues: [{ path: 'organizationId', message: 'Must be an organization id' }] });
+      if (picked !== undefined && (typeof picked !== 'string' || !isUuid(picked))) throw REQUEST_ERRORS.validationFailed({ issues: [{ path: 'organizationId', message: 'Must be an organization id' }] });
       const redirectTo = await services.oidc.completeInteraction(
         tenant,
         { userId: principal.userId, sessionId: principal.sessionId, authenticatedAt: session.authenticatedAt, method: session.method },

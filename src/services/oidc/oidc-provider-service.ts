@@ -16,6 +16,7 @@ import type { ApplicationService } from './application-service.js';
 import { OIDC_ERRORS } from './oidc-errors.js';
 import * as payloads from './oidc-payload-queries.js';
 import type { Locale } from '../../lib/locales.js';
+import { isUuid } from '../../lib/uuid.js';
 import { errorPage, logoutPage, signedOutPage, uiLocaleOf, type PageRequest } from './provider-pages.js';
 import { ID_TOKEN_SIGNING_ALG, SIGNING_ALG, SIGNING_ALGS, type SigningKeyService } from './signing-keys.js';
 import { findActiveAccount } from '../users/user-queries.js';
@@ -98,7 +99,7 @@ async function afterAuthorizationChecks(ctx: KoaContextWithOIDC): Promise<void> 
 
 /** An authorization request's `organization_id` (docs/oidc.md "Organization picker"), when sent, must be an organization id. */
 async function checkRequestedOrganization(ctx: KoaContextWithOIDC, value: unknown): Promise<void> {
-  if (value !== undefined && (typeof value !== 'string' || !UUID.test(value))) throw new oidcErrors.InvalidRequest('organization_id must be an organization id');
+  if (value !== undefined && (typeof value !== 'string' || !isUuid(value))) throw new oidcErrors.InvalidRequest('organization_id must be an organization id');
 }
 
 /** The organization an application named in its authorization request, if any. */
@@ -107,7 +108,6 @@ function requestedOrganizationOf(details: InteractionDetails): string | undefine
   return typeof value === 'string' ? value : undefined;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The key of the interaction result that carries the organization chosen on the hosted page to the grant. */
 const ORGANIZATION_RESULT_KEY = 'organization';
 
