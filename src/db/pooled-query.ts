@@ -7,18 +7,26 @@ interface KnexConnectionPool {
   releaseConnection(connection: PoolClient): Promise<unknown>;
 }
 
+/** A knex client or transaction: its `client` hands out the connection (a transaction's own one). */
+interface KnexWithClient {
+  client: KnexConnectionPool;
+}
+
 /**
- * Runs one parameterised statement (`$1…$n` placeholders, PostgreSQL's own syntax) on a connection
- * of the ORM's pool, skipping knex's query runner and MikroORM's logging wrapper: the statement goes
- * to `pg` as written, with the same connection settings and type parsers as every other query. For a
- * read on a hot path (docs/performance.md): the one query of every authenticated request, the
- * permissions of every token grant for an API resource; outside any transaction. Everything else
- * uses the entity manager.
+ * Runs one parameterised statement (`$1…$n` placeholders, PostgreSQL's own syntax) on the entity
+ * manager's connection, skipping knex's query runner and MikroORM's logging wrapper: the statement
+ * goes to `pg` as written, with the same connection settings and type parsers as every other query.
+ * Inside `em.transactional` it runs on the transaction's connection (knex's transaction client hands
+ * out that one connection); otherwise on a connection of the ORM's pool. For the statements of a hot
+ * path (docs/performance.md): the one query of every authenticated request, the refresh-token
+ * rotation, the permissions of every token grant for an API resource. Everything else uses the
+ * entity manager.
  * @returns the rows as `pg` parsed them.
  * @throws the driver's error (a dropped connection is discarded by the pool's validation on release).
  */
 export async function queryPooled<R extends QueryResultRow>(em: EntityManager, text: string, values: readonly unknown[]): Promise<R[]> {
-  const pool = em.getConnection().getKnex().client as unknown as KnexConnectionPool;
+  const runner = (em.getTransactionContext<KnexWithClient>() ?? em.getConnection().getKnex()) as unknown as KnexWithClient;
+  const pool = runner.client;
   const connection = await pool.acquireConnection();
   try {
     return (await connection.query<R>(text, values as unknown[])).rows;

@@ -9,7 +9,6 @@ export interface Session {
   tenantId: string;
   userId: string;
   createdAt: Date;
-  lastRefreshedAt: Date | null;
   /**
    * When the session was last authenticated by a password, the provider or a second factor (its
    * start); refreshing does not renew it. Null for sessions older than the column.
@@ -35,7 +34,6 @@ export const SessionSchema = new EntitySchema<Session>({
     tenantId: { type: 'uuid' },
     userId: { type: 'uuid' },
     createdAt: { type: 'Date' },
-    lastRefreshedAt: { type: 'Date', nullable: true },
     authenticatedAt: { type: 'Date', nullable: true },
     revokedAt: { type: 'Date', nullable: true },
     revokedReason: { type: 'string', length: 32, nullable: true },

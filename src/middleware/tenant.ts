@@ -18,3 +18,11 @@ export const tenantProcedure = publicProcedure.input(tenantSlugInput).use(async 
   if (!resolved) throw TENANT_ERRORS.tenantNotFound();
   return next({ ctx: { tenant: resolved.tenant, sessionCheck: resolved.sessionCheck } });
 });
+
+/**
+ * A procedure under `/v1/{tenantSlug}` whose service finds the workspace itself, in the statement
+ * that does the work (the refresh-token rotation, docs/performance.md "The refresh path"): one round
+ * trip where resolving the tenant first would make two. Same input and OpenAPI path parameter as
+ * {@link tenantProcedure}; the service answers 404 `tenant_not_found` for an unknown or deleted slug.
+ */
+export const tenantSlugProcedure = publicProcedure.input(tenantSlugInput);

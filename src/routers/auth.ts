@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { userProcedure } from '../middleware/auth.js';
 import { withAccountBudget } from '../middleware/rate-limit.js';
-import { tenantProcedure } from '../middleware/tenant.js';
+import { tenantProcedure, tenantSlugProcedure } from '../middleware/tenant.js';
 import { router } from '../trpc.js';
 import { PASSKEY_REASONS } from '../services/passkeys/passkey-errors.js';
 import { authenticationOptionsOutput, authenticationResponseInput } from './passkey-schemas.js';
@@ -84,7 +84,7 @@ export const authRouter = router({
       return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens), tokens.sessionId);
     }),
 
-  refresh: tenantProcedure
+  refresh: tenantSlugProcedure
     .meta({
       openapi: {
         method: 'POST', path: '/v1/{tenantSlug}/auth/refresh', protect: false, tags,
@@ -106,8 +106,8 @@ export const authRouter = router({
     .output(sessionOutput)
     .mutation(async ({ ctx, input }) => {
       const idempotencyKey = readIdempotencyKey(ctx.req);
-      const { user, tokens } = await ctx.services.sessions.refresh(ctx.em, ctx.tenant, input.refreshToken, ctx.meta, idempotencyKey);
-      return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens), tokens.sessionId);
+      const { user, tokens } = await ctx.services.sessions.refresh(ctx.em, input.tenantSlug, input.refreshToken, ctx.meta, idempotencyKey);
+      return deliverSession(ctx, input.tenantSlug, toSession(user, tokens), tokens.sessionId);
     }),
 
   logout: tenantProcedure

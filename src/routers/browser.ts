@@ -1,4 +1,4 @@
-import { tenantProcedure } from '../middleware/tenant.js';
+import { tenantProcedure, tenantSlugProcedure } from '../middleware/tenant.js';
 import { z } from 'zod';
 import { clearIdpBindingCookie, readIdpBindingCookie, setIdpBindingCookie } from '../middleware/idp-binding-cookie.js';
 import { clearSsoBindingCookie, readSsoBindingCookie } from '../middleware/sso-binding-cookie.js';
@@ -34,18 +34,18 @@ export const browserRouter = router({
    * @throws ApiError 400 `cookie_transport_required` without the header; 401 `refresh_cookie_missing`
    *   without a cookie; the errors of auth.refresh otherwise (a failed refresh also deletes the cookie).
    */
-  refresh: tenantProcedure
+  refresh: tenantSlugProcedure
     .output(sessionOutput)
-    .mutation(async ({ ctx }) => {
+    .mutation(async ({ ctx, input }) => {
       requireCookieTransport(ctx.req);
-      const presented = readRefreshCookie(ctx.req, ctx.tenant.slug);
+      const presented = readRefreshCookie(ctx.req, input.tenantSlug);
       if (!presented) throw SESSION_ERRORS.refreshCookieMissing();
       const idempotencyKey = readIdempotencyKey(ctx.req);
       try {
-        const { user, tokens } = await ctx.services.sessions.refresh(ctx.em, ctx.tenant, presented, ctx.meta, idempotencyKey);
-        return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens), tokens.sessionId);
+        const { user, tokens } = await ctx.services.sessions.refresh(ctx.em, input.tenantSlug, presented, ctx.meta, idempotencyKey);
+        return deliverSession(ctx, input.tenantSlug, toSession(user, tokens), tokens.sessionId);
       } catch (err) {
-        clearRefreshCookie(ctx.req, ctx.res, ctx.tenant.slug);
+        clearRefreshCookie(ctx.req, ctx.res, input.tenantSlug);
         throw err;
       }
     }),

@@ -169,7 +169,7 @@ export const sessionOutput = z
 export const tenantSessionOutput = sessionOutput.extend({ tenantSlug: z.string() });
 
 /** Shapes a user and the tokens of their new session as the `Session` schema. */
-export function toSession(user: User, tokens: IssuedTokens): z.infer<typeof sessionOutput> {
+export function toSession(user: Pick<User, 'id' | 'email' | 'role' | 'status'>, tokens: IssuedTokens): z.infer<typeof sessionOutput> {
   return {
     user: { id: user.id, email: user.email, role: user.role, status: user.status },
     accessToken: tokens.accessToken,

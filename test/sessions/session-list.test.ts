@@ -71,8 +71,12 @@ describe('GET me/sessions', () => {
     expect(refreshed.status).toBe(200);
     const after = (await mySessions(tenant, laptop.accessToken)).find((s) => s.id === phone.sid)!;
     expect(Date.parse(after.lastUsedAt)).toBeGreaterThanOrEqual(Date.parse(after.createdAt));
-    const [row] = await sql<{ last_refreshed_at: Date }>('select last_refreshed_at from session where id = ?', [phone.sid]);
-    expect(new Date(row!.last_refreshed_at).toISOString()).toBe(after.lastUsedAt);
+    // lastUsedAt is the creation of the session's newest successor token (a refresh writes no session row)
+    const [row] = await sql<{ created_at: Date }>(
+      'select created_at from refresh_token where session_id = ? and parent_id is not null order by created_at desc limit 1', [phone.sid],
+    );
+    expect(new Date(row!.created_at).toISOString()).toBe(after.lastUsedAt);
+    expect(Date.parse(after.lastUsedAt)).toBeGreaterThan(Date.parse(after.createdAt));
   });
 
   it('refuses an API key with user_token_required, and no token with 401', async () => {

@@ -84,6 +84,17 @@ describe('auth/refresh', () => {
     expect((await refresh(other.refreshToken, other.slug)).status).toBe(200);
   });
 
+  it('answers 404 tenant_not_found for an unknown workspace, and for a deleted one without rotating its live token', async () => {
+    expectError(await refresh('not-a-real-token', `no-such-${Date.now()}`), 404, 'NOT_FOUND', 'tenant_not_found');
+    const gone = await createTenant(suite.api);
+    expect((await suite.api.delete(`/v1/${gone.slug}/tenant`, { token: gone.accessToken })).status).toBe(200);
+    expectError(await refresh(gone.refreshToken, gone.slug), 404, 'NOT_FOUND', 'tenant_not_found');
+    const rotated = await suite.server.services.orm.em.fork().execute<{ rotated: number }[]>(
+      'select count(*)::int as rotated from refresh_token where tenant_id = ? and rotated_at is not null', [gone.id],
+    );
+    expect(rotated[0]!.rotated).toBe(0);
+  });
+
   it('answers 401 refresh_token_expired for an expired token', async () => {
     const { email } = await signupMember(suite.api, tenant.slug);
     const s = await login(email);

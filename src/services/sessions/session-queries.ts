@@ -77,8 +77,8 @@ export async function insertSessionWithFirstToken(em: EntityManager, session: Ne
   const { now, firstToken } = session;
   await em.execute(
     `with new_session as (
-         insert into session (id, tenant_id, user_id, created_at, last_refreshed_at, authenticated_at, revoked_at, revoked_reason, ip, user_agent, method)
-         values (?, ?, ?, ?, null, ?, null, null, ?, ?, ?)
+         insert into session (id, tenant_id, user_id, created_at, authenticated_at, revoked_at, revoked_reason, ip, user_agent, method)
+         values (?, ?, ?, ?, ?, null, null, ?, ?, ?)
        ), first_token as (
          insert into refresh_token (id, session_id, tenant_id, token_hash, parent_id, created_at, expires_at, rotated_at)
          values (?, ?, ?, ?, null, ?, ?, null)
@@ -134,13 +134,23 @@ export async function revokeLiveSessionsOfTenant(em: EntityManager, tenantId: st
 }
 
 /** A live session as the session list shows it. */
-export type LiveSessionRow = Pick<Session, 'id' | 'createdAt' | 'lastRefreshedAt' | 'ip' | 'userAgent' | 'method'>;
+export type LiveSessionRow = Pick<Session, 'id' | 'createdAt' | 'ip' | 'userAgent' | 'method'> & {
+  /** When the session was last refreshed: the creation of its newest refresh token; null when never refreshed. */
+  lastRefreshedAt: Date | null;
+};
+
+/**
+ * The last refresh of session `s`: its newest successor token's creation (a session's first token
+ * has no parent). Read, not stored: a refresh writes no session row (docs/performance.md "The refresh
+ * path"); `refresh_token_session_idx` finds the tokens of one session.
+ */
+const LAST_REFRESHED_AT = '(select max(rt.created_at) from refresh_token rt where rt.session_id = s.id and rt.parent_id is not null) as last_refreshed_at';
 
 /** The live sessions of a user of the tenant, newest first. */
 export async function findLiveSessionsOfUser(em: EntityManager, tenantId: string, userId: string): Promise<LiveSessionRow[]> {
   const rows = (await em.execute(
-    `select id, created_at, last_refreshed_at, ip, user_agent, method from session
-        where tenant_id = ? and user_id = ? and revoked_at is null order by created_at desc, id`,
+    `select s.id, s.created_at, ${LAST_REFRESHED_AT}, s.ip, s.user_agent, s.method from session s
+        where s.tenant_id = ? and s.user_id = ? and s.revoked_at is null order by s.created_at desc, s.id`,
     [tenantId, userId],
   )) as { id: string; created_at: Date; last_refreshed_at: Date | null; ip: string | null; user_agent: string | null; method: string | null }[];
   return rows.map((row) => ({
@@ -154,8 +164,8 @@ export type ExportedSessionRow = LiveSessionRow & Pick<Session, 'revokedAt' | 'r
 /** {@link ExportedSessionRow}s of a user of the tenant, oldest first. */
 export async function findSessionsOfUser(em: EntityManager, tenantId: string, userId: string): Promise<ExportedSessionRow[]> {
   const rows = (await em.execute(
-    `select id, created_at, last_refreshed_at, revoked_at, revoked_reason, ip, user_agent, method
-         from session where tenant_id = ? and user_id = ? order by created_at, id`,
+    `select s.id, s.created_at, ${LAST_REFRESHED_AT}, s.revoked_at, s.revoked_reason, s.ip, s.user_agent, s.method
+         from session s where s.tenant_id = ? and s.user_id = ? order by s.created_at, s.id`,
     [tenantId, userId],
   )) as {
     id: string; created_at: Date; last_refreshed_at: Date | null; revoked_at: Date | null; revoked_reason: string | null;

@@ -10,13 +10,17 @@ import { randomToken, sha256Hex } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { findLiveUserById } from '../users/user-queries.js';
 import { deleteExpiredRefreshAnswers, findUsableRefreshAnswer, insertRefreshAnswer } from './refresh-answer-queries.js';
-import { findLiveSessionOfToken, findPresentedToken, isCurrentTokenOfSession, rotateRefreshToken } from './refresh-token-queries.js';
+import {
+  findLiveSessionOfToken, findPresentedToken, isCurrentTokenOfSession, rotateRefreshToken, type SessionUser,
+} from './refresh-token-queries.js';
 import {
   findLiveSessionAuthentication, findLiveSessionsOfUser, insertSessionWithFirstToken, revokeLiveSession, revokeLiveSessionsOfUser,
 } from './session-queries.js';
 import { SESSION_ERRORS } from './session-errors.js';
 import { SIGN_IN_ERRORS } from '../sign-in/sign-in-errors.js';
 import { USER_ERRORS } from '../users/user-errors.js';
+import { TENANT_ERRORS } from '../tenants/tenant-errors.js';
+import { findLiveTenantBySlug } from '../tenants/tenant-queries.js';
 
 
 /**
@@ -95,8 +99,8 @@ interface StoredAnswer {
 }
 
 type RotationOutcome =
-  | { kind: 'issued'; tokens: IssuedTokens; user: User }
-  | { kind: 'owner_gone'; sessionId: string }
+  | { kind: 'issued'; tokens: IssuedTokens; user: SessionUser }
+  | { kind: 'owner_gone'; tenantId: string; sessionId: string }
   | { kind: 'not_rotated' };
 
 /**
@@ -143,62 +147,80 @@ export class SessionService {
    * rotated by a conditional UPDATE, so of two concurrent exchanges exactly one wins; the loser is
    * treated as a replay. Manages its own transactions: call it outside one.
    *
+   * The workspace is found by its slug in the rotation's own statement: a refresh is one round trip
+   * to the database (docs/performance.md "The refresh path"); only a refused one reads more, to say why.
+   *
    * With an `idempotencyKey` (the `Idempotency-Key` header, IETF httpapi Idempotency-Key draft) the
    * rotation and the encrypted answer are committed together, and a retry with the same key and the
    * same token within {@link REFRESH_ANSWER_TTL_SECONDS} gets that answer again (the same pair, no
    * second successor) while the session is live and the issued refresh token is still unused. A
    * concurrent exchange with the same key waits for the winner and gets its answer too. Any other
    * presentation of a rotated token (no key, another key, a later one) is a replay.
+   * @param tenantSlug the `{tenantSlug}` of the path.
    * @param idempotencyKey 1 to 255 visible ASCII characters, already checked by the router.
    * @returns the new tokens and the user they belong to.
-   * @throws ApiError 401 `invalid_token` (unknown), `refresh_token_expired`, `session_revoked`,
-   *   `refresh_token_reused` (a rotated token presented again: the whole family is revoked and
-   *   `SessionFamilyCompromised` audited); a deleted or suspended user's session is revoked (`session_revoked`);
-   *   a `Pending` user gets `email_not_verified` and the token is not rotated.
+   * @throws ApiError 404 `tenant_not_found` for an unknown or deleted workspace; 401 `invalid_token`
+   *   (unknown), `refresh_token_expired`, `session_revoked`, `refresh_token_reused` (a rotated token
+   *   presented again: the whole family is revoked and `SessionFamilyCompromised` audited); a deleted
+   *   or suspended user's session is revoked (`session_revoked`); a `Pending` user gets
+   *   `email_not_verified` and the token is not rotated.
    */
   async refresh(
     em: EntityManager,
-    tenant: Tenant,
+    tenantSlug: string,
     presented: string,
     meta: RequestMeta,
     idempotencyKey?: string,
-  ): Promise<{ tokens: IssuedTokens; user: User }> {
+  ): Promise<{ tokens: IssuedTokens; user: SessionUser }> {
     const tokenHash = sha256Hex(presented);
-    const answerKey = idempotencyKey === undefined ? undefined : sha256Hex(`${tokenHash}\u0000${idempotencyKey}`);
-    if (answerKey) {
-      const again = await this.storedAnswer(em, tenant, answerKey);
-      if (again) return again;
+    if (idempotencyKey === undefined) {
+      const outcome = await this.rotate(em, tenantSlug, tokenHash);
+      return this.settle(em, tenantSlug, tokenHash, meta, outcome);
     }
-    const outcome = answerKey ? await em.transactional((tx) => this.rotate(tx, tenant, tokenHash, answerKey)) : await this.rotate(em, tenant, tokenHash);
+    // A keyed refresh may be a retry: its kept answer is looked up (and kept) by workspace.
+    const tenant = await this.liveTenant(em, tenantSlug);
+    const answerKey = sha256Hex(`${tokenHash}\u0000${idempotencyKey}`);
+    const again = await this.storedAnswer(em, tenant, answerKey);
+    if (again) return again;
+    const outcome = await em.transactional((tx) => this.rotate(tx, tenantSlug, tokenHash, answerKey));
+    if (outcome.kind === 'not_rotated') {
+      // A concurrent exchange with the same key won the rotation and committed its answer.
+      const answered = await this.storedAnswer(em, tenant, answerKey);
+      if (answered) return answered;
+    }
+    return this.settle(em, tenantSlug, tokenHash, meta, outcome);
+  }
+
+  /** The answer of a rotation: its tokens, or the session of a deleted owner revoked, or why nothing was rotated. */
+  private async settle(
+    em: EntityManager, tenantSlug: string, tokenHash: string, meta: RequestMeta, outcome: RotationOutcome,
+  ): Promise<{ tokens: IssuedTokens; user: SessionUser }> {
     if (outcome.kind === 'issued') return { tokens: outcome.tokens, user: outcome.user };
     if (outcome.kind === 'owner_gone') {
-      await this.revokeSession(em, tenant.id, outcome.sessionId, 'user_deleted', { type: 'system', id: null }, meta);
+      await this.revokeSession(em, outcome.tenantId, outcome.sessionId, 'user_deleted', { type: 'system', id: null }, meta);
       throw SESSION_ERRORS.sessionRevoked();
     }
-    if (answerKey) {
-      // A concurrent exchange with the same key won the rotation and committed its answer.
-      const again = await this.storedAnswer(em, tenant, answerKey);
-      if (again) return again;
-    }
-    return this.explainRefreshFailure(em, tenant, tokenHash, meta);
+    return this.explainRefreshFailure(em, await this.liveTenant(em, tenantSlug), tokenHash, meta);
+  }
+
+  private async liveTenant(em: EntityManager, tenantSlug: string): Promise<Tenant> {
+    const tenant = await findLiveTenantBySlug(em, tenantSlug);
+    if (!tenant) throw TENANT_ERRORS.tenantNotFound();
+    return tenant;
   }
 
   /**
-   * Rotates the token of `tokenHash` and issues its successor; with `answerKey` (inside the caller's
-   * transaction) also stores the encrypted answer for idempotent retries.
+   * Rotates the token of `tokenHash` in the workspace of `tenantSlug` and issues its successor; with
+   * `answerKey` (inside the caller's transaction) also stores the encrypted answer for idempotent retries.
    */
-  private async rotate(em: EntityManager, tenant: Tenant, tokenHash: string, answerKey?: string): Promise<RotationOutcome> {
+  private async rotate(em: EntityManager, tenantSlug: string, tokenHash: string, answerKey?: string): Promise<RotationOutcome> {
     const now = new Date();
     const successor = randomToken(32);
     const successorId = randomUUID();
-    const rotation = await rotateRefreshToken(
-      em, tenant.id, tokenHash,
-      { id: successorId, tokenHash: sha256Hex(successor), expiresAt: refreshTokenExpiry(tenant, now) },
-      now,
-    );
+    const rotation = await rotateRefreshToken(em, tenantSlug, tokenHash, { id: successorId, tokenHash: sha256Hex(successor) }, now);
     if (!rotation) return { kind: 'not_rotated' };
-    const { sessionId, owner: user } = rotation;
-    if (!user) return { kind: 'owner_gone', sessionId };
+    const { sessionId, tenant, owner: user } = rotation;
+    if (!user) return { kind: 'owner_gone', tenantId: tenant.id, sessionId };
     const tokens = this.tokens(tenant, user.id, user.role, sessionId, successor);
     if (answerKey) {
       const answer: StoredAnswer = { userId: user.id, tokens };
@@ -216,7 +238,7 @@ export class SessionService {
    * session is live and the refresh token it issued has not been used (once the client used it, the
    * client had the answer: presenting the old token again is a replay).
    */
-  private async storedAnswer(em: EntityManager, tenant: Tenant, answerKey: string): Promise<{ tokens: IssuedTokens; user: User } | undefined> {
+  private async storedAnswer(em: EntityManager, tenant: Tenant, answerKey: string): Promise<{ tokens: IssuedTokens; user: SessionUser } | undefined> {
     const stored = await findUsableRefreshAnswer(em, tenant.id, answerKey, new Date());
     if (stored === undefined) return undefined;
     let answer: StoredAnswer;
@@ -419,7 +441,7 @@ export class SessionService {
     return ended.length;
   }
 
-  private tokens(tenant: Tenant, userId: string, role: UserRole, sessionId: string, refreshToken: string): IssuedTokens {
+  private tokens(tenant: Pick<Tenant, 'id' | 'refreshTokenLifetimeSeconds'>, userId: string, role: UserRole, sessionId: string, refreshToken: string): IssuedTokens {
     return {
       accessToken: signAccessToken({ sub: userId, tid: tenant.id, sid: sessionId, role }, this.config.jwtSecret),
       refreshToken,
