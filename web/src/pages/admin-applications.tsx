@@ -1,7 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { Trans, useTranslation } from 'react-i18next';
+import { useTranslation } from 'react-i18next';
 import { toFormError, trpc, type RouterInputs, type RouterOutputs } from '../api';
+import { useConfirm } from '../confirm';
 import { usePageTitle, useSlug } from '../hooks';
 import { ErrorAlert, Field, formValue, Notice } from '../ui';
 import { HeldRoles } from './admin-roles';
@@ -54,7 +55,7 @@ function Snippet({ slug, app }: { slug: string; app: Application }) {
 /** One application: its snippet, the redirect URIs editor, rotate secret and delete (with confirmation). */
 function ApplicationPanel({ slug, app, onChanged }: { slug: string; app: Application; onChanged: () => void }) {
   const { t } = useTranslation('admin');
-  const [confirmingDelete, setConfirmingDelete] = useState(false);
+  const confirm = useConfirm();
   const update = useMutation({
     mutationFn: (form: FormData) =>
       trpc.applications.update.mutate({
@@ -100,23 +101,17 @@ function ApplicationPanel({ slug, app, onChanged }: { slug: string; app: Applica
             {t('applications.rotate', { name: app.name })}
           </button>
         )}
-        {!confirmingDelete && (
-          <button type="button" className="danger" onClick={() => setConfirmingDelete(true)}>{t('applications.delete', { name: app.name })}</button>
-        )}
+        <button
+          type="button" className="danger" disabled={remove.isPending}
+          onClick={() => void confirm({ message: t('applications.confirmDelete', { name: app.name }), confirmLabel: t('confirmActions.deleteApplication') }).then((ok) => ok && remove.mutate())}
+        >
+          {t('applications.delete', { name: app.name })}
+        </button>
       </div>
       {rotate.data && (
         <div className="created">
           <Notice>{t('applications.rotated')}</Notice>
           <CopyField id={`secret-${app.id}`} label={t('applications.newSecret')} value={rotate.data.clientSecret} />
-        </div>
-      )}
-      {confirmingDelete && (
-        <div role="alertdialog" aria-labelledby={`confirm-${app.id}`} className="confirm">
-          <p id={`confirm-${app.id}`}>
-            <Trans t={t} i18nKey="applications.confirmDelete" values={{ name: app.name }} components={{ strong: <strong /> }} />
-          </p>
-          <button type="button" className="danger" onClick={() => remove.mutate()} disabled={remove.isPending}>{t('applications.yesDelete', { name: app.name })}</button>
-          <button type="button" className="secondary" onClick={() => setConfirmingDelete(false)}>{t('applications.cancel')}</button>
         </div>
       )}
     </section>

@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { toFormError, trpc, type RouterOutputs } from '../api';
+import { useConfirm, type ConfirmRequest } from '../confirm';
 import type { AuditAction } from '../audit-format';
 import { usePageTitle, useSlug } from '../hooks';
 import { formatDateTime } from '../i18n';
@@ -43,8 +44,9 @@ export function WebhooksPage() {
       return refresh();
     },
   });
-  const act = (run: () => Promise<unknown>, done: string, confirmation?: string) => {
-    if (confirmation && !window.confirm(confirmation)) return;
+  const confirm = useConfirm();
+  const act = async (run: () => Promise<unknown>, done: string, confirmation?: ConfirmRequest) => {
+    if (confirmation && !(await confirm(confirmation))) return;
     action.mutate({ run, done });
   };
   const error = webhooks.error ?? create.error ?? action.error;
@@ -90,19 +92,19 @@ export function WebhooksPage() {
                 {w.eventTypes ? t('webhooks.eventTypes', { count: w.eventTypes.length }) : t('webhooks.everyEvent')}
               </p>
               <div className="actions">
-                <button type="button" className="secondary" aria-label={t('webhooks.testLabel', { url: w.url })} onClick={() => act(() => trpc.webhooks.test.mutate({ tenantSlug: slug, id: w.id }), t('webhooks.testDone', { url: w.url }))}>
+                <button type="button" className="secondary" aria-label={t('webhooks.testLabel', { url: w.url })} onClick={() => void act(() => trpc.webhooks.test.mutate({ tenantSlug: slug, id: w.id }), t('webhooks.testDone', { url: w.url }))}>
                   {t('webhooks.test')}
                 </button>
                 <button
                   type="button" className="secondary" aria-label={`${w.enabled ? t('webhooks.disable') : t('webhooks.enable')} ${w.url}`}
-                  onClick={() => act(() => trpc.webhooks.update.mutate({ tenantSlug: slug, id: w.id, enabled: !w.enabled }), t(w.enabled ? 'webhooks.disabledDone' : 'webhooks.enabledDone', { url: w.url }))}
+                  onClick={() => void act(() => trpc.webhooks.update.mutate({ tenantSlug: slug, id: w.id, enabled: !w.enabled }), t(w.enabled ? 'webhooks.disabledDone' : 'webhooks.enabledDone', { url: w.url }))}
                 >
                   {w.enabled ? t('webhooks.disable') : t('webhooks.enable')}
                 </button>
                 <button
                   type="button" className="secondary" aria-label={t('webhooks.rotateLabel', { url: w.url })}
-                  onClick={() => {
-                    if (!window.confirm(t('webhooks.rotateConfirm', { url: w.url }))) return;
+                  onClick={async () => {
+                    if (!(await confirm({ message: t('webhooks.rotateConfirm', { url: w.url }), confirmLabel: t('confirmActions.rotateSecret') }))) return;
                     void trpc.webhooks.rotateSecret.mutate({ tenantSlug: slug, id: w.id }).then((r) => setSecret({ url: w.url, value: r.secret }), (e: unknown) => setResult(String(e)));
                   }}
                 >
@@ -113,7 +115,7 @@ export function WebhooksPage() {
                 </button>
                 <button
                   type="button" className="danger" aria-label={`${t('webhooks.delete')} ${w.url}`}
-                  onClick={() => act(() => trpc.webhooks.delete.mutate({ tenantSlug: slug, id: w.id }), t('webhooks.deleteDone', { url: w.url }), t('webhooks.deleteConfirm', { url: w.url }))}
+                  onClick={() => void act(() => trpc.webhooks.delete.mutate({ tenantSlug: slug, id: w.id }), t('webhooks.deleteDone', { url: w.url }), { message: t('webhooks.deleteConfirm', { url: w.url }), confirmLabel: t('confirmActions.deleteEndpoint') })}
                 >
                   {t('webhooks.delete')}
                 </button>

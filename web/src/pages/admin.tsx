@@ -5,6 +5,7 @@ import { Trans, useTranslation } from 'react-i18next';
 import { LOCALE_NAMES, LOCALES, type Locale } from '../../../src/lib/locales.js';
 import { downloadFile, toFormError, trpc, type RouterInputs, type RouterOutputs } from '../api';
 import { formatDetails, when } from '../audit-format';
+import { useConfirm } from '../confirm';
 import { useMe, usePageTitle, useSlug } from '../hooks';
 import { BrandingSection } from './admin-branding';
 import { PoliciesSection } from './admin-policies';
@@ -436,14 +437,15 @@ export function SettingsPage() {
    * Before MFA becomes Required: who has no authenticator yet (they will have to set one up at their
    * next sign-in), named in the confirmation.
    */
+  const confirm = useConfirm();
   const confirmMfaRequired = async (form: FormData): Promise<boolean> => {
     if (formValue(form, 'mfaPolicy') !== 'Required' || tenant.data?.mfaPolicy === 'Required') return true;
     const all = await trpc.users.list.query({ tenantSlug: slug });
     const without = all.items.filter((u) => !u.totpEnrolled).map((u) => u.email);
-    if (without.length === 0) return window.confirm(tr('settings.confirmRequiredAll'));
+    if (without.length === 0) return confirm({ message: tr('settings.confirmRequiredAll'), confirmLabel: tr('confirmActions.requireMfa') });
     const shown = without.slice(0, 10).join(', ');
     const names = without.length > 10 ? tr('settings.andMore', { names: shown, count: without.length - 10 }) : shown;
-    return window.confirm(tr('settings.confirmRequired', { count: without.length, names }));
+    return confirm({ message: tr('settings.confirmRequired', { count: without.length, names }), confirmLabel: tr('confirmActions.requireMfa') });
   };
   const putIdp = useMutation({
     mutationFn: (form: FormData) =>

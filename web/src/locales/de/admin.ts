@@ -21,6 +21,11 @@ export const admin: Translation<typeof english> = {
     sso: 'Enterprise-SSO',
     organizations: 'Organisationen',
   },
+  confirmActions: {
+    makeAdmin: 'Zum Admin machen', makeMember: 'Zum Mitglied machen', suspendUser: 'Benutzer sperren', disableTotp: 'Authenticator ausschalten', deleteUser: 'Benutzer löschen',
+    requireMfa: 'Zweiten Faktor verlangen', rotateSecret: 'Geheimnis erneuern', deleteEndpoint: 'Endpunkt löschen', deleteApiResource: 'API-Ressource löschen',
+    deleteRole: 'Rolle löschen', removeMember: 'Mitglied entfernen', deleteOrganization: 'Organisation löschen', deleteApplication: 'Anwendung löschen', deleteOrganizationRole: 'Organisationsrolle löschen',
+  },
   values: {
     roles: { Member: 'Mitglied', Admin: 'Admin' },
     statuses: { Active: 'Aktiv', Pending: 'Ausstehend', Suspended: 'Gesperrt' },
@@ -306,9 +311,7 @@ export const admin: Translation<typeof english> = {
     delete: '{{name}} löschen',
     rotated: 'Das alte Secret funktioniert nicht mehr. Kopieren Sie das neue jetzt: Es wird nur einmal angezeigt.',
     newSecret: 'Neues Client-Secret',
-    confirmDelete: '<strong>{{name}}</strong> löschen? Wer darüber angemeldet ist, wird davon abgemeldet, und die Tokens funktionieren sofort nicht mehr.',
-    yesDelete: 'Ja, {{name}} löschen',
-    cancel: 'Abbrechen',
+    confirmDelete: '{{name}} löschen? Wer darüber angemeldet ist, wird davon abgemeldet, und die Tokens funktionieren sofort nicht mehr.',
     add: 'Anwendung hinzufügen',
     type: 'Art',
     addButton: 'Anwendung hinzufügen',

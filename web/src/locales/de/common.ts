@@ -4,6 +4,7 @@ import type { common as english } from '../en/common.js';
 /** German: see ../en/common.ts. */
 export const common: Translation<typeof english> = {
   skipToContent: 'Zum Inhalt springen',
+  confirm: { title: 'Bitte bestätigen', cancel: 'Abbrechen' },
   notFound: { title: 'Seite nicht gefunden', home: 'Startseite', workspaceTitle: 'Kein Arbeitsbereich', workspace: 'Unter /app/{{slug}} gibt es keinen Arbeitsbereich. Prüfen Sie den Link oder öffnen Sie einen anderen Arbeitsbereich.', openAnother: 'Arbeitsbereich öffnen' },
   footer: {
     theme: 'Darstellung',

@@ -22,6 +22,11 @@ export const admin = {
     sso: 'Enterprise SSO',
     organizations: 'Organizations',
   },
+  confirmActions: {
+    makeAdmin: 'Make Admin', makeMember: 'Make Member', suspendUser: 'Suspend user', disableTotp: 'Disable authenticator', deleteUser: 'Delete user',
+    requireMfa: 'Require a second factor', rotateSecret: 'Rotate secret', deleteEndpoint: 'Delete endpoint', deleteApiResource: 'Delete API resource',
+    deleteRole: 'Delete role', removeMember: 'Remove member', deleteOrganization: 'Delete organization', deleteApplication: 'Delete application', deleteOrganizationRole: 'Delete organization role',
+  },
   values: {
     roles: { Member: 'Member', Admin: 'Admin' },
     statuses: { Active: 'Active', Pending: 'Pending', Suspended: 'Suspended' },
@@ -307,9 +312,7 @@ export const admin = {
     delete: 'Delete {{name}}',
     rotated: 'The old secret no longer works. Copy the new one now: it is shown only once.',
     newSecret: 'New client secret',
-    confirmDelete: 'Delete <strong>{{name}}</strong>? People signed in through it are signed out of it and its tokens stop working at once.',
-    yesDelete: 'Yes, delete {{name}}',
-    cancel: 'Cancel',
+    confirmDelete: 'Delete {{name}}? People signed in through it are signed out of it and its tokens stop working at once.',
     add: 'Add an application',
     type: 'Type',
     addButton: 'Add application',

@@ -5,6 +5,7 @@
  */
 export const common = {
   skipToContent: 'Skip to content',
+  confirm: { title: 'Please confirm', cancel: 'Cancel' },
   notFound: { title: 'Page not found', home: 'Home', workspaceTitle: 'No workspace here', workspace: 'There is no workspace at /app/{{slug}}. Check the link, or open another workspace.', openAnother: 'Open a workspace' },
   footer: {
     theme: 'Theme',

@@ -21,6 +21,11 @@ export const admin: Translation<typeof english> = {
     sso: 'SSO entreprise',
     organizations: 'Organisations',
   },
+  confirmActions: {
+    makeAdmin: 'Nommer admin', makeMember: 'Rendre membre', suspendUser: 'Suspendre l’utilisateur', disableTotp: 'Désactiver l’authentificateur', deleteUser: 'Supprimer l’utilisateur',
+    requireMfa: 'Exiger un second facteur', rotateSecret: 'Renouveler le secret', deleteEndpoint: 'Supprimer le point de terminaison', deleteApiResource: 'Supprimer la ressource d’API',
+    deleteRole: 'Supprimer le rôle', removeMember: 'Retirer le membre', deleteOrganization: 'Supprimer l’organisation', deleteApplication: 'Supprimer l’application', deleteOrganizationRole: 'Supprimer le rôle d’organisation',
+  },
   values: {
     roles: { Member: 'Membre', Admin: 'Admin' },
     statuses: { Active: 'Actif', Pending: 'En attente', Suspended: 'Suspendu' },
@@ -306,9 +311,7 @@ export const admin: Translation<typeof english> = {
     delete: 'Supprimer {{name}}',
     rotated: 'L’ancien secret ne fonctionne plus. Copiez le nouveau maintenant : il n’est affiché qu’une fois.',
     newSecret: 'Nouveau secret client',
-    confirmDelete: 'Supprimer <strong>{{name}}</strong> ? Les personnes connectées par elle en sont déconnectées et ses jetons cessent immédiatement de fonctionner.',
-    yesDelete: 'Oui, supprimer {{name}}',
-    cancel: 'Annuler',
+    confirmDelete: 'Supprimer {{name}} ? Les personnes connectées par elle en sont déconnectées et ses jetons cessent immédiatement de fonctionner.',
     add: 'Ajouter une application',
     type: 'Type',
     addButton: 'Ajouter l’application',

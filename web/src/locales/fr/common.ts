@@ -4,6 +4,7 @@ import type { common as english } from '../en/common.js';
 /** French: see ../en/common.ts. */
 export const common: Translation<typeof english> = {
   skipToContent: 'Aller au contenu',
+  confirm: { title: 'Veuillez confirmer', cancel: 'Annuler' },
   notFound: { title: 'Page introuvable', home: 'Accueil', workspaceTitle: 'Aucun espace de travail ici', workspace: 'Il n’y a pas d’espace de travail à /app/{{slug}}. Vérifiez le lien, ou ouvrez un autre espace de travail.', openAnother: 'Ouvrir un espace de travail' },
   footer: {
     theme: 'Thème',
