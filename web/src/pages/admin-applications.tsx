@@ -1,10 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { toFormError, trpc, type RouterInputs, type RouterOutputs } from '../api';
 import { useConfirm } from '../confirm';
 import { usePageTitle, useSlug } from '../hooks';
-import { ErrorAlert, Field, formValue, Notice } from '../ui';
+import { CopyField, ErrorAlert, Field, formValue, Notice } from '../ui';
 import { HeldRoles } from './admin-roles';
 
 type ApplicationType = RouterInputs['applications']['create']['type'];
@@ -15,29 +15,6 @@ const TYPES: readonly ApplicationType[] = ['web', 'spa', 'native', 'm2m'];
 
 /** One URI per line, blank lines ignored. */
 const uriLines = (text: string | undefined): string[] => (text ?? '').split('\n').map((line) => line.trim()).filter(Boolean);
-
-/** A read-only value with a Copy button (secrets shown once, client ids, URLs). */
-export function CopyField({ id, label, value }: { id: string; label: string; value: string }) {
-  const { t } = useTranslation('admin');
-  const [copied, setCopied] = useState(false);
-  useEffect(() => setCopied(false), [value]);
-  return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      <div className="copy-row">
-        <input id={id} readOnly value={value} className="mono" />
-        <button
-          type="button"
-          className="secondary"
-          aria-label={copied ? t('applications.copiedLabel', { label }) : t('applications.copyLabel', { label })}
-          onClick={() => void navigator.clipboard.writeText(value).then(() => setCopied(true))}
-        >
-          {copied ? t('applications.copied') : t('applications.copy')}
-        </button>
-      </div>
-    </div>
-  );
-}
 
 /** What a developer pastes into their app: the issuer, the discovery URL and the client id. */
 function Snippet({ slug, app }: { slug: string; app: Application }) {
@@ -128,12 +105,17 @@ export function ApplicationsPage() {
   const apps = useQuery({ queryKey: ['applications', slug], queryFn: () => trpc.applications.list.query({ tenantSlug: slug }) });
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['applications', slug] });
   const create = useMutation({
-    mutationFn: (form: FormData) =>
+    mutationFn: ({ form }: { form: FormData; element: HTMLFormElement }) =>
       trpc.applications.create.mutate({
         tenantSlug: slug, name: formValue(form, 'name') ?? '', type,
         ...(type === 'm2m' ? {} : { redirectUris: uriLines(formValue(form, 'redirectUris')), postLogoutRedirectUris: uriLines(formValue(form, 'postLogoutRedirectUris')) }),
       }),
-    onSuccess: refresh,
+    onSuccess: (_data, { element }) => {
+      // the form empties for the next one; the new application's secret and snippet stay below it
+      element.reset();
+      setType('web');
+      return refresh();
+    },
   });
   const error = create.error ? toFormError(create.error) : null;
   return (
@@ -145,7 +127,7 @@ export function ApplicationsPage() {
         <form
           onSubmit={(e) => {
             e.preventDefault();
-            create.mutate(new FormData(e.currentTarget));
+            create.mutate({ form: new FormData(e.currentTarget), element: e.currentTarget });
           }}
         >
           <ErrorAlert error={error} />

@@ -6,8 +6,7 @@ import { toFormError, trpc, type RouterOutputs } from '../api';
 import { when } from '../audit-format';
 import { useConfirm } from '../confirm';
 import { usePageTitle, useSlug } from '../hooks';
-import { ErrorAlert, Field, formValue, Notice } from '../ui';
-import { CopyField } from './admin-applications';
+import { CopyField, ErrorAlert, Field, formValue, Notice } from '../ui';
 
 type OrganizationRole = RouterOutputs['organizationRoles']['list']['items'][number];
 type Member = RouterOutputs['organizations']['listMembers']['items'][number];

@@ -7,8 +7,7 @@ import { when } from '../audit-format';
 import { useConfirm } from '../confirm';
 import { usePageTitle, useSlug } from '../hooks';
 import { SSO_SETUP_KINDS, type SsoSetupKind } from '../sso-kinds';
-import { Checkbox, ErrorAlert, Field, formValue, Notice } from '../ui';
-import { CopyField } from './admin-applications';
+import { Checkbox, CopyField, ErrorAlert, Field, formValue, Notice } from '../ui';
 
 type Connection = RouterOutputs['sso']['get']['connection'];
 type Protocol = Connection['protocol'];

@@ -6,7 +6,7 @@ import { formatDetails, when } from '../audit-format';
 import { toFormError, trpc, type RouterOutputs } from '../api';
 import { useConfirm, type ConfirmRequest } from '../confirm';
 import { usePageTitle, useSlug } from '../hooks';
-import { ErrorAlert, Notice } from '../ui';
+import { ErrorAlert, Notice, useSessionMethodLabel } from '../ui';
 import { ActionLabel, EventDetail, EventDetailButton, recordedEmails, useNameParty, type AuditItem } from './admin-events';
 import { HeldRoles } from './admin-roles';
 
@@ -239,6 +239,7 @@ export function UserSessions({ slug, user, onClose }: { slug: string; user: { id
     mutationFn: (sessionId: string) => trpc.users.revokeSession.mutate({ tenantSlug: slug, userId: user.id, sessionId }),
     onSettled: () => queryClient.invalidateQueries({ queryKey: ['user-sessions', slug, user.id] }),
   });
+  const methodLabel = useSessionMethodLabel();
   const error = sessions.error ?? end.error;
   return (
     <section aria-labelledby="user-sessions-heading" className="panel">
@@ -256,7 +257,7 @@ export function UserSessions({ slug, user, onClose }: { slug: string; user: { id
                 <tr key={session.id}>
                   <td role="cell">{session.userAgent ?? '—'}{session.current ? t('user.you') : ''}</td>
                   <td role="cell" data-label={t('user.address')}>{session.ip ?? '—'}</td>
-                  <td role="cell" data-label={t('user.method')}>{session.method ?? '—'}</td>
+                  <td role="cell" data-label={t('user.method')}>{methodLabel(session.method) ?? '—'}</td>
                   <td role="cell" data-label={t('user.signedIn')}>{when(session.createdAt)}</td>
                   <td role="cell" data-label={t('user.lastUsed')}>{when(session.lastUsedAt)}</td>
                   <td role="cell" data-label={t('user.applications')}>

@@ -6,8 +6,7 @@ import { useConfirm, type ConfirmRequest } from '../confirm';
 import type { AuditAction } from '../audit-format';
 import { usePageTitle, useSlug } from '../hooks';
 import { formatDateTime } from '../i18n';
-import { ErrorAlert, Field, formValue, Notice } from '../ui';
-import { CopyField } from './admin-applications';
+import { CopyField, ErrorAlert, Field, formValue, Notice } from '../ui';
 import { ActionLabel, EventTypePicker, pickedEventTypes } from './admin-events';
 
 type Webhook = RouterOutputs['webhooks']['list']['items'][number];
@@ -27,6 +26,8 @@ export function WebhooksPage() {
   const [open, setOpen] = useState<string | null>(null);
   const [secret, setSecret] = useState<{ url: string; value: string } | null>(null);
   const [result, setResult] = useState<string | null>(null);
+  // a new key empties the form (the URL and the event picker's state) once an endpoint is added
+  const [formKey, setFormKey] = useState(0);
   const webhooks = useQuery({ queryKey: ['webhooks', slug], queryFn: () => trpc.webhooks.list.query({ tenantSlug: slug }) });
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['webhooks', slug] });
   const create = useMutation({
@@ -34,6 +35,7 @@ export function WebhooksPage() {
     onSuccess: (data) => {
       setSecret({ url: data.webhook.url, value: data.secret });
       setResult(null);
+      setFormKey((key) => key + 1);
       return refresh();
     },
   });
@@ -57,6 +59,7 @@ export function WebhooksPage() {
       <section aria-labelledby="new-webhook" className="panel">
         <h2 id="new-webhook">{t('webhooks.add')}</h2>
         <form
+          key={formKey}
           onSubmit={(e) => {
             e.preventDefault();
             const form = new FormData(e.currentTarget);
@@ -171,7 +174,7 @@ function WebhookDetail({ slug, webhook, onSaved }: { slug: string; webhook: Webh
                   <td role="cell">{when(d.createdAt)}</td>
                   <td role="cell" data-label={t('webhooks.event')}><ActionLabel action={d.eventType} /></td>
                   <td role="cell" data-label={t('webhooks.attempt')}>{d.attempt}</td>
-                  <td role="cell" data-label={t('webhooks.outcome')}>{d.outcome}{d.error ? ` (${d.error})` : ''}</td>
+                  <td role="cell" data-label={t('webhooks.outcome')}>{t(`values.deliveryOutcomes.${d.outcome}`)}{d.error ? ` (${d.error})` : ''}</td>
                   <td role="cell" data-label={t('webhooks.status')}>{d.responseStatus ?? ''}{d.latencyMs !== null ? t('webhooks.latency', { ms: d.latencyMs }) : ''}</td>
                   <td role="cell" data-label={t('webhooks.nextRetry')}>{when(d.nextRetryAt)}</td>
                 </tr>

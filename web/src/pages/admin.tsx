@@ -11,7 +11,7 @@ import { BrandingSection } from './admin-branding';
 import { PoliciesSection } from './admin-policies';
 import { ActionLabel, ActionSelect, EventDetail, EventDetailButton, PartyText, recordedEmails, useNameParty, type AuditItem } from './admin-events';
 import { RestoreDeletedUser, UserActions, UserSessions } from './admin-user';
-import { Checkbox, ErrorAlert, Field, formValue, Notice, Select } from '../ui';
+import { Checkbox, CopyField, ErrorAlert, Field, formValue, Notice, Select } from '../ui';
 
 type Role = RouterInputs['invites']['create']['role'] & string;
 type Environment = RouterInputs['apiKeys']['create']['environment'];
@@ -238,7 +238,7 @@ export function InvitesPage() {
   });
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['invites', slug] });
   const create = useMutation({
-    mutationFn: (form: FormData) => {
+    mutationFn: ({ form }: { form: FormData; element: HTMLFormElement }) => {
       const hours = Number(formValue(form, 'ttlHours') ?? '0');
       return trpc.invites.create.mutate({
         tenantSlug: slug,
@@ -247,7 +247,10 @@ export function InvitesPage() {
         ttlSeconds: hours > 0 ? Math.round(hours * 3600) : undefined,
       });
     },
-    onSuccess: refresh,
+    onSuccess: (_data, { element }) => {
+      element.reset();
+      return refresh();
+    },
   });
   const revoke = useMutation({ mutationFn: (id: string) => trpc.invites.revoke.mutate({ tenantSlug: slug, id }), onSuccess: refresh });
   const resend = useMutation({ mutationFn: (id: string) => trpc.invites.resend.mutate({ tenantSlug: slug, id }), onSuccess: refresh });
@@ -263,7 +266,7 @@ export function InvitesPage() {
           onSubmit={(e) => {
             e.preventDefault();
             setCopied(false);
-            create.mutate(new FormData(e.currentTarget));
+            create.mutate({ form: new FormData(e.currentTarget), element: e.currentTarget });
           }}
         >
           <ErrorAlert error={error} />
@@ -338,7 +341,7 @@ export function ApiKeysPage() {
   const keys = useQuery({ queryKey: ['api-keys', slug, includeRevoked], queryFn: () => trpc.apiKeys.list.query({ tenantSlug: slug, includeRevoked }) });
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['api-keys', slug] });
   const create = useMutation({
-    mutationFn: (form: FormData) => {
+    mutationFn: ({ form }: { form: FormData; element: HTMLFormElement }) => {
       const expires = formValue(form, 'expiresAt');
       return trpc.apiKeys.create.mutate({
         tenantSlug: slug,
@@ -347,7 +350,10 @@ export function ApiKeysPage() {
         expiresAt: expires ? new Date(expires).toISOString() : undefined,
       });
     },
-    onSuccess: refresh,
+    onSuccess: (_data, { element }) => {
+      element.reset();
+      return refresh();
+    },
   });
   const revoke = useMutation({ mutationFn: (id: string) => trpc.apiKeys.revoke.mutate({ tenantSlug: slug, id }), onSuccess: refresh });
   const error = create.error ? toFormError(create.error) : null;
@@ -359,7 +365,7 @@ export function ApiKeysPage() {
         <form
           onSubmit={(e) => {
             e.preventDefault();
-            create.mutate(new FormData(e.currentTarget));
+            create.mutate({ form: new FormData(e.currentTarget), element: e.currentTarget });
           }}
         >
           <ErrorAlert error={error} />
@@ -371,10 +377,7 @@ export function ApiKeysPage() {
         {create.data && (
           <div className="created">
             <Notice>{t('apiKeys.copyNow')}</Notice>
-            <div className="field">
-              <label htmlFor="new-key-plaintext">{t('apiKeys.newKey')}</label>
-              <input id="new-key-plaintext" readOnly value={create.data.plaintext} className="mono" />
-            </div>
+            <CopyField id="new-key-plaintext" label={t('apiKeys.newKey')} value={create.data.plaintext} />
           </div>
         )}
       </section>
