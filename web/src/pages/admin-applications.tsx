@@ -95,7 +95,33 @@ function ApplicationPanel({ slug, app, onChanged }: { slug: string; app: Applica
   );
 }
 
-/** `/app/{slug}/admin/applications`: the workspace's applications (OpenID Connect clients). */
+/**
+ * How an app signs people in through this workspace (docs/oidc.md, which the service does not serve):
+ * the steps, the issuer and discovery URL to copy, and the applications section of the API reference
+ * (`/docs`, Swagger UI, deep-linked to its `applications` tag).
+ */
+function OidcGuide({ slug }: { slug: string }) {
+  const { t } = useTranslation('admin');
+  const issuer = `${window.location.origin}/v1/${slug}/oidc`;
+  return (
+    <section aria-labelledby="oidc-guide" className="panel">
+      <h2 id="oidc-guide">{t('applications.guide.title')}</h2>
+      <ol className="steps">
+        <li>{t('applications.guide.step1')}</li>
+        <li>{t('applications.guide.step2')}</li>
+        <li>{t('applications.guide.step3')}</li>
+        <li>{t('applications.guide.step4')}</li>
+      </ol>
+      <CopyField id="guide-issuer" label={t('applications.issuer')} value={issuer} />
+      <CopyField id="guide-discovery" label={t('applications.discovery')} value={`${issuer}/.well-known/openid-configuration`} />
+      <p className="hint">
+        {t('applications.guide.referenceHint')} <a href="/docs#/applications">{t('applications.guide.reference')}</a>
+      </p>
+    </section>
+  );
+}
+
+/** `/app/{slug}/admin/applications`: the workspace's applications (OpenID Connect clients) and how an app signs in with one. */
 export function ApplicationsPage() {
   const slug = useSlug();
   const queryClient = useQueryClient();
@@ -122,6 +148,7 @@ export function ApplicationsPage() {
     <main className="page" id="main">
       <h1>{t('applications.title')}</h1>
       <p>{t('applications.intro')}</p>
+      <OidcGuide slug={slug} />
       <section aria-labelledby="new-app" className="panel">
         <h2 id="new-app">{t('applications.add')}</h2>
         <form

@@ -1,6 +1,6 @@
 import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Link, Outlet, useSearch } from '@tanstack/react-router';
-import { useDeferredValue, useId, useState } from 'react';
+import { Link, Outlet, useRouterState, useSearch } from '@tanstack/react-router';
+import { useDeferredValue, useEffect, useId, useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { LOCALE_NAMES, LOCALES, type Locale } from '../../../src/lib/locales.js';
 import { downloadFile, toFormError, trpc, type RouterInputs, type RouterOutputs } from '../api';
@@ -29,11 +29,19 @@ const SIGNUP_POLICIES: readonly SignupPolicy[] = ['Open', 'Domains', 'InviteOnly
 const USERS_PAGE_SIZES = [10, 50, 100] as const;
 
 
-/** `/app/{slug}/admin/*`: the console's navigation; a Member sees a 403 page instead. */
+/**
+ * `/app/{slug}/admin/*`: the console's navigation; a Member sees a 403 page instead. On a narrow
+ * screen (below 48rem) the links fold behind a "Menu" button (aria-expanded, aria-controls), which
+ * folds them again once a page is chosen; on a wide one they are always shown and the button is not.
+ */
 export function AdminLayout() {
   const { t } = useTranslation('admin');
   const slug = useSlug();
   const me = useMe(slug, true);
+  const linksId = useId();
+  const [menuOpen, setMenuOpen] = useState(false);
+  const pathname = useRouterState({ select: (state) => state.location.pathname });
+  useEffect(() => setMenuOpen(false), [pathname]);
   if (me.isPending) return <p role="status" className="loading">{t('ui.loading', { ns: 'common' })}</p>;
   if (me.data?.role !== 'Admin') {
     return (
@@ -47,18 +55,23 @@ export function AdminLayout() {
   return (
     <div className="admin">
       <nav aria-label={t('layout.nav')} className="tabs">
-        <Link to="/app/$slug/admin" params={{ slug }} activeOptions={{ exact: true }}>{t('layout.activity')}</Link>
-        <Link to="/app/$slug/admin/users" params={{ slug }}>{t('layout.users')}</Link>
-        <Link to="/app/$slug/admin/invites" params={{ slug }}>{t('layout.invites')}</Link>
-        <Link to="/app/$slug/admin/api-keys" params={{ slug }}>{t('layout.apiKeys')}</Link>
-        <Link to="/app/$slug/admin/applications" params={{ slug }}>{t('layout.applications')}</Link>
-        <Link to="/app/$slug/admin/api-resources" params={{ slug }}>{t('layout.apiResources')}</Link>
-        <Link to="/app/$slug/admin/roles" params={{ slug }}>{t('layout.roles')}</Link>
-        <Link to="/app/$slug/admin/organizations" params={{ slug }}>{t('layout.organizations')}</Link>
-        <Link to="/app/$slug/admin/sso" params={{ slug }}>{t('layout.sso')}</Link>
-        <Link to="/app/$slug/admin/webhooks" params={{ slug }}>{t('layout.webhooks')}</Link>
-        <Link to="/app/$slug/admin/settings" params={{ slug }}>{t('layout.settings')}</Link>
-        <Link to="/app/$slug/admin/audit" params={{ slug }}>{t('layout.audit')}</Link>
+        <button type="button" className="secondary menu-toggle" aria-expanded={menuOpen} aria-controls={linksId} onClick={() => setMenuOpen(!menuOpen)}>
+          {t('layout.menu')}
+        </button>
+        <div id={linksId} className={menuOpen ? 'tab-links open' : 'tab-links'}>
+          <Link to="/app/$slug/admin" params={{ slug }} activeOptions={{ exact: true }}>{t('layout.activity')}</Link>
+          <Link to="/app/$slug/admin/users" params={{ slug }}>{t('layout.users')}</Link>
+          <Link to="/app/$slug/admin/invites" params={{ slug }}>{t('layout.invites')}</Link>
+          <Link to="/app/$slug/admin/api-keys" params={{ slug }}>{t('layout.apiKeys')}</Link>
+          <Link to="/app/$slug/admin/applications" params={{ slug }}>{t('layout.applications')}</Link>
+          <Link to="/app/$slug/admin/api-resources" params={{ slug }}>{t('layout.apiResources')}</Link>
+          <Link to="/app/$slug/admin/roles" params={{ slug }}>{t('layout.roles')}</Link>
+          <Link to="/app/$slug/admin/organizations" params={{ slug }}>{t('layout.organizations')}</Link>
+          <Link to="/app/$slug/admin/sso" params={{ slug }}>{t('layout.sso')}</Link>
+          <Link to="/app/$slug/admin/webhooks" params={{ slug }}>{t('layout.webhooks')}</Link>
+          <Link to="/app/$slug/admin/settings" params={{ slug }}>{t('layout.settings')}</Link>
+          <Link to="/app/$slug/admin/audit" params={{ slug }}>{t('layout.audit')}</Link>
+        </div>
       </nav>
       <Outlet />
     </div>

@@ -7,6 +7,7 @@ export const admin: Translation<typeof english> = {
     adminsOnly: '403 · Nur für Admins',
     adminsOnlyText: 'Die Admin-Konsole ist für die Admins des Arbeitsbereichs. Bitten Sie einen von ihnen, wenn Sie Zugriff brauchen.',
     backToAccount: 'Zurück zu Ihrem Konto',
+    menu: 'Menü',
     nav: 'Admin-Konsole',
     activity: 'Aktivität',
     users: 'Personen',
@@ -265,6 +266,20 @@ export const admin: Translation<typeof english> = {
     recentEvents: 'Letzte Ereignisse',
     allEventsOf: 'Alle Ereignisse von {{email}}',
   },
+  gettingStarted: {
+    title: 'Erste Schritte',
+    progress: '{{done}} von {{total}} Schritten erledigt.',
+    done: 'Erledigt:',
+    todo: 'Offen:',
+    dismiss: 'Checkliste ausblenden',
+    items: {
+      branding: 'Seiten mit Ihrer Marke versehen (Name, Farbe oder Logo)',
+      application: 'Eine Anwendung hinzufügen',
+      colleague: 'Eine Kollegin oder einen Kollegen einladen',
+      mfa: 'Die Richtlinie für die Mehr-Faktor-Authentifizierung wählen',
+      webhook: 'Einen Webhook-Endpunkt hinzufügen',
+    },
+  },
   activity: {
     title: 'Aktivität',
     activeWeek: 'Aktive Personen, letzte 7 Tage',
@@ -284,7 +299,16 @@ export const admin: Translation<typeof english> = {
   },
   applications: {
     title: 'Anwendungen',
-    intro: 'Jede Anwendung meldet ihre Personen über diesen Arbeitsbereich mit jeder OpenID-Connect-Bibliothek an. Siehe die Entwickleranleitung in docs/oidc.md.',
+    intro: 'Jede Anwendung meldet ihre Personen über diesen Arbeitsbereich mit jeder OpenID-Connect-Bibliothek an.',
+    guide: {
+      title: 'Personen mit OpenID Connect anmelden',
+      step1: 'Fügen Sie unten eine Anwendung hinzu und wählen Sie ihren Typ. Eine Web- oder Maschine-zu-Maschine-Anwendung bekommt ein Client-Geheimnis, das nur einmal gezeigt wird: Kopieren Sie es dann.',
+      step2: 'Tragen Sie die Callback-URL Ihrer App als Weiterleitungs-URI der Anwendung ein.',
+      step3: 'Geben Sie Ihrer OpenID-Connect-Bibliothek den Aussteller unten (sie liest das Discovery-Dokument selbst), die Client-ID und bei einer Webanwendung das Client-Geheimnis.',
+      step4: 'Ihre App schickt Personen zum Autorisierungs-Endpunkt mit dem Scope openid email (und PKCE); sie melden sich auf der Anmeldeseite dieses Arbeitsbereichs an und kommen mit einem Code zurück, den Ihre Bibliothek gegen ein ID-Token tauscht.',
+      reference: 'Anwendungen in der API-Referenz',
+      referenceHint: 'Anwendungen lassen sich auch über die API verwalten.',
+    },
     types: {
       web: 'Webanwendung',
       webSentence: 'Eine serverseitig gerenderte Anwendung (Next.js, Express, Rails), die ein Client-Secret auf ihrem Server aufbewahrt.',

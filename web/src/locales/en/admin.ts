@@ -8,6 +8,7 @@ export const admin = {
     adminsOnly: '403 · Admins only',
     adminsOnlyText: 'The admin console is for the workspace’s admins. Ask one of them if you need access.',
     backToAccount: 'Back to your account',
+    menu: 'Menu',
     nav: 'Admin console',
     activity: 'Activity',
     users: 'Users',
@@ -266,6 +267,20 @@ export const admin = {
     recentEvents: 'Recent events',
     allEventsOf: 'All events of {{email}}',
   },
+  gettingStarted: {
+    title: 'Getting started',
+    progress: '{{done}} of {{total}} steps done.',
+    done: 'Done:',
+    todo: 'To do:',
+    dismiss: 'Dismiss the checklist',
+    items: {
+      branding: 'Put your brand on the pages (name, colour or logo)',
+      application: 'Add an application',
+      colleague: 'Invite a colleague',
+      mfa: 'Choose the multi-factor authentication policy',
+      webhook: 'Add a webhook endpoint',
+    },
+  },
   activity: {
     title: 'Activity',
     activeWeek: 'Active users, last 7 days',
@@ -285,7 +300,16 @@ export const admin = {
   },
   applications: {
     title: 'Applications',
-    intro: 'Each application signs its users in through this workspace with any OpenID Connect library. See the developer guide in docs/oidc.md.',
+    intro: 'Each application signs its users in through this workspace with any OpenID Connect library.',
+    guide: {
+      title: 'Sign people in with OpenID Connect',
+      step1: 'Add an application below and pick its type. A web or machine-to-machine application gets a client secret, shown once: copy it then.',
+      step2: 'Register your app’s callback URL as a redirect URI of the application.',
+      step3: 'Give your OpenID Connect library the issuer below (it reads the discovery document itself), the client id and, for a web application, the client secret.',
+      step4: 'Your app sends people to the authorization endpoint with the scope openid email (and PKCE); they sign in on this workspace’s sign-in page and come back with a code your library exchanges for an ID token.',
+      reference: 'Applications in the API reference',
+      referenceHint: 'Applications can also be managed through the API.',
+    },
     types: {
       web: 'Web application',
       webSentence: 'A server-rendered app (Next.js, Express, Rails) that keeps a client secret on its server.',

@@ -7,6 +7,7 @@ export const admin: Translation<typeof english> = {
     adminsOnly: '403 · Réservé aux admins',
     adminsOnlyText: 'La console d’administration est réservée aux admins de l’espace de travail. Demandez à l’un d’eux si vous avez besoin d’un accès.',
     backToAccount: 'Retour à votre compte',
+    menu: 'Menu',
     nav: 'Console d’administration',
     activity: 'Activité',
     users: 'Utilisateurs',
@@ -265,6 +266,20 @@ export const admin: Translation<typeof english> = {
     recentEvents: 'Événements récents',
     allEventsOf: 'Tous les événements de {{email}}',
   },
+  gettingStarted: {
+    title: 'Premiers pas',
+    progress: '{{done}} étapes sur {{total}} faites.',
+    done: 'Fait :',
+    todo: 'À faire :',
+    dismiss: 'Masquer la liste',
+    items: {
+      branding: 'Mettre votre marque sur les pages (nom, couleur ou logo)',
+      application: 'Ajouter une application',
+      colleague: 'Inviter un ou une collègue',
+      mfa: 'Choisir la règle d’authentification multifacteur',
+      webhook: 'Ajouter un point de terminaison de webhook',
+    },
+  },
   activity: {
     title: 'Activité',
     activeWeek: 'Utilisateurs actifs, 7 derniers jours',
@@ -284,7 +299,16 @@ export const admin: Translation<typeof english> = {
   },
   applications: {
     title: 'Applications',
-    intro: 'Chaque application connecte ses utilisateurs via cet espace de travail avec n’importe quelle bibliothèque OpenID Connect. Voir le guide du développeur dans docs/oidc.md.',
+    intro: 'Chaque application connecte ses utilisateurs via cet espace de travail avec n’importe quelle bibliothèque OpenID Connect.',
+    guide: {
+      title: 'Connecter les personnes avec OpenID Connect',
+      step1: 'Ajoutez une application ci-dessous et choisissez son type. Une application web ou de machine à machine reçoit un secret client, affiché une seule fois : copiez-le à ce moment-là.',
+      step2: 'Enregistrez l’URL de rappel de votre app comme URI de redirection de l’application.',
+      step3: 'Donnez à votre bibliothèque OpenID Connect l’émetteur ci-dessous (elle lit le document de découverte elle-même), l’identifiant client et, pour une application web, le secret client.',
+      step4: 'Votre app envoie les personnes au point de terminaison d’autorisation avec le scope openid email (et PKCE) ; elles se connectent sur la page de connexion de cet espace de travail et reviennent avec un code que votre bibliothèque échange contre un jeton d’identité.',
+      reference: 'Les applications dans la référence de l’API',
+      referenceHint: 'Les applications se gèrent aussi par l’API.',
+    },
     types: {
       web: 'Application web',
       webSentence: 'Une application rendue côté serveur (Next.js, Express, Rails) qui garde un secret client sur son serveur.',
