@@ -64,3 +64,16 @@ export async function signedInPage(context: BrowserContext, base: string, slug: 
   await page.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
   return page;
 }
+
+/**
+ * Answers the console's confirmation (web/src/confirm.tsx, an `alertdialog`) by pressing the button
+ * named `action` ("Cancel" cancels); waits for the dialog to close. @returns the question it asked.
+ */
+export async function answerConfirmation(page: Page, action: string): Promise<string> {
+  const dialog = page.getByRole('alertdialog');
+  await dialog.waitFor();
+  const question = (await dialog.locator('p').textContent()) ?? '';
+  await dialog.getByRole('button', { name: action, exact: true }).click();
+  await dialog.waitFor({ state: 'detached' });
+  return question;
+}

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { axeBothThemes, buildAndLaunchChromium, CHROMIUM, DESKTOP, fitsPhone, hasChromium, PHONE, SCREENSHOTS, signedInPage } from '../helpers/browser.js';
+import { answerConfirmation, axeBothThemes, buildAndLaunchChromium, CHROMIUM, DESKTOP, fitsPhone, hasChromium, PHONE, SCREENSHOTS, signedInPage } from '../helpers/browser.js';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { Api, createTenant, PASSWORD, signupMember, type TestTenant } from '../helpers/api.js';
 import { forgingIdp } from '../helpers/saml-forge.js';
@@ -41,7 +41,6 @@ describe.skipIf(!hasChromium)('console pages for roles, permissions and organiza
     const context = await browser.newContext({ viewport: DESKTOP });
     contexts.push(context);
     admin = await signedInPage(context, server.url, tenant.slug, tenant.adminEmail, PASSWORD, pageErrors);
-    admin.on('dialog', (dialog) => void dialog.accept());
   }, 300_000);
 
   afterAll(async () => {
@@ -110,6 +109,7 @@ describe.skipIf(!hasChromium)('console pages for roles, permissions and organiza
     expect(await axeBothThemes(admin, 'api resources list')).toEqual([]);
     await fitsPhone(admin, 'admin-api-resources');
     await admin.getByRole('button', { name: 'Delete Reports API' }).click();
+    expect(await answerConfirmation(admin, 'Delete API resource')).toContain('Delete Reports API?');
     await admin.getByText('Reports API was deleted.').waitFor();
     expect(await admin.getByRole('row', { name: /Reports API/ }).count()).toBe(0);
   });
@@ -147,6 +147,7 @@ describe.skipIf(!hasChromium)('console pages for roles, permissions and organiza
     expect(await axeBothThemes(admin, 'roles list')).toEqual([]);
     await fitsPhone(admin, 'admin-roles');
     await admin.getByRole('button', { name: 'Delete the role Clerk' }).click();
+    await answerConfirmation(admin, 'Delete role');
     await admin.getByText('The role Clerk was deleted.').waitFor();
   });
   it('gives the role to a person on their user page (PUT replaces the set), takes it away and gives it again', async () => {
@@ -284,6 +285,7 @@ describe.skipIf(!hasChromium)('console pages for roles, permissions and organiza
     expect(await rolesOfMember()).toEqual([[member.email, ['Billing']]]);
 
     await memberList.getByRole('button', { name: `Remove ${member.email} from the organization` }).click();
+    await answerConfirmation(admin, 'Remove member');
     await admin.getByText(`${member.email} was removed from the organization.`).waitFor();
     await admin.getByText('No members yet.').waitFor();
     expect(await rolesOfMember()).toEqual([]);
@@ -382,6 +384,7 @@ describe.skipIf(!hasChromium)('console pages for roles, permissions and organiza
     await admin.goto(`${server.url}/app/${tenant.slug}/admin/users/${person.id}`);
     await admin.getByRole('heading', { name: person.email, level: 1 }).waitFor();
     await admin.getByRole('button', { name: `Delete ${person.email}` }).click();
+    await answerConfirmation(admin, 'Delete user');
     await admin.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
     const deleted = admin.getByRole('region', { name: 'Deleted user' });
     await deleted.getByText(`You can restore ${person.email} for a while`, { exact: false }).waitFor();

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
-import { axeBothThemes, buildAndLaunchChromium, DESKTOP, fitsPhone, hasChromium, SCREENSHOTS, signedInPage } from '../helpers/browser.js';
+import { answerConfirmation, axeBothThemes, buildAndLaunchChromium, DESKTOP, fitsPhone, hasChromium, SCREENSHOTS, signedInPage } from '../helpers/browser.js';
 import { Api, createTenant, PASSWORD, unique, type TestTenant } from '../helpers/api.js';
 import { freePort, startOpenIdProvider, type TestOpenIdProvider } from '../helpers/oidc-provider.js';
 import { forgingIdp } from '../helpers/saml-forge.js';
@@ -77,7 +77,6 @@ describe.skipIf(!ready)('console pages for enterprise SSO', () => {
     tenant = await createTenant(api);
     const context = await browser.newContext({ viewport: DESKTOP });
     admin = await signedInPage(context, base, tenant.slug, tenant.adminEmail, PASSWORD, pageErrors);
-    admin.on('dialog', (dialog) => void dialog.accept());
   }, 300_000);
 
   afterAll(async () => {
@@ -224,6 +223,7 @@ describe.skipIf(!ready)('console pages for enterprise SSO', () => {
   it('deletes the connection after a confirmation and is back to the empty state', async () => {
     diagnoseOnFailure('delete');
     await admin.getByRole('button', { name: 'Delete Corp' }).click();
+    expect(await answerConfirmation(admin, 'Delete connection')).toContain('Corp');
     await admin.getByRole('heading', { name: 'Enterprise SSO', exact: true }).waitFor();
     await admin.getByText(/^No connections yet\./).waitFor();
     const list = await api.get(`/v1/${tenant.slug}/sso-connections`, { token: tenant.accessToken });

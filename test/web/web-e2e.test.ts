@@ -8,6 +8,7 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import * as oidc from 'openid-client';
 import { Api } from '../helpers/api.js';
+import { answerConfirmation } from '../helpers/browser.js';
 import { freePort, startOpenIdProvider, type TestOpenIdProvider } from '../helpers/oidc-provider.js';
 import { registerRelyingParty, type RelyingParty } from '../helpers/oidc-relying-party.js';
 import { Authenticator } from '../helpers/totp.js';
@@ -281,7 +282,7 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await expect.poll(() => member.locator('dd').nth(4).textContent(), { timeout: 15_000 }).toBe('9');
     const devices = member.getByRole('list', { name: 'Signed-in devices' });
     await devices.getByText('(this device)').waitFor();
-    expect(await devices.getByText('password+recovery_code').count()).toBeGreaterThan(0);
+    expect(await devices.getByText('Password + recovery code').count()).toBeGreaterThan(0);
   });
 
   it('invites a colleague from the console; the colleague accepts from the mailed link and shows in the users list', async () => {
@@ -331,7 +332,7 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await admin.getByRole('link', { name: 'API keys' }).click();
     await admin.getByLabel('Name').fill('billing backend');
     await admin.getByRole('button', { name: 'Create key' }).click();
-    const plaintext = await admin.getByLabel('New API key').inputValue();
+    const plaintext = await admin.getByLabel('New API key', { exact: true }).inputValue();
     expect(plaintext).toMatch(/^ak_live_/);
     const me = await fetch(`${server.url}/v1/${slug}/users`, { headers: { authorization: `Bearer ${plaintext}` } });
     expect(me.status).toBe(200);
@@ -527,14 +528,8 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await admin.getByRole('link', { name: 'Settings' }).click();
     await admin.getByLabel('Multi-factor authentication').selectOption('Required');
     // the console asks first and names who has no authenticator yet
-    const asked = new Promise<string>((resolve) => {
-      admin.once('dialog', (dialog) => {
-        resolve(dialog.message());
-        void dialog.accept();
-      });
-    });
     await admin.getByRole('button', { name: 'Save settings' }).click();
-    expect(await asked).toContain(email);
+    expect(await answerConfirmation(admin, 'Require a second factor')).toContain(email);
     await admin.getByText('Settings saved.').waitFor();
 
     await person.getByLabel('Email').fill(email);
@@ -783,7 +778,6 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
 
   it('finds a member by search, suspends them (their open session ends at once) and reactivates them, and promotes a colleague, each after a confirmation naming them', async () => {
     diagnoseOnFailure('15');
-    admin.on('dialog', (dialog) => void dialog.accept());
     await admin.goto(`${server.url}/app/${slug}/admin/users`);
     await admin.getByRole('heading', { name: 'Users', exact: true }).waitFor();
     await expect.poll(() => admin.title()).toBe(`Users · Acme ${run}`);
@@ -807,11 +801,9 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
 
     await member.goto(`${server.url}/app/${slug}/account`);
     await member.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
-    const confirmations: string[] = [];
-    admin.on('dialog', (dialog) => void confirmations.push(dialog.message()));
     await admin.getByRole('button', { name: `Suspend ${memberEmail}` }).click();
+    expect(await answerConfirmation(admin, 'Suspend user')).toContain(memberEmail);
     await admin.getByText(`${memberEmail} is suspended; their sessions have ended.`).waitFor();
-    expect(confirmations.at(-1)).toContain(memberEmail);
     await expect.poll(() => admin.locator('.facts').textContent()).toMatch(/StatusSuspended/);
     await member.reload();
     await member.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
@@ -825,8 +817,8 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await admin.getByLabel('Search by email').fill(colleagueEmail);
     await admin.getByRole('cell', { name: colleagueEmail, exact: true }).waitFor();
     await admin.getByRole('button', { name: `Make Admin: ${colleagueEmail}` }).click();
+    expect(await answerConfirmation(admin, 'Make Admin')).toContain(colleagueEmail);
     await admin.getByText(`${colleagueEmail} is now an Admin.`).waitFor();
-    expect(confirmations.at(-1)).toContain(colleagueEmail);
     await admin.getByLabel('Role', { exact: true }).selectOption('Admin');
     await admin.getByRole('cell', { name: colleagueEmail, exact: true }).waitFor();
     await admin.setViewportSize(PHONE);
@@ -966,12 +958,13 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
       await admin.getByText(`A test event is on its way to ${receiver.url}.`).waitFor();
       await receiver.waitFor(1);
       await admin.getByRole('button', { name: `Deliveries and events of ${receiver.url}` }).click();
-      await admin.getByRole('cell', { name: /succeeded/ }).first().waitFor({ timeout: 20_000 });
+      await admin.getByRole('cell', { name: /Succeeded/ }).first().waitFor({ timeout: 20_000 });
       await shoot(admin, 'admin-webhooks-desktop');
       await admin.setViewportSize(PHONE);
       await shoot(admin, 'admin-webhooks-phone');
       await admin.setViewportSize(DESKTOP);
       await admin.getByRole('button', { name: `Delete ${receiver.url}` }).click();
+      await answerConfirmation(admin, 'Delete endpoint');
       await admin.getByText(`${receiver.url} was deleted.`).waitFor();
     } finally {
       await receiver.stop();

@@ -3,6 +3,7 @@ import { type CSSProperties, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { LOCALE_NAMES, LOCALES, type Locale } from '../../src/lib/locales.js';
 import { toFormError } from './api';
+import { ConfirmProvider } from './confirm';
 import { useSignInOptions, useSlug } from './hooks';
 import { currentLocale } from './i18n';
 import { applyWorkspaceLanguage, chooseLocale } from './language';
@@ -51,11 +52,11 @@ function SiteFooter() {
 function RootLayout() {
   const { t } = useTranslation();
   return (
-    <>
+    <ConfirmProvider>
       <a href="#main" className="skip">{t('skipToContent')}</a>
       <Outlet />
       <SiteFooter />
-    </>
+    </ConfirmProvider>
   );
 }
 

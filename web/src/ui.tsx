@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import QRCode from 'qrcode';
-import { useId, useState, type ReactNode } from 'react';
+import { useEffect, useId, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { FormError } from './api';
 
@@ -169,4 +169,42 @@ export function RecoveryCodeList({ codes, workspace }: { codes: readonly string[
       {copied === 'failed' && <div role="alert" className="alert">{t('ui.copyFailed')}</div>}
     </div>
   );
+}
+
+/** A read-only value with a Copy button (secrets shown once, client ids, URLs); its texts are in the `admin` catalog. */
+export function CopyField({ id, label, value }: { id: string; label: string; value: string }) {
+  const { t } = useTranslation('admin');
+  const [copied, setCopied] = useState(false);
+  useEffect(() => setCopied(false), [value]);
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <div className="copy-row">
+        <input id={id} readOnly value={value} className="mono" />
+        <button
+          type="button"
+          className="secondary"
+          aria-label={copied ? t('applications.copiedLabel', { label }) : t('applications.copyLabel', { label })}
+          onClick={() => void navigator.clipboard.writeText(value).then(() => setCopied(true))}
+        >
+          {copied ? t('applications.copied') : t('applications.copy')}
+        </button>
+      </div>
+    </div>
+  );
+}
+
+/** The parts of a session's `method` the pages name in words (docs/api-rules.md "Sessions of a user"). */
+const SESSION_METHOD_PARTS = ['password', 'totp', 'recovery_code', 'email_otp', 'idp', 'sso', 'passkey'] as const;
+
+/**
+ * How a session was authenticated in words: `password+totp` → "Password + authenticator app"; a part
+ * the pages do not know is shown as it is; null → null.
+ */
+export function useSessionMethodLabel(): (method: string | null) => string | null {
+  const { t } = useTranslation();
+  return (method) => {
+    if (method === null) return null;
+    return method.split('+').map((part) => ((SESSION_METHOD_PARTS as readonly string[]).includes(part) ? t(`sessionMethods.${part as (typeof SESSION_METHOD_PARTS)[number]}`) : part)).join(' + ');
+  };
 }

@@ -7,7 +7,7 @@ import { formatDate, formatDateTime, formatNumber } from '../i18n';
 import { forgetSession, PasskeyPromptError, toFormError, toPasskeyError, trpc } from '../api';
 import { forgetPersonData, useMe, usePageTitle, useSignedIn, useSignInOptions, useSlug } from '../hooks';
 import { deviceName } from '../device-name';
-import { ErrorAlert, Field, formValue, Notice, RecoveryCodeList, TotpSecret } from '../ui';
+import { ErrorAlert, Field, formValue, Notice, RecoveryCodeList, TotpSecret, useSessionMethodLabel } from '../ui';
 import { ResendVerification } from './auth';
 
 /** Pages that need a session: restores it from the refresh cookie, or sends the browser to sign-in. */
@@ -378,6 +378,7 @@ function SessionControls({ slug }: { slug: string }) {
     mutationFn: (sessionId: string) => trpc.me.revokeSession.mutate({ tenantSlug: slug, sessionId }),
     onSettled: () => queryClient.invalidateQueries({ queryKey: ['sessions', slug] }),
   });
+  const methodLabel = useSessionMethodLabel();
   const error = everywhere.error ?? endOne.error ?? sessions.error;
   return (
     <section aria-labelledby="sessions-heading" className="panel">
@@ -391,7 +392,7 @@ function SessionControls({ slug }: { slug: string }) {
               {session.current && <span className="muted">{t('sessions.thisDevice')}</span>}
               <br />
               <span className="hint">
-                {session.ip ?? t('sessions.unknownAddress')} · {session.method ?? t('sessions.unknownMethod')} ·{' '}
+                {session.ip ?? t('sessions.unknownAddress')} · {methodLabel(session.method) ?? t('sessions.unknownMethod')} ·{' '}
                 {t('sessions.signedIn', { date: formatDateTime(session.createdAt) })} · {t('sessions.lastUsed', { date: formatDateTime(session.lastUsedAt) })}
               </span>
               {session.applications.length > 0 && (

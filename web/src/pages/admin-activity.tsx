@@ -5,6 +5,7 @@ import { toFormError, trpc } from '../api';
 import { currentLocale, formatDate, formatNumber } from '../i18n';
 import { usePageTitle, useSlug } from '../hooks';
 import { ErrorAlert } from '../ui';
+import { GettingStarted } from './admin-checklist';
 
 /** "2026-11-24" → "Nov 24" in the page language (the day is UTC, as the API counts it). */
 function shortDay(date: string): string {
@@ -46,6 +47,7 @@ export function ActivityPage() {
   return (
     <main className="page" id="main">
       <h1>{t('activity.title')}</h1>
+      <GettingStarted slug={slug} />
       <ErrorAlert error={activity.error ? toFormError(activity.error) : null} />
       {data && mfa && (
         <>

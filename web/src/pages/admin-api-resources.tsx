@@ -3,6 +3,7 @@ import { useId, useState } from 'react';
 import { Link } from '@tanstack/react-router';
 import { useTranslation } from 'react-i18next';
 import { toFormError, trpc, type RouterOutputs } from '../api';
+import { useConfirm } from '../confirm';
 import { usePageTitle, useSlug } from '../hooks';
 import { ErrorAlert, Field, formValue, Notice } from '../ui';
 
@@ -158,6 +159,7 @@ export function ApiResourcesPage() {
       setResult(t('apiResources.deleted', { name: resource.name }));
     },
   });
+  const confirm = useConfirm();
   const createError = create.error ? toFormError(create.error) : null;
   const listError = resources.error ?? remove.error;
   return (
@@ -209,8 +211,8 @@ export function ApiResourcesPage() {
                       </button>
                       <button
                         type="button" className="danger" aria-label={t('apiResources.deleteLabel', { name: resource.name })}
-                        onClick={() => {
-                          if (!window.confirm(t('apiResources.deleteConfirm', { name: resource.name }))) return;
+                        onClick={async () => {
+                          if (!(await confirm({ message: t('apiResources.deleteConfirm', { name: resource.name }), confirmLabel: t('confirmActions.deleteApiResource') }))) return;
                           setResult(null);
                           remove.mutate(resource);
                         }}

@@ -1,9 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
-import { Trans, useTranslation } from 'react-i18next';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { toFormError, trpc, type RouterInputs, type RouterOutputs } from '../api';
+import { useConfirm } from '../confirm';
 import { usePageTitle, useSlug } from '../hooks';
-import { ErrorAlert, Field, formValue, Notice } from '../ui';
+import { CopyField, ErrorAlert, Field, formValue, Notice } from '../ui';
 import { HeldRoles } from './admin-roles';
 
 type ApplicationType = RouterInputs['applications']['create']['type'];
@@ -14,29 +15,6 @@ const TYPES: readonly ApplicationType[] = ['web', 'spa', 'native', 'm2m'];
 
 /** One URI per line, blank lines ignored. */
 const uriLines = (text: string | undefined): string[] => (text ?? '').split('\n').map((line) => line.trim()).filter(Boolean);
-
-/** A read-only value with a Copy button (secrets shown once, client ids, URLs). */
-export function CopyField({ id, label, value }: { id: string; label: string; value: string }) {
-  const { t } = useTranslation('admin');
-  const [copied, setCopied] = useState(false);
-  useEffect(() => setCopied(false), [value]);
-  return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      <div className="copy-row">
-        <input id={id} readOnly value={value} className="mono" />
-        <button
-          type="button"
-          className="secondary"
-          aria-label={copied ? t('applications.copiedLabel', { label }) : t('applications.copyLabel', { label })}
-          onClick={() => void navigator.clipboard.writeText(value).then(() => setCopied(true))}
-        >
-          {copied ? t('applications.copied') : t('applications.copy')}
-        </button>
-      </div>
-    </div>
-  );
-}
 
 /** What a developer pastes into their app: the issuer, the discovery URL and the client id. */
 function Snippet({ slug, app }: { slug: string; app: Application }) {
@@ -54,7 +32,7 @@ function Snippet({ slug, app }: { slug: string; app: Application }) {
 /** One application: its snippet, the redirect URIs editor, rotate secret and delete (with confirmation). */
 function ApplicationPanel({ slug, app, onChanged }: { slug: string; app: Application; onChanged: () => void }) {
   const { t } = useTranslation('admin');
-  const [confirmingDelete, setConfirmingDelete] = useState(false);
+  const confirm = useConfirm();
   const update = useMutation({
     mutationFn: (form: FormData) =>
       trpc.applications.update.mutate({
@@ -100,9 +78,12 @@ function ApplicationPanel({ slug, app, onChanged }: { slug: string; app: Applica
             {t('applications.rotate', { name: app.name })}
           </button>
         )}
-        {!confirmingDelete && (
-          <button type="button" className="danger" onClick={() => setConfirmingDelete(true)}>{t('applications.delete', { name: app.name })}</button>
-        )}
+        <button
+          type="button" className="danger" disabled={remove.isPending}
+          onClick={() => void confirm({ message: t('applications.confirmDelete', { name: app.name }), confirmLabel: t('confirmActions.deleteApplication') }).then((ok) => ok && remove.mutate())}
+        >
+          {t('applications.delete', { name: app.name })}
+        </button>
       </div>
       {rotate.data && (
         <div className="created">
@@ -110,20 +91,37 @@ function ApplicationPanel({ slug, app, onChanged }: { slug: string; app: Applica
           <CopyField id={`secret-${app.id}`} label={t('applications.newSecret')} value={rotate.data.clientSecret} />
         </div>
       )}
-      {confirmingDelete && (
-        <div role="alertdialog" aria-labelledby={`confirm-${app.id}`} className="confirm">
-          <p id={`confirm-${app.id}`}>
-            <Trans t={t} i18nKey="applications.confirmDelete" values={{ name: app.name }} components={{ strong: <strong /> }} />
-          </p>
-          <button type="button" className="danger" onClick={() => remove.mutate()} disabled={remove.isPending}>{t('applications.yesDelete', { name: app.name })}</button>
-          <button type="button" className="secondary" onClick={() => setConfirmingDelete(false)}>{t('applications.cancel')}</button>
-        </div>
-      )}
     </section>
   );
 }
 
-/** `/app/{slug}/admin/applications`: the workspace's applications (OpenID Connect clients). */
+/**
+ * How an app signs people in through this workspace (docs/oidc.md, which the service does not serve):
+ * the steps, the issuer and discovery URL to copy, and the applications section of the API reference
+ * (`/docs`, Swagger UI, deep-linked to its `applications` tag).
+ */
+function OidcGuide({ slug }: { slug: string }) {
+  const { t } = useTranslation('admin');
+  const issuer = `${window.location.origin}/v1/${slug}/oidc`;
+  return (
+    <section aria-labelledby="oidc-guide" className="panel">
+      <h2 id="oidc-guide">{t('applications.guide.title')}</h2>
+      <ol className="steps">
+        <li>{t('applications.guide.step1')}</li>
+        <li>{t('applications.guide.step2')}</li>
+        <li>{t('applications.guide.step3')}</li>
+        <li>{t('applications.guide.step4')}</li>
+      </ol>
+      <CopyField id="guide-issuer" label={t('applications.issuer')} value={issuer} />
+      <CopyField id="guide-discovery" label={t('applications.discovery')} value={`${issuer}/.well-known/openid-configuration`} />
+      <p className="hint">
+        {t('applications.guide.referenceHint')} <a href="/docs#/applications">{t('applications.guide.reference')}</a>
+      </p>
+    </section>
+  );
+}
+
+/** `/app/{slug}/admin/applications`: the workspace's applications (OpenID Connect clients) and how an app signs in with one. */
 export function ApplicationsPage() {
   const slug = useSlug();
   const queryClient = useQueryClient();
@@ -133,24 +131,30 @@ export function ApplicationsPage() {
   const apps = useQuery({ queryKey: ['applications', slug], queryFn: () => trpc.applications.list.query({ tenantSlug: slug }) });
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['applications', slug] });
   const create = useMutation({
-    mutationFn: (form: FormData) =>
+    mutationFn: ({ form }: { form: FormData; element: HTMLFormElement }) =>
       trpc.applications.create.mutate({
         tenantSlug: slug, name: formValue(form, 'name') ?? '', type,
         ...(type === 'm2m' ? {} : { redirectUris: uriLines(formValue(form, 'redirectUris')), postLogoutRedirectUris: uriLines(formValue(form, 'postLogoutRedirectUris')) }),
       }),
-    onSuccess: refresh,
+    onSuccess: (_data, { element }) => {
+      // the form empties for the next one; the new application's secret and snippet stay below it
+      element.reset();
+      setType('web');
+      return refresh();
+    },
   });
   const error = create.error ? toFormError(create.error) : null;
   return (
     <main className="page" id="main">
       <h1>{t('applications.title')}</h1>
       <p>{t('applications.intro')}</p>
+      <OidcGuide slug={slug} />
       <section aria-labelledby="new-app" className="panel">
         <h2 id="new-app">{t('applications.add')}</h2>
         <form
           onSubmit={(e) => {
             e.preventDefault();
-            create.mutate(new FormData(e.currentTarget));
+            create.mutate({ form: new FormData(e.currentTarget), element: e.currentTarget });
           }}
         >
           <ErrorAlert error={error} />

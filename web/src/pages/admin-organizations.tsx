@@ -4,9 +4,9 @@ import { useDeferredValue, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { toFormError, trpc, type RouterOutputs } from '../api';
 import { when } from '../audit-format';
+import { useConfirm } from '../confirm';
 import { usePageTitle, useSlug } from '../hooks';
-import { ErrorAlert, Field, formValue, Notice } from '../ui';
-import { CopyField } from './admin-applications';
+import { CopyField, ErrorAlert, Field, formValue, Notice } from '../ui';
 
 type OrganizationRole = RouterOutputs['organizationRoles']['list']['items'][number];
 type Member = RouterOutputs['organizations']['listMembers']['items'][number];
@@ -67,6 +67,7 @@ function OrganizationRoleRow({ slug, role, onResult }: { slug: string; role: Org
       onResult(t('organizationRoles.deleted', { name: role.name }));
     },
   });
+  const confirm = useConfirm();
   const error = save.error ?? remove.error;
   const formError = save.error ? toFormError(save.error) : null;
   return (
@@ -80,7 +81,7 @@ function OrganizationRoleRow({ slug, role, onResult }: { slug: string; role: Org
         </button>
         <button
           type="button" className="danger" aria-label={t('organizationRoles.deleteLabel', { name: role.name })}
-          onClick={() => window.confirm(t('organizationRoles.deleteConfirm', { name: role.name })) && remove.mutate()}
+          onClick={() => void confirm({ message: t('organizationRoles.deleteConfirm', { name: role.name }), confirmLabel: t('confirmActions.deleteOrganizationRole') }).then((ok) => ok && remove.mutate())}
         >
           {t('organizationRoles.delete')}
         </button>
@@ -270,6 +271,7 @@ function MemberRow({ slug, organizationId, member, roles, onResult }: { slug: st
       onResult(t('organizations.removed', { email }));
     },
   });
+  const confirm = useConfirm();
   const error = save.error ?? remove.error;
   return (
     <li className="endpoint">
@@ -289,7 +291,7 @@ function MemberRow({ slug, organizationId, member, roles, onResult }: { slug: st
           )}
           <button
             type="button" className="danger" aria-label={t('organizations.removeLabel', { email })}
-            onClick={() => window.confirm(t('organizations.removeConfirm', { email })) && remove.mutate()}
+            onClick={() => void confirm({ message: t('organizations.removeConfirm', { email }), confirmLabel: t('confirmActions.removeMember') }).then((ok) => ok && remove.mutate())}
           >
             {t('organizations.remove')}
           </button>
@@ -461,6 +463,7 @@ export function OrganizationPage() {
       await navigate({ to: '/app/$slug/admin/organizations', params: { slug } });
     },
   });
+  const confirm = useConfirm();
   const org = organization.data;
   usePageTitle(org ? org.name : t('organizations.organization'));
   const error = organization.error ?? members.error ?? roles.error ?? remove.error;
@@ -511,7 +514,7 @@ export function OrganizationPage() {
               <button type="submit" disabled={update.isPending}>{t('organizations.save')}</button>
               <button
                 type="button" className="danger"
-                onClick={() => window.confirm(t('organizations.deleteConfirm', { name: org.name })) && remove.mutate()}
+                onClick={() => void confirm({ message: t('organizations.deleteConfirm', { name: org.name }), confirmLabel: t('confirmActions.deleteOrganization') }).then((ok) => ok && remove.mutate())}
                 disabled={remove.isPending}
               >
                 {t('organizations.delete', { name: org.name })}

@@ -3,6 +3,7 @@ import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { toFormError, trpc, type RouterOutputs } from '../api';
+import { useConfirm } from '../confirm';
 import { usePageTitle, useSlug } from '../hooks';
 import { ErrorAlert, Field, formValue, Notice } from '../ui';
 
@@ -180,6 +181,7 @@ export function RolesPage() {
       setResult(t('roles.deleted', { name: role.name }));
     },
   });
+  const confirm = useConfirm();
   const createError = create.error ? toFormError(create.error) : null;
   const listError = roles.error ?? resources.error ?? remove.error;
   const resourceList = resources.data?.items ?? [];
@@ -234,8 +236,8 @@ export function RolesPage() {
                       </button>
                       <button
                         type="button" className="danger" aria-label={t('roles.deleteLabel', { name: role.name })}
-                        onClick={() => {
-                          if (!window.confirm(t('roles.deleteConfirm', { name: role.name }))) return;
+                        onClick={async () => {
+                          if (!(await confirm({ message: t('roles.deleteConfirm', { name: role.name }), confirmLabel: t('confirmActions.deleteRole') }))) return;
                           setResult(null);
                           remove.mutate(role);
                         }}

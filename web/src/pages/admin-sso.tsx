@@ -4,10 +4,10 @@ import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { reasonAsFormError, toFormError, trpc, type FormError, type RouterInputs, type RouterOutputs } from '../api';
 import { when } from '../audit-format';
+import { useConfirm } from '../confirm';
 import { usePageTitle, useSlug } from '../hooks';
 import { SSO_SETUP_KINDS, type SsoSetupKind } from '../sso-kinds';
-import { Checkbox, ErrorAlert, Field, formValue, Notice } from '../ui';
-import { CopyField } from './admin-applications';
+import { Checkbox, CopyField, ErrorAlert, Field, formValue, Notice } from '../ui';
 
 type Connection = RouterOutputs['sso']['get']['connection'];
 type Protocol = Connection['protocol'];
@@ -688,6 +688,7 @@ function DeleteConnection({ slug, connection }: { slug: string; connection: Conn
       await navigate({ to: '/app/$slug/admin/sso', params: { slug } });
     },
   });
+  const confirm = useConfirm();
   return (
     <section aria-labelledby="sso-delete" className="panel danger">
       <h2 id="sso-delete">{t('connection.danger')}</h2>
@@ -695,7 +696,7 @@ function DeleteConnection({ slug, connection }: { slug: string; connection: Conn
       <ChangeAlert error={remove.error ? toFormError(remove.error) : null} slug={slug} />
       <button
         type="button" className="danger" disabled={remove.isPending}
-        onClick={() => window.confirm(t('connection.deleteConfirm', { name: connection.name })) && remove.mutate()}
+        onClick={() => void confirm({ message: t('connection.deleteConfirm', { name: connection.name }), confirmLabel: t('connection.deleteConfirmButton') }).then((ok) => ok && remove.mutate())}
       >
         {t('connection.delete', { name: connection.name })}
       </button>

@@ -4,8 +4,9 @@ import { Link, useNavigate, useParams } from '@tanstack/react-router';
 import { useId, useState } from 'react';
 import { formatDetails, when } from '../audit-format';
 import { toFormError, trpc, type RouterOutputs } from '../api';
+import { useConfirm, type ConfirmRequest } from '../confirm';
 import { usePageTitle, useSlug } from '../hooks';
-import { ErrorAlert, Notice } from '../ui';
+import { ErrorAlert, Notice, useSessionMethodLabel } from '../ui';
 import { ActionLabel, EventDetail, EventDetailButton, recordedEmails, useNameParty, type AuditItem } from './admin-events';
 import { HeldRoles } from './admin-roles';
 
@@ -148,9 +149,10 @@ export function UserActions({
     },
     onError,
   });
-  const act = (run: () => Promise<unknown>, done: string, confirmation?: string, deletes?: boolean) => {
-    if (confirmation && !window.confirm(confirmation)) return;
-    action.mutate({ run, done, deletes });
+  const confirm = useConfirm();
+  const act = (run: () => Promise<unknown>, done: string, confirmation?: ConfirmRequest, deletes?: boolean) => {
+    if (!confirmation) return action.mutate({ run, done, deletes });
+    void confirm(confirmation).then((ok) => ok && action.mutate({ run, done, deletes }));
   };
   const ids = { tenantSlug: slug, userId: user.id };
   const u = user;
@@ -159,14 +161,14 @@ export function UserActions({
       {u.role === 'Member' ? (
         <button
           type="button" className="secondary" aria-label={`${t('user.makeAdmin')}: ${u.email}`}
-          onClick={() => act(() => trpc.users.update.mutate({ ...ids, role: 'Admin' }), t('user.makeAdminDone', { email: u.email }), t('user.makeAdminConfirm', { email: u.email }))}
+          onClick={() => act(() => trpc.users.update.mutate({ ...ids, role: 'Admin' }), t('user.makeAdminDone', { email: u.email }), { message: t('user.makeAdminConfirm', { email: u.email }), confirmLabel: t('confirmActions.makeAdmin'), destructive: false })}
         >
           {t('user.makeAdmin')}
         </button>
       ) : (
         <button
           type="button" className="secondary" aria-label={`${t('user.makeMember')}: ${u.email}`}
-          onClick={() => act(() => trpc.users.update.mutate({ ...ids, role: 'Member' }), t('user.makeMemberDone', { email: u.email }), t('user.makeMemberConfirm', { email: u.email }))}
+          onClick={() => act(() => trpc.users.update.mutate({ ...ids, role: 'Member' }), t('user.makeMemberDone', { email: u.email }), { message: t('user.makeMemberConfirm', { email: u.email }), confirmLabel: t('confirmActions.makeMember'), destructive: false })}
         >
           {t('user.makeMember')}
         </button>
@@ -182,7 +184,7 @@ export function UserActions({
         u.status === 'Active' && (
           <button
             type="button" className="danger" aria-label={`${t('user.suspend')} ${u.email}`}
-            onClick={() => act(() => trpc.users.update.mutate({ ...ids, status: 'Suspended' }), t('user.suspendDone', { email: u.email }), t('user.suspendConfirm', { email: u.email }))}
+            onClick={() => act(() => trpc.users.update.mutate({ ...ids, status: 'Suspended' }), t('user.suspendDone', { email: u.email }), { message: t('user.suspendConfirm', { email: u.email }), confirmLabel: t('confirmActions.suspendUser') })}
           >
             {t('user.suspend')}
           </button>
@@ -205,7 +207,7 @@ export function UserActions({
       {u.totpEnrolled && (
         <button
           type="button" className="secondary" aria-label={t('user.disableTotpLabel', { email: u.email })}
-          onClick={() => act(() => trpc.users.disableTotp.mutate(ids), t('user.disableTotpDone', { email: u.email }), t('user.disableTotpConfirm', { email: u.email }))}
+          onClick={() => act(() => trpc.users.disableTotp.mutate(ids), t('user.disableTotpDone', { email: u.email }), { message: t('user.disableTotpConfirm', { email: u.email }), confirmLabel: t('confirmActions.disableTotp') })}
         >
           {t('user.disableTotp')}
         </button>
@@ -217,7 +219,7 @@ export function UserActions({
       )}
       <button
         type="button" className="danger" aria-label={`${t('user.delete')} ${u.email}`}
-        onClick={() => act(() => trpc.users.delete.mutate(ids), t('user.deleteDone', { email: u.email }), t('user.deleteConfirm', { email: u.email }), true)}
+        onClick={() => act(() => trpc.users.delete.mutate(ids), t('user.deleteDone', { email: u.email }), { message: t('user.deleteConfirm', { email: u.email }), confirmLabel: t('confirmActions.deleteUser') }, true)}
       >
         {t('user.delete')}
       </button>
@@ -237,6 +239,7 @@ export function UserSessions({ slug, user, onClose }: { slug: string; user: { id
     mutationFn: (sessionId: string) => trpc.users.revokeSession.mutate({ tenantSlug: slug, userId: user.id, sessionId }),
     onSettled: () => queryClient.invalidateQueries({ queryKey: ['user-sessions', slug, user.id] }),
   });
+  const methodLabel = useSessionMethodLabel();
   const error = sessions.error ?? end.error;
   return (
     <section aria-labelledby="user-sessions-heading" className="panel">
@@ -254,7 +257,7 @@ export function UserSessions({ slug, user, onClose }: { slug: string; user: { id
                 <tr key={session.id}>
                   <td role="cell">{session.userAgent ?? '—'}{session.current ? t('user.you') : ''}</td>
                   <td role="cell" data-label={t('user.address')}>{session.ip ?? '—'}</td>
-                  <td role="cell" data-label={t('user.method')}>{session.method ?? '—'}</td>
+                  <td role="cell" data-label={t('user.method')}>{methodLabel(session.method) ?? '—'}</td>
                   <td role="cell" data-label={t('user.signedIn')}>{when(session.createdAt)}</td>
                   <td role="cell" data-label={t('user.lastUsed')}>{when(session.lastUsedAt)}</td>
                   <td role="cell" data-label={t('user.applications')}>

@@ -2,11 +2,11 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { toFormError, trpc, type RouterOutputs } from '../api';
+import { useConfirm, type ConfirmRequest } from '../confirm';
 import type { AuditAction } from '../audit-format';
 import { usePageTitle, useSlug } from '../hooks';
 import { formatDateTime } from '../i18n';
-import { ErrorAlert, Field, formValue, Notice } from '../ui';
-import { CopyField } from './admin-applications';
+import { CopyField, ErrorAlert, Field, formValue, Notice } from '../ui';
 import { ActionLabel, EventTypePicker, pickedEventTypes } from './admin-events';
 
 type Webhook = RouterOutputs['webhooks']['list']['items'][number];
@@ -26,6 +26,8 @@ export function WebhooksPage() {
   const [open, setOpen] = useState<string | null>(null);
   const [secret, setSecret] = useState<{ url: string; value: string } | null>(null);
   const [result, setResult] = useState<string | null>(null);
+  // a new key empties the form (the URL and the event picker's state) once an endpoint is added
+  const [formKey, setFormKey] = useState(0);
   const webhooks = useQuery({ queryKey: ['webhooks', slug], queryFn: () => trpc.webhooks.list.query({ tenantSlug: slug }) });
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['webhooks', slug] });
   const create = useMutation({
@@ -33,6 +35,7 @@ export function WebhooksPage() {
     onSuccess: (data) => {
       setSecret({ url: data.webhook.url, value: data.secret });
       setResult(null);
+      setFormKey((key) => key + 1);
       return refresh();
     },
   });
@@ -43,8 +46,9 @@ export function WebhooksPage() {
       return refresh();
     },
   });
-  const act = (run: () => Promise<unknown>, done: string, confirmation?: string) => {
-    if (confirmation && !window.confirm(confirmation)) return;
+  const confirm = useConfirm();
+  const act = async (run: () => Promise<unknown>, done: string, confirmation?: ConfirmRequest) => {
+    if (confirmation && !(await confirm(confirmation))) return;
     action.mutate({ run, done });
   };
   const error = webhooks.error ?? create.error ?? action.error;
@@ -55,6 +59,7 @@ export function WebhooksPage() {
       <section aria-labelledby="new-webhook" className="panel">
         <h2 id="new-webhook">{t('webhooks.add')}</h2>
         <form
+          key={formKey}
           onSubmit={(e) => {
             e.preventDefault();
             const form = new FormData(e.currentTarget);
@@ -90,19 +95,19 @@ export function WebhooksPage() {
                 {w.eventTypes ? t('webhooks.eventTypes', { count: w.eventTypes.length }) : t('webhooks.everyEvent')}
               </p>
               <div className="actions">
-                <button type="button" className="secondary" aria-label={t('webhooks.testLabel', { url: w.url })} onClick={() => act(() => trpc.webhooks.test.mutate({ tenantSlug: slug, id: w.id }), t('webhooks.testDone', { url: w.url }))}>
+                <button type="button" className="secondary" aria-label={t('webhooks.testLabel', { url: w.url })} onClick={() => void act(() => trpc.webhooks.test.mutate({ tenantSlug: slug, id: w.id }), t('webhooks.testDone', { url: w.url }))}>
                   {t('webhooks.test')}
                 </button>
                 <button
                   type="button" className="secondary" aria-label={`${w.enabled ? t('webhooks.disable') : t('webhooks.enable')} ${w.url}`}
-                  onClick={() => act(() => trpc.webhooks.update.mutate({ tenantSlug: slug, id: w.id, enabled: !w.enabled }), t(w.enabled ? 'webhooks.disabledDone' : 'webhooks.enabledDone', { url: w.url }))}
+                  onClick={() => void act(() => trpc.webhooks.update.mutate({ tenantSlug: slug, id: w.id, enabled: !w.enabled }), t(w.enabled ? 'webhooks.disabledDone' : 'webhooks.enabledDone', { url: w.url }))}
                 >
                   {w.enabled ? t('webhooks.disable') : t('webhooks.enable')}
                 </button>
                 <button
                   type="button" className="secondary" aria-label={t('webhooks.rotateLabel', { url: w.url })}
-                  onClick={() => {
-                    if (!window.confirm(t('webhooks.rotateConfirm', { url: w.url }))) return;
+                  onClick={async () => {
+                    if (!(await confirm({ message: t('webhooks.rotateConfirm', { url: w.url }), confirmLabel: t('confirmActions.rotateSecret') }))) return;
                     void trpc.webhooks.rotateSecret.mutate({ tenantSlug: slug, id: w.id }).then((r) => setSecret({ url: w.url, value: r.secret }), (e: unknown) => setResult(String(e)));
                   }}
                 >
@@ -113,7 +118,7 @@ export function WebhooksPage() {
                 </button>
                 <button
                   type="button" className="danger" aria-label={`${t('webhooks.delete')} ${w.url}`}
-                  onClick={() => act(() => trpc.webhooks.delete.mutate({ tenantSlug: slug, id: w.id }), t('webhooks.deleteDone', { url: w.url }), t('webhooks.deleteConfirm', { url: w.url }))}
+                  onClick={() => void act(() => trpc.webhooks.delete.mutate({ tenantSlug: slug, id: w.id }), t('webhooks.deleteDone', { url: w.url }), { message: t('webhooks.deleteConfirm', { url: w.url }), confirmLabel: t('confirmActions.deleteEndpoint') })}
                 >
                   {t('webhooks.delete')}
                 </button>
@@ -169,7 +174,7 @@ function WebhookDetail({ slug, webhook, onSaved }: { slug: string; webhook: Webh
                   <td role="cell">{when(d.createdAt)}</td>
                   <td role="cell" data-label={t('webhooks.event')}><ActionLabel action={d.eventType} /></td>
                   <td role="cell" data-label={t('webhooks.attempt')}>{d.attempt}</td>
-                  <td role="cell" data-label={t('webhooks.outcome')}>{d.outcome}{d.error ? ` (${d.error})` : ''}</td>
+                  <td role="cell" data-label={t('webhooks.outcome')}>{t(`values.deliveryOutcomes.${d.outcome}`)}{d.error ? ` (${d.error})` : ''}</td>
                   <td role="cell" data-label={t('webhooks.status')}>{d.responseStatus ?? ''}{d.latencyMs !== null ? t('webhooks.latency', { ms: d.latencyMs }) : ''}</td>
                   <td role="cell" data-label={t('webhooks.nextRetry')}>{when(d.nextRetryAt)}</td>
                 </tr>

@@ -1,16 +1,17 @@
 import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Link, Outlet, useSearch } from '@tanstack/react-router';
-import { useDeferredValue, useId, useState } from 'react';
+import { Link, Outlet, useRouterState, useSearch } from '@tanstack/react-router';
+import { useDeferredValue, useEffect, useId, useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { LOCALE_NAMES, LOCALES, type Locale } from '../../../src/lib/locales.js';
 import { downloadFile, toFormError, trpc, type RouterInputs, type RouterOutputs } from '../api';
 import { formatDetails, when } from '../audit-format';
+import { useConfirm } from '../confirm';
 import { useMe, usePageTitle, useSlug } from '../hooks';
 import { BrandingSection } from './admin-branding';
 import { PoliciesSection } from './admin-policies';
 import { ActionLabel, ActionSelect, EventDetail, EventDetailButton, PartyText, recordedEmails, useNameParty, type AuditItem } from './admin-events';
 import { RestoreDeletedUser, UserActions, UserSessions } from './admin-user';
-import { Checkbox, ErrorAlert, Field, formValue, Notice, Select } from '../ui';
+import { Checkbox, CopyField, ErrorAlert, Field, formValue, Notice, Select } from '../ui';
 
 type Role = RouterInputs['invites']['create']['role'] & string;
 type Environment = RouterInputs['apiKeys']['create']['environment'];
@@ -28,11 +29,19 @@ const SIGNUP_POLICIES: readonly SignupPolicy[] = ['Open', 'Domains', 'InviteOnly
 const USERS_PAGE_SIZES = [10, 50, 100] as const;
 
 
-/** `/app/{slug}/admin/*`: the console's navigation; a Member sees a 403 page instead. */
+/**
+ * `/app/{slug}/admin/*`: the console's navigation; a Member sees a 403 page instead. On a narrow
+ * screen (below 48rem) the links fold behind a "Menu" button (aria-expanded, aria-controls), which
+ * folds them again once a page is chosen; on a wide one they are always shown and the button is not.
+ */
 export function AdminLayout() {
   const { t } = useTranslation('admin');
   const slug = useSlug();
   const me = useMe(slug, true);
+  const linksId = useId();
+  const [menuOpen, setMenuOpen] = useState(false);
+  const pathname = useRouterState({ select: (state) => state.location.pathname });
+  useEffect(() => setMenuOpen(false), [pathname]);
   if (me.isPending) return <p role="status" className="loading">{t('ui.loading', { ns: 'common' })}</p>;
   if (me.data?.role !== 'Admin') {
     return (
@@ -46,18 +55,23 @@ export function AdminLayout() {
   return (
     <div className="admin">
       <nav aria-label={t('layout.nav')} className="tabs">
-        <Link to="/app/$slug/admin" params={{ slug }} activeOptions={{ exact: true }}>{t('layout.activity')}</Link>
-        <Link to="/app/$slug/admin/users" params={{ slug }}>{t('layout.users')}</Link>
-        <Link to="/app/$slug/admin/invites" params={{ slug }}>{t('layout.invites')}</Link>
-        <Link to="/app/$slug/admin/api-keys" params={{ slug }}>{t('layout.apiKeys')}</Link>
-        <Link to="/app/$slug/admin/applications" params={{ slug }}>{t('layout.applications')}</Link>
-        <Link to="/app/$slug/admin/api-resources" params={{ slug }}>{t('layout.apiResources')}</Link>
-        <Link to="/app/$slug/admin/roles" params={{ slug }}>{t('layout.roles')}</Link>
-        <Link to="/app/$slug/admin/organizations" params={{ slug }}>{t('layout.organizations')}</Link>
-        <Link to="/app/$slug/admin/sso" params={{ slug }}>{t('layout.sso')}</Link>
-        <Link to="/app/$slug/admin/webhooks" params={{ slug }}>{t('layout.webhooks')}</Link>
-        <Link to="/app/$slug/admin/settings" params={{ slug }}>{t('layout.settings')}</Link>
-        <Link to="/app/$slug/admin/audit" params={{ slug }}>{t('layout.audit')}</Link>
+        <button type="button" className="secondary menu-toggle" aria-expanded={menuOpen} aria-controls={linksId} onClick={() => setMenuOpen(!menuOpen)}>
+          {t('layout.menu')}
+        </button>
+        <div id={linksId} className={menuOpen ? 'tab-links open' : 'tab-links'}>
+          <Link to="/app/$slug/admin" params={{ slug }} activeOptions={{ exact: true }}>{t('layout.activity')}</Link>
+          <Link to="/app/$slug/admin/users" params={{ slug }}>{t('layout.users')}</Link>
+          <Link to="/app/$slug/admin/invites" params={{ slug }}>{t('layout.invites')}</Link>
+          <Link to="/app/$slug/admin/api-keys" params={{ slug }}>{t('layout.apiKeys')}</Link>
+          <Link to="/app/$slug/admin/applications" params={{ slug }}>{t('layout.applications')}</Link>
+          <Link to="/app/$slug/admin/api-resources" params={{ slug }}>{t('layout.apiResources')}</Link>
+          <Link to="/app/$slug/admin/roles" params={{ slug }}>{t('layout.roles')}</Link>
+          <Link to="/app/$slug/admin/organizations" params={{ slug }}>{t('layout.organizations')}</Link>
+          <Link to="/app/$slug/admin/sso" params={{ slug }}>{t('layout.sso')}</Link>
+          <Link to="/app/$slug/admin/webhooks" params={{ slug }}>{t('layout.webhooks')}</Link>
+          <Link to="/app/$slug/admin/settings" params={{ slug }}>{t('layout.settings')}</Link>
+          <Link to="/app/$slug/admin/audit" params={{ slug }}>{t('layout.audit')}</Link>
+        </div>
       </nav>
       <Outlet />
     </div>
@@ -237,7 +251,7 @@ export function InvitesPage() {
   });
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['invites', slug] });
   const create = useMutation({
-    mutationFn: (form: FormData) => {
+    mutationFn: ({ form }: { form: FormData; element: HTMLFormElement }) => {
       const hours = Number(formValue(form, 'ttlHours') ?? '0');
       return trpc.invites.create.mutate({
         tenantSlug: slug,
@@ -246,7 +260,10 @@ export function InvitesPage() {
         ttlSeconds: hours > 0 ? Math.round(hours * 3600) : undefined,
       });
     },
-    onSuccess: refresh,
+    onSuccess: (_data, { element }) => {
+      element.reset();
+      return refresh();
+    },
   });
   const revoke = useMutation({ mutationFn: (id: string) => trpc.invites.revoke.mutate({ tenantSlug: slug, id }), onSuccess: refresh });
   const resend = useMutation({ mutationFn: (id: string) => trpc.invites.resend.mutate({ tenantSlug: slug, id }), onSuccess: refresh });
@@ -262,7 +279,7 @@ export function InvitesPage() {
           onSubmit={(e) => {
             e.preventDefault();
             setCopied(false);
-            create.mutate(new FormData(e.currentTarget));
+            create.mutate({ form: new FormData(e.currentTarget), element: e.currentTarget });
           }}
         >
           <ErrorAlert error={error} />
@@ -337,7 +354,7 @@ export function ApiKeysPage() {
   const keys = useQuery({ queryKey: ['api-keys', slug, includeRevoked], queryFn: () => trpc.apiKeys.list.query({ tenantSlug: slug, includeRevoked }) });
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['api-keys', slug] });
   const create = useMutation({
-    mutationFn: (form: FormData) => {
+    mutationFn: ({ form }: { form: FormData; element: HTMLFormElement }) => {
       const expires = formValue(form, 'expiresAt');
       return trpc.apiKeys.create.mutate({
         tenantSlug: slug,
@@ -346,7 +363,10 @@ export function ApiKeysPage() {
         expiresAt: expires ? new Date(expires).toISOString() : undefined,
       });
     },
-    onSuccess: refresh,
+    onSuccess: (_data, { element }) => {
+      element.reset();
+      return refresh();
+    },
   });
   const revoke = useMutation({ mutationFn: (id: string) => trpc.apiKeys.revoke.mutate({ tenantSlug: slug, id }), onSuccess: refresh });
   const error = create.error ? toFormError(create.error) : null;
@@ -358,7 +378,7 @@ export function ApiKeysPage() {
         <form
           onSubmit={(e) => {
             e.preventDefault();
-            create.mutate(new FormData(e.currentTarget));
+            create.mutate({ form: new FormData(e.currentTarget), element: e.currentTarget });
           }}
         >
           <ErrorAlert error={error} />
@@ -370,10 +390,7 @@ export function ApiKeysPage() {
         {create.data && (
           <div className="created">
             <Notice>{t('apiKeys.copyNow')}</Notice>
-            <div className="field">
-              <label htmlFor="new-key-plaintext">{t('apiKeys.newKey')}</label>
-              <input id="new-key-plaintext" readOnly value={create.data.plaintext} className="mono" />
-            </div>
+            <CopyField id="new-key-plaintext" label={t('apiKeys.newKey')} value={create.data.plaintext} />
           </div>
         )}
       </section>
@@ -436,14 +453,15 @@ export function SettingsPage() {
    * Before MFA becomes Required: who has no authenticator yet (they will have to set one up at their
    * next sign-in), named in the confirmation.
    */
+  const confirm = useConfirm();
   const confirmMfaRequired = async (form: FormData): Promise<boolean> => {
     if (formValue(form, 'mfaPolicy') !== 'Required' || tenant.data?.mfaPolicy === 'Required') return true;
     const all = await trpc.users.list.query({ tenantSlug: slug });
     const without = all.items.filter((u) => !u.totpEnrolled).map((u) => u.email);
-    if (without.length === 0) return window.confirm(tr('settings.confirmRequiredAll'));
+    if (without.length === 0) return confirm({ message: tr('settings.confirmRequiredAll'), confirmLabel: tr('confirmActions.requireMfa') });
     const shown = without.slice(0, 10).join(', ');
     const names = without.length > 10 ? tr('settings.andMore', { names: shown, count: without.length - 10 }) : shown;
-    return window.confirm(tr('settings.confirmRequired', { count: without.length, names }));
+    return confirm({ message: tr('settings.confirmRequired', { count: without.length, names }), confirmLabel: tr('confirmActions.requireMfa') });
   };
   const putIdp = useMutation({
     mutationFn: (form: FormData) =>

@@ -4,6 +4,7 @@ import type { common as english } from '../en/common.js';
 /** German: see ../en/common.ts. */
 export const common: Translation<typeof english> = {
   skipToContent: 'Zum Inhalt springen',
+  confirm: { title: 'Bitte bestätigen', cancel: 'Abbrechen' },
   notFound: { title: 'Seite nicht gefunden', home: 'Startseite', workspaceTitle: 'Kein Arbeitsbereich', workspace: 'Unter /app/{{slug}} gibt es keinen Arbeitsbereich. Prüfen Sie den Link oder öffnen Sie einen anderen Arbeitsbereich.', openAnother: 'Arbeitsbereich öffnen' },
   footer: {
     theme: 'Darstellung',
@@ -31,6 +32,7 @@ export const common: Translation<typeof english> = {
     url: 'Geben Sie eine vollständige URL ein, beginnend mit https://.',
     dateTime: 'Geben Sie Datum und Uhrzeit ein.',
   },
+  sessionMethods: { password: 'Passwort', totp: 'Authenticator-App', recovery_code: 'Wiederherstellungscode', email_otp: 'Code per E-Mail', idp: 'Identitätsanbieter', sso: 'Enterprise-SSO', passkey: 'Passkey' },
   ui: {
     scanQr: 'Scannen Sie den QR-Code mit Ihrer Authenticator-App oder geben Sie das Geheimnis ein, und geben Sie dann den 6-stelligen Code ein, den sie anzeigt.',
     qrAlt: 'QR-Code des Authenticator-Geheimnisses',

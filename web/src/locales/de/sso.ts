@@ -159,6 +159,7 @@ export const sso: Translation<typeof english> = {
     danger: 'Verbindung löschen',
     dangerText: 'Ihre Leute behalten ihre Konten, können sich aber nicht mehr über den Anbieter der Firma anmelden.',
     delete: '{{name}} löschen',
+    deleteConfirmButton: 'Verbindung löschen',
     deleteConfirm: 'Die Verbindung {{name}} löschen? Ihre Leute können sich dann nicht mehr darüber anmelden.',
   },
 };

@@ -5,6 +5,7 @@
  */
 export const common = {
   skipToContent: 'Skip to content',
+  confirm: { title: 'Please confirm', cancel: 'Cancel' },
   notFound: { title: 'Page not found', home: 'Home', workspaceTitle: 'No workspace here', workspace: 'There is no workspace at /app/{{slug}}. Check the link, or open another workspace.', openAnother: 'Open a workspace' },
   footer: {
     theme: 'Theme',
@@ -32,6 +33,7 @@ export const common = {
     url: 'Enter a full URL, starting with https://.',
     dateTime: 'Enter a date and time.',
   },
+  sessionMethods: { password: 'Password', totp: 'authenticator app', recovery_code: 'recovery code', email_otp: 'emailed code', idp: 'Identity provider', sso: 'Enterprise SSO', passkey: 'Passkey' },
   ui: {
     scanQr: 'Scan the QR code with your authenticator app, or type the secret, then enter the 6-digit code it shows.',
     qrAlt: 'QR code of the authenticator secret',

@@ -156,6 +156,7 @@ export const sso = {
     danger: 'Delete the connection',
     dangerText: 'Its people keep their accounts, but can no longer sign in through the company’s provider.',
     delete: 'Delete {{name}}',
+    deleteConfirmButton: 'Delete connection',
     deleteConfirm: 'Delete the connection {{name}}? Its people can no longer sign in through it.',
   },
 } as const;

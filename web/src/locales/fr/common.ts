@@ -4,6 +4,7 @@ import type { common as english } from '../en/common.js';
 /** French: see ../en/common.ts. */
 export const common: Translation<typeof english> = {
   skipToContent: 'Aller au contenu',
+  confirm: { title: 'Veuillez confirmer', cancel: 'Annuler' },
   notFound: { title: 'Page introuvable', home: 'Accueil', workspaceTitle: 'Aucun espace de travail ici', workspace: 'Il n’y a pas d’espace de travail à /app/{{slug}}. Vérifiez le lien, ou ouvrez un autre espace de travail.', openAnother: 'Ouvrir un espace de travail' },
   footer: {
     theme: 'Thème',
@@ -31,6 +32,7 @@ export const common: Translation<typeof english> = {
     url: 'Saisissez une URL complète, commençant par https://.',
     dateTime: 'Saisissez une date et une heure.',
   },
+  sessionMethods: { password: 'Mot de passe', totp: 'application d’authentification', recovery_code: 'code de récupération', email_otp: 'code par e-mail', idp: 'Fournisseur d’identité', sso: 'SSO entreprise', passkey: 'Clé d’accès' },
   ui: {
     scanQr: 'Scannez le code QR avec votre application d’authentification, ou saisissez le secret, puis entrez le code à 6 chiffres qu’elle affiche.',
     qrAlt: 'Code QR du secret d’authentification',

@@ -159,6 +159,7 @@ export const sso: Translation<typeof english> = {
     danger: 'Supprimer la connexion',
     dangerText: 'Ses personnes gardent leurs comptes, mais ne peuvent plus se connecter par le fournisseur de l’entreprise.',
     delete: 'Supprimer {{name}}',
+    deleteConfirmButton: 'Supprimer la connexion',
     deleteConfirm: 'Supprimer la connexion {{name}} ? Ses personnes ne pourront plus se connecter par elle.',
   },
 };
