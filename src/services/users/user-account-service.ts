@@ -33,8 +33,10 @@ export class UserAccountService {
 
   /**
    * Soft-deletes a user (docs/api-rules.md "Resources"): `deletedAt` set, every session ended at once, hidden from lists,
-   * unable to log in; audits `UserSoftDeleted` and `GdprErasureRequested` (the erasure sweep hard-deletes
-   * the user `USER_RETENTION_DAYS` later). In the same transaction, the mails still queued to the
+   * unable to log in; audits `UserSoftDeleted`, and `GdprErasureRequested` only when the person deletes
+   * their own account (DELETE me: the data subject's request, GDPR art. 17); an Admin's or API key's
+   * deletion is not a request of the person (docs/decisions.md "Data protection"). Either way the
+   * erasure sweep hard-deletes the user `USER_RETENTION_DAYS` later. In the same transaction, the mails still queued to the
    * user's address and the queued account-mail requests naming it are deleted (docs/events.md
    * "Erasure"); the webhook event of the deletion itself is queued as usual. The last active Admin
    * cannot be deleted.
@@ -60,8 +62,10 @@ export class UserAccountService {
         meta,
         details: { email: user.email },
       });
-      // The erasure sweep hard-deletes the user USER_RETENTION_DAYS after `deletedAt` (GDPR art. 17).
-      await this.audit.record(tx, {
+      // The erasure sweep hard-deletes the user USER_RETENTION_DAYS after `deletedAt` (GDPR art. 17);
+      // only the person's own deletion is their request for it.
+      const bySubject = actor.type === 'user' && actor.id === user.id;
+      if (bySubject) await this.audit.record(tx, {
         tenantId: tenant.id,
         action: 'GdprErasureRequested',
         actor,
