@@ -21,7 +21,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -38,9 +38,12 @@ const [PG_VERSION, PG_CLUSTER] = (process.env.SOAK_PG_CLUSTER ?? '15 soak').spli
 const PG_PORT = Number(process.env.SOAK_PG_PORT ?? 5433);
 const REDIS_PORT = Number(process.env.SOAK_REDIS_PORT ?? 6380);
 const BREAK = process.env.SOAK_BREAK;
-/** Latency bounds for answers outside every fault window (ms); a loaded 2-core machine needs room. */
-const P99_LIMIT_MS = Number(process.env.SOAK_P99_MS ?? 2000);
-const MAX_LIMIT_MS = Number(process.env.SOAK_MAX_MS ?? 8000);
+/**
+ * Latency bounds for answers outside every fault window (ms): loose, since a shared 2-core machine
+ * can be slow; they catch what hangs (a pool that does not recover waits 10 s per request).
+ */
+const P99_LIMIT_MS = Number(process.env.SOAK_P99_MS ?? 5000);
+const MAX_LIMIT_MS = Number(process.env.SOAK_MAX_MS ?? 10000);
 /** Seconds within which every load worker must succeed again once a fault ended. */
 const RECOVERY_LIMIT_S = 10;
 const CHAINS = 16;
@@ -55,6 +58,8 @@ if (PG_PORT === 5432 || REDIS_PORT === 6379) throw new Error('the soak stops its
 const root = path.resolve(import.meta.dirname, '..');
 const OUT = process.env.SOAK_OUT ?? mkdtempSync(path.join(tmpdir(), `soak-${new Date().toISOString().replace(/[:.]/g, '-')}-`));
 mkdirSync(OUT, { recursive: true });
+// A SOAK_OUT kept between runs (CI) holds the last run's records only.
+for (const name of readdirSync(OUT)) if (/^(instance-.*\.log|redis\.log|report\.json|requests\.jsonl|mails\.jsonl)$/.test(name)) unlinkSync(path.join(OUT, name));
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 let t0 = Date.now();
 /** Seconds since the load began. */
@@ -336,14 +341,17 @@ interface DroppedAnswer {
 const dropped: DroppedAnswer[] = [];
 const chainEnds: { chain: number; at: number; status: number; reason: string }[] = [];
 /** Mails the account workers caused, per recipient: `sure` (answered 200) and `maybe` (answered 503 or lost, may have committed). */
-const expectedMails = new Map<string, { sure: number; maybe: number; requests: string[] }>();
+const expectedMails = new Map<string, { sure: number; maybe: number; answered: number[]; requests: string[] }>();
 let slug = '';
 let adminToken = '';
 const members: string[] = [];
 
 function expectMail(to: string, what: string, answer: Answer | undefined, ambiguous: number): void {
-  const entry = expectedMails.get(to) ?? { sure: 0, maybe: 0, requests: [] };
-  if (answer?.status === 200) entry.sure += 1;
+  const entry = expectedMails.get(to) ?? { sure: 0, maybe: 0, answered: [], requests: [] };
+  if (answer?.status === 200) {
+    entry.sure += 1;
+    entry.answered.push(now());
+  }
   entry.maybe += ambiguous;
   entry.requests.push(`${what} at ${now().toFixed(1)} s: ${answer?.status ?? 'no answer'}${ambiguous ? ` after ${ambiguous} answer(s) lost or 503` : ''}`);
   expectedMails.set(to, entry);
@@ -673,17 +681,19 @@ function judgeRefresh(twoSuccessors: number, compromised: number): void {
 function judgeRateLimits(): void {
   const redisFault = faults.find((f) => f.kind === 'redis')!;
   const abuse = requests.filter((r) => r.client === 'abuser' && r.status > 0);
+  // A request belongs to a phase when it was sent and answered inside it (one sent just before Redis
+  // went away may be decided on the fallback).
   const phase = (a: number, b: number) => {
-    const inPhase = abuse.filter((r) => r.sent >= a && r.sent < b);
+    const inPhase = abuse.filter((r) => r.sent >= a && r.done < b);
     return { sent: inPhase.length, allowed: inPhase.filter((r) => r.status !== 429).length, refused: inPhase.filter((r) => r.status === 429).length };
   };
   // Redis away: from the stop to its start (every instance decides on its own counters); back: from
   // the moment every instance's /ready says Redis is ok again (the restarted Redis counts from zero).
   // Between the two, instances reconnect one by one, so only the sum is bounded there.
   const down = phase(redisFault.start!, redisFault.end!);
-  const before = phase(0, redisFault.start!);
+  const before = phase(-Infinity, redisFault.start!);
   const after = phase(redisFault.recoveredAt ?? Infinity, Infinity);
-  const sinceOutage = phase(redisFault.start!, Infinity);
+  const sinceOutage = { allowed: abuse.filter((r) => r.done >= redisFault.start! && r.status !== 429).length, sent: abuse.filter((r) => r.done >= redisFault.start!).length };
   check('over-budget client, Redis up (shared budget)', `≤ ${ACCEPT_BUDGET} allowed, some 429`, `${before.allowed} allowed, ${before.refused} refused of ${before.sent}`,
     before.allowed <= ACCEPT_BUDGET && before.refused > 0);
   check('over-budget client, Redis down (in-process fallback, per instance)', `≤ ${3 * ACCEPT_BUDGET} allowed (3 × ${ACCEPT_BUDGET}), some 429`,
@@ -750,19 +760,33 @@ function judgeMail(): void {
   const missing: string[] = [];
   const extra: string[] = [];
   let explainedExtra = 0;
+  let killExtra = 0;
+  const killNotes: string[] = [];
   for (const [to, e] of expectedMails) {
     const jobs = jobsTo.get(to) ?? new Set<string>();
     sure += e.sure;
     got += Math.min(jobs.size, e.sure);
     if (jobs.size < e.sure) missing.push(`${to}: ${jobs.size} of ${e.sure}; requests: ${e.requests.join('; ')}`);
-    if (jobs.size > e.sure + e.maybe) {
+    // A reset request is a job (account-mail.request) that issues the token and queues the mail: if the
+    // killed instance ran it and died before deleting it, it runs again after its 30 s lease and queues
+    // a second mail (at-least-once, docs/events.md). Allowed for requests answered in the 30 s before
+    // the kill, when the extra mail came at least 25 s after the kill.
+    const held = killedAt === undefined ? 0 : e.answered.filter((t) => t >= killedAt! - 30 && t <= killedAt!).length;
+    const late = killedAt === undefined ? 0 : mails.filter((m) => m.to === to && m.t >= killedAt! + 25).length;
+    const byKill = Math.min(held, late, Math.max(0, jobs.size - e.sure - e.maybe));
+    if (byKill > 0) {
+      killExtra += byKill;
+      killNotes.push(`explained: ${to}: ${jobs.size} jobs for ${e.sure} request(s) answered 200; ${byKill} queued again by a job the killed instance ran (request answered ≤ 30 s before the kill at ${fmt(killedAt!)} s, mail ≥ 25 s after it): ${e.requests.join('; ')}`);
+    }
+    if (jobs.size > e.sure + e.maybe + byKill) {
       extra.push(`${to}: ${jobs.size} jobs for ${e.sure} request(s) answered 200 and ${e.maybe} answer(s) lost; requests: ${e.requests.join('; ')}`);
       for (const id of jobs) extra.push(...logLines(jobIdOf(id), 2).map((l) => `    ${l}`));
     } else if (jobs.size > e.sure) explainedExtra += jobs.size - e.sure;
   }
   check('every mail a request was answered 200 for was sent', `${sure}`, `${got} (missing ${sure - got})`, missing.length === 0 && sure > 0, missing.slice(0, 10));
-  check('no mail from a second job for one request', '0 beyond the requests whose answer was lost (503, network error)', `${extra.length ? extra.filter((l) => !l.startsWith(' ')).length : 0} recipients over; ${explainedExtra} extra mail(s) explained by lost answers`,
-    extra.length === 0, extra.slice(0, 20));
+  check('no mail from a second job for one request', '0 beyond the requests whose answer was lost (503, network error) or whose job the killed instance held',
+    `${extra.filter((l) => !l.startsWith(' ')).length} recipients over; extra mails explained: ${explainedExtra} by lost answers, ${killExtra} by the kill`,
+    extra.length === 0, [...extra, ...killNotes].slice(0, 20));
   const unexpected = [...jobsTo.keys()].filter((to) => !expectedMails.has(to) && to !== 'admin@soak.test');
   check('no mail to an address no request named', '0', String(unexpected.length), unexpected.length === 0, unexpected.slice(0, 5));
 }
