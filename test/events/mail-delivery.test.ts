@@ -8,6 +8,7 @@ import { startSmtpSink } from '../helpers/smtp-sink.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { setMfaPolicy } from '../helpers/tenant-settings.js';
 import { closedPort, eventually } from '../helpers/polling.js';
+import { mailMessageId } from '../../src/services/mail/mail-transport.js';
 
 let server: TestServer | undefined;
 
@@ -44,6 +45,13 @@ async function requiredTenantMember(api: Api) {
 const codeOf = (text: string) => /^ {4}(\d{6})$/m.exec(text)?.[1];
 
 describe('mail delivery', () => {
+  it('gives a mail the Message-ID of its job, on the domain of MAIL_FROM', () => {
+    const jobId = '0b7c1f0e-8a4e-4c7a-9a51-4f2d1c7e9b10';
+    expect(mailMessageId(jobId, 'no-reply@example.com')).toBe(`<${jobId}@example.com>`);
+    expect(mailMessageId(jobId, 'Acme Identity <no-reply@id.acme.test>')).toBe(`<${jobId}@id.acme.test>`);
+    expect(mailMessageId(jobId, 'no-reply')).toBe(`<${jobId}@localhost>`);
+  });
+
   it('writes an .eml file with text and HTML bodies to DATA_DIR/outbox when SMTP_URL is unset, and logs it', async () => {
     server = await startTestServer({ SMTP_URL: undefined });
     const api = new Api(server.url);
@@ -71,7 +79,7 @@ describe('mail delivery', () => {
     expect(login.status, JSON.stringify(login.body)).toBe(200);
   });
 
-  it('answers at once while the SMTP server is down, keeps the mail encrypted in the queue, and delivers it once the server is up', async () => {
+  it('answers at once while the SMTP server is down, keeps the mail encrypted in the queue, and delivers it once the server is up, as the same message', async () => {
     const port = await closedPort();
     server = await startTestServer({ SMTP_URL: `smtp://127.0.0.1:${port}` });
     const api = new Api(server.url);
@@ -84,13 +92,21 @@ describe('mail delivery', () => {
     await eventually(() => (server!.logs.some((line) => line.includes('job failed, will retry') && line.includes('mail.send')) ? true : undefined), 'a scheduled retry');
     // this instance's queue only: test files running beside this one share the database, not the queue
     const queue = server.services.config.jobQueue;
-    const queued = await server.services.orm.em.fork().execute<{ payload: unknown }[]>(`select payload from job where kind = 'mail.send' and queue = ?`, [queue]);
+    const queued = await server.services.orm.em.fork().execute<{ id: string; payload: unknown }[]>(`select id, payload from job where kind = 'mail.send' and queue = ?`, [queue]);
     expect(queued).toHaveLength(1);
     expect(JSON.stringify(queued[0]!.payload)).not.toContain(member.email);
+    // the mail queued so far is the workspace creator's verification mail (the sign-in code is queued by a job of its own)
+    const jobId = queued[0]!.id;
+    expect(server.logs.some((line) => line.includes('mail delivery failed') && line.includes(jobId))).toBe(true);
 
     const sink = await startSmtpSink(port);
     try {
       const mail = await sink.waitFor(member.email, undefined, 30_000);
+      // a mail's Message-ID is its job's, the same on every run of the job, and the log line of the sending names the job
+      expect(mail.messageId).toMatch(/^<[0-9a-f-]{36}@localhost>$/);
+      await eventually(() => (sink.messages.some((m) => m.messageId === `<${jobId}@localhost>`) ? true : undefined), 'the retried mail');
+      expect(sink.messages.filter((m) => m.messageId === `<${jobId}@localhost>`)).toHaveLength(1);
+      await eventually(() => (server!.logs.some((line) => line.includes('"mail sent"') && line.includes(jobId)) ? true : undefined), 'the log line of the sending');
       const code = codeOf(mail.text);
       expect(code).toMatch(/^\d{6}$/);
       expect(server.logs.some((line) => line.includes(code!))).toBe(false);

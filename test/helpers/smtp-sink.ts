@@ -7,6 +7,8 @@ export interface ReceivedMail {
   from: string;
   to: string[];
   subject: string;
+  /** The `Message-ID` header, with its angle brackets (empty when absent). */
+  messageId: string;
   text: string;
   html: string;
 }
@@ -40,6 +42,7 @@ export async function startSmtpSink(port = 0): Promise<SmtpSink> {
             from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
             to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()),
             subject: parsed.subject ?? '',
+            messageId: parsed.messageId ?? '',
             text: parsed.text ?? '',
             html: typeof parsed.html === 'string' ? parsed.html : '',
           });

@@ -93,7 +93,7 @@ export class Mailer {
   async deliver(job: ClaimedJob): Promise<void> {
     const sealed = z.object({ sealed: z.string() }).parse(job.payload).sealed;
     const message = mailMessageSchema.parse(JSON.parse(this.keyring.decrypt(sealed, queuedMailAad(job.id))));
-    await this.transport.deliver(message);
+    await this.transport.deliver(message, job.id);
   }
 
   /** Closes pooled SMTP connections. */
