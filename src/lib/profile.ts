@@ -31,13 +31,16 @@ export const profilePicture = z
   .trim()
   .max(PROFILE_PICTURE_MAX)
   .pipe(z.url({ protocol: /^https$/, hostname: z.regexes.domain, error: 'must be an https:// URL of a host name' }))
-  .refine((value) => {
-    const url = new URL(value);
-    return url.username === '' && url.password === '';
-  }, 'must not contain a user name or password')
-  .transform((value) => new URL(value).href)
+  // a pipe's next stage runs only on what the previous one accepted: `new URL` parses here
+  .pipe(z.string().refine((value) => withoutCredentials(value), 'must not contain a user name or password').transform((value) => new URL(value).href))
   .pipe(z.string().max(PROFILE_PICTURE_MAX))
   .meta({ description: `An https:// URL of the person's picture, at most ${PROFILE_PICTURE_MAX} characters (no data:, http: or other scheme)` });
+
+/** Whether a URL that parses carries no user name and no password. */
+function withoutCredentials(value: string): boolean {
+  const url = URL.parse(value);
+  return url !== null && url.username === '' && url.password === '';
+}
 
 /** The profile fields one request changes: a value sets it, null clears it, absent leaves it. */
 export interface ProfileChange {
