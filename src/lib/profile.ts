@@ -6,41 +6,40 @@ export const PROFILE_NAME_MAX = 128;
 export const PROFILE_PICTURE_MAX = 2048;
 
 /**
- * A person's display name (`name` of the User object, the OpenID `name` claim): surrounding spaces
- * removed, then 1 to {@link PROFILE_NAME_MAX} characters, not blank, no control characters
- * (a line break in a name would break the headers and lists that show it).
+ * A person's display name (`name` of the User object, the OpenID `name` claim): at most
+ * {@link PROFILE_NAME_MAX} characters as sent, no control characters (a line break in a name would
+ * break the headers and lists that show it), surrounding spaces removed, not blank. The document
+ * shows the length and the patterns, which are exactly what is accepted.
  */
 export const profileName = z
   .string()
-  .trim()
-  .min(1)
   .max(PROFILE_NAME_MAX)
-  .regex(/\S/, 'must not be blank')
   // eslint-disable-next-line no-control-regex
   .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters')
-  .meta({ description: `The person's display name, 1 to ${PROFILE_NAME_MAX} characters (surrounding spaces removed)` });
+  .trim()
+  .min(1)
+  .regex(/\S/, 'must not be blank')
+  .meta({ description: `The person's display name, at most ${PROFILE_NAME_MAX} characters, no control characters; surrounding spaces are removed` });
 
 /**
- * A person's picture (`picture` of the User object, the OpenID `picture` claim): an absolute
- * `https://` URL of a host name (no IP address, no `localhost`, no user name or password in it),
- * at most {@link PROFILE_PICTURE_MAX} characters; `http:`, `data:`, `javascript:` and every other
- * scheme are refused. Stored as the WHATWG URL parser writes it (`URL.href`).
+ * The `https://` URLs a picture may be: a DNS host name (labels of letters, digits and inner
+ * hyphens, a top-level domain of letters: no IP address, no `localhost`, no port, no user name or
+ * password), then an optional path, query and fragment of printable ASCII (anything else
+ * percent-encoded, as browsers copy addresses). `http:`, `data:`, `javascript:` and every other
+ * scheme do not match.
+ */
+export const PROFILE_PICTURE_PATTERN = /^https:\/\/(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}(?:[/?#][\x21-\x7e]*)?$/;
+
+/**
+ * A person's picture (`picture` of the User object, the OpenID `picture` claim): an `https://` URL
+ * matching {@link PROFILE_PICTURE_PATTERN}, at most {@link PROFILE_PICTURE_MAX} characters, stored as
+ * sent. The document shows the pattern and the length, which are exactly what is accepted.
  */
 export const profilePicture = z
   .string()
-  .trim()
   .max(PROFILE_PICTURE_MAX)
-  .pipe(z.url({ protocol: /^https$/, hostname: z.regexes.domain, error: 'must be an https:// URL of a host name' }))
-  // a pipe's next stage runs only on what the previous one accepted: `new URL` parses here
-  .pipe(z.string().refine((value) => withoutCredentials(value), 'must not contain a user name or password').transform((value) => new URL(value).href))
-  .pipe(z.string().max(PROFILE_PICTURE_MAX))
-  .meta({ description: `An https:// URL of the person's picture, at most ${PROFILE_PICTURE_MAX} characters (no data:, http: or other scheme)` });
-
-/** Whether a URL that parses carries no user name and no password. */
-function withoutCredentials(value: string): boolean {
-  const url = URL.parse(value);
-  return url !== null && url.username === '' && url.password === '';
-}
+  .regex(PROFILE_PICTURE_PATTERN, 'must be an https:// URL of a host name (no data:, http:, IP address, port or user name)')
+  .meta({ description: `An https:// URL of the person's picture, at most ${PROFILE_PICTURE_MAX} characters (no data:, http: or other scheme, no IP address)` });
 
 /** The profile fields one request changes: a value sets it, null clears it, absent leaves it. */
 export interface ProfileChange {
