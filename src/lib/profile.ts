@@ -38,7 +38,7 @@ export const PROFILE_PICTURE_PATTERN = /^https:\/\/(?:[A-Za-z0-9](?:[A-Za-z0-9-]
 export const profilePicture = z
   .string()
   .max(PROFILE_PICTURE_MAX)
-  .regex(PROFILE_PICTURE_PATTERN, 'must be an https:// URL of a host name (no data:, http:, IP address, port or user name)')
+  .regex(PROFILE_PICTURE_PATTERN, 'Invalid URL: use an https:// address of a host name (no data:, http:, IP address, port or user name)')
   .meta({ description: `An https:// URL of the person's picture, at most ${PROFILE_PICTURE_MAX} characters (no data:, http: or other scheme, no IP address)` });
 
 /** The profile fields one request changes: a value sets it, null clears it, absent leaves it. */
