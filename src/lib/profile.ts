@@ -1,9 +1,5 @@
 import { z } from 'zod';
-
-/** The longest display name of a person, in characters (docs/api-rules.md "Limits"). */
-export const PROFILE_NAME_MAX = 128;
-/** The longest picture URL of a person, in characters. */
-export const PROFILE_PICTURE_MAX = 2048;
+import { PROFILE_NAME_MAX, PROFILE_PICTURE_MAX, PROFILE_PICTURE_PATTERN } from './profile-rules.js';
 
 /**
  * A person's display name (`name` of the User object, the OpenID `name` claim): at most
@@ -20,15 +16,6 @@ export const profileName = z
   .min(1)
   .regex(/\S/, 'must not be blank')
   .meta({ description: `The person's display name, at most ${PROFILE_NAME_MAX} characters, no control characters; surrounding spaces are removed` });
-
-/**
- * The `https://` URLs a picture may be: a DNS host name (labels of letters, digits and inner
- * hyphens, a top-level domain of letters: no IP address, no `localhost`, no port, no user name or
- * password), then an optional path, query and fragment of printable ASCII (anything else
- * percent-encoded, as browsers copy addresses). `http:`, `data:`, `javascript:` and every other
- * scheme do not match.
- */
-export const PROFILE_PICTURE_PATTERN = /^https:\/\/(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}(?:[/?#][\x21-\x7e]*)?$/;
 
 /**
  * A person's picture (`picture` of the User object, the OpenID `picture` claim): an `https://` URL

@@ -161,7 +161,7 @@ export function UsersPage() {
                 <td role="cell" data-label={t('table.authenticator')}>{u.totpEnrolled ? t('values.on') : t('values.off')}</td>
                 <td role="cell" data-label={t('table.created')}><Day iso={u.createdAt} /></td>
                 <td role="cell" data-label={t('table.lastSignIn')}>
-                  {/* lastLoginAt falls back to createdAt before the first sign-in after an import (docs/decisions.md "Users") */}
+                  {/* lastLoginAt is createdAt for the sign-up's own sign-in, and its fallback after an import (docs/decisions.md "Users") */}
                   {u.lastLoginAt === u.createdAt ? t('user.notSinceSignUp') : <Day iso={u.lastLoginAt} />}
                 </td>
               </tr>

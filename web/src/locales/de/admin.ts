@@ -636,6 +636,8 @@ export const admin: Translation<typeof english> = {
       invalidCreatedAt: '„{{value}}“ ist kein vergangenes Datum mit Uhrzeit (ISO 8601).',
       invalidCustomData: 'customData ist kein JSON-Objekt.',
       invalidProviderLinks: 'providerLinks ist keine JSON-Liste aus Paaren von issuer und subject.',
+      invalidName: 'name hat nicht 1 bis 128 Zeichen ohne Zeilenumbrüche oder andere Steuerzeichen.',
+      invalidPicture: 'picture ist keine https://-URL eines Hostnamens mit höchstens 2048 Zeichen.',
     },
     algorithms: { bcrypt: 'bcrypt', argon2: 'Argon2', scrypt: 'scrypt', 'firebase-scrypt': 'Firebase-scrypt', pbkdf2: 'PBKDF2' },
     hashes: {

@@ -637,6 +637,8 @@ export const admin = {
       invalidCreatedAt: '“{{value}}” is not a date and time in the past (ISO 8601).',
       invalidCustomData: 'customData is not a JSON object.',
       invalidProviderLinks: 'providerLinks is not a JSON list of issuer and subject pairs.',
+      invalidName: 'name is not 1 to 128 characters without line breaks or other control characters.',
+      invalidPicture: 'picture is not an https:// URL of a host name of at most 2048 characters.',
     },
     algorithms: { bcrypt: 'bcrypt', argon2: 'Argon2', scrypt: 'scrypt', 'firebase-scrypt': 'Firebase scrypt', pbkdf2: 'PBKDF2' },
     hashes: {

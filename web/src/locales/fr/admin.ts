@@ -636,6 +636,8 @@ export const admin: Translation<typeof english> = {
       invalidCreatedAt: '« {{value}} » n’est pas une date et heure passée (ISO 8601).',
       invalidCustomData: 'customData n’est pas un objet JSON.',
       invalidProviderLinks: 'providerLinks n’est pas une liste JSON de paires issuer et subject.',
+      invalidName: 'name ne fait pas 1 à 128 caractères sans saut de ligne ni autre caractère de contrôle.',
+      invalidPicture: 'picture n’est pas une URL https:// d’un nom d’hôte d’au plus 2048 caractères.',
     },
     algorithms: { bcrypt: 'bcrypt', argon2: 'Argon2', scrypt: 'scrypt', 'firebase-scrypt': 'scrypt de Firebase', pbkdf2: 'PBKDF2' },
     hashes: {
