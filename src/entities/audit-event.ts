@@ -4,7 +4,7 @@ import { EntitySchema } from '@mikro-orm/core';
 export const AUDIT_ACTIONS = [
   'UserSignup', 'UserLogin', 'UserLoginFailed', 'UserLogout', 'UserPasswordChanged', 'UserEmailVerified',
   'UserSoftDeleted', 'UserHardDeleted', 'UserRoleChanged', 'UserSuspended', 'UserReactivated', 'UserRestored', 'UserCreated', 'UserUnlocked',
-  'UserPasswordResetSent', 'UserVerificationMailSent', 'UserEmailChangeRequested', 'UserEmailChanged',
+  'UserPasswordResetSent', 'UserVerificationMailSent', 'UserEmailChangeRequested', 'UserEmailChanged', 'UserProfileUpdated',
   'MfaTotpEnrolled', 'MfaTotpDisabled', 'MfaTotpVerified', 'MfaEmailOtpSent', 'MfaEmailOtpVerified',
   'MfaEmailOtpFailed', 'MfaRecoveryCodeUsed', 'MfaRecoveryCodesGenerated',
   'InviteCreated', 'InviteAccepted', 'InviteRevoked', 'InviteExpired',

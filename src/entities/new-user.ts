@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { User } from './user.js';
 
 /** The fields that differ between the ways a user comes into being. */
-export type NewUserFields = Pick<User, 'tenantId' | 'email' | 'passwordHash' | 'status' | 'role'> & Partial<Pick<User, 'emailVerifiedAt' | 'locale' | 'importedAt'>>;
+export type NewUserFields = Pick<User, 'tenantId' | 'email' | 'passwordHash' | 'status' | 'role'> & Partial<Pick<User, 'emailVerifiedAt' | 'locale' | 'importedAt' | 'name' | 'picture'>>;
 
 /**
  * A user row not yet inserted: a fresh id, `createdAt`/`updatedAt` = `now`, no sign-in yet, no TOTP,
@@ -24,5 +24,7 @@ export function newUser(fields: NewUserFields, now = new Date()): User {
     locale: fields.locale ?? null,
     customData: {},
     importedAt: fields.importedAt ?? null,
+    name: fields.name ?? null,
+    picture: fields.picture ?? null,
   };
 }

@@ -36,6 +36,10 @@ export interface User {
   customData: Record<string, unknown>;
   /** When an import created the user (docs/import.md); null for users who came in any other way. */
   importedAt: Date | null;
+  /** The person's display name, 1 to 128 characters (lib/profile.ts); the OpenID `name` claim (docs/oidc.md). Null when not set. */
+  name: string | null;
+  /** An https URL of the person's picture, at most 2048 characters (lib/profile.ts); the OpenID `picture` claim. Null when not set. */
+  picture: string | null;
 }
 
 export const UserSchema = new EntitySchema<User>({
@@ -60,5 +64,7 @@ export const UserSchema = new EntitySchema<User>({
     locale: { type: 'string', length: 8, nullable: true },
     customData: { type: 'json' },
     importedAt: { type: 'Date', nullable: true },
+    name: { type: 'string', length: 128, nullable: true },
+    picture: { type: 'string', length: 2048, nullable: true },
   },
 });

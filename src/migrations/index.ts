@@ -28,6 +28,7 @@ import { Migration20261126150000_organizations } from './Migration20261126150000
 import { Migration20261126160000_sso_connections } from './Migration20261126160000_sso_connections.js';
 import { Migration20261126170000_organizations_at_scale } from './Migration20261126170000_organizations_at_scale.js';
 import { Migration20261127030000_refresh_writes_no_session } from './Migration20261127030000_refresh_writes_no_session.js';
+import { Migration20261127100000_user_profile } from './Migration20261127100000_user_profile.js';
 
 /**
  * Every committed migration, in the order it is applied. Listed explicitly so the same list runs
@@ -63,4 +64,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261126160000_sso_connections', class: Migration20261126160000_sso_connections },
   { name: 'Migration20261126170000_organizations_at_scale', class: Migration20261126170000_organizations_at_scale },
   { name: 'Migration20261127030000_refresh_writes_no_session', class: Migration20261127030000_refresh_writes_no_session },
+  { name: 'Migration20261127100000_user_profile', class: Migration20261127100000_user_profile },
 ];

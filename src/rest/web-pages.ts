@@ -22,13 +22,15 @@ const SWAGGER_UI_DIR = path.dirname(createRequire(import.meta.url).resolve('swag
 
 /**
  * Content-Security-Policy of the pages: only same-origin scripts, styles, fonts and API calls, no
- * inline script, no framing; `data:` images for the TOTP QR code.
+ * inline script, no framing; `data:` images for the TOTP QR code, and `https:` images for people's
+ * pictures (the `picture` URL of a user, shown on the account page and in the console, fetched
+ * without a referrer; docs/decisions.md "Users").
  */
 export const PAGE_CSP = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",
-  "img-src 'self' data:",
+  "img-src 'self' data: https:",
   "font-src 'self'",
   "connect-src 'self'",
   "object-src 'none'",

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { profileName, profilePicture } from '../lib/profile.js';
 import { userProcedure } from '../middleware/auth.js';
 import { withAccountBudget } from '../middleware/rate-limit.js';
 import { router } from '../trpc.js';
@@ -38,6 +39,26 @@ export const meRouter = router({
       // A second query only for TOTP users, so the hot path of everyone else stays one query.
       const recoveryCodesRemaining = isTotpEnrolled(user) ? await ctx.services.recoveryCodes.remaining(ctx.em, ctx.tenant.id, user.id) : null;
       return { ...toUserOutput(user, ctx.tenant), recoveryCodesRemaining, passwordSet: user.passwordHash !== null };
+    }),
+
+  update: userProcedure
+    .meta({
+      openapi: {
+        method: 'PATCH', path: '/v1/{tenantSlug}/me', tags, protect: true,
+        summary: 'Edit the signed-in user\'s profile: display name and picture',
+        description:
+          '`name`: 1 to 128 characters (surrounding spaces removed, no control characters); `picture`: an `https://` URL of a host name, at most ' +
+          '2048 characters (`http:`, `data:`, `javascript:`, an IP address or a user name in the URL are refused). `null` clears a field, an absent ' +
+          'field stays as it is. They are the `name` and `picture` claims of the workspace\'s OpenID Provider (scope `profile`). Audited ' +
+          '`UserProfileUpdated` (`details.changed`: the fields that changed, never their values); nothing when nothing changed.',
+        errorResponses: { 400: 'Invalid body (`validation_failed`)', 401: 'Not signed in', 404: 'Unknown tenant', 429: 'Rate limited' },
+      },
+    })
+    .input(z.object({ name: profileName.nullable().optional(), picture: profilePicture.nullable().optional() }))
+    .output(userOutput)
+    .mutation(async ({ ctx, input }) => {
+      const user = await ctx.services.accounts.updateOwnProfile(ctx.em, ctx.tenant, ctx.principal.userId, { name: input.name, picture: input.picture }, ctx.meta);
+      return toUserOutput(user, ctx.tenant);
     }),
 
   listSessions: userProcedure

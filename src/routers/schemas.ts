@@ -193,6 +193,8 @@ export const userOutput = z
     totpEnrolled: z.boolean(),
     emailVerified: z.boolean(),
     customData: z.record(z.string(), z.unknown()).meta({ description: 'The workspace\'s own JSON object about the user (at most 4 KiB); the `custom_data` claim' }),
+    name: z.string().nullable().meta({ description: 'The person\'s display name (1 to 128 characters), null when not set; the OpenID `name` claim (scope `profile`)' }),
+    picture: z.string().nullable().meta({ format: 'uri', description: 'An https URL of the person\'s picture, null when not set; the OpenID `picture` claim (scope `profile`)' }),
   })
   .meta({ id: 'User' });
 
@@ -210,6 +212,8 @@ export function toUserOutput(user: User, tenant: { slug: string; name: string })
     totpEnrolled: user.totpEnrolledAt !== null && user.totpSecretEnc !== null,
     emailVerified: user.emailVerifiedAt !== null,
     customData: user.customData ?? {},
+    name: user.name ?? null,
+    picture: user.picture ?? null,
   };
 }
 

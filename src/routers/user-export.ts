@@ -28,6 +28,8 @@ export const userExportOutput = z
       emailVerifiedAt: nullableTimestamp,
       deletedAt: nullableTimestamp,
       locale: z.enum(LOCALES).nullable().meta({ description: 'The language the person last used the pages in; mails to them speak it' }),
+      name: z.string().nullable().meta({ description: 'The display name; null when not set' }),
+      picture: z.string().nullable().meta({ description: 'The picture URL; null when not set' }),
     }),
     tenant: z.object({ id: z.string(), slug: z.string(), name: z.string() }),
     mfa: z.object({ totpEnrolled: z.boolean(), totpEnrolledAt: nullableTimestamp }).meta({ description: 'Secrets are never exported' }),

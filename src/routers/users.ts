@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { profileName, profilePicture } from '../lib/profile.js';
 import { adminProcedure, securityAdminProcedure } from '../middleware/auth.js';
 import { REQUEST_ERRORS } from '../lib/errors.js';
 import { responseSink } from '../lib/response-sink.js';
@@ -66,6 +67,12 @@ const importUserInput = z.object({
         'The user\'s accounts at external OpenID providers (issuer URL and `sub`), so signing in with that provider finds them again. A malformed one: ' +
         '`invalid_provider_link`; one another user of the workspace already holds (or earlier in the request): `provider_link_taken`',
     }),
+  name: z.string().max(1024).nullable().optional().meta({
+    description: 'The display name, 1 to 128 characters as PATCH me takes it (else `invalid_name` for this user); null or absent: none',
+  }),
+  picture: z.string().max(4096).nullable().optional().meta({
+    description: 'An https:// URL of the person\'s picture, at most 2048 characters as PATCH me takes it (else `invalid_picture` for this user); null or absent: none',
+  }),
 });
 
 /** The answer of POST users/import. */
@@ -198,7 +205,7 @@ export const usersRouter = router({
         summary: 'Download every live user of the workspace as NDJSON, oldest first (streamed; no password hashes, no secrets)',
         description:
           'One JSON object a line: `id`, `email`, `emailVerified`, `role`, `status`, `createdAt`, `lastLoginAt`, `totpEnrolled`, `locale`, `importedAt` ' +
-          '(null unless an import created the user). Its lines are valid `users` of POST users/import (without passwords). Only on the REST API, not on /trpc.',
+          '(null unless an import created the user), `customData`, `providerLinks`, `name`, `picture` (null when not set). Its lines are valid `users` of POST users/import (without passwords). Only on the REST API, not on /trpc.',
         errorResponses: { 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant', 429: 'Rate limited' },
       },
       errorReasons: { 404: ['not_found'] },
@@ -341,14 +348,17 @@ export const usersRouter = router({
     .meta({
       openapi: {
         method: 'PATCH', path: '/v1/{tenantSlug}/users/{userId}', protect: true, tags,
-        summary: 'Change a user\'s role, suspend / reactivate them, or set their custom data; suspending ends their sessions at once',
+        summary: 'Change a user\'s role, suspend / reactivate them, set their custom data, name or picture; suspending ends their sessions at once',
         description:
           'A role change applies to the user\'s existing sessions at once. The last active Admin cannot be demoted or ' +
           'suspended (409 `last_admin`); a `Pending` user becomes `Active` by verifying their address (409 `email_not_verified`). ' +
           '`customData` replaces the user\'s custom data: a JSON object of at most 4 KiB (400 `custom_data_too_large`), shown on the User ' +
-          'object and as the `custom_data` claim of the OpenID Provider (scope `custom_data`); a test API key may not set it (403 `live_key_required`).',
+          'object and as the `custom_data` claim of the OpenID Provider (scope `custom_data`); a test API key may not set it (403 `live_key_required`). ' +
+          '`name` (1 to 128 characters) and `picture` (an `https://` URL, at most 2048 characters) are the rules of PATCH me; `null` clears one; ' +
+          'audited `UserProfileUpdated` (`details.changed`).',
         errorResponses: {
-          400: 'Invalid body or userId, or custom data over 4 KiB (`custom_data_too_large`)', 401: 'No or invalid credential',
+          400: 'Invalid body or userId (a name or picture outside its rules: `validation_failed`), or custom data over 4 KiB (`custom_data_too_large`)',
+          401: 'No or invalid credential',
           403: 'Not an admin, or a test API key setting custom data (`live_key_required`)', 404: 'Unknown tenant or user',
           409: 'Last active admin (`last_admin`), or a Pending user set Active (`email_not_verified`)', 429: 'Rate limited',
         },
@@ -359,6 +369,7 @@ export const usersRouter = router({
       z.object({
         userId: z.uuid(), role: z.enum(USER_ROLES).optional(), status: z.enum(['Active', 'Suspended']).optional(),
         customData: z.record(z.string(), z.unknown()).optional(),
+        name: profileName.nullable().optional(), picture: profilePicture.nullable().optional(),
       }),
     )
     .output(userOutput)
@@ -367,7 +378,7 @@ export const usersRouter = router({
       if (input.customData !== undefined && ctx.principal.kind === 'api_key' && ctx.principal.environment !== 'live') {
         throw SESSION_ERRORS.liveKeyRequiredForCustomData();
       }
-      const change = { role: input.role, status: input.status, customData: input.customData };
+      const change = { role: input.role, status: input.status, customData: input.customData, name: input.name, picture: input.picture };
       const user = await ctx.services.userAdministration.change(ctx.em, ctx.tenant, input.userId, change, ctx.actor, ctx.meta);
       return toUserOutput(user, ctx.tenant);
     }),

@@ -51,6 +51,7 @@ export const ACCESS_CLASSES: Record<string, AccessClass> = {
 
   'auth.logoutAll': 'user',
   'me.get': 'user',
+  'me.update': 'user',
   'me.delete': 'user',
   'me.changePassword': 'user',
   'mfa.totpEnroll': 'user',

@@ -222,7 +222,7 @@ describe('GET users/export', () => {
     const lines = text.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines).toHaveLength(3);
     expect(Object.keys(lines[0]!).sort()).toEqual([
-      'createdAt', 'customData', 'email', 'emailVerified', 'id', 'importedAt', 'lastLoginAt', 'locale', 'providerLinks', 'role', 'status', 'totpEnrolled',
+      'createdAt', 'customData', 'email', 'emailVerified', 'id', 'importedAt', 'lastLoginAt', 'locale', 'name', 'picture', 'providerLinks', 'role', 'status', 'totpEnrolled',
     ]);
     // oldest first: the user created in 2021 by the import comes before the workspace's owner
     expect(lines[1]).toMatchObject({ id: tenant.adminId, importedAt: null, role: 'Admin' });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EMAIL_PATTERN as SERVICE_EMAIL_PATTERN } from '../../src/lib/email.js';
+import { profileName, profilePicture } from '../../src/lib/profile.js';
 import { FOREIGN_ALGORITHMS, PBKDF2_DIGESTS as SERVICE_DIGESTS, parseForeignHash, verifyForeignHash } from '../../src/security/foreign-passwords.js';
 import { IMPORT_JOB_MAX_LINE_BYTES, IMPORT_JOB_MAX_LINES } from '../../src/services/users/user-import-job-service.js';
 import {
@@ -43,6 +44,32 @@ describe('the import page\'s file reader', () => {
       { line: 5, item: { email: 'carol@example.com', emailVerified: true, role: 'Member', customData: { note: 'two lines, and a comma' } } },
       { line: 7, item: { email: 'dave@example.com' } },
     ]);
+  });
+
+  it('reads name and picture columns and finds the ones the service refuses, by its own rules', () => {
+    const csv = [
+      'email,name,picture',
+      'ann@example.com,Ann Lee,https://images.example.com/ann.png',
+      'bob@example.com,,http://images.example.com/bob.png',
+      `carol@example.com,${'c'.repeat(129)},"data:image/png;base64,AAAA"`,
+      'dave@example.com,"Dave\nSmith",https://127.0.0.1/dave.png',
+    ].join('\n');
+    const parsed = parseImportFile(csv);
+    expect(parsed.rows[0]!.item).toEqual({ email: 'ann@example.com', name: 'Ann Lee', picture: 'https://images.example.com/ann.png' });
+    expect(codes(parsed.problems)).toEqual([
+      [3, 'invalidPicture'],
+      [4, 'invalidName'],
+      [4, 'invalidPicture'],
+      [5, 'invalidName'],
+      [5, 'invalidPicture'],
+    ]);
+    // the page's judgement is the service's
+    for (const row of parsed.rows) {
+      const { name, picture } = row.item as { name?: string; picture?: string };
+      const pageRefuses = parsed.problems.filter((p) => p.line === row.line).map((p) => p.code);
+      if (name !== undefined) expect(profileName.safeParse(name).success).toBe(!pageRefuses.includes('invalidName'));
+      if (picture !== undefined) expect(profilePicture.safeParse(picture).success).toBe(!pageRefuses.includes('invalidPicture'));
+    }
   });
 
   it('finds the separator of the header row: semicolons (as spreadsheets write in German and French) and tabs', () => {

@@ -318,8 +318,9 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await admin.getByRole('cell', { name: memberEmail, exact: true }).waitFor();
     await shoot(admin, 'admin-users-desktop');
 
-    // the admin ends the colleague's session from the console; the colleague's page is signed out
-    await admin.getByRole('button', { name: `Sessions of ${colleagueEmail}` }).click();
+    // the admin ends the colleague's session from the console (on the colleague's page: the list's rows
+    // carry no buttons, each email links to the page with the actions); the colleague's page is signed out
+    await admin.getByRole('link', { name: colleagueEmail, exact: true }).click();
     await admin.getByRole('heading', { name: `Sessions of ${colleagueEmail}` }).waitFor();
     await admin.getByRole('button', { name: 'End session' }).click();
     await admin.getByText('No live sessions.').waitFor();
@@ -816,9 +817,12 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
 
     await admin.getByLabel('Search by email').fill(colleagueEmail);
     await admin.getByRole('cell', { name: colleagueEmail, exact: true }).waitFor();
+    await admin.getByRole('link', { name: colleagueEmail, exact: true }).click();
     await admin.getByRole('button', { name: `Make Admin: ${colleagueEmail}` }).click();
     expect(await answerConfirmation(admin, 'Make Admin')).toContain(colleagueEmail);
     await admin.getByText(`${colleagueEmail} is now an Admin.`).waitFor();
+    await admin.getByRole('link', { name: '← All users' }).click();
+    await admin.getByRole('heading', { name: 'Users', exact: true }).waitFor();
     await admin.getByLabel('Role', { exact: true }).selectOption('Admin');
     await admin.getByRole('cell', { name: colleagueEmail, exact: true }).waitFor();
     await admin.setViewportSize(PHONE);
@@ -1281,7 +1285,8 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     expect(await nav.getByRole('link').allTextContents()).toEqual(
       ['Activité', 'Utilisateurs', 'Invitations', 'Clés d’API', 'Applications', 'Ressources d’API', 'Rôles', 'Organisations', 'SSO entreprise', 'Webhooks', 'Paramètres', 'Journal d’audit'],
     );
-    await page.getByRole('columnheader', { name: 'Adresse e-mail' }).waitFor();
+    await page.getByRole('columnheader', { name: 'Utilisateur' }).waitFor();
+    await page.getByRole('columnheader', { name: 'Dernière connexion' }).waitFor();
     await nav.getByRole('link', { name: 'Invitations' }).click();
     await page.getByRole('heading', { name: 'Inviter quelqu’un' }).waitFor();
     await page.getByRole('button', { name: 'Envoyer l’invitation' }).waitFor();

@@ -12,7 +12,7 @@ export type AuditActionGroup = (typeof AUDIT_ACTION_GROUPS)[number];
  */
 const GROUP_OF: Record<AuditAction, AuditActionGroup> = {
   UserSignup: 'users', UserCreated: 'users', UserEmailVerified: 'users', UserPasswordChanged: 'users', UserPasswordResetSent: 'users',
-  UserVerificationMailSent: 'users', UserEmailChangeRequested: 'users', UserEmailChanged: 'users', UserRoleChanged: 'users',
+  UserVerificationMailSent: 'users', UserEmailChangeRequested: 'users', UserEmailChanged: 'users', UserProfileUpdated: 'users', UserRoleChanged: 'users',
   UserSuspended: 'users', UserReactivated: 'users', UserUnlocked: 'users', UserSoftDeleted: 'users', UserRestored: 'users',
   UserHardDeleted: 'users', UserCustomDataChanged: 'users', UsersImported: 'users',
   UserLogin: 'sessions', UserLoginFailed: 'sessions', UserLogout: 'sessions', SessionCreated: 'sessions', SessionRevoked: 'sessions',

@@ -39,6 +39,8 @@ export function issueInWords(message: string): string {
   if (/^Invalid input: expected \w+, received undefined/.test(message)) return t('issues.required');
   if (/^Invalid option/.test(message)) return t('issues.option');
   if (/^Invalid (URL|url)/.test(message)) return t('issues.url');
+  if (/^must not be blank/.test(message)) return t('issues.required');
+  if (/^must not contain control characters/.test(message)) return t('issues.controlCharacters');
   if (/^Invalid ISO datetime|^Invalid datetime/.test(message)) return t('issues.dateTime');
   return message;
 }

@@ -7,16 +7,17 @@ import type { FormError } from './api';
 interface FieldProps {
   label: string;
   name: string;
-  type?: 'text' | 'email' | 'password' | 'number' | 'datetime-local' | 'date';
+  type?: 'text' | 'email' | 'password' | 'number' | 'datetime-local' | 'date' | 'url';
   error?: FormError | null;
   autoComplete?: string;
   required?: boolean;
   defaultValue?: string;
   placeholder?: string;
-  inputMode?: 'numeric' | 'text' | 'email';
+  inputMode?: 'numeric' | 'text' | 'email' | 'url';
   hint?: string;
   min?: number;
   max?: number;
+  maxLength?: number;
 }
 
 /** A labelled input; the field's validation message sits under it and is linked by aria-describedby. */

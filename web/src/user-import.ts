@@ -1,6 +1,7 @@
 import { parse as parseCsv } from 'csv-parse/browser/esm/sync';
 import type { ForeignAlgorithm, Pbkdf2Digest } from '../../src/security/foreign-passwords.js';
 import type { ImportLineReason } from '../../src/services/users/user-import-job-service.js';
+import { PROFILE_NAME_FORBIDDEN, PROFILE_NAME_MAX, PROFILE_PICTURE_MAX, PROFILE_PICTURE_PATTERN } from '../../src/lib/profile-rules.js';
 
 /**
  * The console's "Import users" page reads a file in the browser (docs/web.md "Importing users",
@@ -45,7 +46,7 @@ const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 const DJANGO_PBKDF2 = /^pbkdf2_(sha1|sha256)\$/;
 
 /** The CSV columns the page reads: the fields of an import item, and a bare password hash with its salt. */
-export const CSV_COLUMNS = ['email', 'emailVerified', 'role', 'passwordHash', 'passwordSalt', 'totpSecret', 'createdAt', 'customData', 'providerLinks'] as const;
+export const CSV_COLUMNS = ['email', 'emailVerified', 'role', 'passwordHash', 'passwordSalt', 'totpSecret', 'createdAt', 'customData', 'providerLinks', 'name', 'picture'] as const;
 type CsvColumn = (typeof CSV_COLUMNS)[number];
 
 /** What the page found in a file; `line` is the 1-based line of the file (0 for the file as a whole). */
@@ -58,7 +59,7 @@ export type ProblemCode =
   | 'wrongFieldCount' | 'notJson' | 'notObject' | 'lineTooLong'
   // the row is sent; the service is expected to refuse it (or, for a repeated address, skip it: a note)
   | 'missingEmail' | 'invalidEmail' | 'duplicateEmail' | 'invalidRole' | 'invalidEmailVerified' | 'unknownAlgorithm' | 'missingHash'
-  | 'hashMismatch' | 'missingSalt' | 'invalidTotpSecret' | 'invalidCreatedAt' | 'invalidCustomData' | 'invalidProviderLinks';
+  | 'hashMismatch' | 'missingSalt' | 'invalidTotpSecret' | 'invalidCreatedAt' | 'invalidCustomData' | 'invalidProviderLinks' | 'invalidName' | 'invalidPicture';
 
 /** Problems that stop the whole upload. */
 const BLOCKING: ReadonlySet<ProblemCode> = new Set(['fileEmpty', 'noEmailColumn', 'brokenQuoting', 'tooManyRows']);
@@ -182,6 +183,15 @@ function checkItem(row: ImportRow, problems: ImportProblem[], seen: Map<string, 
   const links = item.providerLinks;
   if (links !== undefined && links !== null && (!Array.isArray(links) || links.some((l) => typeof l !== 'object' || l === null || typeof (l as { issuer?: unknown }).issuer !== 'string' || typeof (l as { subject?: unknown }).subject !== 'string'))) {
     problems.push({ line, code: 'invalidProviderLinks' });
+  }
+  // the rules of PATCH me (src/lib/profile-rules.ts), as the service applies them to an import
+  const name = item.name;
+  if (name !== undefined && name !== null && (typeof name !== 'string' || name.length > PROFILE_NAME_MAX || PROFILE_NAME_FORBIDDEN.test(name) || name.trim() === '')) {
+    problems.push({ line, code: 'invalidName' });
+  }
+  const picture = item.picture;
+  if (picture !== undefined && picture !== null && (typeof picture !== 'string' || picture.length > PROFILE_PICTURE_MAX || !PROFILE_PICTURE_PATTERN.test(picture))) {
+    problems.push({ line, code: 'invalidPicture' });
   }
 }
 

@@ -31,6 +31,10 @@ export interface UserDataExport {
     deletedAt: string | null;
     /** The language the person last used the pages in (mails to them speak it); null: never said. */
     locale: Locale | null;
+    /** The display name the person or an Admin set; null when not set. */
+    name: string | null;
+    /** The picture URL the person or an Admin set; null when not set. */
+    picture: string | null;
   };
   tenant: { id: string; slug: string; name: string };
   mfa: { totpEnrolled: boolean; totpEnrolledAt: string | null };
@@ -95,6 +99,8 @@ export class DataExportService {
         emailVerifiedAt: iso(user.emailVerifiedAt),
         deletedAt: iso(user.deletedAt),
         locale: user.locale,
+        name: user.name,
+        picture: user.picture,
       },
       tenant: { id: tenant.id, slug: tenant.slug, name: tenant.name },
       mfa: { totpEnrolled: user.totpActive, totpEnrolledAt: user.totpActive ? iso(user.totpEnrolledAt) : null },

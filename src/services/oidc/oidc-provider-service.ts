@@ -48,7 +48,7 @@ const PROVIDER_REBUILD_SECONDS = 600;
 export const INTERACTION_PATH = '/interaction/';
 
 /** The OpenID scopes every application of a tenant may be granted (no consent page for first-party apps). */
-const GRANTED_SCOPE = `openid email offline_access roles custom_data ${ORGANIZATIONS_SCOPE}`;
+const GRANTED_SCOPE = `openid email profile offline_access roles custom_data ${ORGANIZATIONS_SCOPE}`;
 const OIDC_SCOPES = new Set(GRANTED_SCOPE.split(' '));
 
 /** The roles-and-permissions services the provider reads when it issues a token (docs/oidc.md "Roles and permissions"). */
@@ -384,10 +384,10 @@ export class OidcProviderService {
         long: { signed: true, httpOnly: true, sameSite: crossSite ? 'none' : 'lax', secure: crossSite, path: cookiePath },
         short: { signed: true, httpOnly: true, sameSite: 'lax' },
       },
-      claims: { openid: ['sub'], email: ['email', 'email_verified'], roles: ['roles'], custom_data: ['custom_data'], [ORGANIZATIONS_SCOPE]: [ORGANIZATIONS_CLAIM, SELECTED_ORGANIZATION_CLAIM] },
-      // the ID token carries the claims of the scopes asked (`email`, `roles`, `custom_data`), with or without an access token for userinfo
+      claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'picture'], roles: ['roles'], custom_data: ['custom_data'], [ORGANIZATIONS_SCOPE]: [ORGANIZATIONS_CLAIM, SELECTED_ORGANIZATION_CLAIM] },
+      // the ID token carries the claims of the scopes asked (`email`, `profile`, `roles`, `custom_data`), with or without an access token for userinfo
       conformIdTokenClaims: false,
-      scopes: ['openid', 'offline_access', 'email', 'roles', 'custom_data', ORGANIZATIONS_SCOPE],
+      scopes: ['openid', 'offline_access', 'email', 'profile', 'roles', 'custom_data', ORGANIZATIONS_SCOPE],
       responseTypes: ['code', 'id_token'],
       extraParams: { scope: afterAuthorizationChecks, [ORGANIZATION_REQUEST_PARAMETER]: checkRequestedOrganization },
       clientAuthMethods: CLIENT_AUTH_METHODS,
@@ -450,6 +450,9 @@ export class OidcProviderService {
             sub: user.id, email: user.email, email_verified: user.emailVerifiedAt !== null,
             ...((scope ?? '').split(' ').includes('roles') ? { roles: await roleAssignments.roleNamesOfUser(em(), tenantId, user.id) } : {}),
             custom_data: user.customData,
+            // OpenID Connect Core 5.1: a claim the person has not set is left out, not sent as null
+            ...(user.name === null ? {} : { name: user.name }),
+            ...(user.picture === null ? {} : { picture: user.picture }),
             ...(await organizationsClaim(em(), tenantId, user.id, scope)),
             // the code, refresh or access token's grant; at the authorization endpoint (id_token) the request's
             ...(await selectedOrganizationClaim(em(), tenantId, token?.grantId ?? (ctx.oidc?.entities?.Grant as GrantInstance | undefined)?.jti, user.id, scope)),

@@ -8,11 +8,13 @@ import type { SessionService } from '../sessions/session-service.js';
 import type { AccountTokenService } from '../lifecycle/account-token-service.js';
 import type { QueuedPersonalData } from '../jobs/queued-personal-data.js';
 import { assertPasswordAllowed } from './password-policy.js';
-import { findLiveUserById, lockActiveAdminIds, softDeleteUser, updatePasswordHash } from './user-queries.js';
+import { findLiveUserById, lockActiveAdminIds, lockLiveUser, softDeleteUser, updatePasswordHash } from './user-queries.js';
+import { applyProfileChange } from './user-profile-change.js';
+import type { ProfileChange } from '../../lib/profile.js';
 import { SIGN_IN_ERRORS } from '../sign-in/sign-in-errors.js';
 import { USER_ERRORS } from './user-errors.js';
 
-/** The signed-in user's own account: profile, deletion, password, sessions. */
+/** The signed-in user's own account: profile (name, picture), deletion, password, sessions. */
 export class UserAccountService {
   constructor(
     private readonly sessions: SessionService,
@@ -73,6 +75,26 @@ export class UserAccountService {
         meta,
         details: { deletedAt: now.toISOString() },
       });
+    });
+  }
+
+  /**
+   * The signed-in person edits their own profile (PATCH me; docs/api-rules.md "Users and sign-up"):
+   * `name` and `picture` (already validated by lib/profile.ts; null clears one, absent leaves it),
+   * under a lock of their row. Audits `UserProfileUpdated` (`details.changed`) with the person as
+   * actor and target; nothing when nothing changed.
+   * @returns the user as stored afterwards.
+   * @throws ApiError 404 when the user is absent or deleted.
+   */
+  async updateOwnProfile(em: EntityManager, tenant: Tenant, userId: string, change: ProfileChange, meta: RequestMeta): Promise<User> {
+    const actor: Actor = { type: 'user', id: userId };
+    return em.transactional(async (tx) => {
+      const user = await lockLiveUser(tx, tenant.id, userId);
+      if (!user) throw USER_ERRORS.userNotFound();
+      const now = new Date();
+      const profile = await applyProfileChange(tx, this.audit, user, change, actor, meta, now);
+      const changed = profile.name !== user.name || profile.picture !== user.picture;
+      return { ...user, ...profile, updatedAt: changed ? now : user.updatedAt };
     });
   }
 

@@ -17,6 +17,7 @@ import type { PasswordResetService } from '../lifecycle/password-reset-service.j
 import { isUuid } from '../../lib/uuid.js';
 import { SIGN_IN_ERRORS } from '../sign-in/sign-in-errors.js';
 import { USER_ERRORS } from './user-errors.js';
+import { applyProfileChange } from './user-profile-change.js';
 import {
   countLiveUsersWithEmail, findLiveUserById, insertUser, lockActiveAdminIds, lockDeletedUser, lockLiveUser, restoreUser, updateRoleAndStatus, updateCustomData,
 } from './user-queries.js';
@@ -28,6 +29,10 @@ export interface UserAdministrationChange {
   status?: 'Active' | 'Suspended';
   /** Replaces the user's custom data: a JSON object of at most CUSTOM_DATA_MAX_BYTES (docs/oidc.md "Roles and permissions"). */
   customData?: Record<string, unknown>;
+  /** The display name (lib/profile.ts `profileName`); null clears it. */
+  name?: string | null;
+  /** The picture URL (lib/profile.ts `profilePicture`); null clears it. */
+  picture?: string | null;
 }
 
 /** The largest custom data of a user, in bytes of its JSON (UTF-8). */
@@ -178,7 +183,8 @@ export class UserAdministrationService {
    * concurrent demotions cannot remove the last two. Suspending ends every session of the user
    * (`SessionRevoked`, reason `user_suspended`). Audits `UserRoleChanged` (`details.from`, `to`),
    * `UserSuspended` or `UserReactivated`, with the acting admin or API key as actor and the user as
-   * target; a change to what the user already has writes nothing.
+   * target; custom data `UserCustomDataChanged`, name and picture `UserProfileUpdated`
+   * (`details.changed`, see applyProfileChange); a change to what the user already has writes nothing.
    * @returns the user as stored afterwards.
    * @throws ApiError 404 unknown or deleted user, 409 `last_admin` (demoting or suspending the last
    *   active Admin), 409 `email_not_verified` (a `Pending` user becomes `Active` by verifying, not by an admin).
@@ -213,7 +219,8 @@ export class UserAdministrationService {
           details: { keys: Object.keys(customData).slice(0, 50), bytes: Buffer.byteLength(customDataJson, 'utf8') },
         });
       }
-      if (role === user.role && status === user.status) return { ...user, customData };
+      const profile = await applyProfileChange(tx, this.audit, user, { name: change.name, picture: change.picture }, actor, meta, now);
+      if (role === user.role && status === user.status) return { ...user, customData, ...profile };
       await updateRoleAndStatus(tx, tenant.id, user.id, role, status, now);
       if (role !== user.role) {
         await this.audit.record(tx, { tenantId: tenant.id, action: 'UserRoleChanged', actor, target, meta, details: { email: user.email, from: user.role, to: role } });
@@ -226,7 +233,7 @@ export class UserAdministrationService {
           details: { email: user.email, from: user.status, ...(suspended ? { sessionsEnded } : {}) },
         });
       }
-      return { ...user, role, status, customData, updatedAt: now };
+      return { ...user, role, status, customData, ...profile, updatedAt: now };
     });
   }
 }

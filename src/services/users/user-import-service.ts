@@ -4,6 +4,7 @@ import type { IdpIdentity } from '../../entities/idp.js';
 import type { Tenant } from '../../entities/tenant.js';
 import { newUser } from '../../entities/new-user.js';
 import { USER_ROLES, type User, type UserRole } from '../../entities/user.js';
+import { profileName, profilePicture } from '../../lib/profile.js';
 import { EMAIL_PATTERN, normalizeEmail } from '../../lib/email.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import { parseForeignHash, storeForeignHash } from '../../security/foreign-passwords.js';
@@ -20,11 +21,12 @@ export const IMPORT_MAX_USERS = 1000;
 /**
  * Why one user of an import was not created (`errors[].reason`, docs/import.md): the address is no
  * valid email, the role is not one of the service's, the password's algorithm is not supported or
- * its hash or parameters are malformed, the TOTP secret is no base32 secret of 80 to 640 bits.
+ * its hash or parameters are malformed, the TOTP secret is no base32 secret of 80 to 640 bits, the
+ * name or picture breaks the rules of PATCH me (lib/profile.ts).
  */
 export const IMPORT_USER_REASONS = [
   'invalid_email', 'invalid_role', 'unsupported_algorithm', 'malformed_hash', 'invalid_totp_secret', 'invalid_custom_data', 'invalid_created_at',
-  'invalid_provider_link', 'provider_link_taken', 'invalid_user',
+  'invalid_provider_link', 'provider_link_taken', 'invalid_user', 'invalid_name', 'invalid_picture',
 ] as const;
 export type ImportUserReason = (typeof IMPORT_USER_REASONS)[number];
 
@@ -43,6 +45,10 @@ export interface ImportUserInput {
   createdAt?: unknown;
   /** The user's accounts at external providers, `[{issuer, subject}]`, so provider sign-in finds them again. */
   providerLinks?: unknown;
+  /** The display name (lib/profile.ts `profileName`). */
+  name?: unknown;
+  /** The picture URL (lib/profile.ts `profilePicture`). */
+  picture?: unknown;
 }
 
 /** Most provider links one imported user may carry. */
@@ -103,6 +109,10 @@ export interface ExportedUser {
   customData: Record<string, unknown>;
   /** The user's accounts at external providers and SSO connections (as `providerLinks` of the import). */
   providerLinks: ProviderAccount[];
+  /** The display name; null when not set. */
+  name: string | null;
+  /** The picture URL; null when not set. */
+  picture: string | null;
 }
 
 /** Where an export is written; `write` resolves when the next chunk may follow (backpressure). */
@@ -126,8 +136,8 @@ export class UserImportService {
    * Checks one user and builds its row: the address normalised, `Active` when the address is
    * verified or the tenant does not require verification (else `Pending`), the role (default
    * `Member`), the password hash's stored record, the TOTP secret encrypted as an enrolled factor,
-   * `importedAt` = `now`, the old system's creation time and custom data where given, and its
-   * provider links.
+   * `importedAt` = `now`, the old system's creation time, custom data, name and picture where given,
+   * and its provider links.
    * @returns the row and its links, or the reason the user cannot be imported.
    */
   private prepare(tenant: Tenant, input: unknown, now: Date): PreparedUser | ImportUserReason {
@@ -162,6 +172,10 @@ export class UserImportService {
     }
     const links = parseProviderLinks(fields.providerLinks);
     if (!links) return 'invalid_provider_link';
+    const name = fields.name === undefined || fields.name === null ? { success: true as const, data: null } : profileName.safeParse(fields.name);
+    if (!name.success) return 'invalid_name';
+    const picture = fields.picture === undefined || fields.picture === null ? { success: true as const, data: null } : profilePicture.safeParse(fields.picture);
+    if (!picture.success) return 'invalid_picture';
     const verified = fields.emailVerified === true;
     const user = newUser(
       {
@@ -172,6 +186,8 @@ export class UserImportService {
         role: (fields.role as UserRole | undefined) ?? 'Member',
         emailVerifiedAt: verified ? now : null,
         importedAt: now,
+        name: name.data,
+        picture: picture.data,
       },
       now,
     );
@@ -305,5 +321,7 @@ function toExportedUser(row: ExportedUserRow, providerLinks: ProviderAccount[]):
     importedAt: row.importedAt?.toISOString() ?? null,
     customData: row.customData,
     providerLinks,
+    name: row.name,
+    picture: row.picture,
   };
 }

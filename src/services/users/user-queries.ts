@@ -4,6 +4,7 @@ import { executeWithArrays } from '../../db/pooled-query.js';
 import { rowToEntity } from '../../db/rows.js';
 import { UserSchema, type User, type UserRole, type UserStatus } from '../../entities/user.js';
 import { normalizeEmail } from '../../lib/email.js';
+import type { ProfileChange } from '../../lib/profile.js';
 
 /**
  * The queries of the `app_user` table (docs/architecture.md "Rules", data access): every statement
@@ -132,16 +133,16 @@ export async function findLiveEmailVerifiedAt(em: EntityManager, tenantId: strin
  */
 export async function findActiveAccount(
   em: EntityManager, tenantId: string, sub: string,
-): Promise<Pick<User, 'id' | 'email' | 'emailVerifiedAt' | 'customData'> | undefined> {
+): Promise<Pick<User, 'id' | 'email' | 'emailVerifiedAt' | 'customData' | 'name' | 'picture'> | undefined> {
   const rows = (await em.execute(
-    `select id, email, email_verified_at, custom_data from app_user
+    `select id, email, email_verified_at, custom_data, name, picture from app_user
             where tenant_id = ? and id::text = ? and deleted_at is null and status = 'Active'`,
     [tenantId, sub],
-  )) as { id: string; email: string; email_verified_at: Date | null; custom_data: Record<string, unknown> | string }[];
+  )) as { id: string; email: string; email_verified_at: Date | null; custom_data: Record<string, unknown> | string; name: string | null; picture: string | null }[];
   const row = rows[0];
   if (!row) return undefined;
   const customData = typeof row.custom_data === 'string' ? (JSON.parse(row.custom_data) as Record<string, unknown>) : row.custom_data;
-  return { id: row.id, email: row.email, emailVerifiedAt: row.email_verified_at, customData };
+  return { id: row.id, email: row.email, emailVerifiedAt: row.email_verified_at, customData, name: row.name, picture: row.picture };
 }
 
 /** Where and in which language mail to a person goes. */
@@ -178,27 +179,30 @@ export async function findTenantPeopleEmails(em: EntityManager, tenantId: string
 }
 
 /** The user's row as the data export shows it (any state), with whether TOTP is active; undefined when absent. */
-export interface UserExportRow extends Pick<User, 'id' | 'email' | 'status' | 'role' | 'createdAt' | 'updatedAt' | 'lastLoginAt' | 'emailVerifiedAt' | 'deletedAt' | 'totpEnrolledAt' | 'locale'> {
+export interface UserExportRow extends Pick<
+  User, 'id' | 'email' | 'status' | 'role' | 'createdAt' | 'updatedAt' | 'lastLoginAt' | 'emailVerifiedAt' | 'deletedAt' | 'totpEnrolledAt' | 'locale' | 'name' | 'picture'
+> {
   totpActive: boolean;
 }
 
 /** The user of the tenant (live or soft-deleted) for the data export, or undefined. */
 export async function findUserForExport(em: EntityManager, tenantId: string, userId: string): Promise<UserExportRow | undefined> {
   const rows = (await em.execute(
-    `select id, email, status, role, created_at, updated_at, last_login_at, email_verified_at, deleted_at, locale,
+    `select id, email, status, role, created_at, updated_at, last_login_at, email_verified_at, deleted_at, locale, name, picture,
               totp_enrolled_at, (totp_secret_enc is not null and totp_enrolled_at is not null) as totp_active
          from app_user where id = ? and tenant_id = ?`,
     [userId, tenantId],
   )) as {
     id: string; email: string; status: UserStatus; role: UserRole; created_at: Date; updated_at: Date; last_login_at: Date | null;
     email_verified_at: Date | null; deleted_at: Date | null; locale: Locale | null; totp_enrolled_at: Date | null; totp_active: boolean;
+    name: string | null; picture: string | null;
   }[];
   const row = rows[0];
   if (!row) return undefined;
   return {
     id: row.id, email: row.email, status: row.status, role: row.role, createdAt: row.created_at, updatedAt: row.updated_at,
     lastLoginAt: row.last_login_at, emailVerifiedAt: row.email_verified_at, deletedAt: row.deleted_at, totpEnrolledAt: row.totp_enrolled_at,
-    totpActive: row.totp_active, locale: row.locale,
+    totpActive: row.totp_active, locale: row.locale, name: row.name, picture: row.picture,
   };
 }
 
@@ -210,6 +214,17 @@ export async function updateRoleAndStatus(em: EntityManager, tenantId: string, u
 /** Sets the custom data (a JSON object) of a user of the tenant. */
 export async function updateCustomData(em: EntityManager, tenantId: string, userId: string, customData: Record<string, unknown>, now: Date): Promise<void> {
   await em.execute('update app_user set custom_data = ?::jsonb, updated_at = ? where id = ? and tenant_id = ?', [JSON.stringify(customData), now, userId, tenantId]);
+}
+
+/**
+ * Sets the profile fields of a user of the tenant that `change` names (a value sets, null clears,
+ * absent leaves the column as it is), stamping `updated_at`.
+ */
+export async function updateProfile(em: EntityManager, tenantId: string, userId: string, change: ProfileChange, now: Date): Promise<void> {
+  const fields: Partial<Pick<User, 'name' | 'picture' | 'updatedAt'>> = { updatedAt: now };
+  if (change.name !== undefined) fields.name = change.name;
+  if (change.picture !== undefined) fields.picture = change.picture;
+  await em.nativeUpdate(UserSchema, { id: userId, tenantId }, fields);
 }
 
 /** Soft-deletes (`deleted_at` = `now`) a user of the tenant. */
@@ -504,7 +519,7 @@ const USER_INSERT_COLUMNS = [
   ['created_at', 'createdAt'], ['updated_at', 'updatedAt'], ['last_login_at', 'lastLoginAt'], ['email_verified_at', 'emailVerifiedAt'],
   ['deleted_at', 'deletedAt'], ['totp_secret_enc', 'totpSecretEnc'], ['totp_enrolled_at', 'totpEnrolledAt'],
   ['totp_pending_secret_enc', 'totpPendingSecretEnc'], ['totp_last_used_step', 'totpLastUsedStep'], ['locale', 'locale'], ['imported_at', 'importedAt'],
-  ['custom_data', 'customData'],
+  ['custom_data', 'customData'], ['name', 'name'], ['picture', 'picture'],
 ] as const satisfies readonly (readonly [string, keyof User])[];
 
 /** The PostgreSQL type of each column {@link insertUsersUnlessTaken} writes (its array parameter's element type). */
@@ -512,7 +527,7 @@ const USER_COLUMN_TYPES: Record<(typeof USER_INSERT_COLUMNS)[number][0], string>
   id: 'uuid', tenant_id: 'uuid', email: 'text', password_hash: 'text', status: 'text', role: 'text',
   created_at: 'timestamptz', updated_at: 'timestamptz', last_login_at: 'timestamptz', email_verified_at: 'timestamptz',
   deleted_at: 'timestamptz', totp_secret_enc: 'text', totp_enrolled_at: 'timestamptz', totp_pending_secret_enc: 'text',
-  totp_last_used_step: 'bigint', locale: 'text', imported_at: 'timestamptz', custom_data: 'jsonb',
+  totp_last_used_step: 'bigint', locale: 'text', imported_at: 'timestamptz', custom_data: 'jsonb', name: 'text', picture: 'text',
 };
 
 /**
@@ -538,7 +553,7 @@ export async function findLiveEmails(em: EntityManager, tenantId: string, emails
  * address already belongs to a live user of its tenant (the live-address unique index; `on conflict
  * do nothing`, so an existing user is never overwritten, and a concurrent insert of the same address
  * is skipped too). Each column is sent as one array parameter and the rows are `unnest`ed from
- * them, so a thousand rows cost 18 parameters, not 18,000 literals in the SQL text
+ * them, so a thousand rows cost 20 parameters, not 20,000 literals in the SQL text
  * (docs/performance.md "Import jobs").
  * @returns the ids of the rows inserted.
  */
@@ -558,7 +573,7 @@ export async function insertUsersUnlessTaken(tx: EntityManager, users: User[]): 
 /** One user of GET users/export: the row without its secrets. */
 export type ExportedUserRow = Pick<
   User,
-  'id' | 'email' | 'status' | 'role' | 'createdAt' | 'updatedAt' | 'lastLoginAt' | 'emailVerifiedAt' | 'totpEnrolledAt' | 'locale' | 'importedAt'
+  'id' | 'email' | 'status' | 'role' | 'createdAt' | 'updatedAt' | 'lastLoginAt' | 'emailVerifiedAt' | 'totpEnrolledAt' | 'locale' | 'importedAt' | 'name' | 'picture'
 > & { customData: Record<string, unknown> };
 
 /** Where the next export batch starts: the last row's `created_at` (as PostgreSQL text, to the microsecond) and id. */
@@ -580,7 +595,7 @@ export async function findUserExportBatch(
 ): Promise<{ rows: ExportedUserRow[]; next: UserExportKeyset | null }> {
   const rows = await em.execute<Record<string, unknown>[]>(
     `select id, email, status, role, created_at, created_at::text as created_key, updated_at, last_login_at, email_verified_at,
-            totp_enrolled_at, locale, imported_at, custom_data
+            totp_enrolled_at, locale, imported_at, custom_data, name, picture
        from app_user
       where tenant_id = ? and deleted_at is null ${after ? 'and (created_at, id) > (?::timestamptz, ?)' : ''}
       order by created_at, id
@@ -603,6 +618,8 @@ export async function findUserExportBatch(
       locale: (r.locale ?? null) as Locale | null,
       importedAt: date(r.imported_at),
       customData: (typeof r.custom_data === 'string' ? JSON.parse(r.custom_data) : (r.custom_data ?? {})) as Record<string, unknown>,
+      name: (r.name ?? null) as string | null,
+      picture: (r.picture ?? null) as string | null,
     })),
     next: last ? { createdAt: last.created_key as string, id: last.id as string } : null,
   };

@@ -9,6 +9,7 @@ import { forgetPersonData, useMe, usePageTitle, useSignedIn, useSignInOptions, u
 import { deviceName } from '../device-name';
 import { ErrorAlert, Field, formValue, Notice, RecoveryCodeList, TotpSecret, useSessionMethodLabel } from '../ui';
 import { ResendVerification } from './auth';
+import { Avatar } from '../avatar';
 
 /** Pages that need a session: restores it from the refresh cookie, or sends the browser to sign-in. */
 export function SignedInLayout() {
@@ -63,6 +64,7 @@ export function AccountPage() {
   return (
     <main className="page" id="main">
       <h1>{t('title')}</h1>
+      <ProfileEditor slug={slug} user={user} />
       <dl className="facts">
         <dt>{t('facts.email')}</dt>
         <dd>
@@ -94,6 +96,48 @@ export function AccountPage() {
       <SessionControls slug={slug} />
       <DeleteAccount slug={slug} />
     </main>
+  );
+}
+
+/**
+ * The person's profile (PATCH me; docs/api-rules.md "Users and sign-up"): their picture (or initials)
+ * and the form to change the display name and the picture's https URL; an emptied field clears it.
+ * Applications signing in with scope `profile` receive both as `name` and `picture`.
+ */
+function ProfileEditor({ slug, user }: { slug: string; user: { email: string; name: string | null; picture: string | null } }) {
+  const { t } = useTranslation('account');
+  const queryClient = useQueryClient();
+  const save = useMutation({
+    mutationFn: (form: FormData) =>
+      trpc.me.update.mutate({ tenantSlug: slug, name: formValue(form, 'name') ?? null, picture: formValue(form, 'picture') ?? null }),
+    onSuccess: (saved) => {
+      queryClient.setQueryData(['me', slug], (old: Record<string, unknown> | undefined) => (old ? { ...old, name: saved.name, picture: saved.picture } : old));
+    },
+  });
+  const error = save.error ? toFormError(save.error) : null;
+  return (
+    <section aria-labelledby="profile-heading" className="panel">
+      <h2 id="profile-heading">{t('profile.title')}</h2>
+      <div className="profile-head">
+        <Avatar name={user.name} email={user.email} picture={user.picture} size="large" alt={user.picture ? t('profile.pictureAlt') : t('profile.initialsAlt')} />
+        <span>{user.name ?? <span className="muted">{t('profile.noName')}</span>}</span>
+      </div>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          save.mutate(new FormData(e.currentTarget));
+        }}
+      >
+        <ErrorAlert error={error} />
+        {save.isSuccess && <Notice>{t('profile.saved')}</Notice>}
+        <Field label={t('profile.name')} name="name" autoComplete="name" maxLength={128} defaultValue={user.name ?? ''} error={error} hint={t('profile.nameHint')} />
+        <Field
+          label={t('profile.picture')} name="picture" type="url" inputMode="url" maxLength={2048} defaultValue={user.picture ?? ''} error={error}
+          hint={t('profile.pictureHint')} placeholder="https://"
+        />
+        <button type="submit" disabled={save.isPending}>{t('profile.save')}</button>
+      </form>
+    </section>
   );
 }
 

@@ -6,7 +6,8 @@ import { formatDetails, when } from '../audit-format';
 import { toFormError, trpc, type RouterOutputs } from '../api';
 import { useConfirm, type ConfirmRequest } from '../confirm';
 import { usePageTitle, useSlug } from '../hooks';
-import { ErrorAlert, Notice, useSessionMethodLabel } from '../ui';
+import { ErrorAlert, Field, formValue, Notice, useSessionMethodLabel } from '../ui';
+import { Avatar } from '../avatar';
 import { ActionLabel, EventDetail, EventDetailButton, recordedEmails, useNameParty, type AuditItem } from './admin-events';
 import { HeldRoles } from './admin-roles';
 
@@ -118,19 +119,57 @@ function CustomDataEditor({ slug, userId, customData }: { slug: string; userId: 
 }
 
 /**
- * The actions an admin takes on one user (role, suspension, reset, verification, authenticator,
- * sessions, deletion): each changing one asks first, naming the user and the consequence; each
+ * The user's name and picture as an admin edits them (PATCH users/{userId} `name`, `picture`; the
+ * same rules as the person's own account page; audited `UserProfileUpdated`): an emptied field
+ * clears it. Shown beside the picture (or the initials) it saves.
+ */
+function ProfileEditor({ slug, user }: { slug: string; user: ListedUser }) {
+  const { t } = useTranslation('admin');
+  const queryClient = useQueryClient();
+  const id = useId();
+  const save = useMutation({
+    mutationFn: (form: FormData) =>
+      trpc.users.update.mutate({ tenantSlug: slug, userId: user.id, name: formValue(form, 'name') ?? null, picture: formValue(form, 'picture') ?? null }),
+    onSuccess: async (saved) => {
+      queryClient.setQueryData(['user', slug, user.id], (old: RouterOutputs['users']['get'] | undefined) => (old ? { ...old, user: saved } : old));
+      await queryClient.invalidateQueries({ queryKey: ['users', slug] });
+    },
+  });
+  const error = save.error ? toFormError(save.error) : null;
+  return (
+    <section aria-labelledby={`${id}-heading`}>
+      <h2 id={`${id}-heading`}>{t('user.profile.title')}</h2>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          save.mutate(new FormData(e.currentTarget));
+        }}
+      >
+        <ErrorAlert error={error} />
+        {save.isSuccess && <Notice>{t('user.profile.saved')}</Notice>}
+        <Field label={t('user.profile.name')} name="name" autoComplete="off" maxLength={128} defaultValue={user.name ?? ''} error={error} hint={t('user.profile.nameHint')} />
+        <Field
+          label={t('user.profile.picture')} name="picture" type="url" inputMode="url" maxLength={2048} defaultValue={user.picture ?? ''} error={error}
+          hint={t('user.profile.pictureHint')}
+        />
+        <button type="submit" disabled={save.isPending}>{t('user.profile.save')}</button>
+      </form>
+    </section>
+  );
+}
+
+/**
+ * The actions an admin takes on one user on their page (role, suspension, reset, verification,
+ * authenticator, deletion; the sessions are listed beside them): each changing one asks first, naming the user and the consequence; each
  * reports its result in words through `onResult` (docs/web.md "Console").
  */
 export function UserActions({
-  slug, user, onResult, onError, onSessions, onDeleted,
+  slug, user, onResult, onError, onDeleted,
 }: {
   slug: string;
   user: ListedUser;
   onResult: (message: string) => void;
   onError: (error: unknown) => void;
-  /** Shows the user's sessions; omitted where they are already on screen. */
-  onSessions?: () => void;
   onDeleted?: () => void;
 }) {
   const { t } = useTranslation('admin');
@@ -210,11 +249,6 @@ export function UserActions({
           onClick={() => act(() => trpc.users.disableTotp.mutate(ids), t('user.disableTotpDone', { email: u.email }), { message: t('user.disableTotpConfirm', { email: u.email }), confirmLabel: t('confirmActions.disableTotp') })}
         >
           {t('user.disableTotp')}
-        </button>
-      )}
-      {onSessions && (
-        <button type="button" className="secondary" aria-label={t('user.sessionsLabel', { email: u.email })} onClick={onSessions}>
-          {t('user.sessions')}
         </button>
       )}
       <button
@@ -308,6 +342,13 @@ export function UserPage() {
       {result && <Notice>{result}</Notice>}
       {profile.data && user && (
         <>
+          <div className="profile-head">
+            <Avatar
+              name={user.name} email={user.email} picture={user.picture} size="large"
+              alt={user.picture ? t('user.profile.pictureAlt', { email: user.email }) : t('user.profile.initialsAlt', { email: user.email })}
+            />
+            <span>{user.name ?? <span className="muted">{t('user.profile.noName')}</span>}</span>
+          </div>
           <dl className="facts">
             <dt>{t('user.status')}</dt><dd>{t(`values.statuses.${user.status}`)}</dd>
             <dt>{t('user.role')}</dt><dd>{t(`values.roles.${user.role}`)}</dd>
@@ -325,6 +366,7 @@ export function UserPage() {
               onDeleted={() => navigate({ to: '/app/$slug/admin/users', params: { slug } })}
             />
           </div>
+          <ProfileEditor key={user.id} slug={slug} user={user} />
           <HeldRoles slug={slug} holder={{ kind: 'user', id: user.id, label: user.email }} />
           <CustomDataEditor key={user.id} slug={slug} userId={user.id} customData={user.customData} />
           <section aria-labelledby="passkeys-heading">

@@ -10,7 +10,9 @@ import { useMe, usePageTitle, useSlug } from '../hooks';
 import { BrandingSection } from './admin-branding';
 import { PoliciesSection } from './admin-policies';
 import { ActionLabel, ActionSelect, EventDetail, EventDetailButton, PartyText, recordedEmails, useNameParty, type AuditItem } from './admin-events';
-import { RestoreDeletedUser, UserActions, UserSessions } from './admin-user';
+import { RestoreDeletedUser } from './admin-user';
+import { Avatar } from '../avatar';
+import { formatDate, formatDateTime } from '../i18n';
 import { Checkbox, CopyField, ErrorAlert, Field, formValue, Notice, Select } from '../ui';
 
 type Role = RouterInputs['invites']['create']['role'] & string;
@@ -79,7 +81,9 @@ export function AdminLayout() {
 }
 
 /**
- * Users: list page by page ("Load more", GET users `limit` + `cursor`), delete, disable TOTP; "Import
+ * Users: list page by page ("Load more", GET users `limit` + `cursor`) with role, status, whether the
+ * address is verified, authenticator, created and last sign-in (days in the page language); each
+ * person's email (and name and picture when set) links to their page, where every action is. "Import
  * users" opens the import page (./admin-import.tsx), "Export users" downloads GET users/export.
  */
 export function UsersPage() {
@@ -95,7 +99,6 @@ export function UsersPage() {
   const [role, setRole] = useState<Role | ''>('');
   const [status, setStatus] = useState<UserStatus | ''>('');
   const deferredSearch = useDeferredValue(search.trim());
-  const [sessionsOf, setSessionsOf] = useState<{ id: string; email: string } | null>(null);
   const [result, setResult] = useState<string | null>(null);
   // GET users paging (limit + cursor, nextCursor; docs/api-rules.md): pages are appended by "Load more";
   // search (part of the email), role and status filter on the server
@@ -110,10 +113,9 @@ export function UsersPage() {
     getNextPageParam: (last) => last.nextCursor ?? undefined,
     placeholderData: keepPreviousData,
   });
-  const [actionError, setActionError] = useState<unknown>(null);
   // GET users/export (docs/import.md "Exporting"): NDJSON, fetched with the access token and saved as a file
   const exportUsers = useMutation({ mutationFn: () => downloadFile(slug, `/v1/${encodeURIComponent(slug)}/users/export`) });
-  const error = users.error ?? actionError ?? exportUsers.error;
+  const error = users.error ?? exportUsers.error;
   const items = users.data?.pages.flatMap((page) => page.items) ?? [];
   return (
     <main className="page" id="main">
@@ -157,22 +159,24 @@ export function UsersPage() {
       <div className="table-wrap">
         <table className="cards">
           <thead>
-            <tr><th scope="col">{t('table.email')}</th><th scope="col">{t('table.role')}</th><th scope="col">{t('table.status')}</th><th scope="col">{t('table.authenticator')}</th><th scope="col">{t('table.actions')}</th></tr>
+            <tr>
+              <th scope="col">{t('table.user')}</th><th scope="col">{t('table.role')}</th><th scope="col">{t('table.status')}</th>
+              <th scope="col">{t('table.verified')}</th><th scope="col">{t('table.authenticator')}</th><th scope="col">{t('table.created')}</th>
+              <th scope="col">{t('table.lastSignIn')}</th>
+            </tr>
           </thead>
           <tbody>
             {items.map((u) => (
               <tr key={u.id}>
-                <td role="cell"><Link to="/app/$slug/admin/users/$userId" params={{ slug, userId: u.id }}>{u.email}</Link></td>
+                <td role="cell"><UserCell slug={slug} user={u} /></td>
                 <td role="cell" data-label={t('table.role')}>{t(`values.roles.${u.role}`)}</td>
                 <td role="cell" data-label={t('table.status')}>{t(`values.statuses.${u.status}`)}</td>
+                <td role="cell" data-label={t('table.verified')}>{u.emailVerified ? t('values.yes') : t('values.no')}</td>
                 <td role="cell" data-label={t('table.authenticator')}>{u.totpEnrolled ? t('values.on') : t('values.off')}</td>
-                <td role="cell" className="actions">
-                  <UserActions
-                    slug={slug} user={u}
-                    onResult={(message) => { setActionError(null); setResult(message); }}
-                    onError={(err) => { setResult(null); setActionError(err); }}
-                    onSessions={() => setSessionsOf({ id: u.id, email: u.email })}
-                  />
+                <td role="cell" data-label={t('table.created')}><Day iso={u.createdAt} /></td>
+                <td role="cell" data-label={t('table.lastSignIn')}>
+                  {/* lastLoginAt is createdAt for the sign-up's own sign-in, and its fallback after an import (docs/decisions.md "Users") */}
+                  {u.lastLoginAt === u.createdAt ? t('user.notSinceSignUp') : <Day iso={u.lastLoginAt} />}
                 </td>
               </tr>
             ))}
@@ -187,8 +191,31 @@ export function UsersPage() {
           {t('users.loadMore')}
         </button>
       )}
-      {sessionsOf && <UserSessions slug={slug} user={sessionsOf} onClose={() => setSessionsOf(null)} />}
     </main>
+  );
+}
+
+/** A day in the page language, the full time on hover. */
+function Day({ iso }: { iso: string }) {
+  return <time dateTime={iso} title={formatDateTime(iso)}>{formatDate(iso)}</time>;
+}
+
+/**
+ * A person in the users list: the link to their page named by their email, with their display name
+ * and small picture (or initials) beside it when they have a name or picture; without either, the
+ * address alone (the cell's text is then exactly the address).
+ */
+function UserCell({ slug, user }: { slug: string; user: RouterOutputs['users']['list']['items'][number] }) {
+  const link = <Link to="/app/$slug/admin/users/$userId" params={{ slug, userId: user.id }}>{user.email}</Link>;
+  if (user.name === null && user.picture === null) return link;
+  return (
+    <span className="person">
+      <Avatar name={user.name} email={user.email} picture={user.picture} />
+      <span className="person-text">
+        {user.name !== null && <span>{user.name}</span>}
+        {link}
+      </span>
+    </span>
   );
 }
 

@@ -10,6 +10,18 @@ export const account: Translation<typeof english> = {
     signOut: 'Abmelden',
   },
   title: 'Ihr Konto',
+  profile: {
+    title: 'Profil',
+    name: 'Anzeigename',
+    nameHint: 'Bis zu 128 Zeichen. Leer lassen, um keinen Namen anzuzeigen.',
+    noName: 'Noch kein Anzeigename',
+    picture: 'Bild-URL',
+    pictureHint: 'Eine https://-Adresse eines Bildes. Leer lassen, um Ihre Initialen anzuzeigen.',
+    pictureAlt: 'Ihr Bild',
+    initialsAlt: 'Ihre Initialen',
+    save: 'Profil speichern',
+    saved: 'Profil gespeichert.',
+  },
   facts: {
     email: 'E-Mail-Adresse',
     verified: 'Bestätigt',

@@ -30,6 +30,7 @@ export const common: Translation<typeof english> = {
     email: 'Geben Sie eine E-Mail-Adresse wie name@example.com ein.',
     option: 'Wählen Sie eine der Optionen.',
     url: 'Geben Sie eine vollständige URL ein, beginnend mit https://.',
+    controlCharacters: 'Entfernen Sie Zeilenumbrüche, Tabulatoren und andere Steuerzeichen.',
     dateTime: 'Geben Sie Datum und Uhrzeit ein.',
   },
   sessionMethods: { password: 'Passwort', totp: 'Authenticator-App', recovery_code: 'Wiederherstellungscode', email_otp: 'Code per E-Mail', idp: 'Identitätsanbieter', sso: 'Enterprise-SSO', passkey: 'Passkey' },

@@ -7,6 +7,18 @@ export const account = {
     signOut: 'Sign out',
   },
   title: 'Your account',
+  profile: {
+    title: 'Profile',
+    name: 'Display name',
+    nameHint: 'Up to 128 characters. Leave empty to show no name.',
+    noName: 'No display name yet',
+    picture: 'Picture URL',
+    pictureHint: 'An https:// address of an image. Leave empty to show your initials.',
+    pictureAlt: 'Your picture',
+    initialsAlt: 'Your initials',
+    save: 'Save profile',
+    saved: 'Profile saved.',
+  },
   facts: {
     email: 'Email',
     verified: 'Verified',

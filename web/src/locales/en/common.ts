@@ -31,6 +31,7 @@ export const common = {
     email: 'Enter an email address like name@example.com.',
     option: 'Choose one of the options.',
     url: 'Enter a full URL, starting with https://.',
+    controlCharacters: 'Remove line breaks, tabs and other control characters.',
     dateTime: 'Enter a date and time.',
   },
   sessionMethods: { password: 'Password', totp: 'authenticator app', recovery_code: 'recovery code', email_otp: 'emailed code', idp: 'Identity provider', sso: 'Enterprise SSO', passkey: 'Passkey' },

@@ -10,6 +10,18 @@ export const account: Translation<typeof english> = {
     signOut: 'Se déconnecter',
   },
   title: 'Votre compte',
+  profile: {
+    title: 'Profil',
+    name: 'Nom affiché',
+    nameHint: 'Jusqu’à 128 caractères. Laissez vide pour n’afficher aucun nom.',
+    noName: 'Pas encore de nom affiché',
+    picture: 'URL de la photo',
+    pictureHint: 'Une adresse https:// d’une image. Laissez vide pour afficher vos initiales.',
+    pictureAlt: 'Votre photo',
+    initialsAlt: 'Vos initiales',
+    save: 'Enregistrer le profil',
+    saved: 'Profil enregistré.',
+  },
   facts: {
     email: 'Adresse e-mail',
     verified: 'Vérifiée',

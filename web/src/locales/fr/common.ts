@@ -30,6 +30,7 @@ export const common: Translation<typeof english> = {
     email: 'Saisissez une adresse e-mail comme nom@exemple.com.',
     option: 'Choisissez l’une des options.',
     url: 'Saisissez une URL complète, commençant par https://.',
+    controlCharacters: 'Retirez les sauts de ligne, tabulations et autres caractères de contrôle.',
     dateTime: 'Saisissez une date et une heure.',
   },
   sessionMethods: { password: 'Mot de passe', totp: 'application d’authentification', recovery_code: 'code de récupération', email_otp: 'code par e-mail', idp: 'Fournisseur d’identité', sso: 'SSO entreprise', passkey: 'Clé d’accès' },
