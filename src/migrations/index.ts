@@ -27,6 +27,7 @@ import { Migration20261126140000_workspace_policies } from './Migration202611261
 import { Migration20261126150000_organizations } from './Migration20261126150000_organizations.js';
 import { Migration20261126160000_sso_connections } from './Migration20261126160000_sso_connections.js';
 import { Migration20261126170000_organizations_at_scale } from './Migration20261126170000_organizations_at_scale.js';
+import { Migration20261127100000_branding_variants } from './Migration20261127100000_branding_variants.js';
 
 /**
  * Every committed migration, in the order it is applied. Listed explicitly so the same list runs
@@ -61,4 +62,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261126150000_organizations', class: Migration20261126150000_organizations },
   { name: 'Migration20261126160000_sso_connections', class: Migration20261126160000_sso_connections },
   { name: 'Migration20261126170000_organizations_at_scale', class: Migration20261126170000_organizations_at_scale },
+  { name: 'Migration20261127100000_branding_variants', class: Migration20261127100000_branding_variants },
 ];
