@@ -23,7 +23,8 @@ export function ifNoneMatchHits(header: string | undefined, etag: string): boole
 /**
  * `GET /v1/{tenantSlug}/branding/logo` and `GET /v1/{tenantSlug}/branding/logo/dark` (public;
  * docs/web.md "Branding"): the workspace's logo (the dark theme's, else the logo) with its content
- * type, a strong `ETag` (SHA-256 of the bytes), `Cache-Control: public, max-age=300`,
+ * type, a strong `ETag` (SHA-256 of the bytes), `Cache-Control: public, max-age=300` (`no-cache`
+ * when `?v=` names another version than the one served),
  * `X-Content-Type-Options: nosniff` and a CSP that lets nothing run; 304 for a matching
  * `If-None-Match`; 404 `not_found` without a logo or a live workspace. Served from the instance's
  * memory (LogoService.find); a `?v=` naming another version than the remembered one reads it again.
@@ -38,8 +39,11 @@ export function brandingLogo(services: AppServices, variant: LogoVariant): Reque
       return;
     }
     const etag = `"${logo.etag}"`;
+    // a link naming another version than the one served (an old link, or a change not read yet) is
+    // not cached under that URL, so the version in a URL always names the bytes caches keep for it
+    const versionServed = version === undefined || logo.etag.startsWith(version);
     res.set({
-      'cache-control': `public, max-age=${LOGO_MAX_AGE_SECONDS}`,
+      'cache-control': versionServed ? `public, max-age=${LOGO_MAX_AGE_SECONDS}` : 'no-cache',
       etag,
       'x-content-type-options': 'nosniff',
       'content-security-policy': "default-src 'none'; sandbox",

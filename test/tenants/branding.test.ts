@@ -170,10 +170,16 @@ describe('workspace branding', () => {
     const cached = await fetch(`${server.url}/v1/${tenant.slug}/branding/logo`);
     expect(cached.headers.get('content-type')).toBe('image/png');
     expect(await fetch(`${server.url}${set.body.logoUrl}`).then((r) => r.headers.get('content-type'))).toBe('image/png');
-    // ...and reads it again for a link naming the new version
+    // ...and reads it again for a link naming the new version (at most once a second)
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
     const fresh = await fetch(`${server.url}/v1/${tenant.slug}/branding/logo?v=${etag.slice(0, 16)}`);
     expect(fresh.headers.get('content-type')).toBe('image/gif');
     expect(fresh.headers.get('etag')).toBe(`"${etag}"`);
+    expect(fresh.headers.get('cache-control')).toBe('public, max-age=300');
+    // the old link now gets the new bytes, which caches must not keep under the old version's URL
+    const old = await fetch(`${server.url}${set.body.logoUrl}`);
+    expect(old.headers.get('content-type')).toBe('image/gif');
+    expect(old.headers.get('cache-control')).toBe('no-cache');
     expect(Buffer.from(await fresh.arrayBuffer()).equals(GIF)).toBe(true);
     expect((await fetch(`${server.url}/v1/${tenant.slug}/branding/logo`, { headers: { 'if-none-match': `W/"x", "${etag}"` } })).status).toBe(304);
     expect((await fetch(`${server.url}/v1/${tenant.slug}/branding/logo`, { headers: { 'if-none-match': '*' } })).status).toBe(304);

@@ -41,9 +41,16 @@ export const LOGO_CACHE_TTL_MS = 30_000;
 /** A logo as `GET branding/logo` serves it. */
 export type ServedLogo = Pick<TenantLogo, 'contentType' | 'bytes' | 'etag'>;
 
-/** What the instance remembers of one slug and variant: the logo, or that there is none. */
+/**
+ * The shortest time between two reads of one logo for links naming another version than the
+ * remembered one, in milliseconds: made-up `?v=` values cannot turn the cache into a read per request.
+ */
+export const LOGO_RECHECK_MS = 1_000;
+
+/** What the instance remembers of one slug and variant: the logo, or that there is none, and when it was read. */
 interface CachedLogo {
   logo: ServedLogo | undefined;
+  readAt: number;
 }
 
 /** The `tenant` field that names each variant's stored version, and its name in `details.changes`. */
@@ -143,16 +150,19 @@ export class LogoService {
   /**
    * The logo `GET /v1/{tenantSlug}/branding/logo` serves (`light`; `dark` falls back to the light
    * one), or undefined (no live tenant or no logo). Kept in memory for {@link LOGO_CACHE_TTL_MS};
-   * read again at once when `version` (the `?v=` of the link, a prefix of the ETag) names another
-   * version than the remembered one, so a link to a logo just changed on another instance is never
-   * answered with the old bytes.
+   * read again when `version` (the `?v=` of the link, a prefix of the ETag) names another version
+   * than the remembered one (at most once per {@link LOGO_RECHECK_MS}), so a link to a logo just
+   * changed on another instance gets the new bytes.
    */
   async find(em: EntityManager, slug: string, variant: LogoVariant, version?: string): Promise<ServedLogo | undefined> {
     const key = `${variant}:${slug}`;
     const cached = this.served.get(key);
-    if (cached && (version === undefined || (cached.logo !== undefined && cached.logo.etag.startsWith(version)))) return cached.logo;
+    if (cached) {
+      const current = version === undefined || (cached.logo !== undefined && cached.logo.etag.startsWith(version));
+      if (current || Date.now() - cached.readAt < LOGO_RECHECK_MS) return cached.logo;
+    }
     const logo = await findLogoBySlug(em, slug, variant);
-    this.served.set(key, { logo });
+    this.served.set(key, { logo, readAt: Date.now() });
     return logo;
   }
 
