@@ -8,6 +8,13 @@ export type MfaPolicy = (typeof MFA_POLICIES)[number];
 /** Who may sign up (docs/api-rules.md "Users and sign-up"): anyone, addresses of listed domains, or invited people only. */
 export const SIGNUP_POLICIES = ['Open', 'Domains', 'InviteOnly'] as const;
 export type SignupPolicy = (typeof SIGNUP_POLICIES)[number];
+/**
+ * How a workspace's page header shows it (docs/web.md "Branding"): logo and name side by side, the
+ * logo alone (a logo that already spells the name; the name stays its alt text and in `<title>`), or
+ * the name alone. Without a logo every choice shows the name.
+ */
+export const BRAND_DISPLAYS = ['LogoAndName', 'LogoOnly', 'NameOnly'] as const;
+export type BrandDisplay = (typeof BRAND_DISPLAYS)[number];
 
 /**
  * The policies of a new workspace (docs/api-rules.md "Workspace policies"): the values the service
@@ -50,8 +57,12 @@ export interface Tenant {
   primaryColor: string | null;
   /** An https or mailto link for help, on pages and in mails; null: none. */
   supportUrl: string | null;
-  /** The strong ETag of the stored logo (`tenant_logo`); null: no logo. */
+  /** The strong ETag of the stored logo (`tenant_logo`, variant `light`); null: no logo. */
   logoEtag: string | null;
+  /** The strong ETag of the logo for the dark theme (`tenant_logo`, variant `dark`); null: the dark theme shows `logoEtag`'s. */
+  darkLogoEtag: string | null;
+  /** How the page header shows the workspace: logo and name, logo only, name only (default `LogoAndName`). */
+  brandDisplay: BrandDisplay;
   /** The shortest password accepted when one is set (12 to 128 characters; docs/api-rules.md "Workspace policies"). */
   passwordMinLength: number;
   /** Whether a password among the bundled list of common passwords is refused (default true). */
@@ -89,6 +100,8 @@ export const TenantSchema = new EntitySchema<Tenant>({
     primaryColor: { type: 'string', length: 7, nullable: true },
     supportUrl: { type: 'string', length: 2048, nullable: true },
     logoEtag: { type: 'string', length: 64, nullable: true },
+    darkLogoEtag: { type: 'string', length: 64, nullable: true },
+    brandDisplay: { type: 'string', length: 16, default: 'LogoAndName' },
     passwordMinLength: { type: 'integer', default: 12 },
     passwordRejectCommon: { type: 'boolean', default: true },
     lockoutMaxFailedAttempts: { type: 'integer', default: 10 },

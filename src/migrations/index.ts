@@ -29,6 +29,7 @@ import { Migration20261126160000_sso_connections } from './Migration202611261600
 import { Migration20261126170000_organizations_at_scale } from './Migration20261126170000_organizations_at_scale.js';
 import { Migration20261127030000_refresh_writes_no_session } from './Migration20261127030000_refresh_writes_no_session.js';
 import { Migration20261127100000_user_profile } from './Migration20261127100000_user_profile.js';
+import { Migration20261127110000_branding_variants } from './Migration20261127110000_branding_variants.js';
 
 /**
  * Every committed migration, in the order it is applied. Listed explicitly so the same list runs
@@ -65,4 +66,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261126170000_organizations_at_scale', class: Migration20261126170000_organizations_at_scale },
   { name: 'Migration20261127030000_refresh_writes_no_session', class: Migration20261127030000_refresh_writes_no_session },
   { name: 'Migration20261127100000_user_profile', class: Migration20261127100000_user_profile },
+  { name: 'Migration20261127110000_branding_variants', class: Migration20261127110000_branding_variants },
 ];

@@ -1,4 +1,5 @@
 import { brandingLogo } from './branding-logo.js';
+import { LOGO_MAX_BODY_BYTES } from '../services/branding/logo-service.js';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import helmet from 'helmet';
@@ -162,7 +163,8 @@ export function createApp(services: AppServices): express.Express {
   app.use(webPages());
 
   // A workspace's logo caches for a while (its URL carries its version); everything below is no-store.
-  app.get('/v1/:slug/branding/logo', brandingLogo(services));
+  app.get('/v1/:slug/branding/logo', brandingLogo(services, 'light'));
+  app.get('/v1/:slug/branding/logo/dark', brandingLogo(services, 'dark'));
   app.use(noStore);
   // A provider sign-in the hosted pages started returns to its page (docs/web.md); API clients are unaffected.
   app.get('/v1/:slug/oauth/idp/callback', idpCallbackToPage);
@@ -175,6 +177,10 @@ export function createApp(services: AppServices): express.Express {
   app.post('/v1/:slug/sso-connections', ssoConnectionBody);
   app.patch('/v1/:slug/sso-connections/:id', ssoConnectionBody);
   app.post(['/trpc/sso.create', '/trpc/sso.update'], ssoConnectionBody);
+  // A logo of up to 256 KiB travels as base64 (docs/web.md "Branding"): only its routes take bodies that large.
+  const logoBody = express.json({ limit: LOGO_MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] });
+  app.put(['/v1/:slug/tenant/logo', '/v1/:slug/tenant/logo/dark'], logoBody);
+  app.post(['/trpc/tenant.setLogo', '/trpc/tenant.setDarkLogo'], logoBody);
   app.use(express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] }));
   // An import job's NDJSON body (not parsed above) is left unread: the procedure streams it into the job (docs/import.md).
   app.post('/v1/:slug/users/import-jobs', leaveNdjsonBodyUnread);

@@ -2,6 +2,7 @@ import type { OperationObject, PathItemObject, ReferenceObject, ResponseObject, 
 import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import type { ProcedureMeta } from '../lib/procedure-meta.js';
 import { appRouter } from '../routers/index.js';
+import { LOGO_CONTENT_TYPES } from '../entities/tenant-logo.js';
 import { ERROR_ENVELOPE_SCHEMA, errorResponses } from './openapi-errors.js';
 
 /** The tags of the document, each with what its operations do (every operation's tag is declared here). */
@@ -187,15 +188,17 @@ function documentImportJobs(doc: OpenAPIObject): void {
   };
 }
 
+/** Node answers a request it cannot parse (any path) with this 400 before any route runs. */
+const unreadableResponses = {
+  '400': {
+    description: 'The request is not valid HTTP — `details.reason`: `malformed_http`, `headers_too_large`',
+    content: json({ $ref: '#/components/schemas/ErrorEnvelope' }),
+  },
+};
+
 /** The routes served outside tRPC: liveness, readiness and this document. */
 function serviceRoutes(): Record<string, PathItemObject> {
-  // Node answers a request it cannot parse (any path) with this 400 before any route runs.
-  const unreadable = {
-    '400': {
-      description: 'The request is not valid HTTP — `details.reason`: `malformed_http`, `headers_too_large`',
-      content: json({ $ref: '#/components/schemas/ErrorEnvelope' }),
-    },
-  };
+  const unreadable = unreadableResponses;
   const base = { tags: ['service'], security: [] };
   return {
     '/health': {
@@ -241,27 +244,37 @@ function serviceRoutes(): Record<string, PathItemObject> {
         },
       },
     },
-    '/v1/{tenantSlug}/branding/logo': {
-      get: {
-        tags: ['tenant'],
-        security: [],
-        operationId: 'tenant-branding-logo',
-        summary: 'The workspace\'s logo (public)',
-        description:
-          'The image set with `PUT /v1/{tenantSlug}/tenant/logo` (PNG, JPEG, WebP or GIF), with a strong `ETag`, ' +
-          '`Cache-Control: public, max-age=300` and `X-Content-Type-Options: nosniff`; `If-None-Match` with that ETag answers 304. ' +
-          'Pages and mails link it as `logoUrl` (with `?v=`, so a new logo shows at once).',
-        parameters: [{ name: 'tenantSlug', in: 'path', required: true, schema: { type: 'string' } }],
-        responses: {
-          '200': {
-            description: 'The logo',
-            content: Object.fromEntries(['image/png', 'image/jpeg', 'image/webp', 'image/gif'].map((type) => [type, { schema: { type: 'string', format: 'binary' } }])),
-          },
-          '304': { description: 'Not modified: the ETag given in `If-None-Match` is the logo\'s' },
-          '404': { description: 'No live workspace with this slug, or no logo — `details.reason`: `not_found`', content: json({ $ref: '#/components/schemas/ErrorEnvelope' }) },
-          ...unreadable,
-        },
+    '/v1/{tenantSlug}/branding/logo': { get: logoOperation('light') },
+    '/v1/{tenantSlug}/branding/logo/dark': { get: logoOperation('dark') },
+  };
+}
+
+/** `GET branding/logo` (`light`) and `GET branding/logo/dark`: the public logo routes (src/rest/branding-logo.ts). */
+function logoOperation(variant: 'light' | 'dark'): OperationObject {
+  const dark = variant === 'dark';
+  return {
+    tags: ['tenant'],
+    security: [],
+    operationId: dark ? 'tenant-branding-logo-dark' : 'tenant-branding-logo',
+    summary: dark ? 'The workspace\'s logo for the dark theme, else its logo (public)' : 'The workspace\'s logo (public)',
+    description:
+      (dark
+        ? 'The image set with `PUT /v1/{tenantSlug}/tenant/logo/dark`, or, without one, the logo (`GET branding/logo`). '
+        : 'The image set with `PUT /v1/{tenantSlug}/tenant/logo` (PNG, JPEG, WebP or GIF). ') +
+      'With a strong `ETag`, `Cache-Control: public, max-age=300` and `X-Content-Type-Options: nosniff`; `If-None-Match` with that ETag ' +
+      `answers 304. Pages and mails link it as \`${dark ? 'darkLogoUrl' : 'logoUrl'}\` (with \`?v=\`, so a new logo shows at once).`,
+    parameters: [
+      { name: 'tenantSlug', in: 'path', required: true, schema: { type: 'string' } },
+      { name: 'v', in: 'query', required: false, description: 'The version the link names (the first 16 hex digits of the ETag); only for caches', schema: { type: 'string' } },
+    ],
+    responses: {
+      '200': {
+        description: 'The logo',
+        content: Object.fromEntries(LOGO_CONTENT_TYPES.map((type) => [type, { schema: { type: 'string', format: 'binary' } }])),
       },
+      '304': { description: 'Not modified: the ETag given in `If-None-Match` is the logo\'s' },
+      '404': { description: 'No live workspace with this slug, or no logo — `details.reason`: `not_found`', content: json({ $ref: '#/components/schemas/ErrorEnvelope' }) },
+      ...unreadableResponses,
     },
   };
 }

@@ -76,6 +76,7 @@ export function webPages(): express.Router {
     res.sendFile(path.join(DOCS_DIR, 'index.html'));
   });
   pages.get('/docs/start.js', sendFile(path.join(DOCS_DIR, 'start.js'), 'no-cache'));
+  pages.get('/docs/theme.js', sendFile(path.join(DOCS_DIR, 'theme.js'), 'no-cache'));
   pages.get('/docs/docs.css', sendFile(path.join(DOCS_DIR, 'docs.css'), 'no-cache'));
   pages.get('/docs/swagger-ui.css', sendFile(path.join(SWAGGER_UI_DIR, 'swagger-ui.css'), 'no-cache'));
   pages.get('/docs/swagger-ui-bundle.js', sendFile(path.join(SWAGGER_UI_DIR, 'swagger-ui-bundle.js'), 'no-cache'));

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SIGNUP_POLICIES } from '../entities/tenant.js';
+import { BRAND_DISPLAYS, SIGNUP_POLICIES } from '../entities/tenant.js';
 import { LOCALES } from '../lib/locales.js';
 import { brandingOf } from '../services/branding/branding.js';
 import { securityAdminProcedure, userProcedure } from '../middleware/auth.js';
@@ -42,7 +42,7 @@ export const idpRouter = router({
         summary: 'The sign-in methods a sign-in page can offer (public)',
         description: '`idpSignIn`: whether sign-in with the external identity provider is configured (oauth/idp/start). ' +
           '`workspaceName`: the workspace\'s name, for the page to show. `defaultLocale`: the workspace\'s default language, ' +
-          'which the pages speak when the browser asks for none they offer. `branding`: the display name, logo path, button ' +
+          'which the pages speak when the browser asks for none they offer. `branding`: the display name, logo paths (light and dark theme), how the header shows them, button ' +
           'colour and support link the pages show (docs/web.md "Branding"). `signupPolicy`, `signupEmailDomains` (the domains ' +
           'sign-up is open to under `Domains`, else empty) and `passwordMinLength`: what the sign-up page offers and says. ' +
           '`enterpriseSso`: whether the workspace has single sign-on connections, so a page first tries `sso/start` with the address.',
@@ -57,6 +57,8 @@ export const idpRouter = router({
         branding: z.object({
           displayName: z.string(),
           logoUrl: z.string().nullable(),
+          darkLogoUrl: z.string().nullable().meta({ description: 'The dark theme\'s logo; null: the dark theme shows `logoUrl`' }),
+          brandDisplay: z.enum(BRAND_DISPLAYS).meta({ description: 'How the header shows the workspace: logo and name, logo only (alt text the name), name only' }),
           primaryColor: z.string().nullable(),
           supportUrl: z.string().nullable(),
         }),

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { IdpFullSettingsView } from '../services/idp/idp-service.js';
-import { MFA_POLICIES, SIGNUP_POLICIES, type Tenant, TENANT_PLANS } from '../entities/tenant.js';
+import { BRAND_DISPLAYS, MFA_POLICIES, SIGNUP_POLICIES, type Tenant, TENANT_PLANS } from '../entities/tenant.js';
 import { LOCALES } from '../lib/locales.js';
 import { brandingOf } from '../services/branding/branding.js';
-import { MAX_LOGO_BYTES } from '../services/branding/logo-service.js';
+import { LOGO_MAX_BODY_BYTES, MAX_LOGO_BYTES } from '../services/branding/logo-service.js';
 import { adminProcedure, securityAdminProcedure } from '../middleware/auth.js';
 import { router } from '../trpc.js';
 import { displayName, emailDomain, OK, okOutput, timestampOutput } from './schemas.js';
@@ -67,6 +67,10 @@ export const tenantOutput = z
     primaryColor: z.string().nullable().meta({ description: '`#rrggbb` of buttons on pages and in mails; null: the service\'s colours' }),
     supportUrl: z.string().nullable().meta({ description: 'The help link on pages and in members\' mails' }),
     logoUrl: z.string().nullable().meta({ description: 'Where the logo is served (`GET /v1/{tenantSlug}/branding/logo?v=…`); null: none' }),
+    darkLogoUrl: z.string().nullable()
+      .meta({ description: 'Where the dark theme\'s logo is served (`GET /v1/{tenantSlug}/branding/logo/dark?v=…`); null: none, the dark theme shows `logoUrl`' }),
+    brandDisplay: z.enum(BRAND_DISPLAYS)
+      .meta({ description: 'How the page header shows the workspace: logo and name, the logo alone (its alt text the name), the name alone' }),
     passwordPolicy: passwordPolicyOutput,
     lockout: lockoutOutput,
     sessionPolicy: sessionPolicyOutput,
@@ -79,6 +83,7 @@ export const tenantOutput = z
  * @param idp the tenant's provider settings (IdpService.settingsView), never the secret.
  */
 export function toTenantOutput(tenant: Tenant, idp: IdpFullSettingsView): z.infer<typeof tenantOutput> {
+  const branding = brandingOf(tenant, '');
   return {
     id: tenant.id,
     slug: tenant.slug,
@@ -94,13 +99,31 @@ export function toTenantOutput(tenant: Tenant, idp: IdpFullSettingsView): z.infe
     displayName: tenant.displayName,
     primaryColor: tenant.primaryColor,
     supportUrl: tenant.supportUrl,
-    logoUrl: brandingOf(tenant, '').logoUrl,
+    logoUrl: branding.logoUrl,
+    darkLogoUrl: branding.darkLogoUrl,
+    brandDisplay: tenant.brandDisplay,
     passwordPolicy: { minLength: tenant.passwordMinLength, rejectCommon: tenant.passwordRejectCommon },
     lockout: { maxFailedAttempts: tenant.lockoutMaxFailedAttempts, windowSeconds: tenant.lockoutWindowSeconds },
     sessionPolicy: { refreshTokenLifetimeSeconds: tenant.refreshTokenLifetimeSeconds },
     createdAt: tenant.createdAt.toISOString(),
   };
 }
+
+/** The body of PUT tenant/logo and PUT tenant/logo/dark: the image's bytes or a URL to fetch them from. */
+const logoInput = z
+  .object({
+    dataBase64: z.base64().optional().meta({ description: `The image, base64-encoded (at most ${MAX_LOGO_BYTES} bytes decoded)` }),
+    url: z.url().max(2048).optional().meta({ description: 'An https URL of the image, fetched once' }),
+  })
+  .refine((input) => (input.dataBase64 === undefined) !== (input.url === undefined), { message: 'Give exactly one of dataBase64 or url' });
+
+/** The error statuses of the logo uploads: their own body limit (src/rest/app.ts) is larger than the common one. */
+const logoErrors = {
+  ...adminErrors,
+  400: 'Not an allowed image, too large, or the URL could not be fetched',
+  413: `The body is larger than ${LOGO_MAX_BODY_BYTES} bytes (the limit of the logo routes: a ${MAX_LOGO_BYTES / 1024} KiB image in base64)`,
+};
+const logoReasons = { 400: ['logo_type_not_allowed', 'logo_too_large', 'logo_unreachable'] } as const;
 
 /** Every `/v1/{tenantSlug}/tenant` procedure: the tenant's settings and its deletion. */
 export const tenantRouter = router({
@@ -140,6 +163,10 @@ export const tenantRouter = router({
         primaryColor: z.string().regex(/^#[0-9a-fA-F]{6}$/).nullable().optional()
           .meta({ description: '`#rrggbb` of buttons; white text on it must reach 4.5:1 (WCAG AA), else 400 `color_contrast_too_low`; null clears it' }),
         supportUrl: supportLink.nullable().optional().meta({ description: 'An https:// or mailto: link for help; null clears it' }),
+        brandDisplay: z.enum(BRAND_DISPLAYS).optional().meta({
+          description: 'How the page header shows the workspace: `LogoAndName` (default), `LogoOnly` (for a logo that spells the name; the name ' +
+            'stays its alt text and in the page title) or `NameOnly`; without a logo the name is shown',
+        }),
         passwordPolicy: z
           .object({
             minLength: z.number().int().min(12).max(128).optional(),
@@ -181,26 +208,19 @@ export const tenantRouter = router({
         method: 'PUT', path: '/v1/{tenantSlug}/tenant/logo', protect: true, tags,
         summary: 'Set the workspace\'s logo: an uploaded image (base64) or an https URL fetched once',
         description:
-          'Give exactly one of `dataBase64` (the image, at most 64 KiB) or `url` (fetched once through the same address guard as ' +
-          'identity-provider issuers). PNG, JPEG, WebP or GIF only, judged from the bytes; never SVG. Served at ' +
-          '`GET /v1/{tenantSlug}/branding/logo`. Audited as `TenantUpdated` (`details.changes.logo`).',
-        errorResponses: { ...adminErrors, 400: 'Not an allowed image, too large, or the URL could not be fetched' },
+          `Give exactly one of \`dataBase64\` (the image, at most ${MAX_LOGO_BYTES / 1024} KiB) or \`url\` (fetched once through the same address guard as ` +
+          'identity-provider issuers, read no further than the limit). PNG, JPEG, WebP or GIF only, judged from the bytes; never SVG. Served at ' +
+          '`GET /v1/{tenantSlug}/branding/logo`; the pages also use it as their favicon. Audited as `TenantUpdated` (`details.changes.logo`).',
+        errorResponses: logoErrors,
       },
-      errorReasons: { 400: ['logo_type_not_allowed', 'logo_too_large', 'logo_unreachable'] },
+      errorReasons: logoReasons,
     })
-    .input(
-      z
-        .object({
-          dataBase64: z.base64().optional().meta({ description: `The image, base64-encoded (at most ${MAX_LOGO_BYTES} bytes decoded)` }),
-          url: z.url().max(2048).optional().meta({ description: 'An https URL of the image, fetched once' }),
-        })
-        .refine((input) => (input.dataBase64 === undefined) !== (input.url === undefined), { message: 'Give exactly one of dataBase64 or url' }),
-    )
+    .input(logoInput)
     .output(tenantOutput)
     .mutation(async ({ ctx, input }) => {
       const tenant = input.url !== undefined
-        ? await ctx.services.logos.fetchFrom(ctx.em, ctx.tenant.id, input.url, ctx.actor, ctx.meta)
-        : await ctx.services.logos.upload(ctx.em, ctx.tenant.id, Buffer.from(input.dataBase64 ?? '', 'base64'), ctx.actor, ctx.meta);
+        ? await ctx.services.logos.fetchFrom(ctx.em, ctx.tenant.id, 'light', input.url, ctx.actor, ctx.meta)
+        : await ctx.services.logos.upload(ctx.em, ctx.tenant.id, 'light', Buffer.from(input.dataBase64 ?? '', 'base64'), ctx.actor, ctx.meta);
       return toTenantOutput(tenant, ctx.services.idp.settingsView(tenant));
     }),
 
@@ -214,7 +234,42 @@ export const tenantRouter = router({
     })
     .output(tenantOutput)
     .mutation(async ({ ctx }) => {
-      const tenant = await ctx.services.logos.remove(ctx.em, ctx.tenant.id, ctx.actor, ctx.meta);
+      const tenant = await ctx.services.logos.remove(ctx.em, ctx.tenant.id, 'light', ctx.actor, ctx.meta);
+      return toTenantOutput(tenant, ctx.services.idp.settingsView(tenant));
+    }),
+
+  setDarkLogo: securityAdminProcedure
+    .meta({
+      openapi: {
+        method: 'PUT', path: '/v1/{tenantSlug}/tenant/logo/dark', protect: true, tags,
+        summary: 'Set the logo the pages show in the dark theme (as PUT tenant/logo takes the logo)',
+        description:
+          'The same body, checks and limits as `PUT /v1/{tenantSlug}/tenant/logo`. Served at `GET /v1/{tenantSlug}/branding/logo/dark`; ' +
+          'without it the dark theme shows the logo. Audited as `TenantUpdated` (`details.changes.darkLogo`).',
+        errorResponses: logoErrors,
+      },
+      errorReasons: logoReasons,
+    })
+    .input(logoInput)
+    .output(tenantOutput)
+    .mutation(async ({ ctx, input }) => {
+      const tenant = input.url !== undefined
+        ? await ctx.services.logos.fetchFrom(ctx.em, ctx.tenant.id, 'dark', input.url, ctx.actor, ctx.meta)
+        : await ctx.services.logos.upload(ctx.em, ctx.tenant.id, 'dark', Buffer.from(input.dataBase64 ?? '', 'base64'), ctx.actor, ctx.meta);
+      return toTenantOutput(tenant, ctx.services.idp.settingsView(tenant));
+    }),
+
+  deleteDarkLogo: securityAdminProcedure
+    .meta({
+      openapi: {
+        method: 'DELETE', path: '/v1/{tenantSlug}/tenant/logo/dark', protect: true, tags,
+        summary: 'Remove the dark theme\'s logo (the dark theme shows the logo again)',
+        errorResponses: adminErrors,
+      },
+    })
+    .output(tenantOutput)
+    .mutation(async ({ ctx }) => {
+      const tenant = await ctx.services.logos.remove(ctx.em, ctx.tenant.id, 'dark', ctx.actor, ctx.meta);
       return toTenantOutput(tenant, ctx.services.idp.settingsView(tenant));
     }),
 

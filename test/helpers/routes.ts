@@ -97,6 +97,8 @@ export const ACCESS_CLASSES: Record<string, AccessClass> = {
   'tenant.update': 'securityAdmin',
   'tenant.setLogo': 'securityAdmin',
   'tenant.deleteLogo': 'securityAdmin',
+  'tenant.setDarkLogo': 'securityAdmin',
+  'tenant.deleteDarkLogo': 'securityAdmin',
   'users.list': 'admin',
   'users.get': 'admin',
   'users.delete': 'securityAdmin',

@@ -440,7 +440,7 @@ describe('provider sign-in started from the hosted pages (bound to the browser)'
     const plain = await createTenant(api, name);
     expect((await api.get(`/v1/${plain.slug}/sign-in-options`)).body).toEqual({
       idpSignIn: false, workspaceName: name, defaultLocale: 'en',
-      branding: { displayName: name, logoUrl: null, primaryColor: null, supportUrl: null },
+      branding: { displayName: name, logoUrl: null, darkLogoUrl: null, brandDisplay: 'LogoAndName', primaryColor: null, supportUrl: null },
       signupPolicy: 'Open', signupEmailDomains: [], passwordMinLength: 12, enterpriseSso: false,
     });
     const tenant = await idpTenant();

@@ -85,6 +85,8 @@ describe('GET and PATCH /v1/{tenantSlug}/tenant', () => {
       primaryColor: null,
       supportUrl: null,
       logoUrl: null,
+      darkLogoUrl: null,
+      brandDisplay: 'LogoAndName',
       passwordPolicy: { minLength: 12, rejectCommon: true },
       lockout: { maxFailedAttempts: 10, windowSeconds: 900 },
       sessionPolicy: { refreshTokenLifetimeSeconds: 2_592_000 },

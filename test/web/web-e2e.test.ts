@@ -34,6 +34,16 @@ const PASSWORD = 'correct horse battery staple';
 const computedStyle = (element: unknown, name: string): string =>
   (globalThis as unknown as { getComputedStyle(e: unknown): Record<string, string> }).getComputedStyle(element)[name] ?? '';
 
+/** A 1×1 GIF: the dark theme's logo in the branding test. */
+const DARK_LOGO_GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
+/** The source of the logo image the page shows (the other theme's is rendered but hidden): passed to `evaluate`, so it runs in the page. */
+const visibleLogoSource = (header: unknown): string => {
+  type Img = { src: string; alt: string; offsetParent: unknown };
+  const images = (header as { querySelectorAll(selector: string): Img[] }).querySelectorAll('img');
+  const shown = [...images].filter((img) => img.offsetParent !== null);
+  return shown.map((img) => `${new URL(img.src).pathname.replace(/^\/v1\/[^/]+/, '')} alt=${img.alt}`).join(' | ');
+};
+
 /** A 16×16 PNG logo (a teal square). */
 const LOGO_PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAIAAACQkWg2AAAAFklEQVR4nGPgL8sjCTGMahjVMHw1AADRzfMB5Ye3vAAAAABJRU5ErkJggg==',
@@ -1157,17 +1167,38 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await branding.getByLabel('Support link').fill('https://help.brandwerk.example/');
     await branding.getByRole('button', { name: 'Save branding' }).click();
     await branding.getByText('Branding saved.').waitFor();
-    await branding.getByLabel('Upload a logo').setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: LOGO_PNG });
-    await branding.getByRole('button', { name: 'Upload the logo' }).click();
+    // choosing a file uploads it; a file the service would refuse is refused on the page, before anything is sent
+    const uploads: string[] = [];
+    settings.on('request', (request) => {
+      if (request.url().includes('/trpc/tenant.set')) uploads.push(request.url());
+    });
+    await branding.getByLabel('Upload a logo', { exact: true }).setInputFiles({ name: 'logo.svg', mimeType: 'image/svg+xml', buffer: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>') });
+    await branding.getByText('This file is not a PNG, JPEG, WebP or GIF image.', { exact: false }).waitFor();
+    await branding.getByLabel('Upload a logo', { exact: true }).setInputFiles({ name: 'huge.png', mimeType: 'image/png', buffer: Buffer.concat([LOGO_PNG, Buffer.alloc(300 * 1024)]) });
+    await branding.getByText('a logo may be at most 256 KB', { exact: false }).waitFor();
+    expect(uploads).toEqual([]);
+    await branding.getByLabel('Upload a logo', { exact: true }).setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: LOGO_PNG });
     await branding.getByText('Logo saved.').waitFor();
+    await branding.getByLabel('Upload a logo for the dark theme').setInputFiles({ name: 'logo-dark.gif', mimeType: 'image/gif', buffer: DARK_LOGO_GIF });
+    await branding.getByText('Dark-theme logo saved.').waitFor();
+    expect(uploads.map((url) => new URL(url).pathname)).toEqual(['/trpc/tenant.setLogo', '/trpc/tenant.setDarkLogo']);
     await shoot(settings, 'branding-console-desktop');
+    for (const scheme of ['light', 'dark'] as const) {
+      await settings.emulateMedia({ colorScheme: scheme });
+      const result = await new AxeBuilder({ page: settings }).include('#branding').withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+      expect(result.violations.map((v) => `console ${scheme}: ${v.id}`)).toEqual([]);
+    }
+    await settings.setViewportSize(PHONE);
+    await shoot(settings, 'branding-console-phone');
+    await settings.setViewportSize(DESKTOP);
+    await settings.emulateMedia({ colorScheme: 'light' });
 
     for (const [viewport, name] of [[DESKTOP, 'desktop'], [PHONE, 'phone']] as const) {
       const visitor = await newPerson(viewport);
       await visitor.goto(`${server.url}/app/${tenantSlug}/sign-in`);
       await visitor.locator('.brand-name', { hasText: 'Brandwerk Cloud' }).waitFor();
       await expect.poll(() => visitor.title()).toBe('Sign in · Brandwerk Cloud');
-      const logo = visitor.locator('.brand-header img');
+      const logo = visitor.locator('.brand-header img').first(); // the light theme's (the dark theme's is hidden)
       await expect.poll(() => logo.evaluate((img) => ((img as unknown as { complete: boolean }).complete ? (img as unknown as { naturalWidth: number }).naturalWidth : 0))).toBeGreaterThan(0);
       const button = visitor.getByRole('button', { name: 'Sign in', exact: true });
       expect(await button.evaluate(computedStyle, 'backgroundColor')).toBe('rgb(15, 118, 110)');
@@ -1181,6 +1212,53 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
       }
       await shoot(visitor, `branding-sign-in-${name}-dark`);
     }
+
+    // the logo is the tab's icon; the dark theme (system or switcher) shows the dark logo; secondary buttons take the colour where it stays readable
+    const visitor = await newPerson();
+    await visitor.emulateMedia({ colorScheme: 'light' });
+    await visitor.goto(`${server.url}/app/${tenantSlug}/sign-in`);
+    const header = visitor.locator('.brand-header');
+    await expect.poll(() => header.evaluate(visibleLogoSource)).toBe('/branding/logo alt=');
+    await expect.poll(() => visitor.locator('link[rel~="icon"]').getAttribute('href')).toMatch(new RegExp(`^/v1/${tenantSlug}/branding/logo\\?v=[0-9a-f]{16}$`));
+    const passkey = visitor.getByRole('button', { name: 'Use a passkey' });
+    expect(await passkey.evaluate(computedStyle, 'color')).toBe('rgb(15, 118, 110)');
+    expect(await passkey.evaluate(computedStyle, 'borderTopColor')).toBe('rgb(15, 118, 110)');
+    await visitor.emulateMedia({ colorScheme: 'dark' });
+    await expect.poll(() => header.evaluate(visibleLogoSource)).toBe('/branding/logo/dark alt=');
+    // #0f766e on the dark surface is 2.97:1: text and border keep the dark theme's own colour
+    expect(await passkey.evaluate(computedStyle, 'color')).toBe('rgb(124, 178, 255)');
+    expect(await passkey.evaluate(computedStyle, 'borderTopColor')).toBe('rgb(124, 178, 255)');
+    await visitor.emulateMedia({ colorScheme: 'light' });
+    await visitor.getByLabel('Theme').selectOption('dark');
+    await expect.poll(() => header.evaluate(visibleLogoSource)).toBe('/branding/logo/dark alt=');
+    await visitor.getByLabel('Theme').selectOption('light');
+    await expect.poll(() => header.evaluate(visibleLogoSource)).toBe('/branding/logo alt=');
+
+    // "Logo only": the name leaves the header (it stays in the title and as the logo's alt text)
+    await branding.getByLabel('Logo only').check();
+    await branding.getByRole('button', { name: 'Save branding' }).click();
+    await branding.getByText('Branding saved.').waitFor();
+    await visitor.reload();
+    await expect.poll(() => header.evaluate(visibleLogoSource)).toBe('/branding/logo alt=Brandwerk Cloud');
+    expect(await visitor.locator('.brand-header .brand-name').count()).toBe(0);
+    await expect.poll(() => visitor.title()).toBe('Sign in · Brandwerk Cloud');
+    const phone = await newPerson(PHONE);
+    await phone.goto(`${server.url}/app/${tenantSlug}/sign-in`);
+    await phone.getByRole('img', { name: 'Brandwerk Cloud' }).first().waitFor();
+    for (const scheme of ['light', 'dark'] as const) {
+      await phone.emulateMedia({ colorScheme: scheme });
+      const result = await new AxeBuilder({ page: phone }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+      expect(result.violations.map((v) => `logo only ${scheme}: ${v.id}`)).toEqual([]);
+    }
+    await shoot(phone, 'branding-logo-only-phone-dark');
+    // "Name only": no logo in the header, still the tab's icon
+    await branding.getByLabel('Name only').check();
+    await branding.getByRole('button', { name: 'Save branding' }).click();
+    await branding.getByText('Branding saved.').waitFor();
+    await visitor.reload();
+    await visitor.locator('.brand-header .brand-name', { hasText: 'Brandwerk Cloud' }).waitFor();
+    expect(await visitor.locator('.brand-header img').count()).toBe(0);
+    await expect.poll(() => visitor.locator('link[rel~="icon"]').getAttribute('href')).toContain('/branding/logo?v=');
   });
 
   it('speaks German to a German browser: sign-in, its errors, the password reset page and the account page with German dates', async () => {
@@ -1342,6 +1420,33 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await admin.emulateMedia({ colorScheme: 'light' });
     expect(found).toEqual([]);
   }, 120_000);
+
+  it('shows the API reference at /docs in the dark theme when the system prefers it or the theme switcher chose it', async () => {
+    diagnoseOnFailure('docs-dark');
+    const page = await newPerson();
+    const dark = () => page.evaluate<boolean>('document.documentElement.classList.contains("dark-mode")');
+    const background = () => page.evaluate<string>('getComputedStyle(document.querySelector(".swagger-ui")).backgroundColor');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.goto(`${server.url}/docs`);
+    await page.locator('.swagger-ui .info .title').waitFor();
+    expect(await dark()).toBe(true);
+    expect(await background()).toBe('rgb(28, 32, 34)');
+    await shoot(page, 'docs-dark-desktop');
+    await page.emulateMedia({ colorScheme: 'light' });
+    await expect.poll(dark).toBe(false);
+    // the choice made on the other pages is kept in this origin's storage and wins over the system
+    await page.goto(`${server.url}/`);
+    await page.getByLabel('Theme').selectOption('dark');
+    await page.goto(`${server.url}/docs`);
+    await page.locator('.swagger-ui .info .title').waitFor();
+    expect(await dark()).toBe(true);
+    await page.goto(`${server.url}/`);
+    await page.getByLabel('Theme').selectOption('light');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.goto(`${server.url}/docs`);
+    await page.locator('.swagger-ui .info .title').waitFor();
+    expect(await dark()).toBe(false);
+  });
 
   it('renders the API reference at /docs from the OpenAPI document', async () => {
     diagnoseOnFailure('9');

@@ -1,9 +1,10 @@
 import { createRootRoute, createRoute, createRouter, lazyRouteComponent, Link, Navigate, Outlet, useRouterState } from '@tanstack/react-router';
-import { type CSSProperties, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { LOCALE_NAMES, LOCALES, type Locale } from '../../src/lib/locales.js';
 import { toFormError } from './api';
 import { ConfirmProvider } from './confirm';
+import { BrandMark, brandStyle, useWorkspaceFavicon } from './brand';
 import { useSignInOptions, useSlug } from './hooks';
 import { currentLocale } from './i18n';
 import { applyWorkspaceLanguage, chooseLocale } from './language';
@@ -83,16 +84,17 @@ function WorkspaceLayout() {
   const branding = options.data?.branding;
   // signed-in pages carry the logo and name in their top bar instead (SignedInLayout)
   const signedIn = useRouterState({ select: (state) => state.matches.some((match) => match.routeId.includes('/signed-in')) });
-  // the API lets only colours with white text at 4.5:1 through; the theme keeps links and text
-  const style = branding?.primaryColor ? ({ '--color-button': branding.primaryColor, '--color-button-text': '#ffffff' } as CSSProperties) : undefined;
+  // the API lets only colours with white text at 4.5:1 through; secondary buttons take it where it
+  // keeps its contrast in the theme (web/src/brand-colours.ts); links and text keep the theme's
+  const style = brandStyle(branding?.primaryColor);
+  useWorkspaceFavicon(branding?.logoUrl);
   // no live workspace has this slug: say so instead of a sign-in form that could only fail
   if (options.error && toFormError(options.error).reason === 'tenant_not_found') return <WorkspaceNotFound slug={slug} />;
   return (
-    <div className={branding?.primaryColor ? 'branded' : undefined} style={style}>
+    <div className={style ? 'branded' : undefined} style={style}>
       {branding && !signedIn && (
         <header className="brand-header">
-          {branding.logoUrl && <img src={branding.logoUrl} alt="" />}
-          <span className="brand-name">{branding.displayName}</span>
+          <BrandMark name={branding.displayName} logoUrl={branding.logoUrl} darkLogoUrl={branding.darkLogoUrl} display={branding.brandDisplay} />
         </header>
       )}
       <Outlet />

@@ -1,34 +1,81 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { fileTypeFromBuffer } from 'file-type';
+import { LRUCache } from 'lru-cache';
 import { isIP } from 'node:net';
 import type * as oidc from 'openid-client';
 import type { Tenant } from '../../entities/tenant.js';
-import { LOGO_CONTENT_TYPES, type LogoContentType, type TenantLogo } from '../../entities/tenant-logo.js';
+import { LOGO_CONTENT_TYPES, type LogoContentType, type LogoVariant, type TenantLogo } from '../../entities/tenant-logo.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { isLoopbackHttpUrl } from '../../config.js';
-import { providerFetch } from '../idp/idp-outbound.js';
+import { providerFetch, ResponseTooLargeError } from '../idp/idp-outbound.js';
 import { isLoopbackHost, isPublicAddress } from '../webhooks/webhook-target.js';
 import { lockLiveTenant, updateTenant } from '../tenants/tenant-queries.js';
 import { BRANDING_ERRORS } from './branding-errors.js';
 import { deleteTenantLogo, findLogoBySlug, upsertTenantLogo } from './tenant-logo-queries.js';
 import { TENANT_ERRORS } from '../tenants/tenant-errors.js';
 
-/** Largest logo stored, in bytes (64 KiB: its base64 fits the 100 KiB JSON body limit). */
-export const MAX_LOGO_BYTES = 65_536;
+/**
+ * Largest logo stored, in bytes (256 KiB). Its base64 is larger than the common 100 KiB body limit:
+ * the logo routes have their own ({@link LOGO_MAX_BODY_BYTES}).
+ */
+export const MAX_LOGO_BYTES = 262_144;
+
+/**
+ * Largest body of setting a logo (PUT tenant/logo and tenant/logo/dark, on REST and /trpc), in
+ * bytes: a {@link MAX_LOGO_BYTES} image is 349,528 characters of base64, plus the JSON around it.
+ * Every other route keeps the common limit (src/rest/http-hardening.ts `MAX_BODY_BYTES`).
+ */
+export const LOGO_MAX_BODY_BYTES = 352 * 1024;
+
+/** Most bytes of logos one instance keeps in memory to serve them (docs/web.md "Branding"). */
+export const LOGO_CACHE_MAX_BYTES = 32 * 1024 * 1024;
+
+/**
+ * How long an instance serves a logo from memory before reading it again, in milliseconds: a change
+ * made on another instance shows there within this time (at once for a `?v=` link of the new version).
+ */
+export const LOGO_CACHE_TTL_MS = 30_000;
+
+/** A logo as `GET branding/logo` serves it. */
+export type ServedLogo = Pick<TenantLogo, 'contentType' | 'bytes' | 'etag'>;
+
+/**
+ * The shortest time between two reads of one logo for links naming another version than the
+ * remembered one, in milliseconds: made-up `?v=` values cannot turn the cache into a read per request.
+ */
+export const LOGO_RECHECK_MS = 1_000;
+
+/** What the instance remembers of one slug and variant: the logo, or that there is none, and when it was read. */
+interface CachedLogo {
+  logo: ServedLogo | undefined;
+  readAt: number;
+}
+
+/** The `tenant` field that names each variant's stored version, and its name in `details.changes`. */
+const ETAG_FIELD = { light: 'logoEtag', dark: 'darkLogoEtag' } as const satisfies Record<LogoVariant, keyof Tenant>;
+const CHANGE_NAME = { light: 'logo', dark: 'darkLogo' } as const satisfies Record<LogoVariant, string>;
 
 /** Longest wait for a logo URL's answer, in milliseconds. */
 export const LOGO_FETCH_TIMEOUT_MS = 5_000;
 
 /**
- * A workspace's logo (docs/web.md "Branding"): uploaded bytes or an https URL fetched once, checked
- * the same way (type judged from the bytes by `file-type`: PNG, JPEG, WebP or GIF, never SVG; at most
- * {@link MAX_LOGO_BYTES}), stored in `tenant_logo` and served by `GET /v1/{tenantSlug}/branding/logo`.
- * Every change is audited as `TenantUpdated` with `details.changes.logo`.
+ * A workspace's logos (docs/web.md "Branding"), `light` (the logo) and `dark` (for the dark theme):
+ * uploaded bytes or an https URL fetched once, checked the same way (type judged from the bytes by
+ * `file-type`: PNG, JPEG, WebP or GIF, never SVG; at most {@link MAX_LOGO_BYTES}), stored in
+ * `tenant_logo` and served by `GET /v1/{tenantSlug}/branding/logo` (and `…/logo/dark`), from memory
+ * for {@link LOGO_CACHE_TTL_MS} per instance. Every change is audited as `TenantUpdated` with
+ * `details.changes.logo` (or `darkLogo`).
  */
 export class LogoService {
   private readonly fetchLogo: oidc.CustomFetch;
+  /** Served logos by `slug` and variant, bounded by their bytes ({@link LOGO_CACHE_MAX_BYTES}). */
+  private readonly served = new LRUCache<string, CachedLogo>({
+    maxSize: LOGO_CACHE_MAX_BYTES,
+    sizeCalculation: (entry) => (entry.logo?.bytes.length ?? 0) + 256,
+    ttl: LOGO_CACHE_TTL_MS,
+  });
 
   /**
    * @param allowPrivateTargets `IDP_ALLOW_PRIVATE_ISSUERS`: logo URLs follow the issuers' address
@@ -38,26 +85,27 @@ export class LogoService {
     private readonly audit: AuditService,
     private readonly allowPrivateTargets: boolean,
   ) {
-    this.fetchLogo = providerFetch(allowPrivateTargets);
+    this.fetchLogo = providerFetch(allowPrivateTargets, MAX_LOGO_BYTES);
   }
 
   /**
-   * Stores `bytes` as the tenant's logo.
+   * Stores `bytes` as the tenant's logo of `variant`.
    * @returns the tenant as stored afterwards.
    * @throws ApiError 400 `logo_too_large`, `logo_type_not_allowed`; 404 when the tenant was deleted.
    */
-  async upload(em: EntityManager, tenantId: string, bytes: Buffer, actor: Actor, meta: RequestMeta): Promise<Tenant> {
+  async upload(em: EntityManager, tenantId: string, variant: LogoVariant, bytes: Buffer, actor: Actor, meta: RequestMeta): Promise<Tenant> {
     const contentType = await checkedLogoType(bytes);
-    return this.store(em, tenantId, bytes, contentType, actor, meta);
+    return this.store(em, tenantId, variant, bytes, contentType, actor, meta);
   }
 
   /**
    * Fetches the image at `url` once (https; the issuers' address guard, no redirects, a
-   * {@link LOGO_FETCH_TIMEOUT_MS} timeout) and stores it as {@link upload} does.
+   * {@link LOGO_FETCH_TIMEOUT_MS} timeout, reading stopped at the first chunk past
+   * {@link MAX_LOGO_BYTES}) and stores it as {@link upload} does.
    * @throws ApiError 400 `logo_unreachable` (refused address, no answer, not 200),
    *   `logo_too_large`, `logo_type_not_allowed`.
    */
-  async fetchFrom(em: EntityManager, tenantId: string, url: string, actor: Actor, meta: RequestMeta): Promise<Tenant> {
+  async fetchFrom(em: EntityManager, tenantId: string, variant: LogoVariant, url: string, actor: Actor, meta: RequestMeta): Promise<Tenant> {
     const problem = logoUrlProblem(url, this.allowPrivateTargets);
     if (problem) throw BRANDING_ERRORS.logoUrlRefused({ problem });
     let bytes: Buffer;
@@ -68,52 +116,82 @@ export class LogoService {
       } as oidc.CustomFetchOptions);
       if (res.status !== 200) throw new Error(`status ${res.status}`);
       bytes = Buffer.from(await res.arrayBuffer());
-    } catch {
+    } catch (err) {
+      // the fetch stopped reading at the first chunk over the limit (or at a Content-Length over it)
+      if (err instanceof ResponseTooLargeError) throw BRANDING_ERRORS.logoTooLarge({ maxBytes: MAX_LOGO_BYTES });
       throw BRANDING_ERRORS.logoUnreachable();
     }
-    return this.upload(em, tenantId, bytes, actor, meta);
+    return this.upload(em, tenantId, variant, bytes, actor, meta);
   }
 
   /**
-   * Removes the tenant's logo (pages and mails show its name alone).
+   * Removes the tenant's logo of `variant` (without the light one pages and mails show the name
+   * alone; without the dark one the dark theme shows the light one).
    * @returns the tenant as stored afterwards (unchanged and unaudited when it had none).
    */
-  async remove(em: EntityManager, tenantId: string, actor: Actor, meta: RequestMeta): Promise<Tenant> {
-    return em.transactional(async (tx) => {
+  async remove(em: EntityManager, tenantId: string, variant: LogoVariant, actor: Actor, meta: RequestMeta): Promise<Tenant> {
+    const field = ETAG_FIELD[variant];
+    const tenant = await em.transactional(async (tx) => {
       const tenant = await lockLiveTenant(tx, tenantId);
       if (!tenant) throw TENANT_ERRORS.tenantNotFound();
-      if (!(await deleteTenantLogo(tx, tenant.id)) && tenant.logoEtag === null) return tenant;
-      const update: Partial<Tenant> = { logoEtag: null, updatedAt: new Date() };
+      if (!(await deleteTenantLogo(tx, tenant.id, variant)) && tenant[field] === null) return tenant;
+      const update: Partial<Tenant> = { [field]: null, updatedAt: new Date() };
       await updateTenant(tx, tenant.id, update);
       await this.audit.record(tx, {
         tenantId: tenant.id, action: 'TenantUpdated', actor, target: { type: 'tenant', id: tenant.id }, meta,
-        details: { changes: { logo: { from: tenant.logoEtag, to: null } } },
+        details: { changes: { [CHANGE_NAME[variant]]: { from: tenant[field], to: null } } },
       });
       return { ...tenant, ...update };
     });
+    this.forget(tenant.slug);
+    return tenant;
   }
 
-  /** The logo `GET /v1/{tenantSlug}/branding/logo` serves, or undefined (no live tenant or no logo). */
-  async find(em: EntityManager, slug: string): Promise<Pick<TenantLogo, 'contentType' | 'bytes' | 'etag'> | undefined> {
-    return findLogoBySlug(em, slug);
+  /**
+   * The logo `GET /v1/{tenantSlug}/branding/logo` serves (`light`; `dark` falls back to the light
+   * one), or undefined (no live tenant or no logo). Kept in memory for {@link LOGO_CACHE_TTL_MS};
+   * read again when `version` (the `?v=` of the link, a prefix of the ETag) names another version
+   * than the remembered one (at most once per {@link LOGO_RECHECK_MS}), so a link to a logo just
+   * changed on another instance gets the new bytes.
+   */
+  async find(em: EntityManager, slug: string, variant: LogoVariant, version?: string): Promise<ServedLogo | undefined> {
+    const key = `${variant}:${slug}`;
+    const cached = this.served.get(key);
+    if (cached) {
+      const current = version === undefined || (cached.logo !== undefined && cached.logo.etag.startsWith(version));
+      if (current || Date.now() - cached.readAt < LOGO_RECHECK_MS) return cached.logo;
+    }
+    const logo = await findLogoBySlug(em, slug, variant);
+    this.served.set(key, { logo, readAt: Date.now() });
+    return logo;
   }
 
-  private async store(em: EntityManager, tenantId: string, bytes: Buffer, contentType: LogoContentType, actor: Actor, meta: RequestMeta): Promise<Tenant> {
+  /** Drops what this instance remembers of the slug's logos (after a change here). */
+  private forget(slug: string): void {
+    for (const variant of ['light', 'dark'] as const) this.served.delete(`${variant}:${slug}`);
+  }
+
+  private async store(
+    em: EntityManager, tenantId: string, variant: LogoVariant, bytes: Buffer, contentType: LogoContentType, actor: Actor, meta: RequestMeta,
+  ): Promise<Tenant> {
     const etag = createHash('sha256').update(bytes).digest('hex');
-    return em.transactional(async (tx) => {
+    const field = ETAG_FIELD[variant];
+    const tenant = await em.transactional(async (tx) => {
       const tenant = await lockLiveTenant(tx, tenantId);
       if (!tenant) throw TENANT_ERRORS.tenantNotFound();
-      if (tenant.logoEtag === etag) return tenant;
+      if (tenant[field] === etag) return tenant;
       const now = new Date();
-      await upsertTenantLogo(tx, { tenantId: tenant.id, contentType, bytes, etag, updatedAt: now });
-      const update: Partial<Tenant> = { logoEtag: etag, updatedAt: now };
+      await upsertTenantLogo(tx, { tenantId: tenant.id, variant, contentType, bytes, etag, updatedAt: now });
+      const update: Partial<Tenant> = { [field]: etag, updatedAt: now };
       await updateTenant(tx, tenant.id, update);
       await this.audit.record(tx, {
         tenantId: tenant.id, action: 'TenantUpdated', actor, target: { type: 'tenant', id: tenant.id }, meta,
-        details: { changes: { logo: { from: tenant.logoEtag, to: etag } }, contentType, bytes: bytes.length },
+        details: { changes: { [CHANGE_NAME[variant]]: { from: tenant[field], to: etag } }, contentType, bytes: bytes.length },
       });
       return { ...tenant, ...update };
     });
+    this.forget(tenant.slug);
+    return tenant;
   }
 }
 

@@ -8,6 +8,14 @@ import { assertLiteralHostAllowed, guardedLookup, isLoopbackHost, isPublicAddres
 /** Largest provider answer read (discovery, JWKS, token, UserInfo), in bytes. */
 export const MAX_PROVIDER_RESPONSE_BYTES = 1_048_576;
 
+/** An answer of {@link providerFetch} larger than its limit, cut off when the limit was passed. */
+export class ResponseTooLargeError extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`answer larger than ${maxBytes} bytes`);
+    this.name = 'ResponseTooLargeError';
+  }
+}
+
 /**
  * Why a tenant's issuer identifier (`PUT oauth/idp/credentials` `issuer`) is refused before any
  * request is made, or undefined when it may be tried (docs/idp.md "A provider per tenant"):
@@ -63,11 +71,13 @@ function bodyOf(body: oidc.CustomFetchOptions['body']): string | Uint8Array | un
  * own provider (discovery, token, JWKS, UserInfo) unless `IDP_ALLOW_PRIVATE_ISSUERS` is set; the
  * provider's endpoints may name other hosts than the issuer, and each is checked. Redirects are not
  * followed (openid-client asks for `redirect: 'manual'`); answers above
- * {@link MAX_PROVIDER_RESPONSE_BYTES} are cut off with an error.
+ * `maxBytes` (default {@link MAX_PROVIDER_RESPONSE_BYTES}) are cut off with
+ * {@link ResponseTooLargeError}: at once when `Content-Length` announces more, else at the first
+ * chunk that goes over (the connection is closed, nothing more is read).
  * @returns a fetch whose promise rejects with ForbiddenTargetError (from webhook-target) when the
- *   target is not public.
+ *   target is not public, ResponseTooLargeError when the answer is larger than `maxBytes`.
  */
-export const providerFetch = (allowPrivate: boolean): oidc.CustomFetch => (url, options) =>
+export const providerFetch = (allowPrivate: boolean, maxBytes: number = MAX_PROVIDER_RESPONSE_BYTES): oidc.CustomFetch => (url, options) =>
   new Promise<Response>((resolve, reject) => {
     const target = new URL(url);
     assertLiteralHostAllowed(target, allowPrivate);
@@ -78,9 +88,14 @@ export const providerFetch = (allowPrivate: boolean): oidc.CustomFetch => (url, 
       (response) => {
         const chunks: Buffer[] = [];
         let size = 0;
+        const announced = Number(response.headers['content-length']);
+        if (Number.isFinite(announced) && announced > maxBytes) {
+          request.destroy(new ResponseTooLargeError(maxBytes));
+          return;
+        }
         response.on('data', (chunk: Buffer) => {
           size += chunk.length;
-          if (size > MAX_PROVIDER_RESPONSE_BYTES) request.destroy(new Error('identity provider answer too large'));
+          if (size > maxBytes) request.destroy(new ResponseTooLargeError(maxBytes));
           else chunks.push(chunk);
         });
         response.on('error', reject);

@@ -1,4 +1,5 @@
 import { escapeHtml } from '../../lib/html.js';
+import type { BrandDisplay } from '../../entities/tenant.js';
 import type { Locale } from '../../lib/locales.js';
 import type { MailMessage } from './mail-transport.js';
 import { mailTranslator } from './mail-i18n.js';
@@ -9,6 +10,8 @@ export interface MailBrand {
   workspace: string;
   /** Absolute URL of the workspace's logo, served by this service; null: none. */
   logoUrl: string | null;
+  /** How the header shows the workspace (default `LogoAndName`): `LogoOnly` drops the name beside a logo (it becomes its alt text), `NameOnly` the logo. */
+  display?: BrandDisplay;
   /** `#rrggbb` of buttons (contrast-checked when set); null: the service's blue. */
   primaryColor: string | null;
   /** An https or mailto link for help; null: none. */
@@ -82,7 +85,12 @@ export function renderMail(ctx: MailContext, subject: string, blocks: MailBlock[
       }
     })
     .join('');
-  const logo = brand.logoUrl ? `<img src="${escapeHtml(brand.logoUrl)}" alt="" height="40" style="display:block;height:40px;max-width:200px;margin:0 0 8px">` : '';
+  const showLogo = brand.logoUrl !== null && brand.display !== 'NameOnly';
+  const showName = !showLogo || brand.display !== 'LogoOnly';
+  const logo = showLogo
+    ? `<img src="${escapeHtml(brand.logoUrl!)}" alt="${showName ? '' : escapeHtml(brand.workspace)}" height="40" style="display:block;height:40px;max-width:200px;margin:0 0 ${showName ? 8 : 20}px">`
+    : '';
+  const name = showName ? `<p style="margin:0 0 20px;font-size:18px;font-weight:600">${escapeHtml(brand.workspace)}</p>` : '';
   const supportHtml = support
     ? `<p style="margin:8px 0 0">${escapeHtml(t('layout.support', { workspace: brand.workspace, supportUrl: '' }).trimEnd())} ` +
       `<a href="${escapeHtml(support)}" style="color:#1d4ed8">${escapeHtml(support)}</a></p>`
@@ -91,7 +99,7 @@ export function renderMail(ctx: MailContext, subject: string, blocks: MailBlock[
     `<!doctype html><html lang="${ctx.locale}"><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>` +
     '<body style="margin:0;padding:24px 12px;background:#f3f4f6;font-family:-apple-system,Segoe UI,Roboto,Helvetica,Arial,sans-serif;color:#111827;line-height:1.5">' +
     '<div style="max-width:560px;margin:0 auto;background:#ffffff;border-radius:8px;padding:24px;border-top:4px solid ' + colour + '">' +
-    `${logo}<p style="margin:0 0 20px;font-size:18px;font-weight:600">${escapeHtml(brand.workspace)}</p>` +
+    logo + name +
     body +
     `<div style="border-top:1px solid #e5e7eb;margin-top:24px;padding-top:12px;color:#4b5563;font-size:13px">` +
     footerLines.map((line) => `<p style="margin:0">${escapeHtml(line)}</p>`).join('') +

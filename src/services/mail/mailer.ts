@@ -68,7 +68,10 @@ export class Mailer {
   /** The workspace's look in mails (docs/web.md "Branding"): its display name quoted and defanged, absolute logo URL. */
   private brandOf(tenant: Tenant): MailBrand {
     const branding = brandingOf(tenant, this.publicUrl);
-    return { workspace: quotedTenantName(branding.displayName), logoUrl: branding.logoUrl, primaryColor: branding.primaryColor, supportUrl: branding.supportUrl };
+    return {
+      workspace: quotedTenantName(branding.displayName), logoUrl: branding.logoUrl, display: branding.brandDisplay,
+      primaryColor: branding.primaryColor, supportUrl: branding.supportUrl,
+    };
   }
 
   /**

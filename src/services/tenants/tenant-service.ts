@@ -82,6 +82,8 @@ export class TenantService {
       primaryColor: null,
       supportUrl: null,
       logoEtag: null,
+      darkLogoEtag: null,
+      brandDisplay: 'LogoAndName',
       ...DEFAULT_TENANT_POLICIES,
       createdAt: now,
       updatedAt: now,

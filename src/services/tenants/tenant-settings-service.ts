@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { MfaPolicy, SignupPolicy, Tenant } from '../../entities/tenant.js';
+import type { BrandDisplay, MfaPolicy, SignupPolicy, Tenant } from '../../entities/tenant.js';
 import type { Locale } from '../../lib/locales.js';
 import { assertReadableButtonColour } from '../branding/branding.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
@@ -28,6 +28,8 @@ export interface TenantSettingsPatch {
   primaryColor?: string | null;
   /** An https or mailto link for help shown on pages and in members' mails; null: none. */
   supportUrl?: string | null;
+  /** How the page header shows the workspace: logo and name, logo only, name only (docs/web.md "Branding"). */
+  brandDisplay?: BrandDisplay;
   /** `passwordPolicy.minLength`: the shortest password accepted, 12 to 128 characters (docs/api-rules.md "Workspace policies"). */
   passwordMinLength?: number;
   /** `passwordPolicy.rejectCommon`: refuse passwords of the bundled common-password list. */
@@ -45,7 +47,7 @@ type SettingName = keyof TenantSettingsPatch;
 const SETTINGS: Record<SettingName, string> = {
   name: 'name', mfaPolicy: 'mfaPolicy', requireEmailVerification: 'requireEmailVerification', signupPolicy: 'signupPolicy',
   signupEmailDomains: 'signupEmailDomains', idpMfaTrust: 'idpMfaTrust', defaultLocale: 'defaultLocale', displayName: 'displayName',
-  primaryColor: 'primaryColor', supportUrl: 'supportUrl',
+  primaryColor: 'primaryColor', supportUrl: 'supportUrl', brandDisplay: 'brandDisplay',
   passwordMinLength: 'passwordPolicy.minLength', passwordRejectCommon: 'passwordPolicy.rejectCommon',
   lockoutMaxFailedAttempts: 'lockout.maxFailedAttempts', lockoutWindowSeconds: 'lockout.windowSeconds',
   refreshTokenLifetimeSeconds: 'sessionPolicy.refreshTokenLifetimeSeconds',

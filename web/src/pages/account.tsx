@@ -10,6 +10,7 @@ import { deviceName } from '../device-name';
 import { ErrorAlert, Field, formValue, Notice, RecoveryCodeList, TotpSecret, useSessionMethodLabel } from '../ui';
 import { ResendVerification } from './auth';
 import { Avatar } from '../avatar';
+import { BrandMark } from '../brand';
 
 /** Pages that need a session: restores it from the refresh cookie, or sends the browser to sign-in. */
 export function SignedInLayout() {
@@ -36,8 +37,11 @@ export function SignedInLayout() {
     <>
       <header className="topbar">
         <span className="brand">
-          {branding?.logoUrl && <img src={branding.logoUrl} alt="" />}
-          {branding?.displayName ?? me.data?.tenant.name ?? slug}
+          {branding ? (
+            <BrandMark name={branding.displayName} logoUrl={branding.logoUrl} darkLogoUrl={branding.darkLogoUrl} display={branding.brandDisplay} />
+          ) : (
+            me.data?.tenant.name ?? slug
+          )}
         </span>
         <nav aria-label={t('frame.main')}>
           <Link to="/app/$slug/account" params={{ slug }}>{t('frame.account')}</Link>

@@ -102,7 +102,7 @@ export const reasons: Translation<typeof english> = {
   // branding
   color_contrast_too_low: 'Weißer Text ist auf dieser Farbe schwer zu lesen. Wählen Sie eine dunklere Farbe (Kontrast von mindestens 4,5 zu 1).',
   logo_type_not_allowed: 'Verwenden Sie für das Logo ein PNG-, JPEG-, WebP- oder GIF-Bild.',
-  logo_too_large: 'Das Logo ist zu groß. Verwenden Sie ein Bild von höchstens 64 KB.',
+  logo_too_large: 'Das Logo ist zu groß. Verwenden Sie ein Bild von höchstens 256 KB.',
   logo_unreachable: 'Das Logo konnte von dieser Adresse nicht geladen werden. Prüfen Sie, ob es ein öffentlicher https-Link zu einem Bild ist.',
   // applications, API keys, webhooks
   invalid_redirect_uri: 'Geben Sie eine gültige Weiterleitungs-URI ein (https oder http auf localhost).',

@@ -101,7 +101,7 @@ export const reasons = {
   // branding
   color_contrast_too_low: 'White text on this colour is hard to read. Choose a darker colour (contrast of at least 4.5 to 1).',
   logo_type_not_allowed: 'Use a PNG, JPEG, WebP or GIF image for the logo.',
-  logo_too_large: 'The logo is too large. Use an image of at most 64 KB.',
+  logo_too_large: 'The logo is too large. Use an image of at most 256 KB.',
   logo_unreachable: 'The logo could not be loaded from that address. Check that it is a public https link to an image.',
   // applications, API keys, webhooks
   invalid_redirect_uri: 'Enter a valid redirect URI (https, or http on localhost).',

@@ -102,7 +102,7 @@ export const reasons: Translation<typeof english> = {
   // branding
   color_contrast_too_low: 'Un texte blanc est difficile à lire sur cette couleur. Choisissez une couleur plus foncée (contraste d’au moins 4,5 pour 1).',
   logo_type_not_allowed: 'Utilisez une image PNG, JPEG, WebP ou GIF pour le logo.',
-  logo_too_large: 'Le logo est trop grand. Utilisez une image de 64 Ko au plus.',
+  logo_too_large: 'Le logo est trop grand. Utilisez une image de 256 Ko au plus.',
   logo_unreachable: 'Le logo n’a pas pu être chargé depuis cette adresse. Vérifiez qu’il s’agit d’un lien https public vers une image.',
   // applications, API keys, webhooks
   invalid_redirect_uri: 'Saisissez une URI de redirection valide (https, ou http sur localhost).',
