@@ -61,7 +61,7 @@ export interface ServiceSuite {
   em(): EntityManager;
   /**
    * Takes everything queued on this file's own job queue (`JOB_QUEUE`, unique per file, worked by no
-   * worker): the mails decrypted with the keyring, the other jobs as claimed. Taken jobs are deleted,
+   * worker), in the order they were queued: the mails decrypted with the keyring, the other jobs as claimed. Taken jobs are deleted,
    * so a later call returns only what was queued since. Only committed rows are seen: a mail queued in
    * a transaction that rolled back is not there.
    */
@@ -125,7 +125,8 @@ export function useServices(env: Record<string, string | undefined> = {}): Servi
         const taken: QueuedWork = { mail: [], jobs: [] };
         const workerId = `svc-test-${unique()}`;
         for (;;) {
-          const claimed = await services.jobs.claim(workerId, 100);
+          // one at a time: the queue hands out the oldest first, so they come in the order queued
+          const claimed = await services.jobs.claim(workerId, 1);
           if (claimed.length === 0) return taken;
           for (const job of claimed) {
             if (job.kind === 'mail.send') {
