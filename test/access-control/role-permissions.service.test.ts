@@ -35,7 +35,7 @@ describe('role assignment and permission resolution', () => {
     await roleAssignments.setRolesOfUser(suite.em(), tenant, user.id, [reader.id], actor, suite.meta);
     expect((await roleAssignments.grantFor(suite.em(), tenant.id, identifier, { userId: user.id }))?.permissions).toEqual(['orders:read']);
     const changes = await suite.auditOf(tenant.id, 'UserRolesChanged');
-    expect(changes[0].details).toMatchObject({ roles: ['reader'], added: [], removed: ['writer'] });
+    expect(changes[0]?.details).toMatchObject({ roles: ['reader'], added: [], removed: ['writer'] });
   });
 
   it('refuses another workspace\'s role and resource: unknown_role, and no grant for a foreign identifier', async () => {

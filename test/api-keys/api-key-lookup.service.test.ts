@@ -28,7 +28,7 @@ describe('API keys: the hash look-up', () => {
     expect(await findApiKeyByHash(suite.em(), sha256Hex(plaintext))).toMatchObject({ id: apiKey.id, tenantId: tenant.id });
     expect(await authenticate(tenant, plaintext)).toEqual({ kind: 'api_key', tenantId: tenant.id, apiKeyId: apiKey.id, environment: 'test' });
     const created = await suite.auditOf(tenant.id, 'ApiKeyCreated');
-    expect(created[0].details).toMatchObject({ name: 'ci', environment: 'test', prefix: apiKey.prefix });
+    expect(created[0]?.details).toMatchObject({ name: 'ci', environment: 'test', prefix: apiKey.prefix });
     expect(JSON.stringify(created)).not.toContain(plaintext);
   });
 

@@ -22,7 +22,7 @@ describe('LogoService', () => {
     expect(Buffer.from(found!.bytes).equals(PNG)).toBe(true);
     expect(brandingOf(stored, 'https://id.example.com').logoUrl)
       .toBe(`https://id.example.com/v1/${tenant.slug}/branding/logo?v=${stored.logoEtag!.slice(0, 16)}`);
-    expect((await suite.auditOf(tenant.id, 'TenantUpdated'))[0].details).toEqual({ changes: { logo: { from: null, to: stored.logoEtag } }, contentType: 'image/png', bytes: PNG.length });
+    expect((await suite.auditOf(tenant.id, 'TenantUpdated'))[0]?.details).toEqual({ changes: { logo: { from: null, to: stored.logoEtag } }, contentType: 'image/png', bytes: PNG.length });
 
     const removed = await suite.services.logos.remove(suite.em(), tenant.id, actor, suite.meta);
     expect(removed.logoEtag).toBeNull();

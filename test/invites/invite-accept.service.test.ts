@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/lib/errors.js';
+import type { ApiError } from '../../src/lib/errors.js';
 import { findLiveUserByEmail } from '../../src/services/users/user-queries.js';
 import { PASSWORD, unique } from '../helpers/api.js';
 import { useServices } from '../helpers/services.js';
@@ -20,7 +20,7 @@ describe('InviteService', () => {
     const { invite, token } = await suite.services.invites.create(suite.em(), tenant, { email, role: 'Admin' }, actor, suite.meta, allowAnyRole);
     const { mail } = await suite.takeQueued();
     expect(mail.map((m) => m.to)).toEqual([email]);
-    expect(mail[0].text).toContain(`accept-invite?token=${encodeURIComponent(token)}`);
+    expect(mail[0]?.text).toContain(`accept-invite?token=${encodeURIComponent(token)}`);
 
     const results = await Promise.allSettled([
       suite.services.invites.accept(suite.em(), token, PASSWORD, suite.meta),

@@ -36,14 +36,14 @@ describe('reencryptSecrets', () => {
     expect(report).toMatchObject({ keyVersion: 'v2', webhookSecrets: 1, queuedMails: 1, failures: [] });
     expect(report.oidcSigningKeys).toBeGreaterThan(0);
 
-    const [endpoint] = await findEndpointCiphertexts(suite.em(), tenant.id);
+    const endpoint = (await findEndpointCiphertexts(suite.em(), tenant.id))[0]!;
     expect(endpoint.secretEncrypted.startsWith('v2:')).toBe(true);
     expect(newOnly.decrypt(endpoint.secretEncrypted, secretAad(webhook.id))).toBe(secret);
     expect(() => suite.services.keyring.decrypt(endpoint.secretEncrypted, secretAad(webhook.id))).toThrow();
 
-    const [mail] = await findSealedJobs(suite.em(), '00000000-0000-0000-0000-000000000000', 10, suite.config.jobQueue);
-    expect(mail.sealed.startsWith('v2:')).toBe(true);
-    expect(JSON.parse(newOnly.decrypt(mail.sealed, queuedMailAad(mail.id)))).toMatchObject({ to: email, tenantId: tenant.id });
+    const mail = (await findSealedJobs(suite.em(), '00000000-0000-0000-0000-000000000000', 10, suite.config.jobQueue))[0]!;
+    expect(mail.sealed?.startsWith('v2:')).toBe(true);
+    expect(JSON.parse(newOnly.decrypt(mail.sealed!, queuedMailAad(mail.id)))).toMatchObject({ to: email, tenantId: tenant.id });
 
     // again: nothing left to move
     expect(await reencryptSecrets(suite.em(), rotated, scope)).toMatchObject({ webhookSecrets: 0, queuedMails: 0, oidcSigningKeys: 0, failures: [] });
@@ -58,11 +58,11 @@ describe('reencryptSecrets', () => {
   it('reports a ciphertext it cannot read and leaves it as it is', async () => {
     const { tenant, actor } = await suite.createTenant();
     await suite.services.webhooks.create(suite.em(), tenant, 'https://hooks.example.com/stuck', null, actor, suite.meta);
-    const [before] = await findEndpointCiphertexts(suite.em(), tenant.id);
+    const before = (await findEndpointCiphertexts(suite.em(), tenant.id))[0]!;
     const report = await reencryptSecrets(suite.em(), new Keyring(parseKeyring(NEW_KEY)), { tenantId: tenant.id });
     expect(report.webhookSecrets).toBe(0);
     expect(report.failures).toContainEqual({ kind: 'webhook_secret', id: before.id });
-    const [after] = await findEndpointCiphertexts(suite.em(), tenant.id);
+    const after = (await findEndpointCiphertexts(suite.em(), tenant.id))[0]!;
     expect(after.secretEncrypted).toBe(before.secretEncrypted);
   });
 });

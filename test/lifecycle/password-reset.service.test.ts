@@ -29,7 +29,7 @@ describe('PasswordResetService', () => {
     await suite.services.passwordReset.request(suite.em(), tenant, user.email.toUpperCase());
     const { mail } = await suite.takeQueued();
     expect(mail.map((m) => m.to)).toEqual([user.email]);
-    const token = tokenIn(mail[0]);
+    const token = tokenIn(mail[0]!);
 
     expect(await suite.services.passwordReset.complete(suite.em(), tenant, token, NEW_PASSWORD, suite.meta)).toBe(2);
     expect(await suite.services.sessions.listLive(suite.em(), tenant.id, user.id)).toEqual([]);
@@ -38,7 +38,7 @@ describe('PasswordResetService', () => {
     await expect(suite.services.auth.login(suite.em(), tenant, { email: user.email, password: NEW_PASSWORD }, suite.meta)).resolves.toBeDefined();
     await expect(suite.services.passwordReset.complete(suite.em(), tenant, token, `${NEW_PASSWORD} again`, suite.meta))
       .rejects.toMatchObject({ details: { reason: 'invalid_token' } });
-    expect((await suite.auditOf(tenant.id, 'UserPasswordChanged'))[0].details).toMatchObject({ via: 'password_reset', sessionsEnded: 2 });
+    expect((await suite.auditOf(tenant.id, 'UserPasswordChanged'))[0]?.details).toMatchObject({ via: 'password_reset', sessionsEnded: 2 });
   });
 
   it('mails nothing for an unknown address, and only the newest link works', async () => {

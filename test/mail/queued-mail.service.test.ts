@@ -26,9 +26,9 @@ describe('Mailer', () => {
 
     await suite.em().transactional((tx) => suite.services.mailer.send(message, tenant.id, tx));
     const [sealed] = await findSealedJobs(suite.em(), FIRST_JOB, 10, suite.config.jobQueue);
-    expect(sealed.sealed).toMatch(/^v1:/);
-    expect(sealed.sealed).not.toContain(to);
-    expect(sealed.sealed).not.toContain('123456');
+    expect(sealed?.sealed).toMatch(/^v1:/);
+    expect(sealed?.sealed).not.toContain(to);
+    expect(sealed?.sealed).not.toContain('123456');
     expect((await suite.takeQueued()).mail).toEqual([{ ...message, tenantId: tenant.id }]);
   });
 
@@ -57,7 +57,7 @@ describe('AccountMailRequests', () => {
     for (const job of requests.jobs) await suite.services.accountMailRequests.run(job);
     const { mail } = await suite.takeQueued();
     expect(mail.map((m) => m.to)).toEqual([user.email]);
-    expect(mail[0].subject).toContain('Setzen Sie Ihr Passwort');
-    expect(mail[0].text).toContain('/reset-password?token=');
+    expect(mail[0]?.subject).toContain('Setzen Sie Ihr Passwort');
+    expect(mail[0]?.text).toContain('/reset-password?token=');
   });
 });

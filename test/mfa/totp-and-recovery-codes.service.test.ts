@@ -69,7 +69,7 @@ describe('recovery codes', () => {
     ]);
     expect(results.sort()).toEqual([false, true]);
     expect(await suite.services.recoveryCodes.remaining(suite.em(), tenant.id, user.id)).toBe(recoveryCodes.length - 1);
-    expect((await suite.auditOf(tenant.id, 'MfaRecoveryCodeUsed'))[0].details).toEqual({ remaining: recoveryCodes.length - 1 });
+    expect((await suite.auditOf(tenant.id, 'MfaRecoveryCodeUsed'))[0]?.details).toEqual({ remaining: recoveryCodes.length - 1 });
   });
 
   it('accepts a code only for its own user', async () => {

@@ -34,7 +34,7 @@ describe('organization membership', () => {
     await organizationMembers.remove(suite.em(), tenant.id, org.id, user.id, actor, suite.meta);
     expect(await findPermissionsOfMember(suite.em(), tenant.id, org.id, user.id)).toBeUndefined();
     expect(await organizationMembers.organizationsOf(suite.em(), tenant.id, user.id)).toEqual([]);
-    expect((await suite.auditOf(tenant.id, 'OrganizationMemberRemoved'))[0].details).toEqual({ userId: user.id, roles: ['viewer'] });
+    expect((await suite.auditOf(tenant.id, 'OrganizationMemberRemoved'))[0]?.details).toEqual({ userId: user.id, roles: ['viewer'] });
   });
 
   it('refuses a role outside the template and leaves no membership behind', async () => {

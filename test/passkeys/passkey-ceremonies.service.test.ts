@@ -38,7 +38,7 @@ describe('PasskeyService', () => {
     const { user, tokens } = await signInWith(authenticator, tenant, admin.email);
     expect(user.id).toBe(admin.id);
     expect(await suite.services.sessions.authenticationOf(suite.em(), tenant.id, tokens.sessionId)).toMatchObject({ method: 'passkey' });
-    expect((await suite.auditOf(tenant.id, 'PasskeyRegistered'))[0].details).toMatchObject({ name: 'laptop', fmt: 'none' });
+    expect((await suite.auditOf(tenant.id, 'PasskeyRegistered'))[0]?.details).toMatchObject({ name: 'laptop', fmt: 'none' });
   });
 
   it('spends a sign-in challenge once', async () => {

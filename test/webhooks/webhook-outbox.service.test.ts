@@ -26,10 +26,10 @@ describe('the webhook outbox', () => {
     const organization = await suite.services.organizations.create(suite.em(), tenant.id, { name: 'Acme' }, actor, suite.meta);
     const { jobs } = await suite.takeQueued();
     const [event] = await suite.auditOf(tenant.id, 'OrganizationCreated');
-    expect(event.targetId).toBe(organization.id);
+    expect(event?.targetId).toBe(organization.id);
     expect(jobs.map((j) => j.kind)).toEqual(['webhook.deliver', 'webhook.deliver']);
     expect(jobs.map((j) => j.payload.endpointId).sort()).toEqual([all.webhook.id, orgs.webhook.id].sort());
-    for (const job of jobs) expect(job.payload).toMatchObject({ tenantId: tenant.id, eventType: 'OrganizationCreated', auditEventId: event.id });
+    for (const job of jobs) expect(job.payload).toMatchObject({ tenantId: tenant.id, eventType: 'OrganizationCreated', auditEventId: event?.id });
   });
 
   it('queues nothing for a disabled endpoint, nor for another workspace\'s endpoint', async () => {
