@@ -97,7 +97,7 @@ export const account: Translation<typeof english> = {
     unknownMethod: 'método de inicio de sesión no registrado',
     signedIn: 'sesión iniciada el {{date}}',
     applications: 'Sesión iniciada en {{apps}}: al cerrar la sesión de este dispositivo también se cierra en ellas.',
-    lastUsed: 'usado por última vez el {{date}}',
+    lastUsed: 'último uso el {{date}}',
     signOutDevice: 'Cerrar sesión en este dispositivo',
     signOutEverywhere: 'Cerrar sesión en todas partes',
   },
