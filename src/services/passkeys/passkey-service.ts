@@ -1,16 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
   verifyAuthenticationResponse,
   verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
-import { isoBase64URL, isoUint8Array } from '@simplewebauthn/server/helpers';
 import type { Config } from '../../config.js';
 import type { Passkey, PasskeyTransport } from '../../entities/passkey.js';
 import type { Tenant } from '../../entities/tenant.js';
@@ -33,6 +30,14 @@ import {
   deleteExpiredChallenges, deleteRegistrationChallenges, insertChallenge, spendAuthenticationChallenge, spendRegistrationChallenges,
 } from './webauthn-challenge-queries.js';
 import { SESSION_ERRORS } from '../sessions/session-errors.js';
+
+
+/**
+ * @simplewebauthn/server (with its CBOR, ASN.1 and X.509 stack), loaded on the first passkey
+ * request: about 5 MB of heap most instances would hold for nothing (docs/performance.md "What is
+ * left"). Node caches the module after the first load.
+ */
+const webAuthn = () => import('@simplewebauthn/server');
 
 /** Seconds a registration or sign-in challenge stays usable: 5 minutes (also the ceremony timeout). */
 export const PASSKEY_CHALLENGE_TTL_SECONDS = 300;
@@ -84,7 +89,7 @@ function toView(passkey: Passkey): PasskeyView {
 
 /** The WebAuthn user handle of a user: the UTF-8 bytes of the user's uuid (no personal data). */
 function userHandleOf(userId: string): Uint8Array<ArrayBuffer> {
-  return isoUint8Array.fromUTF8String(userId) as Uint8Array<ArrayBuffer>;
+  return new TextEncoder().encode(userId) as Uint8Array<ArrayBuffer>;
 }
 
 /**
@@ -138,6 +143,7 @@ export class PasskeyService {
     await assertRecentSignIn(em, tenant, session);
     const user = await this.liveUser(em, tenant, session.userId);
     const existing = await findPasskeysOfUser(em, tenant.id, user.id);
+    const { generateRegistrationOptions } = await webAuthn();
     const options = await generateRegistrationOptions({
       rpName: tenant.name,
       rpID: this.rp.id,
@@ -180,6 +186,7 @@ export class PasskeyService {
 
     let verification: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
     try {
+      const { verifyRegistrationResponse } = await webAuthn();
       verification = await verifyRegistrationResponse({
         response,
         expectedChallenge: matchesChallenge(challenge.challengeHash),
@@ -277,6 +284,7 @@ export class PasskeyService {
       const user = await findLiveUserByEmail(em, tenant.id, email);
       userId = user?.id ?? null;
     }
+    const { generateAuthenticationOptions } = await webAuthn();
     const options = await generateAuthenticationOptions({
       rpID: this.rp.id,
       allowCredentials: [],
@@ -312,12 +320,13 @@ export class PasskeyService {
     if (!passkey) return this.refuse(em, tenant, null, meta, 'unknown_credential');
     if (challenge.userBound && challenge.userId !== passkey.userId) return this.refuse(em, tenant, passkey, meta, 'other_user');
     const userHandle = response.response.userHandle;
-    if (userHandle !== undefined && userHandle !== '' && !constantTimeEqual(userHandle, isoBase64URL.fromBuffer(userHandleOf(passkey.userId)))) {
+    if (userHandle !== undefined && userHandle !== '' && !constantTimeEqual(userHandle, Buffer.from(userHandleOf(passkey.userId)).toString('base64url'))) {
       return this.refuse(em, tenant, passkey, meta, 'user_handle_mismatch');
     }
 
     let verification: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
     try {
+      const { verifyAuthenticationResponse } = await webAuthn();
       verification = await verifyAuthenticationResponse({
         response,
         expectedChallenge: matchesChallenge(challenge.challengeHash),

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { SAML, SamlStatusError, ValidateInResponseTo, type CacheProvider, type Profile } from '@node-saml/node-saml';
+import type { CacheProvider, Profile, SAML, SamlStatusError } from '@node-saml/node-saml';
 import type { SsoRequestPurpose } from '../../entities/sso.js';
 import type { Tenant } from '../../entities/tenant.js';
 import { ApiError } from '../../lib/errors.js';
@@ -24,6 +24,13 @@ export const SSO_REQUEST_TTL_SECONDS = 600;
 export const SAML_CLOCK_SKEW_MS = 120_000;
 /** Seconds an assertion id is remembered when the assertion names no expiry of its own. */
 const ASSERTION_ID_FALLBACK_SECONDS = 3_600;
+
+/**
+ * node-saml (with xml-crypto, xml-encryption and their XML stack), loaded on the first SAML request:
+ * most instances never serve one, and the stack holds about 6 MB of heap (docs/performance.md "What
+ * is left"). Node caches the module after the first load.
+ */
+const nodeSaml = () => import('@node-saml/node-saml');
 
 const EMAIL_NAME_ID = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress';
 const TRANSIENT_NAME_ID = 'urn:oasis:names:tc:SAML:2.0:nameid-format:transient';
@@ -49,7 +56,7 @@ export class SamlService {
   async metadata(em: EntityManager, tenant: Tenant, connectionId: string): Promise<string> {
     const connection = await this.connections.find(em, tenant.id, connectionId);
     // the SP certificate twice: for the IdP to encrypt assertions to it and to verify signed requests
-    return this.client(tenant, connection, NO_REQUESTS).generateServiceProviderMetadata(connection.spCertificate, connection.spCertificate);
+    return (await this.client(tenant, connection, NO_REQUESTS)).generateServiceProviderMetadata(connection.spCertificate, connection.spCertificate);
   }
 
   /**
@@ -70,7 +77,7 @@ export class SamlService {
       getAsync: async () => null,
       removeAsync: async () => null,
     };
-    const url = await this.client(tenant, connection, capture).getAuthorizeUrlAsync('', undefined, {});
+    const url = await (await this.client(tenant, connection, capture)).getAuthorizeUrlAsync('', undefined, {});
     if (requestId === undefined) throw new Error('node-saml produced no AuthnRequest ID');
     const now = new Date();
     await deleteExpiredSsoRows(em, tenant.id, now);
@@ -135,10 +142,10 @@ export class SamlService {
     };
     let profile: Profile | null;
     try {
-      ({ profile } = await this.client(tenant, connection, openRequests).validatePostResponseAsync({ SAMLResponse: samlResponse }));
+      ({ profile } = await (await this.client(tenant, connection, openRequests)).validatePostResponseAsync({ SAMLResponse: samlResponse }));
     } catch (err) {
       await consumeSsoRequest(em, tenant.id, connection.id, requestId, now);
-      throw refusalOf(err);
+      throw refusalOf(err, (await nodeSaml()).SamlStatusError);
     }
     const request = await consumeSsoRequest(em, tenant.id, connection.id, requestId, now);
     if (!request) throw SSO_ERRORS.requestUnknown();
@@ -180,7 +187,8 @@ export class SamlService {
   }
 
   /** A node-saml client for one connection (its SP values, certificates and open requests). */
-  private client(tenant: Tenant, connection: SsoConnectionWithDomains, requests: CacheProvider): SAML {
+  private async client(tenant: Tenant, connection: SsoConnectionWithDomains, requests: CacheProvider): Promise<SAML> {
+    const { SAML, ValidateInResponseTo } = await nodeSaml();
     const sp = this.connections.serviceProvider(tenant, connection.id);
     if (connection.protocol !== 'saml' || connection.samlSsoUrl === null || connection.samlCertificates === null || connection.samlIdpEntityId === null) {
       throw SSO_ERRORS.connectionNotFound();
@@ -222,9 +230,9 @@ function decodeResponse(samlResponse: string): string {
 }
 
 /** Maps a node-saml refusal to the reason the API and the audit log give. */
-function refusalOf(err: unknown): ApiError {
+function refusalOf(err: unknown, statusError: typeof SamlStatusError): ApiError {
   if (err instanceof ApiError) return err;
-  if (err instanceof SamlStatusError) return SSO_ERRORS.providerError({ status: err.message });
+  if (err instanceof statusError) return SSO_ERRORS.providerError({ status: err.message });
   const message = err instanceof Error ? err.message : String(err);
   if (/InResponseTo/i.test(message)) return SSO_ERRORS.requestUnknown();
   if (/signature|Unknown SAML issuer|Missing SAML issuer/i.test(message)) return SSO_ERRORS.signatureInvalid();

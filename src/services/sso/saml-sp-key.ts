@@ -1,5 +1,4 @@
 import { webcrypto } from 'node:crypto';
-import * as x509 from '@peculiar/x509';
 
 /** Years an SP certificate is valid: SAML peers pin it from metadata, so it should outlive the connection. */
 const SP_CERTIFICATE_YEARS = 10;
@@ -15,7 +14,8 @@ export interface ServiceProviderKey {
  * {@link SP_CERTIFICATE_YEARS} years) for one SAML connection's service provider (docs/sso.md
  * "Signed requests and encrypted assertions"): the certificate goes into the SP metadata for the
  * identity provider to verify signed AuthnRequests and to encrypt assertions; the private key signs
- * and decrypts. Generated with Node's WebCrypto and @peculiar/x509.
+ * and decrypts. Generated with Node's WebCrypto and @peculiar/x509 (loaded here, on the first
+ * connection created: docs/performance.md "What is left").
  * @param subject the certificate's common name (the SP entity id's host and connection id).
  */
 export async function generateServiceProviderKey(subject: string): Promise<ServiceProviderKey> {
@@ -24,7 +24,8 @@ export async function generateServiceProviderKey(subject: string): Promise<Servi
   const notBefore = new Date(Date.now() - 60_000);
   const notAfter = new Date(notBefore);
   notAfter.setUTCFullYear(notAfter.getUTCFullYear() + SP_CERTIFICATE_YEARS);
-  const certificate = await x509.X509CertificateGenerator.createSelfSigned(
+  const { X509CertificateGenerator } = await import('@peculiar/x509');
+  const certificate = await X509CertificateGenerator.createSelfSigned(
     { name: `CN=${subject.replace(/[,+="<>#;\\]/g, ' ').slice(0, 64)}`, keys, notBefore, notAfter, signingAlgorithm: algorithm },
     webcrypto as unknown as Crypto,
   );
