@@ -1,18 +1,18 @@
 import Negotiator from 'negotiator';
 
-/** The languages of the pages and the mails (docs/web.md "Languages"): English, German, French. */
-export const LOCALES = ['en', 'de', 'fr'] as const;
+/** The languages of the pages and the mails (docs/web.md "Languages"): English, German, French, Spanish. */
+export const LOCALES = ['en', 'de', 'fr', 'es'] as const;
 export type Locale = (typeof LOCALES)[number];
 
 /** The language when neither the person nor the workspace chose one. */
 export const DEFAULT_LOCALE: Locale = 'en';
 
 /** The name of each language in itself, as a language switcher lists it. */
-export const LOCALE_NAMES: Record<Locale, string> = { en: 'English', de: 'Deutsch', fr: 'Français' };
+export const LOCALE_NAMES: Record<Locale, string> = { en: 'English', de: 'Deutsch', fr: 'Français', es: 'Español' };
 
 /**
  * The shape a translation must have: every key of the English original `T`, each a string, nested
- * groups alike. A German or French catalog typed with it fails the typecheck when it misses a key
+ * groups alike. A German, French or Spanish catalog typed with it fails the typecheck when it misses a key
  * or has one the original does not.
  */
 export type Translation<T> = { readonly [K in keyof T]: T[K] extends string ? string : Translation<T[K]> };

@@ -30,6 +30,7 @@ import { Migration20261126170000_organizations_at_scale } from './Migration20261
 import { Migration20261127030000_refresh_writes_no_session } from './Migration20261127030000_refresh_writes_no_session.js';
 import { Migration20261127100000_user_profile } from './Migration20261127100000_user_profile.js';
 import { Migration20261127110000_branding_variants } from './Migration20261127110000_branding_variants.js';
+import { Migration20261127120000_spanish } from './Migration20261127120000_spanish.js';
 
 /**
  * Every committed migration, in the order it is applied. Listed explicitly so the same list runs
@@ -67,4 +68,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261127030000_refresh_writes_no_session', class: Migration20261127030000_refresh_writes_no_session },
   { name: 'Migration20261127100000_user_profile', class: Migration20261127100000_user_profile },
   { name: 'Migration20261127110000_branding_variants', class: Migration20261127110000_branding_variants },
+  { name: 'Migration20261127120000_spanish', class: Migration20261127120000_spanish },
 ];

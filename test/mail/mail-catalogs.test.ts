@@ -13,7 +13,7 @@ const context = (overrides: Partial<MailContext['brand']> = {}, locale: MailCont
 });
 
 describe('the mail catalogs', () => {
-  it('translate every sentence into German and French, with the same placeholders and never the word "tenant"', () => {
+  it('translate every sentence into German, French and Spanish, with the same placeholders and never the word "tenant"', () => {
     const english = flattenCatalog(MAIL_CATALOGS.en);
     for (const locale of LOCALES) {
       const catalog = flattenCatalog(MAIL_CATALOGS[locale]);
@@ -34,8 +34,12 @@ describe('the mail catalogs', () => {
     expect(momentInWords(moment, 'en')).toMatch(/^Tuesday, November 24, 2026 at 2:05\sPM UTC$/);
     expect(momentInWords(moment, 'de')).toMatch(/^Dienstag, 24\. November 2026 um 14:05 UTC$/);
     expect(momentInWords(moment, 'fr')).toMatch(/^mardi 24 novembre 2026 à 14:05 UTC$/);
+    expect(lifetimeInWords(3600, 'es')).toBe('1 hora');
+    expect(momentInWords(moment, 'es')).toMatch(/^martes, 24 de noviembre de 2026, 14:05 UTC$/);
     expect(mailTranslator('de')('recoveryCodeUsed.remaining', { count: 1 })).toBe('Sie haben noch 1 unbenutzten Wiederherstellungscode.');
     expect(mailTranslator('fr')('recoveryCodeUsed.remaining', { count: 2 })).toBe('Il vous reste 2 codes de récupération inutilisés.');
+    expect(mailTranslator('es')('recoveryCodeUsed.remaining', { count: 1 })).toBe('Te queda 1 código de recuperación sin usar.');
+    expect(mailTranslator('es')('recoveryCodeUsed.remaining', { count: 3 })).toBe('Te quedan 3 códigos de recuperación sin usar.');
   });
 });
 

@@ -28,7 +28,7 @@ function expectReadsLikeAProduct(mail: ReceivedMail): void {
     expect(part).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/);
     expect(part).not.toMatch(/send (this|the) token|POST |DELETE /i);
   }
-  expect(mail.html).toMatch(/^<!doctype html><html lang="(en|de|fr)">/);
+  expect(mail.html).toMatch(/^<!doctype html><html lang="(en|de|fr|es)">/);
 }
 
 describe('mails in the person\'s language', () => {
@@ -77,15 +77,48 @@ describe('mails in the person\'s language', () => {
     expect(mail.text).toContain('Accepter l’invitation: https://id.example.test/app/');
     expectReadsLikeAProduct(mail);
 
-    // a Spanish browser gets the workspace's default too
-    await api.post(`/v1/${tenant.slug}/auth/password-reset/request`, { email: tenant.adminEmail }, { headers: { 'accept-language': 'es-ES' } });
+    // an Italian browser gets the workspace's default too
+    await api.post(`/v1/${tenant.slug}/auth/password-reset/request`, { email: tenant.adminEmail }, { headers: { 'accept-language': 'it-IT' } });
     const reset = await sink.waitFor(tenant.adminEmail, (m) => m.subject.startsWith('Réinitialisez'));
+    expectReadsLikeAProduct(reset);
+  });
+
+  it('speaks Spanish: a workspace whose default is Spanish invites in Spanish, and a Spanish browser gets Spanish mails anywhere', async () => {
+    const tenant = await createTenant(api, `Acme ${unique()}`);
+    const patched = await api.patch(`/v1/${tenant.slug}/tenant`, { defaultLocale: 'es' }, { token: tenant.accessToken });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    expect(patched.body.defaultLocale).toBe('es');
+    expect((await api.get(`/v1/${tenant.slug}/sign-in-options`)).body).toMatchObject({ defaultLocale: 'es' });
+    expect((await api.get(`/v1/${tenant.slug}/tenant`, { token: tenant.accessToken })).body).toMatchObject({ defaultLocale: 'es' });
+
+    const invitee = `invitado-${unique()}@example.com`;
+    const invite = await api.post(`/v1/${tenant.slug}/invites`, { email: invitee, role: 'Member' }, { token: tenant.accessToken, headers: { 'accept-language': 'de' } });
+    expect(invite.status, JSON.stringify(invite.body)).toBe(200);
+    const mail = await sink.waitFor(invitee);
+    expect(mail.subject).toMatch(/^Te han invitado a unirte a "/);
+    expect(mail.text).toContain('como miembro.');
+    expect(mail.text).toContain('Aceptar la invitación: https://id.example.test/app/');
+    expect(mail.html).toContain('<html lang="es">');
+    expectReadsLikeAProduct(mail);
+
+    // in a workspace whose default is English, a sign-up from a Spanish browser makes Spanish mails the person's own
+    const other = await createTenant(api, `Acme ${unique()}`);
+    const email = `es-${unique()}@example.com`;
+    expect((await api.post(`/v1/${other.slug}/auth/signup`, { email, password: PASSWORD }, { headers: { 'accept-language': 'es-AR,es;q=0.9,en;q=0.5' } })).status).toBe(200);
+    await api.post(`/v1/${other.slug}/auth/request-email-verification`, { email }, { headers: { 'accept-language': 'es' } });
+    const verify = await sink.waitFor(email, (m) => m.subject.startsWith('Confirma tu dirección de correo'));
+    expect(verify.text).toContain('Confirmar dirección de correo: https://id.example.test/app/');
+    expect(verify.text).toContain('24 horas');
+    expectReadsLikeAProduct(verify);
+    await api.post(`/v1/${other.slug}/auth/password-reset/request`, { email });
+    const reset = await sink.waitFor(email, (m) => m.subject.startsWith('Restablece tu contraseña'));
+    expect(reset.text).toMatch(/caduca en 1\shora/);
     expectReadsLikeAProduct(reset);
   });
 
   it('refuses a language the service does not speak', async () => {
     const tenant = await createTenant(api, `Acme ${unique()}`);
-    const res = await api.patch(`/v1/${tenant.slug}/tenant`, { defaultLocale: 'es' }, { token: tenant.accessToken });
+    const res = await api.patch(`/v1/${tenant.slug}/tenant`, { defaultLocale: 'it' }, { token: tenant.accessToken });
     expect(res.status).toBe(400);
   });
 

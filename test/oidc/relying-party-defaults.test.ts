@@ -225,12 +225,18 @@ describe('the provider\'s own pages', () => {
     const page = await french.text();
     expect(page).toContain('<html lang="fr">');
     expect(page).toContain('redirect_uri');
+
+    const spanish = await fetch(badRedirect.replace('ui_locales=fr-CA%20de', 'ui_locales=es-419'), { headers: { 'accept-language': 'de' } });
+    expect(spanish.status).toBe(400);
+    const spanishPage = await spanish.text();
+    expect(spanishPage).toContain('<html lang="es">');
+    expect(spanishPage).toContain('Esta solicitud no se puede completar');
   });
 
   it('tells the hosted sign-in page the language of ui_locales the pages speak', async () => {
     const tenant = await createTenant(suite.api);
     const rp = await registerRelyingParty(suite.api, tenant, suite.publicUrl, 'web');
-    for (const [uiLocales, expected] of [['it fr-CA de', 'fr'], ['it', null], [undefined, null]] as const) {
+    for (const [uiLocales, expected] of [['it fr-CA de', 'fr'], ['it es-MX', 'es'], ['it', null], [undefined, null]] as const) {
       const browser = new CookieBrowser();
       const url = oidc.buildAuthorizationUrl(rp.config, { redirect_uri: rp.redirectUri, scope: 'openid', state: 's', nonce: 'n', ...(uiLocales ? { ui_locales: uiLocales } : {}) });
       const handOff = locationOf(await browser.request(url.href), url.href);

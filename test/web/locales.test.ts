@@ -61,6 +61,20 @@ describe('the pages\' languages', () => {
     }
   });
 
+  it('leaves no sentence in English in another language (names of products and of other services\' fields may stay)', () => {
+    for (const locale of LOCALES.filter((l) => l !== 'en')) {
+      const untranslated: string[] = [];
+      for (const [ns, catalog] of Object.entries(resources[locale])) {
+        const original = flattenCatalog(resources.en[ns as keyof typeof resources.en]);
+        for (const [key, text] of Object.entries(flattenCatalog(catalog))) {
+          const isSentence = text.trim().split(/\s+/).length >= 3 && /[.?!:]$/.test(text.trim());
+          if (isSentence && text === original[key]) untranslated.push(`${ns}:${key}`);
+        }
+      }
+      expect({ locale, untranslated }).toEqual({ locale, untranslated: [] });
+    }
+  });
+
   it('says a wait in words and validation issues as sentences in the page language', async () => {
     await i18n.changeLanguage('en');
     expect(waitInWords(1)).toBe('1 second');
@@ -81,6 +95,12 @@ describe('the pages\' languages', () => {
     await i18n.changeLanguage('fr');
     expect(waitInWords(3600).replace(/\s/g, ' ')).toBe('1 heure');
     expect(issueInWords('Too small: expected string to have >=12 characters')).toBe('Utilisez au moins 12 caractères.');
+    await i18n.changeLanguage('es');
+    expect(waitInWords(61)).toBe('2 minutos');
+    expect(waitInWords(1)).toBe('1 segundo');
+    expect(issueInWords('Too small: expected string to have >=12 characters')).toBe('Usa al menos 12 caracteres.');
+    expect(issueInWords('Invalid email address')).toBe('Introduce una dirección de correo como nombre@ejemplo.com.');
+    expect(reasonMessage('invalid_credentials')).toBe('El correo o la contraseña no son correctos.');
     expect(reasonMessage('no_such_reason')).toBeUndefined();
   });
 });

@@ -1318,7 +1318,7 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await person.goto(`${server.url}/app/${slug}/reset-password?token=${'x'.repeat(43)}`);
     await person.getByRole('heading', { name: 'Choisir un nouveau mot de passe' }).waitFor();
     // the switcher offers every language by its own name
-    expect(await person.locator('#language-switcher option').allTextContents()).toEqual(['English', 'Deutsch', 'Français']);
+    expect(await person.locator('#language-switcher option').allTextContents()).toEqual(['English', 'Deutsch', 'Français', 'Español']);
 
     // the account page in French: sign in through the French page
     await person.goto(`${server.url}/app/${slug}/sign-in`);
@@ -1329,17 +1329,17 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await person.getByRole('heading', { name: 'Changer de mot de passe' }).waitFor();
     await shoot(person, 'language-fr-account-phone');
 
-    // a Spanish browser in a workspace whose default is German gets German; its switcher still wins
+    // an Italian browser in a workspace whose default is German gets German; its switcher still wins
     const token = await adminAccessToken(server.url, slug, adminEmail);
     const patched = await fetch(`${server.url}/v1/${slug}/tenant`, {
       method: 'PATCH', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ defaultLocale: 'de' }),
     });
     expect(patched.status).toBe(200);
-    const spanish = await newPerson(DESKTOP, 'es-ES');
-    await spanish.goto(`${server.url}/app/${slug}/sign-in`);
-    await spanish.getByRole('heading', { name: 'Anmelden', exact: true }).waitFor();
-    await spanish.getByLabel('Sprache').selectOption('en');
-    await spanish.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+    const italian = await newPerson(DESKTOP, 'it-IT');
+    await italian.goto(`${server.url}/app/${slug}/sign-in`);
+    await italian.getByRole('heading', { name: 'Anmelden', exact: true }).waitFor();
+    await italian.getByLabel('Sprache').selectOption('en');
+    await italian.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
     await fetch(`${server.url}/v1/${slug}/tenant`, {
       method: 'PATCH', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ defaultLocale: 'en' }),
     });
@@ -1380,6 +1380,43 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     expect(await firstTime.textContent()).toMatch(/^\d{1,2} [a-zéû]+\.? \d{4}(,| à) \d{2}:\d{2}$/);
     await page.setViewportSize(PHONE);
     await shoot(page, 'language-fr-admin-audit-phone');
+  });
+
+  it('speaks Spanish to a Mexican browser: sign-in, its error, the account page, axe clean; the switcher offers Español to others', async () => {
+    diagnoseOnFailure('27b');
+    const owner = `idioma-${run}@acme.test`;
+    const tenantSlug = await createWorkspace(`Idioma ${run}`, owner);
+    const person = await newPerson(PHONE, 'es-MX');
+    await person.goto(`${server.url}/app/${tenantSlug}/sign-in`);
+    await person.getByRole('heading', { name: 'Iniciar sesión', exact: true }).waitFor();
+    expect(await person.locator('html').getAttribute('lang')).toBe('es');
+    await expect.poll(() => person.title()).toBe(`Iniciar sesión · Idioma ${run}`);
+    await person.getByLabel('Correo electrónico').fill(owner);
+    await person.getByLabel('Contraseña', { exact: true }).fill('not the password at all');
+    await person.getByRole('button', { name: 'Iniciar sesión', exact: true }).click();
+    await person.getByRole('alert').getByText('El correo o la contraseña no son correctos.').waitFor();
+    await person.getByRole('link', { name: '¿Olvidaste tu contraseña?' }).waitFor();
+    await shoot(person, 'language-es-sign-in-phone');
+    const scan = await new AxeBuilder({ page: person }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+    expect(scan.violations.map((v) => `es sign-in: ${v.id}`)).toEqual([]);
+
+    await person.getByLabel('Contraseña', { exact: true }).fill(PASSWORD);
+    await person.getByRole('button', { name: 'Iniciar sesión', exact: true }).click();
+    await person.getByRole('heading', { name: 'Tu cuenta', exact: true }).waitFor();
+    await person.getByRole('heading', { name: 'Cambiar contraseña' }).waitFor();
+    const sessionLine = await person.getByRole('list', { name: 'Dispositivos con sesión iniciada' }).locator('.hint').first().textContent();
+    // a Spanish date, e.g. "sesión iniciada el 27 nov 2026, 3:40" (not "Nov 27, 2026, 3:40 AM")
+    expect(sessionLine).toMatch(/sesión iniciada el \d{1,2} [a-z]+\.? \d{4}, \d{1,2}:\d{2}/);
+    await shoot(person, 'language-es-account-phone');
+    const accountScan = await new AxeBuilder({ page: person }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+    expect(accountScan.violations.map((v) => `es account: ${v.id}`)).toEqual([]);
+
+    // an English browser picks Spanish by its own name in the switcher
+    const other = await newPerson(DESKTOP, 'en-US');
+    await other.goto(`${server.url}/app/${tenantSlug}/forgot-password`);
+    await other.getByLabel('Language').selectOption({ label: 'Español' });
+    await other.getByRole('heading', { name: 'Restablece tu contraseña' }).waitFor();
+    expect(await other.locator('html').getAttribute('lang')).toBe('es');
   });
 
   // every kind of page, in groups of a few pages so that each test stays well inside its limit on a busy machine

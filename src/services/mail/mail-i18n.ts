@@ -2,10 +2,11 @@ import i18next from 'i18next';
 import { DEFAULT_LOCALE, LOCALES, type Locale } from '../../lib/locales.js';
 import { mailDe } from './locales/de.js';
 import { mailEn } from './locales/en.js';
+import { mailEs } from './locales/es.js';
 import { mailFr } from './locales/fr.js';
 
 /** The mail catalogs per language (namespace `mail`); English is the original. */
-export const MAIL_CATALOGS = { en: mailEn, de: mailDe, fr: mailFr } as const satisfies Record<Locale, unknown>;
+export const MAIL_CATALOGS = { en: mailEn, de: mailDe, fr: mailFr, es: mailEs } as const satisfies Record<Locale, unknown>;
 
 /**
  * The mails' own i18next instance (docs/web.md "Languages"), separate from the pages'. No HTML

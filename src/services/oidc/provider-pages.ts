@@ -54,8 +54,22 @@ const fr: Translation<typeof en> = {
   errorDetail: 'Détails pour l\'équipe de l\'application',
 };
 
+const es: Translation<typeof en> = {
+  logoutTitle: 'Cerrar sesión',
+  logoutHeading: '¿Cerrar sesión en {{workspace}}?',
+  logoutText: 'Se cerrará tu sesión en {{workspace}} en este navegador.',
+  logoutButton: 'Cerrar sesión',
+  signedOutTitle: 'Sesión cerrada',
+  signedOutHeading: 'Has cerrado sesión',
+  signedOutText: 'Puedes cerrar esta ventana.',
+  errorTitle: 'Algo salió mal',
+  errorHeading: 'Esta solicitud no se puede completar',
+  errorText: 'La aplicación envió una solicitud que {{workspace}} no puede aceptar. Vuelve a la aplicación e inténtalo de nuevo; si vuelve a pasar, avisa al equipo de la aplicación.',
+  errorDetail: 'Detalles para el equipo de la aplicación',
+};
+
 /** The sentences of the provider's pages per language; English is the original. */
-export const PROVIDER_PAGE_CATALOGS: Record<Locale, Translation<typeof en>> = { en, de, fr };
+export const PROVIDER_PAGE_CATALOGS: Record<Locale, Translation<typeof en>> = { en, de, fr, es };
 
 type PageKey = keyof typeof en;
 

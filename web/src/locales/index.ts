@@ -5,6 +5,12 @@ import { common as deCommon } from './de/common.js';
 import { admin as deAdmin } from './de/admin.js';
 import { reasons as deReasons } from './de/reasons.js';
 import { sso as deSso } from './de/sso.js';
+import { account as esAccount } from './es/account.js';
+import { auth as esAuth } from './es/auth.js';
+import { common as esCommon } from './es/common.js';
+import { admin as esAdmin } from './es/admin.js';
+import { reasons as esReasons } from './es/reasons.js';
+import { sso as esSso } from './es/sso.js';
 import { account as enAccount } from './en/account.js';
 import { auth as enAuth } from './en/auth.js';
 import { common as enCommon } from './en/common.js';
@@ -20,13 +26,14 @@ import { sso as frSso } from './fr/sso.js';
 
 /**
  * Every string of the pages, per language and namespace (docs/web.md "Languages"). English is the
- * original; German and French are typed against it, so a missing or extra key fails the typecheck,
+ * original; German, French and Spanish are typed against it, so a missing or extra key fails the typecheck,
  * and `test/web/locales.test.ts` checks the placeholders match.
  */
 export const resources = {
   en: { common: enCommon, reasons: enReasons, auth: enAuth, account: enAccount, admin: enAdmin, sso: enSso },
   de: { common: deCommon, reasons: deReasons, auth: deAuth, account: deAccount, admin: deAdmin, sso: deSso },
   fr: { common: frCommon, reasons: frReasons, auth: frAuth, account: frAccount, admin: frAdmin, sso: frSso },
+  es: { common: esCommon, reasons: esReasons, auth: esAuth, account: esAccount, admin: esAdmin, sso: esSso },
 } as const satisfies Record<Locale, unknown>;
 
 /** The namespaces of {@link resources}. */

@@ -1,5 +1,5 @@
 /**
- * Every sentence of the mails, in English (the original; de.ts and fr.ts are typed against it).
+ * Every sentence of the mails, in English (the original; de.ts, fr.ts and es.ts are typed against it).
  * `{{workspace}}` is the workspace's name as mails show it (quoted and defanged, see
  * tenant-name.ts); `_one`/`_other` keys are plural forms chosen by `count`.
  */
