@@ -84,15 +84,17 @@ export class Metrics {
         this.set({ state: 'max' }, pool.max);
       },
     });
-    new Gauge({
-      name: 'idp_rate_limit_store_shared', help: '1 while rate limits are counted in Redis (shared), 0 while on in-process counters (Redis down); absent without REDIS_URL',
-      registers,
-      collect() {
-        const { shared } = sources.rateLimits();
-        if (shared === undefined) this.reset();
-        else this.set(shared ? 1 : 0);
-      },
-    });
+    // Registered only with Redis: without REDIS_URL the gauge is absent (an unlabelled gauge that was
+    // reset would still export 0, which is what the documented alert fires on).
+    if (sources.rateLimits().shared !== undefined) {
+      new Gauge({
+        name: 'idp_rate_limit_store_shared', help: '1 while rate limits are counted in Redis (shared), 0 while on in-process counters (Redis down); absent without REDIS_URL',
+        registers,
+        collect() {
+          this.set(sources.rateLimits().shared ? 1 : 0);
+        },
+      });
+    }
     new Counter({
       name: 'idp_rate_limit_fallback_decisions_total', help: 'Rate-limit decisions taken on in-process counters because Redis was unreachable',
       registers,
