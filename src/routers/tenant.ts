@@ -4,6 +4,9 @@ import { BRAND_DISPLAYS, MFA_POLICIES, SIGNUP_POLICIES, type Tenant, TENANT_PLAN
 import { LOCALES } from '../lib/locales.js';
 import { brandingOf } from '../services/branding/branding.js';
 import { LOGO_MAX_BODY_BYTES, MAX_LOGO_BYTES } from '../services/branding/logo-service.js';
+import type { LogoVariant } from '../entities/tenant-logo.js';
+import type { Actor } from '../lib/request-meta.js';
+import type { RequestContext } from '../context.js';
 import { adminProcedure, securityAdminProcedure } from '../middleware/auth.js';
 import { router } from '../trpc.js';
 import { displayName, emailDomain, OK, okOutput, timestampOutput } from './schemas.js';
@@ -117,6 +120,18 @@ const logoInput = z
   })
   .refine((input) => (input.dataBase64 === undefined) !== (input.url === undefined), { message: 'Give exactly one of dataBase64 or url' });
 
+/**
+ * Stores the logo of `variant` from a PUT tenant/logo[/dark] body: fetched from its `url`, or decoded
+ * from `dataBase64` (logoInput lets exactly one through).
+ */
+function setLogoFrom(
+  ctx: Pick<RequestContext, 'services' | 'em' | 'meta'> & { tenant: Tenant; actor: Actor }, variant: LogoVariant, input: z.infer<typeof logoInput>,
+): Promise<Tenant> {
+  return input.url !== undefined
+    ? ctx.services.logos.fetchFrom(ctx.em, ctx.tenant.id, variant, input.url, ctx.actor, ctx.meta)
+    : ctx.services.logos.upload(ctx.em, ctx.tenant.id, variant, Buffer.from(input.dataBase64 ?? '', 'base64'), ctx.actor, ctx.meta);
+}
+
 /** The error statuses of the logo uploads: their own body limit (src/rest/app.ts) is larger than the common one. */
 const logoErrors = {
   ...adminErrors,
@@ -218,9 +233,7 @@ export const tenantRouter = router({
     .input(logoInput)
     .output(tenantOutput)
     .mutation(async ({ ctx, input }) => {
-      const tenant = input.url !== undefined
-        ? await ctx.services.logos.fetchFrom(ctx.em, ctx.tenant.id, 'light', input.url, ctx.actor, ctx.meta)
-        : await ctx.services.logos.upload(ctx.em, ctx.tenant.id, 'light', Buffer.from(input.dataBase64 ?? '', 'base64'), ctx.actor, ctx.meta);
+      const tenant = await setLogoFrom(ctx, 'light', input);
       return toTenantOutput(tenant, ctx.services.idp.settingsView(tenant));
     }),
 
@@ -253,9 +266,7 @@ export const tenantRouter = router({
     .input(logoInput)
     .output(tenantOutput)
     .mutation(async ({ ctx, input }) => {
-      const tenant = input.url !== undefined
-        ? await ctx.services.logos.fetchFrom(ctx.em, ctx.tenant.id, 'dark', input.url, ctx.actor, ctx.meta)
-        : await ctx.services.logos.upload(ctx.em, ctx.tenant.id, 'dark', Buffer.from(input.dataBase64 ?? '', 'base64'), ctx.actor, ctx.meta);
+      const tenant = await setLogoFrom(ctx, 'dark', input);
       return toTenantOutput(tenant, ctx.services.idp.settingsView(tenant));
     }),
 

@@ -14,6 +14,21 @@ export const TEST_JWT_SECRET = 'test-jwt-secret-0123456789-0123456789-0123456789
 export const TEST_ENCRYPTION_KEYS = `v1:${Buffer.alloc(32, 7).toString('base64')}`;
 
 /** A service instance started for a test file, with every log line it wrote. */
+/**
+ * A pino logger as the service makes it (same redaction) whose lines are kept in `logs`, one JSON
+ * string a line, for tests to read what was logged.
+ */
+export function capturingLogger(level: string): { logger: pino.Logger; logs: string[] } {
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      logs.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      done();
+    },
+  });
+  return { logger: pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, sink), logs };
+}
+
 export interface TestServer extends RunningServer {
   /** Every JSON log line written so far (for secret-hygiene assertions). */
   logs: string[];
@@ -43,14 +58,7 @@ export async function startTestServer(env: Record<string, string | undefined> = 
     DATABASE_POOL_MAX: inject('embeddedDatabase') ? '1' : '10',
     ...env,
   });
-  const logs: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      logs.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-      done();
-    },
-  });
-  const logger = pino({ level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, sink);
+  const { logger, logs } = capturingLogger(config.logLevel);
   const server = await startServer(config, logger);
   return { ...server, logs };
 }

@@ -2,9 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import pino from 'pino';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { createServices, type AppServices } from '../../src/app-services.js';
 import { loadConfig, type Config } from '../../src/config.js';
@@ -12,7 +10,6 @@ import { openDatabase } from '../../src/db/orm.js';
 import type { Tenant } from '../../src/entities/tenant.js';
 import type { User, UserRole } from '../../src/entities/user.js';
 import type { Actor, RequestMeta } from '../../src/lib/request-meta.js';
-import { REDACTED_PATHS } from '../../src/logger.js';
 import type { AuditItem } from '../../src/services/audit/audit-event-queries.js';
 import type { AuditAction } from '../../src/entities/audit-event.js';
 import type { ClaimedJob } from '../../src/services/jobs/job-queue.js';
@@ -21,7 +18,7 @@ import type { IssuedTokens } from '../../src/services/sessions/session-service.j
 import { findLiveTenantBySlug } from '../../src/services/tenants/tenant-queries.js';
 import { findLiveUserById, updateRoleAndStatus } from '../../src/services/users/user-queries.js';
 import { PASSWORD, unique } from './api.js';
-import { TEST_ENCRYPTION_KEYS, TEST_JWT_SECRET } from './server.js';
+import { capturingLogger, TEST_ENCRYPTION_KEYS, TEST_JWT_SECRET } from './server.js';
 
 /** A mail a service queued and whose transaction committed, as the job worker would hand it to SMTP. */
 export interface CapturedMail extends MailMessage {
@@ -107,14 +104,7 @@ export function useServices(env: Record<string, string | undefined> = {}): Servi
       DATABASE_POOL_MAX: embedded ? '1' : '10',
       ...env,
     });
-    const logs: string[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        logs.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-        done();
-      },
-    });
-    const logger = pino({ level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, sink);
+    const { logger, logs } = capturingLogger(config.logLevel);
     const orm = await openDatabase(config.databaseUrl!, config.databasePoolMax, logger);
     const services = createServices(config, logger, orm);
     const meta: RequestMeta = { ip: '203.0.113.7', userAgent: 'vitest' };
