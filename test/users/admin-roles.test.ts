@@ -147,10 +147,13 @@ it('walks every admin route this service registers under Invites and Tenant admi
   // DELETE tenant needs an Admin *user* (API keys get 401 user_token_required) and destroys the tenant
   // the walk runs in: lifecycle.test.ts and the security matrix cover it. The routes below came with
   // later features and are walked by the authorization matrix and their own suites:
-  // test/users/user-import*.test.ts, test/access-control/, test/tenants/workspace-policies.test.ts.
+  // test/users/user-import*.test.ts, test/access-control/, test/tenants/workspace-policies.test.ts,
+  // test/tenants/branding.test.ts.
   const walkedElsewhere = new Set([
     'DELETE tenant', 'GET users/export', 'GET users/import-jobs/{id}', 'GET users/import-jobs/{id}/errors', 'GET users/{userId}/roles',
     'POST users', 'POST users/import', 'POST users/import-jobs', 'POST users/{userId}/unlock', 'PUT users/{userId}/roles',
+    // the dark theme's logo: test/tenants/branding.test.ts (Admin, Member, API key, another workspace) and the matrix
+    'PUT tenant/logo/dark', 'DELETE tenant/logo/dark',
   ]);
   expect(registered.filter((r) => !walkedElsewhere.has(r)).sort()).toEqual(routes.map((r) => r.label).sort());
 });
