@@ -45,6 +45,8 @@ const t = initTRPC
   });
 
 export const router = t.router;
+/** Merges routers into one with the procedures of all (a feature's router split by method, e.g. `auth`). */
+export const mergeRouters = t.mergeRouters;
 
 /**
  * The outermost step of every procedure (docs/api-rules.md "Errors", docs/operations.md "Outages"): a
