@@ -420,8 +420,8 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     await admin.getByLabel('User', { exact: true }).selectOption({ label: colleagueEmail });
     const today = new Date();
     const day = `${today.getFullYear()}-${String(today.getMonth() + 1).padStart(2, '0')}-${String(today.getDate()).padStart(2, '0')}`;
-    await admin.getByLabel('From').fill(day);
-    await admin.getByLabel('To').fill(day);
+    await admin.getByLabel('From', { exact: true }).fill(day);
+    await admin.getByLabel('To', { exact: true }).fill(day);
     await admin.getByRole('button', { name: 'Apply filters' }).click();
     await expect
       .poll(async () => (await admin.locator('tbody tr').allTextContents()).every((row) => row.includes(colleagueEmail)), { timeout: 15_000 })
