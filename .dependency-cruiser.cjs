@@ -1,7 +1,7 @@
 /**
  * The layering rules of docs/architecture.md "Layers", checked by `npm run lint:layers` (part of
  * `npm run lint`, so CI fails on a violation). Dependencies point one way:
- *   rest → routers → middleware → services → (security, lib, entities, db)
+ *   rest → routers → middleware → services → queries → (security, lib, entities, db)
  * and nothing points back up. Type-only imports count too: a type from a higher layer is still a
  * dependency a newcomer has to follow.
  */
@@ -19,7 +19,7 @@ module.exports = {
       name: 'services-below-the-api',
       severity: 'error',
       comment: 'Services, security, lib, entities and db never import the API layers (routers, middleware, rest) above them.',
-      from: { path: '^src/(services|security|lib|entities|db|migrations)/' },
+      from: { path: '^src/(services|queries|security|lib|entities|db|migrations)/' },
       to: { path: '^src/(routers|middleware|rest)/' },
     },
     {
@@ -37,6 +37,13 @@ module.exports = {
       to: { path: '^src/routers/' },
     },
     {
+      name: 'queries-below-features',
+      severity: 'error',
+      comment: 'src/queries holds one module per table (its SQL and ORM calls); features use them, they use no feature.',
+      from: { path: '^src/queries/' },
+      to: { path: '^src/services/' },
+    },
+    {
       name: 'security-is-a-toolbox',
       severity: 'error',
       comment: 'src/security holds primitives (hashing, JWT, keyring); features use it, it uses no feature.',
@@ -48,7 +55,7 @@ module.exports = {
       severity: 'error',
       comment: 'src/lib and src/entities are used by every layer and depend on none of the feature code.',
       from: { path: '^src/(lib|entities)/' },
-      to: { path: '^src/(services|security|db)/' },
+      to: { path: '^src/(services|queries|security|db)/' },
     },
   ],
   options: {

@@ -17,15 +17,23 @@ export default tseslint.config(
     },
   },
   {
-    // docs/architecture.md "Rules", data access: plain SQL lives only in the query module of its table
-    // (`src/**/*-queries.ts`), in `src/db/` (the ORM, the pooled query) and in the migrations; every
-    // other file calls a query function.
+    // docs/architecture.md "Rules", data access: SQL and ORM calls live only in the query module of
+    // their table (`src/queries/<table>.ts`), in `src/db/` (the ORM, the pooled query) and in the
+    // migrations; every other file calls a query function.
     files: ['src/**/*.ts'],
-    ignores: ['src/**/*-queries.ts', 'src/db/**', 'src/migrations/**'],
+    ignores: ['src/queries/**', 'src/db/**', 'src/migrations/**'],
     rules: {
       'no-restricted-syntax': [
         'error',
-        { selector: "CallExpression[callee.property.name='execute']", message: 'Plain SQL belongs in the query module of its table (src/services/<feature>/<table>-queries.ts): call a function of it.' },
+        { selector: "CallExpression[callee.property.name='execute']", message: 'Plain SQL belongs in the query module of its table (src/queries/<table>.ts): call a function of it.' },
+        {
+          selector: "CallExpression[callee.object.name='em'][callee.property.name=/^(find|findOne|findOneOrFail|findAll|findAndCount|findByCursor|count|persist|persistAndFlush|flush|create|nativeUpdate|nativeDelete|insert|insertMany|upsert|upsertMany|remove|removeAndFlush|getReference|assign|merge|lock|refresh|populate|createQueryBuilder|qb|getKnex|getConnection)$/]",
+          message: 'ORM calls belong in the query module of their table (src/queries/<table>.ts): call a function of it.',
+        },
+        {
+          selector: "CallExpression[callee.property.name=/^(find|findOne|findOneOrFail|findAndCount|nativeUpdate|nativeDelete|persistAndFlush|upsert|createQueryBuilder|getKnex)$/][callee.object.property.name='em']",
+          message: 'ORM calls belong in the query module of their table (src/queries/<table>.ts): call a function of it.',
+        },
       ],
     },
   },

@@ -12,7 +12,7 @@
 import pg from 'pg';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { openDatabase } from '../src/db/orm.js';
-import type { AuditSql } from '../src/services/audit/audit-event-queries.js';
+import type { AuditSql } from '../src/queries/audit-event.js';
 import { AuditLogService, type AuditQuery } from '../src/services/audit/audit-log-service.js';
 
 const SCRATCH = 'idp_audit_explain';

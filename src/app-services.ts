@@ -6,13 +6,13 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { closeRedis, createRedisClient, pingRedis } from './db/redis.js';
-import { pingDatabase } from './db/orm.js';
+import { databasePoolUse, pingDatabase } from './db/orm.js';
 import { Keyring } from './security/keyring.js';
 import { ApiResourceService } from './services/access-control/api-resource-service.js';
 import { RoleAssignmentService } from './services/access-control/role-assignment-service.js';
 import { RoleService } from './services/access-control/role-service.js';
 import { ApplicationService } from './services/oidc/application-service.js';
-import { purgeExpiredPayloads } from './services/oidc/oidc-payload-queries.js';
+import { purgeExpiredPayloads } from './queries/oidc-payload.js';
 import { OidcProviderService } from './services/oidc/oidc-provider-service.js';
 import { ProviderSessionRevocation } from './services/oidc/provider-session-revocation.js';
 import { SigningKeyService } from './services/oidc/signing-keys.js';
@@ -45,7 +45,7 @@ import { Mailer } from './services/mail/mailer.js';
 import { MailTransport } from './services/mail/mail-transport.js';
 import { AccountMailRequests } from './services/mail/account-mail-requests.js';
 import { JobQueue } from './services/jobs/job-queue.js';
-import { probeJobTable } from './services/jobs/job-queries.js';
+import { probeJobTable } from './queries/job.js';
 import { JobWorker } from './services/jobs/job-worker.js';
 import { QueuedPersonalData } from './services/jobs/queued-personal-data.js';
 import { WebhookDelivery } from './services/webhooks/webhook-delivery.js';
@@ -170,20 +170,7 @@ export interface AppServices {
   disposers: (() => Promise<void>)[];
 }
 
-interface TarnPool {
-  /** The most connections the pool opens (`DATABASE_POOL_MAX`). */
-  max: number;
-  numUsed(): number;
-  numFree(): number;
-  numPendingAcquires(): number;
-}
 
-/** The database pool's use (knex's tarn pool), for the metrics; undefined when it cannot be read. */
-function databasePoolUse(orm: MikroORM): { used: number; free: number; pending: number; max: number } | undefined {
-  const pool = (orm.em.getConnection().getKnex() as unknown as { client?: { pool?: TarnPool } }).client?.pool;
-  if (!pool) return undefined;
-  return { used: pool.numUsed(), free: pool.numFree(), pending: pool.numPendingAcquires(), max: pool.max };
-}
 
 /**
  * Wires the services together. The only I/O it starts is the background connection to Redis when

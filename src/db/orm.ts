@@ -61,3 +61,18 @@ export async function openDatabase(clientUrl: string, poolMax?: number, logger?:
 export async function pingDatabase(em: EntityManager): Promise<void> {
   await em.execute('select 1');
 }
+
+interface TarnPool {
+  /** The most connections the pool opens (`DATABASE_POOL_MAX`). */
+  max: number;
+  numUsed(): number;
+  numFree(): number;
+  numPendingAcquires(): number;
+}
+
+/** The database pool's use (knex's tarn pool), for the metrics; undefined when it cannot be read. */
+export function databasePoolUse(orm: MikroORM): { used: number; free: number; pending: number; max: number } | undefined {
+  const pool = (orm.em.getConnection().getKnex() as unknown as { client?: { pool?: TarnPool } }).client?.pool;
+  if (!pool) return undefined;
+  return { used: pool.numUsed(), free: pool.numFree(), pending: pool.numPendingAcquires(), max: pool.max };
+}

@@ -6,7 +6,7 @@ export type JobKind = 'mail.send' | 'webhook.deliver' | 'account-mail.request' |
 /**
  * One job of the PostgreSQL job queue (docs/events.md): run by one worker at a time under a lease,
  * deleted when it finishes, kept with `failedAt` when its attempts are used up. Written and read in
- * plain SQL only (`services/jobs/job-queries.ts`).
+ * plain SQL only (`src/queries/job.ts`).
  */
 export interface Job {
   id: string;

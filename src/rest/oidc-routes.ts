@@ -6,7 +6,7 @@ import { ApiError, REQUEST_ERRORS } from '../lib/errors.js';
 import { isUuid } from '../lib/uuid.js';
 import { OIDC_PROVIDER_PER_CLIENT, OIDC_PROVIDER_PER_IP, PER_CREDENTIAL, type RateLimitBudget } from '../services/rate-limits/rate-limit-rules.js';
 import { rateLimitClientKey } from '../services/rate-limits/rate-limiter.js';
-import { findLiveTenantBySlug } from '../services/tenants/tenant-queries.js';
+import { findLiveTenantBySlug } from '../queries/tenant.js';
 import { sendApiError } from './error-envelope.js';
 import { TENANT_ERRORS } from '../services/tenants/tenant-errors.js';
 import { spendBudget } from '../middleware/rate-limit.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Tenant } from '../../src/entities/tenant.js';
 import { sha256Hex } from '../../src/security/tokens.js';
-import { findApiKeyByHash } from '../../src/services/api-keys/api-key-queries.js';
+import { findApiKeyByHash } from '../../src/queries/api-key.js';
 import type { Principal } from '../../src/services/sessions/bearer-authentication-service.js';
 import { useServices } from '../helpers/services.js';
 

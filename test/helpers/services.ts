@@ -10,13 +10,13 @@ import { openDatabase } from '../../src/db/orm.js';
 import type { Tenant } from '../../src/entities/tenant.js';
 import type { User, UserRole } from '../../src/entities/user.js';
 import type { Actor, RequestMeta } from '../../src/lib/request-meta.js';
-import type { AuditItem } from '../../src/services/audit/audit-event-queries.js';
+import type { AuditItem } from '../../src/queries/audit-event.js';
 import type { AuditAction } from '../../src/entities/audit-event.js';
 import type { ClaimedJob } from '../../src/services/jobs/job-queue.js';
 import { queuedMailAad, type MailMessage } from '../../src/services/mail/mailer.js';
 import type { IssuedTokens } from '../../src/services/sessions/session-service.js';
-import { findLiveTenantBySlug } from '../../src/services/tenants/tenant-queries.js';
-import { findLiveUserById, updateRoleAndStatus } from '../../src/services/users/user-queries.js';
+import { findLiveTenantBySlug } from '../../src/queries/tenant.js';
+import { findLiveUserById, updateRoleAndStatus } from '../../src/queries/user.js';
 import { PASSWORD, unique } from './api.js';
 import { capturingLogger, TEST_ENCRYPTION_KEYS, TEST_JWT_SECRET } from './server.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tenant } from '../../src/entities/tenant.js';
 import type { IdpCallbackParams } from '../../src/services/idp/idp-service.js';
-import { findLiveTenantBySlug } from '../../src/services/tenants/tenant-queries.js';
+import { findLiveTenantBySlug } from '../../src/queries/tenant.js';
 import { unique } from '../helpers/api.js';
 import { startOpenIdProvider, type TestOpenIdProvider } from '../helpers/oidc-provider.js';
 import { useServices } from '../helpers/services.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiError } from '../../src/lib/errors.js';
-import { findLiveUserByEmail } from '../../src/services/users/user-queries.js';
+import { findLiveUserByEmail } from '../../src/queries/user.js';
 import { PASSWORD, unique } from '../helpers/api.js';
 import { useServices } from '../helpers/services.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InviteService } from '../../src/services/invites/invite-service.js';
-import { findLiveTenantBySlug } from '../../src/services/tenants/tenant-queries.js';
+import { findLiveTenantBySlug } from '../../src/queries/tenant.js';
 import { createTenant, unique } from '../helpers/api.js';
 import { refusingMailer } from '../helpers/refusing-mailer.js';
 import { useTestServer } from '../helpers/suite.js';

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { parseKeyring } from '../../src/config.js';
 import { Keyring } from '../../src/security/keyring.js';
-import { findSealedJobs } from '../../src/services/jobs/job-queries.js';
+import { findSealedJobs } from '../../src/queries/job.js';
 import { queuedMailAad } from '../../src/services/mail/mailer.js';
 import { reencryptSecrets } from '../../src/services/keys/key-rotation.js';
-import { findEndpointCiphertexts } from '../../src/services/webhooks/webhook-endpoint-queries.js';
+import { findEndpointCiphertexts } from '../../src/queries/webhook-endpoint.js';
 import { secretAad } from '../../src/services/webhooks/webhook-service.js';
 import { unique } from '../helpers/api.js';
 import { TEST_ENCRYPTION_KEYS } from '../helpers/server.js';

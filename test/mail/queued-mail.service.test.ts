@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findSealedJobs } from '../../src/services/jobs/job-queries.js';
+import { findSealedJobs } from '../../src/queries/job.js';
 import { unique } from '../helpers/api.js';
 import { useServices } from '../helpers/services.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Tenant } from '../../src/entities/tenant.js';
 import type { User } from '../../src/entities/user.js';
-import { findLiveUserById } from '../../src/services/users/user-queries.js';
+import { findLiveUserById } from '../../src/queries/user.js';
 import { PASSWORD } from '../helpers/api.js';
 import { Authenticator } from '../helpers/totp.js';
 import { useServices } from '../helpers/services.js';

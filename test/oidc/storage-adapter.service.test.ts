@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type Provider from 'oidc-provider';
 import { describe, expect, it } from 'vitest';
 import type { Tenant } from '../../src/entities/tenant.js';
-import { consumePayload, destroyPayload, findPayload, upsertPayload } from '../../src/services/oidc/oidc-payload-queries.js';
-import { softDeleteUser, updateRoleAndStatus } from '../../src/services/users/user-queries.js';
+import { consumePayload, destroyPayload, findPayload, upsertPayload } from '../../src/queries/oidc-payload.js';
+import { softDeleteUser, updateRoleAndStatus } from '../../src/queries/user.js';
 import { useServices } from '../helpers/services.js';
 
 /**
  * Below HTTP: the storage adapter of each tenant's OpenID Provider (oidc-provider's `adapter`
- * option, src/services/oidc/oidc-provider-service.ts over oidc-payload-queries.ts): upsert, find,
+ * option, src/services/oidc/oidc-provider-service.ts over src/queries/oidc-payload.ts): upsert, find,
  * findByUid, consume, destroy, revokeByGrantId, expiry, tokens of a user no longer live, and tenant
  * scoping. The adapter class is local to the provider's construction, so it is reached as the
  * library reaches it: through the models of the tenant's built provider (`Model.adapter`).

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findPermissionsOfMember } from '../../src/services/organizations/organization-membership-queries.js';
+import { findPermissionsOfMember } from '../../src/queries/organization-membership.js';
 import { organizationsClaim } from '../../src/services/organizations/organization-claims.js';
 import { useServices } from '../helpers/services.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { updatePasswordHash } from '../../src/services/users/user-queries.js';
+import { updatePasswordHash } from '../../src/queries/user.js';
 import { hashPassword } from '../../src/security/passwords.js';
 import { PASSWORD } from '../helpers/api.js';
 import { useServices } from '../helpers/services.js';

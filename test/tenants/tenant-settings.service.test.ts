@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { findLiveTenantBySlug } from '../../src/services/tenants/tenant-queries.js';
-import { findLiveUserById } from '../../src/services/users/user-queries.js';
+import { findLiveTenantBySlug } from '../../src/queries/tenant.js';
+import { findLiveUserById } from '../../src/queries/user.js';
 import { PASSWORD, unique } from '../helpers/api.js';
 import { useServices } from '../helpers/services.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Tenant } from '../../src/entities/tenant.js';
 import { ApiError } from '../../src/lib/errors.js';
-import { findLiveUsers } from '../../src/services/users/user-queries.js';
+import { findLiveUsers } from '../../src/queries/user.js';
 import { useServices } from '../helpers/services.js';
 
 /**

@@ -4,7 +4,7 @@ import bcrypt from 'bcryptjs';
 import { describe, expect, it } from 'vitest';
 import type { Tenant } from '../../src/entities/tenant.js';
 import type { ClaimedJob, JobQueue } from '../../src/services/jobs/job-queue.js';
-import { findLiveTenantById } from '../../src/services/tenants/tenant-queries.js';
+import { findLiveTenantById } from '../../src/queries/tenant.js';
 import { ndjsonLines, UserImportJobService } from '../../src/services/users/user-import-job-service.js';
 import type { UserImportService } from '../../src/services/users/user-import-service.js';
 import { createTenant, expectError, signupMember, unique, type TestTenant } from '../helpers/api.js';

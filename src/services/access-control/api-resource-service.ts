@@ -5,10 +5,10 @@ import { isUniqueViolation } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { ACCESS_CONTROL_ERRORS } from './access-control-errors.js';
-import { deletePermissions, findPermissionsOfResources, insertPermissions, setPermissionDescription, type ApiPermissionRow } from './api-permission-queries.js';
+import { deletePermissions, findPermissionsOfResources, insertPermissions, setPermissionDescription, type ApiPermissionRow } from '../../queries/api-permission.js';
 import {
   deleteApiResource, findApiResource, findApiResourceForIndicator, findApiResourcesOfTenant, insertApiResource, renameApiResource, type ApiResourceRow,
-} from './api-resource-queries.js';
+} from '../../queries/api-resource.js';
 
 /** A permission as the API shows it. */
 export interface PermissionInput {

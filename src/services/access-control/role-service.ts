@@ -7,16 +7,16 @@ import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import { isUuid } from '../../lib/uuid.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { toApplication, type Application } from '../oidc/application-service.js';
-import { findApplicationsByIds } from '../oidc/oidc-application-queries.js';
+import { findApplicationsByIds } from '../../queries/oidc-application.js';
 import { USER_ERRORS } from '../users/user-errors.js';
-import { findLiveUsersByIds } from '../users/user-queries.js';
+import { findLiveUsersByIds } from '../../queries/user.js';
 import { ACCESS_CONTROL_ERRORS } from './access-control-errors.js';
-import { findPermissionsOfRoles, replaceRolePermissions, type RolePermissionRow } from './access-role-permission-queries.js';
+import { findPermissionsOfRoles, replaceRolePermissions, type RolePermissionRow } from '../../queries/access-role-permission.js';
 import {
   deleteRole, findRole, findRoleHoldersAfter, findRolesOfTenant, insertRole, updateRole, type AccessRoleRow, type RoleHolderKind,
-} from './access-role-queries.js';
-import { findPermissionsOfResources } from './api-permission-queries.js';
-import { findApiResourcesByIdentifiers } from './api-resource-queries.js';
+} from '../../queries/access-role.js';
+import { findPermissionsOfResources } from '../../queries/api-permission.js';
+import { findApiResourcesByIdentifiers } from '../../queries/api-resource.js';
 
 /** One permission of a role: an API resource's identifier and one of its permission names. */
 export interface RolePermission {

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { countActiveUsers, countFactorAdoption } from '../users/user-queries.js';
-import { countDaysWithoutCounts, findDailyCounts, keepDailyCounts, type DayCountRow } from './audit-daily-count-queries.js';
+import { countActiveUsers, countFactorAdoption } from '../../queries/user.js';
+import { countDaysWithoutCounts, findDailyCounts, keepDailyCounts, type DayCountRow } from '../../queries/audit-daily-count.js';
 
 /** How many days the activity charts cover, today (UTC) included (docs/audit.md "Activity"). */
 export const ACTIVITY_DAYS = 30;

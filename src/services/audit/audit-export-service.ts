@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { stringify } from 'csv-stringify/sync';
-import { findExportBatch, type AuditExportFilter, type ExportedAuditEvent, type ExportKeyset } from './audit-event-queries.js';
+import { findExportBatch, type AuditExportFilter, type ExportedAuditEvent, type ExportKeyset } from '../../queries/audit-event.js';
 
-export type { AuditExportFilter, ExportedAuditEvent } from './audit-event-queries.js';
+export type { AuditExportFilter, ExportedAuditEvent } from '../../queries/audit-event.js';
 
 /** The formats of GET audit/export (docs/audit.md "Export"). */
 export const AUDIT_EXPORT_FORMATS = ['csv', 'json'] as const;

@@ -1,11 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { auditReadPlan, readAuditEvents, type AuditItem, type AuditPlan, type AuditQuery } from './audit-event-queries.js';
+import { auditReadPlan, readAuditEvents, type AuditItem, type AuditPlan, type AuditQuery } from '../../queries/audit-event.js';
 
 /** Default and largest page size of GET audit (docs/audit.md). */
 export const AUDIT_DEFAULT_LIMIT = 50;
 export const AUDIT_MAX_LIMIT = 200;
 
-export type { AuditItem, AuditQuery } from './audit-event-queries.js';
+export type { AuditItem, AuditQuery } from '../../queries/audit-event.js';
 
 /**
  * Reads a tenant's audit log (GET audit, docs/audit.md), newest first. The statements are built by

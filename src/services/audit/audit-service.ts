@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7 } from 'uuid';
 import type { AuditAction } from '../../entities/audit-event.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
-import { insertAuditEventWithOutbox, type NewAuditEvent } from './audit-event-queries.js';
+import { insertAuditEventWithOutbox, type NewAuditEvent } from '../../queries/audit-event.js';
 
 /** One audit event to record; `details` must never hold a secret. */
 export interface AuditInput {

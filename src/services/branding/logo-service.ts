@@ -11,9 +11,9 @@ import type { AuditService } from '../audit/audit-service.js';
 import { isLoopbackHttpUrl } from '../../config.js';
 import { providerFetch, ResponseTooLargeError } from '../idp/idp-outbound.js';
 import { isLoopbackHost, isPublicAddress } from '../webhooks/webhook-target.js';
-import { lockLiveTenant, updateTenant } from '../tenants/tenant-queries.js';
+import { lockLiveTenant, updateTenant } from '../../queries/tenant.js';
 import { BRANDING_ERRORS } from './branding-errors.js';
-import { deleteTenantLogo, findLogoBySlug, upsertTenantLogo } from './tenant-logo-queries.js';
+import { deleteTenantLogo, findLogoBySlug, upsertTenantLogo } from '../../queries/tenant-logo.js';
 import { TENANT_ERRORS } from '../tenants/tenant-errors.js';
 
 /**

@@ -19,9 +19,9 @@ import type { IdpClientCredentials, IdpIdentityClaims, IdpProviderClient } from 
 import type { SessionService } from '../sessions/session-service.js';
 import {
   findLiveUserByEmail, findLiveUserById, findUserById, findUserEmail, insertUser, setEmailVerifiedByProvider,
-} from '../users/user-queries.js';
+} from '../../queries/user.js';
 import { isTotpEnrolled } from '../mfa/totp-service.js';
-import { countPasskeysOfUser } from '../passkeys/passkey-queries.js';
+import { countPasskeysOfUser } from '../../queries/passkey.js';
 import { refuseSuspended } from '../users/sign-in-eligibility.js';
 import { assertMaySignUp } from '../users/signup-policy.js';
 import type { AccountCredentialService } from '../users/account-credentials.js';
@@ -29,9 +29,9 @@ import { assertRecentSignIn } from '../mfa/mfa-enrollment-service.js';
 import type { IssuerChangeNotifier } from './issuer-change-notice.js';
 import {
   consumeAuthRequest, deleteAuthRequestsExpiredBefore, deleteAuthRequestsOfTenant, findAuthRequestState, insertAuthRequest, type ConsumedAuthRequest,
-} from './idp-auth-request-queries.js';
-import { deleteIdentity, insertIdentity, lockIdentity, touchIdentityLogin } from './idp-identity-queries.js';
-import { clearIdpCredentials, updateTenant } from '../tenants/tenant-queries.js';
+} from '../../queries/idp-auth-request.js';
+import { deleteIdentity, insertIdentity, lockIdentity, touchIdentityLogin } from '../../queries/idp-identity.js';
+import { clearIdpCredentials, updateTenant } from '../../queries/tenant.js';
 import { SIGN_IN_ERRORS } from '../sign-in/sign-in-errors.js';
 import { IDP_ERRORS, IDP_REASONS } from './idp-errors.js';
 import { MFA_ERRORS } from '../mfa/mfa-errors.js';

@@ -3,7 +3,7 @@ import type { Tenant } from '../../entities/tenant.js';
 import type { Mailer, MailMessage } from '../mail/mailer.js';
 import { mailTranslator } from '../mail/mail-i18n.js';
 import { type MailContext, renderMail } from '../mail/mail-layout.js';
-import { findActiveAdminRecipients } from '../users/user-queries.js';
+import { findActiveAdminRecipients } from '../../queries/user.js';
 
 /**
  * Mails every live Admin of a tenant that the tenant's identity provider (its OpenID issuer) was

@@ -18,12 +18,12 @@ import { renderMail } from '../mail/mail-layout.js';
 import type { IssuedTokens, SessionService } from '../sessions/session-service.js';
 import type { OrganizationMembershipService } from '../organizations/organization-membership-service.js';
 import { assertPasswordAllowed } from '../users/password-policy.js';
-import { countLiveUsersWithEmail, findLiveUserById, insertUser } from '../users/user-queries.js';
-import { findLiveTenantById, lockTenantRow } from '../tenants/tenant-queries.js';
+import { countLiveUsersWithEmail, findLiveUserById, insertUser } from '../../queries/user.js';
+import { findLiveTenantById, lockTenantRow } from '../../queries/tenant.js';
 import {
   acceptInvite, countInvitesSince, expireDueInvites, findInvite, findInviteByTokenHash, findInvitesOfTenant, insertInvite, lockInvite,
   revokeInvite, revokeOpenInvitesTo,
-} from './invite-queries.js';
+} from '../../queries/invite.js';
 import { SIGN_IN_ERRORS } from '../sign-in/sign-in-errors.js';
 import { INVITE_ERRORS } from './invite-errors.js';
 

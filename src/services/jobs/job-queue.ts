@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { TransactionContext } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { deleteAttemptsBatch } from '../webhooks/webhook-delivery-queries.js';
+import { deleteAttemptsBatch } from '../../queries/webhook-delivery.js';
 import {
   claimJobs, deleteFailedJobsBatch, deleteFinishedJob, extendJobLease, insertJob, jobStats, markJobFailed, scheduleJobRetry, type JobKind,
-} from './job-queries.js';
+} from '../../queries/job.js';
 
 export type { JobKind };
 

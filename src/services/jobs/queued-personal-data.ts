@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Keyring } from '../../security/keyring.js';
 import { mailRecipientDigests } from '../mail/mailer.js';
-import { findTenantPeopleEmails } from '../users/user-queries.js';
-import { deleteJobsOfRecipient, deleteJobsOfTenant } from './job-queries.js';
+import { findTenantPeopleEmails } from '../../queries/user.js';
+import { deleteJobsOfRecipient, deleteJobsOfTenant } from '../../queries/job.js';
 
 /**
  * Erasure of the personal data waiting in the job queue (GDPR art. 17; docs/events.md "Erasure").

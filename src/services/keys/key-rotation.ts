@@ -7,14 +7,14 @@ import { mailRecipientDigest, queuedMailAad } from '../mail/mailer.js';
 import { accountMailRequestAad } from '../mail/account-mail-requests.js';
 import { applicationSecretAad } from '../oidc/application-service.js';
 import { signingKeyAad } from '../oidc/signing-keys.js';
-import { findSealedJobs, replaceSealedJob } from '../jobs/job-queries.js';
-import { findApplicationSecrets, replaceClientSecretCiphertext } from '../oidc/oidc-application-queries.js';
-import { findKeyCiphertexts, replaceKeyCiphertext } from '../oidc/signing-key-queries.js';
-import { findConnectionSecrets, replaceConnectionSecretCiphertext } from '../sso/sso-connection-queries.js';
+import { findSealedJobs, replaceSealedJob } from '../../queries/job.js';
+import { findApplicationSecrets, replaceClientSecretCiphertext } from '../../queries/oidc-application.js';
+import { findKeyCiphertexts, replaceKeyCiphertext } from '../../queries/signing-key.js';
+import { findConnectionSecrets, replaceConnectionSecretCiphertext } from '../../queries/sso-connection.js';
 import { ssoClientSecretAssociatedData, ssoSpKeyAssociatedData } from '../sso/sso-connection-service.js';
-import { findTenantIdpSecrets, replaceIdpSecretCiphertext } from '../tenants/tenant-queries.js';
-import { findUsersWithTotpSecrets, replaceTotpCiphertext } from '../users/user-queries.js';
-import { findEndpointCiphertexts, replaceEndpointCiphertext } from '../webhooks/webhook-endpoint-queries.js';
+import { findTenantIdpSecrets, replaceIdpSecretCiphertext } from '../../queries/tenant.js';
+import { findUsersWithTotpSecrets, replaceTotpCiphertext } from '../../queries/user.js';
+import { findEndpointCiphertexts, replaceEndpointCiphertext } from '../../queries/webhook-endpoint.js';
 
 
 /** What {@link reencryptSecrets} did. */

@@ -8,7 +8,7 @@ import type { TokenMailInput } from './account-mail.js';
 import type { Locale } from '../../lib/locales.js';
 import type { MailContext } from '../mail/mail-layout.js';
 import type { MailMessage, Mailer } from '../mail/mailer.js';
-import { consumeAccountToken, deleteOpenAccountTokens, findAccountToken, insertAccountToken } from './account-token-queries.js';
+import { consumeAccountToken, deleteOpenAccountTokens, findAccountToken, insertAccountToken } from '../../queries/account-token.js';
 import { SESSION_ERRORS } from '../sessions/session-errors.js';
 
 /**

@@ -1,14 +1,14 @@
 import type { Locale } from '../../lib/locales.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { passkeysOf, type PasskeyView } from '../passkeys/passkey-service.js';
-import { findAuditEventsAboutUser, type AuditItem } from '../audit/audit-event-queries.js';
+import { findAuditEventsAboutUser, type AuditItem } from '../../queries/audit-event.js';
 import type { Tenant } from '../../entities/tenant.js';
 import type { UserRole, UserStatus } from '../../entities/user.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { AuditService } from '../audit/audit-service.js';
-import { findIdentitiesOfUser } from '../idp/idp-identity-queries.js';
-import { findSessionsOfUser } from '../sessions/session-queries.js';
-import { findUserForExport } from '../users/user-queries.js';
+import { findIdentitiesOfUser } from '../../queries/idp-identity.js';
+import { findSessionsOfUser } from '../../queries/session.js';
+import { findUserForExport } from '../../queries/user.js';
 import { USER_ERRORS } from '../users/user-errors.js';
 
 /**

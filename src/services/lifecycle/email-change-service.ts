@@ -14,7 +14,7 @@ import { assertRecentSignIn, type EnrollingSession } from '../mfa/mfa-enrollment
 import { SIGN_IN_ERRORS } from '../sign-in/sign-in-errors.js';
 import { assertMaySignUp } from '../users/signup-policy.js';
 import { USER_ERRORS } from '../users/user-errors.js';
-import { findLiveUserByEmail, findLiveUserById } from '../users/user-queries.js';
+import { findLiveUserByEmail, findLiveUserById } from '../../queries/user.js';
 import { ACCOUNT_TOKEN_TTL_SECONDS, type AccountTokenService } from './account-token-service.js';
 import { emailChangedNotice, emailChangeMail } from './account-mail.js';
 import { SESSION_ERRORS } from '../sessions/session-errors.js';

@@ -7,7 +7,7 @@ import type { RequestMeta } from '../../lib/request-meta.js';
 import type { AccountTokenService } from './account-token-service.js';
 import { verificationMail } from './account-mail.js';
 import type { AuditService } from '../audit/audit-service.js';
-import { findLiveUserByEmail, markEmailVerified } from '../users/user-queries.js';
+import { findLiveUserByEmail, markEmailVerified } from '../../queries/user.js';
 import { SESSION_ERRORS } from '../sessions/session-errors.js';
 
 /**

@@ -1,16 +1,16 @@
 import { randomInt } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { scrubAuditEventsOfUser } from '../audit/audit-event-queries.js';
+import { scrubAuditEventsOfUser } from '../../queries/audit-event.js';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import type { Tenant } from '../../entities/tenant.js';
 import { SYSTEM_ACTOR, type Actor, type RequestMeta } from '../../lib/request-meta.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { QueuedPersonalData } from '../jobs/queued-personal-data.js';
-import { deleteInvitesOfErasedUser } from '../invites/invite-queries.js';
-import { revokeLiveSessionsOfTenant } from '../sessions/session-queries.js';
-import { hardDeleteTenant, lockExpiredDeletedTenantIds, markTenantDeleted } from '../tenants/tenant-queries.js';
-import { hardDeleteUser, lockExpiredDeletedUsers, type ExpiredUser } from '../users/user-queries.js';
+import { deleteInvitesOfErasedUser } from '../../queries/invite.js';
+import { revokeLiveSessionsOfTenant } from '../../queries/session.js';
+import { hardDeleteTenant, lockExpiredDeletedTenantIds, markTenantDeleted } from '../../queries/tenant.js';
+import { hardDeleteUser, lockExpiredDeletedUsers, type ExpiredUser } from '../../queries/user.js';
 
 /** Users (and tenants) erased per transaction by one sweep step. */
 export const ERASURE_BATCH_SIZE = 100;

@@ -12,7 +12,7 @@ import type { EmailVerificationService } from './email-verification-service.js';
 import type { SessionService } from '../sessions/session-service.js';
 import type { AccountCredentialService } from '../users/account-credentials.js';
 import { assertPasswordAllowed } from '../users/password-policy.js';
-import { findLiveEmailVerifiedAt, findLiveUserByEmail, updatePasswordHash } from '../users/user-queries.js';
+import { findLiveEmailVerifiedAt, findLiveUserByEmail, updatePasswordHash } from '../../queries/user.js';
 import { SESSION_ERRORS } from '../sessions/session-errors.js';
 
 /**

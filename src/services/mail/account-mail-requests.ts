@@ -10,7 +10,7 @@ import type { PasswordResetService } from '../lifecycle/password-reset-service.j
 import type { MfaSignInService } from '../mfa/mfa-sign-in-service.js';
 import type { Keyring } from '../../security/keyring.js';
 import { mailRecipientDigest } from './mailer.js';
-import { findLiveTenantById } from '../tenants/tenant-queries.js';
+import { findLiveTenantById } from '../../queries/tenant.js';
 
 /** Account mails a client may ask for with an email address alone. */
 export type AccountMailPurpose = 'email_otp' | 'password_reset' | 'email_verification';

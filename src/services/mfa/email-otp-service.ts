@@ -9,7 +9,7 @@ import type { AuditService } from '../audit/audit-service.js';
 import { lifetimeInWords, mailTranslator } from '../mail/mail-i18n.js';
 import { type MailContext, renderMail } from '../mail/mail-layout.js';
 import type { Mailer, MailMessage } from '../mail/mailer.js';
-import { countEmailOtpAttempt, deleteEmailOtpOfUser, deleteEmailOtpWithHash, upsertEmailOtp } from './email-otp-queries.js';
+import { countEmailOtpAttempt, deleteEmailOtpOfUser, deleteEmailOtpWithHash, upsertEmailOtp } from '../../queries/email-otp.js';
 
 /** Email one-time codes (docs/mfa.md): 6 digits, valid 10 minutes (600 seconds), at most 5 tries. */
 export const EMAIL_OTP_DIGITS = 6;

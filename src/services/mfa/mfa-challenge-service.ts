@@ -5,12 +5,12 @@ import type { User } from '../../entities/user.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
 import { randomToken, sha256Hex } from '../../security/tokens.js';
 import type { PasswordSignInService, SignIn } from '../sign-in/password-sign-in-service.js';
-import { findLiveUserById } from '../users/user-queries.js';
+import { findLiveUserById } from '../../queries/user.js';
 import { factorMethodName, type LoginCodes, type MfaService, type SecondFactorMethod } from './mfa-service.js';
 import { isTotpEnrolled } from './totp-service.js';
 import {
   countChallengeAttempt, deleteChallengesOfUser, findChallengeState, findOpenChallengeEmail, insertChallenge, spendChallenge, type FirstFactor,
-} from './mfa-challenge-queries.js';
+} from '../../queries/mfa-challenge.js';
 import { SESSION_ERRORS } from '../sessions/session-errors.js';
 import { SIGN_IN_ERRORS } from '../sign-in/sign-in-errors.js';
 import { MFA_ERRORS } from './mfa-errors.js';

@@ -6,8 +6,8 @@ import type { AuditService } from '../audit/audit-service.js';
 import type { FactorChangeNotifier } from './factor-change-notice.js';
 import type { RecoveryCodeService } from './recovery-code-service.js';
 import { isTotpEnrolled, type TotpEnrollment, type TotpService } from './totp-service.js';
-import { lockUserWithActiveTotp } from '../users/user-queries.js';
-import { findLiveSessionAuthenticatedAt } from '../sessions/session-queries.js';
+import { lockUserWithActiveTotp } from '../../queries/user.js';
+import { findLiveSessionAuthenticatedAt } from '../../queries/session.js';
 import { SESSION_ERRORS } from '../sessions/session-errors.js';
 import { MFA_ERRORS } from './mfa-errors.js';
 

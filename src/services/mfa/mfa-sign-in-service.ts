@@ -7,7 +7,7 @@ import type { PasswordSignInService, SignIn } from '../sign-in/password-sign-in-
 import type { EmailOtpService } from './email-otp-service.js';
 import type { MfaService } from './mfa-service.js';
 import type { TotpEnrollment, TotpService } from './totp-service.js';
-import { findLiveUserByEmail } from '../users/user-queries.js';
+import { findLiveUserByEmail } from '../../queries/user.js';
 import { MFA_ERRORS } from './mfa-errors.js';
 
 /**

@@ -6,7 +6,7 @@ import type { RequestMeta } from '../../lib/request-meta.js';
 import { sha256Hex } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { FactorChangeNotifier } from './factor-change-notice.js';
-import { countUnusedRecoveryCodes, deleteRecoveryCodesOfUser, insertRecoveryCodes, useRecoveryCode } from './recovery-code-queries.js';
+import { countUnusedRecoveryCodes, deleteRecoveryCodesOfUser, insertRecoveryCodes, useRecoveryCode } from '../../queries/recovery-code.js';
 
 /** Recovery codes handed out per set (docs/mfa.md "Recovery codes"). */
 export const RECOVERY_CODE_COUNT = 10;

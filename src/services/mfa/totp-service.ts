@@ -7,7 +7,7 @@ import type { Keyring } from '../../security/keyring.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { FactorChangeNotifier } from './factor-change-notice.js';
 import type { RecoveryCodeService } from './recovery-code-service.js';
-import { acceptTotpStep, activatePendingTotp, clearTotp, findLiveUserById, setPendingTotpSecret } from '../users/user-queries.js';
+import { acceptTotpStep, activatePendingTotp, clearTotp, findLiveUserById, setPendingTotpSecret } from '../../queries/user.js';
 import { USER_ERRORS } from '../users/user-errors.js';
 import { MFA_ERRORS } from './mfa-errors.js';
 

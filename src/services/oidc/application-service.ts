@@ -9,7 +9,7 @@ import { OIDC_ERRORS } from './oidc-errors.js';
 import {
   APPLICATION_TYPES, deleteApplicationAndPayloads, findApplication, findApplicationByClientId, findApplicationsOfTenant,
   insertApplication, setClientSecret, updateApplication, type ApplicationType, type OidcApplicationRow,
-} from './oidc-application-queries.js';
+} from '../../queries/oidc-application.js';
 
 export { APPLICATION_TYPES, type ApplicationType };
 

@@ -14,14 +14,14 @@ import type { AuditService } from '../audit/audit-service.js';
 import type { SessionService } from '../sessions/session-service.js';
 import type { ApplicationService } from './application-service.js';
 import { OIDC_ERRORS } from './oidc-errors.js';
-import * as payloads from './oidc-payload-queries.js';
+import * as payloads from '../../queries/oidc-payload.js';
 import type { Locale } from '../../lib/locales.js';
 import { isUuid } from '../../lib/uuid.js';
 import { errorPage, logoutPage, signedOutPage, uiLocaleOf, type PageRequest } from './provider-pages.js';
 import { ID_TOKEN_SIGNING_ALG, SIGNING_ALG, SIGNING_ALGS, type SigningKeyService } from './signing-keys.js';
-import { findActiveAccount } from '../users/user-queries.js';
-import { findHostedLoginSessionsOfUser, recordHostedLogin } from './oidc-hosted-login-queries.js';
-import { findPermissionsOfMember } from '../organizations/organization-membership-queries.js';
+import { findActiveAccount } from '../../queries/user.js';
+import { findHostedLoginSessionsOfUser, recordHostedLogin } from '../../queries/oidc-hosted-login.js';
+import { findPermissionsOfMember } from '../../queries/organization-membership.js';
 import { organizationIdOfAudience, registerRefreshTokenGrant } from './refresh-token-grant.js';
 import {
   asksForOrganizations, chooseOrganization, ORGANIZATION_REQUEST_PARAMETER, rememberSelectedOrganization, SELECTED_ORGANIZATION_CLAIM, selectedOrganizationClaim,

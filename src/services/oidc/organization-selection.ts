@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ORGANIZATIONS_SCOPE } from '../organizations/organization-claims.js';
-import { findOrganizationsOfUser, isMember } from '../organizations/organization-membership-queries.js';
+import { findOrganizationsOfUser, isMember } from '../../queries/organization-membership.js';
 import { OIDC_ERRORS } from './oidc-errors.js';
-import * as payloads from './oidc-payload-queries.js';
+import * as payloads from '../../queries/oidc-payload.js';
 
 /**
  * The organization a person picked when an application asked for scope `organizations` (docs/oidc.md

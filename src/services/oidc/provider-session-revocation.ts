@@ -2,8 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ApplicationSignIn, ProviderSessionEnder } from '../sessions/session-service.js';
 import {
   deleteHostedLoginsOfUser, findApplicationSignInsOfUser, findUserOfHostedLoginSession,
-} from './oidc-hosted-login-queries.js';
-import { deletePayloadsOfAccount } from './oidc-payload-queries.js';
+} from '../../queries/oidc-hosted-login.js';
+import { deletePayloadsOfAccount } from '../../queries/oidc-payload.js';
 
 /**
  * The OpenID Provider's side of ending a person's sessions (docs/oidc.md "Sessions end everywhere",

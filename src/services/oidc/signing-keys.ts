@@ -1,7 +1,7 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Keyring } from '../../security/keyring.js';
-import { deleteKeysRetiredBefore, findPublishedKeys, insertSigningKey, retireLiveKeys, type SigningKeyRow } from './signing-key-queries.js';
+import { deleteKeysRetiredBefore, findPublishedKeys, insertSigningKey, retireLiveKeys, type SigningKeyRow } from '../../queries/signing-key.js';
 
 /** Signing algorithm of JWT access tokens (RFC 9068): ECDSA P-256 with SHA-256 (RFC 7518 §3.4). */
 export const SIGNING_ALG = 'ES256';

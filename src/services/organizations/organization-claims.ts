@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { findOrganizationsOfUser, type MembershipOfUser } from './organization-membership-queries.js';
+import { findOrganizationsOfUser, type MembershipOfUser } from '../../queries/organization-membership.js';
 
 /** The OpenID Connect scope that asks for the person's organizations (docs/organizations.md "Tokens"). */
 export const ORGANIZATIONS_SCOPE = 'organizations';

@@ -9,7 +9,7 @@ import { ORGANIZATION_ERRORS } from './organization-errors.js';
 import {
   deleteOrganizationRole, findOrganizationRole, findOrganizationRolesByName, findOrganizationRolesOfTenant, insertOrganizationRole,
   updateOrganizationRole,
-} from './organization-role-queries.js';
+} from '../../queries/organization-role.js';
 
 /** What an organization role is made of. */
 export interface OrganizationRoleInput {

@@ -4,7 +4,7 @@ import type { Organization } from '../../entities/organization.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import { isUuid } from '../../lib/uuid.js';
 import type { AuditService } from '../audit/audit-service.js';
-import { deleteOrganization, findOrganization, findOrganizationsAfter, insertOrganization, updateOrganization } from './organization-queries.js';
+import { deleteOrganization, findOrganization, findOrganizationsAfter, insertOrganization, updateOrganization } from '../../queries/organization.js';
 import { ORGANIZATION_ERRORS } from './organization-errors.js';
 import { decodeCursor, encodeCursor } from './keyset-cursor.js';
 

@@ -19,16 +19,16 @@ import type { AuditService } from '../audit/audit-service.js';
 import type { FactorChangeNotifier } from '../mfa/factor-change-notice.js';
 import { assertRecentSignIn, type EnrollingSession } from '../mfa/mfa-enrollment-service.js';
 import type { PasswordSignInService, SignIn } from '../sign-in/password-sign-in-service.js';
-import { findLiveUserByEmail, findLiveUserById } from '../users/user-queries.js';
+import { findLiveUserByEmail, findLiveUserById } from '../../queries/user.js';
 import { PASSKEY_ERRORS, PASSKEY_REASONS } from './passkey-errors.js';
 import { assertMaySignIn } from '../users/sign-in-eligibility.js';
 import {
   advancePasskeyCounter, countPasskeysOfUser, deletePasskeyOfUser, findLiveOwnerEmailOfCredential, findPasskeyByCredentialId, findPasskeysOfUser,
   insertPasskey,
-} from './passkey-queries.js';
+} from '../../queries/passkey.js';
 import {
   deleteExpiredChallenges, deleteRegistrationChallenges, insertChallenge, spendAuthenticationChallenge, spendRegistrationChallenges,
-} from './webauthn-challenge-queries.js';
+} from '../../queries/webauthn-challenge.js';
 import { SESSION_ERRORS } from '../sessions/session-errors.js';
 
 

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DEFAULT_TENANT_POLICIES, type Tenant } from '../../entities/tenant.js';
 import { normalizeEmail } from '../../lib/email.js';
-import { findLockoutPolicyBySlug } from '../tenants/tenant-queries.js';
+import { findLockoutPolicyBySlug } from '../../queries/tenant.js';
 import type { RateLimitBudget } from './rate-limit-rules.js';
 import type { RateLimitService } from './rate-limiter.js';
 

@@ -8,10 +8,10 @@ import { UserSchema, type User, type UserRole } from '../../entities/user.js';
 import { rowToEntity } from '../../db/rows.js';
 import { verifyAccessToken, type AccessTokenClaims, type AccessTokenFailure } from '../../security/access-token.js';
 import { sha256Hex } from '../../security/tokens.js';
-import { findLiveTenantBySlug } from '../tenants/tenant-queries.js';
+import { findLiveTenantBySlug } from '../../queries/tenant.js';
 import { assertMaySignIn } from '../users/sign-in-eligibility.js';
-import { findTenantWithSession, SESSION_FOUND, SESSION_REVOKED_AT, USER_COLUMN_PREFIX } from './session-queries.js';
-import { findApiKeyByHash, touchApiKeyLastUsed } from '../api-keys/api-key-queries.js';
+import { findTenantWithSession, SESSION_FOUND, SESSION_REVOKED_AT, USER_COLUMN_PREFIX } from '../../queries/session.js';
+import { findApiKeyByHash, touchApiKeyLastUsed } from '../../queries/api-key.js';
 import { SESSION_ERRORS } from './session-errors.js';
 
 /** Plaintext API keys start with one of these (docs/api-rules.md "Resources"). */

@@ -8,19 +8,19 @@ import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from '../../security/access
 import type { Keyring } from '../../security/keyring.js';
 import { randomToken, sha256Hex } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
-import { findLiveUserById } from '../users/user-queries.js';
-import { deleteExpiredRefreshAnswers, findUsableRefreshAnswer, insertRefreshAnswer } from './refresh-answer-queries.js';
+import { findLiveUserById } from '../../queries/user.js';
+import { deleteExpiredRefreshAnswers, findUsableRefreshAnswer, insertRefreshAnswer } from '../../queries/refresh-answer.js';
 import {
   findLiveSessionOfToken, findPresentedToken, isCurrentTokenOfSession, rotateRefreshToken, type SessionUser,
-} from './refresh-token-queries.js';
+} from '../../queries/refresh-token.js';
 import {
   findLiveSessionAuthentication, findLiveSessionsOfUser, insertSessionWithFirstToken, revokeLiveSession, revokeLiveSessionsOfUser,
-} from './session-queries.js';
+} from '../../queries/session.js';
 import { SESSION_ERRORS } from './session-errors.js';
 import { SIGN_IN_ERRORS } from '../sign-in/sign-in-errors.js';
 import { USER_ERRORS } from '../users/user-errors.js';
 import { TENANT_ERRORS } from '../tenants/tenant-errors.js';
-import { findLiveTenantBySlug } from '../tenants/tenant-queries.js';
+import { findLiveTenantBySlug } from '../../queries/tenant.js';
 
 
 /**

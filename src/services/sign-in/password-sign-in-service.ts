@@ -9,7 +9,7 @@ import { hashPassword, passwordNeedsRehash, verifyPassword } from '../../securit
 import type { AuditService } from '../audit/audit-service.js';
 import { factorMethodName, type LoginCodes, type MfaService } from '../mfa/mfa-service.js';
 import type { IssuedTokens, SessionService } from '../sessions/session-service.js';
-import { findLiveUserByEmail, insertUser, lockSignInPasswordHash, rehashPassword } from '../users/user-queries.js';
+import { findLiveUserByEmail, insertUser, lockSignInPasswordHash, rehashPassword } from '../../queries/user.js';
 import { assertMaySignIn, refuseSuspended } from '../users/sign-in-eligibility.js';
 import { assertMaySignUp } from '../users/signup-policy.js';
 import { assertPasswordAllowed } from '../users/password-policy.js';

@@ -12,9 +12,9 @@ import { IDP_ERRORS } from '../idp/idp-errors.js';
 import type { IdpIdentityClaims, IdpProviderClient } from '../idp/idp-provider-client.js';
 import { providerDidMfa, type IdpCallbackParams } from '../idp/idp-service.js';
 import { SSO_REQUEST_TTL_SECONDS } from './saml-service.js';
-import { consumeSsoRequest, deleteExpiredSsoRows, findSsoRequestPurpose, insertSsoAuthRequest } from './sso-auth-request-queries.js';
+import { consumeSsoRequest, deleteExpiredSsoRows, findSsoRequestPurpose, insertSsoAuthRequest } from '../../queries/sso-auth-request.js';
 import { auditRefusal, issueCompletion, type VerifiedSsoIdentity } from './sso-completion.js';
-import type { SsoConnectionWithDomains } from './sso-connection-queries.js';
+import type { SsoConnectionWithDomains } from '../../queries/sso-connection.js';
 import type { SsoConnectionService } from './sso-connection-service.js';
 import { SSO_ERRORS } from './sso-errors.js';
 

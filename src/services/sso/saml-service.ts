@@ -12,8 +12,8 @@ import type { AuditService } from '../audit/audit-service.js';
 import { declaresDoctype, MAX_SAML_XML_BYTES, selectAttribute, selectText } from './saml-xml.js';
 import {
   consumeSsoRequest, deleteExpiredSsoRows, findOpenSsoRequestTime, findSsoRequestPurpose, insertSsoAuthRequest, rememberAssertion,
-} from './sso-auth-request-queries.js';
-import type { SsoConnectionWithDomains } from './sso-connection-queries.js';
+} from '../../queries/sso-auth-request.js';
+import type { SsoConnectionWithDomains } from '../../queries/sso-connection.js';
 import type { SsoConnectionService } from './sso-connection-service.js';
 import { auditRefusal, issueCompletion, type VerifiedSsoIdentity } from './sso-completion.js';
 import { SSO_ERRORS } from './sso-errors.js';

@@ -5,7 +5,7 @@ import type { RequestMeta } from '../../lib/request-meta.js';
 import type { Keyring } from '../../security/keyring.js';
 import { randomToken, sha256Hex } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
-import { setSsoCompletion } from './sso-auth-request-queries.js';
+import { setSsoCompletion } from '../../queries/sso-auth-request.js';
 
 /**
  * The hand-over between a connection's verified answer (SAML ACS, OpenID Connect callback) and the

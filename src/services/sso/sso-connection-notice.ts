@@ -3,7 +3,7 @@ import type { Tenant } from '../../entities/tenant.js';
 import type { Mailer, MailMessage } from '../mail/mailer.js';
 import { mailTranslator } from '../mail/mail-i18n.js';
 import { type MailContext, renderMail } from '../mail/mail-layout.js';
-import { findActiveAdminRecipients } from '../users/user-queries.js';
+import { findActiveAdminRecipients } from '../../queries/user.js';
 
 /** What happened to a connection, as the notice tells it. */
 export interface SsoConnectionChange {

@@ -10,12 +10,12 @@ import type { AuditService } from '../audit/audit-service.js';
 import { IDP_ERRORS, IDP_REASONS } from '../idp/idp-errors.js';
 import { issuerProblem } from '../idp/idp-outbound.js';
 import type { IdpClientCredentials, IdpProviderClient } from '../idp/idp-provider-client.js';
-import { findLatestEventsAboutTarget } from '../audit/audit-event-queries.js';
+import { findLatestEventsAboutTarget } from '../../queries/audit-event.js';
 import { assertRecentSignIn } from '../mfa/mfa-enrollment-service.js';
 import { ORGANIZATION_ERRORS } from '../organizations/organization-errors.js';
-import { findOrganization } from '../organizations/organization-queries.js';
+import { findOrganization } from '../../queries/organization.js';
 import type { OrganizationRoleService } from '../organizations/organization-role-service.js';
-import { findUserEmail } from '../users/user-queries.js';
+import { findUserEmail } from '../../queries/user.js';
 import { fetchIdentityProviderMetadata } from './saml-metadata-fetch.js';
 import { generateServiceProviderKey } from './saml-sp-key.js';
 import { normalizeCertificate, parseIdentityProviderMetadata, type IdentityProviderSettings } from './saml-xml.js';
@@ -23,7 +23,7 @@ import type { SsoConnectionNotifier } from './sso-connection-notice.js';
 import {
   deleteConnection, findConnection, findConnections, findDomainOwner, hasConnections, insertConnection, replaceConnectionDomains, updateConnection,
   type ConnectionChanges, type SsoConnectionWithDomains,
-} from './sso-connection-queries.js';
+} from '../../queries/sso-connection.js';
 import { SSO_ERRORS } from './sso-errors.js';
 
 /** The identity provider of a SAML connection: its metadata XML, the URL to download it from, or its three values typed in. */

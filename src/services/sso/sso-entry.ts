@@ -4,11 +4,11 @@ import type { Tenant } from '../../entities/tenant.js';
 import { normalizeEmail } from '../../lib/email.js';
 import type { Keyring } from '../../security/keyring.js';
 import { constantTimeEqual, sha256Hex } from '../../security/tokens.js';
-import { deleteExpiredSsoRowsEverywhere, spendSsoCompletion } from './sso-auth-request-queries.js';
+import { deleteExpiredSsoRowsEverywhere, spendSsoCompletion } from '../../queries/sso-auth-request.js';
 import { readSsoIdentity, type VerifiedSsoIdentity } from './sso-completion.js';
 import type { OidcConnectionSignIn } from './oidc-connection-sign-in.js';
 import type { SamlService } from './saml-service.js';
-import { findConnectionOfDomain, type SsoConnectionWithDomains } from './sso-connection-queries.js';
+import { findConnectionOfDomain, type SsoConnectionWithDomains } from '../../queries/sso-connection.js';
 import type { SsoConnectionService } from './sso-connection-service.js';
 import { SSO_ERRORS } from './sso-errors.js';
 

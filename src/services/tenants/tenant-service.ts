@@ -13,8 +13,8 @@ import type { IssuedTokens, SessionService } from '../sessions/session-service.j
 import type { EmailVerificationService } from '../lifecycle/email-verification-service.js';
 import { DEFAULT_LOCALE } from '../../lib/locales.js';
 import { assertPasswordAllowed } from '../users/password-policy.js';
-import { insertUser } from '../users/user-queries.js';
-import { insertTenant } from './tenant-queries.js';
+import { insertUser } from '../../queries/user.js';
+import { insertTenant } from '../../queries/tenant.js';
 import { slugify } from '../../lib/slug.js';
 
 export { SLUG_MAX_LENGTH, slugify, TENANT_NAME_PATTERN } from '../../lib/slug.js';

@@ -4,7 +4,7 @@ import type { Locale } from '../../lib/locales.js';
 import { assertReadableButtonColour } from '../branding/branding.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { AuditService } from '../audit/audit-service.js';
-import { lockLiveTenant, updateTenant } from './tenant-queries.js';
+import { lockLiveTenant, updateTenant } from '../../queries/tenant.js';
 import { TENANT_ERRORS } from './tenant-errors.js';
 
 /** The settings an admin may change with PATCH tenant; every field optional. */

@@ -2,15 +2,15 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { RevokeReason, SessionService } from '../sessions/session-service.js';
-import { deleteLinkRequestsOfUser } from '../idp/idp-auth-request-queries.js';
-import { deleteIdentitiesOfUser } from '../idp/idp-identity-queries.js';
-import { deleteAllOpenAccountTokens } from '../lifecycle/account-token-queries.js';
-import { deleteEmailOtpOfUser } from '../mfa/email-otp-queries.js';
-import { deleteChallengesOfUser as deleteMfaChallengesOfUser } from '../mfa/mfa-challenge-queries.js';
-import { deleteRecoveryCodesOfUser } from '../mfa/recovery-code-queries.js';
-import { deleteAllPasskeysOfUser } from '../passkeys/passkey-queries.js';
-import { deleteChallengesOfUser as deleteWebauthnChallengesOfUser } from '../passkeys/webauthn-challenge-queries.js';
-import { clearPasswordAndTotp, lockCredentialPresence } from './user-queries.js';
+import { deleteLinkRequestsOfUser } from '../../queries/idp-auth-request.js';
+import { deleteIdentitiesOfUser } from '../../queries/idp-identity.js';
+import { deleteAllOpenAccountTokens } from '../../queries/account-token.js';
+import { deleteEmailOtpOfUser } from '../../queries/email-otp.js';
+import { deleteChallengesOfUser as deleteMfaChallengesOfUser } from '../../queries/mfa-challenge.js';
+import { deleteRecoveryCodesOfUser } from '../../queries/recovery-code.js';
+import { deleteAllPasskeysOfUser } from '../../queries/passkey.js';
+import { deleteChallengesOfUser as deleteWebauthnChallengesOfUser } from '../../queries/webauthn-challenge.js';
+import { clearPasswordAndTotp, lockCredentialPresence } from '../../queries/user.js';
 
 /**
  * Every table that holds a credential, a second factor or sign-in state of one user (besides the

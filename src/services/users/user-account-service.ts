@@ -8,7 +8,7 @@ import type { SessionService } from '../sessions/session-service.js';
 import type { AccountTokenService } from '../lifecycle/account-token-service.js';
 import type { QueuedPersonalData } from '../jobs/queued-personal-data.js';
 import { assertPasswordAllowed } from './password-policy.js';
-import { findLiveUserById, lockActiveAdminIds, lockLiveUser, softDeleteUser, updatePasswordHash } from './user-queries.js';
+import { findLiveUserById, lockActiveAdminIds, lockLiveUser, softDeleteUser, updatePasswordHash } from '../../queries/user.js';
 import { applyProfileChange } from './user-profile-change.js';
 import type { ProfileChange } from '../../lib/profile.js';
 import { SIGN_IN_ERRORS } from '../sign-in/sign-in-errors.js';

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { findLatestSoftDeletion } from '../audit/audit-event-queries.js';
+import { findLatestSoftDeletion } from '../../queries/audit-event.js';
 import type { Tenant } from '../../entities/tenant.js';
 import type { User, UserRole } from '../../entities/user.js';
 import { newUser } from '../../entities/new-user.js';
@@ -20,7 +20,7 @@ import { USER_ERRORS } from './user-errors.js';
 import { applyProfileChange } from './user-profile-change.js';
 import {
   countLiveUsersWithEmail, findLiveUserById, insertUser, lockActiveAdminIds, lockDeletedUser, lockLiveUser, restoreUser, updateRoleAndStatus, updateCustomData,
-} from './user-queries.js';
+} from '../../queries/user.js';
 
 /** The changes an admin makes to a user with PATCH users/{userId}. */
 export interface UserAdministrationChange {

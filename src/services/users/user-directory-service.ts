@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { User } from '../../entities/user.js';
-import { findLiveUsers, findLiveUsersAfter, type UserFilter } from './user-queries.js';
+import { findLiveUsers, findLiveUsersAfter, type UserFilter } from '../../queries/user.js';
 import { USER_ERRORS } from './user-errors.js';
 
 /** Most users on one page of GET users. */
@@ -8,7 +8,7 @@ export const USERS_PAGE_MAX_LIMIT = 1000;
 /** Page size when only `cursor` is given. */
 export const USERS_PAGE_DEFAULT_LIMIT = 100;
 
-export type { UserFilter } from './user-queries.js';
+export type { UserFilter } from '../../queries/user.js';
 
 /** One page of the user list, in the list's order. */
 export interface UserPage {

@@ -5,13 +5,13 @@ import type { Tenant } from '../../entities/tenant.js';
 import type { UserImportJob } from '../../entities/user-import.js';
 import type { Actor } from '../../lib/request-meta.js';
 import type { ClaimedJob, JobQueue } from '../jobs/job-queue.js';
-import { findLiveTenantById } from '../tenants/tenant-queries.js';
-import { insertImportErrors, findImportErrors } from './user-import-error-queries.js';
+import { findLiveTenantById } from '../../queries/tenant.js';
+import { insertImportErrors, findImportErrors } from '../../queries/user-import-error.js';
 import {
   addImportJobProgress, deleteAbandonedImportJobs, deleteImportJob, findImportJob, finishImportJob, insertImportJob, lockImportJob, markImportJobReceived,
   touchReceivingImportJob,
-} from './user-import-job-queries.js';
-import { insertImportLines, takeImportLines } from './user-import-line-queries.js';
+} from '../../queries/user-import-job.js';
+import { insertImportLines, takeImportLines } from '../../queries/user-import-line.js';
 import type { ImportUserReason, UserImportService } from './user-import-service.js';
 import { USER_ERRORS } from './user-errors.js';
 

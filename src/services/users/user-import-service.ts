@@ -10,10 +10,10 @@ import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import { parseForeignHash, storeForeignHash } from '../../security/foreign-passwords.js';
 import type { Keyring } from '../../security/keyring.js';
 import type { AuditService } from '../audit/audit-service.js';
-import { findLinkedProviderAccounts, findProviderAccountsOfUsers, insertIdentitiesUnlessTaken, type ProviderAccount } from '../idp/idp-identity-queries.js';
+import { findLinkedProviderAccounts, findProviderAccountsOfUsers, insertIdentitiesUnlessTaken, type ProviderAccount } from '../../queries/idp-identity.js';
 import { totpSecretAad } from '../mfa/totp-service.js';
 import { CUSTOM_DATA_MAX_BYTES } from './user-administration-service.js';
-import { findLiveEmails, findUserExportBatch, insertUsersUnlessTaken, type ExportedUserRow, type UserExportKeyset } from './user-queries.js';
+import { findLiveEmails, findUserExportBatch, insertUsersUnlessTaken, type ExportedUserRow, type UserExportKeyset } from '../../queries/user.js';
 
 /** Most users one `POST users/import` takes (docs/import.md). */
 export const IMPORT_MAX_USERS = 1000;

@@ -3,7 +3,7 @@ import type { User } from '../../entities/user.js';
 import type { ProfileChange } from '../../lib/profile.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { AuditService } from '../audit/audit-service.js';
-import { updateProfile } from './user-queries.js';
+import { updateProfile } from '../../queries/user.js';
 
 /** The profile fields, in the order `details.changed` of `UserProfileUpdated` lists them. */
 const PROFILE_FIELDS = ['name', 'picture'] as const;

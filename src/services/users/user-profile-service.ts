@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { IdpIdentitySchema } from '../../entities/idp.js';
+import { findIdentitiesOfUser } from '../../queries/idp-identity.js';
 import type { User } from '../../entities/user.js';
 import type { RecoveryCodeService } from '../mfa/recovery-code-service.js';
 import { passkeysOf, type PasskeyView } from '../passkeys/passkey-service.js';
-import { findLiveUserById } from './user-queries.js';
+import { findLiveUserById } from '../../queries/user.js';
 import { USER_ERRORS } from './user-errors.js';
 
 /** A link of the user to the workspace's external provider (the provider's `sub` is its id there). */
@@ -36,7 +36,7 @@ export class UserProfileService {
     if (!user) throw USER_ERRORS.userNotFound();
     const passkeys = await passkeysOf(em, tenantId, userId);
     const recoveryCodesRemaining = await this.recoveryCodes.remaining(em, tenantId, userId);
-    const links = await em.find(IdpIdentitySchema, { tenantId, userId }, { orderBy: { createdAt: 'asc' } });
+    const links = await findIdentitiesOfUser(em, tenantId, userId);
     return {
       user,
       passkeys,

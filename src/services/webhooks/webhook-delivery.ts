@@ -7,20 +7,20 @@ import { Webhook } from 'standardwebhooks';
 import { z } from 'zod';
 import type { Config } from '../../config.js';
 import type { Keyring } from '../../security/keyring.js';
-import { findAuditEvent } from '../audit/audit-event-queries.js';
+import { findAuditEvent } from '../../queries/audit-event.js';
 import type { ClaimedJob } from '../jobs/job-queue.js';
 import { writeWithRetries } from '../jobs/job-worker.js';
 import type { Mailer } from '../mail/mailer.js';
 import { assertLiteralHostAllowed, guardedLookup } from './webhook-target.js';
 import { secretAad, WEBHOOK_TEST_EVENT_TYPE } from './webhook-service.js';
-import { findAdminRecipients } from '../users/user-queries.js';
-import { findLiveTenantById } from '../tenants/tenant-queries.js';
+import { findAdminRecipients } from '../../queries/user.js';
+import { findLiveTenantById } from '../../queries/tenant.js';
 import { mailTranslator } from '../mail/mail-i18n.js';
 import { renderMail } from '../mail/mail-layout.js';
-import { finishAttempt, insertAttempt } from './webhook-delivery-queries.js';
+import { finishAttempt, insertAttempt } from '../../queries/webhook-delivery.js';
 import {
   clearEndpointFailing, disableFailingEndpoint, findEndpointSecrets, markEndpointFailing, type EndpointSecrets,
-} from './webhook-endpoint-queries.js';
+} from '../../queries/webhook-endpoint.js';
 
 /** Milliseconds one delivery attempt may take, connection to answer headers. */
 export const DELIVERY_TIMEOUT_MS = 10_000;

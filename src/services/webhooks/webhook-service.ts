@@ -9,11 +9,11 @@ import type { Keyring } from '../../security/keyring.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import { webhookUrlProblem } from './webhook-target.js';
-import { WEBHOOK_MAX_ATTEMPTS } from './webhook-outbox.js';
-import { findAttemptsOfEndpoint } from './webhook-delivery-queries.js';
+import { WEBHOOK_MAX_ATTEMPTS } from '../../queries/webhook-outbox.js';
+import { findAttemptsOfEndpoint } from '../../queries/webhook-delivery.js';
 import {
   deleteEndpoint, findEndpoint, findEndpointsOfTenant, insertEndpoint, rotateEndpointSecret, updateEndpoint, type WebhookEndpointRow,
-} from './webhook-endpoint-queries.js';
+} from '../../queries/webhook-endpoint.js';
 import { WEBHOOK_ERRORS } from './webhook-errors.js';
 
 /** Seconds the previous signing secret keeps signing after a rotation (both signatures are sent). */

@@ -1,0 +1,97 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { OidcPayloadRecord } from '../entities/oidc.js';
+
+/**
+ * The queries of the `oidc_payload` table (docs/architecture.md "Rules", data access), oidc-provider's storage of one tenant (authorization codes, access and
+ * refresh tokens, grants, sessions, interactions): the adapter contract of the library's
+ * `adapter` option, one row per (tenant, model, id). Tokens of a user who is no longer live
+ * (suspended, deleted) read as absent, so no path (refresh, userinfo, introspection) honours them.
+ */
+
+/** An oidc-provider payload: the library's own JSON, opaque here except for the indexed fields. */
+export type OidcPayload = OidcPayloadRecord['payload'];
+
+/** Models whose payload belongs to a user (`accountId`): absent once the user is not live. */
+const USER_BOUND_MODELS = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode', 'Grant', 'Session']);
+
+/** The columns the look-ups read (the JSON column may come back as text), and whether the user is live. */
+interface PayloadRow {
+  payload: OidcPayload | string;
+  consumed_at: OidcPayloadRecord['consumedAt'];
+  expires_at: OidcPayloadRecord['expiresAt'];
+  user_live: boolean | null;
+}
+
+const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+
+function toPayload(model: string, row: PayloadRow | undefined): OidcPayload | undefined {
+  if (!row) return undefined;
+  if (row.expires_at !== null && new Date(row.expires_at).getTime() <= Date.now()) return undefined;
+  if (USER_BOUND_MODELS.has(model) && row.user_live === false) return undefined;
+  const payload = typeof row.payload === 'string' ? (JSON.parse(row.payload) as OidcPayload) : row.payload;
+  return row.consumed_at ? { ...payload, consumed: Math.floor(new Date(row.consumed_at).getTime() / 1000) } : payload;
+}
+
+const SELECT = `select p.payload, p.consumed_at, p.expires_at,
+       case when p.account_id is null then null
+            else exists (select 1 from app_user u where u.tenant_id = p.tenant_id and u.id::text = p.account_id
+                           and u.deleted_at is null and u.status = 'Active') end as user_live
+  from oidc_payload p`;
+
+/** Inserts or replaces one payload; `expiresInSeconds` as oidc-provider passes it. */
+export async function upsertPayload(em: EntityManager, tenantId: string, model: string, id: string, payload: OidcPayload, expiresInSeconds?: number): Promise<void> {
+  const expiresAt = expiresInSeconds ? new Date(Date.now() + expiresInSeconds * 1000) : null;
+  await em.execute(
+    `insert into oidc_payload (tenant_id, model, id, payload, grant_id, uid, user_code, account_id, client_id, expires_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     on conflict (tenant_id, model, id) do update set payload = excluded.payload, grant_id = excluded.grant_id, uid = excluded.uid,
+       user_code = excluded.user_code, account_id = excluded.account_id, client_id = excluded.client_id, expires_at = excluded.expires_at`,
+    [
+      tenantId, model, id, JSON.stringify(payload), str(payload.grantId), str(payload.uid), str(payload.userCode),
+      str(payload.accountId), str(payload.clientId), expiresAt,
+    ],
+  );
+}
+
+/** One payload by id, or undefined when absent, expired or of a user no longer live. */
+export async function findPayload(em: EntityManager, tenantId: string, model: string, id: string): Promise<OidcPayload | undefined> {
+  const rows = (await em.execute(`${SELECT} where p.tenant_id = ? and p.model = ? and p.id = ?`, [tenantId, model, id])) as PayloadRow[];
+  return toPayload(model, rows[0]);
+}
+
+/** One payload by its `uid` (sessions) or `userCode` (device flow). */
+export async function findPayloadBy(em: EntityManager, tenantId: string, model: string, field: 'uid' | 'user_code', value: string): Promise<OidcPayload | undefined> {
+  const rows = (await em.execute(`${SELECT} where p.tenant_id = ? and p.model = ? and p.${field} = ?`, [tenantId, model, value])) as PayloadRow[];
+  return toPayload(model, rows[0]);
+}
+
+/** Marks a payload consumed (a code or a rotated refresh token). */
+export async function consumePayload(em: EntityManager, tenantId: string, model: string, id: string): Promise<void> {
+  await em.execute('update oidc_payload set consumed_at = now() where tenant_id = ? and model = ? and id = ?', [tenantId, model, id]);
+}
+
+/** Deletes one payload. */
+export async function destroyPayload(em: EntityManager, tenantId: string, model: string, id: string): Promise<void> {
+  await em.execute('delete from oidc_payload where tenant_id = ? and model = ? and id = ?', [tenantId, model, id]);
+}
+
+/** Deletes every payload of a grant (all its codes and tokens). */
+export async function revokePayloadsOfGrant(em: EntityManager, tenantId: string, grantId: string): Promise<void> {
+  await em.execute('delete from oidc_payload where tenant_id = ? and grant_id = ?', [tenantId, grantId]);
+}
+
+/** Deletes payloads expired for more than a minute, in batches; @returns how many went. */
+export async function purgeExpiredPayloads(em: EntityManager, batch = 1000): Promise<number> {
+  const rows = (await em.execute(
+    `delete from oidc_payload where ctid in (
+       select ctid from oidc_payload where expires_at < now() - interval '1 minute' limit ?)
+     returning 1`,
+    [batch],
+  )) as unknown[];
+  return rows.length;
+}
+
+/** Deletes every payload (grants, codes, tokens, sessions) a user of the tenant holds. */
+export async function deletePayloadsOfAccount(em: EntityManager, tenantId: string, userId: string): Promise<void> {
+  await em.execute('delete from oidc_payload where account_id = ? and tenant_id = ?', [userId, tenantId]);
+}
