@@ -1,5 +1,6 @@
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { ErrorReason } from './errors.js';
+import type { ProcedureRateLimits } from './rate-limit-budget.js';
 
 /** The HTTP statuses an operation may document as errors (see `ERROR_STATUS` in src/lib/errors.ts). */
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 429 | 500 | 503;
@@ -19,6 +20,9 @@ export type ErrorReasons = Partial<Record<ErrorStatus, readonly ErrorReason[]>>;
  * reasons its procedure kind adds (src/middleware/auth.ts, e.g. `admin_required` of
  * `adminProcedure`), set once on the kind so routers do not list them. tRPC merges a kind's meta
  * with the route's shallowly, so the two keys stay apart and the OpenAPI generator joins them.
+ * `rateLimit`: the per-IP and per-account budgets the procedure spends before it runs
+ * (src/services/rate-limits/rate-limit-rules.ts; the pipeline's step 2, src/middleware/pipeline.ts),
+ * declared beside the procedure so renaming it keeps its limit.
  */
-export type ProcedureMeta = OpenApiMeta<{ errorReasons?: ErrorReasons; kindErrorReasons?: ErrorReasons }>;
+export type ProcedureMeta = OpenApiMeta<{ errorReasons?: ErrorReasons; kindErrorReasons?: ErrorReasons; rateLimit?: ProcedureRateLimits }>;
 

@@ -9,10 +9,8 @@ import {
   KNOWN_SIGN_IN_IP,
   PASSWORD_ACCEPTED_REASONS,
   PER_CREDENTIAL,
-  PROCEDURE_RATE_LIMITS,
-  type AccountAttemptMode,
-  type RateLimitBudget,
 } from '../services/rate-limits/rate-limit-rules.js';
+import type { AccountAttemptMode, ProcedureRateLimits, RateLimitBudget } from '../lib/rate-limit-budget.js';
 import { rateLimitClientKey } from '../services/rate-limits/rate-limiter.js';
 import type { RequestContext } from '../context.js';
 
@@ -120,20 +118,19 @@ async function guardAccount<R extends NextResult>(
 }
 
 /**
- * The central rate-limit step of every procedure (added to `publicProcedure` in src/trpc.ts): looks
- * up `path` in PROCEDURE_RATE_LIMITS, spends the per-IP budget, then runs the procedure inside the
- * per-account brute-force guard when the rule has one. Runs before input parsing, so it reads
- * `tenantSlug` and `email` from the raw input.
+ * The budgets a procedure declares in its meta (`rateLimit`, docs/api-rules.md "Rate limits"): spends
+ * the per-IP budget, then runs the procedure inside the per-account brute-force guard when the rule
+ * has one. Runs before input parsing, so it reads `tenantSlug` and `email` from the raw input.
+ * @param path the procedure path, part of the per-IP key so each route has its own budget.
  * @throws ApiError 429 with `Retry-After` when a budget is spent.
  */
-export async function applyRateLimits<R extends NextResult>(
+export async function spendProcedureBudgets<R extends NextResult>(
   ctx: RequestContext,
   path: string,
+  rule: ProcedureRateLimits,
   getRawInput: () => Promise<unknown>,
   next: () => Promise<R>,
 ): Promise<R> {
-  const rule = PROCEDURE_RATE_LIMITS[path];
-  if (!rule) return next();
   const clientKey = rateLimitClientKey(ctx.meta.ip);
   if (rule.ip) await spend(ctx, rule.ip, `${path}|${clientKey}`);
   if (!rule.account) return next();
@@ -188,7 +185,7 @@ export async function withAccountBudget<T>(
  * session of a user access token, or by the API key.
  * @throws ApiError 429 with `Retry-After` when the budget is spent.
  */
-export async function limitCredential(ctx: RequestContext, principal: Principal): Promise<void> {
+export async function spendCredentialBudget(ctx: RequestContext, principal: Principal): Promise<void> {
   const key = principal.kind === 'user' ? `session:${principal.sessionId}` : `api_key:${principal.apiKeyId}`;
   await spend(ctx, PER_CREDENTIAL, key);
 }

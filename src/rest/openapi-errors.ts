@@ -1,7 +1,6 @@
 import type { ResponseObject, SchemaObject } from 'openapi3-ts/oas31';
 import { ERROR_STATUS, type ErrorCode, type ErrorReason } from '../lib/errors.js';
 import type { ErrorReasons, ErrorStatus } from '../lib/procedure-meta.js';
-import { PROCEDURE_RATE_LIMITS } from '../services/rate-limits/rate-limit-rules.js';
 import { MAX_BODY_BYTES } from './http-hardening.js';
 import { INTERNAL_ERROR_REASON } from './error-envelope.js';
 import { SERVICE_UNAVAILABLE_REASON } from '../lib/outage.js';
@@ -138,8 +137,10 @@ export interface OperationFacts {
   descriptions: Partial<Record<number, string>>;
   /** The reasons the operation's meta lists (`errorReasons`); each status must be described. */
   reasons: ErrorReasons;
-  /** The reasons its procedure kind adds (`kindErrorReasons`, src/middleware/auth.ts), at statuses every such route answers. */
+  /** The reasons its procedure kind adds (`kindErrorReasons`, src/middleware/pipeline.ts), at statuses every such route answers. */
   kindReasons: ErrorReasons;
+  /** Whether the procedure declares a per-IP or per-account budget (meta `rateLimit`). */
+  rateLimited: boolean;
 }
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -153,7 +154,7 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  */
 export function errorResponses(op: OperationFacts): Record<string, ResponseObject> {
   const withBody = BODY_METHODS.has(op.method);
-  const rateLimited = op.protect || PROCEDURE_RATE_LIMITS[op.procedurePath] !== undefined;
+  const rateLimited = op.protect || op.rateLimited;
   const implied: Partial<Record<ErrorStatus, { description: string; reasons: readonly ErrorReason[] }>> = {
     ...(op.hasInput || withBody ? { 400: { description: 'The request is malformed or its input is invalid', reasons: REQUEST_REASONS } } : {}),
     ...(op.protect ? { 401: { description: 'No valid access token or API key', reasons: CREDENTIAL_REASONS } } : {}),

@@ -58,6 +58,7 @@ function applyProcedureMeta(doc: OpenAPIObject): void {
         descriptions,
         reasons: meta.errorReasons ?? {},
         kindReasons: meta.kindErrorReasons ?? {},
+        rateLimited: meta.rateLimit !== undefined,
       }),
     };
     if (!protect) op.security = [];

@@ -1,6 +1,6 @@
+import { adminProcedure, securityAdminProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
 import { API_KEY_ENVIRONMENTS, type ApiKey } from '../entities/api-key.js';
-import { adminProcedure, securityAdminProcedure } from '../middleware/auth.js';
 import { router } from '../trpc.js';
 import { displayName, isoDateTime, OK, okOutput, queryBoolean, timestampOutput } from './schemas.js';
 

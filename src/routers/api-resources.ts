@@ -1,5 +1,5 @@
+import { adminProcedure, securityAdminProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
-import { adminProcedure, securityAdminProcedure } from '../middleware/auth.js';
 import { PERMISSION_NAME, type ApiResourceView } from '../services/access-control/api-resource-service.js';
 import { router } from '../trpc.js';
 import { displayName, OK, okOutput, timestampOutput } from './schemas.js';

@@ -1,5 +1,5 @@
+import { adminProcedure, securityAdminProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
-import { adminProcedure, securityAdminProcedure } from '../middleware/auth.js';
 import { APPLICATION_TYPES } from '../services/oidc/application-service.js';
 import { router } from '../trpc.js';
 import { applicationOutput, toApplicationOutput } from './application-schemas.js';

@@ -1,6 +1,6 @@
+import { adminProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
 import { AUDIT_ACTIONS } from '../entities/audit-event.js';
-import { adminProcedure } from '../middleware/auth.js';
 import { rejectEmptyQueryValues } from '../middleware/empty-query-values.js';
 import { ACTIVITY_DAYS } from '../services/audit/activity-service.js';
 import { AUDIT_CSV_COLUMNS, AUDIT_EXPORT_FORMATS } from '../services/audit/audit-export-service.js';

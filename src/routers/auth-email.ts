@@ -1,7 +1,8 @@
+import { tenantProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
-import { tenantProcedure } from '../middleware/tenant.js';
 import { router } from '../trpc.js';
 import { email, OK, okOutput, opaqueToken } from './schemas.js';
+import { SIGN_IN_PER_IP } from '../services/rate-limits/rate-limit-rules.js';
 
 const accountTags = ['account'];
 
@@ -9,6 +10,7 @@ const accountTags = ['account'];
 export const emailAddressRouter = router({
   verifyEmail: tenantProcedure
     .meta({
+      rateLimit: { ip: SIGN_IN_PER_IP },
       openapi: {
         method: 'POST', path: '/v1/{tenantSlug}/auth/verify-email', protect: false, tags: accountTags,
         summary: 'Verify the email address with the mailed token; a Pending user becomes Active',
@@ -25,6 +27,7 @@ export const emailAddressRouter = router({
 
   verifyEmailLink: tenantProcedure
     .meta({
+      rateLimit: { ip: SIGN_IN_PER_IP },
       openapi: {
         method: 'GET', path: '/v1/{tenantSlug}/auth/verify-email', protect: false, tags: accountTags,
         summary: 'The link of the verification mail: same as POST auth/verify-email with the token in the query',
@@ -41,6 +44,7 @@ export const emailAddressRouter = router({
 
   requestEmailVerification: tenantProcedure
     .meta({
+      rateLimit: { ip: SIGN_IN_PER_IP, account: 'count' },
       openapi: {
         method: 'POST', path: '/v1/{tenantSlug}/auth/request-email-verification', protect: false, tags: accountTags,
         summary: 'Mail a new verification link; answers ok whether or not the account exists',
@@ -57,6 +61,7 @@ export const emailAddressRouter = router({
 
   confirmEmailChange: tenantProcedure
     .meta({
+      rateLimit: { ip: SIGN_IN_PER_IP },
       openapi: {
         method: 'POST', path: '/v1/{tenantSlug}/auth/email-change/confirm', protect: false, tags: accountTags,
         summary: 'Confirm a new sign-in email with the token mailed to it (POST me/email); the address changes and is verified',

@@ -1,11 +1,12 @@
+import { tenantProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
 import { withAccountBudget } from '../middleware/rate-limit.js';
-import { tenantProcedure } from '../middleware/tenant.js';
 import { router } from '../trpc.js';
 import { PASSKEY_REASONS } from '../services/passkeys/passkey-errors.js';
 import { authenticationOptionsOutput, authenticationResponseInput } from './passkey-schemas.js';
 import { deliverSession } from './session-delivery.js';
 import { email, sessionOutput, toSession } from './schemas.js';
+import { SIGN_IN_PER_IP } from '../services/rate-limits/rate-limit-rules.js';
 
 const tags = ['auth'];
 
@@ -13,6 +14,7 @@ const tags = ['auth'];
 export const passkeySignInRouter = router({
   passkeyOptions: tenantProcedure
     .meta({
+      rateLimit: { ip: SIGN_IN_PER_IP },
       openapi: {
         method: 'POST', path: '/v1/{tenantSlug}/auth/passkey/options', protect: false, tags,
         summary: 'Start a passkey sign-in: WebAuthn request options and a challengeId',
@@ -28,6 +30,8 @@ export const passkeySignInRouter = router({
 
   passkeyVerify: tenantProcedure
     .meta({
+      // no email in the body: the procedure spends the credential owner's account budget
+      rateLimit: { ip: SIGN_IN_PER_IP },
       openapi: {
         method: 'POST', path: '/v1/{tenantSlug}/auth/passkey/verify', protect: false, tags,
         summary: 'Sign in with a passkey: the authenticator\'s response to auth/passkey/options',

@@ -1,7 +1,8 @@
+import { tenantProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
-import { tenantProcedure } from '../middleware/tenant.js';
 import { router } from '../trpc.js';
 import { email, newPassword, OK, okOutput, opaqueToken } from './schemas.js';
+import { SIGN_IN_PER_IP } from '../services/rate-limits/rate-limit-rules.js';
 
 const accountTags = ['account'];
 
@@ -9,6 +10,7 @@ const accountTags = ['account'];
 export const passwordResetRouter = router({
   requestPasswordReset: tenantProcedure
     .meta({
+      rateLimit: { ip: SIGN_IN_PER_IP, account: 'count' },
       openapi: {
         method: 'POST', path: '/v1/{tenantSlug}/auth/password-reset/request', protect: false, tags: accountTags,
         summary: 'Mail a single-use password-reset token (valid 1 hour); answers ok whether or not the account exists',
@@ -24,6 +26,7 @@ export const passwordResetRouter = router({
 
   completePasswordReset: tenantProcedure
     .meta({
+      rateLimit: { ip: SIGN_IN_PER_IP },
       openapi: {
         method: 'POST', path: '/v1/{tenantSlug}/auth/password-reset/complete', protect: false, tags: accountTags,
         summary: 'Set a new password with the mailed token; every session of the user ends',

@@ -1,8 +1,9 @@
+import { tenantProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
-import { tenantProcedure } from '../middleware/tenant.js';
 import { router } from '../trpc.js';
 import { deliverSession } from './session-delivery.js';
 import { email, newPassword, oneTimeCode, presentedPassword, recoveryCodeInput, sessionOutput, toSession } from './schemas.js';
+import { ACCOUNT_CREATION_PER_IP, SIGN_IN_PER_IP } from '../services/rate-limits/rate-limit-rules.js';
 
 const tags = ['auth'];
 
@@ -10,6 +11,7 @@ const tags = ['auth'];
 export const passwordSignInRouter = router({
   signup: tenantProcedure
     .meta({
+      rateLimit: { ip: ACCOUNT_CREATION_PER_IP },
       openapi: {
         method: 'POST', path: '/v1/{tenantSlug}/auth/signup', protect: false, tags, summary: 'Sign up as a Member with email and password',
         description:
@@ -32,6 +34,7 @@ export const passwordSignInRouter = router({
 
   login: tenantProcedure
     .meta({
+      rateLimit: { ip: SIGN_IN_PER_IP, account: 'reset' },
       openapi: {
         method: 'POST', path: '/v1/{tenantSlug}/auth/login', protect: false, tags,
         summary: 'Sign in with email and password, plus a one-time code when MFA applies',

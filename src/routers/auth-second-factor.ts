@@ -1,11 +1,12 @@
+import { tenantProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
 import { withAccountBudget } from '../middleware/rate-limit.js';
-import { tenantProcedure } from '../middleware/tenant.js';
 import { router } from '../trpc.js';
 import { deliverSession } from './session-delivery.js';
 import {
   documentAtLeastOneOf, documentOneOf, email, OK, okOutput, oneTimeCode, opaqueToken, presentedPassword, recoveryCodeInput, recoveryCodesOutput, sessionOutput, toSession, totpEnrollmentOutput,
 } from './schemas.js';
+import { SIGN_IN_PER_IP } from '../services/rate-limits/rate-limit-rules.js';
 
 const tags = ['auth'];
 /** auth/totp/initial-verify: the code is `code` or its alias `totpCode`, exactly one of them. */
@@ -32,6 +33,7 @@ const mfaCompleteBody = z.object({
 export const secondFactorSignInRouter = router({
   requestEmailOtp: tenantProcedure
     .meta({
+      rateLimit: { ip: SIGN_IN_PER_IP, account: 'count' },
       openapi: {
         method: 'POST', path: '/v1/{tenantSlug}/auth/request-email-otp', protect: false, tags,
         summary: 'Mail a 6-digit sign-in code (valid 10 minutes, single use) for the email factor',
@@ -56,6 +58,7 @@ export const secondFactorSignInRouter = router({
 
   totpInitialEnroll: tenantProcedure
     .meta({
+      rateLimit: { ip: SIGN_IN_PER_IP, account: 'reset' },
       openapi: {
         method: 'POST', path: '/v1/{tenantSlug}/auth/totp/initial-enroll', protect: false, tags,
         summary: 'Step 1 of TOTP enrollment for a user without a factor: a new secret and its otpauth URI',
@@ -77,6 +80,7 @@ export const secondFactorSignInRouter = router({
 
   totpInitialVerify: tenantProcedure
     .meta({
+      rateLimit: { ip: SIGN_IN_PER_IP, account: 'reset' },
       openapi: {
         method: 'POST', path: '/v1/{tenantSlug}/auth/totp/initial-verify', protect: false, tags,
         summary: 'Step 2 of TOTP enrollment: activate the factor with a code and sign in',
@@ -110,6 +114,8 @@ export const secondFactorSignInRouter = router({
 
   mfaComplete: tenantProcedure
     .meta({
+      // no email in the body: the procedure spends the account budget of the token's user (withAccountBudget)
+      rateLimit: { ip: SIGN_IN_PER_IP },
       openapi: {
         method: 'POST', path: '/v1/{tenantSlug}/auth/mfa/complete', protect: false, tags,
         summary: 'Complete a sign-in that answered `mfa_required` with an mfaToken, with a TOTP or email code',

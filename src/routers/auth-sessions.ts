@@ -1,11 +1,11 @@
+import { tenantProcedure, tenantSlugProcedure, userProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
-import { userProcedure } from '../middleware/auth.js';
-import { tenantProcedure, tenantSlugProcedure } from '../middleware/tenant.js';
 import { router } from '../trpc.js';
 import { SESSION_REASONS } from '../services/sessions/session-errors.js';
 import { readIdempotencyKey, refreshRequestHeaders } from './idempotency-key.js';
 import { deliverSession } from './session-delivery.js';
 import { OK, okOutput, opaqueToken, sessionOutput, toSession } from './schemas.js';
+import { REFRESH_PER_IP } from '../services/rate-limits/rate-limit-rules.js';
 
 const tags = ['auth'];
 
@@ -13,6 +13,7 @@ const tags = ['auth'];
 export const sessionRouter = router({
   refresh: tenantSlugProcedure
     .meta({
+      rateLimit: { ip: REFRESH_PER_IP },
       openapi: {
         method: 'POST', path: '/v1/{tenantSlug}/auth/refresh', protect: false, tags,
         summary: 'Exchange a refresh token for a new pair (rotation; a replayed token revokes its family)',

@@ -1,4 +1,4 @@
-import { tenantProcedure, tenantSlugProcedure } from '../middleware/tenant.js';
+import { tenantProcedure, tenantSlugProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
 import { clearIdpBindingCookie, readIdpBindingCookie, setIdpBindingCookie } from '../middleware/idp-binding-cookie.js';
 import { clearSsoBindingCookie, readSsoBindingCookie } from '../middleware/sso-binding-cookie.js';
@@ -9,6 +9,7 @@ import { OK, okOutput, sessionOutput, toSession } from './schemas.js';
 import { readIdempotencyKey } from './idempotency-key.js';
 import { deliverSession } from './session-delivery.js';
 import { SESSION_ERRORS } from '../services/sessions/session-errors.js';
+import { REFRESH_PER_IP, SIGN_IN_PER_IP } from '../services/rate-limits/rate-limit-rules.js';
 
 /**
  * The hosted pages' session procedures, on the `/trpc` endpoint only (no REST route): the same
@@ -35,6 +36,7 @@ export const browserRouter = router({
    *   without a cookie; the errors of auth.refresh otherwise (a failed refresh also deletes the cookie).
    */
   refresh: tenantSlugProcedure
+    .meta({ rateLimit: { ip: REFRESH_PER_IP } })
     .output(sessionOutput)
     .mutation(async ({ ctx, input }) => {
       requireCookieTransport(ctx.req);
@@ -59,6 +61,7 @@ export const browserRouter = router({
    *   400 `idp_unavailable` as oauth/idp/start.
    */
   idpStart: tenantProcedure
+    .meta({ rateLimit: { ip: SIGN_IN_PER_IP } })
     .output(z.object({ authorizationUrl: z.url() }))
     .mutation(async ({ ctx }) => {
       requireCookieTransport(ctx.req);
@@ -74,6 +77,7 @@ export const browserRouter = router({
    * refresh cookie. The binding cookie is deleted whatever the outcome.
    */
   idpCallback: tenantProcedure
+    .meta({ rateLimit: { ip: SIGN_IN_PER_IP } })
     .input(callbackInput)
     .output(sessionOutput)
     .mutation(async ({ ctx, input }) => {
@@ -94,6 +98,7 @@ export const browserRouter = router({
    * The binding cookie is deleted whatever the outcome.
    */
   ssoComplete: tenantProcedure
+    .meta({ rateLimit: { ip: SIGN_IN_PER_IP } })
     .input(z.object({ code: z.string().min(1).max(256) }))
     .output(sessionOutput.extend({ returnTo: z.string().nullable() }))
     .mutation(async ({ ctx, input }) => {

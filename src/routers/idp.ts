@@ -1,13 +1,13 @@
+import { securityAdminProcedure, tenantProcedure, userProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
 import { BRAND_DISPLAYS, SIGNUP_POLICIES } from '../entities/tenant.js';
 import { LOCALES } from '../lib/locales.js';
 import { brandingOf } from '../services/branding/branding.js';
-import { securityAdminProcedure, userProcedure } from '../middleware/auth.js';
-import { tenantProcedure } from '../middleware/tenant.js';
 import { readIdpBindingCookie } from '../middleware/idp-binding-cookie.js';
 import { idpSettingsView } from '../services/idp/idp-service.js';
 import { router } from '../trpc.js';
 import { emailDomain, OK, okOutput, sessionOutput, toSession } from './schemas.js';
+import { SIGN_IN_PER_IP } from '../services/rate-limits/rate-limit-rules.js';
 
 const tags = ['idp'];
 
@@ -37,6 +37,7 @@ export const idpRouter = router({
    */
   signInOptions: tenantProcedure
     .meta({
+      rateLimit: { ip: SIGN_IN_PER_IP },
       openapi: {
         method: 'GET', path: '/v1/{tenantSlug}/sign-in-options', protect: false, tags,
         summary: 'The sign-in methods a sign-in page can offer (public)',
@@ -81,6 +82,7 @@ export const idpRouter = router({
 
   start: tenantProcedure
     .meta({
+      rateLimit: { ip: SIGN_IN_PER_IP },
       openapi: {
         method: 'GET', path: '/v1/{tenantSlug}/oauth/idp/start', protect: false, tags,
         summary: 'Start sign-in with the external identity provider (OpenID Connect, authorization code + PKCE)',
@@ -95,6 +97,7 @@ export const idpRouter = router({
 
   callback: tenantProcedure
     .meta({
+      rateLimit: { ip: SIGN_IN_PER_IP },
       openapi: {
         method: 'GET', path: '/v1/{tenantSlug}/oauth/idp/callback', protect: false, tags,
         summary: 'Complete sign-in with the external identity provider; returns a session',

@@ -1,15 +1,16 @@
+import { adminProcedure, publicProcedure, requireLiveCredential } from '../middleware/pipeline.js';
 import { z } from 'zod';
 import { INVITE_STATUSES, type Invite } from '../entities/invite.js';
 import { USER_ROLES } from '../entities/user.js';
-import { adminProcedure, requireLiveCredential } from '../middleware/auth.js';
 import type { Principal } from '../services/sessions/bearer-authentication-service.js';
 import type { UserRole } from '../entities/user.js';
 import { withRetryAfter } from '../middleware/rate-limit.js';
 import { INVITE_DEFAULT_TTL_SECONDS, INVITE_MAX_TTL_SECONDS, INVITE_MIN_TTL_SECONDS } from '../services/invites/invite-service.js';
-import { publicProcedure, router } from '../trpc.js';
+import { router } from '../trpc.js';
 import { organizationRoleName } from './organization-schemas.js';
 import { deliverSession } from './session-delivery.js';
 import { email, newPassword, OK, okOutput, opaqueToken, queryBoolean, tenantSessionOutput, timestampOutput, toSession, emailOutput } from './schemas.js';
+import { ACCOUNT_CREATION_PER_IP } from '../services/rate-limits/rate-limit-rules.js';
 
 const tags = ['invites'];
 const adminErrors = { 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or invite' };
@@ -55,6 +56,7 @@ function toInviteOutput(invite: Invite): z.infer<typeof inviteOutput> {
 export const invitesRouter = router({
   accept: publicProcedure
     .meta({
+      rateLimit: { ip: ACCOUNT_CREATION_PER_IP },
       openapi: {
         method: 'POST', path: '/v1/invites/accept', protect: false, tags,
         summary: 'Accept an invite with a new password: creates the user and signs them in',

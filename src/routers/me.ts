@@ -1,6 +1,6 @@
+import { userProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
 import { profileName, profilePicture } from '../lib/profile.js';
-import { userProcedure } from '../middleware/auth.js';
 import { withAccountBudget } from '../middleware/rate-limit.js';
 import { router } from '../trpc.js';
 import { PASSKEY_REASONS } from '../services/passkeys/passkey-errors.js';
@@ -10,6 +10,7 @@ import { myOrganizationOutput } from './organization-schemas.js';
 import { passkeyOutput } from './passkey-schemas.js';
 import { email, newPassword, OK, okOutput, opaqueToken, presentedPassword, sessionListOutput, toSessionList, toUserOutput, userOutput } from './schemas.js';
 import { asAttachment, dataProtectionTags, userExportOutput } from './user-export.js';
+import { SELF_SERVICE_MAIL_PER_IP } from '../services/rate-limits/rate-limit-rules.js';
 
 const tags = ['me'];
 const accountTags = ['account'];
@@ -164,6 +165,8 @@ export const meRouter = router({
 
   requestEmailChange: userProcedure
     .meta({
+      // the password check runs in login's account budget (withAccountBudget)
+      rateLimit: { ip: SELF_SERVICE_MAIL_PER_IP },
       openapi: {
         method: 'POST', path: '/v1/{tenantSlug}/me/email', tags: accountTags, protect: true,
         summary: 'Ask to change the sign-in email: a confirmation link is mailed to the new address',

@@ -1,5 +1,5 @@
+import { userProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
-import { userProcedure } from '../middleware/auth.js';
 import { router } from '../trpc.js';
 import { PASSKEY_REASONS } from '../services/passkeys/passkey-errors.js';
 import { passkeyName, passkeyOutput, registrationOptionsOutput, registrationResponseInput } from './passkey-schemas.js';

@@ -1,5 +1,5 @@
+import { adminProcedure, securityAdminProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
-import { adminProcedure, securityAdminProcedure } from '../middleware/auth.js';
 import { router } from '../trpc.js';
 import { organizationPermissionName, organizationRoleOutput, toOrganizationRoleOutput } from './organization-schemas.js';
 import { displayName, OK, okOutput } from './schemas.js';

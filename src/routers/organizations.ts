@@ -1,6 +1,6 @@
+import { adminProcedure, securityAdminProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
 import { rejectEmptyQueryValues } from '../middleware/empty-query-values.js';
-import { adminProcedure, securityAdminProcedure } from '../middleware/auth.js';
 import { MEMBERS_PAGE_DEFAULT_LIMIT, MEMBERS_PAGE_MAX_LIMIT, type Member } from '../services/organizations/organization-membership-service.js';
 import { ORGANIZATIONS_PAGE_DEFAULT_LIMIT, ORGANIZATIONS_PAGE_MAX_LIMIT } from '../services/organizations/organization-service.js';
 import type { Tenant } from '../entities/tenant.js';

@@ -1,7 +1,7 @@
+import { adminProcedure, securityAdminProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
 import type { Tenant } from '../entities/tenant.js';
 import { rejectEmptyQueryValues } from '../middleware/empty-query-values.js';
-import { adminProcedure, securityAdminProcedure } from '../middleware/auth.js';
 import { ROLE_MEMBERS_PAGE_DEFAULT_LIMIT, ROLE_MEMBERS_PAGE_MAX_LIMIT, type RoleMember, type RoleView } from '../services/access-control/role-service.js';
 import { router } from '../trpc.js';
 import { permissionName } from './api-resources.js';

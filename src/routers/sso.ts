@@ -1,10 +1,10 @@
+import { adminProcedure, adminSessionProcedure, tenantProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
-import { adminProcedure, adminSessionProcedure } from '../middleware/auth.js';
 import { clearSsoBindingCookie, newSsoBinding, readSsoBindingCookie, setSsoBindingCookie } from '../middleware/sso-binding-cookie.js';
-import { tenantProcedure } from '../middleware/tenant.js';
 import type { SsoConnectionView } from '../services/sso/sso-connection-service.js';
 import { router } from '../trpc.js';
 import { displayName, email, emailDomain, OK, okOutput, timestampOutput } from './schemas.js';
+import { SIGN_IN_PER_IP } from '../services/rate-limits/rate-limit-rules.js';
 
 const tags = ['enterprise sso'];
 const readErrors = { 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or connection', 429: 'Rate limited' };
@@ -124,6 +124,7 @@ export const ssoRouter = router({
 
   test: adminProcedure
     .meta({
+      rateLimit: { ip: SIGN_IN_PER_IP },
       openapi: {
         method: 'POST', path: '/v1/{tenantSlug}/sso-connections/{id}/test', protect: true, tags,
         summary: 'Try a connection: a sign-in at its identity provider that shows what the provider sends and signs no one in',
@@ -146,6 +147,7 @@ export const ssoRouter = router({
 
   testResult: adminProcedure
     .meta({
+      rateLimit: { ip: SIGN_IN_PER_IP },
       openapi: {
         method: 'POST', path: '/v1/{tenantSlug}/sso-connections/test-result', protect: true, tags,
         summary: 'What the identity provider sent in a connection test (from the browser that started it, once)',
@@ -253,6 +255,8 @@ export const ssoRouter = router({
 
   start: tenantProcedure
     .meta({
+      // the SAML ACS and the OpenID Connect callback (routes outside the procedures) spend the same budget (src/rest/sso-routes.ts)
+      rateLimit: { ip: SIGN_IN_PER_IP },
       openapi: {
         method: 'POST', path: '/v1/{tenantSlug}/sso/start', protect: false, tags,
         summary: 'Start a single sign-on for an email address of a connection\'s domain',

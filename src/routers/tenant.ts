@@ -1,3 +1,4 @@
+import { adminProcedure, securityAdminProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
 import type { IdpFullSettingsView } from '../services/idp/idp-service.js';
 import { BRAND_DISPLAYS, MFA_POLICIES, SIGNUP_POLICIES, type Tenant, TENANT_PLANS } from '../entities/tenant.js';
@@ -7,7 +8,6 @@ import { LOGO_MAX_BODY_BYTES, MAX_LOGO_BYTES } from '../services/branding/logo-s
 import type { LogoVariant } from '../entities/tenant-logo.js';
 import type { Actor } from '../lib/request-meta.js';
 import type { RequestContext } from '../context.js';
-import { adminProcedure, securityAdminProcedure } from '../middleware/auth.js';
 import { router } from '../trpc.js';
 import { displayName, emailDomain, OK, okOutput, timestampOutput } from './schemas.js';
 import { dataProtectionTags } from './user-export.js';

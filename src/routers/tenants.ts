@@ -1,8 +1,10 @@
+import { publicProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
-import { publicProcedure, router } from '../trpc.js';
+import { router } from '../trpc.js';
 import { documentOneOf, email, newPassword, tenantSessionOutput, toSession } from './schemas.js';
 import { deliverSession } from './session-delivery.js';
 import { TENANT_NAME_PATTERN } from '../services/tenants/tenant-service.js';
+import { ACCOUNT_CREATION_PER_IP } from '../services/rate-limits/rate-limit-rules.js';
 
 const tenantName = z
   .string()
@@ -53,6 +55,7 @@ const createTenantOutput = tenantSessionOutput.extend({
 export const tenantsRouter = router({
   create: publicProcedure
     .meta({
+      rateLimit: { ip: ACCOUNT_CREATION_PER_IP },
       openapi: {
         method: 'POST',
         path: '/v1/tenants',

@@ -1,6 +1,6 @@
+import { adminProcedure, securityAdminProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
 import { profileName, profilePicture } from '../lib/profile.js';
-import { adminProcedure, securityAdminProcedure } from '../middleware/auth.js';
 import { REQUEST_ERRORS } from '../lib/errors.js';
 import { responseSink } from '../lib/response-sink.js';
 import { FOREIGN_ALGORITHMS } from '../security/foreign-passwords.js';
@@ -16,6 +16,7 @@ import { passkeyOutput } from './passkey-schemas.js';
 import { roleIdsInput, roleOutput, toRoleOutput } from './roles.js';
 import { asAttachment, dataProtectionTags, userExportOutput } from './user-export.js';
 import { SESSION_ERRORS } from '../services/sessions/session-errors.js';
+import { ADMIN_USER_MAIL_PER_IP } from '../services/rate-limits/rate-limit-rules.js';
 
 /** GET users/{userId}: the console's user page (docs/api-rules.md "Users and sign-up"). */
 const userProfileOutput = z
@@ -271,6 +272,8 @@ export const usersRouter = router({
 
   create: securityAdminProcedure
     .meta({
+      // an admin creating a user may mail them the link to set a password
+      rateLimit: { ip: ADMIN_USER_MAIL_PER_IP },
       openapi: {
         method: 'POST', path: '/v1/{tenantSlug}/users', protect: true, tags,
         summary: 'Create a user (Admin or live API key): with a password they sign in at once; without one they are mailed a link to set it',
@@ -404,6 +407,7 @@ export const usersRouter = router({
 
   sendPasswordReset: adminProcedure
     .meta({
+      rateLimit: { ip: ADMIN_USER_MAIL_PER_IP },
       openapi: {
         method: 'POST', path: '/v1/{tenantSlug}/users/{userId}/password-reset', protect: true, tags,
         summary: 'Mail a user the password-reset link (valid one hour; the admin never sees it)',
@@ -420,6 +424,7 @@ export const usersRouter = router({
 
   sendVerificationMail: adminProcedure
     .meta({
+      rateLimit: { ip: ADMIN_USER_MAIL_PER_IP },
       openapi: {
         method: 'POST', path: '/v1/{tenantSlug}/users/{userId}/verification-email', protect: true, tags,
         summary: 'Mail a user whose address is not verified a new verification link',

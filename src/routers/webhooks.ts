@@ -1,6 +1,6 @@
+import { adminProcedure, securityAdminProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
 import { AUDIT_ACTIONS } from '../entities/audit-event.js';
-import { adminProcedure, securityAdminProcedure } from '../middleware/auth.js';
 import type { WebhookDeliveryAttempt, WebhookEndpoint } from '../services/webhooks/webhook-service.js';
 import { router } from '../trpc.js';
 import { OK, okOutput } from './schemas.js';

@@ -1,39 +1,17 @@
 import type { ErrorReason } from '../../lib/errors.js';
+import type { RateLimitBudget } from '../../lib/rate-limit-budget.js';
 import { MFA_REASONS } from '../mfa/mfa-errors.js';
 import { SESSION_REASONS } from '../sessions/session-errors.js';
 import { SIGN_IN_REASONS } from '../sign-in/sign-in-errors.js';
 
 /**
- * The rate limits of docs/api-rules.md "Rate limits", in one table keyed by tRPC procedure path. Every
- * `points` value is multiplied by `RATE_LIMIT_SCALE` when the limiter is built. Procedures that are
- * not listed carry no per-IP or per-account limit (authenticated routes still get the per-credential
- * budget in src/middleware/auth.ts).
+ * The budgets of docs/api-rules.md "Rate limits". A procedure declares the ones it spends in its meta
+ * (`rateLimit: { ip: SIGN_IN_PER_IP, account: 'reset' }`, src/lib/rate-limit-budget.ts), so renaming
+ * it keeps its limit; the pipeline spends them (src/middleware/pipeline.ts). Every `points` value is
+ * multiplied by `RATE_LIMIT_SCALE` when the limiter is built. A procedure that declares none carries
+ * no per-IP or per-account limit (authenticated routes still get the per-credential budget).
  */
-
-/** A fixed-window budget: at most `points` hits per `durationSeconds` for one key. */
-export interface RateLimitBudget {
-  /** Stable name, part of every store key (`<prefix>:<name>:<key>`). */
-  name: string;
-  points: number;
-  durationSeconds: number;
-}
-
-/**
- * How a credential-checking procedure feeds the per-account brute-force counters (OWASP
- * Authentication Cheat Sheet, "Protect against automated attacks").
- * - `reset`: only failed attempts count; a success clears the account+IP counter and marks the IP
- *   as one the account signed in from.
- * - `count`: every request counts (the procedure sends mail whatever the outcome), failures too.
- */
-export type AccountAttemptMode = 'reset' | 'count';
-
-/** The limits one procedure is subject to. */
-export interface ProcedureRateLimits {
-  /** Requests per client IP; the key also holds the procedure path, so each route has its own budget. */
-  ip?: RateLimitBudget;
-  /** Brute-force accounting keyed by tenant slug + email read from the raw input. */
-  account?: AccountAttemptMode;
-}
+export type { AccountAttemptMode, ProcedureRateLimits, RateLimitBudget } from '../../lib/rate-limit-budget.js';
 
 /** Login, request-email-otp, the initial TOTP steps, IdP callback: 100 requests per minute per IP. */
 export const SIGN_IN_PER_IP: RateLimitBudget = { name: 'ip_sign_in', points: 100, durationSeconds: 60 };
@@ -75,49 +53,6 @@ export const ACCOUNT_FAILURES_ALL_IPS: RateLimitBudget = { name: 'account', poin
  */
 export const KNOWN_SIGN_IN_IP: RateLimitBudget = { name: 'account_known_ip', points: 1, durationSeconds: 14 * 24 * 3600 };
 
-/**
- * Rules by tRPC procedure path (the names the tRPC client calls). A key that names no procedure
- * fails test/security/rate-limit-rules.test.ts, so renaming a procedure cannot drop its limit silently.
- */
-export const PROCEDURE_RATE_LIMITS: Readonly<Record<string, ProcedureRateLimits>> = {
-  'auth.login': { ip: SIGN_IN_PER_IP, account: 'reset' },
-  'auth.requestEmailOtp': { ip: SIGN_IN_PER_IP, account: 'count' },
-  'auth.totpInitialEnroll': { ip: SIGN_IN_PER_IP, account: 'reset' },
-  'auth.totpInitialVerify': { ip: SIGN_IN_PER_IP, account: 'reset' },
-  // No email in the body: the router applies the account budget of the token's user (withAccountBudget).
-  'auth.mfaComplete': { ip: SIGN_IN_PER_IP },
-  'idp.start': { ip: SIGN_IN_PER_IP },
-  'idp.callback': { ip: SIGN_IN_PER_IP },
-  'idp.signInOptions': { ip: SIGN_IN_PER_IP },
-  'browser.idpStart': { ip: SIGN_IN_PER_IP },
-  'browser.idpCallback': { ip: SIGN_IN_PER_IP },
-  // Enterprise SSO (docs/sso.md): starting, completing and testing a sign-in; the SAML ACS and the
-  // OpenID Connect callback (routes outside the procedures) spend the same budget (src/rest/sso-routes.ts).
-  'sso.start': { ip: SIGN_IN_PER_IP },
-  'sso.test': { ip: SIGN_IN_PER_IP },
-  'sso.testResult': { ip: SIGN_IN_PER_IP },
-  'browser.ssoComplete': { ip: SIGN_IN_PER_IP },
-  'auth.requestEmailVerification': { ip: SIGN_IN_PER_IP, account: 'count' },
-  'auth.requestPasswordReset': { ip: SIGN_IN_PER_IP, account: 'count' },
-  'auth.completePasswordReset': { ip: SIGN_IN_PER_IP },
-  'auth.verifyEmail': { ip: SIGN_IN_PER_IP },
-  'auth.verifyEmailLink': { ip: SIGN_IN_PER_IP },
-  'auth.confirmEmailChange': { ip: SIGN_IN_PER_IP },
-  // The password check runs in login's account budget (withAccountBudget in the router).
-  'me.requestEmailChange': { ip: SELF_SERVICE_MAIL_PER_IP },
-  'auth.signup': { ip: ACCOUNT_CREATION_PER_IP },
-  'tenants.create': { ip: ACCOUNT_CREATION_PER_IP },
-  'invites.accept': { ip: ACCOUNT_CREATION_PER_IP },
-  'auth.refresh': { ip: REFRESH_PER_IP },
-  'browser.refresh': { ip: REFRESH_PER_IP },
-  // Passkey sign-in: the verify route has no email; the router applies the credential owner's account budget.
-  'auth.passkeyOptions': { ip: SIGN_IN_PER_IP },
-  'auth.passkeyVerify': { ip: SIGN_IN_PER_IP },
-  'users.sendPasswordReset': { ip: ADMIN_USER_MAIL_PER_IP },
-  // an admin creating a user may mail them the link to set a password
-  'users.create': { ip: ADMIN_USER_MAIL_PER_IP },
-  'users.sendVerificationMail': { ip: ADMIN_USER_MAIL_PER_IP },
-};
 
 /**
  * 401 reasons that are not a failed guess and give the attempt back: those given only after the

@@ -1,0 +1,205 @@
+import { z } from 'zod';
+import type { RequestContext } from '../context.js';
+import type { Tenant } from '../entities/tenant.js';
+import type { User } from '../entities/user.js';
+import { outageKind, serviceUnavailable, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../lib/outage.js';
+import type { Actor } from '../lib/request-meta.js';
+import type { Principal, SessionCheck } from '../services/sessions/bearer-authentication-service.js';
+import { SESSION_ERRORS, SESSION_REASONS } from '../services/sessions/session-errors.js';
+import { TENANT_ERRORS } from '../services/tenants/tenant-errors.js';
+import { baseProcedure, middleware } from '../trpc.js';
+import { spendCredentialBudget, spendProcedureBudgets } from './rate-limit.js';
+
+/*
+ * The request pipeline of every procedure (docs/architecture.md "The pipeline"), its steps in the
+ * order they run. Each procedure kind at the end of this file is a prefix of this table:
+ *
+ *   1. guardOutages             a dependency that is down answers 503; a read retried once on a dropped connection
+ *   2. spendProcedureBudgets    the per-IP and per-account budgets the procedure declares (meta `rateLimit`)
+ *   3. resolveTenantAndSession  the live tenant by slug and, for an access token, its session and user: one query
+ *   4. authenticateCredential   the bearer judged from step 3's session check, or an API key by its hash
+ *   5. spendCredentialBudget    600 per minute per session or API key
+ *   6. requireUser | requireAdmin → requireLiveKey | requireAdminSession   the kind's own rule
+ *
+ * Model: node-oidc-provider's `lib/actions/authorization/index.js` (one step table in run order).
+ */
+
+/** The `{tenantSlug}` path parameter of every tenant-scoped route. */
+export const tenantSlugInput = z.object({
+  tenantSlug: z.string().min(1).max(200).meta({ description: 'Slug of the tenant (workspace)' }),
+});
+
+/**
+ * Step 1, outermost (docs/api-rules.md "Errors", docs/operations.md "Outages"): a failure because
+ * PostgreSQL or Redis is down, restarting or dropped the connection answers 503 `SERVICE_UNAVAILABLE`
+ * (`details.reason` `service_unavailable`, `Retry-After` header) instead of 500. A query (a read: REST
+ * GET) whose connection dropped under it runs once more on a fresh entity manager, so a restart of the
+ * database between two requests costs the client nothing; a mutation is never run twice (it may have
+ * committed before the answer was lost). Also names the route for the request metrics: the procedure
+ * path, never the raw URL (src/rest/request-metrics.ts).
+ */
+const guardOutages = middleware(async ({ ctx, type, path, next }) => {
+  (ctx.res.locals as { route?: string }).route = path;
+  let result = await next();
+  if (result.ok) return result;
+  let kind = outageKind(result.error);
+  if (kind === 'dropped' && type === 'query') {
+    ctx.services.logger.warn({ path, err: result.error.cause ?? result.error }, 'read failed on a dropped database connection; retrying once');
+    result = await next({ ctx: { em: ctx.services.orm.em.fork() } });
+    if (result.ok) return result;
+    kind = outageKind(result.error);
+  }
+  if (!kind) return result;
+  ctx.services.logger.warn({ path, kind, err: result.error.cause ?? result.error }, 'dependency unavailable; answered 503');
+  if (!ctx.res.headersSent) ctx.res.setHeader('Retry-After', String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
+  throw serviceUnavailable();
+});
+
+/**
+ * Step 2, before anything reads the database: the budgets of the procedure's meta `rateLimit`
+ * (src/services/rate-limits/rate-limit-rules.ts), spent in src/middleware/rate-limit.ts; a procedure
+ * that declares none passes straight on.
+ * @throws ApiError 429 `rate_limited` with `Retry-After`.
+ */
+const spendProcedureBudgetsStep = middleware(({ ctx, meta, path, getRawInput, next }) => {
+  const rule = meta?.rateLimit;
+  return rule ? spendProcedureBudgets(ctx, path, rule, getRawInput, next) : next();
+});
+
+/** What step 3 adds to the context. */
+export interface TenantAndSession {
+  tenant: Tenant;
+  /** The access token's session check, read with the tenant; undefined without an access token. */
+  sessionCheck: SessionCheck | undefined;
+}
+
+/**
+ * Step 3: the live tenant of `{tenantSlug}`. With an access token, its session and user are read in
+ * the same query and carried to step 4 as `sessionCheck` (BearerAuthenticationService.resolveTenant).
+ * @throws ApiError 404 `tenant_not_found` for an unknown or deleted slug.
+ */
+async function resolveTenantAndSession(ctx: RequestContext, tenantSlug: string): Promise<TenantAndSession> {
+  const resolved = await ctx.services.credentials.resolveTenant(ctx.em, tenantSlug, ctx.req.headers.authorization);
+  if (!resolved) throw TENANT_ERRORS.tenantNotFound();
+  return resolved;
+}
+
+/** The audit actor of a principal. */
+export function actorOf(principal: Principal): Actor {
+  return principal.kind === 'user' ? { type: 'user', id: principal.userId } : { type: 'api_key', id: principal.apiKeyId };
+}
+
+/**
+ * The user row step 3 read with the session check, when it is the principal's live user (GET me
+ * answers from it without a second read), else undefined.
+ */
+function userReadWithSession(principal: Principal, sessionCheck: SessionCheck | undefined): User | undefined {
+  const user = sessionCheck?.verified ? sessionCheck.user : undefined;
+  if (principal.kind !== 'user' || !user) return undefined;
+  return user.id === principal.userId && user.tenantId === principal.tenantId && !user.deletedAt ? user : undefined;
+}
+
+/** What steps 4 and 5 add to the context. */
+export interface Authenticated {
+  principal: Principal;
+  actor: Actor;
+  /** The user row step 3 read with the session check, when it is the principal's live user. */
+  sessionUser: User | undefined;
+}
+
+/**
+ * Steps 4 and 5: any credential of the route's tenant, a user's access token (judged from step 3's
+ * session check, no second query) or an API key (docs/security.md), then its per-credential budget.
+ * @throws ApiError 401 with the credential service's reasons; 429 when the credential's budget is spent.
+ */
+async function authenticateCredential(ctx: RequestContext & TenantAndSession): Promise<Authenticated> {
+  const principal = await ctx.services.credentials.authenticate(ctx.em, ctx.tenant, ctx.req.headers.authorization, ctx.sessionCheck);
+  await spendCredentialBudget(ctx, principal);
+  return { principal, actor: actorOf(principal), sessionUser: userReadWithSession(principal, ctx.sessionCheck) };
+}
+
+/**
+ * The one rule of test keys (docs/security.md "Test keys"): a change that grants access needs an
+ * Admin user or an `ak_live_` key.
+ * @throws ApiError 403 `live_key_required` for an `ak_test_` key.
+ */
+export function requireLiveCredential(principal: Principal): void {
+  if (principal.kind === 'api_key' && principal.environment !== 'live') {
+    throw SESSION_ERRORS.liveKeyRequired();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The procedure kinds: each one the steps above, in order, up to its own rule (step 6).
+// ---------------------------------------------------------------------------------------------
+
+/** Steps 1–2: every procedure, including those outside a workspace (`POST /v1/tenants`). */
+export const publicProcedure = baseProcedure.use(guardOutages).use(spendProcedureBudgetsStep);
+
+/** Steps 1–3: a route under `/v1/{tenantSlug}`, with or without a credential. */
+export const tenantProcedure = publicProcedure
+  .input(tenantSlugInput)
+  .use(async ({ ctx, input, next }) => next({ ctx: await resolveTenantAndSession(ctx, input.tenantSlug) }));
+
+/**
+ * Steps 1–2 under `/v1/{tenantSlug}`, whose service finds the workspace itself in the statement that
+ * does the work (the refresh-token rotation, docs/performance.md "The refresh path"): one round trip
+ * where step 3 first would make two. The service answers 404 `tenant_not_found` for an unknown or
+ * deleted slug.
+ */
+export const tenantSlugProcedure = publicProcedure.input(tenantSlugInput);
+
+/** Steps 1–5: any credential of the tenant. */
+export const authenticatedProcedure = tenantProcedure.use(async ({ ctx, next }) => next({ ctx: await authenticateCredential(ctx) }));
+
+/**
+ * Step 6, requireUser: user-only routes (`/me*`, `logout-all`, `mfa/*`); an API key gets 401
+ * `user_token_required`, which the kind adds to every such route's documented reasons.
+ */
+export const userProcedure = authenticatedProcedure
+  .meta({ kindErrorReasons: { 401: [SESSION_REASONS.userTokenRequired] } })
+  .use(({ ctx, next }) => {
+    const { principal } = ctx;
+    if (principal.kind !== 'user') throw SESSION_ERRORS.userTokenRequired();
+    return next({ ctx: { principal } });
+  });
+
+/**
+ * Step 6, requireAdmin: tenant administration (docs/security.md, roles): an Admin user or an API key
+ * of the tenant; a Member gets 403 `admin_required`, which the kind adds to every such route's
+ * documented reasons.
+ */
+export const adminProcedure = authenticatedProcedure
+  .meta({ kindErrorReasons: { 403: [SESSION_REASONS.adminRequired] } })
+  .use(({ ctx, next }) => {
+    if (ctx.principal.kind === 'user' && ctx.principal.role !== 'Admin') throw SESSION_ERRORS.adminRequired();
+    return next();
+  });
+
+/**
+ * Step 6, requireAdmin then requireLiveKey: changes that grant access or weaken the tenant's security
+ * (docs/security.md "Test keys", docs/api-rules.md "Test keys grant nothing"): API keys, users' roles,
+ * status and factors, applications, tenant settings, the identity provider, webhooks. An Admin user
+ * or an `ak_live_` key; an `ak_test_` key may read and exercise but not change them (403
+ * `live_key_required`).
+ */
+export const securityAdminProcedure = adminProcedure
+  .meta({ kindErrorReasons: { 403: [SESSION_REASONS.adminRequired, SESSION_REASONS.liveKeyRequired] } })
+  .use(({ ctx, next }) => {
+    requireLiveCredential(ctx.principal);
+    return next();
+  });
+
+/**
+ * Step 6, requireAdmin then requireAdminSession: changes whose holder decides who signs in
+ * (docs/sso.md "Who may change a connection"): an Admin *user* only, since an API key, even a live
+ * one, leaks more easily than a person's session (403 `admin_session_required`). The service then
+ * checks the sign-in is recent.
+ */
+export const adminSessionProcedure = adminProcedure
+  .meta({ kindErrorReasons: { 403: [SESSION_REASONS.adminRequired, SESSION_REASONS.adminSessionRequired] } })
+  .use(({ ctx, next }) => {
+    const { principal } = ctx;
+    if (principal.kind !== 'user') throw SESSION_ERRORS.adminSessionRequired();
+    return next({ ctx: { principal } });
+  });
