@@ -17,7 +17,7 @@ export type ErrorReasons = Partial<Record<ErrorStatus, readonly ErrorReason[]>>;
 /**
  * The meta of every procedure: trpc-to-openapi's `openapi` block (its `errorResponses` describe
  * each error status for this operation), the route's own `errorReasons`, and `kindErrorReasons`: the
- * reasons its procedure kind adds (src/middleware/auth.ts, e.g. `admin_required` of
+ * reasons its procedure kind adds (src/middleware/pipeline.ts, e.g. `admin_required` of
  * `adminProcedure`), set once on the kind so routers do not list them. tRPC merges a kind's meta
  * with the route's shallowly, so the two keys stay apart and the OpenAPI generator joins them.
  * `rateLimit`: the per-IP and per-account budgets the procedure spends before it runs
