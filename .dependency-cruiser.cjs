@@ -1,7 +1,7 @@
 /**
  * The layering rules of docs/architecture.md "Layers", checked by `npm run lint:layers` (part of
  * `npm run lint`, so CI fails on a violation). Dependencies point one way:
- *   rest → routers → middleware → services → queries → (security, lib, entities, db)
+ *   rest → routers → middleware → services → queries → (errors, security, lib, entities, db)
  * and nothing points back up. Type-only imports count too: a type from a higher layer is still a
  * dependency a newcomer has to follow.
  */
@@ -19,7 +19,7 @@ module.exports = {
       name: 'services-below-the-api',
       severity: 'error',
       comment: 'Services, security, lib, entities and db never import the API layers (routers, middleware, rest) above them.',
-      from: { path: '^src/(services|queries|security|lib|entities|db|migrations)/' },
+      from: { path: '^src/(services|queries|errors|security|lib|entities|db|migrations)/' },
       to: { path: '^src/(routers|middleware|rest)/' },
     },
     {
@@ -42,6 +42,13 @@ module.exports = {
       comment: 'src/queries holds one module per table (its SQL and ORM calls); features use them, they use no feature.',
       from: { path: '^src/queries/' },
       to: { path: '^src/services/' },
+    },
+    {
+      name: 'error-catalogs-are-declarations',
+      severity: 'error',
+      comment: 'src/errors holds one error catalog per feature (reason, status, message); catalogs depend on src/lib only.',
+      from: { path: '^src/errors/' },
+      to: { path: '^src/(services|queries|security|db|entities)/' },
     },
     {
       name: 'security-is-a-toolbox',

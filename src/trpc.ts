@@ -3,7 +3,7 @@ import type { RequestContext } from './context.js';
 import { ApiError, DEFAULT_MESSAGES } from './lib/errors.js';
 import type { ProcedureMeta } from './lib/procedure-meta.js';
 // every feature's reason catalog, so `ErrorReason` is complete wherever a procedure is defined
-import type {} from './services/error-catalogs.js';
+import type {} from './errors/index.js';
 
 interface ZodLikeIssue {
   path: PropertyKey[];

@@ -24,7 +24,7 @@ export interface ErrorEnvelope {
 
 /**
  * The catalogs of `details.reason` values, one per feature, merged into this interface by each
- * feature's errors module (`src/services/<feature>/<feature>-errors.ts`), whose error catalog
+ * feature's errors module (`src/errors/<feature>.ts`), whose error catalog
  * ({@link defineErrorCatalog}) declares each error once and whose reasons are derived from it:
  *
  * ```ts
@@ -32,7 +32,7 @@ export interface ErrorEnvelope {
  *   invalid: { code: 'UNAUTHORIZED', reason: 'invite_invalid', message: 'The invitation is not valid' }, …
  * });
  * export const INVITE_REASONS = reasonsOf(INVITE_ERRORS);
- * declare module '../../lib/errors.js' { interface ErrorReasonCatalogs { invites: typeof INVITE_REASONS } }
+ * declare module '../lib/errors.js' { interface ErrorReasonCatalogs { invites: typeof INVITE_REASONS } }
  * ```
  *
  * `ErrorReason` is the union of every catalog's values, and `ApiError`'s details and every router's

@@ -5,8 +5,8 @@ import type { User } from '../entities/user.js';
 import { outageKind, serviceUnavailable, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../lib/outage.js';
 import type { Actor } from '../lib/request-meta.js';
 import type { Principal, SessionCheck } from '../services/sessions/bearer-authentication-service.js';
-import { SESSION_ERRORS, SESSION_REASONS } from '../services/sessions/session-errors.js';
-import { TENANT_ERRORS } from '../services/tenants/tenant-errors.js';
+import { SESSION_ERRORS, SESSION_REASONS } from '../errors/session.js';
+import { TENANT_ERRORS } from '../errors/tenant.js';
 import { baseProcedure, middleware } from '../trpc.js';
 import { spendCredentialBudget, spendProcedureBudgets } from './rate-limit.js';
 

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Request, RequestHandler, Response } from 'express';
 import type { AppServices } from '../app-services.js';
 import type { LogoVariant } from '../entities/tenant-logo.js';
-import { BRANDING_ERRORS } from '../services/branding/branding-errors.js';
+import { BRANDING_ERRORS } from '../errors/branding.js';
 import { LOGO_VERSION_LENGTH } from '../services/branding/branding.js';
 import { sendApiError } from './error-envelope.js';
 

@@ -8,12 +8,12 @@ import { OIDC_PROVIDER_PER_CLIENT, OIDC_PROVIDER_PER_IP, PER_CREDENTIAL, type Ra
 import { rateLimitClientKey } from '../services/rate-limits/rate-limiter.js';
 import { findLiveTenantBySlug } from '../queries/tenant.js';
 import { sendApiError } from './error-envelope.js';
-import { TENANT_ERRORS } from '../services/tenants/tenant-errors.js';
+import { TENANT_ERRORS } from '../errors/tenant.js';
 import { spendBudget } from '../middleware/rate-limit.js';
 import { readSessionBindingCookie } from '../middleware/refresh-cookie.js';
 import { isSessionBinding } from '../security/session-binding.js';
-import { OIDC_ERRORS } from '../services/oidc/oidc-errors.js';
-import { SESSION_ERRORS } from '../services/sessions/session-errors.js';
+import { OIDC_ERRORS } from '../errors/oidc.js';
+import { SESSION_ERRORS } from '../errors/session.js';
 
 /**
  * The provider's own pages (the logout confirmation, errors) post a form to the provider and may

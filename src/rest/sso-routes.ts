@@ -6,7 +6,7 @@ import { ApiError } from '../lib/errors.js';
 import type { RequestMeta } from '../lib/request-meta.js';
 import type { IdpCallbackParams } from '../services/idp/idp-service.js';
 import { MAX_SAML_XML_BYTES } from '../services/sso/saml-xml.js';
-import { SSO_ERRORS } from '../services/sso/sso-errors.js';
+import { SSO_ERRORS } from '../errors/sso.js';
 import { spendBudget } from '../middleware/rate-limit.js';
 import { SIGN_IN_PER_IP } from '../services/rate-limits/rate-limit-rules.js';
 import { rateLimitClientKey } from '../services/rate-limits/rate-limiter.js';

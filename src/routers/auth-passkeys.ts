@@ -2,7 +2,7 @@ import { tenantProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
 import { withAccountBudget } from '../middleware/rate-limit.js';
 import { router } from '../trpc.js';
-import { PASSKEY_REASONS } from '../services/passkeys/passkey-errors.js';
+import { PASSKEY_REASONS } from '../errors/passkey.js';
 import { authenticationOptionsOutput, authenticationResponseInput } from './passkey-schemas.js';
 import { deliverSession } from './session-delivery.js';
 import { email, sessionOutput, toSession } from './schemas.js';

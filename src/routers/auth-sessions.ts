@@ -1,7 +1,7 @@
 import { tenantProcedure, tenantSlugProcedure, userProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
 import { router } from '../trpc.js';
-import { SESSION_REASONS } from '../services/sessions/session-errors.js';
+import { SESSION_REASONS } from '../errors/session.js';
 import { readIdempotencyKey, refreshRequestHeaders } from './idempotency-key.js';
 import { deliverSession } from './session-delivery.js';
 import { OK, okOutput, opaqueToken, sessionOutput, toSession } from './schemas.js';

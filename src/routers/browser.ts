@@ -8,7 +8,7 @@ import { callbackInput } from './idp.js';
 import { OK, okOutput, sessionOutput, toSession } from './schemas.js';
 import { readIdempotencyKey } from './idempotency-key.js';
 import { deliverSession } from './session-delivery.js';
-import { SESSION_ERRORS } from '../services/sessions/session-errors.js';
+import { SESSION_ERRORS } from '../errors/session.js';
 import { REFRESH_PER_IP, SIGN_IN_PER_IP } from '../services/rate-limits/rate-limit-rules.js';
 
 /**

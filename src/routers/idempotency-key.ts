@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { RequestContext } from '../context.js';
-import { SESSION_ERRORS } from '../services/sessions/session-errors.js';
+import { SESSION_ERRORS } from '../errors/session.js';
 
 /** The `Idempotency-Key` header (IETF httpapi Idempotency-Key draft): 1 to 255 visible ASCII characters. */
 export const idempotencyKeyHeader = z

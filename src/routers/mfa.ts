@@ -1,7 +1,7 @@
 import { userProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
 import { router } from '../trpc.js';
-import { PASSKEY_REASONS } from '../services/passkeys/passkey-errors.js';
+import { PASSKEY_REASONS } from '../errors/passkey.js';
 import { passkeyName, passkeyOutput, registrationOptionsOutput, registrationResponseInput } from './passkey-schemas.js';
 import { OK, okOutput, oneTimeCode, recoveryCodesOutput, totpEnrollmentOutput } from './schemas.js';
 

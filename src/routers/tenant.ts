@@ -11,7 +11,7 @@ import type { RequestContext } from '../context.js';
 import { router } from '../trpc.js';
 import { displayName, emailDomain, OK, okOutput, timestampOutput } from './schemas.js';
 import { dataProtectionTags } from './user-export.js';
-import { SESSION_ERRORS } from '../services/sessions/session-errors.js';
+import { SESSION_ERRORS } from '../errors/session.js';
 
 const tags = ['tenant'];
 

@@ -15,7 +15,7 @@ import { OK, email, emailOutput, newPassword, okOutput, sessionListOutput, times
 import { passkeyOutput } from './passkey-schemas.js';
 import { roleIdsInput, roleOutput, toRoleOutput } from './roles.js';
 import { asAttachment, dataProtectionTags, userExportOutput } from './user-export.js';
-import { SESSION_ERRORS } from '../services/sessions/session-errors.js';
+import { SESSION_ERRORS } from '../errors/session.js';
 import { ADMIN_USER_MAIL_PER_IP } from '../services/rate-limits/rate-limit-rules.js';
 
 /** GET users/{userId}: the console's user page (docs/api-rules.md "Users and sign-up"). */

@@ -3,8 +3,8 @@ import { ApiError, defineErrorCatalog, ERROR_STATUS, reasonsOf, REQUEST_REASONS 
 import type { ProcedureMeta } from '../../src/lib/procedure-meta.js';
 import { buildOpenApiDocument } from '../../src/rest/openapi.js';
 import { appRouter } from '../../src/routers/index.js';
-import { SESSION_ERRORS } from '../../src/services/sessions/session-errors.js';
-import { USER_ERRORS } from '../../src/services/users/user-errors.js';
+import { SESSION_ERRORS } from '../../src/errors/session.js';
+import { USER_ERRORS } from '../../src/errors/user.js';
 
 /**
  * Errors carry their own words (docs/architecture.md "Errors"): a catalog entry declares its code,

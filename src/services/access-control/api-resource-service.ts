@@ -4,7 +4,7 @@ import type { Tenant } from '../../entities/tenant.js';
 import { isUniqueViolation } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { AuditService } from '../audit/audit-service.js';
-import { ACCESS_CONTROL_ERRORS } from './access-control-errors.js';
+import { ACCESS_CONTROL_ERRORS } from '../../errors/access-control.js';
 import { deletePermissions, findPermissionsOfResources, insertPermissions, setPermissionDescription, type ApiPermissionRow } from '../../queries/api-permission.js';
 import {
   deleteApiResource, findApiResource, findApiResourceForIndicator, findApiResourcesOfTenant, insertApiResource, renameApiResource, type ApiResourceRow,

@@ -4,7 +4,7 @@ import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { findApplication } from '../../queries/oidc-application.js';
 import { findLiveUserById, lockLiveUser } from '../../queries/user.js';
-import { ACCESS_CONTROL_ERRORS } from './access-control-errors.js';
+import { ACCESS_CONTROL_ERRORS } from '../../errors/access-control.js';
 import { findPermissionsOfRoles } from '../../queries/access-role-permission.js';
 import { findRolesByIds, type AccessRoleRow } from '../../queries/access-role.js';
 import { findIndicatedResourceGrant, type GrantHolder } from '../../queries/api-permission.js';
@@ -12,8 +12,8 @@ import { indicatorOrigin, type IndicatedResource } from './api-resource-service.
 import { findRolesOfApplication, replaceApplicationRoles } from '../../queries/application-access-role.js';
 import { toRoleViews, type RoleView } from './role-service.js';
 import { findRolesOfUser, replaceUserRoles } from '../../queries/user-access-role.js';
-import { USER_ERRORS } from '../users/user-errors.js';
-import { OIDC_ERRORS } from '../oidc/oidc-errors.js';
+import { USER_ERRORS } from '../../errors/user.js';
+import { OIDC_ERRORS } from '../../errors/oidc.js';
 
 /**
  * Which of the tenant's roles its users and `m2m` applications hold (docs/oidc.md "Roles and permissions"

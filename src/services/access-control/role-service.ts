@@ -8,9 +8,9 @@ import { isUuid } from '../../lib/uuid.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { toApplication, type Application } from '../oidc/application-service.js';
 import { findApplicationsByIds } from '../../queries/oidc-application.js';
-import { USER_ERRORS } from '../users/user-errors.js';
+import { USER_ERRORS } from '../../errors/user.js';
 import { findLiveUsersByIds } from '../../queries/user.js';
-import { ACCESS_CONTROL_ERRORS } from './access-control-errors.js';
+import { ACCESS_CONTROL_ERRORS } from '../../errors/access-control.js';
 import { findPermissionsOfRoles, replaceRolePermissions, type RolePermissionRow } from '../../queries/access-role-permission.js';
 import {
   deleteRole, findRole, findRoleHoldersAfter, findRolesOfTenant, insertRole, updateRole, type AccessRoleRow, type RoleHolderKind,

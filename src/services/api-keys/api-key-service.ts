@@ -7,7 +7,7 @@ import { isUuid } from '../../lib/uuid.js';
 import { randomBase62, sha256Hex } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { findApiKey, findApiKeysOfTenant, insertApiKey, revokeApiKey } from '../../queries/api-key.js';
-import { API_KEY_ERRORS } from './api-key-errors.js';
+import { API_KEY_ERRORS } from '../../errors/api-key.js';
 
 /** Random base62 characters after `ak_live_` / `ak_test_`: 40 × log2(62) ≈ 238 bits. */
 export const API_KEY_RANDOM_LENGTH = 40;

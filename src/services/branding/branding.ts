@@ -1,6 +1,6 @@
 import { wcagContrast } from 'culori';
 import type { BrandDisplay, Tenant } from '../../entities/tenant.js';
-import { BRANDING_ERRORS } from './branding-errors.js';
+import { BRANDING_ERRORS } from '../../errors/branding.js';
 
 /** The contrast white button text must reach on a workspace's primary colour (WCAG 2.1 AA, normal text). */
 export const MIN_BUTTON_CONTRAST = 4.5;

@@ -12,9 +12,9 @@ import { isLoopbackHttpUrl } from '../../config.js';
 import { providerFetch, ResponseTooLargeError } from '../idp/idp-outbound.js';
 import { isLoopbackHost, isPublicAddress } from '../webhooks/webhook-target.js';
 import { lockLiveTenant, updateTenant } from '../../queries/tenant.js';
-import { BRANDING_ERRORS } from './branding-errors.js';
+import { BRANDING_ERRORS } from '../../errors/branding.js';
 import { deleteTenantLogo, findLogoBySlug, upsertTenantLogo } from '../../queries/tenant-logo.js';
-import { TENANT_ERRORS } from '../tenants/tenant-errors.js';
+import { TENANT_ERRORS } from '../../errors/tenant.js';
 
 /**
  * Largest logo stored, in bytes (256 KiB). Its base64 is larger than the common 100 KiB body limit:

@@ -4,7 +4,7 @@ import { isLoopbackHttpUrl } from '../../config.js';
 import type { ApiError } from '../../lib/errors.js';
 import { ForbiddenTargetError } from '../webhooks/webhook-target.js';
 import { guardedProviderFetch } from './idp-outbound.js';
-import { IDP_ERRORS } from './idp-errors.js';
+import { IDP_ERRORS } from '../../errors/idp.js';
 
 /** Seconds a discovered provider metadata document is used before it is fetched again. */
 export const DISCOVERY_TTL_SECONDS = 86_400;

@@ -32,9 +32,9 @@ import {
 } from '../../queries/idp-auth-request.js';
 import { deleteIdentity, insertIdentity, lockIdentity, touchIdentityLogin } from '../../queries/idp-identity.js';
 import { clearIdpCredentials, updateTenant } from '../../queries/tenant.js';
-import { SIGN_IN_ERRORS } from '../sign-in/sign-in-errors.js';
-import { IDP_ERRORS, IDP_REASONS } from './idp-errors.js';
-import { MFA_ERRORS } from '../mfa/mfa-errors.js';
+import { SIGN_IN_ERRORS } from '../../errors/sign-in.js';
+import { IDP_ERRORS, IDP_REASONS } from '../../errors/idp.js';
+import { MFA_ERRORS } from '../../errors/mfa.js';
 
 /** Seconds an authorization request (its state, nonce and PKCE verifier) stays usable. */
 export const IDP_AUTH_REQUEST_TTL_SECONDS = 600;

@@ -24,8 +24,8 @@ import {
   acceptInvite, countInvitesSince, expireDueInvites, findInvite, findInviteByTokenHash, findInvitesOfTenant, insertInvite, lockInvite,
   revokeInvite, revokeOpenInvitesTo,
 } from '../../queries/invite.js';
-import { SIGN_IN_ERRORS } from '../sign-in/sign-in-errors.js';
-import { INVITE_ERRORS } from './invite-errors.js';
+import { SIGN_IN_ERRORS } from '../../errors/sign-in.js';
+import { INVITE_ERRORS } from '../../errors/invite.js';
 
 /** Default invite lifetime in seconds (7 days, docs/decisions.md "Invites"). */
 export const INVITE_DEFAULT_TTL_SECONDS = 604_800;

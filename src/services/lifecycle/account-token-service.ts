@@ -9,7 +9,7 @@ import type { Locale } from '../../lib/locales.js';
 import type { MailContext } from '../mail/mail-layout.js';
 import type { MailMessage, Mailer } from '../mail/mailer.js';
 import { consumeAccountToken, deleteOpenAccountTokens, findAccountToken, insertAccountToken } from '../../queries/account-token.js';
-import { SESSION_ERRORS } from '../sessions/session-errors.js';
+import { SESSION_ERRORS } from '../../errors/session.js';
 
 /**
  * Seconds each kind of mailed token stays valid: 24 hours to verify an address or confirm a new

@@ -9,7 +9,7 @@ import type { AuditService } from '../audit/audit-service.js';
 import { findIdentitiesOfUser } from '../../queries/idp-identity.js';
 import { findSessionsOfUser } from '../../queries/session.js';
 import { findUserForExport } from '../../queries/user.js';
-import { USER_ERRORS } from '../users/user-errors.js';
+import { USER_ERRORS } from '../../errors/user.js';
 
 /**
  * Everything the service holds about one user (GDPR art. 15 access, art. 20 portability), as JSON;

@@ -11,13 +11,13 @@ import { verifyPassword } from '../../security/passwords.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { Mailer } from '../mail/mailer.js';
 import { assertRecentSignIn, type EnrollingSession } from '../mfa/mfa-enrollment-service.js';
-import { SIGN_IN_ERRORS } from '../sign-in/sign-in-errors.js';
+import { SIGN_IN_ERRORS } from '../../errors/sign-in.js';
 import { assertMaySignUp } from '../users/signup-policy.js';
-import { USER_ERRORS } from '../users/user-errors.js';
+import { USER_ERRORS } from '../../errors/user.js';
 import { findLiveUserByEmail, findLiveUserById } from '../../queries/user.js';
 import { ACCOUNT_TOKEN_TTL_SECONDS, type AccountTokenService } from './account-token-service.js';
 import { emailChangedNotice, emailChangeMail } from './account-mail.js';
-import { SESSION_ERRORS } from '../sessions/session-errors.js';
+import { SESSION_ERRORS } from '../../errors/session.js';
 
 /** What a confirmed change did: the user and both addresses. */
 export interface EmailChangeResult {

@@ -8,7 +8,7 @@ import type { AccountTokenService } from './account-token-service.js';
 import { verificationMail } from './account-mail.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { findLiveUserByEmail, markEmailVerified } from '../../queries/user.js';
-import { SESSION_ERRORS } from '../sessions/session-errors.js';
+import { SESSION_ERRORS } from '../../errors/session.js';
 
 /**
  * Email verification: a mailed single-use token proves the user controls the address. Users of a

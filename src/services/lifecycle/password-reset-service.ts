@@ -13,7 +13,7 @@ import type { SessionService } from '../sessions/session-service.js';
 import type { AccountCredentialService } from '../users/account-credentials.js';
 import { assertPasswordAllowed } from '../users/password-policy.js';
 import { findLiveEmailVerifiedAt, findLiveUserByEmail, updatePasswordHash } from '../../queries/user.js';
-import { SESSION_ERRORS } from '../sessions/session-errors.js';
+import { SESSION_ERRORS } from '../../errors/session.js';
 
 /**
  * Forgotten-password reset with a mailed single-use token (OWASP Forgot Password Cheat Sheet):

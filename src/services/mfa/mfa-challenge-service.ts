@@ -11,9 +11,9 @@ import { isTotpEnrolled } from './totp-service.js';
 import {
   countChallengeAttempt, deleteChallengesOfUser, findChallengeState, findOpenChallengeEmail, insertChallenge, spendChallenge, type FirstFactor,
 } from '../../queries/mfa-challenge.js';
-import { SESSION_ERRORS } from '../sessions/session-errors.js';
-import { SIGN_IN_ERRORS } from '../sign-in/sign-in-errors.js';
-import { MFA_ERRORS } from './mfa-errors.js';
+import { SESSION_ERRORS } from '../../errors/session.js';
+import { SIGN_IN_ERRORS } from '../../errors/sign-in.js';
+import { MFA_ERRORS } from '../../errors/mfa.js';
 
 /** Seconds an `mfaToken` stays usable: 5 minutes. */
 export const MFA_CHALLENGE_TTL_SECONDS = 300;

@@ -8,8 +8,8 @@ import type { RecoveryCodeService } from './recovery-code-service.js';
 import { isTotpEnrolled, type TotpEnrollment, type TotpService } from './totp-service.js';
 import { lockUserWithActiveTotp } from '../../queries/user.js';
 import { findLiveSessionAuthenticatedAt } from '../../queries/session.js';
-import { SESSION_ERRORS } from '../sessions/session-errors.js';
-import { MFA_ERRORS } from './mfa-errors.js';
+import { SESSION_ERRORS } from '../../errors/session.js';
+import { MFA_ERRORS } from '../../errors/mfa.js';
 
 /**
  * Seconds since the session was last authenticated (password, provider or factor) within which it

@@ -6,7 +6,7 @@ import type { AuditService } from '../audit/audit-service.js';
 import type { EmailOtpService } from './email-otp-service.js';
 import type { RecoveryCodeService } from './recovery-code-service.js';
 import { isTotpEnrolled, type TotpService } from './totp-service.js';
-import { MFA_ERRORS } from './mfa-errors.js';
+import { MFA_ERRORS } from '../../errors/mfa.js';
 
 /** Second-factor codes a login request may carry (docs/mfa.md). */
 export interface LoginCodes {

@@ -8,7 +8,7 @@ import type { EmailOtpService } from './email-otp-service.js';
 import type { MfaService } from './mfa-service.js';
 import type { TotpEnrollment, TotpService } from './totp-service.js';
 import { findLiveUserByEmail } from '../../queries/user.js';
-import { MFA_ERRORS } from './mfa-errors.js';
+import { MFA_ERRORS } from '../../errors/mfa.js';
 
 /**
  * The MFA steps that happen before a session exists (docs/mfa.md): asking for an email code,

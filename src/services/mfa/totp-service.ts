@@ -8,8 +8,8 @@ import type { AuditService } from '../audit/audit-service.js';
 import type { FactorChangeNotifier } from './factor-change-notice.js';
 import type { RecoveryCodeService } from './recovery-code-service.js';
 import { acceptTotpStep, activatePendingTotp, clearTotp, findLiveUserById, setPendingTotpSecret } from '../../queries/user.js';
-import { USER_ERRORS } from '../users/user-errors.js';
-import { MFA_ERRORS } from './mfa-errors.js';
+import { USER_ERRORS } from '../../errors/user.js';
+import { MFA_ERRORS } from '../../errors/mfa.js';
 
 /** RFC 6238 parameters (docs/mfa.md): HMAC-SHA-1, 6 digits, 30-second step, ±1 step accepted. */
 export const TOTP_ALGORITHM = 'SHA1';

@@ -5,7 +5,7 @@ import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { Keyring } from '../../security/keyring.js';
 import { randomBase62 } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
-import { OIDC_ERRORS } from './oidc-errors.js';
+import { OIDC_ERRORS } from '../../errors/oidc.js';
 import {
   APPLICATION_TYPES, deleteApplicationAndPayloads, findApplication, findApplicationByClientId, findApplicationsOfTenant,
   insertApplication, setClientSecret, updateApplication, type ApplicationType, type OidcApplicationRow,

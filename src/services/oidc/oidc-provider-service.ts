@@ -13,7 +13,7 @@ import type { RoleAssignmentService } from '../access-control/role-assignment-se
 import type { AuditService } from '../audit/audit-service.js';
 import type { SessionService } from '../sessions/session-service.js';
 import type { ApplicationService } from './application-service.js';
-import { OIDC_ERRORS } from './oidc-errors.js';
+import { OIDC_ERRORS } from '../../errors/oidc.js';
 import * as payloads from '../../queries/oidc-payload.js';
 import type { Locale } from '../../lib/locales.js';
 import { isUuid } from '../../lib/uuid.js';

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ORGANIZATIONS_SCOPE } from '../organizations/organization-claims.js';
 import { findOrganizationsOfUser, isMember } from '../../queries/organization-membership.js';
-import { OIDC_ERRORS } from './oidc-errors.js';
+import { OIDC_ERRORS } from '../../errors/oidc.js';
 import * as payloads from '../../queries/oidc-payload.js';
 
 /**

@@ -1,5 +1,5 @@
 import { isUuid } from '../../lib/uuid.js';
-import { USER_ERRORS } from '../users/user-errors.js';
+import { USER_ERRORS } from '../../errors/user.js';
 
 /**
  * The opaque cursor of the organization lists (GET organizations, GET organizations/{id}/members;

@@ -4,13 +4,13 @@ import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import { isUuid } from '../../lib/uuid.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { findLiveUserById } from '../../queries/user.js';
-import { ORGANIZATION_ERRORS } from './organization-errors.js';
+import { ORGANIZATION_ERRORS } from '../../errors/organization.js';
 import { decodeCursor, encodeCursor } from './keyset-cursor.js';
 import { deleteMembership, findMemberUsersAfter, findOrganizationsOfUser, insertMembership, isMember, type MembershipOfUser } from '../../queries/organization-membership.js';
 import { findRoleNamesOfMembers, replaceMembershipRoles } from '../../queries/organization-membership-role.js';
 import { findOrganization } from '../../queries/organization.js';
 import type { OrganizationRoleService } from './organization-role-service.js';
-import { USER_ERRORS } from '../users/user-errors.js';
+import { USER_ERRORS } from '../../errors/user.js';
 
 export type { MembershipOfUser };
 

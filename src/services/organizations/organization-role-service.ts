@@ -5,7 +5,7 @@ import { isUniqueViolation } from '../../lib/errors.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import { isUuid } from '../../lib/uuid.js';
 import type { AuditService } from '../audit/audit-service.js';
-import { ORGANIZATION_ERRORS } from './organization-errors.js';
+import { ORGANIZATION_ERRORS } from '../../errors/organization.js';
 import {
   deleteOrganizationRole, findOrganizationRole, findOrganizationRolesByName, findOrganizationRolesOfTenant, insertOrganizationRole,
   updateOrganizationRole,

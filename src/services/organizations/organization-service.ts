@@ -5,7 +5,7 @@ import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import { isUuid } from '../../lib/uuid.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { deleteOrganization, findOrganization, findOrganizationsAfter, insertOrganization, updateOrganization } from '../../queries/organization.js';
-import { ORGANIZATION_ERRORS } from './organization-errors.js';
+import { ORGANIZATION_ERRORS } from '../../errors/organization.js';
 import { decodeCursor, encodeCursor } from './keyset-cursor.js';
 
 /** Most organizations on one page of GET organizations. */

@@ -20,7 +20,7 @@ import type { FactorChangeNotifier } from '../mfa/factor-change-notice.js';
 import { assertRecentSignIn, type EnrollingSession } from '../mfa/mfa-enrollment-service.js';
 import type { PasswordSignInService, SignIn } from '../sign-in/password-sign-in-service.js';
 import { findLiveUserByEmail, findLiveUserById } from '../../queries/user.js';
-import { PASSKEY_ERRORS, PASSKEY_REASONS } from './passkey-errors.js';
+import { PASSKEY_ERRORS, PASSKEY_REASONS } from '../../errors/passkey.js';
 import { assertMaySignIn } from '../users/sign-in-eligibility.js';
 import {
   advancePasskeyCounter, countPasskeysOfUser, deletePasskeyOfUser, findLiveOwnerEmailOfCredential, findPasskeyByCredentialId, findPasskeysOfUser,
@@ -29,7 +29,7 @@ import {
 import {
   deleteExpiredChallenges, deleteRegistrationChallenges, insertChallenge, spendAuthenticationChallenge, spendRegistrationChallenges,
 } from '../../queries/webauthn-challenge.js';
-import { SESSION_ERRORS } from '../sessions/session-errors.js';
+import { SESSION_ERRORS } from '../../errors/session.js';
 
 
 /**

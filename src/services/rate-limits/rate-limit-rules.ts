@@ -1,8 +1,8 @@
 import type { ErrorReason } from '../../lib/errors.js';
 import type { RateLimitBudget } from '../../lib/rate-limit-budget.js';
-import { MFA_REASONS } from '../mfa/mfa-errors.js';
-import { SESSION_REASONS } from '../sessions/session-errors.js';
-import { SIGN_IN_REASONS } from '../sign-in/sign-in-errors.js';
+import { MFA_REASONS } from '../../errors/mfa.js';
+import { SESSION_REASONS } from '../../errors/session.js';
+import { SIGN_IN_REASONS } from '../../errors/sign-in.js';
 
 /**
  * The budgets of docs/api-rules.md "Rate limits". A procedure declares the ones it spends in its meta

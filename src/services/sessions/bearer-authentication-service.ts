@@ -12,7 +12,7 @@ import { findLiveTenantBySlug } from '../../queries/tenant.js';
 import { assertMaySignIn } from '../users/sign-in-eligibility.js';
 import { findTenantWithSession, SESSION_FOUND, SESSION_REVOKED_AT, USER_COLUMN_PREFIX } from '../../queries/session.js';
 import { findApiKeyByHash, touchApiKeyLastUsed } from '../../queries/api-key.js';
-import { SESSION_ERRORS } from './session-errors.js';
+import { SESSION_ERRORS } from '../../errors/session.js';
 
 /** Plaintext API keys start with one of these (docs/api-rules.md "Resources"). */
 export const API_KEY_PREFIXES = ['ak_live_', 'ak_test_'] as const;

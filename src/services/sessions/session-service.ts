@@ -16,10 +16,10 @@ import {
 import {
   findLiveSessionAuthentication, findLiveSessionsOfUser, insertSessionWithFirstToken, revokeLiveSession, revokeLiveSessionsOfUser,
 } from '../../queries/session.js';
-import { SESSION_ERRORS } from './session-errors.js';
-import { SIGN_IN_ERRORS } from '../sign-in/sign-in-errors.js';
-import { USER_ERRORS } from '../users/user-errors.js';
-import { TENANT_ERRORS } from '../tenants/tenant-errors.js';
+import { SESSION_ERRORS } from '../../errors/session.js';
+import { SIGN_IN_ERRORS } from '../../errors/sign-in.js';
+import { USER_ERRORS } from '../../errors/user.js';
+import { TENANT_ERRORS } from '../../errors/tenant.js';
 import { findLiveTenantBySlug } from '../../queries/tenant.js';
 
 

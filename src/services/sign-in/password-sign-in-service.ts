@@ -13,7 +13,7 @@ import { findLiveUserByEmail, insertUser, lockSignInPasswordHash, rehashPassword
 import { assertMaySignIn, refuseSuspended } from '../users/sign-in-eligibility.js';
 import { assertMaySignUp } from '../users/signup-policy.js';
 import { assertPasswordAllowed } from '../users/password-policy.js';
-import { SIGN_IN_ERRORS } from './sign-in-errors.js';
+import { SIGN_IN_ERRORS } from '../../errors/sign-in.js';
 
 /** A signed-in user with the tokens of the new session. */
 export interface SignIn {

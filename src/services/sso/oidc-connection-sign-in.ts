@@ -8,7 +8,7 @@ import type { RequestMeta } from '../../lib/request-meta.js';
 import type { Keyring } from '../../security/keyring.js';
 import { sha256Hex } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
-import { IDP_ERRORS } from '../idp/idp-errors.js';
+import { IDP_ERRORS } from '../../errors/idp.js';
 import type { IdpIdentityClaims, IdpProviderClient } from '../idp/idp-provider-client.js';
 import { providerDidMfa, type IdpCallbackParams } from '../idp/idp-service.js';
 import { SSO_REQUEST_TTL_SECONDS } from './saml-service.js';
@@ -16,7 +16,7 @@ import { consumeSsoRequest, deleteExpiredSsoRows, findSsoRequestPurpose, insertS
 import { auditRefusal, issueCompletion, type VerifiedSsoIdentity } from './sso-completion.js';
 import type { SsoConnectionWithDomains } from '../../queries/sso-connection.js';
 import type { SsoConnectionService } from './sso-connection-service.js';
-import { SSO_ERRORS } from './sso-errors.js';
+import { SSO_ERRORS } from '../../errors/sso.js';
 
 const storedSecrets = z.object({ codeVerifier: z.string().min(1), nonce: z.string().min(1) });
 

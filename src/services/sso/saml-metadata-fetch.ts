@@ -1,7 +1,7 @@
 import { isLoopbackHttpUrl } from '../../config.js';
 import { providerFetch } from '../idp/idp-outbound.js';
 import { MAX_SAML_XML_BYTES } from './saml-xml.js';
-import { SSO_ERRORS } from './sso-errors.js';
+import { SSO_ERRORS } from '../../errors/sso.js';
 
 /** Milliseconds a metadata download may take. */
 const METADATA_TIMEOUT_MS = 10_000;

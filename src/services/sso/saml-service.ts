@@ -16,7 +16,7 @@ import {
 import type { SsoConnectionWithDomains } from '../../queries/sso-connection.js';
 import type { SsoConnectionService } from './sso-connection-service.js';
 import { auditRefusal, issueCompletion, type VerifiedSsoIdentity } from './sso-completion.js';
-import { SSO_ERRORS } from './sso-errors.js';
+import { SSO_ERRORS } from '../../errors/sso.js';
 
 /** Seconds an AuthnRequest stays answerable (docs/sso.md "Security checks"). */
 export const SSO_REQUEST_TTL_SECONDS = 600;

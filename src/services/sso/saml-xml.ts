@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { DOMParser } from '@xmldom/xmldom';
 import * as xpath from 'xpath';
-import { SSO_ERRORS } from './sso-errors.js';
+import { SSO_ERRORS } from '../../errors/sso.js';
 
 /**
  * Reading SAML 2.0 XML that an Admin or an identity provider hands in (docs/sso.md "Security checks"):

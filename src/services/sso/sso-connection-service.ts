@@ -7,12 +7,12 @@ import { isUniqueViolation, REQUEST_ERRORS } from '../../lib/errors.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
 import type { Keyring } from '../../security/keyring.js';
 import type { AuditService } from '../audit/audit-service.js';
-import { IDP_ERRORS, IDP_REASONS } from '../idp/idp-errors.js';
+import { IDP_ERRORS, IDP_REASONS } from '../../errors/idp.js';
 import { issuerProblem } from '../idp/idp-outbound.js';
 import type { IdpClientCredentials, IdpProviderClient } from '../idp/idp-provider-client.js';
 import { findLatestEventsAboutTarget } from '../../queries/audit-event.js';
 import { assertRecentSignIn } from '../mfa/mfa-enrollment-service.js';
-import { ORGANIZATION_ERRORS } from '../organizations/organization-errors.js';
+import { ORGANIZATION_ERRORS } from '../../errors/organization.js';
 import { findOrganization } from '../../queries/organization.js';
 import type { OrganizationRoleService } from '../organizations/organization-role-service.js';
 import { findUserEmail } from '../../queries/user.js';
@@ -24,7 +24,7 @@ import {
   deleteConnection, findConnection, findConnections, findDomainOwner, hasConnections, insertConnection, replaceConnectionDomains, updateConnection,
   type ConnectionChanges, type SsoConnectionWithDomains,
 } from '../../queries/sso-connection.js';
-import { SSO_ERRORS } from './sso-errors.js';
+import { SSO_ERRORS } from '../../errors/sso.js';
 
 /** The identity provider of a SAML connection: its metadata XML, the URL to download it from, or its three values typed in. */
 export type SamlProviderInput = { metadataXml: string } | { metadataUrl: string } | { entityId: string; ssoUrl: string; certificate: string };

@@ -10,7 +10,7 @@ import type { OidcConnectionSignIn } from './oidc-connection-sign-in.js';
 import type { SamlService } from './saml-service.js';
 import { findConnectionOfDomain, type SsoConnectionWithDomains } from '../../queries/sso-connection.js';
 import type { SsoConnectionService } from './sso-connection-service.js';
-import { SSO_ERRORS } from './sso-errors.js';
+import { SSO_ERRORS } from '../../errors/sso.js';
 
 /**
  * Where a single sign-on starts (docs/sso.md "Sign-in"): the connection of an address's domain, or

@@ -12,7 +12,7 @@ import { constantTimeEqual, sha256Hex } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { deleteIdentity, insertIdentity, lockIdentity, touchIdentityLogin } from '../../queries/idp-identity.js';
 import type { MfaChallengeService } from '../mfa/mfa-challenge-service.js';
-import { MFA_ERRORS } from '../mfa/mfa-errors.js';
+import { MFA_ERRORS } from '../../errors/mfa.js';
 import type { MfaService } from '../mfa/mfa-service.js';
 import { isMember } from '../../queries/organization-membership.js';
 import type { OrganizationMembershipService } from '../organizations/organization-membership-service.js';
@@ -24,7 +24,7 @@ import { readSsoIdentity, type VerifiedSsoIdentity } from './sso-completion.js';
 import { spendSsoCompletion } from '../../queries/sso-auth-request.js';
 import type { SsoConnectionWithDomains } from '../../queries/sso-connection.js';
 import { findConnection } from '../../queries/sso-connection.js';
-import { SSO_ERRORS } from './sso-errors.js';
+import { SSO_ERRORS } from '../../errors/sso.js';
 
 /** A completed single sign-on: the session, and where the browser asked to go afterwards. */
 export interface SsoSignIn extends SignIn {

@@ -5,7 +5,7 @@ import { newUser } from '../../entities/new-user.js';
 import type { User } from '../../entities/user.js';
 import { normalizeEmail } from '../../lib/email.js';
 import { isUniqueViolation } from '../../lib/errors.js';
-import { TENANT_ERRORS } from './tenant-errors.js';
+import { TENANT_ERRORS } from '../../errors/tenant.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
 import { hashPassword } from '../../security/passwords.js';
 import type { AuditService } from '../audit/audit-service.js';

@@ -5,7 +5,7 @@ import { assertReadableButtonColour } from '../branding/branding.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { lockLiveTenant, updateTenant } from '../../queries/tenant.js';
-import { TENANT_ERRORS } from './tenant-errors.js';
+import { TENANT_ERRORS } from '../../errors/tenant.js';
 
 /** The settings an admin may change with PATCH tenant; every field optional. */
 export interface TenantSettingsPatch {

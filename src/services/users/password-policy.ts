@@ -1,6 +1,6 @@
 import type { Tenant } from '../../entities/tenant.js';
 import { isCommonPassword } from '../../security/common-passwords.js';
-import { USER_ERRORS } from './user-errors.js';
+import { USER_ERRORS } from '../../errors/user.js';
 
 /**
  * The workspace's password policy (docs/api-rules.md "Workspace policies"), checked wherever a

@@ -1,5 +1,5 @@
 import type { UserStatus } from '../../entities/user.js';
-import { SIGN_IN_ERRORS } from '../sign-in/sign-in-errors.js';
+import { SIGN_IN_ERRORS } from '../../errors/sign-in.js';
 
 /**
  * The one rule of who may hold a session, whatever the method (password, passkey, provider, an

@@ -1,5 +1,5 @@
 import type { Tenant } from '../../entities/tenant.js';
-import { SIGN_IN_ERRORS } from '../sign-in/sign-in-errors.js';
+import { SIGN_IN_ERRORS } from '../../errors/sign-in.js';
 
 /**
  * The workspace's sign-up policy (docs/api-rules.md "Users and sign-up"), checked by every way an

@@ -11,8 +11,8 @@ import { assertPasswordAllowed } from './password-policy.js';
 import { findLiveUserById, lockActiveAdminIds, lockLiveUser, softDeleteUser, updatePasswordHash } from '../../queries/user.js';
 import { applyProfileChange } from './user-profile-change.js';
 import type { ProfileChange } from '../../lib/profile.js';
-import { SIGN_IN_ERRORS } from '../sign-in/sign-in-errors.js';
-import { USER_ERRORS } from './user-errors.js';
+import { SIGN_IN_ERRORS } from '../../errors/sign-in.js';
+import { USER_ERRORS } from '../../errors/user.js';
 
 /** The signed-in user's own account: profile (name, picture), deletion, password, sessions. */
 export class UserAccountService {

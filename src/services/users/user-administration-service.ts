@@ -15,8 +15,8 @@ import type { SessionService } from '../sessions/session-service.js';
 import type { EmailVerificationService } from '../lifecycle/email-verification-service.js';
 import type { PasswordResetService } from '../lifecycle/password-reset-service.js';
 import { isUuid } from '../../lib/uuid.js';
-import { SIGN_IN_ERRORS } from '../sign-in/sign-in-errors.js';
-import { USER_ERRORS } from './user-errors.js';
+import { SIGN_IN_ERRORS } from '../../errors/sign-in.js';
+import { USER_ERRORS } from '../../errors/user.js';
 import { applyProfileChange } from './user-profile-change.js';
 import {
   countLiveUsersWithEmail, findLiveUserById, insertUser, lockActiveAdminIds, lockDeletedUser, lockLiveUser, restoreUser, updateRoleAndStatus, updateCustomData,

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { User } from '../../entities/user.js';
 import { findLiveUsers, findLiveUsersAfter, type UserFilter } from '../../queries/user.js';
-import { USER_ERRORS } from './user-errors.js';
+import { USER_ERRORS } from '../../errors/user.js';
 
 /** Most users on one page of GET users. */
 export const USERS_PAGE_MAX_LIMIT = 1000;

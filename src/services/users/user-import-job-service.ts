@@ -13,7 +13,7 @@ import {
 } from '../../queries/user-import-job.js';
 import { insertImportLines, takeImportLines } from '../../queries/user-import-line.js';
 import type { ImportUserReason, UserImportService } from './user-import-service.js';
-import { USER_ERRORS } from './user-errors.js';
+import { USER_ERRORS } from '../../errors/user.js';
 
 /** Most lines one import job takes (the contract's 1,000,000). */
 export const IMPORT_JOB_MAX_LINES = 1_000_000;

@@ -4,7 +4,7 @@ import type { User } from '../../entities/user.js';
 import type { RecoveryCodeService } from '../mfa/recovery-code-service.js';
 import { passkeysOf, type PasskeyView } from '../passkeys/passkey-service.js';
 import { findLiveUserById } from '../../queries/user.js';
-import { USER_ERRORS } from './user-errors.js';
+import { USER_ERRORS } from '../../errors/user.js';
 
 /** A link of the user to the workspace's external provider (the provider's `sub` is its id there). */
 export interface ProviderLinkView {

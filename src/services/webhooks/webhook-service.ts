@@ -14,7 +14,7 @@ import { findAttemptsOfEndpoint } from '../../queries/webhook-delivery.js';
 import {
   deleteEndpoint, findEndpoint, findEndpointsOfTenant, insertEndpoint, rotateEndpointSecret, updateEndpoint, type WebhookEndpointRow,
 } from '../../queries/webhook-endpoint.js';
-import { WEBHOOK_ERRORS } from './webhook-errors.js';
+import { WEBHOOK_ERRORS } from '../../errors/webhook.js';
 
 /** Seconds the previous signing secret keeps signing after a rotation (both signatures are sent). */
 export const SECRET_ROTATION_OVERLAP_SECONDS = 24 * 3600;

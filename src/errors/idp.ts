@@ -1,4 +1,4 @@
-import { defineErrorCatalog, reasonsOf } from '../../lib/errors.js';
+import { defineErrorCatalog, reasonsOf } from '../lib/errors.js';
 
 /** The OAuth 2.0 error an identity provider answered (RFC 6749 §5.2), and its description when it gave one. */
 type ProviderRefusal = { error: string; errorDescription?: string };
@@ -104,7 +104,7 @@ export const IDP_ERRORS = defineErrorCatalog({
 /** The `details.reason` of each entry of IDP_ERRORS, by entry name (for routers' `errorReasons`). */
 export const IDP_REASONS = reasonsOf(IDP_ERRORS);
 
-declare module '../../lib/errors.js' {
+declare module '../lib/errors.js' {
   interface ErrorReasonCatalogs {
     idp: typeof IDP_REASONS;
   }

@@ -1,4 +1,4 @@
-import { defineErrorCatalog, reasonsOf, REQUEST_REASONS } from '../../lib/errors.js';
+import { defineErrorCatalog, reasonsOf, REQUEST_REASONS } from '../lib/errors.js';
 
 /**
  * Every error the invite routes give (docs/api-rules.md "Errors"): each entry declares once its
@@ -28,7 +28,7 @@ export const INVITE_ERRORS = defineErrorCatalog({
 /** The `details.reason` of each entry of INVITE_ERRORS, by entry name (for routers' `errorReasons`). */
 export const INVITE_REASONS = reasonsOf(INVITE_ERRORS);
 
-declare module '../../lib/errors.js' {
+declare module '../lib/errors.js' {
   interface ErrorReasonCatalogs {
     invites: typeof INVITE_REASONS;
   }

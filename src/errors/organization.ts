@@ -1,4 +1,4 @@
-import { defineErrorCatalog, reasonsOf, REQUEST_REASONS } from '../../lib/errors.js';
+import { defineErrorCatalog, reasonsOf, REQUEST_REASONS } from '../lib/errors.js';
 
 /**
  * Every error the organization routes give (docs/organizations.md, docs/api-rules.md "Errors"): each
@@ -25,7 +25,7 @@ export const ORGANIZATION_ERRORS = defineErrorCatalog({
 /** The `details.reason` of each entry of ORGANIZATION_ERRORS, by entry name (for routers' `errorReasons`). */
 export const ORGANIZATION_REASONS = reasonsOf(ORGANIZATION_ERRORS);
 
-declare module '../../lib/errors.js' {
+declare module '../lib/errors.js' {
   interface ErrorReasonCatalogs {
     organizations: typeof ORGANIZATION_REASONS;
   }

@@ -1,4 +1,4 @@
-import { defineErrorCatalog, reasonsOf, REQUEST_REASONS } from '../../lib/errors.js';
+import { defineErrorCatalog, reasonsOf, REQUEST_REASONS } from '../lib/errors.js';
 
 /**
  * Every error of enterprise single sign-on (docs/sso.md, docs/api-rules.md "Errors"): each entry
@@ -63,7 +63,7 @@ export const SSO_ERRORS = defineErrorCatalog({
 /** The `details.reason` of each entry of SSO_ERRORS, by entry name (for routers' `errorReasons`). */
 export const SSO_REASONS = reasonsOf(SSO_ERRORS);
 
-declare module '../../lib/errors.js' {
+declare module '../lib/errors.js' {
   interface ErrorReasonCatalogs {
     sso: typeof SSO_REASONS;
   }

@@ -1,4 +1,4 @@
-import { defineErrorCatalog, reasonsOf } from '../../lib/errors.js';
+import { defineErrorCatalog, reasonsOf } from '../lib/errors.js';
 
 /**
  * Every error the passkey routes give of their own (docs/passkeys.md "Errors"): each entry declares
@@ -29,7 +29,7 @@ export const PASSKEY_ERRORS = defineErrorCatalog({
 /** The `details.reason` of each entry of PASSKEY_ERRORS, by entry name (for routers' `errorReasons`). */
 export const PASSKEY_REASONS = reasonsOf(PASSKEY_ERRORS);
 
-declare module '../../lib/errors.js' {
+declare module '../lib/errors.js' {
   interface ErrorReasonCatalogs {
     passkeys: typeof PASSKEY_REASONS;
   }

@@ -1,4 +1,4 @@
-import { defineErrorCatalog, reasonsOf, REQUEST_REASONS } from '../../lib/errors.js';
+import { defineErrorCatalog, reasonsOf, REQUEST_REASONS } from '../lib/errors.js';
 
 /**
  * Every error of a workspace's branding (docs/web.md "Branding"): each entry declares once its code,
@@ -26,7 +26,7 @@ export const BRANDING_ERRORS = defineErrorCatalog({
 /** The `details.reason` of each entry of BRANDING_ERRORS, by entry name (for routers' `errorReasons`). */
 export const BRANDING_REASONS = reasonsOf(BRANDING_ERRORS);
 
-declare module '../../lib/errors.js' {
+declare module '../lib/errors.js' {
   interface ErrorReasonCatalogs {
     branding: typeof BRANDING_REASONS;
   }

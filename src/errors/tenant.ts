@@ -1,4 +1,4 @@
-import { defineErrorCatalog, reasonsOf } from '../../lib/errors.js';
+import { defineErrorCatalog, reasonsOf } from '../lib/errors.js';
 
 /**
  * Every error the tenant routes give (docs/api-rules.md "Errors"): each entry declares once its code,
@@ -21,7 +21,7 @@ export const TENANT_ERRORS = defineErrorCatalog({
 /** The `details.reason` of each entry of TENANT_ERRORS, by entry name (for routers' `errorReasons`). */
 export const TENANT_REASONS = reasonsOf(TENANT_ERRORS);
 
-declare module '../../lib/errors.js' {
+declare module '../lib/errors.js' {
   interface ErrorReasonCatalogs {
     tenants: typeof TENANT_REASONS;
   }

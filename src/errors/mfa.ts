@@ -1,4 +1,4 @@
-import { defineErrorCatalog, reasonsOf } from '../../lib/errors.js';
+import { defineErrorCatalog, reasonsOf } from '../lib/errors.js';
 
 /** A second factor a user may present (`details.methods` of `mfa_required`). */
 type MfaMethods = { methods: readonly string[] };
@@ -48,7 +48,7 @@ export const MFA_ERRORS = defineErrorCatalog({
 /** The `details.reason` of each entry of MFA_ERRORS, by entry name (for routers' `errorReasons`). */
 export const MFA_REASONS = reasonsOf(MFA_ERRORS);
 
-declare module '../../lib/errors.js' {
+declare module '../lib/errors.js' {
   interface ErrorReasonCatalogs {
     mfa: typeof MFA_REASONS;
   }

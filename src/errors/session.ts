@@ -1,4 +1,4 @@
-import { defineErrorCatalog, reasonsOf, REQUEST_REASONS } from '../../lib/errors.js';
+import { defineErrorCatalog, reasonsOf, REQUEST_REASONS } from '../lib/errors.js';
 
 /**
  * Every error a credential or session check gives (docs/api-rules.md "Errors"): each entry declares
@@ -79,7 +79,7 @@ export const SESSION_ERRORS = defineErrorCatalog({
 /** The `details.reason` of each entry of SESSION_ERRORS, by entry name (for routers' `errorReasons`). */
 export const SESSION_REASONS = reasonsOf(SESSION_ERRORS);
 
-declare module '../../lib/errors.js' {
+declare module '../lib/errors.js' {
   interface ErrorReasonCatalogs {
     sessions: typeof SESSION_REASONS;
   }

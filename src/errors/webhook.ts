@@ -1,4 +1,4 @@
-import { defineErrorCatalog, reasonsOf, REQUEST_REASONS } from '../../lib/errors.js';
+import { defineErrorCatalog, reasonsOf, REQUEST_REASONS } from '../lib/errors.js';
 
 /**
  * Every error the webhook routes give (docs/events.md, docs/api-rules.md "Errors"): each entry
@@ -14,7 +14,7 @@ export const WEBHOOK_ERRORS = defineErrorCatalog({
 /** The `details.reason` of each entry of WEBHOOK_ERRORS, by entry name (for routers' `errorReasons`). */
 export const WEBHOOK_REASONS = reasonsOf(WEBHOOK_ERRORS);
 
-declare module '../../lib/errors.js' {
+declare module '../lib/errors.js' {
   interface ErrorReasonCatalogs {
     webhooks: typeof WEBHOOK_REASONS;
   }

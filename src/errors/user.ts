@@ -1,4 +1,4 @@
-import { defineErrorCatalog, reasonsOf, REQUEST_REASONS } from '../../lib/errors.js';
+import { defineErrorCatalog, reasonsOf, REQUEST_REASONS } from '../lib/errors.js';
 
 /**
  * Every error the user-administration and own-account routes give (docs/api-rules.md "Errors"):
@@ -47,7 +47,7 @@ export const USER_ERRORS = defineErrorCatalog({
 /** The `details.reason` of each entry of USER_ERRORS, by entry name (for routers' `errorReasons`). */
 export const USER_REASONS = reasonsOf(USER_ERRORS);
 
-declare module '../../lib/errors.js' {
+declare module '../lib/errors.js' {
   interface ErrorReasonCatalogs {
     users: typeof USER_REASONS;
   }

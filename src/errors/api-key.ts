@@ -1,4 +1,4 @@
-import { defineErrorCatalog, reasonsOf, REQUEST_REASONS } from '../../lib/errors.js';
+import { defineErrorCatalog, reasonsOf, REQUEST_REASONS } from '../lib/errors.js';
 
 /**
  * Every error the API-key routes give of their own (docs/api-rules.md "Errors"): each entry declares
@@ -15,7 +15,7 @@ export const API_KEY_ERRORS = defineErrorCatalog({
 /** The `details.reason` of each entry of API_KEY_ERRORS, by entry name (for routers' `errorReasons`). */
 export const API_KEY_REASONS = reasonsOf(API_KEY_ERRORS);
 
-declare module '../../lib/errors.js' {
+declare module '../lib/errors.js' {
   interface ErrorReasonCatalogs {
     apiKeys: typeof API_KEY_REASONS;
   }

@@ -1,4 +1,4 @@
-import { defineErrorCatalog, reasonsOf, REQUEST_REASONS } from '../../lib/errors.js';
+import { defineErrorCatalog, reasonsOf, REQUEST_REASONS } from '../lib/errors.js';
 
 /** A name or identifier quoted in a message: JSON-quoted, at most 200 characters of it. */
 const quoted = (value: string): string => JSON.stringify(value.slice(0, 200));
@@ -42,7 +42,7 @@ export const ACCESS_CONTROL_ERRORS = defineErrorCatalog({
 /** The `details.reason` of each entry of ACCESS_CONTROL_ERRORS, by entry name (for routers' `errorReasons`). */
 export const ACCESS_CONTROL_REASONS = reasonsOf(ACCESS_CONTROL_ERRORS);
 
-declare module '../../lib/errors.js' {
+declare module '../lib/errors.js' {
   interface ErrorReasonCatalogs {
     accessControl: typeof ACCESS_CONTROL_REASONS;
   }

@@ -1,4 +1,4 @@
-import { defineErrorCatalog, reasonsOf, REQUEST_REASONS } from '../../lib/errors.js';
+import { defineErrorCatalog, reasonsOf, REQUEST_REASONS } from '../lib/errors.js';
 
 /**
  * Every error the OpenID-provider routes of the API give (docs/oidc.md "Errors"): the applications
@@ -48,7 +48,7 @@ export const OIDC_ERRORS = defineErrorCatalog({
 /** The `details.reason` of each entry of OIDC_ERRORS, by entry name (for routers' `errorReasons`). */
 export const OIDC_REASONS = reasonsOf(OIDC_ERRORS);
 
-declare module '../../lib/errors.js' {
+declare module '../lib/errors.js' {
   interface ErrorReasonCatalogs {
     oidc: typeof OIDC_REASONS;
   }

@@ -1,4 +1,4 @@
-import { defineErrorCatalog, reasonsOf } from '../../lib/errors.js';
+import { defineErrorCatalog, reasonsOf } from '../lib/errors.js';
 
 /**
  * Every error a sign-in or sign-up gives (docs/api-rules.md "Errors"): each entry declares once its
@@ -31,7 +31,7 @@ export const SIGN_IN_ERRORS = defineErrorCatalog({
 /** The `details.reason` of each entry of SIGN_IN_ERRORS, by entry name (for routers' `errorReasons`). */
 export const SIGN_IN_REASONS = reasonsOf(SIGN_IN_ERRORS);
 
-declare module '../../lib/errors.js' {
+declare module '../lib/errors.js' {
   interface ErrorReasonCatalogs {
     signIn: typeof SIGN_IN_REASONS;
   }
