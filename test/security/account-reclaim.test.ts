@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { USER_CREDENTIAL_TABLES } from '../../src/services/users/account-credentials.js';
+import { USER_CREDENTIAL_TABLES } from '../../src/services/lifecycle/account-credentials.js';
 import { Api, createTenant, expectError, PASSWORD, signupMember, unique, type ApiResponse, type TestTenant } from '../helpers/api.js';
 import { tokenFromMail } from '../helpers/email-verification.js';
 import { freePort, startOpenIdProvider, type TestOpenIdProvider } from '../helpers/oidc-provider.js';

@@ -1,3 +1,4 @@
+import type { IndicatedResource } from '../oidc/token-access.js';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Tenant } from '../../entities/tenant.js';
@@ -25,13 +26,7 @@ export interface ApiResourceView {
   createdAt: Date;
 }
 
-/** The resource an RFC 8707 `resource` value names, as the OpenID Provider needs it. */
-export interface IndicatedResource {
-  id: string;
-  identifier: string;
-  /** Permission names: every one of the resource (forIndicator), or those a holder is granted (RoleAssignmentService.grantFor). */
-  permissions: string[];
-}
+export type { IndicatedResource } from '../oidc/token-access.js';
 
 /** The name rule of a permission: 1 to 64 of `[A-Za-z0-9:._-]` (an OAuth scope token, RFC 6749 §3.3). */
 export const PERMISSION_NAME = /^[A-Za-z0-9:._-]{1,64}$/;

@@ -13,7 +13,7 @@ import { constantTimeEqual, sha256Hex } from '../../security/tokens.js';
 import { issuerProblem } from './idp-outbound.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { PasswordSignInService, SignIn } from '../sign-in/password-sign-in-service.js';
-import type { MfaChallengeService } from '../mfa/mfa-challenge-service.js';
+import type { MfaChallengeService } from '../sign-in/mfa-challenge-service.js';
 import type { MfaService } from '../mfa/mfa-service.js';
 import type { IdpClientCredentials, IdpIdentityClaims, IdpProviderClient } from './idp-provider-client.js';
 import type { SessionService } from '../sessions/session-service.js';
@@ -22,9 +22,9 @@ import {
 } from '../../queries/user.js';
 import { isTotpEnrolled } from '../mfa/totp-service.js';
 import { countPasskeysOfUser } from '../../queries/passkey.js';
-import { refuseSuspended } from '../users/sign-in-eligibility.js';
-import { assertMaySignUp } from '../users/signup-policy.js';
-import type { AccountCredentialService } from '../users/account-credentials.js';
+import { refuseSuspended } from '../account-policy/sign-in-eligibility.js';
+import { assertMaySignUp } from '../account-policy/signup-policy.js';
+import type { AccountCredentialService } from '../lifecycle/account-credentials.js';
 import { assertRecentSignIn } from '../mfa/mfa-enrollment-service.js';
 import type { IssuerChangeNotifier } from './issuer-change-notice.js';
 import {

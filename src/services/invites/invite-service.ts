@@ -17,7 +17,7 @@ import { mailTranslator, momentInWords } from '../mail/mail-i18n.js';
 import { renderMail } from '../mail/mail-layout.js';
 import type { IssuedTokens, SessionService } from '../sessions/session-service.js';
 import type { OrganizationMembershipService } from '../organizations/organization-membership-service.js';
-import { assertPasswordAllowed } from '../users/password-policy.js';
+import { assertPasswordAllowed } from '../account-policy/password-policy.js';
 import { countLiveUsersWithEmail, findLiveUserById, insertUser } from '../../queries/user.js';
 import { findLiveTenantById, lockTenantRow } from '../../queries/tenant.js';
 import {

@@ -4,7 +4,7 @@ import { idpClientSecretAssociatedData } from '../idp/idp-service.js';
 import { totpSecretAad } from '../mfa/totp-service.js';
 import { secretAad as webhookSecretAad } from '../webhooks/webhook-service.js';
 import { mailRecipientDigest, queuedMailAad } from '../mail/mailer.js';
-import { accountMailRequestAad } from '../mail/account-mail-requests.js';
+import { accountMailRequestAad } from '../lifecycle/account-mail-requests.js';
 import { applicationSecretAad } from '../oidc/application-service.js';
 import { signingKeyAad } from '../oidc/signing-keys.js';
 import { findSealedJobs, replaceSealedJob } from '../../queries/job.js';

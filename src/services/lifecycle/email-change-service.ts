@@ -12,7 +12,7 @@ import type { AuditService } from '../audit/audit-service.js';
 import type { Mailer } from '../mail/mailer.js';
 import { assertRecentSignIn, type EnrollingSession } from '../mfa/mfa-enrollment-service.js';
 import { SIGN_IN_ERRORS } from '../../errors/sign-in.js';
-import { assertMaySignUp } from '../users/signup-policy.js';
+import { assertMaySignUp } from '../account-policy/signup-policy.js';
 import { USER_ERRORS } from '../../errors/user.js';
 import { findLiveUserByEmail, findLiveUserById } from '../../queries/user.js';
 import { ACCOUNT_TOKEN_TTL_SECONDS, type AccountTokenService } from './account-token-service.js';

@@ -6,7 +6,7 @@ import type { Config } from '../../config.js';
 import type { Tenant } from '../../entities/tenant.js';
 import { SYSTEM_ACTOR, type Actor, type RequestMeta } from '../../lib/request-meta.js';
 import type { AuditService } from '../audit/audit-service.js';
-import type { QueuedPersonalData } from '../jobs/queued-personal-data.js';
+import type { QueuedPersonalData } from '../mail/queued-personal-data.js';
 import { deleteInvitesOfErasedUser } from '../../queries/invite.js';
 import { revokeLiveSessionsOfTenant } from '../../queries/session.js';
 import { hardDeleteTenant, lockExpiredDeletedTenantIds, markTenantDeleted } from '../../queries/tenant.js';

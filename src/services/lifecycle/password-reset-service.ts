@@ -10,8 +10,8 @@ import { passwordResetMail } from './account-mail.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { EmailVerificationService } from './email-verification-service.js';
 import type { SessionService } from '../sessions/session-service.js';
-import type { AccountCredentialService } from '../users/account-credentials.js';
-import { assertPasswordAllowed } from '../users/password-policy.js';
+import type { AccountCredentialService } from './account-credentials.js';
+import { assertPasswordAllowed } from '../account-policy/password-policy.js';
 import { findLiveEmailVerifiedAt, findLiveUserByEmail, updatePasswordHash } from '../../queries/user.js';
 import { SESSION_ERRORS } from '../../errors/session.js';
 

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Tenant } from '../../entities/tenant.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
-import type { UserAccountService } from '../users/user-account-service.js';
+import type { User } from '../../entities/user.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { FactorChangeNotifier } from './factor-change-notice.js';
 import type { RecoveryCodeService } from './recovery-code-service.js';
@@ -10,6 +10,14 @@ import { lockUserWithActiveTotp } from '../../queries/user.js';
 import { findLiveSessionAuthenticatedAt } from '../../queries/session.js';
 import { SESSION_ERRORS } from '../../errors/session.js';
 import { MFA_ERRORS } from '../../errors/mfa.js';
+
+/**
+ * How the service reads the enrolling user: the users feature's `UserAccountService.getUser`, which
+ * throws 404 `not_found` for an unknown or deleted user.
+ */
+export interface LiveUserSource {
+  getUser(em: EntityManager, tenantId: string, userId: string): Promise<User>;
+}
 
 /**
  * Seconds since the session was last authenticated (password, provider or factor) within which it
@@ -32,7 +40,7 @@ export interface EnrollingSession {
  */
 export class MfaEnrollmentService {
   constructor(
-    private readonly accounts: UserAccountService,
+    private readonly accounts: LiveUserSource,
     private readonly totp: TotpService,
     private readonly recoveryCodes: RecoveryCodeService,
     private readonly audit: AuditService,

@@ -8,8 +8,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import type { Tenant } from '../../entities/tenant.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
-import type { ApiResourceService, IndicatedResource } from '../access-control/api-resource-service.js';
-import type { RoleAssignmentService } from '../access-control/role-assignment-service.js';
+import type { AccessControl, IndicatedResource } from './token-access.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { SessionService } from '../sessions/session-service.js';
 import type { ApplicationService } from './application-service.js';
@@ -50,12 +49,6 @@ export const INTERACTION_PATH = '/interaction/';
 /** The OpenID scopes every application of a tenant may be granted (no consent page for first-party apps). */
 const GRANTED_SCOPE = `openid email profile offline_access roles custom_data ${ORGANIZATIONS_SCOPE}`;
 const OIDC_SCOPES = new Set(GRANTED_SCOPE.split(' '));
-
-/** The roles-and-permissions services the provider reads when it issues a token (docs/oidc.md "Roles and permissions"). */
-export interface AccessControl {
-  apiResources: ApiResourceService;
-  roleAssignments: RoleAssignmentService;
-}
 
 /** Every refresh rotates the refresh token; a used one is refused and ends the grant (docs/oidc.md "Tokens and claims"). */
 const rotateRefreshToken = (): boolean => true;

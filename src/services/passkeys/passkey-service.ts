@@ -21,7 +21,7 @@ import { assertRecentSignIn, type EnrollingSession } from '../mfa/mfa-enrollment
 import type { PasswordSignInService, SignIn } from '../sign-in/password-sign-in-service.js';
 import { findLiveUserByEmail, findLiveUserById } from '../../queries/user.js';
 import { PASSKEY_ERRORS, PASSKEY_REASONS } from '../../errors/passkey.js';
-import { assertMaySignIn } from '../users/sign-in-eligibility.js';
+import { assertMaySignIn } from '../account-policy/sign-in-eligibility.js';
 import {
   advancePasskeyCounter, countPasskeysOfUser, deletePasskeyOfUser, findLiveOwnerEmailOfCredential, findPasskeyByCredentialId, findPasskeysOfUser,
   insertPasskey,

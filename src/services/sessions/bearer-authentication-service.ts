@@ -9,7 +9,7 @@ import { rowToEntity } from '../../db/rows.js';
 import { verifyAccessToken, type AccessTokenClaims, type AccessTokenFailure } from '../../security/access-token.js';
 import { sha256Hex } from '../../security/tokens.js';
 import { findLiveTenantBySlug } from '../../queries/tenant.js';
-import { assertMaySignIn } from '../users/sign-in-eligibility.js';
+import { assertMaySignIn } from '../account-policy/sign-in-eligibility.js';
 import { findTenantWithSession, SESSION_FOUND, SESSION_REVOKED_AT, USER_COLUMN_PREFIX } from '../../queries/session.js';
 import { findApiKeyByHash, touchApiKeyLastUsed } from '../../queries/api-key.js';
 import { SESSION_ERRORS } from '../../errors/session.js';

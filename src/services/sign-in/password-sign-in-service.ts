@@ -10,9 +10,9 @@ import type { AuditService } from '../audit/audit-service.js';
 import { factorMethodName, type LoginCodes, type MfaService } from '../mfa/mfa-service.js';
 import type { IssuedTokens, SessionService } from '../sessions/session-service.js';
 import { findLiveUserByEmail, insertUser, lockSignInPasswordHash, rehashPassword } from '../../queries/user.js';
-import { assertMaySignIn, refuseSuspended } from '../users/sign-in-eligibility.js';
-import { assertMaySignUp } from '../users/signup-policy.js';
-import { assertPasswordAllowed } from '../users/password-policy.js';
+import { assertMaySignIn, refuseSuspended } from '../account-policy/sign-in-eligibility.js';
+import { assertMaySignUp } from '../account-policy/signup-policy.js';
+import { assertPasswordAllowed } from '../account-policy/password-policy.js';
 import { SIGN_IN_ERRORS } from '../../errors/sign-in.js';
 
 /** A signed-in user with the tokens of the new session. */

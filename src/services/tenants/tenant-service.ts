@@ -12,7 +12,7 @@ import type { AuditService } from '../audit/audit-service.js';
 import type { IssuedTokens, SessionService } from '../sessions/session-service.js';
 import type { EmailVerificationService } from '../lifecycle/email-verification-service.js';
 import { DEFAULT_LOCALE } from '../../lib/locales.js';
-import { assertPasswordAllowed } from '../users/password-policy.js';
+import { assertPasswordAllowed } from '../account-policy/password-policy.js';
 import { insertUser } from '../../queries/user.js';
 import { insertTenant } from '../../queries/tenant.js';
 import { slugify } from '../../lib/slug.js';

@@ -8,7 +8,7 @@ import { isUniqueViolation } from '../../lib/errors.js';
 import { hashPassword } from '../../security/passwords.js';
 import type { AccountLockoutService } from '../rate-limits/account-lockout.js';
 import { ACCOUNT_FAILURES_ALL_IPS } from '../rate-limits/rate-limit-rules.js';
-import { assertPasswordAllowed } from './password-policy.js';
+import { assertPasswordAllowed } from '../account-policy/password-policy.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { SessionService } from '../sessions/session-service.js';

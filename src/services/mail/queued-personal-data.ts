@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Keyring } from '../../security/keyring.js';
-import { mailRecipientDigests } from '../mail/mailer.js';
+import { mailRecipientDigests } from './mailer.js';
 import { findTenantPeopleEmails } from '../../queries/user.js';
 import { deleteJobsOfRecipient, deleteJobsOfTenant } from '../../queries/job.js';
 

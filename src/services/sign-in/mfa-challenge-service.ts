@@ -4,10 +4,10 @@ import type { Tenant } from '../../entities/tenant.js';
 import type { User } from '../../entities/user.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
 import { randomToken, sha256Hex } from '../../security/tokens.js';
-import type { PasswordSignInService, SignIn } from '../sign-in/password-sign-in-service.js';
+import type { PasswordSignInService, SignIn } from './password-sign-in-service.js';
 import { findLiveUserById } from '../../queries/user.js';
-import { factorMethodName, type LoginCodes, type MfaService, type SecondFactorMethod } from './mfa-service.js';
-import { isTotpEnrolled } from './totp-service.js';
+import { factorMethodName, type LoginCodes, type MfaService, type SecondFactorMethod } from '../mfa/mfa-service.js';
+import { isTotpEnrolled } from '../mfa/totp-service.js';
 import {
   countChallengeAttempt, deleteChallengesOfUser, findChallengeState, findOpenChallengeEmail, insertChallenge, spendChallenge, type FirstFactor,
 } from '../../queries/mfa-challenge.js';

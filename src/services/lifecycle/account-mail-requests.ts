@@ -5,11 +5,11 @@ import { LOCALES } from '../../lib/locales.js';
 import type { Tenant } from '../../entities/tenant.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
 import type { ClaimedJob, JobQueue } from '../jobs/job-queue.js';
-import type { EmailVerificationService } from '../lifecycle/email-verification-service.js';
-import type { PasswordResetService } from '../lifecycle/password-reset-service.js';
-import type { MfaSignInService } from '../mfa/mfa-sign-in-service.js';
+import type { EmailVerificationService } from './email-verification-service.js';
+import type { PasswordResetService } from './password-reset-service.js';
+import type { MfaSignInService } from '../sign-in/mfa-sign-in-service.js';
 import type { Keyring } from '../../security/keyring.js';
-import { mailRecipientDigest } from './mailer.js';
+import { mailRecipientDigest } from '../mail/mailer.js';
 import { findLiveTenantById } from '../../queries/tenant.js';
 
 /** Account mails a client may ask for with an email address alone. */

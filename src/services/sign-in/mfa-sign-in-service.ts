@@ -3,10 +3,10 @@ import type { Logger } from 'pino';
 import type { Tenant } from '../../entities/tenant.js';
 import type { User } from '../../entities/user.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
-import type { PasswordSignInService, SignIn } from '../sign-in/password-sign-in-service.js';
-import type { EmailOtpService } from './email-otp-service.js';
-import type { MfaService } from './mfa-service.js';
-import type { TotpEnrollment, TotpService } from './totp-service.js';
+import type { PasswordSignInService, SignIn } from './password-sign-in-service.js';
+import type { EmailOtpService } from '../mfa/email-otp-service.js';
+import type { MfaService } from '../mfa/mfa-service.js';
+import type { TotpEnrollment, TotpService } from '../mfa/totp-service.js';
 import { findLiveUserByEmail } from '../../queries/user.js';
 import { MFA_ERRORS } from '../../errors/mfa.js';
 
