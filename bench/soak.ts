@@ -764,33 +764,22 @@ function judgeMail(): void {
   const missing: string[] = [];
   const extra: string[] = [];
   let explainedExtra = 0;
-  let killExtra = 0;
-  const killNotes: string[] = [];
   for (const [to, e] of expectedMails) {
     const jobs = jobsTo.get(to) ?? new Set<string>();
     sure += e.sure;
     got += Math.min(jobs.size, e.sure);
     if (jobs.size < e.sure) missing.push(`${to}: ${jobs.size} of ${e.sure}; requests: ${e.requests.join('; ')}`);
-    // A reset request is a job (account-mail.request) that issues the token and queues the mail: if the
-    // killed instance ran it and died before deleting it, it runs again after its 30 s lease and queues
-    // a second mail (at-least-once, docs/events.md). Allowed for requests answered in the 30 s before
-    // the kill, when the extra mail came at least 25 s after the kill.
-    const held = killedAt === undefined ? 0 : e.answered.filter((t) => t >= killedAt! - 30 && t <= killedAt!).length;
-    const late = killedAt === undefined ? 0 : mails.filter((m) => m.to === to && m.t >= killedAt! + 25).length;
-    const byKill = Math.min(held, late, Math.max(0, jobs.size - e.sure - e.maybe));
-    if (byKill > 0) {
-      killExtra += byKill;
-      killNotes.push(`explained: ${to}: ${jobs.size} jobs for ${e.sure} request(s) answered 200; ${byKill} queued again by a job the killed instance ran (request answered ≤ 30 s before the kill at ${fmt(killedAt!)} s, mail ≥ 25 s after it): ${e.requests.join('; ')}`);
-    }
-    if (jobs.size > e.sure + e.maybe + byKill) {
+    // A reset request is a job (account-mail.request) that commits its completion with the mail it
+    // queues (JobQueue.completeWithin): a kill can no longer make one request queue two mails.
+    if (jobs.size > e.sure + e.maybe) {
       extra.push(`${to}: ${jobs.size} jobs for ${e.sure} request(s) answered 200 and ${e.maybe} answer(s) lost; requests: ${e.requests.join('; ')}`);
       for (const id of jobs) extra.push(...logLines(jobIdOf(id), 2).map((l) => `    ${l}`));
     } else if (jobs.size > e.sure) explainedExtra += jobs.size - e.sure;
   }
   check('every mail a request was answered 200 for was sent', `${sure}`, `${got} (missing ${sure - got})`, missing.length === 0 && sure > 0, missing.slice(0, 10));
-  check('no mail from a second job for one request', '0 beyond the requests whose answer was lost (503, network error) or whose job the killed instance held',
-    `${extra.filter((l) => !l.startsWith(' ')).length} recipients over; extra mails explained: ${explainedExtra} by lost answers, ${killExtra} by the kill`,
-    extra.length === 0, [...extra, ...killNotes].slice(0, 20));
+  check('no mail from a second job for one request', '0 beyond the requests whose answer was lost (503, network error)',
+    `${extra.filter((l) => !l.startsWith(' ')).length} recipients over; extra mails explained: ${explainedExtra} by lost answers`,
+    extra.length === 0, extra.slice(0, 20));
   const unexpected = [...jobsTo.keys()].filter((to) => !expectedMails.has(to) && to !== 'admin@soak.test');
   check('no mail to an address no request named', '0', String(unexpected.length), unexpected.length === 0, unexpected.slice(0, 5));
 }

@@ -60,4 +60,19 @@ describe('AccountMailRequests', () => {
     expect(mail[0]?.subject).toContain('Setzen Sie Ihr Passwort');
     expect(mail[0]?.text).toContain('/reset-password?token=');
   });
+
+  it('marks the request done in the transaction that queues its mail, so a kill after the commit sends nothing twice', async () => {
+    const { tenant } = await suite.createTenant();
+    const user = await suite.addUser(tenant);
+    await suite.takeQueued();
+    await suite.services.accountMailRequests.enqueue(suite.em(), 'password_reset', tenant, user.email, suite.meta);
+    const [request] = await suite.services.jobs.claim('worker-that-dies', 10);
+    expect(request?.kind).toBe('account-mail.request');
+
+    // the handler runs and commits; the worker is killed before it records the outcome
+    await suite.services.accountMailRequests.run(request!);
+    const left = await findSealedJobs(suite.em(), FIRST_JOB, 100, suite.config.jobQueue);
+    expect(left.map((j) => j.kind)).toEqual(['mail.send']);
+    expect((await suite.takeQueued()).mail.map((m) => m.to)).toEqual([user.email]);
+  });
 });

@@ -125,7 +125,7 @@ describe('UserImportJobService below HTTP', () => {
     const first = new UserImportJobService(orm, queue, services.userImport, 0);
     const job = await first.receive(em(), tenant, chunks(body, 4096), { type: 'user', id: apiTenant.adminId });
     expect(job).toMatchObject({ status: 'Queued', total: 2501 });
-    const claimed = (): ClaimedJob => ({ id: 'q', kind: 'users.import', payload: queue.queued.at(-1)!, attempt: 1, maxAttempts: 10 });
+    const claimed = (): ClaimedJob => ({ id: 'q', kind: 'users.import', payload: queue.queued.at(-1)!, attempt: 1, maxAttempts: 10, claimedBy: 'test' });
 
     await first.run(claimed()); // one chunk (slice of 0 ms), then its continuation is queued
     expect(queue.queued).toHaveLength(2);

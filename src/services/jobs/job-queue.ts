@@ -16,6 +16,8 @@ export interface ClaimedJob {
   /** 1 on the first run, counting this one. */
   attempt: number;
   maxAttempts: number;
+  /** The worker whose claim holds the job (its lease). */
+  claimedBy: string;
 }
 
 /** Options of {@link JobQueue.enqueue}. */
@@ -88,7 +90,7 @@ export class JobQueue {
    */
   async claim(workerId: string, limit: number): Promise<ClaimedJob[]> {
     const rows = await claimJobs(this.orm.em.fork(), this.name, workerId, this.leaseSeconds, limit);
-    return rows.map((row) => ({ id: row.id, kind: row.kind, payload: row.payload, attempt: row.attempts, maxAttempts: row.maxAttempts }));
+    return rows.map((row) => ({ id: row.id, kind: row.kind, payload: row.payload, attempt: row.attempts, maxAttempts: row.maxAttempts, claimedBy: workerId }));
   }
 
   /**
@@ -98,6 +100,16 @@ export class JobQueue {
    */
   async extendLease(job: ClaimedJob, workerId: string): Promise<boolean> {
     return extendJobLease(this.orm.em.fork(), job.id, workerId, this.leaseSeconds);
+  }
+
+  /**
+   * Marks a claimed job done inside the handler's own transaction `tx` (docs/events.md "Jobs"): the
+   * job's row goes with the work it did, so a process killed after the commit never runs it again,
+   * and a rollback keeps it. Only while its claim still holds it; the worker's own completion after
+   * the handler returns then finds nothing left to do.
+   */
+  async completeWithin(tx: EntityManager, job: ClaimedJob): Promise<void> {
+    await deleteFinishedJob(tx, job.id, job.claimedBy);
   }
 
   /** Removes a job that ran to completion (only while `workerId` still holds it). */

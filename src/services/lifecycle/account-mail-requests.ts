@@ -65,19 +65,27 @@ export class AccountMailRequests {
     await this.queue.enqueue('account-mail.request', { tenantId: tenant.id, sealed }, { id, maxAttempts: MAX_ATTEMPTS, recipientDigest }, em);
   }
 
-  /** Job handler of `account-mail.request`; a deleted tenant ends the job without mail. */
+  /**
+   * Job handler of `account-mail.request`, in one transaction with the job's completion
+   * (JobQueue.completeWithin); a deleted tenant ends the job without mail.
+   */
   async run(job: ClaimedJob): Promise<void> {
     const sealedPayload = sealedPayloadSchema.safeParse(job.payload);
     // rows queued before the request was sealed carry it in clear
     const payload = sealedPayload.success
       ? requestSchema.parse(JSON.parse(this.keyring.decrypt(sealedPayload.data.sealed, accountMailRequestAad(job.id))))
       : requestSchema.parse(job.payload);
-    const em = this.orm.em.fork() as EntityManager;
-    const tenant = await findLiveTenantById(em, payload.tenantId);
-    if (!tenant) return;
-    const meta: RequestMeta = { ip: payload.ip, userAgent: payload.userAgent, ...(payload.locale ? { locale: payload.locale } : {}) };
-    if (payload.purpose === 'email_otp') await this.mfaSignIn.requestEmailOtp(em, tenant, payload.email, undefined, meta);
-    else if (payload.purpose === 'password_reset') await this.passwordReset.request(em, tenant, payload.email, meta.locale);
-    else await this.emailVerification.request(em, tenant, payload.email, meta.locale);
+    // the request's work (code or token, audit, the mail's job) and this job's completion commit
+    // together: a process killed after the commit does not run the request, and mail, twice
+    await (this.orm.em.fork() as EntityManager).transactional(async (tx) => {
+      const tenant = await findLiveTenantById(tx, payload.tenantId);
+      if (tenant) {
+        const meta: RequestMeta = { ip: payload.ip, userAgent: payload.userAgent, ...(payload.locale ? { locale: payload.locale } : {}) };
+        if (payload.purpose === 'email_otp') await this.mfaSignIn.requestEmailOtp(tx, tenant, payload.email, undefined, meta);
+        else if (payload.purpose === 'password_reset') await this.passwordReset.request(tx, tenant, payload.email, meta.locale);
+        else await this.emailVerification.request(tx, tenant, payload.email, meta.locale);
+      }
+      await this.queue.completeWithin(tx, job);
+    });
   }
 }
