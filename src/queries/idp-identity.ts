@@ -42,8 +42,12 @@ export async function findIdentitiesOfUser(em: EntityManager, tenantId: string, 
     `select issuer, subject, email, created_at, last_login_at from idp_identity
         where tenant_id = ? and user_id = ? order by created_at`,
     [tenantId, userId],
-  )) as { issuer: string; subject: string; email: string | null; created_at: Date; last_login_at: Date | null }[];
-  return rows.map((row) => ({ issuer: row.issuer, subject: row.subject, email: row.email, createdAt: row.created_at, lastLoginAt: row.last_login_at }));
+  )) as { issuer: string; subject: string; email: string | null; created_at: Date | string; last_login_at: Date | string | null }[];
+  // plain SQL answers timestamps as the driver gives them (text on MikroORM's connection): made Dates here
+  return rows.map((row) => ({
+    issuer: row.issuer, subject: row.subject, email: row.email,
+    createdAt: new Date(row.created_at), lastLoginAt: row.last_login_at === null ? null : new Date(row.last_login_at),
+  }));
 }
 
 /** The provider accounts (issuer, subject) of the tenant's users `userIds`, by user id, oldest link first (the user export). */

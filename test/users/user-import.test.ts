@@ -168,6 +168,7 @@ describe('POST users/import: what is created, skipped and refused', () => {
     expect(users).toHaveLength(1);
     expect(users[0]).toMatchObject({ createdAt: '2019-04-01T08:30:00.000Z', customData: { plan: 'pro', seats: 12 } });
     const profile = await suite.api.get(`/v1/${tenant.slug}/users/${users[0]!.id}`, { token: tenant.accessToken });
+    expect(profile.status, JSON.stringify(profile.body)).toBe(200);
     expect(profile.body.providerLinks).toEqual([expect.objectContaining({ issuer, subject: 'u-1', email })]);
 
     // a later import cannot give the same provider account to someone else
