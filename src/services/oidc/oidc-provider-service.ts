@@ -14,7 +14,7 @@ import type { AuditService } from '../audit/audit-service.js';
 import type { SessionService } from '../sessions/session-service.js';
 import type { ApplicationService } from './application-service.js';
 import { OIDC_ERRORS } from './oidc-errors.js';
-import * as payloads from '../../queries/oidc-payload.js';
+import { oidcStorageAdapterFactory } from './oidc-storage-adapter.js';
 import type { Locale } from '../../lib/locales.js';
 import { isUuid } from '../../lib/uuid.js';
 import { errorPage, logoutPage, signedOutPage, uiLocaleOf, type PageRequest } from './provider-pages.js';
@@ -294,7 +294,6 @@ export class OidcProviderService {
     const keys = await this.signingKeys.keysOf(em(), tenant.id);
     const tenantId = tenant.id;
     const slug = tenant.slug;
-    const applications = this.applications;
     const { apiResources, roleAssignments } = this.access;
     /**
      * The API resource an RFC 8707 `resource` value names and the permissions a token for it may carry
@@ -327,32 +326,6 @@ export class OidcProviderService {
       acceptLanguage: ctx.get('accept-language') || undefined,
     });
 
-    class TenantAdapter {
-      constructor(private readonly model: string) {}
-      async upsert(id: string, payload: payloads.OidcPayload, expiresIn?: number): Promise<void> {
-        await payloads.upsertPayload(em(), tenantId, this.model, id, payload, expiresIn);
-      }
-      async find(id: string): Promise<payloads.OidcPayload | undefined> {
-        if (this.model === 'Client') return (await applications.clientMetadata(em(), tenantId, id)) as payloads.OidcPayload | undefined;
-        return payloads.findPayload(em(), tenantId, this.model, id);
-      }
-      async findByUid(uid: string): Promise<payloads.OidcPayload | undefined> {
-        return payloads.findPayloadBy(em(), tenantId, this.model, 'uid', uid);
-      }
-      async findByUserCode(userCode: string): Promise<payloads.OidcPayload | undefined> {
-        return payloads.findPayloadBy(em(), tenantId, this.model, 'user_code', userCode);
-      }
-      async consume(id: string): Promise<void> {
-        await payloads.consumePayload(em(), tenantId, this.model, id);
-      }
-      async destroy(id: string): Promise<void> {
-        await payloads.destroyPayload(em(), tenantId, this.model, id);
-      }
-      async revokeByGrantId(grantId: string): Promise<void> {
-        await payloads.revokePayloadsOfGrant(em(), tenantId, grantId);
-      }
-    }
-
     /** The grant an authorization continues with: the consented or session's one, else a new one with the tenant's scopes. */
     const loadGrant = async (ctx: KoaContextWithOIDC): Promise<GrantInstance | undefined> => {
       const oidc = ctx.oidc as unknown as {
@@ -377,7 +350,8 @@ export class OidcProviderService {
       return grant;
     };
     const provider = new Provider(issuer, {
-      adapter: TenantAdapter,
+      // the tenant's storage (src/services/oidc/oidc-storage-adapter.ts): oidc_payload rows, and its applications as clients
+      adapter: oidcStorageAdapterFactory({ tenantId, em, clientMetadata: (db, id, clientId) => this.applications.clientMetadata(db, id, clientId) }),
       jwks: { keys },
       cookies: {
         keys: [cookieKey],
