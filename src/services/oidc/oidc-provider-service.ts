@@ -12,6 +12,9 @@ import type { ApiResourceService, IndicatedResource } from '../access-control/ap
 import type { RoleAssignmentService } from '../access-control/role-assignment-service.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { SessionService } from '../sessions/session-service.js';
+import type { Principal } from '../sessions/bearer-authentication-service.js';
+import { SESSION_ERRORS } from '../sessions/session-errors.js';
+import { isSessionBinding } from '../../security/session-binding.js';
 import type { ApplicationService } from './application-service.js';
 import { OIDC_ERRORS } from './oidc-errors.js';
 import { oidcStorageAdapterFactory } from './oidc-storage-adapter.js';
@@ -158,6 +161,17 @@ export interface HostedSession {
 }
 
 /**
+ * What a caller shows, beside its access token, that it holds the hosted session itself (docs/oidc.md
+ * "Sign-in"): an access token alone, stolen from a page or a log, never finishes a sign-in.
+ */
+export interface SessionProof {
+  /** The browser's `session_binding_{slug}` cookie (security/session-binding.ts), when it sent one. */
+  bindingCookie: string | undefined;
+  /** The session's current refresh token, which a client without the hosted pages sends in the body. */
+  refreshToken: string | undefined;
+}
+
+/**
  * Each tenant as an OpenID Provider (docs/oidc.md), with oidc-provider doing the protocol:
  * discovery, authorization code with PKCE, token, userinfo, JWKS, introspection (RFC 7662),
  * revocation (RFC 7009), RP-initiated logout, refresh-token rotation and client credentials.
@@ -232,6 +246,46 @@ export class OidcProviderService {
       uiLocale: uiLocaleOf(details.params.ui_locales) ?? null,
       organizationsRequested: asksForOrganizations(details.params.scope), organizationId: requestedOrganizationOf(details) ?? null,
     };
+  }
+
+  /**
+   * The hosted session a request may finish an application's sign-in with (docs/oidc.md "Sign-in"):
+   * a person's session (never an API key), proven beyond its access token by the browser's
+   * session-binding cookie of that session or, without it, the session's current refresh token; with
+   * when it last proved who the person is and how. One read (the session and, for a refresh token,
+   * whether it is the current one); none before the proof is judged present.
+   * @param principal the request's credential, already authenticated (the procedure pipeline).
+   * @throws ApiError 401 `user_token_required` for an API key; 401 `session_proof_required` without a
+   *   binding cookie of this session or the session's current refresh token; 401 `session_revoked`
+   *   when the session ended since the credential check.
+   */
+  async hostedSessionOf(em: EntityManager, tenant: Pick<Tenant, 'id' | 'slug'>, principal: Principal, proof: SessionProof): Promise<HostedSession> {
+    if (principal.kind !== 'user') throw SESSION_ERRORS.userTokenRequiredToFinishSignIn();
+    const { sessionId, userId } = principal;
+    const bound = isSessionBinding(this.config.jwtSecret, tenant.slug, sessionId, proof.bindingCookie);
+    const presented = bound ? undefined : proof.refreshToken;
+    if (!bound && presented === undefined) throw OIDC_ERRORS.sessionProofRequired();
+    const session = await this.sessions.authenticationWithRefreshToken(em, tenant.id, sessionId, presented);
+    if (!session) throw SESSION_ERRORS.sessionRevoked();
+    if (!bound && !session.holdsRefreshToken) throw OIDC_ERRORS.sessionProofRequired();
+    return { userId, sessionId, authenticatedAt: session.authenticatedAt, method: session.method };
+  }
+
+  /**
+   * Finishes an application's pending sign-in with the person's hosted session (`POST
+   * {issuer}/interaction/{uid}/complete`, docs/oidc.md "Sign-in"): {@link hostedSessionOf}, then
+   * {@link completeInteraction} with the interaction of this browser (the provider's interaction
+   * cookie on `req`).
+   * @param pickedOrganizationId the organization the person picked on the hosted page, if any.
+   * @returns the URL the browser goes to next (the provider's resume endpoint).
+   * @throws ApiError the errors of {@link hostedSessionOf} and {@link completeInteraction}.
+   */
+  async finishSignIn(
+    em: EntityManager, tenant: Tenant, principal: Principal, proof: SessionProof,
+    req: IncomingMessage, res: ServerResponse, meta: RequestMeta, pickedOrganizationId?: string,
+  ): Promise<string> {
+    const session = await this.hostedSessionOf(em, tenant, principal, proof);
+    return this.completeInteraction(tenant, session, req, res, meta, pickedOrganizationId);
   }
 
   /**
