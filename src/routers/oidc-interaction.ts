@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { LOCALES } from '../lib/locales.js';
-import { REQUEST_ERRORS } from '../lib/errors.js';
 import { authenticatedProcedure } from '../middleware/auth.js';
 import { readSessionBindingCookie } from '../middleware/refresh-cookie.js';
 import { tenantProcedure } from '../middleware/tenant.js';
@@ -21,23 +20,14 @@ const interactionInput = z.object({
 });
 
 /**
- * The provider's interaction cookie is scoped to the REST path of the hand-off, so the /trpc endpoint
- * never receives it: these procedures answer there 404 `not_found` instead of a misleading
- * `interaction_not_found`.
- * @throws ApiError 404 `not_found` on /trpc.
- */
-function requireRestPath(originalUrl: string): void {
-  if (originalUrl.startsWith('/trpc')) throw REQUEST_ERRORS.restOnly({ resource: 'sign-in hand-off' });
-}
-
-/**
  * The hand-off between a workspace's OpenID Provider and its hosted sign-in page (docs/oidc.md
  * "Sign-in"), under the provider's issuer `/v1/{tenantSlug}/oidc`: the page reads the pending sign-in
  * (`details`) and finishes it with the session it holds (`complete`). Both read the provider's
  * interaction cookie (`_interaction`, scoped to `/v1/{tenantSlug}/oidc/interaction/{uid}`), so only
- * the browser that started the sign-in can finish it; the OpenID router (src/rest/oidc-routes.ts)
- * passes these two routes on to the REST façade with the provider's CSP. Per-IP budget: the
- * provider's (`OIDC_PROVIDER_PER_IP`, src/services/rate-limits/rate-limit-rules.ts).
+ * the browser that started the sign-in can finish it (on /trpc, which that cookie never reaches,
+ * they answer 401 `interaction_not_found`); the OpenID router (src/rest/oidc-routes.ts) passes these
+ * two routes on to the REST façade with the provider's CSP. Per-IP budget: the provider's
+ * (`OIDC_PROVIDER_PER_IP`, src/services/rate-limits/rate-limit-rules.ts).
  */
 export const oidcInteractionRouter = router({
   details: tenantProcedure
@@ -63,10 +53,7 @@ export const oidcInteractionRouter = router({
         organizationId: z.string().nullable().meta({ description: 'The organization it named (`organization_id`), or null' }),
       }),
     )
-    .query(async ({ ctx }) => {
-      requireRestPath(ctx.req.originalUrl);
-      return ctx.services.oidc.interactionInfo(ctx.tenant, ctx.req, ctx.res);
-    }),
+    .query(({ ctx }) => ctx.services.oidc.interactionInfo(ctx.tenant, ctx.req, ctx.res)),
 
   // Any credential reaches the service, which refuses an API key with its own words (401
   // `user_token_required`: finishing a sign-in needs the person's session).
@@ -105,7 +92,6 @@ export const oidcInteractionRouter = router({
     )
     .output(z.object({ redirectTo: z.string().meta({ description: 'Where the browser goes next: the provider\'s resume endpoint' }) }))
     .mutation(async ({ ctx, input }) => {
-      requireRestPath(ctx.req.originalUrl);
       const proof = { bindingCookie: readSessionBindingCookie(ctx.req, ctx.tenant.slug), refreshToken: input.refreshToken };
       const redirectTo = await ctx.services.oidc.finishSignIn(ctx.em, ctx.tenant, ctx.principal, proof, ctx.req, ctx.res, ctx.meta, input.organizationId);
       return { redirectTo };

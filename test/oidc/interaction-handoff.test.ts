@@ -11,7 +11,7 @@ import { useTestServerAtPublicUrl } from '../helpers/suite.js';
  * `GET {issuer}/interaction/{uid}/details` and `POST {issuer}/interaction/{uid}/complete` keep the
  * provider's CSP and no-store, answer an unknown workspace 404 in the envelope, refuse an API key
  * with 401 `user_token_required` and an access token alone with 401 `session_proof_required`, and
- * are not served on /trpc (the interaction cookie never reaches it).
+ * cannot finish a sign-in through /trpc (the interaction cookie never reaches it).
  */
 
 const suite = useTestServerAtPublicUrl();
@@ -137,19 +137,24 @@ describe('POST {issuer}/interaction/{uid}/complete', () => {
 });
 
 describe('the hand-off outside its REST paths', () => {
-  it('is not served on /trpc (the interaction cookie is scoped to the provider\'s path): 404 not_found', async () => {
-    const { tenant, interaction } = await pendingSignIn();
+  it('cannot be finished through /trpc, which the interaction cookie (scoped to the provider\'s path) never reaches: 401 interaction_not_found', async () => {
+    const { tenant, browser, interaction } = await pendingSignIn();
     const uid = new URL(interaction).pathname.split('/').at(-1)!;
     const member = await signupMember(suite.api, tenant.slug);
     const input = encodeURIComponent(JSON.stringify({ tenantSlug: tenant.slug, uid }));
+    const reasonOf = async (res: Response) => ((await res.json()) as { error: { data: { details: { reason: string } } } }).error.data.details.reason;
+    // a browser sends the path-scoped cookie to the provider's path only (CookieBrowser ignores paths: plain fetch here)
     const details = await fetch(`${suite.server.url}/trpc/oidcInteraction.details?input=${input}`);
-    expect(details.status).toBe(404);
+    expect(details.status).toBe(401);
+    expect(await reasonOf(details)).toBe('interaction_not_found');
     const complete = await fetch(`${suite.server.url}/trpc/oidcInteraction.complete`, {
       method: 'POST', headers: { authorization: `Bearer ${member.accessToken}`, 'content-type': 'application/json' },
       body: JSON.stringify({ tenantSlug: tenant.slug, uid, refreshToken: member.refreshToken }),
     });
-    expect(complete.status).toBe(404);
-    expect(((await complete.json()) as { error: { data: { details: { reason: string } } } }).error.data.details.reason).toBe('not_found');
+    expect(complete.status).toBe(401);
+    expect(await reasonOf(complete)).toBe('interaction_not_found');
+    // the interaction is untouched: the REST path still finishes it
+    expect((await completeInteraction(browser, interaction, member)).status).toBe(200);
   });
 
   it('leaves the provider\'s own interaction route alone: GET {issuer}/interaction/{uid} sends the browser to the hosted page', async () => {
