@@ -1,6 +1,7 @@
 import * as oidc from 'openid-client';
 import { describe, expect, it } from 'vitest';
 import { PROVIDER_CSP } from '../../src/rest/oidc-routes.js';
+import { restRouteLabel } from '../../src/rest/route-labels.js';
 import { createTenant, expectError, signupMember, type TestTenant } from '../helpers/api.js';
 import { completeInteraction, CookieBrowser, locationOf, registerRelyingParty, type RelyingParty } from '../helpers/oidc-relying-party.js';
 import { useTestServerAtPublicUrl } from '../helpers/suite.js';
@@ -165,6 +166,13 @@ describe('the hand-off outside its REST paths', () => {
     const page = locationOf(res, interaction);
     expect(page.pathname).toBe(`/app/${tenant.slug}/sign-in`);
     expect(page.searchParams.get('interaction')).toBe(new URL(interaction).pathname.split('/').at(-1));
+  });
+
+  it('is counted in the request metrics under its procedures, also when refused before they ran; the provider\'s own route as oidc.interaction', () => {
+    expect(restRouteLabel('GET', '/v1/acme/oidc/interaction/abc/details')).toBe('oidcInteraction.details');
+    expect(restRouteLabel('POST', '/v1/acme/oidc/interaction/abc/complete/')).toBe('oidcInteraction.complete');
+    expect(restRouteLabel('GET', '/v1/acme/oidc/interaction/abc')).toBe('oidc.interaction');
+    expect(restRouteLabel('GET', '/v1/acme/oidc/interaction/abc/complete')).toBe('oidc.interaction');
   });
 
   it('is described in the OpenAPI document: details public, complete with a bearer credential', async () => {
