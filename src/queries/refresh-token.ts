@@ -110,16 +110,3 @@ export async function findLiveSessionOfToken(em: EntityManager, tenantId: string
   )) as { id: string; user_id: string }[];
   return rows[0] ? { id: rows[0].id, userId: rows[0].user_id } : undefined;
 }
-
-/**
- * Whether `tokenHash` is the current (not rotated, not expired) refresh token of the live session
- * `sessionId` of the tenant.
- */
-export async function isCurrentTokenOfSession(em: EntityManager, tenantId: string, sessionId: string, tokenHash: string, now: Date): Promise<boolean> {
-  const rows = (await em.execute(
-    `select 1 from refresh_token rt join session s on s.id = rt.session_id
-        where rt.token_hash = ? and rt.tenant_id = ? and rt.session_id = ? and rt.rotated_at is null and rt.expires_at > ? and s.revoked_at is null`,
-    [tokenHash, tenantId, sessionId, now],
-  )) as unknown[];
-  return rows.length > 0;
-}

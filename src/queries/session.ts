@@ -191,6 +191,35 @@ export async function findLiveSessionAuthentication(
   return row ? { authenticatedAt: row.authenticated_at, createdAt: row.created_at, method: row.method } : undefined;
 }
 
+/**
+ * When and how a live session of the tenant was authenticated, and whether `refreshTokenHash` is the
+ * SHA-256 of its current refresh token (not rotated, not expired at `now`), in one statement (it
+ * reads `refresh_token` too): finishing an OpenID Provider sign-in (docs/oidc.md "Sign-in").
+ * @param refreshTokenHash null when no refresh token was presented (`holdsRefreshToken` is then false).
+ * @returns undefined for an ended or unknown session.
+ */
+export async function findLiveSessionAuthenticationWithToken(
+  em: EntityManager,
+  tenantId: string,
+  sessionId: string,
+  refreshTokenHash: string | null,
+  now: Date,
+): Promise<(Pick<Session, 'authenticatedAt' | 'createdAt' | 'method'> & { holdsRefreshToken: boolean }) | undefined> {
+  const rows = (await em.execute(
+    `select s.authenticated_at, s.created_at, s.method,
+            exists (select 1 from refresh_token rt
+                     where rt.token_hash = ? and rt.tenant_id = s.tenant_id and rt.session_id = s.id
+                       and rt.rotated_at is null and rt.expires_at > ?) as holds_refresh_token
+       from session s
+      where s.id = ? and s.tenant_id = ? and s.revoked_at is null`,
+    [refreshTokenHash, now, sessionId, tenantId],
+  )) as { authenticated_at: Date | null; created_at: Date; method: string | null; holds_refresh_token: boolean }[];
+  const row = rows[0];
+  return row
+    ? { authenticatedAt: row.authenticated_at, createdAt: row.created_at, method: row.method, holdsRefreshToken: row.holds_refresh_token === true }
+    : undefined;
+}
+
 /** `authenticated_at` of a live session of this user of the tenant (null for old sessions); undefined when there is none. */
 export async function findLiveSessionAuthenticatedAt(
   em: EntityManager,

@@ -7,6 +7,7 @@ import { createOpenApiExpressMiddleware } from 'trpc-to-openapi';
 import type { AppServices } from '../app-services.js';
 import { appRouter } from '../routers/index.js';
 import { STREAMED_BODY_LOCAL } from '../routers/users.js';
+import { INTERACTION_COMPLETE_MAX_BODY_BYTES } from '../routers/oidc-interaction.js';
 import { createRequestContext } from '../context.js';
 import { isDependencyOutage, serviceUnavailable, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../lib/outage.js';
 import { envelopeAdapterErrors, sendApiError } from './error-envelope.js';
@@ -139,7 +140,9 @@ export function createApp(services: AppServices): express.Express {
   app.get('/v1/openapi.json', publicDescriptionCors, (_req, res) => {
     res.type('application/json').send(openApiDocument);
   });
-  // Each tenant's OpenID Provider: its own CORS (per client), CSP, caching and body parsing (docs/oidc.md).
+  // Each tenant's OpenID Provider: its own CORS (per client), CSP, caching and body parsing (docs/oidc.md);
+  // the hand-off to the hosted sign-in page (interaction/{uid}/details and /complete) goes on, with the
+  // provider's CSP, to the REST façade below: they are procedures (src/routers/oidc-interaction.ts).
   const providerRoutes = oidcRoutes(services);
   app.use('/v1/:tenantSlug/oidc', providerRoutes);
   app.get('/.well-known/oauth-authorization-server/v1/:tenantSlug/oidc', authorizationServerMetadataRoute(providerRoutes));
@@ -181,6 +184,8 @@ export function createApp(services: AppServices): express.Express {
   const logoBody = express.json({ limit: LOGO_MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] });
   app.put(['/v1/:slug/tenant/logo', '/v1/:slug/tenant/logo/dark'], logoBody);
   app.post(['/trpc/tenant.setLogo', '/trpc/tenant.setDarkLogo'], logoBody);
+  // Finishing an OpenID Provider sign-in (passed on by the provider's mount above) takes a refresh token and an organization id.
+  app.post('/v1/:slug/oidc/interaction/:uid/complete', express.json({ limit: INTERACTION_COMPLETE_MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] }));
   app.use(express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] }));
   // An import job's NDJSON body (not parsed above) is left unread: the procedure streams it into the job (docs/import.md).
   app.post('/v1/:slug/users/import-jobs', leaveNdjsonBodyUnread);

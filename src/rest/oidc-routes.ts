@@ -1,19 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type Request, type Response } from 'express';
 import type { AppServices } from '../app-services.js';
 import type { Tenant } from '../entities/tenant.js';
-import { ApiError, REQUEST_ERRORS } from '../lib/errors.js';
-import { isUuid } from '../lib/uuid.js';
-import { OIDC_PROVIDER_PER_CLIENT, OIDC_PROVIDER_PER_IP, PER_CREDENTIAL, type RateLimitBudget } from '../services/rate-limits/rate-limit-rules.js';
+import { OIDC_PROVIDER_PER_CLIENT, OIDC_PROVIDER_PER_IP, type RateLimitBudget } from '../services/rate-limits/rate-limit-rules.js';
 import { rateLimitClientKey } from '../services/rate-limits/rate-limiter.js';
 import { findLiveTenantBySlug } from '../queries/tenant.js';
 import { sendApiError } from './error-envelope.js';
+import { INTERACTION_PATH } from '../services/oidc/oidc-provider-service.js';
 import { TENANT_ERRORS } from '../errors/tenant.js';
 import { spendBudget } from '../middleware/rate-limit.js';
-import { readSessionBindingCookie } from '../middleware/refresh-cookie.js';
-import { isSessionBinding } from '../security/session-binding.js';
-import { OIDC_ERRORS } from '../errors/oidc.js';
-import { SESSION_ERRORS } from '../errors/session.js';
 
 /**
  * The provider's own pages (the logout confirmation, errors) post a form to the provider and may
@@ -57,27 +52,30 @@ function clientIdOf(req: Request): string | undefined {
   return undefined;
 }
 
-/** Answers a catalog error as the envelope; passes anything else on to the error handler. */
-function answerOrPass(res: Response, err: unknown, next: NextFunction): void {
-  if (err instanceof ApiError) {
-    sendApiError(res, err);
-    return;
-  }
-  next(err);
+/**
+ * The hand-off procedures (src/routers/oidc-interaction.ts), which the REST façade answers through the
+ * procedure pipeline (rate limits, one tenant resolution, the credential): `GET interaction/{uid}/details`
+ * and `POST interaction/{uid}/complete`, relative to the router's mount.
+ */
+const HAND_OFF_PROCEDURES: readonly { method: string; path: RegExp }[] = [
+  { method: 'GET', path: new RegExp(`^${INTERACTION_PATH}[^/]+/details/?$`, 'i') },
+  { method: 'POST', path: new RegExp(`^${INTERACTION_PATH}[^/]+/complete/?$`, 'i') },
+];
+
+/** Whether the request is one of {@link HAND_OFF_PROCEDURES}. */
+function isHandOffProcedure(req: Request): boolean {
+  return HAND_OFF_PROCEDURES.some((route) => route.method === req.method && route.path.test(req.path));
 }
 
 /**
  * `/v1/{tenantSlug}/oidc/*`: the tenant's OpenID Provider (docs/oidc.md). The protocol endpoints
  * (discovery, authorize, token, userinfo, JWKS, introspection, revocation, end session) are
- * oidc-provider's; this router adds the tenant look-up (unknown slug: 404 in the envelope) and the
- * hand-off to the hosted sign-in page:
- * - `GET interaction/{uid}`: sends the browser to `/app/{slug}/sign-in?interaction={uid}`;
- * - `GET interaction/{uid}/details`: the application's name and whether it asked for a new sign-in;
- * - `POST interaction/{uid}/complete` (bearer access token of the hosted session; body
- *   `{refreshToken?, organizationId?}`): finishes the sign-in, with the organization the person
- *   picked when the application asked for `organizations`, and answers `{redirectTo}`.
- * The interaction endpoints read the provider's interaction cookie, scoped to their path, so only
- * the browser that started the sign-in can finish it.
+ * oidc-provider's; this router sets the provider's CSP on every answer, adds the rate limits and the
+ * tenant look-up (unknown slug: 404 in the envelope), and sends the browser of a pending sign-in to
+ * the hosted page (`GET interaction/{uid}` → `/app/{slug}/sign-in?interaction={uid}`). The page's
+ * hand-off, `GET interaction/{uid}/details` and `POST interaction/{uid}/complete`, are procedures
+ * (src/routers/oidc-interaction.ts): this router passes them on, with the CSP, to the REST façade
+ * mounted after it (src/rest/app.ts).
  */
 export function oidcRoutes(services: AppServices): express.Router {
   const router = express.Router({ mergeParams: true });
@@ -92,6 +90,7 @@ export function oidcRoutes(services: AppServices): express.Router {
 
   router.use(async (req: Request<{ tenantSlug: string }>, res: TenantResponse, next) => {
     res.setHeader('Content-Security-Policy', PROVIDER_CSP);
+    if (isHandOffProcedure(req)) return next('router');
     try {
       // the provider is rate limited like the API (docs/oidc.md "Limits"): a client authenticating with
       // HTTP Basic (a back end: token, introspection, revocation) per client id, anything else per client IP
@@ -111,57 +110,6 @@ export function oidcRoutes(services: AppServices): express.Router {
 
   router.get('/interaction/:uid', (req: Request<{ tenantSlug: string; uid: string }>, res) => {
     res.redirect(303, `/app/${encodeURIComponent(req.params.tenantSlug)}/sign-in?interaction=${encodeURIComponent(req.params.uid)}`);
-  });
-
-  router.get('/interaction/:uid/details', async (req, res: TenantResponse, next) => {
-    try {
-      res.setHeader('Cache-Control', 'no-store');
-      res.json(await services.oidc.interactionInfo(res.locals.tenant, req, res));
-    } catch (err) {
-      answerOrPass(res, err, next);
-    }
-  });
-
-  /**
-   * An access token alone never finishes a provider sign-in (docs/oidc.md "Sessions end everywhere"):
-   * the browser's session-binding cookie (set beside the hosted pages' refresh cookie) or, for a
-   * client without the pages, the session's current refresh token in the body (`{refreshToken}`).
-   * @throws ApiError 401 `session_proof_required`.
-   */
-  const requireSessionProof = async (req: Request, tenant: Tenant, sessionId: string): Promise<void> => {
-    if (isSessionBinding(services.config.jwtSecret, tenant.slug, sessionId, readSessionBindingCookie(req, tenant.slug))) return;
-    const presented = (req.body as { refreshToken?: unknown } | undefined)?.refreshToken;
-    if (typeof presented === 'string' && presented.length <= 512 && (await services.sessions.holdsCurrentRefreshToken(em(), tenant.id, sessionId, presented))) return;
-    throw OIDC_ERRORS.sessionProofRequired();
-  };
-
-  router.post('/interaction/:uid/complete', express.json({ limit: '4kb' }), async (req, res: TenantResponse, next) => {
-    try {
-      res.setHeader('Cache-Control', 'no-store');
-      const tenant = res.locals.tenant;
-      const authorization = req.headers.authorization;
-      const resolved = await services.credentials.resolveTenant(em(), tenant.slug, authorization);
-      const principal = await services.credentials.authenticate(em(), tenant, authorization, resolved?.sessionCheck);
-      if (principal.kind !== 'user') throw SESSION_ERRORS.userTokenRequiredToFinishSignIn();
-      if (!(await spend(req, res, PER_CREDENTIAL, `session:${principal.sessionId}`))) return;
-      await requireSessionProof(req, tenant, principal.sessionId);
-      const session = await services.sessions.authenticationOf(em(), tenant.id, principal.sessionId);
-      if (!session) throw SESSION_ERRORS.sessionRevoked();
-      const meta = { ip: req.ip ?? null, userAgent: req.headers['user-agent']?.slice(0, 512) ?? null };
-      const picked = (req.body as { organizationId?: unknown } | undefined)?.organizationId;
-      if (picked !== undefined && (typeof picked !== 'string' || !isUuid(picked))) throw REQUEST_ERRORS.validationFailed({ issues: [{ path: 'organizationId', message: 'Must be an organization id' }] });
-      const redirectTo = await services.oidc.completeInteraction(
-        tenant,
-        { userId: principal.userId, sessionId: principal.sessionId, authenticatedAt: session.authenticatedAt, method: session.method },
-        req,
-        res,
-        meta,
-        picked,
-      );
-      res.json({ redirectTo });
-    } catch (err) {
-      answerOrPass(res, err, next);
-    }
   });
 
   const publicUrl = new URL(services.config.publicUrl);

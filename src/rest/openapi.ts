@@ -16,6 +16,7 @@ const TAGS = [
   { name: 'invites', description: 'Inviting users into a tenant and accepting invites' },
   { name: 'api-keys', description: 'Tenant API keys for machine clients' },
   { name: 'applications', description: 'The tenant\'s applications: clients of its OpenID Provider (docs/oidc.md)' },
+  { name: 'openid provider', description: 'The hand-off between the tenant’s OpenID Provider and its hosted sign-in page (docs/oidc.md "Sign-in")' },
   { name: 'access control', description: 'Your API resources, their permissions, and roles held by users and m2m applications (docs/oidc.md "Roles and permissions")' },
   { name: 'organizations', description: 'The tenant’s own customers: organizations, their members and organization roles (docs/organizations.md)' },
   { name: 'enterprise sso', description: 'Single sign-on at customer companies’ SAML 2.0 identity providers, routed by email domain (docs/sso.md)' },

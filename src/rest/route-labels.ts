@@ -55,8 +55,15 @@ export function restRouteLabel(method: string, path: string): string | undefined
     const [, endpoint = '', next] = provider;
     if (endpoint === '.well-known') return 'oidc.discovery';
     if (endpoint === 'token' && (next === 'introspection' || next === 'revocation')) return `oidc.${next}`;
+    // the hosted page's hand-off (`interaction/{uid}/details`, `/complete`) is two procedures at the provider's paths
+    if (endpoint === 'interaction') return procedureOf(method, path) ?? 'oidc.interaction';
     return PROVIDER_ENDPOINTS.has(endpoint) ? `oidc.${endpoint}` : 'oidc.other';
   }
+  return procedureOf(method, path);
+}
+
+/** The procedure whose REST operation the method (HEAD as GET) and path match, or undefined. */
+function procedureOf(method: string, path: string): string | undefined {
   const upper = method.toUpperCase();
   const lookup = upper === 'HEAD' ? 'GET' : upper;
   return restOperations().find((op) => op.method === lookup && op.pattern.test(path))?.procedure;

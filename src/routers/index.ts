@@ -9,6 +9,7 @@ import { idpRouter } from './idp.js';
 import { ssoRouter } from './sso.js';
 import { invitesRouter } from './invites.js';
 import { meRouter } from './me.js';
+import { oidcInteractionRouter } from './oidc-interaction.js';
 import { mfaRouter } from './mfa.js';
 import { rolesRouter } from './roles.js';
 import { organizationRolesRouter } from './organization-roles.js';
@@ -41,6 +42,7 @@ export const appRouter = router({
   roles: rolesRouter,
   organizations: organizationsRouter,
   organizationRoles: organizationRolesRouter,
+  oidcInteraction: oidcInteractionRouter,
 });
 
 /** The router type for end-to-end typed TypeScript clients of the `/trpc` endpoint. */

@@ -46,6 +46,7 @@ export const ACCESS_CLASSES: Record<string, AccessClass> = {
   'browser.logout': 'public',
   'browser.idpStart': 'public',
   'browser.idpCallback': 'public',
+  'oidcInteraction.details': 'public',
   'auth.passkeyOptions': 'public',
   'auth.passkeyVerify': 'public',
 
@@ -66,6 +67,7 @@ export const ACCESS_CLASSES: Record<string, AccessClass> = {
   'mfa.recoveryCodes': 'user',
   'mfa.totpDisable': 'user',
   'me.requestEmailChange': 'user',
+  'oidcInteraction.complete': 'user',
 
   'users.disableTotp': 'securityAdmin',
   'users.sendPasswordReset': 'admin',

@@ -43,6 +43,8 @@ describe('the procedures\' rate limits', () => {
       'idp.signInOptions': { ip: 'ip_sign_in' },
       'idp.start': { ip: 'ip_sign_in' },
       'invites.accept': { ip: 'ip_account_creation' },
+      'oidcInteraction.complete': { ip: 'ip_oidc_provider' },
+      'oidcInteraction.details': { ip: 'ip_oidc_provider' },
       'me.requestEmailChange': { ip: 'ip_self_service_mail' },
       'sso.start': { ip: 'ip_sign_in' },
       'sso.test': { ip: 'ip_sign_in' },

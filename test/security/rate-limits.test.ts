@@ -192,6 +192,24 @@ describe('per-IP and per-credential budgets (scale 0.1)', () => {
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
   });
+
+  it('the provider\'s sign-in hand-off: 30 per minute per IP on details, before the tenant look-up, complete and the provider counted apart; complete spends the session\'s credential budget', async () => {
+    const details = (slug: string) => `/v1/${slug}/oidc/interaction/no-such-interaction/details`;
+    for (let i = 0; i < 30; i += 1) expectError(await api.get(details(tenant.slug), from('192.0.2.40')), 401, 'UNAUTHORIZED', 'interaction_not_found');
+    expectRateLimited(await api.get(details(tenant.slug), from('192.0.2.40')), 60);
+    // spent before the workspace is looked up: an unknown one is refused alike
+    expectRateLimited(await api.get(details('no-such-workspace-x'), from('192.0.2.40')), 60);
+    // each route its own count: complete, and the provider's other endpoints, still answer that IP
+    const member = await signupMember(setupApi, tenant.slug);
+    const complete = `/v1/${tenant.slug}/oidc/interaction/no-such-interaction/complete`;
+    expectError(await api.post(complete, {}, { token: member.accessToken, ...from('192.0.2.40') }), 401, 'UNAUTHORIZED', 'session_proof_required');
+    expect((await api.get(`/v1/${tenant.slug}/oidc/.well-known/openid-configuration`, from('192.0.2.40'))).status).toBe(200);
+
+    // the session's per-credential budget (60 at this scale) is one for every route: spent on GET me, complete is refused too
+    const spender = await signupMember(setupApi, tenant.slug);
+    for (let i = 0; i < 60; i += 1) expect((await api.get(`/v1/${tenant.slug}/me`, { token: spender.accessToken, ...from(`192.0.2.${100 + (i % 50)}`) })).status).toBe(200);
+    expectRateLimited(await api.post(complete, { refreshToken: spender.refreshToken }, { token: spender.accessToken, ...from('192.0.2.41') }), 60);
+  });
 });
 
 describe('client IP', () => {

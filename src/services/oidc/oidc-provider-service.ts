@@ -11,9 +11,12 @@ import type { RequestMeta } from '../../lib/request-meta.js';
 import type { AccessControl, IndicatedResource } from './token-access.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { SessionService } from '../sessions/session-service.js';
+import type { Principal } from '../sessions/bearer-authentication-service.js';
+import { SESSION_ERRORS } from '../../errors/session.js';
+import { isSessionBinding } from '../../security/session-binding.js';
 import type { ApplicationService } from './application-service.js';
 import { OIDC_ERRORS } from '../../errors/oidc.js';
-import * as payloads from '../../queries/oidc-payload.js';
+import { oidcStorageAdapterFactory } from './oidc-storage-adapter.js';
 import type { Locale } from '../../lib/locales.js';
 import { isUuid } from '../../lib/uuid.js';
 import { errorPage, logoutPage, signedOutPage, uiLocaleOf, type PageRequest } from './provider-pages.js';
@@ -151,6 +154,17 @@ export interface HostedSession {
 }
 
 /**
+ * What a caller shows, beside its access token, that it holds the hosted session itself (docs/oidc.md
+ * "Sign-in"): an access token alone, stolen from a page or a log, never finishes a sign-in.
+ */
+export interface SessionProof {
+  /** The browser's `session_binding_{slug}` cookie (security/session-binding.ts), when it sent one. */
+  bindingCookie: string | undefined;
+  /** The session's current refresh token, which a client without the hosted pages sends in the body. */
+  refreshToken: string | undefined;
+}
+
+/**
  * Each tenant as an OpenID Provider (docs/oidc.md), with oidc-provider doing the protocol:
  * discovery, authorization code with PKCE, token, userinfo, JWKS, introspection (RFC 7662),
  * revocation (RFC 7009), RP-initiated logout, refresh-token rotation and client credentials.
@@ -228,6 +242,46 @@ export class OidcProviderService {
   }
 
   /**
+   * The hosted session a request may finish an application's sign-in with (docs/oidc.md "Sign-in"):
+   * a person's session (never an API key), proven beyond its access token by the browser's
+   * session-binding cookie of that session or, without it, the session's current refresh token; with
+   * when it last proved who the person is and how. One read (the session and, for a refresh token,
+   * whether it is the current one); none before the proof is judged present.
+   * @param principal the request's credential, already authenticated (the procedure pipeline).
+   * @throws ApiError 401 `user_token_required` for an API key; 401 `session_proof_required` without a
+   *   binding cookie of this session or the session's current refresh token; 401 `session_revoked`
+   *   when the session ended since the credential check.
+   */
+  async hostedSessionOf(em: EntityManager, tenant: Pick<Tenant, 'id' | 'slug'>, principal: Principal, proof: SessionProof): Promise<HostedSession> {
+    if (principal.kind !== 'user') throw SESSION_ERRORS.userTokenRequiredToFinishSignIn();
+    const { sessionId, userId } = principal;
+    const bound = isSessionBinding(this.config.jwtSecret, tenant.slug, sessionId, proof.bindingCookie);
+    const presented = bound ? undefined : proof.refreshToken;
+    if (!bound && presented === undefined) throw OIDC_ERRORS.sessionProofRequired();
+    const session = await this.sessions.authenticationWithRefreshToken(em, tenant.id, sessionId, presented);
+    if (!session) throw SESSION_ERRORS.sessionRevoked();
+    if (!bound && !session.holdsRefreshToken) throw OIDC_ERRORS.sessionProofRequired();
+    return { userId, sessionId, authenticatedAt: session.authenticatedAt, method: session.method };
+  }
+
+  /**
+   * Finishes an application's pending sign-in with the person's hosted session (`POST
+   * {issuer}/interaction/{uid}/complete`, docs/oidc.md "Sign-in"): {@link hostedSessionOf}, then
+   * {@link completeInteraction} with the interaction of this browser (the provider's interaction
+   * cookie on `req`).
+   * @param pickedOrganizationId the organization the person picked on the hosted page, if any.
+   * @returns the URL the browser goes to next (the provider's resume endpoint).
+   * @throws ApiError the errors of {@link hostedSessionOf} and {@link completeInteraction}.
+   */
+  async finishSignIn(
+    em: EntityManager, tenant: Tenant, principal: Principal, proof: SessionProof,
+    req: IncomingMessage, res: ServerResponse, meta: RequestMeta, pickedOrganizationId?: string,
+  ): Promise<string> {
+    const session = await this.hostedSessionOf(em, tenant, principal, proof);
+    return this.completeInteraction(tenant, session, req, res, meta, pickedOrganizationId);
+  }
+
+  /**
    * Completes a pending interaction with the hosted-page session the person holds: the login (user
    * id, the time the session last proved who they are, its method) and, when the application asked
    * for consent, the grant of the tenant's scopes (no consent page for the tenant's own apps).
@@ -287,7 +341,6 @@ export class OidcProviderService {
     const keys = await this.signingKeys.keysOf(em(), tenant.id);
     const tenantId = tenant.id;
     const slug = tenant.slug;
-    const applications = this.applications;
     const { apiResources, roleAssignments } = this.access;
     /**
      * The API resource an RFC 8707 `resource` value names and the permissions a token for it may carry
@@ -320,32 +373,6 @@ export class OidcProviderService {
       acceptLanguage: ctx.get('accept-language') || undefined,
     });
 
-    class TenantAdapter {
-      constructor(private readonly model: string) {}
-      async upsert(id: string, payload: payloads.OidcPayload, expiresIn?: number): Promise<void> {
-        await payloads.upsertPayload(em(), tenantId, this.model, id, payload, expiresIn);
-      }
-      async find(id: string): Promise<payloads.OidcPayload | undefined> {
-        if (this.model === 'Client') return (await applications.clientMetadata(em(), tenantId, id)) as payloads.OidcPayload | undefined;
-        return payloads.findPayload(em(), tenantId, this.model, id);
-      }
-      async findByUid(uid: string): Promise<payloads.OidcPayload | undefined> {
-        return payloads.findPayloadBy(em(), tenantId, this.model, 'uid', uid);
-      }
-      async findByUserCode(userCode: string): Promise<payloads.OidcPayload | undefined> {
-        return payloads.findPayloadBy(em(), tenantId, this.model, 'user_code', userCode);
-      }
-      async consume(id: string): Promise<void> {
-        await payloads.consumePayload(em(), tenantId, this.model, id);
-      }
-      async destroy(id: string): Promise<void> {
-        await payloads.destroyPayload(em(), tenantId, this.model, id);
-      }
-      async revokeByGrantId(grantId: string): Promise<void> {
-        await payloads.revokePayloadsOfGrant(em(), tenantId, grantId);
-      }
-    }
-
     /** The grant an authorization continues with: the consented or session's one, else a new one with the tenant's scopes. */
     const loadGrant = async (ctx: KoaContextWithOIDC): Promise<GrantInstance | undefined> => {
       const oidc = ctx.oidc as unknown as {
@@ -370,7 +397,8 @@ export class OidcProviderService {
       return grant;
     };
     const provider = new Provider(issuer, {
-      adapter: TenantAdapter,
+      // the tenant's storage (src/services/oidc/oidc-storage-adapter.ts): oidc_payload rows, and its applications as clients
+      adapter: oidcStorageAdapterFactory({ tenantId, em, clientMetadata: (db, id, clientId) => this.applications.clientMetadata(db, id, clientId) }),
       jwks: { keys },
       cookies: {
         keys: [cookieKey],

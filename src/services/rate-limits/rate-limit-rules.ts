@@ -32,6 +32,8 @@ export const PER_CREDENTIAL: RateLimitBudget = { name: 'credential', points: 600
  * Every endpoint of a tenant's OpenID Provider (`/v1/{slug}/oidc/*`: authorization, token, userinfo,
  * introspection, revocation, logout, interactions, discovery): 300 requests per minute per client IP,
  * which also bounds the interaction rows anonymous authorization requests store (docs/oidc.md "Limits").
+ * The hand-off procedures (`interaction/{uid}/details`, `/complete`) spend it through the table
+ * below, each with its own count, as every procedure's per-IP budget is keyed by its path.
  */
 export const OIDC_PROVIDER_PER_IP: RateLimitBudget = { name: 'ip_oidc_provider', points: 300, durationSeconds: 60 };
 /** The provider's back-channel endpoints per client id (HTTP Basic or `client_id`): 600 per minute. */

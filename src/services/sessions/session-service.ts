@@ -11,10 +11,10 @@ import type { AuditService } from '../audit/audit-service.js';
 import { findLiveUserById } from '../../queries/user.js';
 import { deleteExpiredRefreshAnswers, findUsableRefreshAnswer, insertRefreshAnswer } from '../../queries/refresh-answer.js';
 import {
-  findLiveSessionOfToken, findPresentedToken, isCurrentTokenOfSession, rotateRefreshToken, type SessionUser,
+  findLiveSessionOfToken, findPresentedToken, rotateRefreshToken, type SessionUser,
 } from '../../queries/refresh-token.js';
 import {
-  findLiveSessionAuthentication, findLiveSessionsOfUser, insertSessionWithFirstToken, revokeLiveSession, revokeLiveSessionsOfUser,
+  findLiveSessionAuthentication, findLiveSessionAuthenticationWithToken, findLiveSessionsOfUser, insertSessionWithFirstToken, revokeLiveSession, revokeLiveSessionsOfUser,
 } from '../../queries/session.js';
 import { SESSION_ERRORS } from '../../errors/session.js';
 import { SIGN_IN_ERRORS } from '../../errors/sign-in.js';
@@ -373,20 +373,26 @@ export class SessionService {
   }
 
   /**
-   * Whether `presented` is the current refresh token of the live session `sessionId` (proof that the
-   * caller holds the session itself, not only one of its access tokens; it is not rotated).
-   */
-  async holdsCurrentRefreshToken(em: EntityManager, tenantId: string, sessionId: string, presented: string): Promise<boolean> {
-    return isCurrentTokenOfSession(em, tenantId, sessionId, sha256Hex(presented), new Date());
-  }
-
-  /**
    * When a live session last proved who its user is (sign-in with password, factor, passkey or
    * provider; refreshing does not renew it) and by which method; undefined for an ended session.
    */
   async authenticationOf(em: EntityManager, tenantId: string, sessionId: string): Promise<{ authenticatedAt: Date; method: string | null } | undefined> {
     const row = await findLiveSessionAuthentication(em, tenantId, sessionId);
     return row ? { authenticatedAt: new Date(row.authenticatedAt ?? row.createdAt), method: row.method } : undefined;
+  }
+
+  /**
+   * {@link authenticationOf}, and whether `presented` is the session's current refresh token (not
+   * rotated, not expired): proof that the caller holds the session itself, not only one of its access
+   * tokens (docs/oidc.md "Sign-in"). One statement; the token is compared by its SHA-256 and not rotated.
+   * @param presented the refresh token the caller sent, or undefined (`holdsRefreshToken` is then false).
+   * @returns undefined for an ended or unknown session of the tenant.
+   */
+  async authenticationWithRefreshToken(
+    em: EntityManager, tenantId: string, sessionId: string, presented: string | undefined,
+  ): Promise<{ authenticatedAt: Date; method: string | null; holdsRefreshToken: boolean } | undefined> {
+    const row = await findLiveSessionAuthenticationWithToken(em, tenantId, sessionId, presented === undefined ? null : sha256Hex(presented), new Date());
+    return row ? { authenticatedAt: new Date(row.authenticatedAt ?? row.createdAt), method: row.method, holdsRefreshToken: row.holdsRefreshToken } : undefined;
   }
 
   /**
