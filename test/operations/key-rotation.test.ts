@@ -194,8 +194,10 @@ describe('ENCRYPTION_KEYS rotation', () => {
       drain = await startTestServer({ ENCRYPTION_KEYS: `v2:${Buffer.alloc(32, 9).toString('base64')}`, JOB_QUEUE: queue, SMTP_URL: undefined });
       const outbox = path.join(drain.services.config.dataDir, 'outbox');
       const started = Date.now();
-      const delivered = () => existsSync(outbox) && readdirSync(outbox).some((f) => readFileSync(path.join(outbox, f), 'utf8').includes(email));
+      const delivered = () => existsSync(outbox) && readdirSync(outbox).some((f) => f.endsWith('.eml') && readFileSync(path.join(outbox, f), 'utf8').includes(email));
+      // a mail is written as `.eml.tmp` and renamed: only finished ones are read
       const resetMailed = () => existsSync(outbox) && readdirSync(outbox).some((f) => {
+        if (!f.endsWith('.eml')) return false;
         const text = readFileSync(path.join(outbox, f), 'utf8');
         return text.includes(tenant.adminEmail) && text.includes('reset-password');
       });
