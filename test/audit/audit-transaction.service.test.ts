@@ -14,13 +14,13 @@ describe('AuditService.record', () => {
     const event = { tenantId: tenant.id, action: 'UserUnlocked' as const, actor, target: { type: 'user', id: admin.id }, meta: suite.meta };
 
     await expect(suite.em().transactional(async (tx) => {
-      await suite.services.audit.record(tx, { ...event, details: { attempt: 'rolled back' } });
+      await suite.services.audit.recordUnscoped(tx, { ...event, details: { attempt: 'rolled back' } });
       throw new Error('the change failed after its audit event');
     })).rejects.toThrow('the change failed');
     expect(await suite.auditOf(tenant.id, 'UserUnlocked')).toEqual([]);
 
     await suite.em().transactional(async (tx) => {
-      await suite.services.audit.record(tx, { ...event, details: { attempt: 'committed' } });
+      await suite.services.audit.recordUnscoped(tx, { ...event, details: { attempt: 'committed' } });
     });
     const events = await suite.auditOf(tenant.id, 'UserUnlocked');
     expect(events).toHaveLength(1);
@@ -39,7 +39,7 @@ describe('AuditService.record', () => {
   });
 
   it('fails the operation when the event cannot be written (unknown tenant)', async () => {
-    await expect(suite.services.audit.record(suite.em(), {
+    await expect(suite.services.audit.recordUnscoped(suite.em(), {
       tenantId: '00000000-0000-4000-8000-000000000000', action: 'UserUnlocked', actor: { type: 'system', id: null },
     })).rejects.toThrow();
   });

@@ -116,11 +116,11 @@ describe('webhooks', () => {
     const event = (probe: string) => ({ tenantId: t.id, action: 'UserHardDeleted' as const, actor: { type: 'system' as const, id: null }, details: { probe } });
     await expect(
       orm.em.fork().transactional(async (tx) => {
-        await audit.record(tx, event('rolled-back'));
+        await audit.recordUnscoped(tx, event('rolled-back'));
         throw new Error('abort the operation');
       }),
     ).rejects.toThrow('abort the operation');
-    await orm.em.fork().transactional((tx) => audit.record(tx, event('committed')));
+    await orm.em.fork().transactional((tx) => audit.recordUnscoped(tx, event('committed')));
     await receiver.waitFor(1, (w) => w.body.type === 'UserHardDeleted');
     await eventually(async () => ((await pendingWebhookJobs(server, t)) === 0 ? true : undefined), 'the queue to drain');
     expect(receiver.received.map((w) => (w.body.data.details as { probe: string }).probe)).toEqual(['committed']);

@@ -108,7 +108,7 @@ export class ApiResourceService {
       await em.transactional(async (tx) => {
         await insertApiResource(tx, row);
         await insertPermissions(tx, rows);
-        await this.audit.record(tx, {
+        await this.audit.recordUnscoped(tx, {
           tenantId: tenant.id, action: 'ApiResourceCreated', actor, target: { type: 'api_resource', id: row.id }, meta,
           details: { name: row.name, identifier: row.identifier, permissions: permissions.map((p) => p.name) },
         });
@@ -161,7 +161,7 @@ export class ApiResourceService {
         await insertPermissions(tx, added.map((p) => ({ id: randomUUID(), tenantId: tenant.id, resourceId: id, ...p, createdAt: now })));
         Object.assign(details, { permissionsAdded: added.map((p) => p.name), permissionsRemoved: removed.map((p) => p.name) });
       }
-      await this.audit.record(tx, { tenantId: tenant.id, action: 'ApiResourceUpdated', actor, target: { type: 'api_resource', id }, meta, details });
+      await this.audit.recordUnscoped(tx, { tenantId: tenant.id, action: 'ApiResourceUpdated', actor, target: { type: 'api_resource', id }, meta, details });
       return toView({ ...row, name: changes.name ?? row.name }, await findPermissionsOfResources(tx, tenant.id, [id]));
     });
   }
@@ -175,7 +175,7 @@ export class ApiResourceService {
     await em.transactional(async (tx) => {
       const row = await this.row(tx, tenant.id, id, true);
       await deleteApiResource(tx, tenant.id, id);
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id, action: 'ApiResourceDeleted', actor, target: { type: 'api_resource', id }, meta,
         details: { name: row.name, identifier: row.identifier },
       });

@@ -39,7 +39,7 @@ export class RoleAssignmentService {
       const roles = await this.checkedRoles(tx, tenant.id, roleIds);
       const before = await findRolesOfUser(tx, tenant.id, userId);
       await replaceUserRoles(tx, tenant.id, userId, roles.map((r) => r.id), new Date());
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id, action: 'UserRolesChanged', actor, target: { type: 'user', id: userId }, meta, details: changeDetails(before, roles),
       });
       return this.views(tx, tenant.id, roles);
@@ -64,7 +64,7 @@ export class RoleAssignmentService {
       const roles = await this.checkedRoles(tx, tenant.id, roleIds);
       const before = await findRolesOfApplication(tx, tenant.id, applicationId);
       await replaceApplicationRoles(tx, tenant.id, applicationId, roles.map((r) => r.id), new Date());
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id, action: 'ApplicationRolesChanged', actor, target: { type: 'application', id: applicationId }, meta,
         details: { clientId: application.clientId, ...changeDetails(before, roles) },
       });

@@ -98,7 +98,7 @@ export class RoleService {
         const permissionIds = await this.permissionIds(tx, tenant.id, input.permissions);
         await insertRole(tx, row);
         await replaceRolePermissions(tx, tenant.id, row.id, permissionIds);
-        await this.audit.record(tx, {
+        await this.audit.recordUnscoped(tx, {
           tenantId: tenant.id, action: 'RoleCreated', actor, target: { type: 'role', id: row.id }, meta,
           details: { name: row.name, permissions: input.permissions },
         });
@@ -161,7 +161,7 @@ export class RoleService {
         const next = { ...row, name: changes.name ?? row.name, description: changes.description ?? row.description };
         if (next.name !== row.name || next.description !== row.description) await updateRole(tx, tenant.id, id, next, new Date());
         if (changes.permissions) await replaceRolePermissions(tx, tenant.id, id, await this.permissionIds(tx, tenant.id, changes.permissions));
-        await this.audit.record(tx, {
+        await this.audit.recordUnscoped(tx, {
           tenantId: tenant.id, action: 'RoleUpdated', actor, target: { type: 'role', id }, meta,
           details: { name: next.name, changed: Object.keys(changes).filter((k) => ['name', 'description', 'permissions'].includes(k)), ...(changes.permissions ? { permissions: changes.permissions } : {}) },
         });
@@ -175,7 +175,7 @@ export class RoleService {
     await em.transactional(async (tx) => {
       const row = await this.row(tx, tenant.id, id, true);
       await deleteRole(tx, tenant.id, id);
-      await this.audit.record(tx, { tenantId: tenant.id, action: 'RoleDeleted', actor, target: { type: 'role', id }, meta, details: { name: row.name } });
+      await this.audit.recordUnscoped(tx, { tenantId: tenant.id, action: 'RoleDeleted', actor, target: { type: 'role', id }, meta, details: { name: row.name } });
     });
   }
 

@@ -55,7 +55,7 @@ export class ApiKeyService {
     };
     await em.transactional(async (tx) => {
       await insertApiKey(tx, apiKey);
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id, action: 'ApiKeyCreated', actor, target: { type: 'api_key', id: apiKey.id }, meta,
         details: {
           name: apiKey.name, environment: apiKey.environment, prefix: apiKey.prefix,
@@ -82,7 +82,7 @@ export class ApiKeyService {
       const apiKey = await findApiKey(tx, tenant.id, apiKeyId);
       if (!apiKey) throw API_KEY_ERRORS.apiKeyNotFound();
       if (!(await revokeApiKey(tx, tenant.id, apiKey.id, new Date()))) return;
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id, action: 'ApiKeyRevoked', actor, target: { type: 'api_key', id: apiKey.id }, meta,
         details: { name: apiKey.name, environment: apiKey.environment, prefix: apiKey.prefix },
       });

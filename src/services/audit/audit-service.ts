@@ -2,9 +2,20 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7 } from 'uuid';
 import type { AuditAction } from '../../entities/audit-event.js';
 import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import type { AuditScope } from '../../lib/request-scope.js';
 import { insertAuditEventWithOutbox, type NewAuditEvent } from '../../queries/audit-event.js';
 
-/** One audit event to record; `details` must never hold a secret. */
+/**
+ * One audit event of a scope: what happened (`action`), to what (`target`), and its `details`, which
+ * must never hold a secret. Who acted, from where and in which workspace come from the scope.
+ */
+export interface AuditEvent {
+  action: AuditAction;
+  target?: { type: string; id: string | null };
+  details?: Record<string, unknown>;
+}
+
+/** One audit event with its actor and metadata spelled out (the form before RequestScope). */
 export interface AuditInput {
   tenantId: string;
   action: AuditAction;
@@ -27,11 +38,20 @@ export class AuditService {
   constructor(private readonly jobQueueName = 'default') {}
 
   /**
-   * Records one event (and queues its webhook deliveries) with the given entity manager: one
-   * statement, one round trip.
+   * Records one event of `scope` (and queues its webhook deliveries) with the scope's entity manager,
+   * the caller's transaction when it opened one (`withEm(scope, tx)`): one statement, one round trip.
+   * The event's workspace is `scope.tenant.id`, its actor `scope.actor`, its `ip` and `userAgent`
+   * those of `scope.meta` (docs/audit.md).
    * @throws the database's error when the row cannot be written (e.g. an unknown tenant id).
    */
-  async record(em: EntityManager, input: AuditInput): Promise<void> {
+  async record(scope: AuditScope, event: AuditEvent): Promise<void> {
+    await this.recordUnscoped(scope.em, {
+      tenantId: scope.tenant.id, action: event.action, actor: scope.actor, target: event.target, meta: scope.meta, details: event.details,
+    });
+  }
+
+  /** {@link record} with the actor and metadata spelled out; every caller moves to {@link record}. */
+  async recordUnscoped(em: EntityManager, input: AuditInput): Promise<void> {
     const event: NewAuditEvent = {
       // RFC 9562 UUIDv7: time-ordered and monotonic within this process, so events of one
       // operation written in the same millisecond still list in the order they happened.

@@ -137,7 +137,7 @@ export class LogoService {
       if (!(await deleteTenantLogo(tx, tenant.id, variant)) && tenant[field] === null) return tenant;
       const update: Partial<Tenant> = { [field]: null, updatedAt: new Date() };
       await updateTenant(tx, tenant.id, update);
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id, action: 'TenantUpdated', actor, target: { type: 'tenant', id: tenant.id }, meta,
         details: { changes: { [CHANGE_NAME[variant]]: { from: tenant[field], to: null } } },
       });
@@ -184,7 +184,7 @@ export class LogoService {
       await upsertTenantLogo(tx, { tenantId: tenant.id, variant, contentType, bytes, etag, updatedAt: now });
       const update: Partial<Tenant> = { [field]: etag, updatedAt: now };
       await updateTenant(tx, tenant.id, update);
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id, action: 'TenantUpdated', actor, target: { type: 'tenant', id: tenant.id }, meta,
         details: { changes: { [CHANGE_NAME[variant]]: { from: tenant[field], to: etag } }, contentType, bytes: bytes.length },
       });

@@ -207,7 +207,7 @@ export class IdpService {
       if ((issuer ?? this.config.idpIssuer) !== previousIssuer) {
         await deleteAuthRequestsOfTenant(tx, tenant.id);
       }
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id,
         action: 'IdpOauthLinked',
         actor,
@@ -256,7 +256,7 @@ export class IdpService {
       const cleared = await clearIdpCredentials(tx, tenant.id, new Date());
       await deleteAuthRequestsOfTenant(tx, tenant.id);
       if (!cleared) return;
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id,
         action: 'IdpOauthUnlinked',
         actor,
@@ -419,7 +419,7 @@ export class IdpService {
     const email = this.verifiedEmailOf(identity);
     const domain = email === null ? null : email.slice(email.lastIndexOf('@') + 1);
     if (domain !== null && allowed.includes(domain)) return;
-    await this.audit.record(em, {
+    await this.audit.recordUnscoped(em, {
       tenantId: tenant.id,
       action: 'UserLoginFailed',
       actor: { type: 'system', id: null },
@@ -472,7 +472,7 @@ export class IdpService {
     } catch (err) {
       // recorded after the transaction rolled back, so the refusal stays in the audit log
       if (unlinkedAccount !== null) {
-        await this.audit.record(em, {
+        await this.audit.recordUnscoped(em, {
           tenantId: tenant.id, action: 'UserLoginFailed', actor: { type: 'system', id: null }, target: { type: 'user', id: unlinkedAccount }, meta,
           details: { method: 'idp', reason: 'idp_link_required', issuer: identity.issuer },
         });
@@ -582,7 +582,7 @@ export class IdpService {
       createdAt: now,
       lastLoginAt: now,
     });
-    await this.audit.record(tx, {
+    await this.audit.recordUnscoped(tx, {
       tenantId: tenant.id,
       action: 'IdpOauthLinked',
       actor: { type: 'user', id: user.id },
@@ -597,7 +597,7 @@ export class IdpService {
     assertMaySignUp(tenant, email);
     const user = newUser({ tenantId: tenant.id, email, passwordHash: null, status: 'Active', role: 'Member', emailVerifiedAt: now, locale: meta.locale ?? null }, now);
     await insertUser(tx, user);
-    await this.audit.record(tx, {
+    await this.audit.recordUnscoped(tx, {
       tenantId: tenant.id,
       action: 'UserSignup',
       actor: { type: 'user', id: user.id },
@@ -631,12 +631,12 @@ export class IdpService {
     } satisfies Partial<User>);
     const reason = 'account_reclaimed';
     if (hadPassword) {
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id, action: 'UserPasswordChanged', actor: system, target, meta,
         details: { via: reason, passwordRemoved: true, sessionsEnded, issuer: identity.issuer },
       });
     }
-    await this.audit.record(tx, {
+    await this.audit.recordUnscoped(tx, {
       tenantId: tenant.id, action: 'UserEmailVerified', actor: { type: 'user', id: user.id }, target, meta,
       details: { email: user.email, via: 'idp', reclaimed: true, sessionsEnded },
     });

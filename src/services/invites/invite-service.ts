@@ -132,13 +132,13 @@ export class InviteService {
       await this.assertDailyInviteBudget(tx, tenant, now);
       const superseded = await revokeOpenInvitesTo(tx, tenant.id, email, now);
       for (const supersededId of superseded) {
-        await this.audit.record(tx, {
+        await this.audit.recordUnscoped(tx, {
           tenantId: tenant.id, action: 'InviteRevoked', actor, target: { type: 'invite', id: supersededId }, meta,
           details: { email, reason: 'superseded', supersededBy: invite.id },
         });
       }
       await insertInvite(tx, invite);
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id, action: 'InviteCreated', actor, target: { type: 'invite', id: invite.id }, meta,
         details: {
           email, role: invite.role, expiresAt: invite.expiresAt.toISOString(), ...(input.resendOf ? { resendOf: input.resendOf } : {}),
@@ -232,7 +232,7 @@ export class InviteService {
     return em.transactional(async (tx) => {
       const rows = await expireDueInvites(tx, tenantId, new Date(), inviteId);
       for (const row of rows) {
-        await this.audit.record(tx, {
+        await this.audit.recordUnscoped(tx, {
           tenantId, action: 'InviteExpired', actor: SYSTEM_ACTOR, target: { type: 'invite', id: row.id }, meta,
           details: { email: row.email, expiredAt: new Date(row.expiresAt).toISOString() },
         });
@@ -255,7 +255,7 @@ export class InviteService {
       if (invite.status === 'Revoked') return;
       if (invite.status !== 'Open') throw INVITE_ERRORS.notOpen({ status: invite.status, action: 'revoked' });
       await revokeInvite(tx, tenant.id, invite.id, new Date());
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id, action: 'InviteRevoked', actor, target: { type: 'invite', id: invite.id }, meta,
         details: { email: invite.email, reason: 'revoked' },
       });
@@ -297,11 +297,11 @@ export class InviteService {
         if (existing > 0) throw SIGN_IN_ERRORS.emailTaken();
         await insertUser(tx, user);
         const actor: Actor = { type: 'user', id: user.id };
-        await this.audit.record(tx, {
+        await this.audit.recordUnscoped(tx, {
           tenantId: tenant.id, action: 'InviteAccepted', actor, target: { type: 'invite', id: found.id }, meta,
           details: { email: user.email, role: user.role, userId: user.id },
         });
-        await this.audit.record(tx, {
+        await this.audit.recordUnscoped(tx, {
           tenantId: tenant.id, action: 'UserSignup', actor, target: { type: 'user', id: user.id }, meta,
           details: { email: user.email, role: user.role, via: 'invite', inviteId: found.id },
         });
@@ -342,7 +342,7 @@ export class InviteService {
     await em.transactional(async (tx) => {
       if (!(await acceptInvite(tx, tenant.id, found.id, user.id, new Date()))) throw INVITE_ERRORS.invalid();
       const actor: Actor = { type: 'user', id: user.id };
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id, action: 'InviteAccepted', actor, target: { type: 'invite', id: found.id }, meta,
         details: { email: found.email, userId: user.id, organizationId, existingAccount: true },
       });

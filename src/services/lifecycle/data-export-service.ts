@@ -78,7 +78,7 @@ export class DataExportService {
     const user = await findUserForExport(em, tenant.id, userId);
     if (!user) throw USER_ERRORS.userNotFound();
     const target = { type: 'user', id: user.id };
-    await this.audit.record(em, { tenantId: tenant.id, action: 'GdprExportRequested', actor, target, meta, details: { requestedBy } });
+    await this.audit.recordUnscoped(em, { tenantId: tenant.id, action: 'GdprExportRequested', actor, target, meta, details: { requestedBy } });
 
     const sessions = await findSessionsOfUser(em, tenant.id, user.id);
     const idpLinks = await findIdentitiesOfUser(em, tenant.id, user.id);
@@ -128,7 +128,7 @@ export class DataExportService {
         return { ...item, ip: own ? item.ip : null, userAgent: own ? item.userAgent : null, createdAt: item.createdAt.toISOString() };
       }),
     };
-    await this.audit.record(em, {
+    await this.audit.recordUnscoped(em, {
       tenantId: tenant.id,
       action: 'GdprExportCompleted',
       actor,

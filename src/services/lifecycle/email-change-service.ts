@@ -71,7 +71,7 @@ export class EmailChangeService {
     if (!user) throw SESSION_ERRORS.invalidToken();
     const actor: Actor = { type: 'user', id: user.id };
     if (user.passwordHash !== null && !(currentPassword !== undefined && (await verifyPassword(user.passwordHash, currentPassword)))) {
-      await this.audit.record(em, {
+      await this.audit.recordUnscoped(em, {
         tenantId: tenant.id,
         action: 'UserLoginFailed',
         actor,
@@ -89,7 +89,7 @@ export class EmailChangeService {
     }
     await em.transactional(async (tx) => {
       const issued = await this.tokens.issue(tx, tenant.id, user.id, 'email_change', new Date(), address);
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id,
         action: 'UserEmailChangeRequested',
         actor,
@@ -131,7 +131,7 @@ export class EmailChangeService {
         (await this.tokens.revokeOpen(tx, tenant.id, user.id, 'email_verification')) +
         (await this.tokens.revokeOpen(tx, tenant.id, user.id, 'password_reset'));
       await tx.nativeDelete(EmailOtpSchema, { userId: user.id, tenantId: tenant.id });
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id,
         action: 'UserEmailChanged',
         actor: { type: 'user', id: user.id },

@@ -82,7 +82,7 @@ export class EmailVerificationService {
     const verifiedAt = await markEmailVerified(em, tenant.id, userId, now);
     if (!verifiedAt) throw SESSION_ERRORS.invalidToken();
     if (new Date(verifiedAt).getTime() !== now.getTime()) return;
-    await this.audit.record(em, {
+    await this.audit.recordUnscoped(em, {
       tenantId: tenant.id,
       action: 'UserEmailVerified',
       actor: { type: 'user', id: userId },

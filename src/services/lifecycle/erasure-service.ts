@@ -51,10 +51,10 @@ export class ErasureService {
       await markTenantDeleted(tx, tenant.id, now);
       const ended = await revokeLiveSessionsOfTenant(tx, tenant.id, now);
       const target = { type: 'tenant', id: tenant.id };
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id, action: 'TenantSoftDeleted', actor, target, meta, details: { slug: tenant.slug, sessionsEnded: ended.length },
       });
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id, action: 'GdprErasureRequested', actor, target, meta,
         details: { erasureAfter: this.erasureDate(now).toISOString() },
       });
@@ -110,8 +110,8 @@ export class ErasureService {
       await hardDeleteUser(tx, user.tenantId, user.id);
       const target = { type: 'user', id: user.id };
       const deletedAt = new Date(user.deletedAt).toISOString();
-      await this.audit.record(tx, { tenantId: user.tenantId, action: 'UserHardDeleted', actor: SYSTEM_ACTOR, target, details: { deletedAt } });
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, { tenantId: user.tenantId, action: 'UserHardDeleted', actor: SYSTEM_ACTOR, target, details: { deletedAt } });
+      await this.audit.recordUnscoped(tx, {
         tenantId: user.tenantId, action: 'GdprErasureCompleted', actor: SYSTEM_ACTOR, target,
         details: { auditEventsScrubbed: scrubbed, retentionDays: this.config.userRetentionDays },
       });

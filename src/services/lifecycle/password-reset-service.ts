@@ -89,7 +89,7 @@ export class PasswordResetService {
       if (updated === 0) throw SESSION_ERRORS.invalidToken();
       await this.emailVerification.markVerified(tx, tenant, userId, 'password_reset', meta);
       const ended = (reclaimed?.sessionsEnded ?? 0) + (await this.sessions.revokeAllForUser(tx, tenant.id, userId, 'password_reset', actor, meta));
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id,
         action: 'UserPasswordChanged',
         actor,

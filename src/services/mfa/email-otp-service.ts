@@ -47,7 +47,7 @@ export class EmailOtpService {
     await em.transactional(async (tx) => {
       await upsertEmailOtp(tx, { userId: user.id, tenantId: tenant.id, codeHash, createdAt: now, expiresAt });
       await this.mailer.send(codeMail(this.mailer.contextFor(tenant, user.email, meta.locale, user.locale), code), tenant.id, tx);
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id,
         action: 'MfaEmailOtpSent',
         actor: { type: 'user', id: user.id },
@@ -76,7 +76,7 @@ export class EmailOtpService {
     } else if (row && row.attempts >= EMAIL_OTP_MAX_ATTEMPTS) {
       await deleteEmailOtpWithHash(em, tenant.id, user.id, row.codeHash);
     }
-    await this.audit.record(em, {
+    await this.audit.recordUnscoped(em, {
       tenantId: tenant.id,
       action: accepted ? 'MfaEmailOtpVerified' : 'MfaEmailOtpFailed',
       actor: { type: 'user', id: user.id },

@@ -76,7 +76,7 @@ export class MfaEnrollmentService {
       // Locks the user row and re-checks the factor, so a concurrent removal cannot leave codes behind.
       if (!(await lockUserWithActiveTotp(tx, tenant.id, user.id))) throw MFA_ERRORS.totpNotEnrolled();
       const issued = await this.recoveryCodes.replace(tx, tenant.id, user.id);
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id,
         action: 'MfaRecoveryCodesGenerated',
         actor,

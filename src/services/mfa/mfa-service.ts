@@ -119,7 +119,7 @@ export class MfaService {
 
   /** Audits a sign-in step refused for a wrong second-factor code as `UserLoginFailed` (`invalid_mfa_code`). */
   async recordFailedCode(em: EntityManager, tenant: Tenant, user: User, methods: SecondFactorMethod[], meta: RequestMeta, extra: Record<string, unknown> = {}): Promise<void> {
-    await this.audit.record(em, {
+    await this.audit.recordUnscoped(em, {
       tenantId: tenant.id,
       action: 'UserLoginFailed',
       actor: { type: 'user', id: user.id },

@@ -99,7 +99,7 @@ export class RecoveryCodeService {
     if (code === null) return false;
     if (!(await useRecoveryCode(em, tenant.id, user.id, recoveryCodeHash(tenant.id, user.id, code), new Date()))) return false;
     const remaining = await this.remaining(em, tenant.id, user.id);
-    await this.audit.record(em, {
+    await this.audit.recordUnscoped(em, {
       tenantId: tenant.id,
       action: 'MfaRecoveryCodeUsed',
       actor: { type: 'user', id: user.id },

@@ -85,7 +85,7 @@ export class TotpService {
     const recoveryCodes = await em.transactional(async (tx) => {
       if (!(await activatePendingTotp(tx, tenant.id, user.id, pending, step, now))) throw MFA_ERRORS.totpEnrollmentChanged();
       const codes = await this.recoveryCodes.replace(tx, tenant.id, user.id);
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id,
         action: 'MfaTotpEnrolled',
         actor,
@@ -109,7 +109,7 @@ export class TotpService {
     const step = this.matchingStep(this.keyring.decrypt(user.totpSecretEnc!, totpSecretAad(user.id)), code);
     if (step === null) return false;
     if (!(await acceptTotpStep(em, tenant.id, user.id, step))) return false;
-    await this.audit.record(em, {
+    await this.audit.recordUnscoped(em, {
       tenantId: tenant.id,
       action: 'MfaTotpVerified',
       actor: { type: 'user', id: user.id },
@@ -134,7 +134,7 @@ export class TotpService {
     await em.transactional(async (tx) => {
       await clearTotp(tx, tenant.id, user.id);
       await this.recoveryCodes.deleteAll(tx, tenant.id, user.id);
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id,
         action: 'MfaTotpDisabled',
         actor,

@@ -142,7 +142,7 @@ export class ApplicationService {
         id, tenantId: tenant.id, name: input.name, type: input.type, clientId,
         clientSecretEnc: clientSecret ? this.keyring.encrypt(clientSecret, secretAad(id)) : null, redirectUris, postLogoutRedirectUris, createdAt: now,
       }));
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id, action: 'ApplicationCreated', actor, target: { type: 'application', id }, meta,
         details: { name: input.name, type: input.type, clientId, redirectUris },
       });
@@ -173,7 +173,7 @@ export class ApplicationService {
       const updated = await updateApplication(
         tx, tenant.id, id, { name: changes.name ?? row.name, redirectUris, postLogoutRedirectUris: postLogout }, new Date(),
       );
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id, action: 'ApplicationUpdated', actor, target: { type: 'application', id }, meta,
         details: { clientId: row.clientId, changed: Object.keys(changes) },
       });
@@ -190,7 +190,7 @@ export class ApplicationService {
     await em.transactional(async (tx) => {
       const row = await this.row(tx, tenant.id, id, true);
       await deleteApplicationAndPayloads(tx, tenant.id, id, row.clientId);
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id, action: 'ApplicationDeleted', actor, target: { type: 'application', id }, meta,
         details: { name: row.name, clientId: row.clientId },
       });
@@ -208,7 +208,7 @@ export class ApplicationService {
       if (!isConfidential(row.type)) throw OIDC_ERRORS.noClientSecret();
       const clientSecret = `cs_${randomBase62(CLIENT_SECRET_CHARS)}`;
       await setClientSecret(tx, tenant.id, id, this.keyring.encrypt(clientSecret, secretAad(id)), new Date());
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id, action: 'ApplicationSecretRotated', actor, target: { type: 'application', id }, meta,
         details: { clientId: row.clientId },
       });

@@ -272,7 +272,7 @@ export class OidcProviderService {
     const em = this.orm.em.fork() as EntityManager;
     await em.transactional(async (tx) => {
       await recordHostedLogin(tx, tenant.id, session.userId, session.sessionId, clientId);
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id, action: 'OidcSignIn', actor: { type: 'user', id: session.userId }, target: { type: 'user', id: session.userId }, meta,
         details: { clientId, prompt: details.prompt.name, ...(organizationId ? { organizationId } : {}) },
       });

@@ -80,7 +80,7 @@ export class OrganizationMembershipService {
     }
     await replaceMembershipRoles(tx, tenantId, organizationId, userId, roles.map((role) => role.id));
     const names = roles.map((role) => role.name).sort();
-    await this.audit.record(tx, {
+    await this.audit.recordUnscoped(tx, {
       tenantId, action: 'OrganizationMemberAdded', actor, target: { type: 'organization', id: organizationId }, meta,
       details: { userId, roles: names, ...(via ? ('inviteId' in via ? { via: 'invite', inviteId: via.inviteId } : { via: 'sso', connectionId: via.ssoConnectionId }) : {}) },
     });
@@ -132,7 +132,7 @@ export class OrganizationMembershipService {
       const roles = await this.roles.resolve(tx, tenantId, roleNames);
       await replaceMembershipRoles(tx, tenantId, organizationId, userId, roles.map((role) => role.id));
       const names = roles.map((role) => role.name).sort();
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId, action: 'OrganizationMemberRolesChanged', actor, target: { type: 'organization', id: organizationId }, meta,
         details: { userId, from: before, to: names },
       });
@@ -152,7 +152,7 @@ export class OrganizationMembershipService {
       if (!isUuid(userId) || !(await isMember(tx, tenantId, organizationId, userId, true))) throw ORGANIZATION_ERRORS.memberNotFound();
       const held = (await findRoleNamesOfMembers(tx, tenantId, organizationId, [userId])).get(userId) ?? [];
       await deleteMembership(tx, tenantId, organizationId, userId);
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId, action: 'OrganizationMemberRemoved', actor, target: { type: 'organization', id: organizationId }, meta,
         details: { userId, roles: held },
       });

@@ -42,7 +42,7 @@ export class OrganizationRoleService {
     try {
       await em.transactional(async (tx) => {
         await insertOrganizationRole(tx, role);
-        await this.audit.record(tx, {
+        await this.audit.recordUnscoped(tx, {
           tenantId, action: 'OrganizationRoleCreated', actor, target: { type: 'organization_role', id: role.id }, meta,
           details: { name: role.name, permissions: role.permissions },
         });
@@ -80,7 +80,7 @@ export class OrganizationRoleService {
           description: changes.description === undefined ? current.description : changes.description,
           permissions: changes.permissions ? [...new Set(changes.permissions)] : current.permissions,
         }, new Date());
-        await this.audit.record(tx, {
+        await this.audit.recordUnscoped(tx, {
           tenantId, action: 'OrganizationRoleUpdated', actor, target: { type: 'organization_role', id }, meta,
           details: { name: updated.name, changed: Object.keys(changes), permissions: updated.permissions },
         });
@@ -100,7 +100,7 @@ export class OrganizationRoleService {
     await em.transactional(async (tx) => {
       const current = await this.row(tx, tenantId, id, true);
       await deleteOrganizationRole(tx, tenantId, id);
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId, action: 'OrganizationRoleDeleted', actor, target: { type: 'organization_role', id }, meta, details: { name: current.name },
       });
     });

@@ -42,7 +42,7 @@ export class OrganizationService {
     };
     await em.transactional(async (tx) => {
       await insertOrganization(tx, organization);
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId, action: 'OrganizationCreated', actor, target: { type: 'organization', id: organization.id }, meta,
         details: { name: organization.name },
       });
@@ -84,7 +84,7 @@ export class OrganizationService {
         name: changes.name ?? current.name,
         description: changes.description === undefined ? current.description : changes.description,
       }, new Date());
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId, action: 'OrganizationUpdated', actor, target: { type: 'organization', id }, meta,
         details: { name: updated.name, changed: Object.keys(changes) },
       });
@@ -101,7 +101,7 @@ export class OrganizationService {
     await em.transactional(async (tx) => {
       const current = await this.row(tx, tenantId, id, true);
       await deleteOrganization(tx, tenantId, id);
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId, action: 'OrganizationDeleted', actor, target: { type: 'organization', id }, meta, details: { name: current.name },
       });
     });

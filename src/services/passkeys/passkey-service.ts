@@ -220,7 +220,7 @@ export class PasskeyService {
     try {
       await em.transactional(async (tx) => {
         await insertPasskey(tx, passkey);
-        await this.audit.record(tx, {
+        await this.audit.recordUnscoped(tx, {
           tenantId: tenant.id,
           action: 'PasskeyRegistered',
           actor,
@@ -259,7 +259,7 @@ export class PasskeyService {
     await em.transactional(async (tx) => {
       const deleted = await deletePasskeyOfUser(tx, tenant.id, user.id, passkeyId);
       if (deleted === undefined) throw PASSKEY_ERRORS.passkeyNotFound();
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id,
         action: 'PasskeyDeleted',
         actor,
@@ -348,7 +348,7 @@ export class PasskeyService {
 
     const info = verification.authenticationInfo;
     if (!(await advancePasskeyCounter(em, tenant.id, passkey.id, info.newCounter, info.credentialBackedUp))) {
-      await this.audit.record(em, {
+      await this.audit.recordUnscoped(em, {
         tenantId: tenant.id,
         action: 'PasskeyCloneSuspected',
         actor: { type: 'user', id: user.id },
@@ -365,7 +365,7 @@ export class PasskeyService {
 
   /** Audits a refused passkey sign-in (`UserLoginFailed`) and throws 401 `invalid_passkey`. */
   private async refuse(em: EntityManager, tenant: Tenant, passkey: Passkey | null, meta: RequestMeta, why: string): Promise<never> {
-    await this.audit.record(em, {
+    await this.audit.recordUnscoped(em, {
       tenantId: tenant.id,
       action: 'UserLoginFailed',
       actor: passkey ? { type: 'user', id: passkey.userId } : { type: 'system', id: null },

@@ -132,7 +132,7 @@ export class SessionService {
     });
     user.lastLoginAt = now;
     if (meta.locale) user.locale = meta.locale;
-    await this.audit.record(em, {
+    await this.audit.recordUnscoped(em, {
       tenantId: tenant.id,
       action: 'SessionCreated',
       actor: { type: 'user', id: user.id },
@@ -269,7 +269,7 @@ export class SessionService {
       await em.transactional(async (tx) => {
         const revoked = await this.revokeSession(tx, tenant.id, row.sessionId, 'refresh_token_reused', { type: 'system', id: null }, meta);
         if (!revoked) return;
-        await this.audit.record(tx, {
+        await this.audit.recordUnscoped(tx, {
           tenantId: tenant.id,
           action: 'SessionFamilyCompromised',
           actor: { type: 'system', id: null },
@@ -302,7 +302,7 @@ export class SessionService {
     const actor: Actor = { type: 'user', id: row.userId };
     const ended = await this.revokeSession(em, tenant.id, row.id, 'logout', actor, meta);
     if (ended) {
-      await this.audit.record(em, {
+      await this.audit.recordUnscoped(em, {
         tenantId: tenant.id,
         action: 'UserLogout',
         actor,
@@ -332,7 +332,7 @@ export class SessionService {
   ): Promise<boolean> {
     if (!(await revokeLiveSession(em, tenantId, sessionId, reason, ownerId))) return false;
     await this.providerSessions.endSignedInBy(em, tenantId, sessionId);
-    await this.audit.record(em, {
+    await this.audit.recordUnscoped(em, {
       tenantId,
       action: 'SessionRevoked',
       actor,
@@ -429,7 +429,7 @@ export class SessionService {
     const ended = await revokeLiveSessionsOfUser(em, tenantId, userId, reason, exceptSessionId);
     await this.providerSessions.endAllOfUser(em, tenantId, userId);
     for (const id of ended) {
-      await this.audit.record(em, {
+      await this.audit.recordUnscoped(em, {
         tenantId,
         action: 'SessionRevoked',
         actor,

@@ -40,7 +40,7 @@ export class PasswordSignInService {
     const user = await findLiveUserByEmail(em, tenant.id, email);
     const ok = await verifyPassword(user?.passwordHash ?? null, password);
     if (!user || !ok) {
-      await this.audit.record(em, {
+      await this.audit.recordUnscoped(em, {
         tenantId: tenant.id,
         action: 'UserLoginFailed',
         actor: user ? { type: 'user', id: user.id } : { type: 'system', id: null },
@@ -90,7 +90,7 @@ export class PasswordSignInService {
   ): Promise<IssuedTokens> {
     return em.transactional(async (tx) => {
       if (method.startsWith('password')) await this.assertPasswordUnchanged(tx, tenant, user);
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id,
         action: 'UserLogin',
         actor: { type: 'user', id: user.id },
@@ -155,7 +155,7 @@ export class PasswordSignInService {
     try {
       const tokens = await em.transactional(async (tx) => {
         await insertUser(tx, user);
-        await this.audit.record(tx, {
+        await this.audit.recordUnscoped(tx, {
           tenantId: tenant.id,
           action: 'UserSignup',
           actor: { type: 'user', id: user.id },

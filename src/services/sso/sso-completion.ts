@@ -67,7 +67,7 @@ export async function issueCompletion(
 /** Audits a refused answer of a connection (`UserLoginFailed`, `method: sso`, its reason and message); other errors are not refusals. */
 export async function auditRefusal(audit: AuditService, em: EntityManager, tenantId: string, connectionId: string, err: unknown, meta: RequestMeta): Promise<void> {
   if (!(err instanceof ApiError)) return;
-  await audit.record(em, {
+  await audit.recordUnscoped(em, {
     tenantId, action: 'UserLoginFailed', actor: { type: 'system', id: null }, target: { type: 'sso_connection', id: connectionId }, meta,
     details: { method: 'sso', reason: err.details.reason, connectionId, message: err.message },
   });

@@ -213,7 +213,7 @@ export class SsoConnectionService {
         createdAt: now, updatedAt: now,
       });
       await this.setDomains(tx, tenant.id, id, domains);
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id, action: 'SsoConnectionCreated', actor: { type: 'user', id: by.userId }, target: { type: 'sso_connection', id }, meta,
         details: { name: input.name, protocol: input.protocol, domains, provider: providerName(provider), organizationId: input.organizationId ?? null },
       });
@@ -247,7 +247,7 @@ export class SsoConnectionService {
       if (patch.signAuthnRequests !== undefined) changes.signAuthnRequests = patch.signAuthnRequests;
       await updateConnection(tx, tenant.id, id, changes);
       if (domains) await this.setDomains(tx, tenant.id, id, domains);
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id, action: 'SsoConnectionUpdated', actor: { type: 'user', id: by.userId }, target: { type: 'sso_connection', id }, meta,
         details: {
           changed: Object.keys(patch).filter((key) => key !== 'tenantSlug').sort(),
@@ -270,7 +270,7 @@ export class SsoConnectionService {
     await em.transactional(async (tx) => {
       const current = await this.find(tx, tenant.id, id);
       await deleteConnection(tx, tenant.id, id);
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id, action: 'SsoConnectionDeleted', actor: { type: 'user', id: by.userId }, target: { type: 'sso_connection', id }, meta,
         details: { name: current.name, domains: current.domains, provider: providerName(current) },
       });

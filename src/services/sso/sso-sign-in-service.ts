@@ -129,7 +129,7 @@ export class SsoSignInService {
           id: randomUUID(), tenantId: tenant.id, userId: user.id, issuer: identity.issuer, subject: identity.subject, email: identity.email,
           createdAt: now, lastLoginAt: now,
         });
-        await this.audit.record(tx, {
+        await this.audit.recordUnscoped(tx, {
           tenantId: tenant.id, action: 'IdpOauthLinked', actor: { type: 'user', id: user.id }, target: { type: 'user', id: user.id }, meta,
           details: { issuer: identity.issuer, subject: identity.subject, email: user.email, via: existing ? 'sso_existing_account' : 'sso_new_user', connectionId: connection.id },
         });
@@ -160,7 +160,7 @@ export class SsoSignInService {
       tenantId: tenant.id, email: identity.email, passwordHash: null, status: 'Active', role: 'Member', emailVerifiedAt: now, locale: meta.locale ?? null,
     }, now);
     await insertUser(tx, user);
-    await this.audit.record(tx, {
+    await this.audit.recordUnscoped(tx, {
       tenantId: tenant.id, action: 'UserSignup', actor: { type: 'user', id: user.id }, target: { type: 'user', id: user.id }, meta,
       details: { email: identity.email, role: user.role, via: 'sso', issuer: identity.issuer },
     });
@@ -179,7 +179,7 @@ export class SsoSignInService {
       passwordHash: null, totpSecretEnc: null, totpEnrolledAt: null, totpPendingSecretEnc: null, totpLastUsedStep: null,
       emailVerifiedAt: now, status: user.status === 'Pending' ? 'Active' : user.status,
     } satisfies Partial<User>);
-    await this.audit.record(tx, {
+    await this.audit.recordUnscoped(tx, {
       tenantId: tenant.id, action: 'UserEmailVerified', actor: { type: 'user', id: user.id }, target: { type: 'user', id: user.id }, meta,
       details: { email: user.email, via: 'sso', reclaimed: true, sessionsEnded: cleared.sessionsEnded, issuer: identity.issuer },
     });

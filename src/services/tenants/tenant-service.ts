@@ -95,11 +95,11 @@ export class TenantService {
         await insertTenant(tx, tenant);
         await insertUser(tx, user);
         const actor = { type: 'user' as const, id: user.id };
-        await this.audit.record(tx, {
+        await this.audit.recordUnscoped(tx, {
           tenantId: tenant.id, action: 'TenantCreated', actor, target: { type: 'tenant', id: tenant.id }, meta,
           details: { slug, name: tenant.name },
         });
-        await this.audit.record(tx, {
+        await this.audit.recordUnscoped(tx, {
           tenantId: tenant.id, action: 'UserSignup', actor, target: { type: 'user', id: user.id }, meta,
           details: { email: user.email, role: user.role, via: 'tenant_creation' },
         });

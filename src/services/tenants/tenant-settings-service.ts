@@ -86,7 +86,7 @@ export class TenantSettingsService {
       if (Object.keys(changes).length === 0) return tenant;
       update.updatedAt = new Date();
       await updateTenant(tx, tenant.id, update);
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id, action: 'TenantUpdated', actor, target: { type: 'tenant', id: tenant.id }, meta,
         details: { changes },
       });

@@ -96,9 +96,9 @@ export class AccountCredentialService {
 
     const target = { type: 'user', id: userId };
     const details = { reason: 'account_reclaimed' };
-    if (user?.hadTotp) await this.audit.record(tx, { tenantId, action: 'MfaTotpDisabled', actor, target, meta, details });
+    if (user?.hadTotp) await this.audit.recordUnscoped(tx, { tenantId, action: 'MfaTotpDisabled', actor, target, meta, details });
     for (const passkey of passkeys) {
-      await this.audit.record(tx, { tenantId, action: 'PasskeyDeleted', actor, target, meta, details: { ...details, passkeyId: passkey.id } });
+      await this.audit.recordUnscoped(tx, { tenantId, action: 'PasskeyDeleted', actor, target, meta, details: { ...details, passkeyId: passkey.id } });
     }
     return {
       hadPassword: user?.hadPassword ?? false,

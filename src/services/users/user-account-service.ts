@@ -56,7 +56,7 @@ export class UserAccountService {
       await softDeleteUser(tx, tenant.id, user.id, now);
       await this.sessions.revokeAllForUser(tx, tenant.id, user.id, 'user_deleted', actor, meta);
       await this.queuedPersonalData.discard(tx, tenant.id, user.email);
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id,
         action: 'UserSoftDeleted',
         actor,
@@ -67,7 +67,7 @@ export class UserAccountService {
       // The erasure sweep hard-deletes the user USER_RETENTION_DAYS after `deletedAt` (GDPR art. 17);
       // only the person's own deletion is their request for it.
       const bySubject = actor.type === 'user' && actor.id === user.id;
-      if (bySubject) await this.audit.record(tx, {
+      if (bySubject) await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id,
         action: 'GdprErasureRequested',
         actor,
@@ -118,7 +118,7 @@ export class UserAccountService {
   ): Promise<void> {
     assertPasswordAllowed(tenant, newPassword);
     if (!(await verifyPassword(user.passwordHash, currentPassword))) {
-      await this.audit.record(em, {
+      await this.audit.recordUnscoped(em, {
         tenantId: tenant.id,
         action: 'UserLoginFailed',
         actor: { type: 'user', id: user.id },
@@ -134,7 +134,7 @@ export class UserAccountService {
       await updatePasswordHash(tx, tenant.id, user.id, passwordHash);
       const ended = await this.sessions.revokeAllForUser(tx, tenant.id, user.id, 'password_changed', actor, meta, sessionId);
       const resetLinksEnded = await this.accountTokens.revokeOpen(tx, tenant.id, user.id, 'password_reset');
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id,
         action: 'UserPasswordChanged',
         actor,
@@ -153,7 +153,7 @@ export class UserAccountService {
     const actor: Actor = { type: 'user', id: userId };
     return em.transactional(async (tx) => {
       const count = await this.sessions.revokeAllForUser(tx, tenant.id, userId, 'logout_all', actor, meta);
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id,
         action: 'UserLogout',
         actor,

@@ -97,7 +97,7 @@ export class UserAdministrationService {
           throw SIGN_IN_ERRORS.emailTaken();
         }
         await insertUser(tx, user);
-        await this.audit.record(tx, {
+        await this.audit.recordUnscoped(tx, {
           tenantId: tenant.id, action: 'UserCreated', actor, target: { type: 'user', id: user.id }, meta,
           details: { email: user.email, role: user.role, emailVerified: user.emailVerifiedAt !== null, passwordSet: passwordHash !== null },
         });
@@ -119,7 +119,7 @@ export class UserAdministrationService {
   async unlock(em: EntityManager, tenant: Tenant, userId: string, actor: Actor, meta: RequestMeta): Promise<void> {
     const user = await this.liveUser(em, tenant, userId);
     await this.lockout.unlock(tenant.slug, user.email, ACCOUNT_FAILURES_ALL_IPS);
-    await this.audit.record(em, { tenantId: tenant.id, action: 'UserUnlocked', actor, target: { type: 'user', id: user.id }, meta, details: { email: user.email } });
+    await this.audit.recordUnscoped(em, { tenantId: tenant.id, action: 'UserUnlocked', actor, target: { type: 'user', id: user.id }, meta, details: { email: user.email } });
   }
 
   /**
@@ -131,7 +131,7 @@ export class UserAdministrationService {
   async sendPasswordReset(em: EntityManager, tenant: Tenant, userId: string, actor: Actor, meta: RequestMeta): Promise<void> {
     const user = await this.liveUser(em, tenant, userId);
     await this.passwordReset.mailTo(em, tenant, user);
-    await this.audit.record(em, { tenantId: tenant.id, action: 'UserPasswordResetSent', actor, target: { type: 'user', id: user.id }, meta, details: { email: user.email } });
+    await this.audit.recordUnscoped(em, { tenantId: tenant.id, action: 'UserPasswordResetSent', actor, target: { type: 'user', id: user.id }, meta, details: { email: user.email } });
   }
 
   /**
@@ -144,7 +144,7 @@ export class UserAdministrationService {
     if (!(await this.emailVerification.send(em, tenant, user))) {
       throw USER_ERRORS.emailAlreadyVerified();
     }
-    await this.audit.record(em, { tenantId: tenant.id, action: 'UserVerificationMailSent', actor, target: { type: 'user', id: user.id }, meta, details: { email: user.email } });
+    await this.audit.recordUnscoped(em, { tenantId: tenant.id, action: 'UserVerificationMailSent', actor, target: { type: 'user', id: user.id }, meta, details: { email: user.email } });
   }
 
   /**
@@ -170,7 +170,7 @@ export class UserAdministrationService {
       const taken = await countLiveUsersWithEmail(tx, tenant.id, user.email);
       if (taken > 0) throw SIGN_IN_ERRORS.emailTakenSinceDeletion();
       await restoreUser(tx, tenant.id, user.id, now);
-      await this.audit.record(tx, {
+      await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id, action: 'UserRestored', actor, target: { type: 'user', id: user.id }, meta,
         details: { email: user.email, deletedAt: user.deletedAt!.toISOString() },
       });
@@ -214,7 +214,7 @@ export class UserAdministrationService {
       if (customDataJson !== undefined && customDataJson !== JSON.stringify(user.customData)) {
         customData = JSON.parse(customDataJson) as Record<string, unknown>;
         await updateCustomData(tx, tenant.id, user.id, customData, now);
-        await this.audit.record(tx, {
+        await this.audit.recordUnscoped(tx, {
           tenantId: tenant.id, action: 'UserCustomDataChanged', actor, target, meta,
           details: { keys: Object.keys(customData).slice(0, 50), bytes: Buffer.byteLength(customDataJson, 'utf8') },
         });
@@ -223,12 +223,12 @@ export class UserAdministrationService {
       if (role === user.role && status === user.status) return { ...user, customData, ...profile };
       await updateRoleAndStatus(tx, tenant.id, user.id, role, status, now);
       if (role !== user.role) {
-        await this.audit.record(tx, { tenantId: tenant.id, action: 'UserRoleChanged', actor, target, meta, details: { email: user.email, from: user.role, to: role } });
+        await this.audit.recordUnscoped(tx, { tenantId: tenant.id, action: 'UserRoleChanged', actor, target, meta, details: { email: user.email, from: user.role, to: role } });
       }
       if (status !== user.status) {
         const suspended = status === 'Suspended';
         const sessionsEnded = suspended ? await this.sessions.revokeAllForUser(tx, tenant.id, user.id, 'user_suspended', actor, meta) : 0;
-        await this.audit.record(tx, {
+        await this.audit.recordUnscoped(tx, {
           tenantId: tenant.id, action: suspended ? 'UserSuspended' : 'UserReactivated', actor, target, meta,
           details: { email: user.email, from: user.status, ...(suspended ? { sessionsEnded } : {}) },
         });

@@ -275,7 +275,7 @@ export class UserImportService {
     meta: RequestMeta | undefined,
     jobId?: string,
   ): Promise<void> {
-    await this.audit.record(tx, {
+    await this.audit.recordUnscoped(tx, {
       tenantId: tenant.id,
       action: 'UsersImported',
       actor,

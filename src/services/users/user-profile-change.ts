@@ -30,7 +30,7 @@ export async function applyProfileChange(
   const changed = PROFILE_FIELDS.filter((field) => after[field] !== user[field]);
   if (changed.length === 0) return { name: user.name, picture: user.picture };
   await updateProfile(tx, user.tenantId, user.id, Object.fromEntries(changed.map((field) => [field, after[field]])), now);
-  await audit.record(tx, {
+  await audit.recordUnscoped(tx, {
     tenantId: user.tenantId, action: 'UserProfileUpdated', actor, target: { type: 'user', id: user.id }, meta, details: { changed },
   });
   return after;

@@ -218,6 +218,6 @@ export class WebhookService {
 
   private record(em: EntityManager, tenant: Tenant, actor: Actor, meta: RequestMeta, id: string, details: Record<string, unknown>): Promise<void> {
     const action: AuditAction = 'TenantUpdated';
-    return this.audit.record(em, { tenantId: tenant.id, action, actor, target: { type: 'webhook', id }, meta, details });
+    return this.audit.recordUnscoped(em, { tenantId: tenant.id, action, actor, target: { type: 'webhook', id }, meta, details });
   }
 }
