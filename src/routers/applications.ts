@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { adminProcedure, securityAdminProcedure } from '../middleware/auth.js';
+import { scopeOf } from '../middleware/request-scope.js';
 import { APPLICATION_TYPES } from '../services/oidc/application-service.js';
 import { router } from '../trpc.js';
 import { applicationOutput, toApplicationOutput } from './application-schemas.js';
@@ -138,6 +139,6 @@ export const applicationsRouter = router({
     .input(idInput.extend({ roleIds: roleIdsInput }))
     .output(z.object({ roles: z.array(roleOutput) }))
     .mutation(async ({ ctx, input }) => ({
-      roles: (await ctx.services.roleAssignments.setRolesOfApplication(ctx.em, ctx.tenant, input.id, input.roleIds, ctx.actor, ctx.meta)).map(toRoleOutput),
+      roles: (await ctx.services.roleAssignments.setRolesOfApplication(scopeOf(ctx), input.id, input.roleIds)).map(toRoleOutput),
     })),
 });

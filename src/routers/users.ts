@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { profileName, profilePicture } from '../lib/profile.js';
 import { adminProcedure, securityAdminProcedure } from '../middleware/auth.js';
+import { scopeOf } from '../middleware/request-scope.js';
 import { REQUEST_ERRORS } from '../lib/errors.js';
 import { responseSink } from '../lib/response-sink.js';
 import { FOREIGN_ALGORITHMS } from '../security/foreign-passwords.js';
@@ -552,6 +553,6 @@ export const usersRouter = router({
     .input(z.object({ userId: z.uuid(), roleIds: roleIdsInput }))
     .output(z.object({ roles: z.array(roleOutput) }))
     .mutation(async ({ ctx, input }) => ({
-      roles: (await ctx.services.roleAssignments.setRolesOfUser(ctx.em, ctx.tenant, input.userId, input.roleIds, ctx.actor, ctx.meta)).map(toRoleOutput),
+      roles: (await ctx.services.roleAssignments.setRolesOfUser(scopeOf(ctx), input.userId, input.roleIds)).map(toRoleOutput),
     })),
 });
