@@ -8,6 +8,7 @@ import type { LogoVariant } from '../entities/tenant-logo.js';
 import type { Actor } from '../lib/request-meta.js';
 import type { RequestContext } from '../context.js';
 import { adminProcedure, securityAdminProcedure } from '../middleware/auth.js';
+import { scopeOf } from '../middleware/request-scope.js';
 import { router } from '../trpc.js';
 import { displayName, emailDomain, OK, okOutput, timestampOutput } from './schemas.js';
 import { dataProtectionTags } from './user-export.js';
@@ -128,8 +129,8 @@ function setLogoFrom(
   ctx: Pick<RequestContext, 'services' | 'em' | 'meta'> & { tenant: Tenant; actor: Actor }, variant: LogoVariant, input: z.infer<typeof logoInput>,
 ): Promise<Tenant> {
   return input.url !== undefined
-    ? ctx.services.logos.fetchFrom(ctx.em, ctx.tenant.id, variant, input.url, ctx.actor, ctx.meta)
-    : ctx.services.logos.upload(ctx.em, ctx.tenant.id, variant, Buffer.from(input.dataBase64 ?? '', 'base64'), ctx.actor, ctx.meta);
+    ? ctx.services.logos.fetchFrom(scopeOf(ctx), variant, input.url)
+    : ctx.services.logos.upload(scopeOf(ctx), variant, Buffer.from(input.dataBase64 ?? '', 'base64'));
 }
 
 /** The error statuses of the logo uploads: their own body limit (src/rest/app.ts) is larger than the common one. */
@@ -213,7 +214,7 @@ export const tenantRouter = router({
         lockoutWindowSeconds: lockout?.windowSeconds,
         refreshTokenLifetimeSeconds: sessionPolicy?.refreshTokenLifetimeSeconds,
       };
-      const tenant = await ctx.services.tenantSettings.update(ctx.em, ctx.tenant.id, patch, ctx.actor, ctx.meta);
+      const tenant = await ctx.services.tenantSettings.update(scopeOf(ctx), patch);
       return toTenantOutput(tenant, ctx.services.idp.settingsView(tenant));
     }),
 
@@ -247,7 +248,7 @@ export const tenantRouter = router({
     })
     .output(tenantOutput)
     .mutation(async ({ ctx }) => {
-      const tenant = await ctx.services.logos.remove(ctx.em, ctx.tenant.id, 'light', ctx.actor, ctx.meta);
+      const tenant = await ctx.services.logos.remove(scopeOf(ctx), 'light');
       return toTenantOutput(tenant, ctx.services.idp.settingsView(tenant));
     }),
 
@@ -280,7 +281,7 @@ export const tenantRouter = router({
     })
     .output(tenantOutput)
     .mutation(async ({ ctx }) => {
-      const tenant = await ctx.services.logos.remove(ctx.em, ctx.tenant.id, 'dark', ctx.actor, ctx.meta);
+      const tenant = await ctx.services.logos.remove(scopeOf(ctx), 'dark');
       return toTenantOutput(tenant, ctx.services.idp.settingsView(tenant));
     }),
 

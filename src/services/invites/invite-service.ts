@@ -306,7 +306,7 @@ export class InviteService {
           details: { email: user.email, role: user.role, via: 'invite', inviteId: found.id },
         });
         if (found.organizationId) {
-          await this.organizationMembers.join(tx, tenant.id, found.organizationId, user.id, found.organizationRoles, actor, meta, { inviteId: found.id });
+          await this.organizationMembers.join({ em: tx, tenant, actor, meta }, found.organizationId, user.id, found.organizationRoles, { inviteId: found.id });
         }
         return this.sessions.start(tx, tenant, user, meta, 'password');
       });
@@ -346,7 +346,7 @@ export class InviteService {
         tenantId: tenant.id, action: 'InviteAccepted', actor, target: { type: 'invite', id: found.id }, meta,
         details: { email: found.email, userId: user.id, organizationId, existingAccount: true },
       });
-      await this.organizationMembers.join(tx, tenant.id, organizationId, user.id, found.organizationRoles, actor, meta, { inviteId: found.id });
+      await this.organizationMembers.join({ em: tx, tenant, actor, meta }, organizationId, user.id, found.organizationRoles, { inviteId: found.id });
     });
     return organizationId;
   }

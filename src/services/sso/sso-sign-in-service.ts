@@ -135,7 +135,7 @@ export class SsoSignInService {
         });
         if (connection.organizationId !== null && !(await isMember(tx, tenant.id, connection.organizationId, user.id))) {
           const system: Actor = { type: 'system', id: null };
-          await this.memberships.join(tx, tenant.id, connection.organizationId, user.id, connection.defaultOrganizationRoles, system, meta, { ssoConnectionId: connection.id });
+          await this.memberships.join({ em: tx, tenant, actor: system, meta }, connection.organizationId, user.id, connection.defaultOrganizationRoles, { ssoConnectionId: connection.id });
         }
       }
       refuseSuspended(user.status);
