@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { userProcedure } from '../middleware/auth.js';
+import { tenantScopeOf } from '../middleware/request-scope.js';
 import { tenantProcedure, tenantSlugProcedure } from '../middleware/tenant.js';
 import { router } from '../trpc.js';
 import { SESSION_REASONS } from '../services/sessions/session-errors.js';
@@ -47,7 +48,7 @@ export const sessionRouter = router({
     .input(z.object({ refreshToken: opaqueToken }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.sessions.endByRefreshToken(ctx.em, ctx.tenant, input.refreshToken, ctx.meta);
+      await ctx.services.sessions.endByRefreshToken(tenantScopeOf(ctx), input.refreshToken);
       return OK;
     }),
 

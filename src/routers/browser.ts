@@ -9,6 +9,7 @@ import { OK, okOutput, sessionOutput, toSession } from './schemas.js';
 import { readIdempotencyKey } from './idempotency-key.js';
 import { deliverSession } from './session-delivery.js';
 import { SESSION_ERRORS } from '../services/sessions/session-errors.js';
+import { tenantScopeOf } from '../middleware/request-scope.js';
 
 /**
  * The hosted pages' session procedures, on the `/trpc` endpoint only (no REST route): the same
@@ -113,7 +114,7 @@ export const browserRouter = router({
     .mutation(async ({ ctx }) => {
       requireCookieTransport(ctx.req);
       const presented = readRefreshCookie(ctx.req, ctx.tenant.slug);
-      if (presented) await ctx.services.sessions.endByRefreshToken(ctx.em, ctx.tenant, presented, ctx.meta);
+      if (presented) await ctx.services.sessions.endByRefreshToken(tenantScopeOf(ctx), presented);
       clearRefreshCookie(ctx.req, ctx.res, ctx.tenant.slug);
       clearSessionBindingCookie(ctx.req, ctx.res, ctx.tenant.slug);
       return OK;

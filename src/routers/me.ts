@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { profileName, profilePicture } from '../lib/profile.js';
 import { userProcedure } from '../middleware/auth.js';
+import { scopeOf } from '../middleware/request-scope.js';
 import { withAccountBudget } from '../middleware/rate-limit.js';
 import { router } from '../trpc.js';
 import { PASSKEY_REASONS } from '../services/passkeys/passkey-errors.js';
@@ -120,7 +121,7 @@ export const meRouter = router({
     .input(z.object({ sessionId: z.uuid() }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.sessions.revokeOwnedSession(ctx.em, ctx.tenant.id, ctx.principal.userId, input.sessionId, 'session_revoked_by_user', ctx.actor, ctx.meta);
+      await ctx.services.sessions.revokeOwnedSession(scopeOf(ctx), ctx.principal.userId, input.sessionId, 'session_revoked_by_user');
       return OK;
     }),
 

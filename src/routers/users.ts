@@ -521,7 +521,7 @@ export const usersRouter = router({
     .input(z.object({ userId: z.uuid(), sessionId: z.uuid() }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.sessions.revokeOwnedSession(ctx.em, ctx.tenant.id, input.userId, input.sessionId, 'session_revoked_by_admin', ctx.actor, ctx.meta);
+      await ctx.services.sessions.revokeOwnedSession(scopeOf(ctx), input.userId, input.sessionId, 'session_revoked_by_admin');
       return OK;
     }),
 

@@ -36,7 +36,7 @@ describe('BearerAuthenticationService: the session look-up', () => {
 
   it('refuses the access token of an ended session at once (session_revoked)', async () => {
     const { tenant, admin, actor, tokens } = await suite.createTenant();
-    await suite.services.sessions.revokeOwnedSession(suite.em(), tenant.id, admin.id, tokens.sessionId, 'session_revoked_by_user', actor, suite.meta);
+    await suite.services.sessions.revokeOwnedSession(suite.scope(tenant, actor), admin.id, tokens.sessionId, 'session_revoked_by_user');
     await expect(principalOf(tenant.slug, tokens.accessToken)).rejects.toMatchObject({ details: { reason: 'session_revoked' } });
   });
 

@@ -308,7 +308,7 @@ export class InviteService {
         if (found.organizationId) {
           await this.organizationMembers.join({ em: tx, tenant, actor, meta }, found.organizationId, user.id, found.organizationRoles, { inviteId: found.id });
         }
-        return this.sessions.start(tx, tenant, user, meta, 'password');
+        return this.sessions.start({ em: tx, tenant, meta }, user, 'password');
       });
       return { tenant, user, tokens };
     } catch (err) {

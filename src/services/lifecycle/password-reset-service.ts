@@ -88,7 +88,7 @@ export class PasswordResetService {
       const updated = await updatePasswordHash(tx, tenant.id, userId, passwordHash, true);
       if (updated === 0) throw SESSION_ERRORS.invalidToken();
       await this.emailVerification.markVerified(tx, tenant, userId, 'password_reset', meta);
-      const ended = (reclaimed?.sessionsEnded ?? 0) + (await this.sessions.revokeAllForUser(tx, tenant.id, userId, 'password_reset', actor, meta));
+      const ended = (reclaimed?.sessionsEnded ?? 0) + (await this.sessions.revokeAllForUser({ em: tx, tenant, actor, meta }, userId, 'password_reset'));
       await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id,
         action: 'UserPasswordChanged',

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import type { Tenant } from '../../entities/tenant.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
+import { NO_REQUEST_META, userActor } from '../../lib/request-scope.js';
 import type { ApiResourceService, IndicatedResource } from '../access-control/api-resource-service.js';
 import type { RoleAssignmentService } from '../access-control/role-assignment-service.js';
 import type { AuditService } from '../audit/audit-service.js';
@@ -509,7 +510,7 @@ export class OidcProviderService {
       const em = this.orm.em.fork() as EntityManager;
       await em.transactional(async (tx) => {
         const sessionIds = await findHostedLoginSessionsOfUser(tx, tenantId, userId);
-        for (const sessionId of sessionIds) await this.sessions.revokeSession(tx, tenantId, sessionId, 'logout', { type: 'user', id: userId }, { ip: null, userAgent: null });
+        for (const sessionId of sessionIds) await this.sessions.revokeSession({ em: tx, tenant: { id: tenantId }, actor: userActor(userId), meta: NO_REQUEST_META }, sessionId, 'logout');
       });
     } catch (err) {
       this.logger.error({ err, tenantId }, 'could not end the hosted sessions of an OpenID provider logout');

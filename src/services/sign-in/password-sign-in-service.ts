@@ -98,7 +98,7 @@ export class PasswordSignInService {
         meta,
         details: { method, ...details },
       });
-      return this.sessions.start(tx, tenant, user, meta, method);
+      return this.sessions.start({ em: tx, tenant, meta }, user, method);
     });
   }
 
@@ -163,7 +163,7 @@ export class PasswordSignInService {
           meta,
           details: { email: user.email, role: user.role, via: 'signup' },
         });
-        return this.sessions.start(tx, tenant, user, meta, 'password');
+        return this.sessions.start({ em: tx, tenant, meta }, user, 'password');
       });
       return { user, tokens };
     } catch (err) {

@@ -106,7 +106,7 @@ export class TenantService {
         // the first Admin proves the address too (docs/security.md): until then it is unverified,
         // and no provider sign-in ever reclaims an Admin's account (IdpService)
         await this.emailVerification.send(tx, tenant, user, meta.locale);
-        return this.sessions.start(tx, tenant, user, meta, 'password');
+        return this.sessions.start({ em: tx, tenant, meta }, user, 'password');
       });
       return { tenant, user, tokens };
     } catch (err) {

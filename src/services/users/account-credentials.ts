@@ -92,7 +92,7 @@ export class AccountCredentialService {
     const recoveryCodesRemoved = await deleteRecoveryCodesOfUser(tx, tenantId, userId);
     const passkeys = await deleteAllPasskeysOfUser(tx, tenantId, userId);
     const providerLinksRemoved = await deleteIdentitiesOfUser(tx, tenantId, userId, keep);
-    const sessionsEnded = await this.sessions.revokeAllForUser(tx, tenantId, userId, reason, actor, meta);
+    const sessionsEnded = await this.sessions.revokeAllForUser({ em: tx, tenant: { id: tenantId }, actor, meta }, userId, reason);
 
     const target = { type: 'user', id: userId };
     const details = { reason: 'account_reclaimed' };

@@ -54,7 +54,7 @@ export class UserAccountService {
       }
       const now = new Date();
       await softDeleteUser(tx, tenant.id, user.id, now);
-      await this.sessions.revokeAllForUser(tx, tenant.id, user.id, 'user_deleted', actor, meta);
+      await this.sessions.revokeAllForUser({ em: tx, tenant, actor, meta }, user.id, 'user_deleted');
       await this.queuedPersonalData.discard(tx, tenant.id, user.email);
       await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id,
@@ -132,7 +132,7 @@ export class UserAccountService {
     const actor: Actor = { type: 'user', id: user.id };
     await em.transactional(async (tx) => {
       await updatePasswordHash(tx, tenant.id, user.id, passwordHash);
-      const ended = await this.sessions.revokeAllForUser(tx, tenant.id, user.id, 'password_changed', actor, meta, sessionId);
+      const ended = await this.sessions.revokeAllForUser({ em: tx, tenant, actor, meta }, user.id, 'password_changed', sessionId);
       const resetLinksEnded = await this.accountTokens.revokeOpen(tx, tenant.id, user.id, 'password_reset');
       await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id,
@@ -152,7 +152,7 @@ export class UserAccountService {
   async logoutAll(em: EntityManager, tenant: Tenant, userId: string, meta: RequestMeta): Promise<number> {
     const actor: Actor = { type: 'user', id: userId };
     return em.transactional(async (tx) => {
-      const count = await this.sessions.revokeAllForUser(tx, tenant.id, userId, 'logout_all', actor, meta);
+      const count = await this.sessions.revokeAllForUser({ em: tx, tenant, actor, meta }, userId, 'logout_all');
       await this.audit.recordUnscoped(tx, {
         tenantId: tenant.id,
         action: 'UserLogout',

@@ -227,7 +227,7 @@ export class UserAdministrationService {
       }
       if (status !== user.status) {
         const suspended = status === 'Suspended';
-        const sessionsEnded = suspended ? await this.sessions.revokeAllForUser(tx, tenant.id, user.id, 'user_suspended', actor, meta) : 0;
+        const sessionsEnded = suspended ? await this.sessions.revokeAllForUser({ em: tx, tenant, actor, meta }, user.id, 'user_suspended') : 0;
         await this.audit.recordUnscoped(tx, {
           tenantId: tenant.id, action: suspended ? 'UserSuspended' : 'UserReactivated', actor, target, meta,
           details: { email: user.email, from: user.status, ...(suspended ? { sessionsEnded } : {}) },
