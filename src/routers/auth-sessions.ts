@@ -61,7 +61,7 @@ export const sessionRouter = router({
     })
     .output(z.object({ ok: z.literal(true), count: z.number().int() }))
     .mutation(async ({ ctx }) => {
-      const count = await ctx.services.accounts.logoutAll(ctx.em, ctx.tenant, ctx.principal.userId, ctx.meta);
+      const count = await ctx.services.accounts.logoutAll(tenantScopeOf(ctx), ctx.principal.userId);
       return { ok: true as const, count };
     }),
 });

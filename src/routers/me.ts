@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { profileName, profilePicture } from '../lib/profile.js';
 import { userProcedure } from '../middleware/auth.js';
-import { scopeOf } from '../middleware/request-scope.js';
+import { scopeOf, tenantScopeOf } from '../middleware/request-scope.js';
 import { withAccountBudget } from '../middleware/rate-limit.js';
 import { router } from '../trpc.js';
 import { PASSKEY_REASONS } from '../services/passkeys/passkey-errors.js';
@@ -58,7 +58,7 @@ export const meRouter = router({
     .input(z.object({ name: profileName.nullable().optional(), picture: profilePicture.nullable().optional() }))
     .output(userOutput)
     .mutation(async ({ ctx, input }) => {
-      const user = await ctx.services.accounts.updateOwnProfile(ctx.em, ctx.tenant, ctx.principal.userId, { name: input.name, picture: input.picture }, ctx.meta);
+      const user = await ctx.services.accounts.updateOwnProfile(tenantScopeOf(ctx), ctx.principal.userId, { name: input.name, picture: input.picture });
       return toUserOutput(user, ctx.tenant);
     }),
 
@@ -136,7 +136,7 @@ export const meRouter = router({
     })
     .output(okOutput)
     .mutation(async ({ ctx }) => {
-      await ctx.services.accounts.softDelete(ctx.em, ctx.tenant, ctx.principal.userId, ctx.actor, ctx.meta);
+      await ctx.services.accounts.softDelete(scopeOf(ctx), ctx.principal.userId);
       return OK;
     }),
 
@@ -158,7 +158,7 @@ export const meRouter = router({
       const { tenant, principal } = ctx;
       const user = await ctx.services.accounts.getUser(ctx.em, tenant.id, principal.userId);
       await withAccountBudget(ctx, tenant, user.email, () =>
-        ctx.services.accounts.changePassword(ctx.em, tenant, user, principal.sessionId, input.currentPassword, input.newPassword, ctx.meta),
+        ctx.services.accounts.changePassword(tenantScopeOf(ctx), user, principal.sessionId, input.currentPassword, input.newPassword),
       );
       return OK;
     }),

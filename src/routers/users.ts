@@ -132,7 +132,7 @@ export const usersRouter = router({
       if (ctx.res.locals[STREAMED_BODY_LOCAL] !== true) {
         throw REQUEST_ERRORS.ndjsonRequired();
       }
-      const job = await ctx.services.userImportJobs.receive(ctx.em, ctx.tenant, ctx.req, ctx.actor);
+      const job = await ctx.services.userImportJobs.receive(scopeOf(ctx), ctx.req);
       return { job: toImportJobOutput(job) };
     }),
 
@@ -197,7 +197,7 @@ export const usersRouter = router({
     })
     .input(z.object({ users: z.array(importUserInput).min(1).max(IMPORT_MAX_USERS) }))
     .output(importOutput)
-    .mutation(async ({ ctx, input }) => ctx.services.userImport.importUsers(ctx.em, ctx.tenant, input.users, ctx.actor, ctx.meta)),
+    .mutation(async ({ ctx, input }) => ctx.services.userImport.importUsers(scopeOf(ctx), input.users)),
 
   export: adminProcedure
     .meta({
@@ -297,7 +297,7 @@ export const usersRouter = router({
     )
     .output(z.object({ user: userOutput }).meta({ id: 'CreatedUser' }))
     .mutation(async ({ ctx, input }) => {
-      const user = await ctx.services.userAdministration.create(ctx.em, ctx.tenant, input, ctx.actor, ctx.meta);
+      const user = await ctx.services.userAdministration.create(scopeOf(ctx), input);
       return { user: toUserOutput(user, ctx.tenant) };
     }),
 
@@ -314,7 +314,7 @@ export const usersRouter = router({
     .input(z.object({ userId: z.uuid() }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.userAdministration.unlock(ctx.em, ctx.tenant, input.userId, ctx.actor, ctx.meta);
+      await ctx.services.userAdministration.unlock(scopeOf(ctx), input.userId);
       return OK;
     }),
 
@@ -380,7 +380,7 @@ export const usersRouter = router({
         throw SESSION_ERRORS.liveKeyRequiredForCustomData();
       }
       const change = { role: input.role, status: input.status, customData: input.customData, name: input.name, picture: input.picture };
-      const user = await ctx.services.userAdministration.change(ctx.em, ctx.tenant, input.userId, change, ctx.actor, ctx.meta);
+      const user = await ctx.services.userAdministration.change(scopeOf(ctx), input.userId, change);
       return toUserOutput(user, ctx.tenant);
     }),
 
@@ -399,7 +399,7 @@ export const usersRouter = router({
     .input(z.object({ userId: z.uuid() }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.accounts.softDelete(ctx.em, ctx.tenant, input.userId, ctx.actor, ctx.meta);
+      await ctx.services.accounts.softDelete(scopeOf(ctx), input.userId);
       return OK;
     }),
 
@@ -415,7 +415,7 @@ export const usersRouter = router({
     .input(z.object({ userId: z.uuid() }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.userAdministration.sendPasswordReset(ctx.em, ctx.tenant, input.userId, ctx.actor, ctx.meta);
+      await ctx.services.userAdministration.sendPasswordReset(scopeOf(ctx), input.userId);
       return OK;
     }),
 
@@ -434,7 +434,7 @@ export const usersRouter = router({
     .input(z.object({ userId: z.uuid() }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.userAdministration.sendVerificationMail(ctx.em, ctx.tenant, input.userId, ctx.actor, ctx.meta);
+      await ctx.services.userAdministration.sendVerificationMail(scopeOf(ctx), input.userId);
       return OK;
     }),
 
@@ -454,7 +454,7 @@ export const usersRouter = router({
     .input(z.object({ userId: z.uuid() }))
     .output(userOutput)
     .mutation(async ({ ctx, input }) => {
-      const user = await ctx.services.userAdministration.restore(ctx.em, ctx.tenant, input.userId, ctx.actor, ctx.meta);
+      const user = await ctx.services.userAdministration.restore(scopeOf(ctx), input.userId);
       return toUserOutput(user, ctx.tenant);
     }),
 

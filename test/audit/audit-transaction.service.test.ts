@@ -31,10 +31,10 @@ describe('AuditService.record', () => {
     const { tenant, admin, actor } = await suite.createTenant();
     const member = await suite.addUser(tenant);
     // last_admin is thrown inside the transaction, after the admins are locked
-    await expect(suite.services.userAdministration.change(suite.em(), tenant, admin.id, { status: 'Suspended' }, actor, suite.meta))
+    await expect(suite.services.userAdministration.change(suite.scope(tenant, actor), admin.id, { status: 'Suspended' }))
       .rejects.toMatchObject({ details: { reason: 'last_admin' } });
     expect(await suite.auditOf(tenant.id, 'UserSuspended')).toEqual([]);
-    await suite.services.userAdministration.change(suite.em(), tenant, member.id, { status: 'Suspended' }, actor, suite.meta);
+    await suite.services.userAdministration.change(suite.scope(tenant, actor), member.id, { status: 'Suspended' });
     expect((await suite.auditOf(tenant.id, 'UserSuspended')).map((e) => e.targetId)).toEqual([member.id]);
   });
 

@@ -143,9 +143,9 @@ export function useServices(env: Record<string, string | undefined> = {}): Servi
       },
       async addUser(tenant: Tenant, options: { role?: UserRole; status?: User['status']; email?: string; password?: string } = {}): Promise<User> {
         const live = (await findLiveTenantBySlug(em(), tenant.slug))!;
-        const user = await services.userAdministration.create(em(), live, {
+        const user = await services.userAdministration.create(scope(live), {
           email: options.email ?? `user-${unique()}@example.com`, role: options.role, password: options.password ?? PASSWORD, emailVerified: true,
-        }, { type: 'system', id: null }, meta);
+        });
         if (options.status && options.status !== user.status) {
           await updateRoleAndStatus(em(), tenant.id, user.id, user.role, options.status, new Date());
         }

@@ -133,8 +133,8 @@ describe('the OpenID Provider storage adapter', () => {
     const [a, i] = [randomUUID(), randomUUID()];
     await access.upsert(a, token({ accountId: user.id }), 3600);
     await interactions.upsert(i, { jti: i, kind: 'Interaction', accountId: user.id }, 600);
-    await suite.services.userAdministration.change(suite.em(), tenant, user.id, { status: 'Suspended' }, actor, suite.meta);
-    await suite.services.userAdministration.change(suite.em(), tenant, user.id, { status: 'Active' }, actor, suite.meta);
+    await suite.services.userAdministration.change(suite.scope(tenant, actor), user.id, { status: 'Suspended' });
+    await suite.services.userAdministration.change(suite.scope(tenant, actor), user.id, { status: 'Active' });
     expect(await access.find(a)).toBeUndefined();
     expect(await interactions.find(i)).toBeUndefined();
   });

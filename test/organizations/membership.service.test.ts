@@ -64,7 +64,7 @@ describe('organization membership', () => {
     await suite.services.organizationRoles.create(suite.scope(tenant, actor), { name: 'viewer', permissions: ['read'] });
     const org = await suite.services.organizations.create(suite.scope(tenant, actor), { name: 'Leavers' });
     await suite.services.organizationMembers.add(suite.scope(tenant, actor), org.id, user.id, ['viewer']);
-    await suite.services.accounts.softDelete(suite.em(), tenant, user.id, actor, suite.meta);
+    await suite.services.accounts.softDelete(suite.scope(tenant, actor), user.id);
     expect(await findPermissionsOfMember(suite.em(), tenant.id, org.id, user.id)).toBeUndefined();
   });
 });

@@ -45,7 +45,7 @@ describe('BearerAuthenticationService: the session look-up', () => {
     const user = await suite.addUser(tenant);
     const { tokens } = await suite.services.auth.login(suite.em(), tenant, { email: user.email, password: PASSWORD }, suite.meta);
     await expect(principalOf(tenant.slug, tokens.accessToken)).resolves.toMatchObject({ userId: user.id, role: 'Member' });
-    await suite.services.userAdministration.change(suite.em(), tenant, user.id, { status: 'Suspended' }, actor, suite.meta);
+    await suite.services.userAdministration.change(suite.scope(tenant, actor), user.id, { status: 'Suspended' });
     // suspension ended the session too; the look-up says so before it looks at the status
     await expect(principalOf(tenant.slug, tokens.accessToken)).rejects.toMatchObject({ details: { reason: 'session_revoked' } });
   });

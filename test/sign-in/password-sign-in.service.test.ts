@@ -44,7 +44,7 @@ describe('PasswordSignInService.login', () => {
   it('answers a deleted user as an unknown one: invalid_credentials, audited with no actor', async () => {
     const { tenant, actor } = await suite.createTenant();
     const user = await suite.addUser(tenant);
-    await suite.services.accounts.softDelete(suite.em(), tenant, user.id, actor, suite.meta);
+    await suite.services.accounts.softDelete(suite.scope(tenant, actor), user.id);
     await expect(suite.services.auth.login(suite.em(), tenant, { email: user.email, password: PASSWORD }, suite.meta))
       .rejects.toMatchObject({ code: 'UNAUTHORIZED', details: { reason: 'invalid_credentials' } });
     const failures = await suite.auditOf(tenant.id, 'UserLoginFailed');

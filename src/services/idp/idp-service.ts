@@ -621,7 +621,7 @@ export class IdpService {
   private async reclaimUnverified(tx: EntityManager, tenant: Tenant, user: User, identity: IdpIdentityClaims, meta: RequestMeta, now: Date): Promise<void> {
     const system: Actor = { type: 'system', id: null };
     const target = { type: 'user', id: user.id };
-    const cleared = await this.credentials.clearAll(tx, tenant.id, user.id, 'account_taken_over', system, meta, identity);
+    const cleared = await this.credentials.clearAll({ em: tx, tenant, actor: system, meta }, user.id, 'account_taken_over', identity);
     const hadPassword = cleared.hadPassword;
     const sessionsEnded = cleared.sessionsEnded;
     await setEmailVerifiedByProvider(tx, tenant.id, user.id, now);

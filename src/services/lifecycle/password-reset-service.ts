@@ -83,7 +83,7 @@ export class PasswordResetService {
       const owner = await findLiveEmailVerifiedAt(tx, tenant.id, userId);
       if (!owner) throw SESSION_ERRORS.invalidToken();
       const reclaimed = owner.emailVerifiedAt === null
-        ? await this.credentials.clearAll(tx, tenant.id, userId, 'password_reset', actor, meta)
+        ? await this.credentials.clearAll({ em: tx, tenant, actor, meta }, userId, 'password_reset')
         : undefined;
       const updated = await updatePasswordHash(tx, tenant.id, userId, passwordHash, true);
       if (updated === 0) throw SESSION_ERRORS.invalidToken();

@@ -173,7 +173,7 @@ export class SsoSignInService {
    * is verified and a `Pending` account becomes `Active`. Audits `UserEmailVerified`.
    */
   private async takeOverUnverified(tx: EntityManager, tenant: Tenant, user: User, identity: VerifiedSsoIdentity, meta: RequestMeta, now: Date): Promise<void> {
-    const cleared = await this.credentials.clearAll(tx, tenant.id, user.id, 'account_taken_over', { type: 'system', id: null }, meta);
+    const cleared = await this.credentials.clearAll({ em: tx, tenant, actor: { type: 'system', id: null }, meta }, user.id, 'account_taken_over');
     await setEmailVerifiedByProvider(tx, tenant.id, user.id, now);
     Object.assign(user, {
       passwordHash: null, totpSecretEnc: null, totpEnrolledAt: null, totpPendingSecretEnc: null, totpLastUsedStep: null,
