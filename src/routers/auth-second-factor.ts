@@ -3,6 +3,7 @@ import { withAccountBudget } from '../middleware/rate-limit.js';
 import { tenantProcedure } from '../middleware/tenant.js';
 import { router } from '../trpc.js';
 import { deliverSession } from './session-delivery.js';
+import { tenantScopeOf } from '../middleware/request-scope.js';
 import {
   documentAtLeastOneOf, documentOneOf, email, OK, okOutput, oneTimeCode, opaqueToken, presentedPassword, recoveryCodeInput, recoveryCodesOutput, sessionOutput, toSession, totpEnrollmentOutput,
 } from './schemas.js';
@@ -49,7 +50,7 @@ export const secondFactorSignInRouter = router({
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
       // Without a password the answer must not depend on the account: the look-up runs in the job queue.
-      if (input.password === undefined) await ctx.services.accountMailRequests.enqueue(ctx.em, 'email_otp', ctx.tenant, input.email, ctx.meta);
+      if (input.password === undefined) await ctx.services.accountMailRequests.enqueue(tenantScopeOf(ctx), 'email_otp', input.email);
       else await ctx.services.mfaSignIn.requestEmailOtp(ctx.em, ctx.tenant, input.email, input.password, ctx.meta);
       return OK;
     }),

@@ -188,7 +188,7 @@ export const meRouter = router({
       const { tenant, principal } = ctx;
       const user = await ctx.services.accounts.getUser(ctx.em, tenant.id, principal.userId);
       await withAccountBudget(ctx, tenant, user.email, () =>
-        ctx.services.emailChange.request(ctx.em, tenant, principal, input.newEmail, input.currentPassword, ctx.meta),
+        ctx.services.emailChange.request(scopeOf(ctx), principal, input.newEmail, input.currentPassword),
       );
       return OK;
     }),
@@ -203,7 +203,7 @@ export const meRouter = router({
     })
     .output(userExportOutput)
     .query(async ({ ctx }) => {
-      const data = await ctx.services.dataExport.exportUser(ctx.em, ctx.tenant, ctx.principal.userId, 'self', ctx.actor, ctx.meta);
+      const data = await ctx.services.dataExport.exportUser(scopeOf(ctx), ctx.principal.userId, 'self');
       return asAttachment(ctx.res, data);
     }),
 

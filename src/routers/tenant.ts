@@ -300,7 +300,7 @@ export const tenantRouter = router({
       if (ctx.principal.kind !== 'user') {
         throw SESSION_ERRORS.userTokenRequiredToDeleteTenant();
       }
-      await ctx.services.erasure.softDeleteTenant(ctx.em, ctx.tenant, ctx.actor, ctx.meta);
+      await ctx.services.erasure.softDeleteTenant(scopeOf(ctx));
       return OK;
     }),
 });

@@ -486,7 +486,7 @@ export const usersRouter = router({
     .input(z.object({ userId: z.uuid() }))
     .output(userExportOutput)
     .query(async ({ ctx, input }) => {
-      const data = await ctx.services.dataExport.exportUser(ctx.em, ctx.tenant, input.userId, 'admin', ctx.actor, ctx.meta);
+      const data = await ctx.services.dataExport.exportUser(scopeOf(ctx), input.userId, 'admin');
       return asAttachment(ctx.res, data);
     }),
 

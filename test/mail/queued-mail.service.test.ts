@@ -47,8 +47,8 @@ describe('AccountMailRequests', () => {
     const user = await suite.addUser(tenant);
     await suite.takeQueued();
     const de = { ...suite.meta, locale: 'de' as const };
-    await suite.services.accountMailRequests.enqueue(suite.em(), 'password_reset', tenant, user.email, de);
-    await suite.services.accountMailRequests.enqueue(suite.em(), 'password_reset', tenant, `nobody-${unique()}@example.com`, de);
+    await suite.services.accountMailRequests.enqueue({ em: suite.em(), tenant, meta: de }, 'password_reset', user.email);
+    await suite.services.accountMailRequests.enqueue({ em: suite.em(), tenant, meta: de }, 'password_reset', `nobody-${unique()}@example.com`);
     const requests = await suite.takeQueued();
     expect(requests.mail).toEqual([]);
     expect(requests.jobs.map((j) => j.kind)).toEqual(['account-mail.request', 'account-mail.request']);

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { LOCALES } from '../../lib/locales.js';
-import type { Tenant } from '../../entities/tenant.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
+import type { TenantScope } from '../../lib/request-scope.js';
 import type { ClaimedJob, JobQueue } from '../jobs/job-queue.js';
 import type { EmailVerificationService } from '../lifecycle/email-verification-service.js';
 import type { PasswordResetService } from '../lifecycle/password-reset-service.js';
@@ -56,8 +56,12 @@ export class AccountMailRequests {
     private readonly keyring: Keyring,
   ) {}
 
-  /** Queues the request (in the caller's transaction when one is open). */
-  async enqueue(em: EntityManager, purpose: AccountMailPurpose, tenant: Tenant, email: string, meta: RequestMeta): Promise<void> {
+  /**
+   * Queues the request of the scope's workspace with the scope's metadata (in the caller's
+   * transaction when `scope.em` is in one).
+   */
+  async enqueue(scope: TenantScope, purpose: AccountMailPurpose, email: string): Promise<void> {
+    const { em, tenant, meta } = scope;
     const id = randomUUID();
     const request = { purpose, tenantId: tenant.id, email, ip: meta.ip, userAgent: meta.userAgent, locale: meta.locale };
     const sealed = this.keyring.encrypt(JSON.stringify(request), accountMailRequestAad(id));
@@ -75,6 +79,7 @@ export class AccountMailRequests {
     const em = this.orm.em.fork() as EntityManager;
     const tenant = await findLiveTenantById(em, payload.tenantId);
     if (!tenant) return;
+    // the scope of the request that queued it: its workspace, IP, user agent and language
     const meta: RequestMeta = { ip: payload.ip, userAgent: payload.userAgent, ...(payload.locale ? { locale: payload.locale } : {}) };
     if (payload.purpose === 'email_otp') await this.mfaSignIn.requestEmailOtp(em, tenant, payload.email, undefined, meta);
     else if (payload.purpose === 'password_reset') await this.passwordReset.request(em, tenant, payload.email, meta.locale);
