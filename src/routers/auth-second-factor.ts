@@ -51,7 +51,7 @@ export const secondFactorSignInRouter = router({
     .mutation(async ({ ctx, input }) => {
       // Without a password the answer must not depend on the account: the look-up runs in the job queue.
       if (input.password === undefined) await ctx.services.accountMailRequests.enqueue(tenantScopeOf(ctx), 'email_otp', input.email);
-      else await ctx.services.mfaSignIn.requestEmailOtp(ctx.em, ctx.tenant, input.email, input.password, ctx.meta);
+      else await ctx.services.mfaSignIn.requestEmailOtp(tenantScopeOf(ctx), input.email, input.password);
       return OK;
     }),
 
@@ -73,7 +73,7 @@ export const secondFactorSignInRouter = router({
     .input(z.object({ email, password: presentedPassword, emailOtpCode: oneTimeCode.optional() }))
     .output(totpEnrollmentOutput)
     .mutation(({ ctx, input }) =>
-      ctx.services.mfaSignIn.totpInitialEnroll(ctx.em, ctx.tenant, input.email, input.password, input.emailOtpCode, ctx.meta),
+      ctx.services.mfaSignIn.totpInitialEnroll(tenantScopeOf(ctx), input.email, input.password, input.emailOtpCode),
     ),
 
   totpInitialVerify: tenantProcedure
@@ -104,7 +104,7 @@ export const secondFactorSignInRouter = router({
     .mutation(async ({ ctx, input }) => {
       const code = (input.code ?? input.totpCode)!;
       const { user, tokens, recoveryCodes } = await ctx.services.mfaSignIn.totpInitialVerify(
-        ctx.em, ctx.tenant, input.email, input.password, code, input.emailOtpCode, ctx.meta,
+        tenantScopeOf(ctx), input.email, input.password, code, input.emailOtpCode,
       );
       return deliverSession(ctx, ctx.tenant.slug, { ...toSession(user, tokens), recoveryCodes }, tokens.sessionId);
     }),
@@ -139,7 +139,7 @@ export const secondFactorSignInRouter = router({
     )
     .output(sessionOutput)
     .mutation(async ({ ctx, input }) => {
-      const complete = () => ctx.services.mfaChallenges.complete(ctx.em, ctx.tenant, input.mfaToken, input, ctx.meta);
+      const complete = () => ctx.services.mfaChallenges.complete(tenantScopeOf(ctx), input.mfaToken, input);
       const email = await ctx.services.mfaChallenges.accountEmailOf(ctx.em, ctx.tenant, input.mfaToken);
       const { user, tokens } = email ? await withAccountBudget(ctx, ctx.tenant, email, complete) : await complete();
       return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens), tokens.sessionId);

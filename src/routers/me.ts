@@ -230,7 +230,7 @@ export const meRouter = router({
     .input(z.object({ id: z.uuid() }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.passkeys.remove(ctx.em, ctx.tenant, ctx.principal, input.id, ctx.actor, ctx.meta);
+      await ctx.services.passkeys.remove(scopeOf(ctx), ctx.principal, input.id);
       return OK;
     }),
 });

@@ -470,7 +470,7 @@ export const usersRouter = router({
     .input(z.object({ userId: z.string().min(1) }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.totp.disable(ctx.em, ctx.tenant, input.userId, ctx.actor, ctx.meta);
+      await ctx.services.totp.disable(scopeOf(ctx), input.userId);
       return OK;
     }),
 

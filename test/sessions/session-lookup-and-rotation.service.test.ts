@@ -43,7 +43,7 @@ describe('BearerAuthenticationService: the session look-up', () => {
   it('refuses the access token of a suspended user (user_suspended)', async () => {
     const { tenant, actor } = await suite.createTenant();
     const user = await suite.addUser(tenant);
-    const { tokens } = await suite.services.auth.login(suite.em(), tenant, { email: user.email, password: PASSWORD }, suite.meta);
+    const { tokens } = await suite.services.auth.login(suite.scope(tenant), { email: user.email, password: PASSWORD });
     await expect(principalOf(tenant.slug, tokens.accessToken)).resolves.toMatchObject({ userId: user.id, role: 'Member' });
     await suite.services.userAdministration.change(suite.scope(tenant, actor), user.id, { status: 'Suspended' });
     // suspension ended the session too; the look-up says so before it looks at the status

@@ -69,17 +69,17 @@ describe('mail queued in the transaction of its change', () => {
     const meta = { ip: '203.0.113.9', userAgent: 'vitest' };
 
     const refusing = new EmailOtpService(services.config, refusingMailer(services.mailer), services.audit);
-    await expect(refusing.send(em, row, user, meta)).rejects.toThrow('the job queue refused the mail');
+    await expect(refusing.send({ em, tenant: row, meta }, user)).rejects.toThrow('the job queue refused the mail');
     const sent = await api.get(`/v1/${tenant.slug}/audit?action=MfaEmailOtpSent`, { token: tenant.accessToken });
     expect(sent.body.items).toEqual([]);
     // no code was left open: any guess finds none
     const failed = await api.get(`/v1/${tenant.slug}/audit?action=MfaEmailOtpFailed`, { token: tenant.accessToken });
     expect(failed.body.items).toEqual([]);
-    expect(await services.emailOtp.verify(em, row, user, '000000', meta)).toBe(false);
+    expect(await services.emailOtp.verify({ em, tenant: row, meta }, user, '000000')).toBe(false);
     const afterGuess = await api.get(`/v1/${tenant.slug}/audit?action=MfaEmailOtpFailed`, { token: tenant.accessToken });
     expect(afterGuess.body.items.map((e: { details: { reason: string } }) => e.details.reason)).toEqual(['no_open_code']);
 
-    await services.emailOtp.send(em, row, user, meta);
+    await services.emailOtp.send({ em, tenant: row, meta }, user);
     const queued = await api.get(`/v1/${tenant.slug}/audit?action=MfaEmailOtpSent`, { token: tenant.accessToken });
     expect(queued.body.items).toHaveLength(1);
   });

@@ -390,7 +390,7 @@ export class IdpService {
       const challenge = await this.challenges.issue(em, tenant, user, 'idp', identity.issuer);
       throw MFA_ERRORS.mfaRequiredAfterProvider(challenge);
     }
-    const tokens = await this.auth.completeSignIn(em, tenant, user, 'idp', meta, {
+    const tokens = await this.auth.completeSignIn({ em, tenant, meta }, user, 'idp', {
       issuer: identity.issuer,
       ...(identity.amr.length > 0 ? { amr: identity.amr, providerMfa: providerDidMfa(identity.amr) } : {}),
     });

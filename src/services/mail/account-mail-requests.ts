@@ -81,7 +81,7 @@ export class AccountMailRequests {
     if (!tenant) return;
     // the scope of the request that queued it: its workspace, IP, user agent and language
     const meta: RequestMeta = { ip: payload.ip, userAgent: payload.userAgent, ...(payload.locale ? { locale: payload.locale } : {}) };
-    if (payload.purpose === 'email_otp') await this.mfaSignIn.requestEmailOtp(em, tenant, payload.email, undefined, meta);
+    if (payload.purpose === 'email_otp') await this.mfaSignIn.requestEmailOtp({ em, tenant, meta }, payload.email, undefined);
     else if (payload.purpose === 'password_reset') await this.passwordReset.request(em, tenant, payload.email, meta.locale);
     else await this.emailVerification.request(em, tenant, payload.email, meta.locale);
   }

@@ -81,7 +81,7 @@ export class SsoSignInService {
       const challenge = await this.challenges.issue(em, tenant, user, 'sso', identity.issuer);
       throw MFA_ERRORS.mfaRequiredAfterProvider(challenge);
     }
-    const tokens = await this.auth.completeSignIn(em, tenant, user, 'sso', meta, {
+    const tokens = await this.auth.completeSignIn({ em, tenant, meta }, user, 'sso', {
       issuer: identity.issuer, connectionId: connection.id, ...(providerMfa ? { providerMfa: true } : {}),
     });
     return { user, tokens, returnTo: spent.returnTo };
