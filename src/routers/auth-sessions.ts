@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { userProcedure } from '../middleware/auth.js';
-import { tenantScopeOf } from '../middleware/request-scope.js';
+import { scopeOf, tenantScopeOf } from '../middleware/request-scope.js';
 import { tenantProcedure, tenantSlugProcedure } from '../middleware/tenant.js';
 import { router } from '../trpc.js';
 import { SESSION_REASONS } from '../services/sessions/session-errors.js';
@@ -61,7 +61,7 @@ export const sessionRouter = router({
     })
     .output(z.object({ ok: z.literal(true), count: z.number().int() }))
     .mutation(async ({ ctx }) => {
-      const count = await ctx.services.accounts.logoutAll(tenantScopeOf(ctx), ctx.principal.userId);
+      const count = await ctx.services.accounts.logoutAll(scopeOf(ctx), ctx.principal.userId);
       return { ok: true as const, count };
     }),
 });

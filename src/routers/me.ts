@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { profileName, profilePicture } from '../lib/profile.js';
 import { userProcedure } from '../middleware/auth.js';
-import { scopeOf, tenantScopeOf } from '../middleware/request-scope.js';
+import { scopeOf } from '../middleware/request-scope.js';
 import { withAccountBudget } from '../middleware/rate-limit.js';
 import { router } from '../trpc.js';
 import { PASSKEY_REASONS } from '../services/passkeys/passkey-errors.js';
@@ -58,7 +58,7 @@ export const meRouter = router({
     .input(z.object({ name: profileName.nullable().optional(), picture: profilePicture.nullable().optional() }))
     .output(userOutput)
     .mutation(async ({ ctx, input }) => {
-      const user = await ctx.services.accounts.updateOwnProfile(tenantScopeOf(ctx), ctx.principal.userId, { name: input.name, picture: input.picture });
+      const user = await ctx.services.accounts.updateOwnProfile(scopeOf(ctx), ctx.principal.userId, { name: input.name, picture: input.picture });
       return toUserOutput(user, ctx.tenant);
     }),
 
@@ -105,7 +105,7 @@ export const meRouter = router({
     .input(z.object({ token: opaqueToken }))
     .output(z.object({ organizationId: z.string() }))
     .mutation(async ({ ctx, input }) => ({
-      organizationId: await ctx.services.invites.acceptSignedIn(ctx.em, ctx.tenant, ctx.principal.userId, input.token, ctx.meta),
+      organizationId: await ctx.services.invites.acceptSignedIn(scopeOf(ctx), ctx.principal.userId, input.token),
     })),
 
   revokeSession: userProcedure
@@ -158,7 +158,7 @@ export const meRouter = router({
       const { tenant, principal } = ctx;
       const user = await ctx.services.accounts.getUser(ctx.em, tenant.id, principal.userId);
       await withAccountBudget(ctx, tenant, user.email, () =>
-        ctx.services.accounts.changePassword(tenantScopeOf(ctx), user, principal.sessionId, input.currentPassword, input.newPassword),
+        ctx.services.accounts.changePassword(scopeOf(ctx), user, principal.sessionId, input.currentPassword, input.newPassword),
       );
       return OK;
     }),

@@ -27,7 +27,7 @@ describe('reencryptSecrets', () => {
     const { webhook, secret } = await suite.services.webhooks.create(suite.scope(tenant, actor), 'https://hooks.example.com/rotate', null);
     await suite.services.signingKeys.keysOf(suite.em(), tenant.id);
     const email = `rotated-${unique()}@example.com`;
-    await suite.services.invites.create(suite.em(), tenant, { email }, actor, suite.meta, () => undefined);
+    await suite.services.invites.create(suite.scope(tenant, actor), { email }, () => undefined);
 
     const rotated = new Keyring(parseKeyring(`${TEST_ENCRYPTION_KEYS},${NEW_KEY}`));
     const newOnly = new Keyring(parseKeyring(NEW_KEY));
