@@ -101,7 +101,7 @@ export const browserRouter = router({
       requireCookieTransport(ctx.req);
       const binding = readSsoBindingCookie(ctx.req, ctx.tenant.slug);
       clearSsoBindingCookie(ctx.req, ctx.res, ctx.tenant.slug);
-      const { user, tokens, returnTo } = await ctx.services.ssoSignIn.complete(ctx.em, ctx.tenant, input.code, binding, ctx.meta);
+      const { user, tokens, returnTo } = await ctx.services.ssoSignIn.complete(tenantScopeOf(ctx), input.code, binding);
       return { ...deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens), tokens.sessionId), returnTo };
     }),
 
