@@ -60,7 +60,10 @@ export type SsoConnectionPatch = Partial<ConnectionFields> & {
   oidc?: (Omit<OidcProviderInput, 'clientSecret'> & { clientSecret?: string | undefined }) | undefined;
 };
 
-/** The Admin changing a connection: a signed-in user and the session it uses. */
+/**
+ * The Admin changing a connection: a signed-in user and the session it uses (checked for a recent
+ * sign-in, and named in the Admins' notice); the same person as the request scope's actor.
+ */
 export interface ConnectionChanger {
   userId: string;
   sessionId: string;
@@ -116,7 +119,8 @@ export interface SsoConnectionView {
 /**
  * The tenant's enterprise single sign-on connections (docs/sso.md "Connections"): create, list,
  * read, change, delete. Every change needs an Admin who signed in less than 10 minutes ago (never an
- * API key), is audited (`SsoConnectionCreated` / `Updated` / `Deleted`) and mailed to the other Admins.
+ * API key), is audited with the request scope's actor and metadata (`SsoConnectionCreated` / `Updated`
+ * / `Deleted`) and mailed to the other Admins.
  */
 export class SsoConnectionService {
   constructor(
