@@ -82,7 +82,7 @@ export const browserRouter = router({
       const { tenantSlug: _slug, ...params } = input;
       const binding = readIdpBindingCookie(ctx.req, ctx.tenant.slug);
       clearIdpBindingCookie(ctx.req, ctx.res, ctx.tenant.slug);
-      const { user, tokens } = await ctx.services.idp.callback(ctx.em, ctx.tenant, params, ctx.meta, binding, true);
+      const { user, tokens } = await ctx.services.idp.callback(tenantScopeOf(ctx), params, binding, true);
       return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens), tokens.sessionId);
     }),
 
