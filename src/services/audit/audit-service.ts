@@ -1,7 +1,5 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { v7 as uuidv7 } from 'uuid';
 import type { AuditAction } from '../../entities/audit-event.js';
-import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { AuditScope } from '../../lib/request-scope.js';
 import { insertAuditEventWithOutbox, type NewAuditEvent } from '../../queries/audit-event.js';
 
@@ -15,23 +13,17 @@ export interface AuditEvent {
   details?: Record<string, unknown>;
 }
 
-/** One audit event with its actor and metadata spelled out (the form before RequestScope). */
-export interface AuditInput {
-  tenantId: string;
-  action: AuditAction;
-  actor: Actor;
-  target?: { type: string; id: string | null };
-  meta?: RequestMeta;
-  details?: Record<string, unknown>;
-}
-
 /**
  * Writes the audit log (docs/audit.md), and with each event queues its webhook deliveries in the
  * same statement (docs/events.md "Webhooks").
  *
- * An event is inserted when it is recorded, with the entity manager the caller passes: inside the
- * caller's transaction it commits or rolls back with the operation it describes (none lost, none for
- * an operation that did not happen), and a failed insert fails that operation at the call.
+ * An event is inserted when it is recorded, with the entity manager of the scope the caller passes
+ * (src/lib/request-scope.ts): inside the caller's transaction (`withEm(scope, tx)`) it commits or
+ * rolls back with the operation it describes (none lost, none for an operation that did not happen),
+ * and a failed insert fails that operation at the call. The actor and the request metadata come from
+ * the scope, so no caller spells them: a request's scope (`scopeOf(ctx)`), a flow that identified
+ * its user (`actingAs`), the service's own decision (`asSystem`), or work without a request
+ * (`systemScope`).
  */
 export class AuditService {
   /** @param jobQueueName the job queue (`JOB_QUEUE`) the webhook deliveries are queued on. */
@@ -45,28 +37,21 @@ export class AuditService {
    * @throws the database's error when the row cannot be written (e.g. an unknown tenant id).
    */
   async record(scope: AuditScope, event: AuditEvent): Promise<void> {
-    await this.recordUnscoped(scope.em, {
-      tenantId: scope.tenant.id, action: event.action, actor: scope.actor, target: event.target, meta: scope.meta, details: event.details,
-    });
-  }
-
-  /** {@link record} with the actor and metadata spelled out; every caller moves to {@link record}. */
-  async recordUnscoped(em: EntityManager, input: AuditInput): Promise<void> {
-    const event: NewAuditEvent = {
+    const row: NewAuditEvent = {
       // RFC 9562 UUIDv7: time-ordered and monotonic within this process, so events of one
       // operation written in the same millisecond still list in the order they happened.
       id: uuidv7(),
-      tenantId: input.tenantId,
-      action: input.action,
-      actorType: input.actor.type,
-      actorId: input.actor.id,
-      targetType: input.target?.type ?? null,
-      targetId: input.target?.id ?? null,
-      ip: input.meta?.ip ?? null,
-      userAgent: input.meta?.userAgent ?? null,
-      details: input.details ?? {},
+      tenantId: scope.tenant.id,
+      action: event.action,
+      actorType: scope.actor.type,
+      actorId: scope.actor.id,
+      targetType: event.target?.type ?? null,
+      targetId: event.target?.id ?? null,
+      ip: scope.meta.ip,
+      userAgent: scope.meta.userAgent,
+      details: event.details ?? {},
       createdAt: new Date(),
     };
-    await insertAuditEventWithOutbox(em, event, this.jobQueueName);
+    await insertAuditEventWithOutbox(scope.em, row, this.jobQueueName);
   }
 }

@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import type { Tenant } from '../../entities/tenant.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
-import { NO_REQUEST_META, userActor } from '../../lib/request-scope.js';
+import { NO_REQUEST_META, actingAs, userActor } from '../../lib/request-scope.js';
 import type { ApiResourceService, IndicatedResource } from '../access-control/api-resource-service.js';
 import type { RoleAssignmentService } from '../access-control/role-assignment-service.js';
 import type { AuditService } from '../audit/audit-service.js';
@@ -273,8 +273,8 @@ export class OidcProviderService {
     const em = this.orm.em.fork() as EntityManager;
     await em.transactional(async (tx) => {
       await recordHostedLogin(tx, tenant.id, session.userId, session.sessionId, clientId);
-      await this.audit.recordUnscoped(tx, {
-        tenantId: tenant.id, action: 'OidcSignIn', actor: { type: 'user', id: session.userId }, target: { type: 'user', id: session.userId }, meta,
+      await this.audit.record(actingAs({ em: tx, tenant, meta }, session.userId), {
+        action: 'OidcSignIn', target: { type: 'user', id: session.userId },
         details: { clientId, prompt: details.prompt.name, ...(organizationId ? { organizationId } : {}) },
       });
     });
