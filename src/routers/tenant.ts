@@ -5,7 +5,7 @@ import { LOCALES } from '../lib/locales.js';
 import { brandingOf } from '../services/branding/branding.js';
 import { LOGO_MAX_BODY_BYTES, MAX_LOGO_BYTES } from '../services/branding/logo-service.js';
 import type { LogoVariant } from '../entities/tenant-logo.js';
-import type { Actor } from '../lib/request-meta.js';
+import type { RequestScope } from '../lib/request-scope.js';
 import type { RequestContext } from '../context.js';
 import { adminProcedure, securityAdminProcedure } from '../middleware/auth.js';
 import { scopeOf } from '../middleware/request-scope.js';
@@ -125,12 +125,11 @@ const logoInput = z
  * Stores the logo of `variant` from a PUT tenant/logo[/dark] body: fetched from its `url`, or decoded
  * from `dataBase64` (logoInput lets exactly one through).
  */
-function setLogoFrom(
-  ctx: Pick<RequestContext, 'services' | 'em' | 'meta'> & { tenant: Tenant; actor: Actor }, variant: LogoVariant, input: z.infer<typeof logoInput>,
-): Promise<Tenant> {
+function setLogoFrom(ctx: Pick<RequestContext, 'services'> & RequestScope, variant: LogoVariant, input: z.infer<typeof logoInput>): Promise<Tenant> {
+  const scope = scopeOf(ctx);
   return input.url !== undefined
-    ? ctx.services.logos.fetchFrom(scopeOf(ctx), variant, input.url)
-    : ctx.services.logos.upload(scopeOf(ctx), variant, Buffer.from(input.dataBase64 ?? '', 'base64'));
+    ? ctx.services.logos.fetchFrom(scope, variant, input.url)
+    : ctx.services.logos.upload(scope, variant, Buffer.from(input.dataBase64 ?? '', 'base64'));
 }
 
 /** The error statuses of the logo uploads: their own body limit (src/rest/app.ts) is larger than the common one. */
