@@ -44,7 +44,7 @@ export function ssoRoutes(services: AppServices): Router {
         const samlResponse = typeof body.SAMLResponse === 'string' ? body.SAMLResponse : '';
         const page = `/app/${tenant.slug}/sso-callback`;
         try {
-          const { code, purpose } = await services.saml.consumeResponse(em, tenant, connectionId, samlResponse, metaOf(req));
+          const { code, purpose } = await services.saml.consumeResponse({ em, tenant, meta: metaOf(req) }, connectionId, samlResponse);
           res.redirect(303, `${purpose === 'test' ? testPage(tenant.slug, connectionId) : page}#code=${encodeURIComponent(code)}`);
         } catch (err) {
           if (!(err instanceof ApiError) || err.code === 'NOT_FOUND') throw err;
@@ -59,7 +59,7 @@ export function ssoRoutes(services: AppServices): Router {
     withConnection(services, req, res, async (em, tenant, connectionId) => {
       const params = callbackParams(req);
       try {
-        const { code, purpose } = await services.oidcConnections.consumeCallback(em, tenant, connectionId, params, metaOf(req));
+        const { code, purpose } = await services.oidcConnections.consumeCallback({ em, tenant, meta: metaOf(req) }, connectionId, params);
         res.redirect(303, `${purpose === 'test' ? testPage(tenant.slug, connectionId) : `/app/${tenant.slug}/sso-callback`}#code=${encodeURIComponent(code)}`);
       } catch (err) {
         if (!(err instanceof ApiError) || err.code === 'NOT_FOUND') throw err;

@@ -1,5 +1,6 @@
 import { adminProcedure, securityAdminProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
+import { scopeOf } from '../middleware/request-scope.js';
 import { PERMISSION_NAME, type ApiResourceView } from '../services/access-control/api-resource-service.js';
 import { router } from '../trpc.js';
 import { displayName, OK, okOutput, timestampOutput } from './schemas.js';
@@ -67,7 +68,7 @@ export const apiResourcesRouter = router({
     .output(z.object({ apiResource: apiResourceOutput }))
     .mutation(async ({ ctx, input }) => {
       const { tenantSlug: _slug, ...fields } = input;
-      return { apiResource: toOutput(await ctx.services.apiResources.create(ctx.em, ctx.tenant, fields, ctx.actor, ctx.meta)) };
+      return { apiResource: toOutput(await ctx.services.apiResources.create(scopeOf(ctx), fields)) };
     }),
 
   update: securityAdminProcedure
@@ -83,7 +84,7 @@ export const apiResourcesRouter = router({
     .output(z.object({ apiResource: apiResourceOutput }))
     .mutation(async ({ ctx, input }) => {
       const { tenantSlug: _slug, id, ...changes } = input;
-      return { apiResource: toOutput(await ctx.services.apiResources.update(ctx.em, ctx.tenant, id, changes, ctx.actor, ctx.meta)) };
+      return { apiResource: toOutput(await ctx.services.apiResources.update(scopeOf(ctx), id, changes)) };
     }),
 
   delete: securityAdminProcedure
@@ -98,7 +99,7 @@ export const apiResourcesRouter = router({
     .input(idInput)
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.apiResources.delete(ctx.em, ctx.tenant, input.id, ctx.actor, ctx.meta);
+      await ctx.services.apiResources.delete(scopeOf(ctx), input.id);
       return OK;
     }),
 });

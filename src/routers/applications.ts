@@ -1,5 +1,6 @@
 import { adminProcedure, securityAdminProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
+import { scopeOf } from '../middleware/request-scope.js';
 import { APPLICATION_TYPES } from '../services/oidc/application-service.js';
 import { router } from '../trpc.js';
 import { applicationOutput, toApplicationOutput } from './application-schemas.js';
@@ -60,7 +61,7 @@ export const applicationsRouter = router({
     .output(z.object({ application: applicationOutput, clientSecret: clientSecretOutput.optional() }))
     .mutation(async ({ ctx, input }) => {
       const { tenantSlug: _slug, ...fields } = input;
-      const created = await ctx.services.applications.create(ctx.em, ctx.tenant, fields, ctx.actor, ctx.meta);
+      const created = await ctx.services.applications.create(scopeOf(ctx), fields);
       return { application: toApplicationOutput(created.application), ...(created.clientSecret ? { clientSecret: created.clientSecret } : {}) };
     }),
 
@@ -76,7 +77,7 @@ export const applicationsRouter = router({
     .output(applicationOutput)
     .mutation(async ({ ctx, input }) => {
       const { tenantSlug: _slug, id, ...changes } = input;
-      return toApplicationOutput(await ctx.services.applications.update(ctx.em, ctx.tenant, id, changes, ctx.actor, ctx.meta));
+      return toApplicationOutput(await ctx.services.applications.update(scopeOf(ctx), id, changes));
     }),
 
   delete: securityAdminProcedure
@@ -91,7 +92,7 @@ export const applicationsRouter = router({
     .input(idInput)
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.applications.delete(ctx.em, ctx.tenant, input.id, ctx.actor, ctx.meta);
+      await ctx.services.applications.delete(scopeOf(ctx), input.id);
       return OK;
     }),
 
@@ -109,7 +110,7 @@ export const applicationsRouter = router({
     })
     .input(idInput)
     .output(z.object({ clientSecret: clientSecretOutput }))
-    .mutation(async ({ ctx, input }) => ({ clientSecret: await ctx.services.applications.rotateSecret(ctx.em, ctx.tenant, input.id, ctx.actor, ctx.meta) })),
+    .mutation(async ({ ctx, input }) => ({ clientSecret: await ctx.services.applications.rotateSecret(scopeOf(ctx), input.id) })),
 
   roles: adminProcedure
     .meta({
@@ -138,6 +139,6 @@ export const applicationsRouter = router({
     .input(idInput.extend({ roleIds: roleIdsInput }))
     .output(z.object({ roles: z.array(roleOutput) }))
     .mutation(async ({ ctx, input }) => ({
-      roles: (await ctx.services.roleAssignments.setRolesOfApplication(ctx.em, ctx.tenant, input.id, input.roleIds, ctx.actor, ctx.meta)).map(toRoleOutput),
+      roles: (await ctx.services.roleAssignments.setRolesOfApplication(scopeOf(ctx), input.id, input.roleIds)).map(toRoleOutput),
     })),
 });

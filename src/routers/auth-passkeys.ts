@@ -7,6 +7,7 @@ import { authenticationOptionsOutput, authenticationResponseInput } from './pass
 import { deliverSession } from './session-delivery.js';
 import { email, sessionOutput, toSession } from './schemas.js';
 import { SIGN_IN_PER_IP } from '../services/rate-limits/rate-limit-rules.js';
+import { tenantScopeOf } from '../middleware/request-scope.js';
 
 const tags = ['auth'];
 
@@ -51,7 +52,7 @@ export const passkeySignInRouter = router({
     .input(z.object({ challengeId: z.uuid(), response: authenticationResponseInput }))
     .output(sessionOutput)
     .mutation(async ({ ctx, input }) => {
-      const signIn = () => ctx.services.passkeys.signIn(ctx.em, ctx.tenant, input.challengeId, input.response, ctx.meta);
+      const signIn = () => ctx.services.passkeys.signIn(tenantScopeOf(ctx), input.challengeId, input.response);
       const account = await ctx.services.passkeys.accountEmailOf(ctx.em, ctx.tenant, input.response.id);
       const { user, tokens } = account ? await withAccountBudget(ctx, ctx.tenant, account, signIn) : await signIn();
       return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens), tokens.sessionId);

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { withAccountBudget } from '../middleware/rate-limit.js';
 import { router } from '../trpc.js';
 import { deliverSession } from './session-delivery.js';
+import { tenantScopeOf } from '../middleware/request-scope.js';
 import {
   documentAtLeastOneOf, documentOneOf, email, OK, okOutput, oneTimeCode, opaqueToken, presentedPassword, recoveryCodeInput, recoveryCodesOutput, sessionOutput, toSession, totpEnrollmentOutput,
 } from './schemas.js';
@@ -51,8 +52,8 @@ export const secondFactorSignInRouter = router({
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
       // Without a password the answer must not depend on the account: the look-up runs in the job queue.
-      if (input.password === undefined) await ctx.services.accountMailRequests.enqueue(ctx.em, 'email_otp', ctx.tenant, input.email, ctx.meta);
-      else await ctx.services.mfaSignIn.requestEmailOtp(ctx.em, ctx.tenant, input.email, input.password, ctx.meta);
+      if (input.password === undefined) await ctx.services.accountMailRequests.enqueue(tenantScopeOf(ctx), 'email_otp', input.email);
+      else await ctx.services.mfaSignIn.requestEmailOtp(tenantScopeOf(ctx), input.email, input.password);
       return OK;
     }),
 
@@ -75,7 +76,7 @@ export const secondFactorSignInRouter = router({
     .input(z.object({ email, password: presentedPassword, emailOtpCode: oneTimeCode.optional() }))
     .output(totpEnrollmentOutput)
     .mutation(({ ctx, input }) =>
-      ctx.services.mfaSignIn.totpInitialEnroll(ctx.em, ctx.tenant, input.email, input.password, input.emailOtpCode, ctx.meta),
+      ctx.services.mfaSignIn.totpInitialEnroll(tenantScopeOf(ctx), input.email, input.password, input.emailOtpCode),
     ),
 
   totpInitialVerify: tenantProcedure
@@ -107,7 +108,7 @@ export const secondFactorSignInRouter = router({
     .mutation(async ({ ctx, input }) => {
       const code = (input.code ?? input.totpCode)!;
       const { user, tokens, recoveryCodes } = await ctx.services.mfaSignIn.totpInitialVerify(
-        ctx.em, ctx.tenant, input.email, input.password, code, input.emailOtpCode, ctx.meta,
+        tenantScopeOf(ctx), input.email, input.password, code, input.emailOtpCode,
       );
       return deliverSession(ctx, ctx.tenant.slug, { ...toSession(user, tokens), recoveryCodes }, tokens.sessionId);
     }),
@@ -144,7 +145,7 @@ export const secondFactorSignInRouter = router({
     )
     .output(sessionOutput)
     .mutation(async ({ ctx, input }) => {
-      const complete = () => ctx.services.mfaChallenges.complete(ctx.em, ctx.tenant, input.mfaToken, input, ctx.meta);
+      const complete = () => ctx.services.mfaChallenges.complete(tenantScopeOf(ctx), input.mfaToken, input);
       const email = await ctx.services.mfaChallenges.accountEmailOf(ctx.em, ctx.tenant, input.mfaToken);
       const { user, tokens } = email ? await withAccountBudget(ctx, ctx.tenant, email, complete) : await complete();
       return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens), tokens.sessionId);

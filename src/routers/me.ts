@@ -1,6 +1,7 @@
 import { userProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
 import { profileName, profilePicture } from '../lib/profile.js';
+import { scopeOf } from '../middleware/request-scope.js';
 import { withAccountBudget } from '../middleware/rate-limit.js';
 import { router } from '../trpc.js';
 import { PASSKEY_REASONS } from '../errors/passkey.js';
@@ -58,7 +59,7 @@ export const meRouter = router({
     .input(z.object({ name: profileName.nullable().optional(), picture: profilePicture.nullable().optional() }))
     .output(userOutput)
     .mutation(async ({ ctx, input }) => {
-      const user = await ctx.services.accounts.updateOwnProfile(ctx.em, ctx.tenant, ctx.principal.userId, { name: input.name, picture: input.picture }, ctx.meta);
+      const user = await ctx.services.accounts.updateOwnProfile(scopeOf(ctx), ctx.principal.userId, { name: input.name, picture: input.picture });
       return toUserOutput(user, ctx.tenant);
     }),
 
@@ -105,7 +106,7 @@ export const meRouter = router({
     .input(z.object({ token: opaqueToken }))
     .output(z.object({ organizationId: z.string() }))
     .mutation(async ({ ctx, input }) => ({
-      organizationId: await ctx.services.invites.acceptSignedIn(ctx.em, ctx.tenant, ctx.principal.userId, input.token, ctx.meta),
+      organizationId: await ctx.services.invites.acceptSignedIn(scopeOf(ctx), ctx.principal.userId, input.token),
     })),
 
   revokeSession: userProcedure
@@ -121,7 +122,7 @@ export const meRouter = router({
     .input(z.object({ sessionId: z.uuid() }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.sessions.revokeOwnedSession(ctx.em, ctx.tenant.id, ctx.principal.userId, input.sessionId, 'session_revoked_by_user', ctx.actor, ctx.meta);
+      await ctx.services.sessions.revokeOwnedSession(scopeOf(ctx), ctx.principal.userId, input.sessionId, 'session_revoked_by_user');
       return OK;
     }),
 
@@ -136,7 +137,7 @@ export const meRouter = router({
     })
     .output(okOutput)
     .mutation(async ({ ctx }) => {
-      await ctx.services.accounts.softDelete(ctx.em, ctx.tenant, ctx.principal.userId, ctx.actor, ctx.meta);
+      await ctx.services.accounts.softDelete(scopeOf(ctx), ctx.principal.userId);
       return OK;
     }),
 
@@ -158,7 +159,7 @@ export const meRouter = router({
       const { tenant, principal } = ctx;
       const user = await ctx.services.accounts.getUser(ctx.em, tenant.id, principal.userId);
       await withAccountBudget(ctx, tenant, user.email, () =>
-        ctx.services.accounts.changePassword(ctx.em, tenant, user, principal.sessionId, input.currentPassword, input.newPassword, ctx.meta),
+        ctx.services.accounts.changePassword(scopeOf(ctx), user, principal.sessionId, input.currentPassword, input.newPassword),
       );
       return OK;
     }),
@@ -190,7 +191,7 @@ export const meRouter = router({
       const { tenant, principal } = ctx;
       const user = await ctx.services.accounts.getUser(ctx.em, tenant.id, principal.userId);
       await withAccountBudget(ctx, tenant, user.email, () =>
-        ctx.services.emailChange.request(ctx.em, tenant, principal, input.newEmail, input.currentPassword, ctx.meta),
+        ctx.services.emailChange.request(scopeOf(ctx), principal, input.newEmail, input.currentPassword),
       );
       return OK;
     }),
@@ -205,7 +206,7 @@ export const meRouter = router({
     })
     .output(userExportOutput)
     .query(async ({ ctx }) => {
-      const data = await ctx.services.dataExport.exportUser(ctx.em, ctx.tenant, ctx.principal.userId, 'self', ctx.actor, ctx.meta);
+      const data = await ctx.services.dataExport.exportUser(scopeOf(ctx), ctx.principal.userId, 'self');
       return asAttachment(ctx.res, data);
     }),
 
@@ -232,7 +233,7 @@ export const meRouter = router({
     .input(z.object({ id: z.uuid() }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.passkeys.remove(ctx.em, ctx.tenant, ctx.principal, input.id, ctx.actor, ctx.meta);
+      await ctx.services.passkeys.remove(scopeOf(ctx), ctx.principal, input.id);
       return OK;
     }),
 });

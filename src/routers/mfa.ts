@@ -1,5 +1,6 @@
 import { userProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
+import { scopeOf } from '../middleware/request-scope.js';
 import { router } from '../trpc.js';
 import { PASSKEY_REASONS } from '../errors/passkey.js';
 import { passkeyName, passkeyOutput, registrationOptionsOutput, registrationResponseInput } from './passkey-schemas.js';
@@ -42,7 +43,7 @@ export const mfaRouter = router({
     .input(z.object({ code: oneTimeCode }))
     .output(okOutput.extend({ recoveryCodes: recoveryCodesOutput }))
     .mutation(async ({ ctx, input }) => {
-      const recoveryCodes = await ctx.services.mfaEnrollment.confirm(ctx.em, ctx.tenant, ctx.principal, input.code, ctx.actor, ctx.meta);
+      const recoveryCodes = await ctx.services.mfaEnrollment.confirm(scopeOf(ctx), ctx.principal, input.code);
       return { ok: true as const, recoveryCodes };
     }),
 
@@ -60,7 +61,7 @@ export const mfaRouter = router({
     })
     .output(okOutput)
     .mutation(async ({ ctx }) => {
-      await ctx.services.mfaEnrollment.disable(ctx.em, ctx.tenant, ctx.principal, ctx.actor, ctx.meta);
+      await ctx.services.mfaEnrollment.disable(scopeOf(ctx), ctx.principal);
       return OK;
     }),
 
@@ -99,7 +100,7 @@ export const mfaRouter = router({
     .input(z.object({ response: registrationResponseInput, name: passkeyName.optional() }))
     .output(z.object({ passkey: passkeyOutput }))
     .mutation(async ({ ctx, input }) => {
-      const passkey = await ctx.services.passkeys.register(ctx.em, ctx.tenant, ctx.principal, input.response, input.name, ctx.actor, ctx.meta);
+      const passkey = await ctx.services.passkeys.register(scopeOf(ctx), ctx.principal, input.response, input.name);
       return { passkey };
     }),
 
@@ -117,6 +118,6 @@ export const mfaRouter = router({
     })
     .output(z.object({ recoveryCodes: recoveryCodesOutput }))
     .mutation(async ({ ctx }) => ({
-      recoveryCodes: await ctx.services.mfaEnrollment.regenerateRecoveryCodes(ctx.em, ctx.tenant, ctx.principal, ctx.actor, ctx.meta),
+      recoveryCodes: await ctx.services.mfaEnrollment.regenerateRecoveryCodes(scopeOf(ctx), ctx.principal),
     })),
 });

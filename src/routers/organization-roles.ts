@@ -1,5 +1,6 @@
 import { adminProcedure, securityAdminProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
+import { scopeOf } from '../middleware/request-scope.js';
 import { router } from '../trpc.js';
 import { organizationPermissionName, organizationRoleOutput, toOrganizationRoleOutput } from './organization-schemas.js';
 import { displayName, OK, okOutput } from './schemas.js';
@@ -45,7 +46,7 @@ export const organizationRolesRouter = router({
     .output(z.object({ organizationRole: organizationRoleOutput }))
     .mutation(async ({ ctx, input }) => {
       const { tenantSlug: _slug, ...fields } = input;
-      return { organizationRole: toOrganizationRoleOutput(await ctx.services.organizationRoles.create(ctx.em, ctx.tenant.id, fields, ctx.actor, ctx.meta)) };
+      return { organizationRole: toOrganizationRoleOutput(await ctx.services.organizationRoles.create(scopeOf(ctx), fields)) };
     }),
 
   update: securityAdminProcedure
@@ -61,7 +62,7 @@ export const organizationRolesRouter = router({
     .output(organizationRoleOutput)
     .mutation(async ({ ctx, input }) => {
       const { tenantSlug: _slug, id, ...changes } = input;
-      return toOrganizationRoleOutput(await ctx.services.organizationRoles.update(ctx.em, ctx.tenant.id, id, changes, ctx.actor, ctx.meta));
+      return toOrganizationRoleOutput(await ctx.services.organizationRoles.update(scopeOf(ctx), id, changes));
     }),
 
   delete: securityAdminProcedure
@@ -76,7 +77,7 @@ export const organizationRolesRouter = router({
     .input(idInput)
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.organizationRoles.delete(ctx.em, ctx.tenant.id, input.id, ctx.actor, ctx.meta);
+      await ctx.services.organizationRoles.delete(scopeOf(ctx), input.id);
       return OK;
     }),
 });

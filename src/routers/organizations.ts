@@ -1,6 +1,7 @@
 import { adminProcedure, securityAdminProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
 import { rejectEmptyQueryValues } from '../middleware/empty-query-values.js';
+import { scopeOf } from '../middleware/request-scope.js';
 import { MEMBERS_PAGE_DEFAULT_LIMIT, MEMBERS_PAGE_MAX_LIMIT, type Member } from '../services/organizations/organization-membership-service.js';
 import { ORGANIZATIONS_PAGE_DEFAULT_LIMIT, ORGANIZATIONS_PAGE_MAX_LIMIT } from '../services/organizations/organization-service.js';
 import type { Tenant } from '../entities/tenant.js';
@@ -76,7 +77,7 @@ export const organizationsRouter = router({
     .output(z.object({ organization: organizationOutput }))
     .mutation(async ({ ctx, input }) => {
       const { tenantSlug: _slug, ...fields } = input;
-      return { organization: toOrganizationOutput(await ctx.services.organizations.create(ctx.em, ctx.tenant.id, fields, ctx.actor, ctx.meta)) };
+      return { organization: toOrganizationOutput(await ctx.services.organizations.create(scopeOf(ctx), fields)) };
     }),
 
   update: securityAdminProcedure
@@ -91,7 +92,7 @@ export const organizationsRouter = router({
     .output(organizationOutput)
     .mutation(async ({ ctx, input }) => {
       const { tenantSlug: _slug, id, ...changes } = input;
-      return toOrganizationOutput(await ctx.services.organizations.update(ctx.em, ctx.tenant.id, id, changes, ctx.actor, ctx.meta));
+      return toOrganizationOutput(await ctx.services.organizations.update(scopeOf(ctx), id, changes));
     }),
 
   delete: securityAdminProcedure
@@ -106,7 +107,7 @@ export const organizationsRouter = router({
     .input(idInput)
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.organizations.delete(ctx.em, ctx.tenant.id, input.id, ctx.actor, ctx.meta);
+      await ctx.services.organizations.delete(scopeOf(ctx), input.id);
       return OK;
     }),
 
@@ -146,7 +147,7 @@ export const organizationsRouter = router({
     .input(idInput.extend({ userId: z.uuid(), roles: roleNames.optional() }))
     .output(z.object({ member: memberOutput }))
     .mutation(async ({ ctx, input }) => {
-      const member = await ctx.services.organizationMembers.add(ctx.em, ctx.tenant.id, input.id, input.userId, input.roles ?? [], ctx.actor, ctx.meta);
+      const member = await ctx.services.organizationMembers.add(scopeOf(ctx), input.id, input.userId, input.roles ?? []);
       return { member: toMemberOutput(member, ctx.tenant) };
     }),
 
@@ -165,7 +166,7 @@ export const organizationsRouter = router({
     .input(idInput.extend({ userId: z.uuid(), roles: roleNames }))
     .output(z.object({ member: memberOutput }))
     .mutation(async ({ ctx, input }) => {
-      const member = await ctx.services.organizationMembers.setRoles(ctx.em, ctx.tenant.id, input.id, input.userId, input.roles, ctx.actor, ctx.meta);
+      const member = await ctx.services.organizationMembers.setRoles(scopeOf(ctx), input.id, input.userId, input.roles);
       return { member: toMemberOutput(member, ctx.tenant) };
     }),
 
@@ -181,7 +182,7 @@ export const organizationsRouter = router({
     .input(idInput.extend({ userId: z.uuid() }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.organizationMembers.remove(ctx.em, ctx.tenant.id, input.id, input.userId, ctx.actor, ctx.meta);
+      await ctx.services.organizationMembers.remove(scopeOf(ctx), input.id, input.userId);
       return OK;
     }),
 });

@@ -2,6 +2,7 @@ import { adminProcedure, securityAdminProcedure } from '../middleware/pipeline.j
 import { z } from 'zod';
 import type { Tenant } from '../entities/tenant.js';
 import { rejectEmptyQueryValues } from '../middleware/empty-query-values.js';
+import { scopeOf } from '../middleware/request-scope.js';
 import { ROLE_MEMBERS_PAGE_DEFAULT_LIMIT, ROLE_MEMBERS_PAGE_MAX_LIMIT, type RoleMember, type RoleView } from '../services/access-control/role-service.js';
 import { router } from '../trpc.js';
 import { permissionName } from './api-resources.js';
@@ -107,7 +108,7 @@ export const rolesRouter = router({
     .output(z.object({ role: roleOutput }))
     .mutation(async ({ ctx, input }) => {
       const { tenantSlug: _slug, ...fields } = input;
-      return { role: toRoleOutput(await ctx.services.roles.create(ctx.em, ctx.tenant, fields, ctx.actor, ctx.meta)) };
+      return { role: toRoleOutput(await ctx.services.roles.create(scopeOf(ctx), fields)) };
     }),
 
   update: securityAdminProcedure
@@ -123,7 +124,7 @@ export const rolesRouter = router({
     .output(z.object({ role: roleOutput }))
     .mutation(async ({ ctx, input }) => {
       const { tenantSlug: _slug, id, ...changes } = input;
-      return { role: toRoleOutput(await ctx.services.roles.update(ctx.em, ctx.tenant, id, changes, ctx.actor, ctx.meta)) };
+      return { role: toRoleOutput(await ctx.services.roles.update(scopeOf(ctx), id, changes)) };
     }),
 
   delete: securityAdminProcedure
@@ -138,7 +139,7 @@ export const rolesRouter = router({
     .input(idInput)
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.roles.delete(ctx.em, ctx.tenant, input.id, ctx.actor, ctx.meta);
+      await ctx.services.roles.delete(scopeOf(ctx), input.id);
       return OK;
     }),
 });

@@ -6,8 +6,9 @@ import { LOCALES } from '../lib/locales.js';
 import { brandingOf } from '../services/branding/branding.js';
 import { LOGO_MAX_BODY_BYTES, MAX_LOGO_BYTES } from '../services/branding/logo-service.js';
 import type { LogoVariant } from '../entities/tenant-logo.js';
-import type { Actor } from '../lib/request-meta.js';
+import type { RequestScope } from '../lib/request-scope.js';
 import type { RequestContext } from '../context.js';
+import { scopeOf } from '../middleware/request-scope.js';
 import { router } from '../trpc.js';
 import { displayName, emailDomain, OK, okOutput, timestampOutput } from './schemas.js';
 import { dataProtectionTags } from './user-export.js';
@@ -124,12 +125,11 @@ const logoInput = z
  * Stores the logo of `variant` from a PUT tenant/logo[/dark] body: fetched from its `url`, or decoded
  * from `dataBase64` (logoInput lets exactly one through).
  */
-function setLogoFrom(
-  ctx: Pick<RequestContext, 'services' | 'em' | 'meta'> & { tenant: Tenant; actor: Actor }, variant: LogoVariant, input: z.infer<typeof logoInput>,
-): Promise<Tenant> {
+function setLogoFrom(ctx: Pick<RequestContext, 'services'> & RequestScope, variant: LogoVariant, input: z.infer<typeof logoInput>): Promise<Tenant> {
+  const scope = scopeOf(ctx);
   return input.url !== undefined
-    ? ctx.services.logos.fetchFrom(ctx.em, ctx.tenant.id, variant, input.url, ctx.actor, ctx.meta)
-    : ctx.services.logos.upload(ctx.em, ctx.tenant.id, variant, Buffer.from(input.dataBase64 ?? '', 'base64'), ctx.actor, ctx.meta);
+    ? ctx.services.logos.fetchFrom(scope, variant, input.url)
+    : ctx.services.logos.upload(scope, variant, Buffer.from(input.dataBase64 ?? '', 'base64'));
 }
 
 /** The error statuses of the logo uploads: their own body limit (src/rest/app.ts) is larger than the common one. */
@@ -213,7 +213,7 @@ export const tenantRouter = router({
         lockoutWindowSeconds: lockout?.windowSeconds,
         refreshTokenLifetimeSeconds: sessionPolicy?.refreshTokenLifetimeSeconds,
       };
-      const tenant = await ctx.services.tenantSettings.update(ctx.em, ctx.tenant.id, patch, ctx.actor, ctx.meta);
+      const tenant = await ctx.services.tenantSettings.update(scopeOf(ctx), patch);
       return toTenantOutput(tenant, ctx.services.idp.settingsView(tenant));
     }),
 
@@ -247,7 +247,7 @@ export const tenantRouter = router({
     })
     .output(tenantOutput)
     .mutation(async ({ ctx }) => {
-      const tenant = await ctx.services.logos.remove(ctx.em, ctx.tenant.id, 'light', ctx.actor, ctx.meta);
+      const tenant = await ctx.services.logos.remove(scopeOf(ctx), 'light');
       return toTenantOutput(tenant, ctx.services.idp.settingsView(tenant));
     }),
 
@@ -280,7 +280,7 @@ export const tenantRouter = router({
     })
     .output(tenantOutput)
     .mutation(async ({ ctx }) => {
-      const tenant = await ctx.services.logos.remove(ctx.em, ctx.tenant.id, 'dark', ctx.actor, ctx.meta);
+      const tenant = await ctx.services.logos.remove(scopeOf(ctx), 'dark');
       return toTenantOutput(tenant, ctx.services.idp.settingsView(tenant));
     }),
 
@@ -299,7 +299,7 @@ export const tenantRouter = router({
       if (ctx.principal.kind !== 'user') {
         throw SESSION_ERRORS.userTokenRequiredToDeleteTenant();
       }
-      await ctx.services.erasure.softDeleteTenant(ctx.em, ctx.tenant, ctx.actor, ctx.meta);
+      await ctx.services.erasure.softDeleteTenant(scopeOf(ctx));
       return OK;
     }),
 });

@@ -1,6 +1,7 @@
 import { adminProcedure, securityAdminProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
 import { profileName, profilePicture } from '../lib/profile.js';
+import { scopeOf } from '../middleware/request-scope.js';
 import { REQUEST_ERRORS } from '../lib/errors.js';
 import { responseSink } from '../lib/response-sink.js';
 import { FOREIGN_ALGORITHMS } from '../security/foreign-passwords.js';
@@ -132,7 +133,7 @@ export const usersRouter = router({
       if (ctx.res.locals[STREAMED_BODY_LOCAL] !== true) {
         throw REQUEST_ERRORS.ndjsonRequired();
       }
-      const job = await ctx.services.userImportJobs.receive(ctx.em, ctx.tenant, ctx.req, ctx.actor);
+      const job = await ctx.services.userImportJobs.receive(scopeOf(ctx), ctx.req);
       return { job: toImportJobOutput(job) };
     }),
 
@@ -197,7 +198,7 @@ export const usersRouter = router({
     })
     .input(z.object({ users: z.array(importUserInput).min(1).max(IMPORT_MAX_USERS) }))
     .output(importOutput)
-    .mutation(async ({ ctx, input }) => ctx.services.userImport.importUsers(ctx.em, ctx.tenant, input.users, ctx.actor, ctx.meta)),
+    .mutation(async ({ ctx, input }) => ctx.services.userImport.importUsers(scopeOf(ctx), input.users)),
 
   export: adminProcedure
     .meta({
@@ -299,7 +300,7 @@ export const usersRouter = router({
     )
     .output(z.object({ user: userOutput }).meta({ id: 'CreatedUser' }))
     .mutation(async ({ ctx, input }) => {
-      const user = await ctx.services.userAdministration.create(ctx.em, ctx.tenant, input, ctx.actor, ctx.meta);
+      const user = await ctx.services.userAdministration.create(scopeOf(ctx), input);
       return { user: toUserOutput(user, ctx.tenant) };
     }),
 
@@ -316,7 +317,7 @@ export const usersRouter = router({
     .input(z.object({ userId: z.uuid() }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.userAdministration.unlock(ctx.em, ctx.tenant, input.userId, ctx.actor, ctx.meta);
+      await ctx.services.userAdministration.unlock(scopeOf(ctx), input.userId);
       return OK;
     }),
 
@@ -382,7 +383,7 @@ export const usersRouter = router({
         throw SESSION_ERRORS.liveKeyRequiredForCustomData();
       }
       const change = { role: input.role, status: input.status, customData: input.customData, name: input.name, picture: input.picture };
-      const user = await ctx.services.userAdministration.change(ctx.em, ctx.tenant, input.userId, change, ctx.actor, ctx.meta);
+      const user = await ctx.services.userAdministration.change(scopeOf(ctx), input.userId, change);
       return toUserOutput(user, ctx.tenant);
     }),
 
@@ -401,7 +402,7 @@ export const usersRouter = router({
     .input(z.object({ userId: z.uuid() }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.accounts.softDelete(ctx.em, ctx.tenant, input.userId, ctx.actor, ctx.meta);
+      await ctx.services.accounts.softDelete(scopeOf(ctx), input.userId);
       return OK;
     }),
 
@@ -418,7 +419,7 @@ export const usersRouter = router({
     .input(z.object({ userId: z.uuid() }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.userAdministration.sendPasswordReset(ctx.em, ctx.tenant, input.userId, ctx.actor, ctx.meta);
+      await ctx.services.userAdministration.sendPasswordReset(scopeOf(ctx), input.userId);
       return OK;
     }),
 
@@ -438,7 +439,7 @@ export const usersRouter = router({
     .input(z.object({ userId: z.uuid() }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.userAdministration.sendVerificationMail(ctx.em, ctx.tenant, input.userId, ctx.actor, ctx.meta);
+      await ctx.services.userAdministration.sendVerificationMail(scopeOf(ctx), input.userId);
       return OK;
     }),
 
@@ -458,7 +459,7 @@ export const usersRouter = router({
     .input(z.object({ userId: z.uuid() }))
     .output(userOutput)
     .mutation(async ({ ctx, input }) => {
-      const user = await ctx.services.userAdministration.restore(ctx.em, ctx.tenant, input.userId, ctx.actor, ctx.meta);
+      const user = await ctx.services.userAdministration.restore(scopeOf(ctx), input.userId);
       return toUserOutput(user, ctx.tenant);
     }),
 
@@ -474,7 +475,7 @@ export const usersRouter = router({
     .input(z.object({ userId: z.string().min(1) }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.totp.disable(ctx.em, ctx.tenant, input.userId, ctx.actor, ctx.meta);
+      await ctx.services.totp.disable(scopeOf(ctx), input.userId);
       return OK;
     }),
 
@@ -490,7 +491,7 @@ export const usersRouter = router({
     .input(z.object({ userId: z.uuid() }))
     .output(userExportOutput)
     .query(async ({ ctx, input }) => {
-      const data = await ctx.services.dataExport.exportUser(ctx.em, ctx.tenant, input.userId, 'admin', ctx.actor, ctx.meta);
+      const data = await ctx.services.dataExport.exportUser(scopeOf(ctx), input.userId, 'admin');
       return asAttachment(ctx.res, data);
     }),
 
@@ -525,7 +526,7 @@ export const usersRouter = router({
     .input(z.object({ userId: z.uuid(), sessionId: z.uuid() }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.sessions.revokeOwnedSession(ctx.em, ctx.tenant.id, input.userId, input.sessionId, 'session_revoked_by_admin', ctx.actor, ctx.meta);
+      await ctx.services.sessions.revokeOwnedSession(scopeOf(ctx), input.userId, input.sessionId, 'session_revoked_by_admin');
       return OK;
     }),
 
@@ -557,6 +558,6 @@ export const usersRouter = router({
     .input(z.object({ userId: z.uuid(), roleIds: roleIdsInput }))
     .output(z.object({ roles: z.array(roleOutput) }))
     .mutation(async ({ ctx, input }) => ({
-      roles: (await ctx.services.roleAssignments.setRolesOfUser(ctx.em, ctx.tenant, input.userId, input.roleIds, ctx.actor, ctx.meta)).map(toRoleOutput),
+      roles: (await ctx.services.roleAssignments.setRolesOfUser(scopeOf(ctx), input.userId, input.roleIds)).map(toRoleOutput),
     })),
 });

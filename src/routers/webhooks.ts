@@ -1,6 +1,7 @@
 import { adminProcedure, securityAdminProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
 import { AUDIT_ACTIONS } from '../entities/audit-event.js';
+import { scopeOf } from '../middleware/request-scope.js';
 import type { WebhookDeliveryAttempt, WebhookEndpoint } from '../services/webhooks/webhook-service.js';
 import { router } from '../trpc.js';
 import { OK, okOutput } from './schemas.js';
@@ -79,7 +80,7 @@ export const webhooksRouter = router({
     .input(z.object({ url: webhookUrl, eventTypes: eventTypes.nullable().optional() }))
     .output(z.object({ webhook: webhookOutput, secret: secretOutput }))
     .mutation(async ({ ctx, input }) => {
-      const { webhook, secret } = await ctx.services.webhooks.create(ctx.em, ctx.tenant, input.url, input.eventTypes, ctx.actor, ctx.meta);
+      const { webhook, secret } = await ctx.services.webhooks.create(scopeOf(ctx), input.url, input.eventTypes);
       return { webhook: toWebhookOutput(webhook), secret };
     }),
 
@@ -96,7 +97,7 @@ export const webhooksRouter = router({
     .output(webhookOutput)
     .mutation(async ({ ctx, input }) => {
       const { id, ...changes } = input;
-      return toWebhookOutput(await ctx.services.webhooks.update(ctx.em, ctx.tenant, id, changes, ctx.actor, ctx.meta));
+      return toWebhookOutput(await ctx.services.webhooks.update(scopeOf(ctx), id, changes));
     }),
 
   delete: securityAdminProcedure
@@ -104,7 +105,7 @@ export const webhooksRouter = router({
     .input(idInput)
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.webhooks.delete(ctx.em, ctx.tenant, input.id, ctx.actor, ctx.meta);
+      await ctx.services.webhooks.delete(scopeOf(ctx), input.id);
       return OK;
     }),
 
@@ -119,7 +120,7 @@ export const webhooksRouter = router({
     })
     .input(idInput)
     .output(z.object({ secret: secretOutput }))
-    .mutation(async ({ ctx, input }) => ({ secret: await ctx.services.webhooks.rotateSecret(ctx.em, ctx.tenant, input.id, ctx.actor, ctx.meta) })),
+    .mutation(async ({ ctx, input }) => ({ secret: await ctx.services.webhooks.rotateSecret(scopeOf(ctx), input.id) })),
 
   test: adminProcedure
     .meta({

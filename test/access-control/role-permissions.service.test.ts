@@ -15,16 +15,16 @@ describe('role assignment and permission resolution', () => {
     const user = await suite.addUser(tenant);
     const identifier = `https://api-${tenant.slug}.example.com`;
     const { apiResources, roles, roleAssignments } = suite.services;
-    await apiResources.create(suite.em(), tenant, {
+    await apiResources.create(suite.scope(tenant, actor), {
       name: 'Orders', identifier, permissions: [{ name: 'orders:read' }, { name: 'orders:write' }, { name: 'orders:delete' }],
-    }, actor, suite.meta);
-    const reader = await roles.create(suite.em(), tenant, { name: 'reader', permissions: [{ resource: identifier, permission: 'orders:read' }] }, actor, suite.meta);
-    const writer = await roles.create(suite.em(), tenant, {
+    });
+    const reader = await roles.create(suite.scope(tenant, actor), { name: 'reader', permissions: [{ resource: identifier, permission: 'orders:read' }] });
+    const writer = await roles.create(suite.scope(tenant, actor), {
       name: 'writer', permissions: [{ resource: identifier, permission: 'orders:read' }, { resource: identifier, permission: 'orders:write' }],
-    }, actor, suite.meta);
+    });
 
     expect((await roleAssignments.grantFor(suite.em(), tenant.id, identifier, { userId: user.id }))?.permissions).toEqual([]);
-    await roleAssignments.setRolesOfUser(suite.em(), tenant, user.id, [reader.id, writer.id], actor, suite.meta);
+    await roleAssignments.setRolesOfUser(suite.scope(tenant, actor), user.id, [reader.id, writer.id]);
     const grant = await roleAssignments.grantFor(suite.em(), tenant.id, identifier, { userId: user.id });
     expect(grant?.identifier).toBe(identifier);
     expect([...grant!.permissions].sort()).toEqual(['orders:read', 'orders:write']);
@@ -32,7 +32,7 @@ describe('role assignment and permission resolution', () => {
       .toMatchObject({ permissions: ['orders:write'] });
     expect((await roleAssignments.roleNamesOfUser(suite.em(), tenant.id, user.id)).sort()).toEqual(['reader', 'writer']);
 
-    await roleAssignments.setRolesOfUser(suite.em(), tenant, user.id, [reader.id], actor, suite.meta);
+    await roleAssignments.setRolesOfUser(suite.scope(tenant, actor), user.id, [reader.id]);
     expect((await roleAssignments.grantFor(suite.em(), tenant.id, identifier, { userId: user.id }))?.permissions).toEqual(['orders:read']);
     const changes = await suite.auditOf(tenant.id, 'UserRolesChanged');
     expect(changes[0]?.details).toMatchObject({ roles: ['reader'], added: [], removed: ['writer'] });
@@ -42,13 +42,13 @@ describe('role assignment and permission resolution', () => {
     const first = await suite.createTenant();
     const second = await suite.createTenant();
     const identifier = `https://api-${first.tenant.slug}.example.com`;
-    await suite.services.apiResources.create(suite.em(), first.tenant, { name: 'A', identifier, permissions: [{ name: 'a' }] }, first.actor, suite.meta);
-    const role = await suite.services.roles.create(suite.em(), first.tenant, { name: 'a-role', permissions: [{ resource: identifier, permission: 'a' }] }, first.actor, suite.meta);
+    await suite.services.apiResources.create(suite.scope(first.tenant, first.actor), { name: 'A', identifier, permissions: [{ name: 'a' }] });
+    const role = await suite.services.roles.create(suite.scope(first.tenant, first.actor), { name: 'a-role', permissions: [{ resource: identifier, permission: 'a' }] });
     const outsider = await suite.addUser(second.tenant);
-    await expect(suite.services.roleAssignments.setRolesOfUser(suite.em(), second.tenant, outsider.id, [role.id], second.actor, suite.meta))
+    await expect(suite.services.roleAssignments.setRolesOfUser(suite.scope(second.tenant, second.actor), outsider.id, [role.id]))
       .rejects.toMatchObject({ details: { reason: 'unknown_role' } });
     expect(await suite.services.roleAssignments.grantFor(suite.em(), second.tenant.id, identifier, { userId: outsider.id })).toBeUndefined();
-    await expect(suite.services.roles.create(suite.em(), second.tenant, { name: 'b', permissions: [{ resource: identifier, permission: 'a' }] }, second.actor, suite.meta))
+    await expect(suite.services.roles.create(suite.scope(second.tenant, second.actor), { name: 'b', permissions: [{ resource: identifier, permission: 'a' }] }))
       .rejects.toMatchObject({ code: 'BAD_REQUEST' });
   });
 
@@ -56,11 +56,11 @@ describe('role assignment and permission resolution', () => {
     const { tenant, actor } = await suite.createTenant();
     const user = await suite.addUser(tenant);
     const identifier = `https://billing-${tenant.slug}.example.com`;
-    await suite.services.apiResources.create(suite.em(), tenant, { name: 'Billing', identifier, permissions: [{ name: 'invoices:read' }] }, actor, suite.meta);
-    const role = await suite.services.roles.create(suite.em(), tenant, { name: 'billing', permissions: [{ resource: identifier, permission: 'invoices:read' }] }, actor, suite.meta);
-    await suite.services.roleAssignments.setRolesOfUser(suite.em(), tenant, user.id, [role.id], actor, suite.meta);
+    await suite.services.apiResources.create(suite.scope(tenant, actor), { name: 'Billing', identifier, permissions: [{ name: 'invoices:read' }] });
+    const role = await suite.services.roles.create(suite.scope(tenant, actor), { name: 'billing', permissions: [{ resource: identifier, permission: 'invoices:read' }] });
+    await suite.services.roleAssignments.setRolesOfUser(suite.scope(tenant, actor), user.id, [role.id]);
     expect((await suite.services.roleAssignments.grantFor(suite.em(), tenant.id, identifier, { userId: user.id }))?.permissions).toEqual(['invoices:read']);
-    await suite.services.roles.delete(suite.em(), tenant, role.id, actor, suite.meta);
+    await suite.services.roles.delete(suite.scope(tenant, actor), role.id);
     expect((await suite.services.roleAssignments.grantFor(suite.em(), tenant.id, identifier, { userId: user.id }))?.permissions).toEqual([]);
     expect(await suite.services.roleAssignments.rolesOfUser(suite.em(), tenant.id, user.id)).toEqual([]);
   });

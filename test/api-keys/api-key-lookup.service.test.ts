@@ -19,7 +19,7 @@ function authenticate(tenant: Tenant, key: string): Promise<Principal> {
 describe('API keys: the hash look-up', () => {
   it('stores only the hash and a prefix, and finds the key by the hash of the plaintext', async () => {
     const { tenant, actor } = await suite.createTenant();
-    const { apiKey, plaintext } = await suite.services.apiKeys.create(suite.em(), tenant, { name: 'ci', environment: 'test' }, actor, suite.meta);
+    const { apiKey, plaintext } = await suite.services.apiKeys.create(suite.scope(tenant, actor), { name: 'ci', environment: 'test' });
     expect(plaintext).toMatch(/^ak_test_[0-9A-Za-z]{40}$/);
     const stored = await suite.services.apiKeys.list(suite.em(), tenant, false);
     expect(stored).toHaveLength(1);
@@ -35,20 +35,20 @@ describe('API keys: the hash look-up', () => {
   it('refuses a key that differs by one character, another workspace\'s key, and a revoked key', async () => {
     const first = await suite.createTenant();
     const second = await suite.createTenant();
-    const { apiKey, plaintext } = await suite.services.apiKeys.create(suite.em(), first.tenant, { name: 'live', environment: 'live' }, first.actor, suite.meta);
+    const { apiKey, plaintext } = await suite.services.apiKeys.create(suite.scope(first.tenant, first.actor), { name: 'live', environment: 'live' });
     const altered = `${plaintext.slice(0, -1)}${plaintext.endsWith('a') ? 'b' : 'a'}`;
     await expect(authenticate(first.tenant, altered)).rejects.toMatchObject({ details: { reason: 'invalid_token' } });
     await expect(authenticate(second.tenant, plaintext)).rejects.toMatchObject({ details: { reason: 'tenant_mismatch' } });
-    await suite.services.apiKeys.revoke(suite.em(), first.tenant, apiKey.id, first.actor, suite.meta);
+    await suite.services.apiKeys.revoke(suite.scope(first.tenant, first.actor), apiKey.id);
     await expect(authenticate(first.tenant, plaintext)).rejects.toMatchObject({ details: { reason: 'api_key_revoked' } });
     expect(await suite.services.apiKeys.list(suite.em(), first.tenant, false)).toEqual([]);
   });
 
   it('refuses a key past its expiry (api_key_expired), and an expiry in the past at creation', async () => {
     const { tenant, actor } = await suite.createTenant();
-    await expect(suite.services.apiKeys.create(suite.em(), tenant, { name: 'old', environment: 'live', expiresAt: new Date(Date.now() - 1000) }, actor, suite.meta))
+    await expect(suite.services.apiKeys.create(suite.scope(tenant, actor), { name: 'old', environment: 'live', expiresAt: new Date(Date.now() - 1000) }))
       .rejects.toMatchObject({ details: { reason: 'expires_at_in_past' } });
-    const { plaintext } = await suite.services.apiKeys.create(suite.em(), tenant, { name: 'brief', environment: 'live', expiresAt: new Date(Date.now() + 800) }, actor, suite.meta);
+    const { plaintext } = await suite.services.apiKeys.create(suite.scope(tenant, actor), { name: 'brief', environment: 'live', expiresAt: new Date(Date.now() + 800) });
     await expect(authenticate(tenant, plaintext)).resolves.toMatchObject({ kind: 'api_key' });
     await new Promise((resolve) => setTimeout(resolve, 900));
     await expect(authenticate(tenant, plaintext)).rejects.toMatchObject({ details: { reason: 'api_key_expired' } });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useServices } from '../helpers/services.js';
+import { systemScope } from '../../src/lib/request-scope.js';
 
 /**
  * Below HTTP: AuditService.record writes in the caller's transaction (docs/audit.md,
@@ -11,16 +12,16 @@ const suite = useServices();
 describe('AuditService.record', () => {
   it('commits with the caller\'s transaction and rolls back with it', async () => {
     const { tenant, admin, actor } = await suite.createTenant();
-    const event = { tenantId: tenant.id, action: 'UserUnlocked' as const, actor, target: { type: 'user', id: admin.id }, meta: suite.meta };
+    const event = { action: 'UserUnlocked' as const, target: { type: 'user', id: admin.id } };
 
     await expect(suite.em().transactional(async (tx) => {
-      await suite.services.audit.record(tx, { ...event, details: { attempt: 'rolled back' } });
+      await suite.services.audit.record({ em: tx, tenant, actor, meta: suite.meta }, { ...event, details: { attempt: 'rolled back' } });
       throw new Error('the change failed after its audit event');
     })).rejects.toThrow('the change failed');
     expect(await suite.auditOf(tenant.id, 'UserUnlocked')).toEqual([]);
 
     await suite.em().transactional(async (tx) => {
-      await suite.services.audit.record(tx, { ...event, details: { attempt: 'committed' } });
+      await suite.services.audit.record({ em: tx, tenant, actor, meta: suite.meta }, { ...event, details: { attempt: 'committed' } });
     });
     const events = await suite.auditOf(tenant.id, 'UserUnlocked');
     expect(events).toHaveLength(1);
@@ -31,17 +32,16 @@ describe('AuditService.record', () => {
     const { tenant, admin, actor } = await suite.createTenant();
     const member = await suite.addUser(tenant);
     // last_admin is thrown inside the transaction, after the admins are locked
-    await expect(suite.services.userAdministration.change(suite.em(), tenant, admin.id, { status: 'Suspended' }, actor, suite.meta))
+    await expect(suite.services.userAdministration.change(suite.scope(tenant, actor), admin.id, { status: 'Suspended' }))
       .rejects.toMatchObject({ details: { reason: 'last_admin' } });
     expect(await suite.auditOf(tenant.id, 'UserSuspended')).toEqual([]);
-    await suite.services.userAdministration.change(suite.em(), tenant, member.id, { status: 'Suspended' }, actor, suite.meta);
+    await suite.services.userAdministration.change(suite.scope(tenant, actor), member.id, { status: 'Suspended' });
     expect((await suite.auditOf(tenant.id, 'UserSuspended')).map((e) => e.targetId)).toEqual([member.id]);
   });
 
   it('fails the operation when the event cannot be written (unknown tenant)', async () => {
-    await expect(suite.services.audit.record(suite.em(), {
-      tenantId: '00000000-0000-4000-8000-000000000000', action: 'UserUnlocked', actor: { type: 'system', id: null },
-    })).rejects.toThrow();
+    await expect(suite.services.audit.record(systemScope(suite.em(), '00000000-0000-4000-8000-000000000000'), { action: 'UserUnlocked' }))
+      .rejects.toThrow();
   });
 
   it('keeps each workspace\'s events to itself', async () => {

@@ -8,6 +8,7 @@ import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { startTestServer, TEST_ENCRYPTION_KEYS, TEST_JWT_SECRET, type TestServer } from '../helpers/server.js';
 import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { eventually as poll } from '../helpers/polling.js';
+import { systemScope } from '../../src/lib/request-scope.js';
 
 /** Deliveries go through retries and backoff: wait up to 30 s. */
 const eventually = <T>(probe: () => Promise<T | undefined>, what: string): Promise<T> => poll(probe, what, 30_000);
@@ -113,14 +114,14 @@ describe('webhooks', () => {
     const t = await createTenant(api);
     await createWebhook(api, t, receiver, ['UserHardDeleted']);
     const { audit, orm } = server.services;
-    const event = (probe: string) => ({ tenantId: t.id, action: 'UserHardDeleted' as const, actor: { type: 'system' as const, id: null }, details: { probe } });
+    const event = (probe: string) => ({ action: 'UserHardDeleted' as const, details: { probe } });
     await expect(
       orm.em.fork().transactional(async (tx) => {
-        await audit.record(tx, event('rolled-back'));
+        await audit.record(systemScope(tx, t.id), event('rolled-back'));
         throw new Error('abort the operation');
       }),
     ).rejects.toThrow('abort the operation');
-    await orm.em.fork().transactional((tx) => audit.record(tx, event('committed')));
+    await orm.em.fork().transactional((tx) => audit.record(systemScope(tx, t.id), event('committed')));
     await receiver.waitFor(1, (w) => w.body.type === 'UserHardDeleted');
     await eventually(async () => ((await pendingWebhookJobs(server, t)) === 0 ? true : undefined), 'the queue to drain');
     expect(receiver.received.map((w) => (w.body.data.details as { probe: string }).probe)).toEqual(['committed']);

@@ -9,7 +9,8 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { openDatabase } from '../../src/db/orm.js';
 import type { Tenant } from '../../src/entities/tenant.js';
 import type { User, UserRole } from '../../src/entities/user.js';
-import type { Actor, RequestMeta } from '../../src/lib/request-meta.js';
+import { SYSTEM_ACTOR, type Actor, type RequestMeta } from '../../src/lib/request-meta.js';
+import { userActor, type RequestScope } from '../../src/lib/request-scope.js';
 import type { AuditItem } from '../../src/queries/audit-event.js';
 import type { AuditAction } from '../../src/entities/audit-event.js';
 import type { ClaimedJob } from '../../src/services/jobs/job-queue.js';
@@ -56,6 +57,11 @@ export interface ServiceSuite {
   logs: string[];
   /** A fresh entity manager (a fork of the ORM's), as each request gets one. */
   em(): EntityManager;
+  /**
+   * The scope of one request of `tenant` by `actor` (the `system` actor when omitted, what a flow
+   * before a credential may take): a fresh entity manager and {@link meta}, as `scopeOf(ctx)` builds it.
+   */
+  scope(tenant: Tenant, actor?: Actor): RequestScope;
   /**
    * Takes everything queued on this file's own job queue (`JOB_QUEUE`, unique per file, worked by no
    * worker), in the order they were queued: the mails decrypted with the keyring, the other jobs as claimed. Taken jobs are deleted,
@@ -109,8 +115,9 @@ export function useServices(env: Record<string, string | undefined> = {}): Servi
     const services = createServices(config, logger, orm);
     const meta: RequestMeta = { ip: '203.0.113.7', userAgent: 'vitest' };
     const em = () => orm.em.fork() as EntityManager;
+    const scope = (tenant: Tenant, actor: Actor = SYSTEM_ACTOR): RequestScope => ({ em: em(), tenant, actor, meta });
     Object.assign(suite, {
-      config, orm, services, embedded, meta, logs, em,
+      config, orm, services, embedded, meta, logs, em, scope,
       async takeQueued(): Promise<QueuedWork> {
         const taken: QueuedWork = { mail: [], jobs: [] };
         const workerId = `svc-test-${unique()}`;
@@ -132,13 +139,13 @@ export function useServices(env: Record<string, string | undefined> = {}): Servi
       async createTenant(): Promise<ServiceTenant> {
         const name = `Svc ${unique()}`;
         const created = await services.tenants.create(em(), { name, email: `admin-${unique()}@example.com`, password: PASSWORD }, meta);
-        return { ...created, admin: created.user, actor: { type: 'user', id: created.user.id } };
+        return { ...created, admin: created.user, actor: userActor(created.user.id) };
       },
       async addUser(tenant: Tenant, options: { role?: UserRole; status?: User['status']; email?: string; password?: string } = {}): Promise<User> {
         const live = (await findLiveTenantBySlug(em(), tenant.slug))!;
-        const user = await services.userAdministration.create(em(), live, {
+        const user = await services.userAdministration.create(scope(live), {
           email: options.email ?? `user-${unique()}@example.com`, role: options.role, password: options.password ?? PASSWORD, emailVerified: true,
-        }, { type: 'system', id: null }, meta);
+        });
         if (options.status && options.status !== user.status) {
           await updateRoleAndStatus(em(), tenant.id, user.id, user.role, options.status, new Date());
         }

@@ -25,11 +25,11 @@ afterAll(async () => {
 
 /** A workspace whose provider is the test provider, configured by its Admin. */
 async function configured(allowedEmailDomains?: string[]): Promise<Tenant> {
-  const { tenant, admin, tokens } = await suite.createTenant();
+  const { tenant, admin, tokens, actor } = await suite.createTenant();
   const clientId = `client-${unique()}`;
   await upstream.addClient(clientId, 'client-secret-0123456789', suite.services.idp.redirectUri(tenant));
-  await suite.services.idp.putCredentials(suite.em(), tenant, { clientId, clientSecret: 'client-secret-0123456789', issuer: upstream.issuer, allowedEmailDomains },
-    { kind: 'user', userId: admin.id, sessionId: tokens.sessionId }, suite.meta);
+  await suite.services.idp.putCredentials(suite.scope(tenant, actor), { clientId, clientSecret: 'client-secret-0123456789', issuer: upstream.issuer, allowedEmailDomains },
+    { kind: 'user', userId: admin.id, sessionId: tokens.sessionId });
   return (await findLiveTenantBySlug(suite.em(), tenant.slug))!;
 }
 
@@ -47,13 +47,13 @@ describe('IdpService', () => {
     const email = `upstream-${unique()}@example.com`;
     upstream.setAccount(sub, { email, email_verified: true });
     const params = await signInUpstream(tenant, sub, 'browser-1');
-    const { user, tokens } = await suite.services.idp.callback(suite.em(), tenant, params, suite.meta, 'browser-1', true);
+    const { user, tokens } = await suite.services.idp.callback(suite.scope(tenant), params, 'browser-1', true);
     expect(user).toMatchObject({ email, role: 'Member', status: 'Active' });
     expect(await suite.services.sessions.authenticationOf(suite.em(), tenant.id, tokens.sessionId)).toMatchObject({ method: 'idp' });
-    await expect(suite.services.idp.callback(suite.em(), tenant, params, suite.meta, 'browser-1', true))
+    await expect(suite.services.idp.callback(suite.scope(tenant), params, 'browser-1', true))
       .rejects.toMatchObject({ details: { reason: 'state_reused' } });
     // the second sign-in of the same subject finds the same user
-    const again = await suite.services.idp.callback(suite.em(), tenant, await signInUpstream(tenant, sub, 'browser-2'), suite.meta, 'browser-2', true);
+    const again = await suite.services.idp.callback(suite.scope(tenant), await signInUpstream(tenant, sub, 'browser-2'), 'browser-2', true);
     expect(again.user.id).toBe(user.id);
   });
 
@@ -62,9 +62,9 @@ describe('IdpService', () => {
     const sub = `sub-${unique()}`;
     upstream.setAccount(sub, { email: `x-${unique()}@example.com`, email_verified: true });
     const params = await signInUpstream(tenant, sub, 'the-right-browser');
-    await expect(suite.services.idp.callback(suite.em(), tenant, params, suite.meta, 'another-browser', true))
+    await expect(suite.services.idp.callback(suite.scope(tenant), params, 'another-browser', true))
       .rejects.toMatchObject({ details: { reason: 'browser_mismatch' } });
-    await expect(suite.services.idp.callback(suite.em(), tenant, params, suite.meta, 'the-right-browser', true))
+    await expect(suite.services.idp.callback(suite.scope(tenant), params, 'the-right-browser', true))
       .rejects.toMatchObject({ details: { reason: 'state_reused' } });
   });
 
@@ -72,12 +72,12 @@ describe('IdpService', () => {
     const tenant = await configured(['allowed.example']);
     const outside = `sub-${unique()}`;
     upstream.setAccount(outside, { email: `someone-${unique()}@elsewhere.example`, email_verified: true });
-    await expect(suite.services.idp.callback(suite.em(), tenant, await signInUpstream(tenant, outside, 'b'), suite.meta, 'b', true))
+    await expect(suite.services.idp.callback(suite.scope(tenant), await signInUpstream(tenant, outside, 'b'), 'b', true))
       .rejects.toMatchObject({ details: { reason: 'idp_email_domain_not_allowed' } });
     // an address the provider has not verified counts as no address: not of an allowed domain either
     const unverified = `sub-${unique()}`;
     upstream.setAccount(unverified, { email: `someone-${unique()}@allowed.example`, email_verified: false });
-    await expect(suite.services.idp.callback(suite.em(), tenant, await signInUpstream(tenant, unverified, 'b'), suite.meta, 'b', true))
+    await expect(suite.services.idp.callback(suite.scope(tenant), await signInUpstream(tenant, unverified, 'b'), 'b', true))
       .rejects.toMatchObject({ details: { reason: 'idp_email_domain_not_allowed' } });
     const failures = await suite.auditOf(tenant.id, 'UserLoginFailed');
     expect(failures.map((e) => e.details.emailDomain)).toEqual([null, 'elsewhere.example']);
@@ -88,7 +88,7 @@ describe('IdpService', () => {
     const tenant = await configured();
     const unverified = `sub-${unique()}`;
     upstream.setAccount(unverified, { email: `someone-${unique()}@example.com`, email_verified: false });
-    await expect(suite.services.idp.callback(suite.em(), tenant, await signInUpstream(tenant, unverified, 'b'), suite.meta, 'b', true))
+    await expect(suite.services.idp.callback(suite.scope(tenant), await signInUpstream(tenant, unverified, 'b'), 'b', true))
       .rejects.toMatchObject({ details: { reason: 'idp_email_unverified' } });
     expect(await suite.auditOf(tenant.id, 'UserSignup')).toHaveLength(1);
   });
@@ -99,7 +99,7 @@ describe('IdpService', () => {
     const sub = `sub-${unique()}`;
     upstream.setAccount(sub, { email: `cross-${unique()}@example.com`, email_verified: true });
     const params = await signInUpstream(first, sub, 'b');
-    await expect(suite.services.idp.callback(suite.em(), second, params, suite.meta, 'b', true))
+    await expect(suite.services.idp.callback(suite.scope(second), params, 'b', true))
       .rejects.toMatchObject({ details: { reason: 'invalid_state' } });
   });
 });

@@ -17,7 +17,7 @@ describe('InviteService', () => {
     const { tenant, actor } = await suite.createTenant();
     await suite.takeQueued();
     const email = `invitee-${unique()}@example.com`;
-    const { invite, token } = await suite.services.invites.create(suite.em(), tenant, { email, role: 'Admin' }, actor, suite.meta, allowAnyRole);
+    const { invite, token } = await suite.services.invites.create(suite.scope(tenant, actor), { email, role: 'Admin' }, allowAnyRole);
     const { mail } = await suite.takeQueued();
     expect(mail.map((m) => m.to)).toEqual([email]);
     expect(mail[0]?.text).toContain(`accept-invite?token=${encodeURIComponent(token)}`);
@@ -41,8 +41,8 @@ describe('InviteService', () => {
   it('revokes the earlier link when the same address is invited again', async () => {
     const { tenant, actor } = await suite.createTenant();
     const email = `twice-${unique()}@example.com`;
-    const first = await suite.services.invites.create(suite.em(), tenant, { email }, actor, suite.meta, allowAnyRole);
-    const second = await suite.services.invites.create(suite.em(), tenant, { email }, actor, suite.meta, allowAnyRole);
+    const first = await suite.services.invites.create(suite.scope(tenant, actor), { email }, allowAnyRole);
+    const second = await suite.services.invites.create(suite.scope(tenant, actor), { email }, allowAnyRole);
     await expect(suite.services.invites.accept(suite.em(), first.token, PASSWORD, suite.meta)).rejects.toMatchObject({ details: { reason: 'invite_invalid' } });
     const { user } = await suite.services.invites.accept(suite.em(), second.token, PASSWORD, suite.meta);
     expect(user).toMatchObject({ email, role: 'Member' });
@@ -53,7 +53,7 @@ describe('InviteService', () => {
     const { tenant, actor } = await suite.createTenant();
     const member = await suite.addUser(tenant);
     await suite.takeQueued();
-    await expect(suite.services.invites.create(suite.em(), tenant, { email: member.email }, actor, suite.meta, allowAnyRole))
+    await expect(suite.services.invites.create(suite.scope(tenant, actor), { email: member.email }, allowAnyRole))
       .rejects.toMatchObject({ code: 'CONFLICT', details: { reason: 'email_taken' } });
     expect((await suite.takeQueued()).mail).toEqual([]);
   });

@@ -4,6 +4,7 @@ import { findLiveTenantBySlug } from '../../src/queries/tenant.js';
 import { createTenant, unique } from '../helpers/api.js';
 import { refusingMailer } from '../helpers/refusing-mailer.js';
 import { useTestServer } from '../helpers/suite.js';
+import { userActor } from '../../src/lib/request-scope.js';
 
 /**
  * Below HTTP: an invite and its mail commit together (docs/events.md "Mail"). The service runs with
@@ -19,12 +20,11 @@ describe('InviteService.create', () => {
     const { services } = server;
     const em = services.orm.em.fork();
     const row = await findLiveTenantBySlug(em, tenant.slug);
-    const actor = { type: 'user' as const, id: tenant.adminId };
-    const meta = { ip: '203.0.113.9', userAgent: 'vitest' };
+    const scope = { em, tenant: row!, actor: userActor(tenant.adminId), meta: { ip: '203.0.113.9', userAgent: 'vitest' } };
     const email = `invitee-${unique()}@example.com`;
 
     const refusing = new InviteService(services.config, services.sessions, refusingMailer(services.mailer), services.audit, services.organizationMembers);
-    await expect(refusing.create(em, row!, { email }, actor, meta, () => undefined)).rejects.toThrow('the job queue refused the mail');
+    await expect(refusing.create(scope, { email }, () => undefined)).rejects.toThrow('the job queue refused the mail');
 
     const invites = await api.get(`/v1/${tenant.slug}/invites`, { token: tenant.accessToken });
     expect(invites.status).toBe(200);
@@ -33,7 +33,7 @@ describe('InviteService.create', () => {
     expect(audit.status).toBe(200);
     expect(audit.body.items).toEqual([]);
 
-    const { invite } = await services.invites.create(em, row!, { email }, actor, meta, () => undefined);
+    const { invite } = await services.invites.create(scope, { email }, () => undefined);
     const after = await api.get(`/v1/${tenant.slug}/invites`, { token: tenant.accessToken });
     expect((after.body.items as { id: string }[]).map((i) => i.id)).toEqual([invite.id]);
   });

@@ -24,10 +24,10 @@ describe('reencryptSecrets', () => {
   it('moves a webhook secret, signing keys and a queued mail to the new key, readable with it alone', async () => {
     const { tenant, actor } = await suite.createTenant();
     await suite.takeQueued();
-    const { webhook, secret } = await suite.services.webhooks.create(suite.em(), tenant, 'https://hooks.example.com/rotate', null, actor, suite.meta);
+    const { webhook, secret } = await suite.services.webhooks.create(suite.scope(tenant, actor), 'https://hooks.example.com/rotate', null);
     await suite.services.signingKeys.keysOf(suite.em(), tenant.id);
     const email = `rotated-${unique()}@example.com`;
-    await suite.services.invites.create(suite.em(), tenant, { email }, actor, suite.meta, () => undefined);
+    await suite.services.invites.create(suite.scope(tenant, actor), { email }, () => undefined);
 
     const rotated = new Keyring(parseKeyring(`${TEST_ENCRYPTION_KEYS},${NEW_KEY}`));
     const newOnly = new Keyring(parseKeyring(NEW_KEY));
@@ -57,7 +57,7 @@ describe('reencryptSecrets', () => {
 
   it('reports a ciphertext it cannot read and leaves it as it is', async () => {
     const { tenant, actor } = await suite.createTenant();
-    await suite.services.webhooks.create(suite.em(), tenant, 'https://hooks.example.com/stuck', null, actor, suite.meta);
+    await suite.services.webhooks.create(suite.scope(tenant, actor), 'https://hooks.example.com/stuck', null);
     const before = (await findEndpointCiphertexts(suite.em(), tenant.id))[0]!;
     const report = await reencryptSecrets(suite.em(), new Keyring(parseKeyring(NEW_KEY)), { tenantId: tenant.id });
     expect(report.webhookSecrets).toBe(0);

@@ -22,8 +22,8 @@ describe('PasswordResetService', () => {
   it('mails a link whose token sets the password once and ends every session', async () => {
     const { tenant } = await suite.createTenant();
     const user = await suite.addUser(tenant);
-    await suite.services.auth.login(suite.em(), tenant, { email: user.email, password: PASSWORD }, suite.meta);
-    await suite.services.auth.login(suite.em(), tenant, { email: user.email, password: PASSWORD }, suite.meta);
+    await suite.services.auth.login(suite.scope(tenant), { email: user.email, password: PASSWORD });
+    await suite.services.auth.login(suite.scope(tenant), { email: user.email, password: PASSWORD });
     await suite.takeQueued();
 
     await suite.services.passwordReset.request(suite.em(), tenant, user.email.toUpperCase());
@@ -31,12 +31,12 @@ describe('PasswordResetService', () => {
     expect(mail.map((m) => m.to)).toEqual([user.email]);
     const token = tokenIn(mail[0]!);
 
-    expect(await suite.services.passwordReset.complete(suite.em(), tenant, token, NEW_PASSWORD, suite.meta)).toBe(2);
+    expect(await suite.services.passwordReset.complete(suite.scope(tenant), token, NEW_PASSWORD)).toBe(2);
     expect(await suite.services.sessions.listLive(suite.em(), tenant.id, user.id)).toEqual([]);
-    await expect(suite.services.auth.login(suite.em(), tenant, { email: user.email, password: PASSWORD }, suite.meta))
+    await expect(suite.services.auth.login(suite.scope(tenant), { email: user.email, password: PASSWORD }))
       .rejects.toMatchObject({ details: { reason: 'invalid_credentials' } });
-    await expect(suite.services.auth.login(suite.em(), tenant, { email: user.email, password: NEW_PASSWORD }, suite.meta)).resolves.toBeDefined();
-    await expect(suite.services.passwordReset.complete(suite.em(), tenant, token, `${NEW_PASSWORD} again`, suite.meta))
+    await expect(suite.services.auth.login(suite.scope(tenant), { email: user.email, password: NEW_PASSWORD })).resolves.toBeDefined();
+    await expect(suite.services.passwordReset.complete(suite.scope(tenant), token, `${NEW_PASSWORD} again`))
       .rejects.toMatchObject({ details: { reason: 'invalid_token' } });
     expect((await suite.auditOf(tenant.id, 'UserPasswordChanged'))[0]?.details).toMatchObject({ via: 'password_reset', sessionsEnded: 2 });
   });
@@ -51,8 +51,8 @@ describe('PasswordResetService', () => {
     await suite.services.passwordReset.request(suite.em(), tenant, user.email);
     await suite.services.passwordReset.request(suite.em(), tenant, user.email);
     const [older, newer] = (await suite.takeQueued()).mail.map(tokenIn);
-    await expect(suite.services.passwordReset.complete(suite.em(), tenant, older!, NEW_PASSWORD, suite.meta)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
-    await expect(suite.services.passwordReset.complete(suite.em(), tenant, newer!, NEW_PASSWORD, suite.meta)).resolves.toBe(0);
+    await expect(suite.services.passwordReset.complete(suite.scope(tenant), older!, NEW_PASSWORD)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    await expect(suite.services.passwordReset.complete(suite.scope(tenant), newer!, NEW_PASSWORD)).resolves.toBe(0);
   });
 
   it('verifies a pending user\'s address with the reset, so they may sign in', async () => {
@@ -61,8 +61,8 @@ describe('PasswordResetService', () => {
     await suite.takeQueued();
     await suite.services.passwordReset.request(suite.em(), tenant, user.email);
     const [mail] = (await suite.takeQueued()).mail;
-    await suite.services.passwordReset.complete(suite.em(), tenant, tokenIn(mail!), NEW_PASSWORD, suite.meta);
-    const { user: signedIn } = await suite.services.auth.login(suite.em(), tenant, { email: user.email, password: NEW_PASSWORD }, suite.meta);
+    await suite.services.passwordReset.complete(suite.scope(tenant), tokenIn(mail!), NEW_PASSWORD);
+    const { user: signedIn } = await suite.services.auth.login(suite.scope(tenant), { email: user.email, password: NEW_PASSWORD });
     expect(signedIn.status).toBe('Active');
   });
 });

@@ -47,8 +47,8 @@ describe('AccountMailRequests', () => {
     const user = await suite.addUser(tenant);
     await suite.takeQueued();
     const de = { ...suite.meta, locale: 'de' as const };
-    await suite.services.accountMailRequests.enqueue(suite.em(), 'password_reset', tenant, user.email, de);
-    await suite.services.accountMailRequests.enqueue(suite.em(), 'password_reset', tenant, `nobody-${unique()}@example.com`, de);
+    await suite.services.accountMailRequests.enqueue({ em: suite.em(), tenant, meta: de }, 'password_reset', user.email);
+    await suite.services.accountMailRequests.enqueue({ em: suite.em(), tenant, meta: de }, 'password_reset', `nobody-${unique()}@example.com`);
     const requests = await suite.takeQueued();
     expect(requests.mail).toEqual([]);
     expect(requests.jobs.map((j) => j.kind)).toEqual(['account-mail.request', 'account-mail.request']);
@@ -65,7 +65,7 @@ describe('AccountMailRequests', () => {
     const { tenant } = await suite.createTenant();
     const user = await suite.addUser(tenant);
     await suite.takeQueued();
-    await suite.services.accountMailRequests.enqueue(suite.em(), 'password_reset', tenant, user.email, suite.meta);
+    await suite.services.accountMailRequests.enqueue({ em: suite.em(), tenant, meta: suite.meta }, 'password_reset', user.email);
     const [request] = await suite.services.jobs.claim('worker-that-dies', 10);
     expect(request?.kind).toBe('account-mail.request');
 

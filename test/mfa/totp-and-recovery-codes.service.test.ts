@@ -30,7 +30,7 @@ async function enrolled(): Promise<{ tenant: Tenant; user: User; authenticator: 
   const authenticator = new Authenticator(secret);
   const step = Math.floor(Date.now() / STEP_MS);
   const actor = { type: 'user' as const, id: member.id };
-  const recoveryCodes = await suite.services.totp.confirmEnrollment(suite.em(), tenant, pending, authenticator.codeAt(step), actor, suite.meta);
+  const recoveryCodes = await suite.services.totp.confirmEnrollment(suite.scope(tenant, actor), pending, authenticator.codeAt(step));
   return { tenant, user: await reload(tenant, member), authenticator, step, recoveryCodes };
 }
 
@@ -38,11 +38,11 @@ describe('TOTP', () => {
   it('enrols with a code, refuses that code at login, accepts a later one once', async () => {
     const { tenant, user, authenticator, step } = await enrolled();
     expect(user.totpEnrolledAt).not.toBeNull();
-    expect(await suite.services.totp.verifyLoginCode(suite.em(), tenant, user, authenticator.codeAt(step), suite.meta)).toBe(false);
+    expect(await suite.services.totp.verifyLoginCode(suite.scope(tenant), user, authenticator.codeAt(step))).toBe(false);
     const next = authenticator.codeAt(step + 1);
-    expect(await suite.services.totp.verifyLoginCode(suite.em(), tenant, await reload(tenant, user), next, suite.meta)).toBe(true);
-    expect(await suite.services.totp.verifyLoginCode(suite.em(), tenant, await reload(tenant, user), next, suite.meta)).toBe(false);
-    expect(await suite.services.totp.verifyLoginCode(suite.em(), tenant, await reload(tenant, user), authenticator.codeAt(step + 5), suite.meta)).toBe(false);
+    expect(await suite.services.totp.verifyLoginCode(suite.scope(tenant), await reload(tenant, user), next)).toBe(true);
+    expect(await suite.services.totp.verifyLoginCode(suite.scope(tenant), await reload(tenant, user), next)).toBe(false);
+    expect(await suite.services.totp.verifyLoginCode(suite.scope(tenant), await reload(tenant, user), authenticator.codeAt(step + 5))).toBe(false);
     expect(await suite.auditOf(tenant.id, 'MfaTotpVerified')).toHaveLength(1);
   });
 
@@ -50,7 +50,7 @@ describe('TOTP', () => {
     const { tenant, user } = await enrolled();
     const { mail } = await suite.takeQueued();
     expect(mail.map((m) => m.to)).toContain(user.email);
-    await expect(suite.services.auth.login(suite.em(), tenant, { email: user.email, password: PASSWORD }, suite.meta))
+    await expect(suite.services.auth.login(suite.scope(tenant), { email: user.email, password: PASSWORD }))
       .rejects.toMatchObject({ code: 'UNAUTHORIZED', details: { reason: 'mfa_required' } });
     expect(await suite.services.sessions.listLive(suite.em(), tenant.id, user.id)).toEqual([]);
     await expect(suite.services.totp.startEnrollment(suite.em(), tenant, user)).rejects.toMatchObject({ details: { reason: 'totp_already_enrolled' } });
@@ -64,8 +64,8 @@ describe('recovery codes', () => {
     expect(await suite.services.recoveryCodes.remaining(suite.em(), tenant.id, user.id)).toBe(recoveryCodes.length);
     const [code] = recoveryCodes;
     const results = await Promise.all([
-      suite.services.recoveryCodes.consume(suite.em(), tenant, user, code!, suite.meta),
-      suite.services.recoveryCodes.consume(suite.em(), tenant, user, code!, suite.meta),
+      suite.services.recoveryCodes.consume(suite.scope(tenant), user, code!),
+      suite.services.recoveryCodes.consume(suite.scope(tenant), user, code!),
     ]);
     expect(results.sort()).toEqual([false, true]);
     expect(await suite.services.recoveryCodes.remaining(suite.em(), tenant.id, user.id)).toBe(recoveryCodes.length - 1);
@@ -75,15 +75,15 @@ describe('recovery codes', () => {
   it('accepts a code only for its own user', async () => {
     const first = await enrolled();
     const second = await enrolled();
-    expect(await suite.services.recoveryCodes.consume(suite.em(), second.tenant, second.user, first.recoveryCodes[0]!, suite.meta)).toBe(false);
-    expect(await suite.services.recoveryCodes.consume(suite.em(), first.tenant, first.user, first.recoveryCodes[0]!, suite.meta)).toBe(true);
+    expect(await suite.services.recoveryCodes.consume(suite.scope(second.tenant), second.user, first.recoveryCodes[0]!)).toBe(false);
+    expect(await suite.services.recoveryCodes.consume(suite.scope(first.tenant), first.user, first.recoveryCodes[0]!)).toBe(true);
   });
 
   it('removes the factor and every code when an admin disables TOTP', async () => {
     const { tenant, user, recoveryCodes } = await enrolled();
-    await suite.services.totp.disable(suite.em(), tenant, user.id, { type: 'system', id: null }, suite.meta);
+    await suite.services.totp.disable(suite.scope(tenant), user.id);
     expect((await reload(tenant, user)).totpSecretEnc).toBeNull();
     expect(await suite.services.recoveryCodes.remaining(suite.em(), tenant.id, user.id)).toBe(0);
-    expect(await suite.services.recoveryCodes.consume(suite.em(), tenant, user, recoveryCodes[1]!, suite.meta)).toBe(false);
+    expect(await suite.services.recoveryCodes.consume(suite.scope(tenant), user, recoveryCodes[1]!)).toBe(false);
   });
 });

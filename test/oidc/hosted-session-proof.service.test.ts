@@ -54,7 +54,7 @@ describe('the hosted session that may finish a sign-in', () => {
   it('is proven by the session\'s current refresh token, not a rotated one nor another session\'s', async () => {
     const { tenant, admin, tokens } = await suite.createTenant();
     const principal = principalOf(tenant, admin.id, tokens);
-    const other = await suite.services.sessions.start(suite.em(), tenant, admin, suite.meta, 'password');
+    const other = await suite.services.sessions.start({ em: suite.em(), tenant, meta: suite.meta }, admin, 'password');
     expect(await refusal(suite.services.oidc.hostedSessionOf(suite.em(), tenant, principal, { bindingCookie: undefined, refreshToken: other.refreshToken })))
       .toMatchObject({ code: 'UNAUTHORIZED', reason: 'session_proof_required' });
 
@@ -71,7 +71,7 @@ describe('the hosted session that may finish a sign-in', () => {
   it('is not proven by an access token alone, nor by the binding of another session or another workspace', async () => {
     const { tenant, admin, tokens } = await suite.createTenant();
     const principal = principalOf(tenant, admin.id, tokens);
-    const other = await suite.services.sessions.start(suite.em(), tenant, admin, suite.meta, 'password');
+    const other = await suite.services.sessions.start({ em: suite.em(), tenant, meta: suite.meta }, admin, 'password');
     const elsewhere = await suite.createTenant();
     const cases: SessionProof[] = [
       noProof,
@@ -97,7 +97,7 @@ describe('the hosted session that may finish a sign-in', () => {
 
   it('refuses a session that ended since its access token was checked with 401 session_revoked', async () => {
     const { tenant, admin, tokens, actor } = await suite.createTenant();
-    await suite.services.sessions.revokeOwnedSession(suite.em(), tenant.id, admin.id, tokens.sessionId, 'session_revoked_by_user', actor, suite.meta);
+    await suite.services.sessions.revokeOwnedSession(suite.scope(tenant, actor), admin.id, tokens.sessionId, 'session_revoked_by_user');
     const bindingCookie = sessionBinding(suite.config.jwtSecret, tenant.slug, tokens.sessionId);
     expect(await refusal(suite.services.oidc.hostedSessionOf(suite.em(), tenant, principalOf(tenant, admin.id, tokens), { bindingCookie, refreshToken: undefined })))
       .toMatchObject({ reason: 'session_revoked' });

@@ -135,8 +135,8 @@ describe('the OpenID Provider storage adapter', () => {
     const [a, i] = [randomUUID(), randomUUID()];
     await access.upsert(a, token({ accountId: user.id }), 3600);
     await interactions.upsert(i, { jti: i, kind: 'Interaction', accountId: user.id }, 600);
-    await suite.services.userAdministration.change(suite.em(), tenant, user.id, { status: 'Suspended' }, actor, suite.meta);
-    await suite.services.userAdministration.change(suite.em(), tenant, user.id, { status: 'Active' }, actor, suite.meta);
+    await suite.services.userAdministration.change(suite.scope(tenant, actor), user.id, { status: 'Suspended' });
+    await suite.services.userAdministration.change(suite.scope(tenant, actor), user.id, { status: 'Active' });
     expect(await access.find(a)).toBeUndefined();
     expect(await interactions.find(i)).toBeUndefined();
   });
@@ -145,7 +145,7 @@ describe('the OpenID Provider storage adapter', () => {
     const first = await suite.createTenant();
     const second = await suite.createTenant();
     const { application } = await suite.services.applications.create(
-      suite.em(), first.tenant, { name: 'Web app', type: 'web', redirectUris: ['https://app.example/cb'] }, first.actor, suite.meta,
+      suite.scope(first.tenant, first.actor), { name: 'Web app', type: 'web', redirectUris: ['https://app.example/cb'] },
     );
     expect(await adapterOf(first.tenant, 'Client').find(application.clientId)).toMatchObject({
       client_id: application.clientId, client_name: 'Web app', redirect_uris: ['https://app.example/cb'], token_endpoint_auth_method: 'client_secret_basic',

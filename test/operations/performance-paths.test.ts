@@ -8,6 +8,7 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 import { defaultThreadpoolSize } from '../../src/threadpool.js';
 import { Api, createTenant, expectError, signupMember, unique } from '../helpers/api.js';
 import { startTestServer, TEST_ENCRYPTION_KEYS, TEST_JWT_SECRET, type TestServer } from '../helpers/server.js';
+import { systemScope } from '../../src/lib/request-scope.js';
 
 // The hot paths (docs/performance.md): audit writes with their webhook outbox, the one-statement
 // refresh and session start, plain-SQL look-ups, and the opt-in cluster. Speed itself is measured
@@ -34,10 +35,9 @@ async function auditRows(tenantId: string, action?: string): Promise<{ action: s
 describe('audit writes in the caller\'s transaction', () => {
   it('writes each event when it is recorded, visible inside the transaction and kept when it commits', async () => {
     const t = await createTenant(api);
-    const actor = { type: 'system' as const, id: null };
     await em().transactional(async (tx) => {
       for (let i = 0; i < 3; i++) {
-        await server.services.audit.record(tx, { tenantId: t.id, action: 'TenantUpdated', actor, details: { i, note: 'what? it\'s "quoted"' } });
+        await server.services.audit.record(systemScope(tx, t.id), { action: 'TenantUpdated', details: { i, note: 'what? it\'s "quoted"' } });
       }
       // written at once, in this transaction: no hook writes them later
       const seenInside = await tx.execute(`select count(*)::int as n from audit_event where tenant_id = ? and action = 'TenantUpdated'`, [t.id]);
@@ -52,7 +52,7 @@ describe('audit writes in the caller\'s transaction', () => {
     const t = await createTenant(api);
     await expect(
       em().transactional(async (tx) => {
-        await server.services.audit.record(tx, { tenantId: t.id, action: 'TenantUpdated', actor: { type: 'system', id: null } });
+        await server.services.audit.record(systemScope(tx, t.id), { action: 'TenantUpdated' });
         throw new Error('operation failed');
       }),
     ).rejects.toThrow('operation failed');
@@ -66,7 +66,7 @@ describe('audit writes in the caller\'s transaction', () => {
       em().transactional(async (tx) => {
         await tx.execute('update tenant set name = ? where id = ?', [marker, t.id]);
         // an unknown tenant id violates the audit_event foreign key: the record call throws
-        await server.services.audit.record(tx, { tenantId: '00000000-0000-4000-8000-000000000000', action: 'TenantUpdated', actor: { type: 'system', id: null } });
+        await server.services.audit.record(systemScope(tx, '00000000-0000-4000-8000-000000000000'), { action: 'TenantUpdated' });
       }),
     ).rejects.toThrow();
     const tenant = await em().execute('select name from tenant where id = ?', [t.id]);
@@ -75,7 +75,7 @@ describe('audit writes in the caller\'s transaction', () => {
 
   it('writes an event recorded outside a transaction at once', async () => {
     const t = await createTenant(api);
-    await server.services.audit.record(em(), { tenantId: t.id, action: 'TenantUpdated', actor: { type: 'system', id: null } });
+    await server.services.audit.record(systemScope(em(), t.id), { action: 'TenantUpdated' });
     expect(await auditRows(t.id, 'TenantUpdated')).toHaveLength(1);
   });
 

@@ -15,13 +15,13 @@ describe('organization membership', () => {
     const { tenant, actor } = await suite.createTenant();
     const user = await suite.addUser(tenant);
     const { organizations, organizationRoles, organizationMembers } = suite.services;
-    await organizationRoles.create(suite.em(), tenant.id, { name: 'billing', permissions: ['invoices:read', 'invoices:pay'] }, actor, suite.meta);
-    await organizationRoles.create(suite.em(), tenant.id, { name: 'viewer', permissions: ['invoices:read'] }, actor, suite.meta);
-    const org = await organizations.create(suite.em(), tenant.id, { name: 'Acme' }, actor, suite.meta);
+    await organizationRoles.create(suite.scope(tenant, actor), { name: 'billing', permissions: ['invoices:read', 'invoices:pay'] });
+    await organizationRoles.create(suite.scope(tenant, actor), { name: 'viewer', permissions: ['invoices:read'] });
+    const org = await organizations.create(suite.scope(tenant, actor), { name: 'Acme' });
 
-    const member = await organizationMembers.add(suite.em(), tenant.id, org.id, user.id, ['viewer', 'billing'], actor, suite.meta);
+    const member = await organizationMembers.add(suite.scope(tenant, actor), org.id, user.id, ['viewer', 'billing']);
     expect(member.roles).toEqual(['billing', 'viewer']);
-    await expect(organizationMembers.add(suite.em(), tenant.id, org.id, user.id, [], actor, suite.meta))
+    await expect(organizationMembers.add(suite.scope(tenant, actor), org.id, user.id, []))
       .rejects.toMatchObject({ code: 'CONFLICT', details: { reason: 'already_member' } });
     expect(await findPermissionsOfMember(suite.em(), tenant.id, org.id, user.id)).toEqual(['invoices:pay', 'invoices:read']);
     expect(await organizationsClaim(suite.em(), tenant.id, user.id, 'openid organizations')).toEqual({
@@ -29,9 +29,9 @@ describe('organization membership', () => {
     });
     expect(await organizationsClaim(suite.em(), tenant.id, user.id, 'openid')).toEqual({});
 
-    await organizationMembers.setRoles(suite.em(), tenant.id, org.id, user.id, ['viewer'], actor, suite.meta);
+    await organizationMembers.setRoles(suite.scope(tenant, actor), org.id, user.id, ['viewer']);
     expect(await findPermissionsOfMember(suite.em(), tenant.id, org.id, user.id)).toEqual(['invoices:read']);
-    await organizationMembers.remove(suite.em(), tenant.id, org.id, user.id, actor, suite.meta);
+    await organizationMembers.remove(suite.scope(tenant, actor), org.id, user.id);
     expect(await findPermissionsOfMember(suite.em(), tenant.id, org.id, user.id)).toBeUndefined();
     expect(await organizationMembers.organizationsOf(suite.em(), tenant.id, user.id)).toEqual([]);
     expect((await suite.auditOf(tenant.id, 'OrganizationMemberRemoved'))[0]?.details).toEqual({ userId: user.id, roles: ['viewer'] });
@@ -40,8 +40,8 @@ describe('organization membership', () => {
   it('refuses a role outside the template and leaves no membership behind', async () => {
     const { tenant, actor } = await suite.createTenant();
     const user = await suite.addUser(tenant);
-    const org = await suite.services.organizations.create(suite.em(), tenant.id, { name: 'Strict' }, actor, suite.meta);
-    await expect(suite.services.organizationMembers.add(suite.em(), tenant.id, org.id, user.id, ['owner'], actor, suite.meta))
+    const org = await suite.services.organizations.create(suite.scope(tenant, actor), { name: 'Strict' });
+    await expect(suite.services.organizationMembers.add(suite.scope(tenant, actor), org.id, user.id, ['owner']))
       .rejects.toMatchObject({ details: { reason: 'unknown_organization_role' } });
     expect(await suite.services.organizationMembers.organizationsOf(suite.em(), tenant.id, user.id)).toEqual([]);
     expect(await suite.auditOf(tenant.id, 'OrganizationMemberAdded')).toEqual([]);
@@ -50,21 +50,21 @@ describe('organization membership', () => {
   it('keeps organizations and members within their workspace', async () => {
     const first = await suite.createTenant();
     const second = await suite.createTenant();
-    const org = await suite.services.organizations.create(suite.em(), first.tenant.id, { name: 'Mine' }, first.actor, suite.meta);
+    const org = await suite.services.organizations.create(suite.scope(first.tenant, first.actor), { name: 'Mine' });
     const outsider = await suite.addUser(second.tenant);
-    await expect(suite.services.organizationMembers.add(suite.em(), second.tenant.id, org.id, outsider.id, [], second.actor, suite.meta))
+    await expect(suite.services.organizationMembers.add(suite.scope(second.tenant, second.actor), org.id, outsider.id, []))
       .rejects.toMatchObject({ code: 'NOT_FOUND' });
-    await expect(suite.services.organizationMembers.add(suite.em(), first.tenant.id, org.id, outsider.id, [], first.actor, suite.meta))
+    await expect(suite.services.organizationMembers.add(suite.scope(first.tenant, first.actor), org.id, outsider.id, []))
       .rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
   it('drops a deleted user from the organization\'s permissions', async () => {
     const { tenant, actor } = await suite.createTenant();
     const user = await suite.addUser(tenant);
-    await suite.services.organizationRoles.create(suite.em(), tenant.id, { name: 'viewer', permissions: ['read'] }, actor, suite.meta);
-    const org = await suite.services.organizations.create(suite.em(), tenant.id, { name: 'Leavers' }, actor, suite.meta);
-    await suite.services.organizationMembers.add(suite.em(), tenant.id, org.id, user.id, ['viewer'], actor, suite.meta);
-    await suite.services.accounts.softDelete(suite.em(), tenant, user.id, actor, suite.meta);
+    await suite.services.organizationRoles.create(suite.scope(tenant, actor), { name: 'viewer', permissions: ['read'] });
+    const org = await suite.services.organizations.create(suite.scope(tenant, actor), { name: 'Leavers' });
+    await suite.services.organizationMembers.add(suite.scope(tenant, actor), org.id, user.id, ['viewer']);
+    await suite.services.accounts.softDelete(suite.scope(tenant, actor), user.id);
     expect(await findPermissionsOfMember(suite.em(), tenant.id, org.id, user.id)).toBeUndefined();
   });
 });

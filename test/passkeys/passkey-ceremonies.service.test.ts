@@ -20,14 +20,14 @@ async function registered(authenticator: SoftwareAuthenticator): Promise<Service
   const session = { userId: created.admin.id, sessionId: created.tokens.sessionId };
   const options = await suite.services.passkeys.registrationOptions(suite.em(), created.tenant, session);
   const response = authenticator.create(options) as unknown as RegistrationResponseJSON;
-  await suite.services.passkeys.register(suite.em(), created.tenant, session, response, 'laptop', created.actor, suite.meta);
+  await suite.services.passkeys.register(suite.scope(created.tenant, created.actor), session, response, 'laptop');
   return created;
 }
 
 async function signInWith(authenticator: SoftwareAuthenticator, tenant: Tenant, email?: string): Promise<SignIn> {
   const { challengeId, options } = await suite.services.passkeys.signInOptions(suite.em(), tenant, email);
   const response = authenticator.get(options) as unknown as AuthenticationResponseJSON;
-  return suite.services.passkeys.signIn(suite.em(), tenant, challengeId, response, suite.meta);
+  return suite.services.passkeys.signIn(suite.scope(tenant), challengeId, response);
 }
 
 describe('PasskeyService', () => {
@@ -46,8 +46,8 @@ describe('PasskeyService', () => {
     const { tenant } = await registered(authenticator);
     const { challengeId, options } = await suite.services.passkeys.signInOptions(suite.em(), tenant, undefined);
     const response = authenticator.get(options) as unknown as AuthenticationResponseJSON;
-    await suite.services.passkeys.signIn(suite.em(), tenant, challengeId, response, suite.meta);
-    await expect(suite.services.passkeys.signIn(suite.em(), tenant, challengeId, response, suite.meta))
+    await suite.services.passkeys.signIn(suite.scope(tenant), challengeId, response);
+    await expect(suite.services.passkeys.signIn(suite.scope(tenant), challengeId, response))
       .rejects.toMatchObject({ details: { reason: 'passkey_challenge_invalid' } });
   });
 

@@ -86,7 +86,7 @@ describe('AccountLockoutService.unlock', () => {
     await rateLimits.consume(ACCOUNT_FAILURES_ALL_IPS, accountKey);
     expect(await rateLimits.count(ACCOUNT_FAILURES_ALL_IPS, accountKey)).toBe(1);
 
-    await userAdministration.unlock(suite.em(), tenant, user.id, actor, suite.meta);
+    await userAdministration.unlock(suite.scope(tenant, actor), user.id);
     const after = await accountLockout.counterKey(accountKey, '203.0.113.7');
     expect(after).not.toBe(before);
     expect(await rateLimits.count(ACCOUNT_UNLOCKS, accountKey)).toBe(1);

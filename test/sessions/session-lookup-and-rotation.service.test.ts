@@ -36,16 +36,16 @@ describe('BearerAuthenticationService: the session look-up', () => {
 
   it('refuses the access token of an ended session at once (session_revoked)', async () => {
     const { tenant, admin, actor, tokens } = await suite.createTenant();
-    await suite.services.sessions.revokeOwnedSession(suite.em(), tenant.id, admin.id, tokens.sessionId, 'session_revoked_by_user', actor, suite.meta);
+    await suite.services.sessions.revokeOwnedSession(suite.scope(tenant, actor), admin.id, tokens.sessionId, 'session_revoked_by_user');
     await expect(principalOf(tenant.slug, tokens.accessToken)).rejects.toMatchObject({ details: { reason: 'session_revoked' } });
   });
 
   it('refuses the access token of a suspended user (user_suspended)', async () => {
     const { tenant, actor } = await suite.createTenant();
     const user = await suite.addUser(tenant);
-    const { tokens } = await suite.services.auth.login(suite.em(), tenant, { email: user.email, password: PASSWORD }, suite.meta);
+    const { tokens } = await suite.services.auth.login(suite.scope(tenant), { email: user.email, password: PASSWORD });
     await expect(principalOf(tenant.slug, tokens.accessToken)).resolves.toMatchObject({ userId: user.id, role: 'Member' });
-    await suite.services.userAdministration.change(suite.em(), tenant, user.id, { status: 'Suspended' }, actor, suite.meta);
+    await suite.services.userAdministration.change(suite.scope(tenant, actor), user.id, { status: 'Suspended' });
     // suspension ended the session too; the look-up says so before it looks at the status
     await expect(principalOf(tenant.slug, tokens.accessToken)).rejects.toMatchObject({ details: { reason: 'session_revoked' } });
   });

@@ -16,7 +16,7 @@ describe('PasswordSignInService.login', () => {
   it('signs an active user in with a session and audits UserLogin and SessionCreated', async () => {
     const { tenant } = await suite.createTenant();
     const user = await suite.addUser(tenant);
-    const { user: signedIn, tokens } = await suite.services.auth.login(suite.em(), tenant, { email: user.email, password: PASSWORD }, suite.meta);
+    const { user: signedIn, tokens } = await suite.services.auth.login(suite.scope(tenant), { email: user.email, password: PASSWORD });
     expect(signedIn.id).toBe(user.id);
     expect(await suite.services.sessions.authenticationOf(suite.em(), tenant.id, tokens.sessionId)).toMatchObject({ method: 'password' });
     const logins = await suite.auditOf(tenant.id, 'UserLogin');
@@ -26,7 +26,7 @@ describe('PasswordSignInService.login', () => {
   it('refuses a suspended user with user_suspended and starts no session', async () => {
     const { tenant } = await suite.createTenant();
     const user = await suite.addUser(tenant, { status: 'Suspended' });
-    await expect(suite.services.auth.login(suite.em(), tenant, { email: user.email, password: PASSWORD }, suite.meta))
+    await expect(suite.services.auth.login(suite.scope(tenant), { email: user.email, password: PASSWORD }))
       .rejects.toMatchObject({ code: 'UNAUTHORIZED', details: { reason: 'user_suspended' } });
     expect(await suite.services.sessions.listLive(suite.em(), tenant.id, user.id)).toEqual([]);
   });
@@ -34,18 +34,18 @@ describe('PasswordSignInService.login', () => {
   it('refuses a pending (unverified) user with email_not_verified, though the password is right', async () => {
     const { tenant } = await suite.createTenant();
     const user = await suite.addUser(tenant, { status: 'Pending' });
-    await expect(suite.services.auth.login(suite.em(), tenant, { email: user.email, password: PASSWORD }, suite.meta))
+    await expect(suite.services.auth.login(suite.scope(tenant), { email: user.email, password: PASSWORD }))
       .rejects.toMatchObject({ code: 'UNAUTHORIZED', details: { reason: 'email_not_verified' } });
     // the credentials themselves verify: only signing in is refused
-    await expect(suite.services.auth.verifyCredentials(suite.em(), tenant, user.email, PASSWORD, suite.meta)).resolves.toMatchObject({ id: user.id });
+    await expect(suite.services.auth.verifyCredentials(suite.scope(tenant), user.email, PASSWORD)).resolves.toMatchObject({ id: user.id });
     expect(await suite.services.sessions.listLive(suite.em(), tenant.id, user.id)).toEqual([]);
   });
 
   it('answers a deleted user as an unknown one: invalid_credentials, audited with no actor', async () => {
     const { tenant, actor } = await suite.createTenant();
     const user = await suite.addUser(tenant);
-    await suite.services.accounts.softDelete(suite.em(), tenant, user.id, actor, suite.meta);
-    await expect(suite.services.auth.login(suite.em(), tenant, { email: user.email, password: PASSWORD }, suite.meta))
+    await suite.services.accounts.softDelete(suite.scope(tenant, actor), user.id);
+    await expect(suite.services.auth.login(suite.scope(tenant), { email: user.email, password: PASSWORD }))
       .rejects.toMatchObject({ code: 'UNAUTHORIZED', details: { reason: 'invalid_credentials' } });
     const failures = await suite.auditOf(tenant.id, 'UserLoginFailed');
     expect(failures).toHaveLength(1);
@@ -55,7 +55,7 @@ describe('PasswordSignInService.login', () => {
   it('audits a wrong password as UserLoginFailed of that user', async () => {
     const { tenant } = await suite.createTenant();
     const user = await suite.addUser(tenant);
-    await expect(suite.services.auth.login(suite.em(), tenant, { email: user.email.toUpperCase(), password: `${PASSWORD}!` }, suite.meta))
+    await expect(suite.services.auth.login(suite.scope(tenant), { email: user.email.toUpperCase(), password: `${PASSWORD}!` }))
       .rejects.toMatchObject({ code: 'UNAUTHORIZED', details: { reason: 'invalid_credentials' } });
     const failures = await suite.auditOf(tenant.id, 'UserLoginFailed');
     expect(failures).toHaveLength(1);
@@ -68,9 +68,9 @@ describe('PasswordSignInService.login', () => {
   it('starts no session when the password changed between the check and the session (completeSignIn)', async () => {
     const { tenant } = await suite.createTenant();
     const user = await suite.addUser(tenant);
-    const checked = await suite.services.auth.verifySignInCredentials(suite.em(), tenant, user.email, PASSWORD, suite.meta);
+    const checked = await suite.services.auth.verifySignInCredentials(suite.scope(tenant), user.email, PASSWORD);
     await updatePasswordHash(suite.em(), tenant.id, user.id, await hashPassword(`${PASSWORD} reset`));
-    await expect(suite.services.auth.completeSignIn(suite.em(), tenant, checked, 'password', suite.meta))
+    await expect(suite.services.auth.completeSignIn(suite.scope(tenant), checked, 'password'))
       .rejects.toMatchObject({ details: { reason: 'invalid_credentials' } });
     expect(await suite.services.sessions.listLive(suite.em(), tenant.id, user.id)).toEqual([]);
   });

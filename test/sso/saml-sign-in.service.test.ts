@@ -21,9 +21,9 @@ beforeAll(() => {
 async function connected(): Promise<{ owner: ServiceTenant; connection: SsoConnectionView; sp: SamlServiceProviderView; domain: string }> {
   const owner = await suite.createTenant();
   const domain = `corp-${unique()}.example`;
-  const connection = await suite.services.ssoConnections.create(suite.em(), owner.tenant, {
+  const connection = await suite.services.ssoConnections.create(suite.scope(owner.tenant, owner.actor), {
     name: 'Corp', protocol: 'saml', domains: [domain], saml: { entityId: idp.entityId, ssoUrl: idp.ssoUrl, certificate: idp.certificatePem },
-  }, { userId: owner.admin.id, sessionId: owner.tokens.sessionId }, suite.meta);
+  }, { userId: owner.admin.id, sessionId: owner.tokens.sessionId });
   return { owner, connection, sp: connection.sp as SamlServiceProviderView, domain };
 }
 
@@ -36,27 +36,27 @@ describe('SAML single sign-on', () => {
     const response = base64(signAssertion(idp, responseXml(idp, {
       inResponseTo: authnRequestIdOf(redirect), destination: sp.acsUrl, audience: sp.entityId, nameId: email,
     })));
-    const { code, purpose } = await suite.services.saml.consumeResponse(suite.em(), owner.tenant, connection.id, response, suite.meta);
+    const { code, purpose } = await suite.services.saml.consumeResponse(suite.scope(owner.tenant), connection.id, response);
     expect(purpose).toBe('sign_in');
-    await expect(suite.services.ssoSignIn.complete(suite.em(), owner.tenant, code, 'another-browser', suite.meta))
+    await expect(suite.services.ssoSignIn.complete(suite.scope(owner.tenant), code, 'another-browser'))
       .rejects.toMatchObject({ details: { reason: 'browser_mismatch' } });
 
     // the refused attempt spent the code: it fails from the right browser too
-    await expect(suite.services.ssoSignIn.complete(suite.em(), owner.tenant, code, 'browser-1', suite.meta))
+    await expect(suite.services.ssoSignIn.complete(suite.scope(owner.tenant), code, 'browser-1'))
       .rejects.toMatchObject({ details: { reason: 'sso_completion_invalid' } });
     const again = await suite.services.ssoEntry.start(suite.em(), owner.tenant, email, 'browser-1');
-    const second = await suite.services.saml.consumeResponse(suite.em(), owner.tenant, connection.id, base64(signAssertion(idp, responseXml(idp, {
+    const second = await suite.services.saml.consumeResponse(suite.scope(owner.tenant), connection.id, base64(signAssertion(idp, responseXml(idp, {
       inResponseTo: authnRequestIdOf(again), destination: sp.acsUrl, audience: sp.entityId, nameId: email,
-    }))), suite.meta);
-    const { user, tokens } = await suite.services.ssoSignIn.complete(suite.em(), owner.tenant, second.code, 'browser-1', suite.meta);
+    }))));
+    const { user, tokens } = await suite.services.ssoSignIn.complete(suite.scope(owner.tenant), second.code, 'browser-1');
     expect(user).toMatchObject({ email, role: 'Member', status: 'Active' });
     expect(user.emailVerifiedAt).not.toBeNull();
     expect(await suite.services.sessions.authenticationOf(suite.em(), owner.tenant.id, tokens.sessionId)).toMatchObject({ method: 'sso' });
-    await expect(suite.services.ssoSignIn.complete(suite.em(), owner.tenant, second.code, 'browser-1', suite.meta))
+    await expect(suite.services.ssoSignIn.complete(suite.scope(owner.tenant), second.code, 'browser-1'))
       .rejects.toMatchObject({ details: { reason: 'sso_completion_invalid' } });
 
     // the same signed answer again: its request was answered already
-    await expect(suite.services.saml.consumeResponse(suite.em(), owner.tenant, connection.id, response, suite.meta)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    await expect(suite.services.saml.consumeResponse(suite.scope(owner.tenant), connection.id, response)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
   });
 
   it('refuses an answer tampered after signing, and one not signed by the connection\'s IdP', async () => {
@@ -64,20 +64,20 @@ describe('SAML single sign-on', () => {
     const fields = (id: string) => ({ inResponseTo: id, destination: sp.acsUrl, audience: sp.entityId, nameId: `bob@${domain}` });
     const first = authnRequestIdOf(await suite.services.ssoEntry.start(suite.em(), owner.tenant, `bob@${domain}`, 'b'));
     const tampered = base64(signAssertion(idp, responseXml(idp, fields(first))).replace(`bob@${domain}`, `eve@${domain}`));
-    await expect(suite.services.saml.consumeResponse(suite.em(), owner.tenant, connection.id, tampered, suite.meta))
+    await expect(suite.services.saml.consumeResponse(suite.scope(owner.tenant), connection.id, tampered))
       .rejects.toMatchObject({ details: { reason: 'saml_signature_invalid' } });
     const second = authnRequestIdOf(await suite.services.ssoEntry.start(suite.em(), owner.tenant, `bob@${domain}`, 'b'));
     const impostor = base64(signAssertion(forgingIdp(idp.entityId), responseXml(idp, fields(second))));
-    await expect(suite.services.saml.consumeResponse(suite.em(), owner.tenant, connection.id, impostor, suite.meta))
+    await expect(suite.services.saml.consumeResponse(suite.scope(owner.tenant), connection.id, impostor))
       .rejects.toMatchObject({ details: { reason: 'saml_signature_invalid' } });
     expect((await suite.auditOf(owner.tenant.id, 'UserLoginFailed')).length).toBe(2);
   });
 
   it('gives each domain one connection, and no connection serves another domain or workspace', async () => {
     const { owner, domain } = await connected();
-    await expect(suite.services.ssoConnections.create(suite.em(), owner.tenant, {
+    await expect(suite.services.ssoConnections.create(suite.scope(owner.tenant, owner.actor), {
       name: 'Again', protocol: 'saml', domains: [domain], saml: { entityId: idp.entityId, ssoUrl: idp.ssoUrl, certificate: idp.certificatePem },
-    }, { userId: owner.admin.id, sessionId: owner.tokens.sessionId }, suite.meta)).rejects.toMatchObject({ code: 'CONFLICT', details: { reason: 'sso_domain_taken' } });
+    }, { userId: owner.admin.id, sessionId: owner.tokens.sessionId })).rejects.toMatchObject({ code: 'CONFLICT', details: { reason: 'sso_domain_taken' } });
     await expect(suite.services.ssoEntry.start(suite.em(), owner.tenant, `alice@other-${domain}`, 'b'))
       .rejects.toMatchObject({ details: { reason: 'sso_connection_not_found' } });
     const other = await suite.createTenant();

@@ -10,6 +10,7 @@ import { createTenant, PASSWORD, unique } from '../helpers/api.js';
 import { forgingIdp } from '../helpers/saml-forge.js';
 import { refusingMailer } from '../helpers/refusing-mailer.js';
 import { useTestServer } from '../helpers/suite.js';
+import { userActor } from '../../src/lib/request-scope.js';
 
 /**
  * Below HTTP: a change and the mail it causes commit together (docs/events.md "Mail"). The services
@@ -41,12 +42,12 @@ describe('mail queued in the transaction of its change', () => {
       saml: { entityId: idp.entityId, ssoUrl: idp.ssoUrl, certificate: idp.certificatePem },
     };
     const by = { userId: tenant.adminId, sessionId };
-    const meta = { ip: '203.0.113.9', userAgent: 'vitest' };
+    const scope = { em, tenant: row, actor: userActor(tenant.adminId), meta: { ip: '203.0.113.9', userAgent: 'vitest' } };
     const provider = new IdpProviderClient(pino({ level: 'silent' }), { defaultIssuer: services.config.idpIssuer, allowPrivateIssuers: services.config.idpAllowPrivateIssuers });
     const refusing = new SsoConnectionService(
       services.config, services.keyring, provider, services.organizationRoles, services.audit, new SsoConnectionNotifier(refusingMailer(services.mailer)),
     );
-    await expect(refusing.create(em, row, input, by, meta)).rejects.toThrow('the job queue refused the mail');
+    await expect(refusing.create(scope, input, by)).rejects.toThrow('the job queue refused the mail');
 
     const list = await api.get(`/v1/${tenant.slug}/sso-connections`, { token: tenant.accessToken });
     expect(list.status).toBe(200);
@@ -54,7 +55,7 @@ describe('mail queued in the transaction of its change', () => {
     const audit = await api.get(`/v1/${tenant.slug}/audit?action=SsoConnectionCreated`, { token: tenant.accessToken });
     expect(audit.body.items).toEqual([]);
 
-    const created = await services.ssoConnections.create(em, row, input, by, meta);
+    const created = await services.ssoConnections.create(scope, input, by);
     const after = await api.get(`/v1/${tenant.slug}/sso-connections`, { token: tenant.accessToken });
     expect((after.body.items as { id: string }[]).map((c) => c.id)).toEqual([created.id]);
   });
@@ -69,17 +70,17 @@ describe('mail queued in the transaction of its change', () => {
     const meta = { ip: '203.0.113.9', userAgent: 'vitest' };
 
     const refusing = new EmailOtpService(services.config, refusingMailer(services.mailer), services.audit);
-    await expect(refusing.send(em, row, user, meta)).rejects.toThrow('the job queue refused the mail');
+    await expect(refusing.send({ em, tenant: row, meta }, user)).rejects.toThrow('the job queue refused the mail');
     const sent = await api.get(`/v1/${tenant.slug}/audit?action=MfaEmailOtpSent`, { token: tenant.accessToken });
     expect(sent.body.items).toEqual([]);
     // no code was left open: any guess finds none
     const failed = await api.get(`/v1/${tenant.slug}/audit?action=MfaEmailOtpFailed`, { token: tenant.accessToken });
     expect(failed.body.items).toEqual([]);
-    expect(await services.emailOtp.verify(em, row, user, '000000', meta)).toBe(false);
+    expect(await services.emailOtp.verify({ em, tenant: row, meta }, user, '000000')).toBe(false);
     const afterGuess = await api.get(`/v1/${tenant.slug}/audit?action=MfaEmailOtpFailed`, { token: tenant.accessToken });
     expect(afterGuess.body.items.map((e: { details: { reason: string } }) => e.details.reason)).toEqual(['no_open_code']);
 
-    await services.emailOtp.send(em, row, user, meta);
+    await services.emailOtp.send({ em, tenant: row, meta }, user);
     const queued = await api.get(`/v1/${tenant.slug}/audit?action=MfaEmailOtpSent`, { token: tenant.accessToken });
     expect(queued.body.items).toHaveLength(1);
   });

@@ -39,18 +39,18 @@ describe('TenantService.create', () => {
 describe('TenantSettingsService.update', () => {
   it('audits the changed fields as from/to, and writes nothing for a patch that changes nothing', async () => {
     const { tenant, actor } = await suite.createTenant();
-    const updated = await suite.services.tenantSettings.update(suite.em(), tenant.id, { mfaPolicy: 'Required', lockoutMaxFailedAttempts: 5, name: tenant.name }, actor, suite.meta);
+    const updated = await suite.services.tenantSettings.update(suite.scope(tenant, actor), { mfaPolicy: 'Required', lockoutMaxFailedAttempts: 5, name: tenant.name });
     expect(updated).toMatchObject({ mfaPolicy: 'Required', lockoutMaxFailedAttempts: 5, slug: tenant.slug });
     const [event] = await suite.auditOf(tenant.id, 'TenantUpdated');
     expect(event?.details).toEqual({ changes: { mfaPolicy: { from: 'Optional', to: 'Required' }, 'lockout.maxFailedAttempts': { from: 10, to: 5 } } });
-    await suite.services.tenantSettings.update(suite.em(), tenant.id, { mfaPolicy: 'Required' }, actor, suite.meta);
+    await suite.services.tenantSettings.update(suite.scope(tenant, actor), { mfaPolicy: 'Required' });
     expect(await suite.auditOf(tenant.id, 'TenantUpdated')).toHaveLength(1);
     expect(await suite.services.accountLockout.policyOf(suite.em(), tenant.slug)).toEqual({ lockoutMaxFailedAttempts: 5, lockoutWindowSeconds: tenant.lockoutWindowSeconds });
   });
 
   it('refuses a button colour white text cannot be read on, and changes nothing', async () => {
     const { tenant, actor } = await suite.createTenant();
-    await expect(suite.services.tenantSettings.update(suite.em(), tenant.id, { primaryColor: '#ffff00', displayName: 'Yellow' }, actor, suite.meta))
+    await expect(suite.services.tenantSettings.update(suite.scope(tenant, actor), { primaryColor: '#ffff00', displayName: 'Yellow' }))
       .rejects.toMatchObject({ details: { reason: 'color_contrast_too_low' } });
     expect(await findLiveTenantBySlug(suite.em(), tenant.slug)).toMatchObject({ primaryColor: null, displayName: null });
   });

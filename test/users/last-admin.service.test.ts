@@ -32,8 +32,8 @@ describe('the last-admin lock', () => {
     const second = await suite.addUser(tenant, { role: 'Admin' });
     const { userAdministration } = suite.services;
     const results = await Promise.allSettled([
-      userAdministration.change(suite.em(), tenant, admin.id, { role: 'Member' }, actor, suite.meta),
-      userAdministration.change(suite.em(), tenant, second.id, { role: 'Member' }, actor, suite.meta),
+      userAdministration.change(suite.scope(tenant, actor), admin.id, { role: 'Member' }),
+      userAdministration.change(suite.scope(tenant, actor), second.id, { role: 'Member' }),
     ]);
     expect(outcomes(results)).toEqual({ fulfilled: 1, reasons: ['CONFLICT:last_admin'] });
     const remaining = await activeAdmins(tenant);
@@ -47,8 +47,8 @@ describe('the last-admin lock', () => {
     const second = await suite.addUser(tenant, { role: 'Admin' });
     const { accounts } = suite.services;
     const results = await Promise.allSettled([
-      accounts.softDelete(suite.em(), tenant, admin.id, actor, suite.meta),
-      accounts.softDelete(suite.em(), tenant, second.id, actor, suite.meta),
+      accounts.softDelete(suite.scope(tenant, actor), admin.id),
+      accounts.softDelete(suite.scope(tenant, actor), second.id),
     ]);
     expect(outcomes(results)).toEqual({ fulfilled: 1, reasons: ['CONFLICT:last_admin'] });
     expect(await activeAdmins(tenant)).toHaveLength(1);
@@ -59,8 +59,8 @@ describe('the last-admin lock', () => {
     const { tenant, admin, actor } = await suite.createTenant();
     const second = await suite.addUser(tenant, { role: 'Admin' });
     const results = await Promise.allSettled([
-      suite.services.userAdministration.change(suite.em(), tenant, admin.id, { status: 'Suspended' }, actor, suite.meta),
-      suite.services.accounts.softDelete(suite.em(), tenant, second.id, actor, suite.meta),
+      suite.services.userAdministration.change(suite.scope(tenant, actor), admin.id, { status: 'Suspended' }),
+      suite.services.accounts.softDelete(suite.scope(tenant, actor), second.id),
     ]);
     expect(outcomes(results)).toEqual({ fulfilled: 1, reasons: ['CONFLICT:last_admin'] });
     expect(await activeAdmins(tenant)).toHaveLength(1);
@@ -72,12 +72,12 @@ describe('the last-admin lock', () => {
     const third = await suite.addUser(tenant, { role: 'Admin' });
     await suite.addUser(tenant, { role: 'Member' });
     const results = await Promise.allSettled([
-      suite.services.userAdministration.change(suite.em(), tenant, admin.id, { role: 'Member' }, actor, suite.meta),
-      suite.services.accounts.softDelete(suite.em(), tenant, second.id, actor, suite.meta),
+      suite.services.userAdministration.change(suite.scope(tenant, actor), admin.id, { role: 'Member' }),
+      suite.services.accounts.softDelete(suite.scope(tenant, actor), second.id),
     ]);
     expect(outcomes(results)).toEqual({ fulfilled: 2, reasons: [] });
     expect(await activeAdmins(tenant)).toEqual([third.id]);
-    await expect(suite.services.userAdministration.change(suite.em(), tenant, third.id, { role: 'Member' }, actor, suite.meta))
+    await expect(suite.services.userAdministration.change(suite.scope(tenant, actor), third.id, { role: 'Member' }))
       .rejects.toMatchObject({ code: 'CONFLICT', details: { reason: 'last_admin' } });
   });
 });

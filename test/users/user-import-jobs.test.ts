@@ -11,6 +11,7 @@ import { createTenant, expectError, signupMember, unique, type TestTenant } from
 import { issueApiKey } from '../helpers/principals.js';
 import { eventually } from '../helpers/polling.js';
 import { useTestServer } from '../helpers/suite.js';
+import { NO_REQUEST_META, userActor } from '../../src/lib/request-scope.js';
 
 /**
  * Import jobs (docs/import.md "Import jobs"): an NDJSON body streamed into a job on the PostgreSQL
@@ -123,7 +124,7 @@ describe('UserImportJobService below HTTP', () => {
 
     const queue = recordingQueue();
     const first = new UserImportJobService(orm, queue, services.userImport, 0);
-    const job = await first.receive(em(), tenant, chunks(body, 4096), { type: 'user', id: apiTenant.adminId });
+    const job = await first.receive({ em: em(), tenant, actor: userActor(apiTenant.adminId), meta: NO_REQUEST_META }, chunks(body, 4096));
     expect(job).toMatchObject({ status: 'Queued', total: 2501 });
     const claimed = (): ClaimedJob => ({ id: 'q', kind: 'users.import', payload: queue.queued.at(-1)!, attempt: 1, maxAttempts: 10, claimedBy: 'test' });
 

@@ -1,9 +1,8 @@
 import type { IndicatedResource } from '../oidc/token-access.js';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Tenant } from '../../entities/tenant.js';
 import { isUniqueViolation } from '../../lib/errors.js';
-import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import { withEm, type RequestScope } from '../../lib/request-scope.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { ACCESS_CONTROL_ERRORS } from '../../errors/access-control.js';
 import { deletePermissions, findPermissionsOfResources, insertPermissions, setPermissionDescription, type ApiPermissionRow } from '../../queries/api-permission.js';
@@ -80,8 +79,9 @@ function checkedPermissions(permissions: PermissionInput[]): { name: string; des
 
 /**
  * The tenant's API resources and their permissions (docs/oidc.md "Roles and permissions"). Every
- * query is scoped by tenant; another tenant's id answers 404; every change is audited
- * (`ApiResourceCreated`, `ApiResourceUpdated`, `ApiResourceDeleted`) in its transaction.
+ * query is scoped by tenant; another tenant's id answers 404; every change takes the request's scope
+ * (RequestScope) and is audited with its actor and metadata (`ApiResourceCreated`, `ApiResourceUpdated`,
+ * `ApiResourceDeleted`) in its transaction.
  */
 export class ApiResourceService {
   constructor(private readonly audit: AuditService) {}
@@ -91,8 +91,9 @@ export class ApiResourceService {
    * @throws ApiError 400 `invalid_resource_identifier`, `duplicate_permission`; 409 `resource_identifier_taken`.
    */
   async create(
-    em: EntityManager, tenant: Tenant, input: { name: string; identifier: string; permissions?: PermissionInput[] }, actor: Actor, meta: RequestMeta,
+    scope: RequestScope, input: { name: string; identifier: string; permissions?: PermissionInput[] },
   ): Promise<ApiResourceView> {
+    const { em, tenant } = scope;
     const problem = identifierProblem(input.identifier);
     if (problem) throw ACCESS_CONTROL_ERRORS.invalidIdentifier({ problem });
     const permissions = checkedPermissions(input.permissions ?? []);
@@ -103,8 +104,8 @@ export class ApiResourceService {
       await em.transactional(async (tx) => {
         await insertApiResource(tx, row);
         await insertPermissions(tx, rows);
-        await this.audit.record(tx, {
-          tenantId: tenant.id, action: 'ApiResourceCreated', actor, target: { type: 'api_resource', id: row.id }, meta,
+        await this.audit.record(withEm(scope, tx), {
+          action: 'ApiResourceCreated', target: { type: 'api_resource', id: row.id },
           details: { name: row.name, identifier: row.identifier, permissions: permissions.map((p) => p.name) },
         });
       });
@@ -134,8 +135,9 @@ export class ApiResourceService {
    * @throws ApiError 404 `not_found`, 400 `duplicate_permission`.
    */
   async update(
-    em: EntityManager, tenant: Tenant, id: string, changes: { name?: string; permissions?: PermissionInput[] }, actor: Actor, meta: RequestMeta,
+    scope: RequestScope, id: string, changes: { name?: string; permissions?: PermissionInput[] },
   ): Promise<ApiResourceView> {
+    const { em, tenant } = scope;
     const wanted = changes.permissions ? checkedPermissions(changes.permissions) : undefined;
     return em.transactional(async (tx) => {
       const row = await this.row(tx, tenant.id, id, true);
@@ -156,7 +158,7 @@ export class ApiResourceService {
         await insertPermissions(tx, added.map((p) => ({ id: randomUUID(), tenantId: tenant.id, resourceId: id, ...p, createdAt: now })));
         Object.assign(details, { permissionsAdded: added.map((p) => p.name), permissionsRemoved: removed.map((p) => p.name) });
       }
-      await this.audit.record(tx, { tenantId: tenant.id, action: 'ApiResourceUpdated', actor, target: { type: 'api_resource', id }, meta, details });
+      await this.audit.record(withEm(scope, tx), { action: 'ApiResourceUpdated', target: { type: 'api_resource', id }, details });
       return toView({ ...row, name: changes.name ?? row.name }, await findPermissionsOfResources(tx, tenant.id, [id]));
     });
   }
@@ -166,12 +168,13 @@ export class ApiResourceService {
    * (tokens already issued for it stay valid until they expire).
    * @throws ApiError 404 `not_found`.
    */
-  async delete(em: EntityManager, tenant: Tenant, id: string, actor: Actor, meta: RequestMeta): Promise<void> {
+  async delete(scope: RequestScope, id: string): Promise<void> {
+    const { em, tenant } = scope;
     await em.transactional(async (tx) => {
       const row = await this.row(tx, tenant.id, id, true);
       await deleteApiResource(tx, tenant.id, id);
-      await this.audit.record(tx, {
-        tenantId: tenant.id, action: 'ApiResourceDeleted', actor, target: { type: 'api_resource', id }, meta,
+      await this.audit.record(withEm(scope, tx), {
+        action: 'ApiResourceDeleted', target: { type: 'api_resource', id },
         details: { name: row.name, identifier: row.identifier },
       });
     });

@@ -1,6 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Tenant } from '../../entities/tenant.js';
-import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import { withEm, type RequestScope } from '../../lib/request-scope.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { findApplication } from '../../queries/oidc-application.js';
 import { findLiveUserById, lockLiveUser } from '../../queries/user.js';
@@ -17,8 +16,9 @@ import { OIDC_ERRORS } from '../../errors/oidc.js';
 
 /**
  * Which of the tenant's roles its users and `m2m` applications hold (docs/oidc.md "Roles and permissions"
- * "Assignment"), and what that grants when a token is issued. A set is replaced whole; a change is
- * audited (`UserRolesChanged`, `ApplicationRolesChanged`) and applies to the next token issued.
+ * "Assignment"), and what that grants when a token is issued. A set is replaced whole, in the workspace
+ * of the request's scope (RequestScope); a change is audited with the scope's actor and metadata
+ * (`UserRolesChanged`, `ApplicationRolesChanged`) and applies to the next token issued.
  */
 export class RoleAssignmentService {
   constructor(private readonly audit: AuditService) {}
@@ -33,14 +33,15 @@ export class RoleAssignmentService {
    * Replaces the roles of the tenant's live user.
    * @throws ApiError 404 `not_found` (user), 400 `unknown_role` (`details.roleId`).
    */
-  async setRolesOfUser(em: EntityManager, tenant: Tenant, userId: string, roleIds: string[], actor: Actor, meta: RequestMeta): Promise<RoleView[]> {
+  async setRolesOfUser(scope: RequestScope, userId: string, roleIds: string[]): Promise<RoleView[]> {
+    const { em, tenant } = scope;
     return em.transactional(async (tx) => {
       if (!(await lockLiveUser(tx, tenant.id, userId))) throw USER_ERRORS.userNotFound();
       const roles = await this.checkedRoles(tx, tenant.id, roleIds);
       const before = await findRolesOfUser(tx, tenant.id, userId);
       await replaceUserRoles(tx, tenant.id, userId, roles.map((r) => r.id), new Date());
-      await this.audit.record(tx, {
-        tenantId: tenant.id, action: 'UserRolesChanged', actor, target: { type: 'user', id: userId }, meta, details: changeDetails(before, roles),
+      await this.audit.record(withEm(scope, tx), {
+        action: 'UserRolesChanged', target: { type: 'user', id: userId }, details: changeDetails(before, roles),
       });
       return this.views(tx, tenant.id, roles);
     });
@@ -56,7 +57,8 @@ export class RoleAssignmentService {
    * Replaces the roles of the tenant's `m2m` application.
    * @throws ApiError 404 `not_found`, 400 `application_not_m2m`, `unknown_role` (`details.roleId`).
    */
-  async setRolesOfApplication(em: EntityManager, tenant: Tenant, applicationId: string, roleIds: string[], actor: Actor, meta: RequestMeta): Promise<RoleView[]> {
+  async setRolesOfApplication(scope: RequestScope, applicationId: string, roleIds: string[]): Promise<RoleView[]> {
+    const { em, tenant } = scope;
     return em.transactional(async (tx) => {
       const application = await findApplication(tx, tenant.id, applicationId, true);
       if (!application) throw OIDC_ERRORS.applicationNotFound();
@@ -64,8 +66,8 @@ export class RoleAssignmentService {
       const roles = await this.checkedRoles(tx, tenant.id, roleIds);
       const before = await findRolesOfApplication(tx, tenant.id, applicationId);
       await replaceApplicationRoles(tx, tenant.id, applicationId, roles.map((r) => r.id), new Date());
-      await this.audit.record(tx, {
-        tenantId: tenant.id, action: 'ApplicationRolesChanged', actor, target: { type: 'application', id: applicationId }, meta,
+      await this.audit.record(withEm(scope, tx), {
+        action: 'ApplicationRolesChanged', target: { type: 'application', id: applicationId },
         details: { clientId: application.clientId, ...changeDetails(before, roles) },
       });
       return this.views(tx, tenant.id, roles);

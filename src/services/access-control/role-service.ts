@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Tenant } from '../../entities/tenant.js';
 import type { User } from '../../entities/user.js';
 import { isUniqueViolation } from '../../lib/errors.js';
-import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import { withEm, type RequestScope } from '../../lib/request-scope.js';
 import { isUuid } from '../../lib/uuid.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { toApplication, type Application } from '../oidc/application-service.js';
@@ -80,7 +79,8 @@ export function toRoleViews(roles: AccessRoleRow[], permissions: RolePermissionR
 /**
  * The tenant's own roles: named bundles of permissions of its API resources (docs/oidc.md "Roles and permissions").
  * Unrelated to the built-in `Admin`/`Member` role. Every query is scoped by tenant; another tenant's
- * id answers 404; every change is audited (`RoleCreated`, `RoleUpdated`, `RoleDeleted`).
+ * id answers 404; every change takes the request's scope (RequestScope: the workspace, the actor, the
+ * metadata) and is audited with it (`RoleCreated`, `RoleUpdated`, `RoleDeleted`) in its transaction.
  */
 export class RoleService {
   constructor(private readonly audit: AuditService) {}
@@ -90,16 +90,17 @@ export class RoleService {
    * @throws ApiError 400 `unknown_resource`, `unknown_permission`; 409 `role_name_taken`.
    */
   async create(
-    em: EntityManager, tenant: Tenant, input: { name: string; description?: string; permissions: RolePermission[] }, actor: Actor, meta: RequestMeta,
+    scope: RequestScope, input: { name: string; description?: string; permissions: RolePermission[] },
   ): Promise<RoleView> {
+    const { em, tenant } = scope;
     const row: AccessRoleRow = { id: randomUUID(), tenantId: tenant.id, name: input.name, description: input.description ?? '', createdAt: new Date() };
     return this.uniqueName(() =>
       em.transactional(async (tx) => {
         const permissionIds = await this.permissionIds(tx, tenant.id, input.permissions);
         await insertRole(tx, row);
         await replaceRolePermissions(tx, tenant.id, row.id, permissionIds);
-        await this.audit.record(tx, {
-          tenantId: tenant.id, action: 'RoleCreated', actor, target: { type: 'role', id: row.id }, meta,
+        await this.audit.record(withEm(scope, tx), {
+          action: 'RoleCreated', target: { type: 'role', id: row.id },
           details: { name: row.name, permissions: input.permissions },
         });
         return this.view(tx, tenant.id, row);
@@ -153,16 +154,17 @@ export class RoleService {
    * @throws ApiError 404 `not_found`, 400 `unknown_resource`, `unknown_permission`, 409 `role_name_taken`.
    */
   async update(
-    em: EntityManager, tenant: Tenant, id: string, changes: { name?: string; description?: string; permissions?: RolePermission[] }, actor: Actor, meta: RequestMeta,
+    scope: RequestScope, id: string, changes: { name?: string; description?: string; permissions?: RolePermission[] },
   ): Promise<RoleView> {
+    const { em, tenant } = scope;
     return this.uniqueName(() =>
       em.transactional(async (tx) => {
         const row = await this.row(tx, tenant.id, id, true);
         const next = { ...row, name: changes.name ?? row.name, description: changes.description ?? row.description };
         if (next.name !== row.name || next.description !== row.description) await updateRole(tx, tenant.id, id, next, new Date());
         if (changes.permissions) await replaceRolePermissions(tx, tenant.id, id, await this.permissionIds(tx, tenant.id, changes.permissions));
-        await this.audit.record(tx, {
-          tenantId: tenant.id, action: 'RoleUpdated', actor, target: { type: 'role', id }, meta,
+        await this.audit.record(withEm(scope, tx), {
+          action: 'RoleUpdated', target: { type: 'role', id },
           details: { name: next.name, changed: Object.keys(changes).filter((k) => ['name', 'description', 'permissions'].includes(k)), ...(changes.permissions ? { permissions: changes.permissions } : {}) },
         });
         return this.view(tx, tenant.id, next);
@@ -171,11 +173,12 @@ export class RoleService {
   }
 
   /** Deletes the role: every user and application holding it loses it. @throws ApiError 404 `not_found`. */
-  async delete(em: EntityManager, tenant: Tenant, id: string, actor: Actor, meta: RequestMeta): Promise<void> {
+  async delete(scope: RequestScope, id: string): Promise<void> {
+    const { em, tenant } = scope;
     await em.transactional(async (tx) => {
       const row = await this.row(tx, tenant.id, id, true);
       await deleteRole(tx, tenant.id, id);
-      await this.audit.record(tx, { tenantId: tenant.id, action: 'RoleDeleted', actor, target: { type: 'role', id }, meta, details: { name: row.name } });
+      await this.audit.record(withEm(scope, tx), { action: 'RoleDeleted', target: { type: 'role', id }, details: { name: row.name } });
     });
   }
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ApiKey, ApiKeyEnvironment } from '../../entities/api-key.js';
 import type { Tenant } from '../../entities/tenant.js';
-import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import { withEm, type RequestScope } from '../../lib/request-scope.js';
 import { isUuid } from '../../lib/uuid.js';
 import { randomBase62, sha256Hex } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
@@ -24,6 +24,8 @@ export interface CreateApiKeyInput {
 /**
  * The tenant's API keys (docs/api-rules.md "Resources", docs/decisions.md "API keys"): creation, listing, revocation.
  * Authentication with a key lives in BearerAuthenticationService.
+ * Its changes take the request's scope first (RequestScope: the workspace, the actor, the metadata)
+ * and are audited with it.
  */
 export class ApiKeyService {
   constructor(private readonly audit: AuditService) {}
@@ -34,7 +36,8 @@ export class ApiKeyService {
    * @returns the stored key and the plaintext, which is never available again.
    * @throws ApiError 400 `expires_at_in_past` when `expiresAt` is not in the future.
    */
-  async create(em: EntityManager, tenant: Tenant, input: CreateApiKeyInput, actor: Actor, meta: RequestMeta): Promise<{ apiKey: ApiKey; plaintext: string }> {
+  async create(scope: RequestScope, input: CreateApiKeyInput): Promise<{ apiKey: ApiKey; plaintext: string }> {
+    const { em, tenant } = scope;
     const now = new Date();
     if (input.expiresAt && input.expiresAt.getTime() <= now.getTime()) {
       throw API_KEY_ERRORS.expiresAtInPast();
@@ -48,15 +51,15 @@ export class ApiKeyService {
       prefix: plaintext.slice(0, API_KEY_VISIBLE_PREFIX_LENGTH),
       keyHash: sha256Hex(plaintext),
       createdAt: now,
-      createdBy: actor.id,
+      createdBy: scope.actor.id,
       expiresAt: input.expiresAt ?? null,
       lastUsedAt: null,
       revokedAt: null,
     };
     await em.transactional(async (tx) => {
       await insertApiKey(tx, apiKey);
-      await this.audit.record(tx, {
-        tenantId: tenant.id, action: 'ApiKeyCreated', actor, target: { type: 'api_key', id: apiKey.id }, meta,
+      await this.audit.record(withEm(scope, tx), {
+        action: 'ApiKeyCreated', target: { type: 'api_key', id: apiKey.id },
         details: {
           name: apiKey.name, environment: apiKey.environment, prefix: apiKey.prefix,
           expiresAt: apiKey.expiresAt ? apiKey.expiresAt.toISOString() : null,
@@ -76,14 +79,15 @@ export class ApiKeyService {
    * Revoking an already revoked key changes nothing and answers the same.
    * @throws ApiError 404 when the tenant has no key with this id.
    */
-  async revoke(em: EntityManager, tenant: Tenant, apiKeyId: string, actor: Actor, meta: RequestMeta): Promise<void> {
+  async revoke(scope: RequestScope, apiKeyId: string): Promise<void> {
+    const { em, tenant } = scope;
     if (!isUuid(apiKeyId)) throw API_KEY_ERRORS.apiKeyNotFound();
     await em.transactional(async (tx) => {
       const apiKey = await findApiKey(tx, tenant.id, apiKeyId);
       if (!apiKey) throw API_KEY_ERRORS.apiKeyNotFound();
       if (!(await revokeApiKey(tx, tenant.id, apiKey.id, new Date()))) return;
-      await this.audit.record(tx, {
-        tenantId: tenant.id, action: 'ApiKeyRevoked', actor, target: { type: 'api_key', id: apiKey.id }, meta,
+      await this.audit.record(withEm(scope, tx), {
+        action: 'ApiKeyRevoked', target: { type: 'api_key', id: apiKey.id },
         details: { name: apiKey.name, environment: apiKey.environment, prefix: apiKey.prefix },
       });
     });

@@ -6,7 +6,7 @@ import { isIP } from 'node:net';
 import type * as oidc from 'openid-client';
 import type { Tenant } from '../../entities/tenant.js';
 import { LOGO_CONTENT_TYPES, type LogoContentType, type LogoVariant, type TenantLogo } from '../../entities/tenant-logo.js';
-import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import { withEm, type RequestScope } from '../../lib/request-scope.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { isLoopbackHttpUrl } from '../../config.js';
 import { providerFetch, ResponseTooLargeError } from '../idp/idp-outbound.js';
@@ -67,6 +67,8 @@ export const LOGO_FETCH_TIMEOUT_MS = 5_000;
  * `tenant_logo` and served by `GET /v1/{tenantSlug}/branding/logo` (and `…/logo/dark`), from memory
  * for {@link LOGO_CACHE_TTL_MS} per instance. Every change is audited as `TenantUpdated` with
  * `details.changes.logo` (or `darkLogo`).
+ * Its changes take the request's scope first (RequestScope: the workspace, the actor, the metadata)
+ * and are audited with it.
  */
 export class LogoService {
   private readonly fetchLogo: oidc.CustomFetch;
@@ -93,9 +95,9 @@ export class LogoService {
    * @returns the tenant as stored afterwards.
    * @throws ApiError 400 `logo_too_large`, `logo_type_not_allowed`; 404 when the tenant was deleted.
    */
-  async upload(em: EntityManager, tenantId: string, variant: LogoVariant, bytes: Buffer, actor: Actor, meta: RequestMeta): Promise<Tenant> {
+  async upload(scope: RequestScope, variant: LogoVariant, bytes: Buffer): Promise<Tenant> {
     const contentType = await checkedLogoType(bytes);
-    return this.store(em, tenantId, variant, bytes, contentType, actor, meta);
+    return this.store(scope, variant, bytes, contentType);
   }
 
   /**
@@ -105,7 +107,7 @@ export class LogoService {
    * @throws ApiError 400 `logo_unreachable` (refused address, no answer, not 200),
    *   `logo_too_large`, `logo_type_not_allowed`.
    */
-  async fetchFrom(em: EntityManager, tenantId: string, variant: LogoVariant, url: string, actor: Actor, meta: RequestMeta): Promise<Tenant> {
+  async fetchFrom(scope: RequestScope, variant: LogoVariant, url: string): Promise<Tenant> {
     const problem = logoUrlProblem(url, this.allowPrivateTargets);
     if (problem) throw BRANDING_ERRORS.logoUrlRefused({ problem });
     let bytes: Buffer;
@@ -121,7 +123,7 @@ export class LogoService {
       if (err instanceof ResponseTooLargeError) throw BRANDING_ERRORS.logoTooLarge({ maxBytes: MAX_LOGO_BYTES });
       throw BRANDING_ERRORS.logoUnreachable();
     }
-    return this.upload(em, tenantId, variant, bytes, actor, meta);
+    return this.upload(scope, variant, bytes);
   }
 
   /**
@@ -129,7 +131,9 @@ export class LogoService {
    * alone; without the dark one the dark theme shows the light one).
    * @returns the tenant as stored afterwards (unchanged and unaudited when it had none).
    */
-  async remove(em: EntityManager, tenantId: string, variant: LogoVariant, actor: Actor, meta: RequestMeta): Promise<Tenant> {
+  async remove(scope: RequestScope, variant: LogoVariant): Promise<Tenant> {
+    const { em } = scope;
+    const tenantId = scope.tenant.id;
     const field = ETAG_FIELD[variant];
     const tenant = await em.transactional(async (tx) => {
       const tenant = await lockLiveTenant(tx, tenantId);
@@ -137,8 +141,8 @@ export class LogoService {
       if (!(await deleteTenantLogo(tx, tenant.id, variant)) && tenant[field] === null) return tenant;
       const update: Partial<Tenant> = { [field]: null, updatedAt: new Date() };
       await updateTenant(tx, tenant.id, update);
-      await this.audit.record(tx, {
-        tenantId: tenant.id, action: 'TenantUpdated', actor, target: { type: 'tenant', id: tenant.id }, meta,
+      await this.audit.record(withEm(scope, tx), {
+        action: 'TenantUpdated', target: { type: 'tenant', id: tenant.id },
         details: { changes: { [CHANGE_NAME[variant]]: { from: tenant[field], to: null } } },
       });
       return { ...tenant, ...update };
@@ -172,8 +176,10 @@ export class LogoService {
   }
 
   private async store(
-    em: EntityManager, tenantId: string, variant: LogoVariant, bytes: Buffer, contentType: LogoContentType, actor: Actor, meta: RequestMeta,
+    scope: RequestScope, variant: LogoVariant, bytes: Buffer, contentType: LogoContentType,
   ): Promise<Tenant> {
+    const { em } = scope;
+    const tenantId = scope.tenant.id;
     const etag = createHash('sha256').update(bytes).digest('hex');
     const field = ETAG_FIELD[variant];
     const tenant = await em.transactional(async (tx) => {
@@ -184,8 +190,8 @@ export class LogoService {
       await upsertTenantLogo(tx, { tenantId: tenant.id, variant, contentType, bytes, etag, updatedAt: now });
       const update: Partial<Tenant> = { [field]: etag, updatedAt: now };
       await updateTenant(tx, tenant.id, update);
-      await this.audit.record(tx, {
-        tenantId: tenant.id, action: 'TenantUpdated', actor, target: { type: 'tenant', id: tenant.id }, meta,
+      await this.audit.record(withEm(scope, tx), {
+        action: 'TenantUpdated', target: { type: 'tenant', id: tenant.id },
         details: { changes: { [CHANGE_NAME[variant]]: { from: tenant[field], to: etag } }, contentType, bytes: bytes.length },
       });
       return { ...tenant, ...update };

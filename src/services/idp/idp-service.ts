@@ -7,7 +7,7 @@ import type { Tenant } from '../../entities/tenant.js';
 import type { User } from '../../entities/user.js';
 import { emailAddress, normalizeEmail } from '../../lib/email.js';
 import { isUniqueViolation } from '../../lib/errors.js';
-import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import { actingAs, asSystem, withEm, type RequestScope, type TenantScope } from '../../lib/request-scope.js';
 import type { Keyring } from '../../security/keyring.js';
 import { constantTimeEqual, sha256Hex } from '../../security/tokens.js';
 import { issuerProblem } from './idp-outbound.js';
@@ -176,12 +176,13 @@ export class IdpService {
    * only as keyring ciphertext), its own issuer (or none: `IDP_ISSUER`) and the allowed email domains
    * (or none: any). An issuer is checked first (docs/idp.md "A provider per tenant"): URL rules, then
    * OpenID discovery right now; on any failure nothing is saved. The issuer is stored as the discovery
-   * document spells it. Audits `IdpOauthLinked` (details: client id, issuer, domains, redirect URI;
-   * never the secret).
+   * document spells it. Audits `IdpOauthLinked` with the scope's actor and metadata (details: client
+   * id, issuer, domains, redirect URI; never the secret).
+   * @param by the credential making the change (the scope's actor), for the rules of an issuer change.
    * @throws ApiError 400 `invalid_issuer`, `idp_issuer_not_allowed`, `idp_discovery_failed`, `issuer_mismatch`.
    */
-  async putCredentials(em: EntityManager, tenant: Tenant, input: IdpCredentialsInput, by: IdpSettingsChanger, meta: RequestMeta): Promise<void> {
-    const actor: Actor = by.kind === 'user' ? { type: 'user', id: by.userId } : { type: 'api_key', id: by.apiKeyId };
+  async putCredentials(scope: RequestScope, input: IdpCredentialsInput, by: IdpSettingsChanger): Promise<void> {
+    const { em, tenant } = scope;
     const previousIssuer = this.effectiveIssuer(tenant);
     const changesIssuer = (input.issuer ?? this.config.idpIssuer) !== previousIssuer;
     let changedBy: string | null = null;
@@ -207,12 +208,9 @@ export class IdpService {
       if ((issuer ?? this.config.idpIssuer) !== previousIssuer) {
         await deleteAuthRequestsOfTenant(tx, tenant.id);
       }
-      await this.audit.record(tx, {
-        tenantId: tenant.id,
+      await this.audit.record(withEm(scope, tx), {
         action: 'IdpOauthLinked',
-        actor,
         target: { type: 'tenant', id: tenant.id },
-        meta,
         details: {
           clientId: input.clientId,
           replaced: tenant.idpClientId !== null,
@@ -249,21 +247,15 @@ export class IdpService {
   /**
    * Removes the tenant's client id and secret, which turns the sign-in off; flows already started
    * can no longer complete. Users' provider links are kept for when credentials are set again.
-   * Audits `IdpOauthUnlinked` when something was removed; idempotent otherwise.
+   * Audits `IdpOauthUnlinked` (by the scope's actor) when something was removed; idempotent otherwise.
    */
-  async deleteCredentials(em: EntityManager, tenant: Tenant, actor: Actor, meta: RequestMeta): Promise<void> {
-    await em.transactional(async (tx) => {
+  async deleteCredentials(scope: RequestScope): Promise<void> {
+    const { tenant } = scope;
+    await scope.em.transactional(async (tx) => {
       const cleared = await clearIdpCredentials(tx, tenant.id, new Date());
       await deleteAuthRequestsOfTenant(tx, tenant.id);
       if (!cleared) return;
-      await this.audit.record(tx, {
-        tenantId: tenant.id,
-        action: 'IdpOauthUnlinked',
-        actor,
-        target: { type: 'tenant', id: tenant.id },
-        meta,
-        details: { clientId: tenant.idpClientId },
-      });
+      await this.audit.record(withEm(scope, tx), { action: 'IdpOauthUnlinked', target: { type: 'tenant', id: tenant.id }, details: { clientId: tenant.idpClientId } });
     });
   }
 
@@ -335,14 +327,8 @@ export class IdpService {
    *   that browser's binding value; the state is spent all the same).
    * @param presentedBinding the value of the browser-binding cookie sent with the callback, if any.
    */
-  async callback(
-    em: EntityManager,
-    tenant: Tenant,
-    params: IdpCallbackParams,
-    meta: RequestMeta,
-    presentedBinding?: string,
-    requireBinding = false,
-  ): Promise<SignIn> {
+  async callback(scope: TenantScope, params: IdpCallbackParams, presentedBinding?: string, requireBinding = false): Promise<SignIn> {
+    const { em, tenant } = scope;
     if (params.error !== undefined) {
       if (params.state !== undefined) await this.consumeRequest(em, tenant, params.state).catch(() => undefined);
       throw IDP_ERRORS.providerError({ error: params.error, errorDescription: params.error_description });
@@ -377,20 +363,20 @@ export class IdpService {
     if (!sameIssuer(identity.issuer, request.issuer)) {
       throw IDP_ERRORS.idTokenIssuerMismatch();
     }
-    await this.checkEmailDomain(em, tenant, identity, meta);
+    await this.checkEmailDomain(scope, identity);
     let user: User;
     try {
-      user = await this.resolveIdentity(em, tenant, identity, meta, request.linkUserId);
+      user = await this.resolveIdentity(scope, identity, request.linkUserId);
     } catch (err) {
       // Two first sign-ins of the same person at once: the loser finds the winner's link on retry.
       if (!isUniqueViolation(err)) throw err;
-      user = await this.resolveIdentity(em, tenant, identity, meta, request.linkUserId);
+      user = await this.resolveIdentity(scope, identity, request.linkUserId);
     }
     if (this.mfa.requiredMethods(tenant, user).length > 0 && !this.providerMfaAccepted(tenant, user, identity.amr)) {
       const challenge = await this.challenges.issue(em, tenant, user, 'idp', identity.issuer);
       throw MFA_ERRORS.mfaRequiredAfterProvider(challenge);
     }
-    const tokens = await this.auth.completeSignIn(em, tenant, user, 'idp', meta, {
+    const tokens = await this.auth.completeSignIn(scope, user, 'idp', {
       issuer: identity.issuer,
       ...(identity.amr.length > 0 ? { amr: identity.amr, providerMfa: providerDidMfa(identity.amr) } : {}),
     });
@@ -413,18 +399,14 @@ export class IdpService {
    * of one of them (exact domain, lower-cased; a subdomain is another domain). Audits `UserLoginFailed`.
    * @throws ApiError 401 `idp_email_domain_not_allowed` (also when the provider shares no verified email).
    */
-  private async checkEmailDomain(em: EntityManager, tenant: Tenant, identity: IdpIdentityClaims, meta: RequestMeta): Promise<void> {
-    const allowed = tenant.idpAllowedEmailDomains ?? [];
+  private async checkEmailDomain(scope: TenantScope, identity: IdpIdentityClaims): Promise<void> {
+    const allowed = scope.tenant.idpAllowedEmailDomains ?? [];
     if (allowed.length === 0) return;
     const email = this.verifiedEmailOf(identity);
     const domain = email === null ? null : email.slice(email.lastIndexOf('@') + 1);
     if (domain !== null && allowed.includes(domain)) return;
-    await this.audit.record(em, {
-      tenantId: tenant.id,
-      action: 'UserLoginFailed',
-      actor: { type: 'system', id: null },
-      meta,
-      details: { method: 'idp', reason: 'idp_email_domain_not_allowed', issuer: identity.issuer, emailDomain: domain },
+    await this.audit.record(asSystem(scope), {
+      action: 'UserLoginFailed', details: { method: 'idp', reason: 'idp_email_domain_not_allowed', issuer: identity.issuer, emailDomain: domain },
     });
     throw IDP_ERRORS.emailDomainNotAllowed();
   }
@@ -465,16 +447,15 @@ export class IdpService {
    * @throws ApiError 401 `idp_email_missing` / `idp_email_unverified` / `idp_link_required` /
    *   `idp_link_email_mismatch` / `user_suspended` / `email_not_verified`, 409 `idp_identity_linked_elsewhere`.
    */
-  private async resolveIdentity(em: EntityManager, tenant: Tenant, identity: IdpIdentityClaims, meta: RequestMeta, linkUserId: string | null): Promise<User> {
+  private async resolveIdentity(scope: TenantScope, identity: IdpIdentityClaims, linkUserId: string | null): Promise<User> {
     let unlinkedAccount: string | null = null;
     try {
-      return await this.resolveIdentityIn(em, tenant, identity, meta, linkUserId, (userId) => (unlinkedAccount = userId));
+      return await this.resolveIdentityIn(scope, identity, linkUserId, (userId) => (unlinkedAccount = userId));
     } catch (err) {
       // recorded after the transaction rolled back, so the refusal stays in the audit log
       if (unlinkedAccount !== null) {
-        await this.audit.record(em, {
-          tenantId: tenant.id, action: 'UserLoginFailed', actor: { type: 'system', id: null }, target: { type: 'user', id: unlinkedAccount }, meta,
-          details: { method: 'idp', reason: 'idp_link_required', issuer: identity.issuer },
+        await this.audit.record(asSystem(scope), {
+          action: 'UserLoginFailed', target: { type: 'user', id: unlinkedAccount }, details: { method: 'idp', reason: 'idp_link_required', issuer: identity.issuer },
         });
       }
       throw err;
@@ -483,14 +464,11 @@ export class IdpService {
 
   /** {@link resolveIdentity}'s transaction; `onLinkRequired` is told the verified account an email match refused. */
   private async resolveIdentityIn(
-    em: EntityManager,
-    tenant: Tenant,
-    identity: IdpIdentityClaims,
-    meta: RequestMeta,
-    linkUserId: string | null,
-    onLinkRequired: (userId: string) => void,
+    scope: TenantScope, identity: IdpIdentityClaims, linkUserId: string | null, onLinkRequired: (userId: string) => void,
   ): Promise<User> {
-    return em.transactional(async (tx) => {
+    const { tenant } = scope;
+    return scope.em.transactional(async (tx) => {
+      const inTx = withEm(scope, tx);
       const now = new Date();
       const email = this.verifiedEmailOf(identity);
       let user = await this.linkedUser(tx, tenant, identity);
@@ -517,16 +495,16 @@ export class IdpService {
           onLinkRequired(existing.id);
           throw IDP_ERRORS.linkRequired();
         }
-        user = existing ?? (await this.createMember(tx, tenant, email, identity, meta, now));
+        user = existing ?? (await this.createMember(inTx, email, identity, now));
         via = !existing ? 'new_user' : 'reclaimed_unverified_account';
       }
       refuseSuspended(user.status);
       if (user.emailVerifiedAt === null && email !== null && email === user.email) {
-        await this.reclaimUnverified(tx, tenant, user, identity, meta, now);
+        await this.reclaimUnverified(inTx, user, identity, now);
       } else if (user.status === 'Pending') {
         throw SIGN_IN_ERRORS.emailNotVerified();
       }
-      if (via) await this.link(tx, tenant, user, identity, via, meta, now);
+      if (via) await this.link(inTx, user, identity, via, now);
       await touchIdentityLogin(tx, tenant.id, identity.issuer, identity.subject, now);
       return user;
     });
@@ -564,17 +542,11 @@ export class IdpService {
   }
 
   private async link(
-    tx: EntityManager,
-    tenant: Tenant,
-    user: User,
-    identity: IdpIdentityClaims,
-    via: 'verified_email' | 'new_user' | 'reclaimed_unverified_account' | 'signed_in_user',
-    meta: RequestMeta,
-    now: Date,
+    scope: TenantScope, user: User, identity: IdpIdentityClaims, via: 'verified_email' | 'new_user' | 'reclaimed_unverified_account' | 'signed_in_user', now: Date,
   ): Promise<void> {
-    await insertIdentity(tx, {
+    await insertIdentity(scope.em, {
       id: randomUUID(),
-      tenantId: tenant.id,
+      tenantId: scope.tenant.id,
       userId: user.id,
       issuer: identity.issuer,
       subject: identity.subject,
@@ -582,28 +554,19 @@ export class IdpService {
       createdAt: now,
       lastLoginAt: now,
     });
-    await this.audit.record(tx, {
-      tenantId: tenant.id,
-      action: 'IdpOauthLinked',
-      actor: { type: 'user', id: user.id },
-      target: { type: 'user', id: user.id },
-      meta,
-      details: { issuer: identity.issuer, subject: identity.subject, email: user.email, via },
+    await this.audit.record(actingAs(scope, user.id), {
+      action: 'IdpOauthLinked', target: { type: 'user', id: user.id }, details: { issuer: identity.issuer, subject: identity.subject, email: user.email, via },
     });
   }
 
   /** A new Active Member without a password, its email verified by the provider. Audits `UserSignup`. */
-  private async createMember(tx: EntityManager, tenant: Tenant, email: string, identity: IdpIdentityClaims, meta: RequestMeta, now: Date): Promise<User> {
+  private async createMember(scope: TenantScope, email: string, identity: IdpIdentityClaims, now: Date): Promise<User> {
+    const { tenant } = scope;
     assertMaySignUp(tenant, email);
-    const user = newUser({ tenantId: tenant.id, email, passwordHash: null, status: 'Active', role: 'Member', emailVerifiedAt: now, locale: meta.locale ?? null }, now);
-    await insertUser(tx, user);
-    await this.audit.record(tx, {
-      tenantId: tenant.id,
-      action: 'UserSignup',
-      actor: { type: 'user', id: user.id },
-      target: { type: 'user', id: user.id },
-      meta,
-      details: { email, role: user.role, via: 'idp', issuer: identity.issuer },
+    const user = newUser({ tenantId: tenant.id, email, passwordHash: null, status: 'Active', role: 'Member', emailVerifiedAt: now, locale: scope.meta.locale ?? null }, now);
+    await insertUser(scope.em, user);
+    await this.audit.record(actingAs(scope, user.id), {
+      action: 'UserSignup', target: { type: 'user', id: user.id }, details: { email, role: user.role, via: 'idp', issuer: identity.issuer },
     });
     return user;
   }
@@ -618,27 +581,26 @@ export class IdpService {
    * kept. Audits `UserPasswordChanged` (`via: account_reclaimed`) when there was a password, the
    * removed factors, and `UserEmailVerified`.
    */
-  private async reclaimUnverified(tx: EntityManager, tenant: Tenant, user: User, identity: IdpIdentityClaims, meta: RequestMeta, now: Date): Promise<void> {
-    const system: Actor = { type: 'system', id: null };
+  private async reclaimUnverified(scope: TenantScope, user: User, identity: IdpIdentityClaims, now: Date): Promise<void> {
+    // the pre-registration's credentials are removed by the system; the address is verified by its owner
+    const system = asSystem(scope);
     const target = { type: 'user', id: user.id };
-    const cleared = await this.credentials.clearAll(tx, tenant.id, user.id, 'account_taken_over', system, meta, identity);
+    const cleared = await this.credentials.clearAll(system, user.id, 'account_taken_over', identity);
     const hadPassword = cleared.hadPassword;
     const sessionsEnded = cleared.sessionsEnded;
-    await setEmailVerifiedByProvider(tx, tenant.id, user.id, now);
+    await setEmailVerifiedByProvider(scope.em, scope.tenant.id, user.id, now);
     Object.assign(user, {
       passwordHash: null, totpSecretEnc: null, totpEnrolledAt: null, totpPendingSecretEnc: null, totpLastUsedStep: null,
       emailVerifiedAt: now, status: user.status === 'Pending' ? 'Active' : user.status,
     } satisfies Partial<User>);
     const reason = 'account_reclaimed';
     if (hadPassword) {
-      await this.audit.record(tx, {
-        tenantId: tenant.id, action: 'UserPasswordChanged', actor: system, target, meta,
-        details: { via: reason, passwordRemoved: true, sessionsEnded, issuer: identity.issuer },
+      await this.audit.record(system, {
+        action: 'UserPasswordChanged', target, details: { via: reason, passwordRemoved: true, sessionsEnded, issuer: identity.issuer },
       });
     }
-    await this.audit.record(tx, {
-      tenantId: tenant.id, action: 'UserEmailVerified', actor: { type: 'user', id: user.id }, target, meta,
-      details: { email: user.email, via: 'idp', reclaimed: true, sessionsEnded },
+    await this.audit.record(actingAs(scope, user.id), {
+      action: 'UserEmailVerified', target, details: { email: user.email, via: 'idp', reclaimed: true, sessionsEnded },
     });
   }
 }

@@ -7,7 +7,8 @@ import { newUser } from '../../entities/new-user.js';
 import type { User, UserRole } from '../../entities/user.js';
 import { normalizeEmail } from '../../lib/email.js';
 import { isUniqueViolation, REQUEST_ERRORS } from '../../lib/errors.js';
-import { SYSTEM_ACTOR, type Actor, type RequestMeta } from '../../lib/request-meta.js';
+import type { RequestMeta } from '../../lib/request-meta.js';
+import { actingAs, asSystem, withEm, type RequestScope, type TenantScope } from '../../lib/request-scope.js';
 import { isUuid } from '../../lib/uuid.js';
 import { hashPassword } from '../../security/passwords.js';
 import { randomToken, sha256Hex } from '../../security/tokens.js';
@@ -98,8 +99,9 @@ export class InviteService {
    *   whatever `authorizeRole` throws (403 `live_key_required`).
    */
   async create(
-    em: EntityManager, tenant: Tenant, input: CreateInviteInput, actor: Actor, meta: RequestMeta, authorizeRole: (role: UserRole, organizationId?: string) => void,
+    scope: RequestScope, input: CreateInviteInput, authorizeRole: (role: UserRole, organizationId?: string) => void,
   ): Promise<{ invite: Invite; token: string }> {
+    const { em, tenant, actor } = scope;
     authorizeRole(input.role ?? 'Member', input.organizationId);
     if (input.organizationRoles?.length && !input.organizationId) {
       throw INVITE_ERRORS.organizationRolesWithoutOrganization();
@@ -125,6 +127,7 @@ export class InviteService {
       organizationRoles: input.organizationId ? [...new Set(input.organizationRoles ?? [])] : [],
     };
     await em.transactional(async (tx) => {
+      const inTx = withEm(scope, tx);
       if (invite.organizationId) await this.organizationMembers.checkInvitation(tx, tenant.id, invite.organizationId, invite.organizationRoles);
       // an invitation into an organization may go to a person who has an account (accepted signed in)
       const existing = invite.organizationId ? 0 : await countLiveUsersWithEmail(tx, tenant.id, email);
@@ -132,14 +135,13 @@ export class InviteService {
       await this.assertDailyInviteBudget(tx, tenant, now);
       const superseded = await revokeOpenInvitesTo(tx, tenant.id, email, now);
       for (const supersededId of superseded) {
-        await this.audit.record(tx, {
-          tenantId: tenant.id, action: 'InviteRevoked', actor, target: { type: 'invite', id: supersededId }, meta,
-          details: { email, reason: 'superseded', supersededBy: invite.id },
+        await this.audit.record(inTx, {
+          action: 'InviteRevoked', target: { type: 'invite', id: supersededId }, details: { email, reason: 'superseded', supersededBy: invite.id },
         });
       }
       await insertInvite(tx, invite);
-      await this.audit.record(tx, {
-        tenantId: tenant.id, action: 'InviteCreated', actor, target: { type: 'invite', id: invite.id }, meta,
+      await this.audit.record(inTx, {
+        action: 'InviteCreated', target: { type: 'invite', id: invite.id },
         details: {
           email, role: invite.role, expiresAt: invite.expiresAt.toISOString(), ...(input.resendOf ? { resendOf: input.resendOf } : {}),
           ...(invite.organizationId ? { organizationId: invite.organizationId, organizationRoles: invite.organizationRoles } : {}),
@@ -162,19 +164,19 @@ export class InviteService {
    *   whatever `authorizeRole` throws (403 `live_key_required`).
    */
   async resend(
-    em: EntityManager, tenant: Tenant, inviteId: string, actor: Actor, meta: RequestMeta, authorizeRole: (role: UserRole, organizationId?: string) => void,
+    scope: RequestScope, inviteId: string, authorizeRole: (role: UserRole, organizationId?: string) => void,
   ): Promise<{ invite: Invite; token: string }> {
     if (!isUuid(inviteId)) throw INVITE_ERRORS.inviteNotFound();
-    await this.expireDue(em, tenant.id, meta, inviteId);
-    const previous = await findInvite(em, tenant.id, inviteId);
+    await this.expireDue(scope, inviteId);
+    const previous = await findInvite(scope.em, scope.tenant.id, inviteId);
     if (!previous) throw INVITE_ERRORS.inviteNotFound();
     if (previous.status !== 'Open' && previous.status !== 'Expired') {
       throw INVITE_ERRORS.notOpen({ status: previous.status, action: 'sent again' });
     }
-    return this.create(em, tenant, {
+    return this.create(scope, {
       email: previous.email, role: previous.role, resendOf: previous.id,
       ...(previous.organizationId ? { organizationId: previous.organizationId, organizationRoles: previous.organizationRoles } : {}),
-    }, actor, meta, authorizeRole);
+    }, authorizeRole);
   }
 
   /**
@@ -215,26 +217,27 @@ export class InviteService {
    * The tenant's invites, newest first: open and expired ones always, accepted and revoked ones on
    * request. Open invites past their expiry are marked `Expired` first (see {@link expireDue}).
    */
-  async list(em: EntityManager, tenant: Tenant, options: ListInvitesOptions, meta: RequestMeta): Promise<Invite[]> {
-    await this.expireDue(em, tenant.id, meta);
+  async list(scope: TenantScope, options: ListInvitesOptions): Promise<Invite[]> {
+    await this.expireDue(scope);
     const statuses: InviteStatus[] = ['Open', 'Expired'];
     if (options.includeAccepted) statuses.push('Accepted');
     if (options.includeRevoked) statuses.push('Revoked');
-    return findInvitesOfTenant(em, tenant.id, statuses);
+    return findInvitesOfTenant(scope.em, scope.tenant.id, statuses);
   }
 
   /**
-   * Marks every open invite of the tenant whose `expiresAt` has passed as `Expired` and audits one
-   * `InviteExpired` per invite (actor `system`). Runs lazily when invites are listed or presented.
+   * Marks every open invite of the scope's workspace whose `expiresAt` has passed as `Expired` and
+   * audits one `InviteExpired` per invite (actor `system`, the request's metadata). Runs lazily when
+   * invites are listed or presented.
+   * @param inviteId only that invite.
    * @returns how many invites expired now.
    */
-  async expireDue(em: EntityManager, tenantId: string, meta: RequestMeta, inviteId?: string): Promise<number> {
-    return em.transactional(async (tx) => {
-      const rows = await expireDueInvites(tx, tenantId, new Date(), inviteId);
+  async expireDue(scope: TenantScope, inviteId?: string): Promise<number> {
+    return scope.em.transactional(async (tx) => {
+      const rows = await expireDueInvites(tx, scope.tenant.id, new Date(), inviteId);
       for (const row of rows) {
-        await this.audit.record(tx, {
-          tenantId, action: 'InviteExpired', actor: SYSTEM_ACTOR, target: { type: 'invite', id: row.id }, meta,
-          details: { email: row.email, expiredAt: new Date(row.expiresAt).toISOString() },
+        await this.audit.record(asSystem(withEm(scope, tx)), {
+          action: 'InviteExpired', target: { type: 'invite', id: row.id }, details: { email: row.email, expiredAt: new Date(row.expiresAt).toISOString() },
         });
       }
       return rows.length;
@@ -246,19 +249,17 @@ export class InviteService {
    * already revoked invite answers without change.
    * @throws ApiError 404 unknown id, 409 `invite_not_open` when it was accepted or has expired.
    */
-  async revoke(em: EntityManager, tenant: Tenant, inviteId: string, actor: Actor, meta: RequestMeta): Promise<void> {
+  async revoke(scope: RequestScope, inviteId: string): Promise<void> {
+    const { em, tenant } = scope;
     if (!isUuid(inviteId)) throw INVITE_ERRORS.inviteNotFound();
-    await this.expireDue(em, tenant.id, meta, inviteId);
+    await this.expireDue(scope, inviteId);
     await em.transactional(async (tx) => {
       const invite = await lockInvite(tx, tenant.id, inviteId);
       if (!invite) throw INVITE_ERRORS.inviteNotFound();
       if (invite.status === 'Revoked') return;
       if (invite.status !== 'Open') throw INVITE_ERRORS.notOpen({ status: invite.status, action: 'revoked' });
       await revokeInvite(tx, tenant.id, invite.id, new Date());
-      await this.audit.record(tx, {
-        tenantId: tenant.id, action: 'InviteRevoked', actor, target: { type: 'invite', id: invite.id }, meta,
-        details: { email: invite.email, reason: 'revoked' },
-      });
+      await this.audit.record(withEm(scope, tx), { action: 'InviteRevoked', target: { type: 'invite', id: invite.id }, details: { email: invite.email, reason: 'revoked' } });
     });
   }
 
@@ -272,6 +273,8 @@ export class InviteService {
    *   tenant), 401 `invite_expired` (also marks it `Expired` and audits `InviteExpired`),
    *   400 `password_too_short` / `password_too_common` (the workspace's password policy),
    *   409 `email_taken` when the email already belongs to a live user of the tenant.
+   * The route names no workspace: the token does, so the request's scope is built here once the
+   * invite's workspace is known.
    */
   async accept(em: EntityManager, token: string, password: string, meta: RequestMeta): Promise<AcceptedInvite> {
     const found = await findInviteByTokenHash(em, sha256Hex(token));
@@ -279,7 +282,8 @@ export class InviteService {
     if (!found || !tenant || found.status === 'Revoked' || found.status === 'Accepted') {
       throw INVITE_ERRORS.invalid();
     }
-    if (found.status === 'Expired' || (await this.expireDue(em, tenant.id, meta, found.id)) > 0) {
+    const scope: TenantScope = { em, tenant, meta };
+    if (found.status === 'Expired' || (await this.expireDue(scope, found.id)) > 0) {
       throw INVITE_ERRORS.expired();
     }
     assertPasswordAllowed(tenant, password);
@@ -296,19 +300,17 @@ export class InviteService {
         const existing = await countLiveUsersWithEmail(tx, tenant.id, user.email);
         if (existing > 0) throw SIGN_IN_ERRORS.emailTaken();
         await insertUser(tx, user);
-        const actor: Actor = { type: 'user', id: user.id };
-        await this.audit.record(tx, {
-          tenantId: tenant.id, action: 'InviteAccepted', actor, target: { type: 'invite', id: found.id }, meta,
-          details: { email: user.email, role: user.role, userId: user.id },
+        const byInvitee = actingAs(withEm(scope, tx), user.id);
+        await this.audit.record(byInvitee, {
+          action: 'InviteAccepted', target: { type: 'invite', id: found.id }, details: { email: user.email, role: user.role, userId: user.id },
         });
-        await this.audit.record(tx, {
-          tenantId: tenant.id, action: 'UserSignup', actor, target: { type: 'user', id: user.id }, meta,
-          details: { email: user.email, role: user.role, via: 'invite', inviteId: found.id },
+        await this.audit.record(byInvitee, {
+          action: 'UserSignup', target: { type: 'user', id: user.id }, details: { email: user.email, role: user.role, via: 'invite', inviteId: found.id },
         });
         if (found.organizationId) {
-          await this.organizationMembers.join(tx, tenant.id, found.organizationId, user.id, found.organizationRoles, actor, meta, { inviteId: found.id });
+          await this.organizationMembers.join(byInvitee, found.organizationId, user.id, found.organizationRoles, { inviteId: found.id });
         }
-        return this.sessions.start(tx, tenant, user, meta, 'password');
+        return this.sessions.start(byInvitee, user, 'password');
       });
       return { tenant, user, tokens };
     } catch (err) {
@@ -326,27 +328,28 @@ export class InviteService {
    * @throws ApiError 401 `invite_invalid` (unknown, revoked or accepted token, another workspace's
    *   invite, or an invite without an organization), 401 `invite_expired`, 403
    *   `invite_email_mismatch` when the invite was sent to another address, 409 `already_member`.
+   *   The events are the person's (`actingAs`), with the request's metadata.
    */
-  async acceptSignedIn(em: EntityManager, tenant: Tenant, userId: string, token: string, meta: RequestMeta): Promise<string> {
+  async acceptSignedIn(scope: TenantScope, userId: string, token: string): Promise<string> {
+    const { em, tenant } = scope;
     const user = await findLiveUserById(em, tenant.id, userId);
     if (!user) throw INVITE_ERRORS.invalid();
     const found = await findInviteByTokenHash(em, sha256Hex(token));
     if (!found || found.tenantId !== tenant.id || !found.organizationId || found.status === 'Revoked' || found.status === 'Accepted') {
       throw INVITE_ERRORS.invalid();
     }
-    if (found.status === 'Expired' || (await this.expireDue(em, tenant.id, meta, found.id)) > 0) {
+    if (found.status === 'Expired' || (await this.expireDue(scope, found.id)) > 0) {
       throw INVITE_ERRORS.expired();
     }
     if (found.email !== normalizeEmail(user.email)) throw INVITE_ERRORS.emailMismatch();
     const organizationId = found.organizationId;
     await em.transactional(async (tx) => {
       if (!(await acceptInvite(tx, tenant.id, found.id, user.id, new Date()))) throw INVITE_ERRORS.invalid();
-      const actor: Actor = { type: 'user', id: user.id };
-      await this.audit.record(tx, {
-        tenantId: tenant.id, action: 'InviteAccepted', actor, target: { type: 'invite', id: found.id }, meta,
-        details: { email: found.email, userId: user.id, organizationId, existingAccount: true },
+      const byInvitee = actingAs(withEm(scope, tx), user.id);
+      await this.audit.record(byInvitee, {
+        action: 'InviteAccepted', target: { type: 'invite', id: found.id }, details: { email: found.email, userId: user.id, organizationId, existingAccount: true },
       });
-      await this.organizationMembers.join(tx, tenant.id, organizationId, user.id, found.organizationRoles, actor, meta, { inviteId: found.id });
+      await this.organizationMembers.join(byInvitee, organizationId, user.id, found.organizationRoles, { inviteId: found.id });
     });
     return organizationId;
   }

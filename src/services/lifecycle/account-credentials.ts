@@ -1,5 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import type { AuditScope } from '../../lib/request-scope.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { RevokeReason, SessionService } from '../sessions/session-service.js';
 import { deleteLinkRequestsOfUser } from '../../queries/idp-auth-request.js';
@@ -69,18 +68,13 @@ export class AccountCredentialService {
    * and access tokens stop at once, `SessionRevoked` with `reason`). Audits `MfaTotpDisabled` and one
    * `PasskeyDeleted` per passkey, with `details.reason` `account_reclaimed`; the caller audits the
    * password change.
-   * Call inside the reclaiming operation's transaction.
+   * Call inside the reclaiming operation's transaction (`scope.em`); the events' actor and metadata
+   * are the scope's.
    * @returns what was removed.
    */
-  async clearAll(
-    tx: EntityManager,
-    tenantId: string,
-    userId: string,
-    reason: RevokeReason,
-    actor: Actor,
-    meta: RequestMeta,
-    keep?: KeptProviderIdentity,
-  ): Promise<ClearedCredentials> {
+  async clearAll(scope: AuditScope, userId: string, reason: RevokeReason, keep?: KeptProviderIdentity): Promise<ClearedCredentials> {
+    const { em: tx } = scope;
+    const tenantId = scope.tenant.id;
     const user = await lockCredentialPresence(tx, tenantId, userId);
     await clearPasswordAndTotp(tx, tenantId, userId, new Date());
     await deleteEmailOtpOfUser(tx, tenantId, userId);
@@ -92,13 +86,13 @@ export class AccountCredentialService {
     const recoveryCodesRemoved = await deleteRecoveryCodesOfUser(tx, tenantId, userId);
     const passkeys = await deleteAllPasskeysOfUser(tx, tenantId, userId);
     const providerLinksRemoved = await deleteIdentitiesOfUser(tx, tenantId, userId, keep);
-    const sessionsEnded = await this.sessions.revokeAllForUser(tx, tenantId, userId, reason, actor, meta);
+    const sessionsEnded = await this.sessions.revokeAllForUser(scope, userId, reason);
 
     const target = { type: 'user', id: userId };
     const details = { reason: 'account_reclaimed' };
-    if (user?.hadTotp) await this.audit.record(tx, { tenantId, action: 'MfaTotpDisabled', actor, target, meta, details });
+    if (user?.hadTotp) await this.audit.record(scope, { action: 'MfaTotpDisabled', target, details });
     for (const passkey of passkeys) {
-      await this.audit.record(tx, { tenantId, action: 'PasskeyDeleted', actor, target, meta, details: { ...details, passkeyId: passkey.id } });
+      await this.audit.record(scope, { action: 'PasskeyDeleted', target, details: { ...details, passkeyId: passkey.id } });
     }
     return {
       hadPassword: user?.hadPassword ?? false,

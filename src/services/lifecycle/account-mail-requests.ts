@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { LOCALES } from '../../lib/locales.js';
-import type { Tenant } from '../../entities/tenant.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
+import type { TenantScope } from '../../lib/request-scope.js';
 import type { ClaimedJob, JobQueue } from '../jobs/job-queue.js';
 import type { EmailVerificationService } from './email-verification-service.js';
 import type { PasswordResetService } from './password-reset-service.js';
@@ -56,8 +56,12 @@ export class AccountMailRequests {
     private readonly keyring: Keyring,
   ) {}
 
-  /** Queues the request (in the caller's transaction when one is open). */
-  async enqueue(em: EntityManager, purpose: AccountMailPurpose, tenant: Tenant, email: string, meta: RequestMeta): Promise<void> {
+  /**
+   * Queues the request of the scope's workspace with the scope's metadata (in the caller's
+   * transaction when `scope.em` is in one).
+   */
+  async enqueue(scope: TenantScope, purpose: AccountMailPurpose, email: string): Promise<void> {
+    const { em, tenant, meta } = scope;
     const id = randomUUID();
     const request = { purpose, tenantId: tenant.id, email, ip: meta.ip, userAgent: meta.userAgent, locale: meta.locale };
     const sealed = this.keyring.encrypt(JSON.stringify(request), accountMailRequestAad(id));
@@ -81,7 +85,7 @@ export class AccountMailRequests {
       const tenant = await findLiveTenantById(tx, payload.tenantId);
       if (tenant) {
         const meta: RequestMeta = { ip: payload.ip, userAgent: payload.userAgent, ...(payload.locale ? { locale: payload.locale } : {}) };
-        if (payload.purpose === 'email_otp') await this.mfaSignIn.requestEmailOtp(tx, tenant, payload.email, undefined, meta);
+        if (payload.purpose === 'email_otp') await this.mfaSignIn.requestEmailOtp({ em: tx, tenant, meta }, payload.email, undefined);
         else if (payload.purpose === 'password_reset') await this.passwordReset.request(tx, tenant, payload.email, meta.locale);
         else await this.emailVerification.request(tx, tenant, payload.email, meta.locale);
       }

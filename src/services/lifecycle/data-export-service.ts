@@ -1,10 +1,8 @@
 import type { Locale } from '../../lib/locales.js';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { passkeysOf, type PasskeyView } from '../passkeys/passkey-service.js';
 import { findAuditEventsAboutUser, type AuditItem } from '../../queries/audit-event.js';
-import type { Tenant } from '../../entities/tenant.js';
 import type { UserRole, UserStatus } from '../../entities/user.js';
-import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import type { RequestScope } from '../../lib/request-scope.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { findIdentitiesOfUser } from '../../queries/idp-identity.js';
 import { findSessionsOfUser } from '../../queries/session.js';
@@ -63,22 +61,16 @@ export class DataExportService {
    * Exports one user of the tenant, soft-deleted ones included (their data is still held until the
    * erasure sweep). Audits `GdprExportRequested` before and `GdprExportCompleted` after collecting.
    * The IP address and user agent of events someone else performed are left out: they are that
-   * person's data, not the subject's.
+   * person's data, not the subject's. Both events are the scope's actor's (the person or the Admin).
    * @param requestedBy `self` (GET me/export) or `admin` (GET users/{userId}/export).
    * @throws ApiError 404 when the tenant holds no user with this id.
    */
-  async exportUser(
-    em: EntityManager,
-    tenant: Tenant,
-    userId: string,
-    requestedBy: 'self' | 'admin',
-    actor: Actor,
-    meta: RequestMeta,
-  ): Promise<UserDataExport> {
+  async exportUser(scope: RequestScope, userId: string, requestedBy: 'self' | 'admin'): Promise<UserDataExport> {
+    const { em, tenant } = scope;
     const user = await findUserForExport(em, tenant.id, userId);
     if (!user) throw USER_ERRORS.userNotFound();
     const target = { type: 'user', id: user.id };
-    await this.audit.record(em, { tenantId: tenant.id, action: 'GdprExportRequested', actor, target, meta, details: { requestedBy } });
+    await this.audit.record(scope, { action: 'GdprExportRequested', target, details: { requestedBy } });
 
     const sessions = await findSessionsOfUser(em, tenant.id, user.id);
     const idpLinks = await findIdentitiesOfUser(em, tenant.id, user.id);
@@ -128,13 +120,8 @@ export class DataExportService {
         return { ...item, ip: own ? item.ip : null, userAgent: own ? item.userAgent : null, createdAt: item.createdAt.toISOString() };
       }),
     };
-    await this.audit.record(em, {
-      tenantId: tenant.id,
-      action: 'GdprExportCompleted',
-      actor,
-      target,
-      meta,
-      details: { requestedBy, sessions: result.sessions.length, auditEvents: result.auditEvents.length },
+    await this.audit.record(scope, {
+      action: 'GdprExportCompleted', target, details: { requestedBy, sessions: result.sessions.length, auditEvents: result.auditEvents.length },
     });
     return result;
   }

@@ -6,7 +6,7 @@ import type { Tenant } from '../../entities/tenant.js';
 import { UserSchema, type User } from '../../entities/user.js';
 import { normalizeEmail } from '../../lib/email.js';
 import { isUniqueViolation } from '../../lib/errors.js';
-import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import { actingAs, withEm, type TenantScope } from '../../lib/request-scope.js';
 import { verifyPassword } from '../../security/passwords.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { Mailer } from '../mail/mailer.js';
@@ -58,26 +58,15 @@ export class EmailChangeService {
    * @throws ApiError 401 `reauthentication_required` / `invalid_credentials`, 400 `email_unchanged`,
    *   403 `signup_domain_not_allowed`, 409 `email_taken`.
    */
-  async request(
-    em: EntityManager,
-    tenant: Tenant,
-    session: EnrollingSession,
-    newEmail: string,
-    currentPassword: string | undefined,
-    meta: RequestMeta,
-  ): Promise<void> {
+  async request(scope: TenantScope, session: EnrollingSession, newEmail: string, currentPassword: string | undefined): Promise<void> {
+    const { em, tenant, meta } = scope;
     await assertRecentSignIn(em, tenant, session, 'change your sign-in email');
     const user = await findLiveUserById(em, tenant.id, session.userId);
     if (!user) throw SESSION_ERRORS.invalidToken();
-    const actor: Actor = { type: 'user', id: user.id };
+    const byUser = actingAs(scope, user.id);
     if (user.passwordHash !== null && !(currentPassword !== undefined && (await verifyPassword(user.passwordHash, currentPassword)))) {
-      await this.audit.record(em, {
-        tenantId: tenant.id,
-        action: 'UserLoginFailed',
-        actor,
-        target: { type: 'user', id: user.id },
-        meta,
-        details: { email: user.email, reason: 'invalid_credentials', via: 'email_change' },
+      await this.audit.record(byUser, {
+        action: 'UserLoginFailed', target: { type: 'user', id: user.id }, details: { email: user.email, reason: 'invalid_credentials', via: 'email_change' },
       });
       throw SIGN_IN_ERRORS.wrongCurrentPassword();
     }
@@ -89,12 +78,8 @@ export class EmailChangeService {
     }
     await em.transactional(async (tx) => {
       const issued = await this.tokens.issue(tx, tenant.id, user.id, 'email_change', new Date(), address);
-      await this.audit.record(tx, {
-        tenantId: tenant.id,
-        action: 'UserEmailChangeRequested',
-        actor,
-        target: { type: 'user', id: user.id },
-        meta,
+      await this.audit.record(withEm(byUser, tx), {
+        action: 'UserEmailChangeRequested', target: { type: 'user', id: user.id },
         details: { previousEmail: user.email, newEmail: address, expiresAt: issued.expiresAt.toISOString() },
       });
       const message = emailChangeMail(this.mailer.contextFor(tenant, address, meta.locale, user.locale), {
@@ -115,7 +100,8 @@ export class EmailChangeService {
    * @throws ApiError 401 `invalid_token` (unknown, used, another tenant's, the user was deleted),
    *   401 `token_expired`, 409 `email_taken` (the token stays unused then).
    */
-  async confirm(em: EntityManager, tenant: Tenant, presented: string, meta: RequestMeta): Promise<EmailChangeResult> {
+  async confirm(scope: TenantScope, presented: string): Promise<EmailChangeResult> {
+    const { em, tenant, meta } = scope;
     const result = await em.transactional(async (tx) => {
       const { userId, newEmail } = await this.tokens.consumeEmailChange(tx, tenant.id, presented);
       const user = await tx.findOne(
@@ -131,13 +117,8 @@ export class EmailChangeService {
         (await this.tokens.revokeOpen(tx, tenant.id, user.id, 'email_verification')) +
         (await this.tokens.revokeOpen(tx, tenant.id, user.id, 'password_reset'));
       await tx.nativeDelete(EmailOtpSchema, { userId: user.id, tenantId: tenant.id });
-      await this.audit.record(tx, {
-        tenantId: tenant.id,
-        action: 'UserEmailChanged',
-        actor: { type: 'user', id: user.id },
-        target: { type: 'user', id: user.id },
-        meta,
-        details: { previousEmail: user.email, newEmail, linksEnded },
+      await this.audit.record(actingAs(withEm(scope, tx), user.id), {
+        action: 'UserEmailChanged', target: { type: 'user', id: user.id }, details: { previousEmail: user.email, newEmail, linksEnded },
       });
       // the notice to the old address is queued with the change: no silent takeover of the address
       const context = this.mailer.contextFor(tenant, user.email, meta.locale, user.locale);

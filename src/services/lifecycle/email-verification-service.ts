@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.js';
 import type { Tenant } from '../../entities/tenant.js';
 import type { User } from '../../entities/user.js';
-import type { RequestMeta } from '../../lib/request-meta.js';
+import { actingAs, withEm, type TenantScope } from '../../lib/request-scope.js';
 import type { AccountTokenService } from './account-token-service.js';
 import { verificationMail } from './account-mail.js';
 import type { AuditService } from '../audit/audit-service.js';
@@ -61,34 +61,28 @@ export class EmailVerificationService {
   }
 
   /**
-   * auth/verify-email: consumes the token, sets `emailVerifiedAt`, turns a `Pending` user `Active`
-   * and audits `UserEmailVerified`.
+   * auth/verify-email: consumes the token of the scope's workspace, sets `emailVerifiedAt`, turns a
+   * `Pending` user `Active` and audits `UserEmailVerified`.
    * @throws ApiError 401 `invalid_token` (unknown, used, or the user was deleted), 401 `token_expired`.
    */
-  async verify(em: EntityManager, tenant: Tenant, presented: string, meta: RequestMeta): Promise<void> {
-    await em.transactional(async (tx) => {
-      const userId = await this.tokens.consume(tx, tenant.id, presented, 'email_verification');
-      await this.markVerified(tx, tenant, userId, 'email_verification', meta);
+  async verify(scope: TenantScope, presented: string): Promise<void> {
+    await scope.em.transactional(async (tx) => {
+      const userId = await this.tokens.consume(tx, scope.tenant.id, presented, 'email_verification');
+      await this.markVerified(withEm(scope, tx), userId, 'email_verification');
     });
   }
 
   /**
    * Marks a live user's address verified (a mailed token reached them) and activates a `Pending`
-   * user; audits `UserEmailVerified` the first time. Call inside a transaction.
+   * user; audits `UserEmailVerified` the first time, with the user as actor (the mailbox owner).
+   * Call inside a transaction (`scope.em`).
    * @throws ApiError 401 `invalid_token` when the user no longer exists or was deleted.
    */
-  async markVerified(em: EntityManager, tenant: Tenant, userId: string, via: 'email_verification' | 'password_reset', meta: RequestMeta): Promise<void> {
+  async markVerified(scope: TenantScope, userId: string, via: 'email_verification' | 'password_reset'): Promise<void> {
     const now = new Date();
-    const verifiedAt = await markEmailVerified(em, tenant.id, userId, now);
+    const verifiedAt = await markEmailVerified(scope.em, scope.tenant.id, userId, now);
     if (!verifiedAt) throw SESSION_ERRORS.invalidToken();
     if (new Date(verifiedAt).getTime() !== now.getTime()) return;
-    await this.audit.record(em, {
-      tenantId: tenant.id,
-      action: 'UserEmailVerified',
-      actor: { type: 'user', id: userId },
-      target: { type: 'user', id: userId },
-      meta,
-      details: { via },
-    });
+    await this.audit.record(actingAs(scope, userId), { action: 'UserEmailVerified', target: { type: 'user', id: userId }, details: { via } });
   }
 }

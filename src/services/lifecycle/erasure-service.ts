@@ -3,8 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { scrubAuditEventsOfUser } from '../../queries/audit-event.js';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
-import type { Tenant } from '../../entities/tenant.js';
-import { SYSTEM_ACTOR, type Actor, type RequestMeta } from '../../lib/request-meta.js';
+import { systemScope, withEm, type RequestScope } from '../../lib/request-scope.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { QueuedPersonalData } from '../mail/queued-personal-data.js';
 import { deleteInvitesOfErasedUser } from '../../queries/invite.js';
@@ -42,22 +41,19 @@ export class ErasureService {
    * Soft-deletes a tenant (DELETE tenant): `deletedAt` is set, so every route of its slug answers
    * 404 from now on and no one can sign in; every live session ends. The data (and the slug) stay
    * until the erasure sweep, `USER_RETENTION_DAYS` later. Audits `TenantSoftDeleted` and
-   * `GdprErasureRequested`.
+   * `GdprErasureRequested`, by the scope's actor.
    * @returns how many sessions were ended.
    */
-  async softDeleteTenant(em: EntityManager, tenant: Tenant, actor: Actor, meta: RequestMeta): Promise<number> {
-    return em.transactional(async (tx) => {
+  async softDeleteTenant(scope: RequestScope): Promise<number> {
+    const { tenant } = scope;
+    return scope.em.transactional(async (tx) => {
+      const inTx = withEm(scope, tx);
       const now = new Date();
       await markTenantDeleted(tx, tenant.id, now);
       const ended = await revokeLiveSessionsOfTenant(tx, tenant.id, now);
       const target = { type: 'tenant', id: tenant.id };
-      await this.audit.record(tx, {
-        tenantId: tenant.id, action: 'TenantSoftDeleted', actor, target, meta, details: { slug: tenant.slug, sessionsEnded: ended.length },
-      });
-      await this.audit.record(tx, {
-        tenantId: tenant.id, action: 'GdprErasureRequested', actor, target, meta,
-        details: { erasureAfter: this.erasureDate(now).toISOString() },
-      });
+      await this.audit.record(inTx, { action: 'TenantSoftDeleted', target, details: { slug: tenant.slug, sessionsEnded: ended.length } });
+      await this.audit.record(inTx, { action: 'GdprErasureRequested', target, details: { erasureAfter: this.erasureDate(now).toISOString() } });
       return ended.length;
     });
   }
@@ -110,10 +106,10 @@ export class ErasureService {
       await hardDeleteUser(tx, user.tenantId, user.id);
       const target = { type: 'user', id: user.id };
       const deletedAt = new Date(user.deletedAt).toISOString();
-      await this.audit.record(tx, { tenantId: user.tenantId, action: 'UserHardDeleted', actor: SYSTEM_ACTOR, target, details: { deletedAt } });
-      await this.audit.record(tx, {
-        tenantId: user.tenantId, action: 'GdprErasureCompleted', actor: SYSTEM_ACTOR, target,
-        details: { auditEventsScrubbed: scrubbed, retentionDays: this.config.userRetentionDays },
+      const sweep = systemScope(tx, user.tenantId);
+      await this.audit.record(sweep, { action: 'UserHardDeleted', target, details: { deletedAt } });
+      await this.audit.record(sweep, {
+        action: 'GdprErasureCompleted', target, details: { auditEventsScrubbed: scrubbed, retentionDays: this.config.userRetentionDays },
       });
     }
     return users.map((u) => u.id);

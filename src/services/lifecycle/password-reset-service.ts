@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.js';
 import type { Tenant } from '../../entities/tenant.js';
 import type { User } from '../../entities/user.js';
-import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import { actingAs, withEm, type TenantScope } from '../../lib/request-scope.js';
 import { hashPassword } from '../../security/passwords.js';
 import type { AccountTokenService } from './account-token-service.js';
 import { passwordResetMail } from './account-mail.js';
@@ -70,7 +70,8 @@ export class PasswordResetService {
    * @throws ApiError 401 `invalid_token` (unknown, used, or the user was deleted), 401 `token_expired`,
    *   400 `password_too_short` / `password_too_common` (the workspace's password policy).
    */
-  async complete(em: EntityManager, tenant: Tenant, presented: string, newPassword: string, meta: RequestMeta): Promise<number> {
+  async complete(scope: TenantScope, presented: string, newPassword: string): Promise<number> {
+    const { em, tenant } = scope;
     // The policy first: it is public, and the person learns the password rule before anything else.
     assertPasswordAllowed(tenant, newPassword);
     // Check before hashing so an invalid token costs no argon2 work; the consume below decides.
@@ -79,22 +80,17 @@ export class PasswordResetService {
     return em.transactional(async (tx) => {
       const userId = await this.tokens.consume(tx, tenant.id, presented, 'password_reset');
       await this.tokens.revokeOpen(tx, tenant.id, userId, 'password_reset');
-      const actor: Actor = { type: 'user', id: userId };
+      // the mailbox owner acts: every event of the reset is theirs
+      const byOwner = actingAs(withEm(scope, tx), userId);
       const owner = await findLiveEmailVerifiedAt(tx, tenant.id, userId);
       if (!owner) throw SESSION_ERRORS.invalidToken();
-      const reclaimed = owner.emailVerifiedAt === null
-        ? await this.credentials.clearAll(tx, tenant.id, userId, 'password_reset', actor, meta)
-        : undefined;
+      const reclaimed = owner.emailVerifiedAt === null ? await this.credentials.clearAll(byOwner, userId, 'password_reset') : undefined;
       const updated = await updatePasswordHash(tx, tenant.id, userId, passwordHash, true);
       if (updated === 0) throw SESSION_ERRORS.invalidToken();
-      await this.emailVerification.markVerified(tx, tenant, userId, 'password_reset', meta);
-      const ended = (reclaimed?.sessionsEnded ?? 0) + (await this.sessions.revokeAllForUser(tx, tenant.id, userId, 'password_reset', actor, meta));
-      await this.audit.record(tx, {
-        tenantId: tenant.id,
-        action: 'UserPasswordChanged',
-        actor,
-        target: { type: 'user', id: userId },
-        meta,
+      await this.emailVerification.markVerified(byOwner, userId, 'password_reset');
+      const ended = (reclaimed?.sessionsEnded ?? 0) + (await this.sessions.revokeAllForUser(byOwner, userId, 'password_reset'));
+      await this.audit.record(byOwner, {
+        action: 'UserPasswordChanged', target: { type: 'user', id: userId },
         details: { via: 'password_reset', sessionsEnded: ended, ...(reclaimed ? { reclaimed: true } : {}) },
       });
       return ended;

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.js';
 import type { Tenant } from '../../entities/tenant.js';
 import type { User } from '../../entities/user.js';
-import type { RequestMeta } from '../../lib/request-meta.js';
+import { actingAs, withEm, type TenantScope } from '../../lib/request-scope.js';
 import { constantTimeEqual, randomDigits } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { lifetimeInWords, mailTranslator } from '../mail/mail-i18n.js';
@@ -39,20 +39,18 @@ export class EmailOtpService {
    *   audit event are written in one transaction: should queueing fail, no new code is left behind
    *   and the error propagates.
    */
-  async send(em: EntityManager, tenant: Tenant, user: User, meta: RequestMeta): Promise<void> {
+  async send(scope: TenantScope, user: User): Promise<void> {
+    const { em, tenant } = scope;
     const code = randomDigits(EMAIL_OTP_DIGITS);
     const codeHash = this.hash(tenant.id, user.id, code);
     const now = new Date();
     const expiresAt = new Date(now.getTime() + EMAIL_OTP_TTL_SECONDS * 1000);
     await em.transactional(async (tx) => {
       await upsertEmailOtp(tx, { userId: user.id, tenantId: tenant.id, codeHash, createdAt: now, expiresAt });
-      await this.mailer.send(codeMail(this.mailer.contextFor(tenant, user.email, meta.locale, user.locale), code), tenant.id, tx);
-      await this.audit.record(tx, {
-        tenantId: tenant.id,
+      await this.mailer.send(codeMail(this.mailer.contextFor(tenant, user.email, scope.meta.locale, user.locale), code), tenant.id, tx);
+      await this.audit.record(actingAs(withEm(scope, tx), user.id), {
         action: 'MfaEmailOtpSent',
-        actor: { type: 'user', id: user.id },
         target: { type: 'user', id: user.id },
-        meta,
         details: { expiresInSeconds: EMAIL_OTP_TTL_SECONDS },
       });
     });
@@ -66,7 +64,8 @@ export class EmailOtpService {
    *   one code serves (`auth/totp/initial-enroll` then `initial-verify`, docs/mfa.md).
    * @returns whether the code was accepted.
    */
-  async verify(em: EntityManager, tenant: Tenant, user: User, code: string, meta: RequestMeta, options: { keep?: boolean } = {}): Promise<boolean> {
+  async verify(scope: TenantScope, user: User, code: string, options: { keep?: boolean } = {}): Promise<boolean> {
+    const { em, tenant } = scope;
     const row = await countEmailOtpAttempt(em, tenant.id, user.id, EMAIL_OTP_MAX_ATTEMPTS, new Date());
     let accepted = false;
     if (row && constantTimeEqual(row.codeHash, this.hash(tenant.id, user.id, code)) && options.keep) {
@@ -76,12 +75,9 @@ export class EmailOtpService {
     } else if (row && row.attempts >= EMAIL_OTP_MAX_ATTEMPTS) {
       await deleteEmailOtpWithHash(em, tenant.id, user.id, row.codeHash);
     }
-    await this.audit.record(em, {
-      tenantId: tenant.id,
+    await this.audit.record(actingAs(scope, user.id), {
       action: accepted ? 'MfaEmailOtpVerified' : 'MfaEmailOtpFailed',
-      actor: { type: 'user', id: user.id },
       target: { type: 'user', id: user.id },
-      meta,
       details: accepted
         ? options.keep ? { kept: true } : {}
         : { reason: row ? 'wrong_code' : 'no_open_code', attemptsLeft: row ? Math.max(0, EMAIL_OTP_MAX_ATTEMPTS - row.attempts) : 0 },

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Tenant } from '../../entities/tenant.js';
 import type { User } from '../../entities/user.js';
-import type { Actor } from '../../lib/request-meta.js';
+import type { RequestScope } from '../../lib/request-scope.js';
 import type { Mailer, MailMessage } from '../mail/mailer.js';
 import { mailTranslator } from '../mail/mail-i18n.js';
 import { type MailContext, renderMail } from '../mail/mail-layout.js';
@@ -20,12 +20,16 @@ export class FactorChangeNotifier {
   constructor(private readonly mailer: Mailer) {}
 
   /**
-   * Queues the notice of `change` to `user` in `em`, the transaction (or request) that made the change.
+   * Queues the notice of `change` to `user` with `scope.em`, the transaction (or request) that made
+   * the change; the notice adds that an admin made it when the scope's actor is not the user.
    * @throws only when the database refuses the insert; inside a transaction the change rolls back with it.
    */
-  async notify(em: EntityManager, tenant: Tenant, user: Pick<User, 'id' | 'email'> & Partial<Pick<User, 'locale'>>, change: FactorChange, actor: Actor): Promise<void> {
+  async notify(
+    scope: Pick<RequestScope, 'em' | 'tenant' | 'actor'>, user: Pick<User, 'id' | 'email'> & Partial<Pick<User, 'locale'>>, change: FactorChange,
+  ): Promise<void> {
+    const { tenant, actor } = scope;
     const context = this.mailer.contextFor(tenant, user.email, user.locale);
-    await this.mailer.send(factorChangeMail(context, change, actor.type === 'user' && actor.id === user.id), tenant.id, em);
+    await this.mailer.send(factorChangeMail(context, change, actor.type === 'user' && actor.id === user.id), tenant.id, scope.em);
   }
 
   /**

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Tenant } from '../../entities/tenant.js';
-import type { Actor, RequestMeta } from '../../lib/request-meta.js';
 import type { User } from '../../entities/user.js';
+import { withEm, type RequestScope } from '../../lib/request-scope.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { FactorChangeNotifier } from './factor-change-notice.js';
 import type { RecoveryCodeService } from './recovery-code-service.js';
@@ -63,10 +63,11 @@ export class MfaEnrollmentService {
    * @throws ApiError 401 `reauthentication_required` / `invalid_mfa_code`, 403 `mfa_disabled`, 409
    *   `totp_already_enrolled` / `totp_enrollment_not_started`.
    */
-  async confirm(em: EntityManager, tenant: Tenant, session: EnrollingSession, code: string, actor: Actor, meta: RequestMeta): Promise<string[]> {
+  async confirm(scope: RequestScope, session: EnrollingSession, code: string): Promise<string[]> {
+    const { em, tenant } = scope;
     await this.assertRecentSignIn(em, tenant, session);
     const user = await this.accounts.getUser(em, tenant.id, session.userId);
-    return this.totp.confirmEnrollment(em, tenant, user, code, actor, meta);
+    return this.totp.confirmEnrollment(scope, user, code);
   }
 
   /**
@@ -76,7 +77,8 @@ export class MfaEnrollmentService {
    * @returns the new codes in plaintext, to be shown once.
    * @throws ApiError 401 `reauthentication_required`, 409 `totp_not_enrolled`.
    */
-  async regenerateRecoveryCodes(em: EntityManager, tenant: Tenant, session: EnrollingSession, actor: Actor, meta: RequestMeta): Promise<string[]> {
+  async regenerateRecoveryCodes(scope: RequestScope, session: EnrollingSession): Promise<string[]> {
+    const { em, tenant } = scope;
     await this.assertRecentSignIn(em, tenant, session);
     const user = await this.accounts.getUser(em, tenant.id, session.userId);
     if (!isTotpEnrolled(user)) throw MFA_ERRORS.totpNotEnrolled();
@@ -84,15 +86,12 @@ export class MfaEnrollmentService {
       // Locks the user row and re-checks the factor, so a concurrent removal cannot leave codes behind.
       if (!(await lockUserWithActiveTotp(tx, tenant.id, user.id))) throw MFA_ERRORS.totpNotEnrolled();
       const issued = await this.recoveryCodes.replace(tx, tenant.id, user.id);
-      await this.audit.record(tx, {
-        tenantId: tenant.id,
+      await this.audit.record(withEm(scope, tx), {
         action: 'MfaRecoveryCodesGenerated',
-        actor,
         target: { type: 'user', id: user.id },
-        meta,
         details: { count: issued.length },
       });
-      await this.notices.notify(tx, tenant, user, 'recovery_codes_regenerated', actor);
+      await this.notices.notify(withEm(scope, tx), user, 'recovery_codes_regenerated');
       return issued;
     });
     return codes;
@@ -105,9 +104,10 @@ export class MfaEnrollmentService {
    * policy the login rules then ask for the email code instead (docs/mfa.md "Policy at login").
    * @throws ApiError 401 `reauthentication_required`.
    */
-  async disable(em: EntityManager, tenant: Tenant, session: EnrollingSession, actor: Actor, meta: RequestMeta): Promise<void> {
+  async disable(scope: RequestScope, session: EnrollingSession): Promise<void> {
+    const { em, tenant } = scope;
     await this.assertRecentSignIn(em, tenant, session);
-    await this.totp.disable(em, tenant, session.userId, actor, meta);
+    await this.totp.disable(scope, session.userId);
   }
 
   /** See {@link assertRecentSignIn}. */

@@ -1,7 +1,6 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Tenant } from '../../entities/tenant.js';
 import type { User } from '../../entities/user.js';
-import type { RequestMeta } from '../../lib/request-meta.js';
+import { actingAs, type TenantScope } from '../../lib/request-scope.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { EmailOtpService } from './email-otp-service.js';
 import type { RecoveryCodeService } from './recovery-code-service.js';
@@ -72,25 +71,20 @@ export class MfaService {
    * @returns what accepted a code, or null when nothing did.
    */
   async verifyAnyCode(
-    em: EntityManager,
-    tenant: Tenant,
-    user: User,
-    methods: SecondFactorMethod[],
-    codes: LoginCodes,
-    meta: RequestMeta,
+    scope: TenantScope, user: User, methods: SecondFactorMethod[], codes: LoginCodes,
   ): Promise<AcceptedFactor | null> {
-    if (codes.totpCode && methods.includes('totp') && (await this.totp.verifyLoginCode(em, tenant, user, codes.totpCode, meta))) {
+    if (codes.totpCode && methods.includes('totp') && (await this.totp.verifyLoginCode(scope, user, codes.totpCode))) {
       return 'totp';
     }
     if (
       codes.recoveryCode &&
       methods.includes('totp') &&
       isTotpEnrolled(user) &&
-      (await this.recoveryCodes.consume(em, tenant, user, codes.recoveryCode, meta))
+      (await this.recoveryCodes.consume(scope, user, codes.recoveryCode))
     ) {
       return 'recovery_code';
     }
-    if (codes.emailOtpCode && methods.includes('email') && (await this.emailOtp.verify(em, tenant, user, codes.emailOtpCode, meta))) {
+    if (codes.emailOtpCode && methods.includes('email') && (await this.emailOtp.verify(scope, user, codes.emailOtpCode))) {
       return 'email';
     }
     return null;
@@ -105,26 +99,24 @@ export class MfaService {
    *   was given; 401 `invalid_mfa_code` when the code is wrong, used, expired or of a method the
    *   user cannot use.
    */
-  async enforceAtLogin(em: EntityManager, tenant: Tenant, user: User, codes: LoginCodes, meta: RequestMeta): Promise<AcceptedFactor | null> {
+  async enforceAtLogin(scope: TenantScope, user: User, codes: LoginCodes): Promise<AcceptedFactor | null> {
+    const { tenant } = scope;
     const methods = this.requiredMethods(tenant, user);
     if (methods.length === 0) return null;
     if (!codes.totpCode && !codes.emailOtpCode && !codes.recoveryCode) {
       throw MFA_ERRORS.mfaRequired({ methods });
     }
-    const accepted = await this.verifyAnyCode(em, tenant, user, methods, codes, meta);
+    const accepted = await this.verifyAnyCode(scope, user, methods, codes);
     if (accepted) return accepted;
-    await this.recordFailedCode(em, tenant, user, methods, meta);
+    await this.recordFailedCode(scope, user, methods);
     throw MFA_ERRORS.invalidMfaCode();
   }
 
   /** Audits a sign-in step refused for a wrong second-factor code as `UserLoginFailed` (`invalid_mfa_code`). */
-  async recordFailedCode(em: EntityManager, tenant: Tenant, user: User, methods: SecondFactorMethod[], meta: RequestMeta, extra: Record<string, unknown> = {}): Promise<void> {
-    await this.audit.record(em, {
-      tenantId: tenant.id,
+  async recordFailedCode(scope: TenantScope, user: User, methods: SecondFactorMethod[], extra: Record<string, unknown> = {}): Promise<void> {
+    await this.audit.record(actingAs(scope, user.id), {
       action: 'UserLoginFailed',
-      actor: { type: 'user', id: user.id },
       target: { type: 'user', id: user.id },
-      meta,
       details: { email: user.email, reason: 'invalid_mfa_code', methods, ...extra },
     });
   }

@@ -1,8 +1,7 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Tenant } from '../../entities/tenant.js';
 import type { User } from '../../entities/user.js';
-import type { RequestMeta } from '../../lib/request-meta.js';
+import { actingAs, type TenantScope } from '../../lib/request-scope.js';
 import { sha256Hex } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { FactorChangeNotifier } from './factor-change-notice.js';
@@ -94,17 +93,15 @@ export class RecoveryCodeService {
    * The caller checks that the user has TOTP enrolled, and audits a failed sign-in.
    * @returns true when the code was an unused code of this user.
    */
-  async consume(em: EntityManager, tenant: Tenant, user: User, presented: string, meta: RequestMeta): Promise<boolean> {
+  async consume(scope: TenantScope, user: User, presented: string): Promise<boolean> {
+    const { em, tenant } = scope;
     const code = normalizeRecoveryCode(presented);
     if (code === null) return false;
     if (!(await useRecoveryCode(em, tenant.id, user.id, recoveryCodeHash(tenant.id, user.id, code), new Date()))) return false;
     const remaining = await this.remaining(em, tenant.id, user.id);
-    await this.audit.record(em, {
-      tenantId: tenant.id,
+    await this.audit.record(actingAs(scope, user.id), {
       action: 'MfaRecoveryCodeUsed',
-      actor: { type: 'user', id: user.id },
       target: { type: 'user', id: user.id },
-      meta,
       details: { remaining },
     });
     await this.notices.notifyRecoveryCodeUsed(em, tenant, user, remaining);

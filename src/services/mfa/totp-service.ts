@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Secret, TOTP } from 'otpauth';
 import type { Tenant } from '../../entities/tenant.js';
 import type { User } from '../../entities/user.js';
-import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import { actingAs, withEm, type RequestScope, type TenantScope } from '../../lib/request-scope.js';
 import type { Keyring } from '../../security/keyring.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { FactorChangeNotifier } from './factor-change-notice.js';
@@ -73,7 +73,8 @@ export class TotpService {
    * @throws ApiError 403 `mfa_disabled`, 409 `totp_already_enrolled`, 409 `totp_enrollment_not_started`
    *   (no pending secret), 401 `invalid_mfa_code`.
    */
-  async confirmEnrollment(em: EntityManager, tenant: Tenant, user: User, code: string, actor: Actor, meta: RequestMeta): Promise<string[]> {
+  async confirmEnrollment(scope: RequestScope, user: User, code: string): Promise<string[]> {
+    const { em, tenant } = scope;
     this.assertEnrollable(tenant, user);
     const pending = user.totpPendingSecretEnc;
     if (!pending) throw MFA_ERRORS.totpEnrollmentNotStarted();
@@ -85,14 +86,11 @@ export class TotpService {
     const recoveryCodes = await em.transactional(async (tx) => {
       if (!(await activatePendingTotp(tx, tenant.id, user.id, pending, step, now))) throw MFA_ERRORS.totpEnrollmentChanged();
       const codes = await this.recoveryCodes.replace(tx, tenant.id, user.id);
-      await this.audit.record(tx, {
-        tenantId: tenant.id,
+      await this.audit.record(withEm(scope, tx), {
         action: 'MfaTotpEnrolled',
-        actor,
         target: { type: 'user', id: user.id },
-        meta,
       });
-      await this.notices.notify(tx, tenant, user, 'totp_enrolled', actor);
+      await this.notices.notify(withEm(scope, tx), user, 'totp_enrolled');
       return codes;
     });
     return recoveryCodes;
@@ -104,17 +102,15 @@ export class TotpService {
    * `MfaTotpVerified` on success.
    * @returns false when the user has no active factor, the code is wrong, or it was already used.
    */
-  async verifyLoginCode(em: EntityManager, tenant: Tenant, user: User, code: string, meta: RequestMeta): Promise<boolean> {
+  async verifyLoginCode(scope: TenantScope, user: User, code: string): Promise<boolean> {
+    const { em, tenant } = scope;
     if (!isTotpEnrolled(user)) return false;
     const step = this.matchingStep(this.keyring.decrypt(user.totpSecretEnc!, totpSecretAad(user.id)), code);
     if (step === null) return false;
     if (!(await acceptTotpStep(em, tenant.id, user.id, step))) return false;
-    await this.audit.record(em, {
-      tenantId: tenant.id,
+    await this.audit.record(actingAs(scope, user.id), {
       action: 'MfaTotpVerified',
-      actor: { type: 'user', id: user.id },
       target: { type: 'user', id: user.id },
-      meta,
     });
     return true;
   }
@@ -126,7 +122,8 @@ export class TotpService {
    * `details.wasEnrolled`; when an active factor was removed, mails the user the factor-change notice.
    * @throws ApiError 404 when the user is not a live user of the tenant.
    */
-  async disable(em: EntityManager, tenant: Tenant, userId: string, actor: Actor, meta: RequestMeta): Promise<void> {
+  async disable(scope: RequestScope, userId: string): Promise<void> {
+    const { em, tenant } = scope;
     const user = UUID_PATTERN.test(userId)
       ? await findLiveUserById(em, tenant.id, userId)
       : null;
@@ -134,15 +131,12 @@ export class TotpService {
     await em.transactional(async (tx) => {
       await clearTotp(tx, tenant.id, user.id);
       await this.recoveryCodes.deleteAll(tx, tenant.id, user.id);
-      await this.audit.record(tx, {
-        tenantId: tenant.id,
+      await this.audit.record(withEm(scope, tx), {
         action: 'MfaTotpDisabled',
-        actor,
         target: { type: 'user', id: user.id },
-        meta,
         details: { wasEnrolled: isTotpEnrolled(user) },
       });
-      if (isTotpEnrolled(user)) await this.notices.notify(tx, tenant, user, 'totp_disabled', actor);
+      if (isTotpEnrolled(user)) await this.notices.notify(withEm(scope, tx), user, 'totp_disabled');
     });
   }
 

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Tenant } from '../../entities/tenant.js';
-import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import { withEm, type RequestScope } from '../../lib/request-scope.js';
 import type { Keyring } from '../../security/keyring.js';
 import { randomBase62 } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
@@ -113,6 +112,8 @@ export interface ApplicationChanges {
  * secrets are 256 random bits, shown once and stored encrypted under the keyring. Every query is
  * scoped by tenant; another tenant's id answers 404. The providers read a client from this table on
  * every use (oidc-provider caches it by the hash of its metadata), so a change applies at once.
+ * Its changes take the request's scope first (RequestScope: the workspace, the actor, the metadata)
+ * and are audited with it.
  */
 export class ApplicationService {
   constructor(
@@ -125,12 +126,9 @@ export class ApplicationService {
    * @throws ApiError 400 `invalid_redirect_uri` (with `details.uri`).
    */
   async create(
-    em: EntityManager,
-    tenant: Tenant,
-    input: { name: string; type: ApplicationType; redirectUris?: string[]; postLogoutRedirectUris?: string[] },
-    actor: Actor,
-    meta: RequestMeta,
+    scope: RequestScope, input: { name: string; type: ApplicationType; redirectUris?: string[]; postLogoutRedirectUris?: string[] },
   ): Promise<{ application: Application; clientSecret?: string }> {
+    const { em, tenant } = scope;
     const redirectUris = input.type === 'm2m' ? [] : this.checkedUris(input.redirectUris ?? [], input.type);
     const postLogoutRedirectUris = input.type === 'm2m' ? [] : this.checkedUris(input.postLogoutRedirectUris ?? [], input.type);
     const id = randomUUID();
@@ -142,8 +140,8 @@ export class ApplicationService {
         id, tenantId: tenant.id, name: input.name, type: input.type, clientId,
         clientSecretEnc: clientSecret ? this.keyring.encrypt(clientSecret, secretAad(id)) : null, redirectUris, postLogoutRedirectUris, createdAt: now,
       }));
-      await this.audit.record(tx, {
-        tenantId: tenant.id, action: 'ApplicationCreated', actor, target: { type: 'application', id }, meta,
+      await this.audit.record(withEm(scope, tx), {
+        action: 'ApplicationCreated', target: { type: 'application', id },
         details: { name: input.name, type: input.type, clientId, redirectUris },
       });
       return { application, ...(clientSecret ? { clientSecret } : {}) };
@@ -164,7 +162,8 @@ export class ApplicationService {
    * Changes the name or the redirect URIs (each list replaced whole).
    * @throws ApiError 404 `not_found`, 400 `invalid_redirect_uri`.
    */
-  async update(em: EntityManager, tenant: Tenant, id: string, changes: ApplicationChanges, actor: Actor, meta: RequestMeta): Promise<Application> {
+  async update(scope: RequestScope, id: string, changes: ApplicationChanges): Promise<Application> {
+    const { em, tenant } = scope;
     return em.transactional(async (tx) => {
       const row = await this.row(tx, tenant.id, id, true);
       const current = toApplication(row);
@@ -173,8 +172,8 @@ export class ApplicationService {
       const updated = await updateApplication(
         tx, tenant.id, id, { name: changes.name ?? row.name, redirectUris, postLogoutRedirectUris: postLogout }, new Date(),
       );
-      await this.audit.record(tx, {
-        tenantId: tenant.id, action: 'ApplicationUpdated', actor, target: { type: 'application', id }, meta,
+      await this.audit.record(withEm(scope, tx), {
+        action: 'ApplicationUpdated', target: { type: 'application', id },
         details: { clientId: row.clientId, changed: Object.keys(changes) },
       });
       return toApplication(updated);
@@ -186,12 +185,13 @@ export class ApplicationService {
    * storage in the same transaction), its client id is unknown from then on.
    * @throws ApiError 404 `not_found`.
    */
-  async delete(em: EntityManager, tenant: Tenant, id: string, actor: Actor, meta: RequestMeta): Promise<void> {
+  async delete(scope: RequestScope, id: string): Promise<void> {
+    const { em, tenant } = scope;
     await em.transactional(async (tx) => {
       const row = await this.row(tx, tenant.id, id, true);
       await deleteApplicationAndPayloads(tx, tenant.id, id, row.clientId);
-      await this.audit.record(tx, {
-        tenantId: tenant.id, action: 'ApplicationDeleted', actor, target: { type: 'application', id }, meta,
+      await this.audit.record(withEm(scope, tx), {
+        action: 'ApplicationDeleted', target: { type: 'application', id },
         details: { name: row.name, clientId: row.clientId },
       });
     });
@@ -202,14 +202,15 @@ export class ApplicationService {
    * at once.
    * @throws ApiError 404 `not_found`, 409 `application_has_no_secret` for `spa` and `native`.
    */
-  async rotateSecret(em: EntityManager, tenant: Tenant, id: string, actor: Actor, meta: RequestMeta): Promise<string> {
+  async rotateSecret(scope: RequestScope, id: string): Promise<string> {
+    const { em, tenant } = scope;
     return em.transactional(async (tx) => {
       const row = await this.row(tx, tenant.id, id, true);
       if (!isConfidential(row.type)) throw OIDC_ERRORS.noClientSecret();
       const clientSecret = `cs_${randomBase62(CLIENT_SECRET_CHARS)}`;
       await setClientSecret(tx, tenant.id, id, this.keyring.encrypt(clientSecret, secretAad(id)), new Date());
-      await this.audit.record(tx, {
-        tenantId: tenant.id, action: 'ApplicationSecretRotated', actor, target: { type: 'application', id }, meta,
+      await this.audit.record(withEm(scope, tx), {
+        action: 'ApplicationSecretRotated', target: { type: 'application', id },
         details: { clientId: row.clientId },
       });
       return clientSecret;

@@ -9,6 +9,7 @@ import type { Config } from '../../config.js';
 import type { Tenant } from '../../entities/tenant.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
 import type { AccessControl, IndicatedResource } from './token-access.js';
+import { NO_REQUEST_META, actingAs, userActor } from '../../lib/request-scope.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { SessionService } from '../sessions/session-service.js';
 import type { Principal } from '../sessions/bearer-authentication-service.js';
@@ -319,8 +320,8 @@ export class OidcProviderService {
     const em = this.orm.em.fork() as EntityManager;
     await em.transactional(async (tx) => {
       await recordHostedLogin(tx, tenant.id, session.userId, session.sessionId, clientId);
-      await this.audit.record(tx, {
-        tenantId: tenant.id, action: 'OidcSignIn', actor: { type: 'user', id: session.userId }, target: { type: 'user', id: session.userId }, meta,
+      await this.audit.record(actingAs({ em: tx, tenant, meta }, session.userId), {
+        action: 'OidcSignIn', target: { type: 'user', id: session.userId },
         details: { clientId, prompt: details.prompt.name, ...(organizationId ? { organizationId } : {}) },
       });
     });
@@ -530,7 +531,7 @@ export class OidcProviderService {
       const em = this.orm.em.fork() as EntityManager;
       await em.transactional(async (tx) => {
         const sessionIds = await findHostedLoginSessionsOfUser(tx, tenantId, userId);
-        for (const sessionId of sessionIds) await this.sessions.revokeSession(tx, tenantId, sessionId, 'logout', { type: 'user', id: userId }, { ip: null, userAgent: null });
+        for (const sessionId of sessionIds) await this.sessions.revokeSession({ em: tx, tenant: { id: tenantId }, actor: userActor(userId), meta: NO_REQUEST_META }, sessionId, 'logout');
       });
     } catch (err) {
       this.logger.error({ err, tenantId }, 'could not end the hosted sessions of an OpenID provider logout');

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { User } from '../../entities/user.js';
-import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import { withEm, type RequestScope } from '../../lib/request-scope.js';
 import { isUuid } from '../../lib/uuid.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { findLiveUserById } from '../../queries/user.js';
@@ -37,6 +37,8 @@ export const MEMBERS_PAGE_DEFAULT_LIMIT = 100;
  * organizations, with organization roles per membership. The user and the organization must both be
  * the tenant's (404 otherwise). A soft-deleted user's memberships are never shown and count nowhere;
  * erasing the user or deleting the organization removes them. Every change is audited.
+ * Its changes take the request's scope first (RequestScope: the workspace, the actor, the metadata)
+ * and are audited with it.
  */
 export class OrganizationMembershipService {
   constructor(
@@ -51,18 +53,20 @@ export class OrganizationMembershipService {
    *   user), 400 `unknown_organization_role`, 409 `already_member`.
    */
   async add(
-    em: EntityManager, tenantId: string, organizationId: string, userId: string, roleNames: string[], actor: Actor, meta: RequestMeta,
+    scope: RequestScope, organizationId: string, userId: string, roleNames: string[],
   ): Promise<Member> {
+    const { em } = scope;
+    const tenantId = scope.tenant.id;
     return em.transactional(async (tx) => {
       const user = await this.liveUser(tx, tenantId, userId);
-      const roles = await this.join(tx, tenantId, organizationId, user.id, roleNames, actor, meta);
+      const roles = await this.join(withEm(scope, tx), organizationId, user.id, roleNames);
       return { user, roles };
     });
   }
 
   /**
-   * Adds the membership inside the caller's transaction (the admin route, an accepted invitation, a
-   * first single sign-on), audits `OrganizationMemberAdded` (with `details.via` when given). An
+   * Adds the membership inside the caller's transaction (`scope.em`: the admin route, an accepted
+   * invitation, a first single sign-on), audits `OrganizationMemberAdded` (with `details.via` when given). An
    * accepted invitation or a connection's default roles (`via`) leave out the roles deleted since
    * instead of failing.
    * @returns the role names the membership holds, sorted.
@@ -70,9 +74,10 @@ export class OrganizationMembershipService {
    *   409 `already_member`.
    */
   async join(
-    tx: EntityManager, tenantId: string, organizationId: string, userId: string, roleNames: string[], actor: Actor, meta: RequestMeta,
-    via?: { inviteId: string } | { ssoConnectionId: string },
+    scope: RequestScope, organizationId: string, userId: string, roleNames: string[], via?: { inviteId: string } | { ssoConnectionId: string },
   ): Promise<string[]> {
+    const { em: tx } = scope;
+    const tenantId = scope.tenant.id;
     await this.organization(tx, tenantId, organizationId);
     const roles = await this.roles.resolve(tx, tenantId, roleNames, { dropUnknown: via !== undefined });
     if (!(await insertMembership(tx, tenantId, organizationId, userId, new Date()))) {
@@ -80,8 +85,8 @@ export class OrganizationMembershipService {
     }
     await replaceMembershipRoles(tx, tenantId, organizationId, userId, roles.map((role) => role.id));
     const names = roles.map((role) => role.name).sort();
-    await this.audit.record(tx, {
-      tenantId, action: 'OrganizationMemberAdded', actor, target: { type: 'organization', id: organizationId }, meta,
+    await this.audit.record(scope, {
+      action: 'OrganizationMemberAdded', target: { type: 'organization', id: organizationId },
       details: { userId, roles: names, ...(via ? ('inviteId' in via ? { via: 'invite', inviteId: via.inviteId } : { via: 'sso', connectionId: via.ssoConnectionId }) : {}) },
     });
     return names;
@@ -122,8 +127,10 @@ export class OrganizationMembershipService {
    * @throws ApiError 404 `not_found` (unknown organization, or the user is not a live member), 400 `unknown_organization_role`.
    */
   async setRoles(
-    em: EntityManager, tenantId: string, organizationId: string, userId: string, roleNames: string[], actor: Actor, meta: RequestMeta,
+    scope: RequestScope, organizationId: string, userId: string, roleNames: string[],
   ): Promise<Member> {
+    const { em } = scope;
+    const tenantId = scope.tenant.id;
     return em.transactional(async (tx) => {
       await this.organization(tx, tenantId, organizationId);
       const user = await this.liveUser(tx, tenantId, userId);
@@ -132,8 +139,8 @@ export class OrganizationMembershipService {
       const roles = await this.roles.resolve(tx, tenantId, roleNames);
       await replaceMembershipRoles(tx, tenantId, organizationId, userId, roles.map((role) => role.id));
       const names = roles.map((role) => role.name).sort();
-      await this.audit.record(tx, {
-        tenantId, action: 'OrganizationMemberRolesChanged', actor, target: { type: 'organization', id: organizationId }, meta,
+      await this.audit.record(withEm(scope, tx), {
+        action: 'OrganizationMemberRolesChanged', target: { type: 'organization', id: organizationId },
         details: { userId, from: before, to: names },
       });
       return { user, roles: names };
@@ -146,14 +153,16 @@ export class OrganizationMembershipService {
    * organization claims leave it out.
    * @throws ApiError 404 `not_found` (unknown organization, or the user is not a live member).
    */
-  async remove(em: EntityManager, tenantId: string, organizationId: string, userId: string, actor: Actor, meta: RequestMeta): Promise<void> {
+  async remove(scope: RequestScope, organizationId: string, userId: string): Promise<void> {
+    const { em } = scope;
+    const tenantId = scope.tenant.id;
     await em.transactional(async (tx) => {
       await this.organization(tx, tenantId, organizationId);
       if (!isUuid(userId) || !(await isMember(tx, tenantId, organizationId, userId, true))) throw ORGANIZATION_ERRORS.memberNotFound();
       const held = (await findRoleNamesOfMembers(tx, tenantId, organizationId, [userId])).get(userId) ?? [];
       await deleteMembership(tx, tenantId, organizationId, userId);
-      await this.audit.record(tx, {
-        tenantId, action: 'OrganizationMemberRemoved', actor, target: { type: 'organization', id: organizationId }, meta,
+      await this.audit.record(withEm(scope, tx), {
+        action: 'OrganizationMemberRemoved', target: { type: 'organization', id: organizationId },
         details: { userId, roles: held },
       });
     });

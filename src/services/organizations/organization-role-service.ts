@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { OrganizationRole } from '../../entities/organization.js';
 import { isUniqueViolation } from '../../lib/errors.js';
-import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import { withEm, type RequestScope } from '../../lib/request-scope.js';
 import { isUuid } from '../../lib/uuid.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { ORGANIZATION_ERRORS } from '../../errors/organization.js';
@@ -25,6 +25,8 @@ const nameTaken = () => ORGANIZATION_ERRORS.roleNameTaken();
  * The tenant's organization-role template (docs/organizations.md "Roles"): the same roles in every
  * organization of the tenant, each granting organization permission names (not API resources, which
  * belong to the tenant's own roles and permissions). Names are unique in the tenant (409). Every change is audited.
+ * Its changes take the request's scope first (RequestScope: the workspace, the actor, the metadata)
+ * and are audited with it.
  */
 export class OrganizationRoleService {
   constructor(private readonly audit: AuditService) {}
@@ -33,7 +35,9 @@ export class OrganizationRoleService {
    * Creates a role; audits `OrganizationRoleCreated`.
    * @throws ApiError 409 `organization_role_name_taken`.
    */
-  async create(em: EntityManager, tenantId: string, input: OrganizationRoleInput, actor: Actor, meta: RequestMeta): Promise<OrganizationRole> {
+  async create(scope: RequestScope, input: OrganizationRoleInput): Promise<OrganizationRole> {
+    const { em } = scope;
+    const tenantId = scope.tenant.id;
     const now = new Date();
     const role: OrganizationRole = {
       id: randomUUID(), tenantId, name: input.name, description: input.description ?? null, permissions: [...new Set(input.permissions)],
@@ -42,8 +46,8 @@ export class OrganizationRoleService {
     try {
       await em.transactional(async (tx) => {
         await insertOrganizationRole(tx, role);
-        await this.audit.record(tx, {
-          tenantId, action: 'OrganizationRoleCreated', actor, target: { type: 'organization_role', id: role.id }, meta,
+        await this.audit.record(withEm(scope, tx), {
+          action: 'OrganizationRoleCreated', target: { type: 'organization_role', id: role.id },
           details: { name: role.name, permissions: role.permissions },
         });
       });
@@ -70,8 +74,10 @@ export class OrganizationRoleService {
    * @throws ApiError 404 `not_found`, 409 `organization_role_name_taken`.
    */
   async update(
-    em: EntityManager, tenantId: string, id: string, changes: Partial<OrganizationRoleInput>, actor: Actor, meta: RequestMeta,
+    scope: RequestScope, id: string, changes: Partial<OrganizationRoleInput>,
   ): Promise<OrganizationRole> {
+    const { em } = scope;
+    const tenantId = scope.tenant.id;
     try {
       return await em.transactional(async (tx) => {
         const current = await this.row(tx, tenantId, id, true);
@@ -80,8 +86,8 @@ export class OrganizationRoleService {
           description: changes.description === undefined ? current.description : changes.description,
           permissions: changes.permissions ? [...new Set(changes.permissions)] : current.permissions,
         }, new Date());
-        await this.audit.record(tx, {
-          tenantId, action: 'OrganizationRoleUpdated', actor, target: { type: 'organization_role', id }, meta,
+        await this.audit.record(withEm(scope, tx), {
+          action: 'OrganizationRoleUpdated', target: { type: 'organization_role', id },
           details: { name: updated.name, changed: Object.keys(changes), permissions: updated.permissions },
         });
         return updated;
@@ -96,12 +102,14 @@ export class OrganizationRoleService {
    * Deletes a role: every membership holding it loses it. Audits `OrganizationRoleDeleted`.
    * @throws ApiError 404 `not_found`.
    */
-  async delete(em: EntityManager, tenantId: string, id: string, actor: Actor, meta: RequestMeta): Promise<void> {
+  async delete(scope: RequestScope, id: string): Promise<void> {
+    const { em } = scope;
+    const tenantId = scope.tenant.id;
     await em.transactional(async (tx) => {
       const current = await this.row(tx, tenantId, id, true);
       await deleteOrganizationRole(tx, tenantId, id);
-      await this.audit.record(tx, {
-        tenantId, action: 'OrganizationRoleDeleted', actor, target: { type: 'organization_role', id }, meta, details: { name: current.name },
+      await this.audit.record(withEm(scope, tx), {
+        action: 'OrganizationRoleDeleted', target: { type: 'organization_role', id }, details: { name: current.name },
       });
     });
   }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Organization } from '../../entities/organization.js';
-import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import { withEm, type RequestScope } from '../../lib/request-scope.js';
 import { isUuid } from '../../lib/uuid.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { deleteOrganization, findOrganization, findOrganizationsAfter, insertOrganization, updateOrganization } from '../../queries/organization.js';
@@ -30,20 +30,24 @@ export interface OrganizationChanges {
  * The tenant's organizations: its own customers, each with members of the tenant
  * (docs/organizations.md). Every query is scoped by tenant; another tenant's id answers 404. Every
  * change is audited in its transaction (and so delivered to the tenant's webhooks).
+ * Its changes take the request's scope first (RequestScope: the workspace, the actor, the metadata)
+ * and are audited with it.
  */
 export class OrganizationService {
   constructor(private readonly audit: AuditService) {}
 
   /** Creates an organization; audits `OrganizationCreated`. */
-  async create(em: EntityManager, tenantId: string, input: { name: string; description?: string | null }, actor: Actor, meta: RequestMeta): Promise<Organization> {
+  async create(scope: RequestScope, input: { name: string; description?: string | null }): Promise<Organization> {
+    const { em } = scope;
+    const tenantId = scope.tenant.id;
     const now = new Date();
     const organization: Organization = {
       id: randomUUID(), tenantId, name: input.name, description: input.description ?? null, createdAt: now, updatedAt: now,
     };
     await em.transactional(async (tx) => {
       await insertOrganization(tx, organization);
-      await this.audit.record(tx, {
-        tenantId, action: 'OrganizationCreated', actor, target: { type: 'organization', id: organization.id }, meta,
+      await this.audit.record(withEm(scope, tx), {
+        action: 'OrganizationCreated', target: { type: 'organization', id: organization.id },
         details: { name: organization.name },
       });
     });
@@ -77,15 +81,17 @@ export class OrganizationService {
    * Renames an organization or changes its description; audits `OrganizationUpdated` with the changed fields.
    * @throws ApiError 404 `not_found`.
    */
-  async update(em: EntityManager, tenantId: string, id: string, changes: OrganizationChanges, actor: Actor, meta: RequestMeta): Promise<Organization> {
+  async update(scope: RequestScope, id: string, changes: OrganizationChanges): Promise<Organization> {
+    const { em } = scope;
+    const tenantId = scope.tenant.id;
     return em.transactional(async (tx) => {
       const current = await this.row(tx, tenantId, id, true);
       const updated = await updateOrganization(tx, tenantId, id, {
         name: changes.name ?? current.name,
         description: changes.description === undefined ? current.description : changes.description,
       }, new Date());
-      await this.audit.record(tx, {
-        tenantId, action: 'OrganizationUpdated', actor, target: { type: 'organization', id }, meta,
+      await this.audit.record(withEm(scope, tx), {
+        action: 'OrganizationUpdated', target: { type: 'organization', id },
         details: { name: updated.name, changed: Object.keys(changes) },
       });
       return updated;
@@ -97,12 +103,14 @@ export class OrganizationService {
    * Audits `OrganizationDeleted`.
    * @throws ApiError 404 `not_found`.
    */
-  async delete(em: EntityManager, tenantId: string, id: string, actor: Actor, meta: RequestMeta): Promise<void> {
+  async delete(scope: RequestScope, id: string): Promise<void> {
+    const { em } = scope;
+    const tenantId = scope.tenant.id;
     await em.transactional(async (tx) => {
       const current = await this.row(tx, tenantId, id, true);
       await deleteOrganization(tx, tenantId, id);
-      await this.audit.record(tx, {
-        tenantId, action: 'OrganizationDeleted', actor, target: { type: 'organization', id }, meta, details: { name: current.name },
+      await this.audit.record(withEm(scope, tx), {
+        action: 'OrganizationDeleted', target: { type: 'organization', id }, details: { name: current.name },
       });
     });
   }

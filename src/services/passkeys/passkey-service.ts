@@ -13,7 +13,7 @@ import type { Passkey, PasskeyTransport } from '../../entities/passkey.js';
 import type { Tenant } from '../../entities/tenant.js';
 import type { User } from '../../entities/user.js';
 import { isUniqueViolation } from '../../lib/errors.js';
-import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import { actingAs, asSystem, withEm, type RequestScope, type TenantScope } from '../../lib/request-scope.js';
 import { constantTimeEqual, sha256Hex } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { FactorChangeNotifier } from '../mfa/factor-change-notice.js';
@@ -170,14 +170,9 @@ export class PasskeyService {
    *   409 `passkey_already_registered`.
    */
   async register(
-    em: EntityManager,
-    tenant: Tenant,
-    session: EnrollingSession,
-    response: RegistrationResponseJSON,
-    name: string | undefined,
-    actor: Actor,
-    meta: RequestMeta,
+    scope: RequestScope, session: EnrollingSession, response: RegistrationResponseJSON, name: string | undefined,
   ): Promise<PasskeyView> {
+    const { em, tenant } = scope;
     await assertRecentSignIn(em, tenant, session);
     const user = await this.liveUser(em, tenant, session.userId);
     const challenges = await spendRegistrationChallenges(em, tenant.id, user.id);
@@ -220,15 +215,12 @@ export class PasskeyService {
     try {
       await em.transactional(async (tx) => {
         await insertPasskey(tx, passkey);
-        await this.audit.record(tx, {
-          tenantId: tenant.id,
+        await this.audit.record(withEm(scope, tx), {
           action: 'PasskeyRegistered',
-          actor,
           target: { type: 'user', id: user.id },
-          meta,
           details: { passkeyId: passkey.id, name: passkey.name, aaguid: info.aaguid, backupEligible: passkey.backupEligible, fmt: info.fmt },
         });
-        await this.notices.notify(tx, tenant, user, 'passkey_added', actor);
+        await this.notices.notify(withEm(scope, tx), user, 'passkey_added');
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw PASSKEY_ERRORS.alreadyRegistered();
@@ -253,21 +245,19 @@ export class PasskeyService {
    * @throws ApiError 401 `reauthentication_required`, 404 `passkey_not_found` (also for another user's
    *   or another tenant's passkey).
    */
-  async remove(em: EntityManager, tenant: Tenant, session: EnrollingSession, passkeyId: string, actor: Actor, meta: RequestMeta): Promise<void> {
+  async remove(scope: RequestScope, session: EnrollingSession, passkeyId: string): Promise<void> {
+    const { em, tenant } = scope;
     await assertRecentSignIn(em, tenant, session);
     const user = await this.liveUser(em, tenant, session.userId);
     await em.transactional(async (tx) => {
       const deleted = await deletePasskeyOfUser(tx, tenant.id, user.id, passkeyId);
       if (deleted === undefined) throw PASSKEY_ERRORS.passkeyNotFound();
-      await this.audit.record(tx, {
-        tenantId: tenant.id,
+      await this.audit.record(withEm(scope, tx), {
         action: 'PasskeyDeleted',
-        actor,
         target: { type: 'user', id: user.id },
-        meta,
         details: { passkeyId, name: deleted },
       });
-      await this.notices.notify(tx, tenant, user, 'passkey_removed', actor);
+      await this.notices.notify(withEm(scope, tx), user, 'passkey_removed');
     });
   }
 
@@ -312,16 +302,17 @@ export class PasskeyService {
    * @throws ApiError 401 `passkey_challenge_invalid`, `invalid_passkey`, `passkey_counter_regressed`,
    *   `user_suspended`, `email_not_verified`.
    */
-  async signIn(em: EntityManager, tenant: Tenant, challengeId: string, response: AuthenticationResponseJSON, meta: RequestMeta): Promise<SignIn> {
+  async signIn(scope: TenantScope, challengeId: string, response: AuthenticationResponseJSON): Promise<SignIn> {
+    const { em, tenant } = scope;
     const challenge = await spendAuthenticationChallenge(em, tenant.id, challengeId);
     if (!challenge || new Date(challenge.expiresAt).getTime() <= Date.now()) throw PASSKEY_ERRORS.signInChallengeInvalid();
 
     const passkey = await findPasskeyByCredentialId(em, tenant.id, response.id);
-    if (!passkey) return this.refuse(em, tenant, null, meta, 'unknown_credential');
-    if (challenge.userBound && challenge.userId !== passkey.userId) return this.refuse(em, tenant, passkey, meta, 'other_user');
+    if (!passkey) return this.refuse(scope, null, 'unknown_credential');
+    if (challenge.userBound && challenge.userId !== passkey.userId) return this.refuse(scope, passkey, 'other_user');
     const userHandle = response.response.userHandle;
     if (userHandle !== undefined && userHandle !== '' && !constantTimeEqual(userHandle, Buffer.from(userHandleOf(passkey.userId)).toString('base64url'))) {
-      return this.refuse(em, tenant, passkey, meta, 'user_handle_mismatch');
+      return this.refuse(scope, passkey, 'user_handle_mismatch');
     }
 
     let verification: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
@@ -338,39 +329,33 @@ export class PasskeyService {
         requireUserVerification: true,
       });
     } catch {
-      return this.refuse(em, tenant, passkey, meta, 'verification_failed');
+      return this.refuse(scope, passkey, 'verification_failed');
     }
-    if (!verification.verified || !verification.authenticationInfo.userVerified) return this.refuse(em, tenant, passkey, meta, 'verification_failed');
+    if (!verification.verified || !verification.authenticationInfo.userVerified) return this.refuse(scope, passkey, 'verification_failed');
 
     const user = await findLiveUserById(em, tenant.id, passkey.userId);
-    if (!user) return this.refuse(em, tenant, passkey, meta, 'user_gone');
+    if (!user) return this.refuse(scope, passkey, 'user_gone');
     assertMaySignIn(user.status);
 
     const info = verification.authenticationInfo;
     if (!(await advancePasskeyCounter(em, tenant.id, passkey.id, info.newCounter, info.credentialBackedUp))) {
-      await this.audit.record(em, {
-        tenantId: tenant.id,
+      await this.audit.record(actingAs(scope, user.id), {
         action: 'PasskeyCloneSuspected',
-        actor: { type: 'user', id: user.id },
         target: { type: 'user', id: user.id },
-        meta,
         details: { passkeyId: passkey.id, storedCounter: Number(passkey.counter), presentedCounter: info.newCounter },
       });
-      await this.notices.notify(em, tenant, user, 'passkey_clone_suspected', { type: 'user', id: user.id });
+      await this.notices.notify(actingAs(scope, user.id), user, 'passkey_clone_suspected');
       throw PASSKEY_ERRORS.counterRegressed();
     }
-    const tokens = await this.auth.completeSignIn(em, tenant, user, 'passkey', meta, { passkeyId: passkey.id });
+    const tokens = await this.auth.completeSignIn(scope, user, 'passkey', { passkeyId: passkey.id });
     return { user, tokens };
   }
 
   /** Audits a refused passkey sign-in (`UserLoginFailed`) and throws 401 `invalid_passkey`. */
-  private async refuse(em: EntityManager, tenant: Tenant, passkey: Passkey | null, meta: RequestMeta, why: string): Promise<never> {
-    await this.audit.record(em, {
-      tenantId: tenant.id,
-      action: 'UserLoginFailed',
-      actor: passkey ? { type: 'user', id: passkey.userId } : { type: 'system', id: null },
-      target: passkey ? { type: 'user', id: passkey.userId } : undefined,
-      meta,
+  private async refuse(scope: TenantScope, passkey: Passkey | null, why: string): Promise<never> {
+    // an unknown credential names no one: the system refuses (docs/audit.md)
+    await this.audit.record(passkey ? actingAs(scope, passkey.userId) : asSystem(scope), {
+      action: 'UserLoginFailed', target: passkey ? { type: 'user', id: passkey.userId } : undefined,
       details: { reason: PASSKEY_REASONS.invalid, via: 'passkey', check: why, ...(passkey ? { passkeyId: passkey.id } : {}) },
     });
     throw PASSKEY_ERRORS.signInInvalid();

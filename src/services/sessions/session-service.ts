@@ -3,7 +3,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.js';
 import type { Tenant } from '../../entities/tenant.js';
 import type { User, UserRole } from '../../entities/user.js';
-import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import type { RequestMeta } from '../../lib/request-meta.js';
+import { actingAs, asSystem, withEm, type AuditScope, type RequestScope, type TenantScope } from '../../lib/request-scope.js';
 import { ACCESS_TOKEN_TTL_SECONDS, signAccessToken } from '../../security/access-token.js';
 import type { Keyring } from '../../security/keyring.js';
 import { randomToken, sha256Hex } from '../../security/tokens.js';
@@ -118,11 +119,14 @@ export class SessionService {
   /**
    * Starts a session for `user`: a new family with its first refresh token, `lastLoginAt` updated,
    * `authenticatedAt` set to now (every start follows a password, provider or factor check; see
-   * docs/mfa.md "Recent sign-in"), and `SessionCreated` audited. Call inside the transaction of the sign-in it belongs to.
+   * docs/mfa.md "Recent sign-in"), and `SessionCreated` audited with the user as its actor. Call
+   * inside the transaction of the sign-in it belongs to (`scope.em`); the session records the
+   * scope's IP, user agent and language.
    * @param method how the user was authenticated (`password`, `password+totp`, `idp`, …), shown by
    *   the session list (docs/api-rules.md "Sessions of a user").
    */
-  async start(em: EntityManager, tenant: Tenant, user: User, meta: RequestMeta, method: string): Promise<IssuedTokens> {
+  async start(scope: TenantScope, user: User, method: string): Promise<IssuedTokens> {
+    const { em, tenant, meta } = scope;
     const now = new Date();
     const sessionId = randomUUID();
     const refreshToken = randomToken(32);
@@ -132,13 +136,7 @@ export class SessionService {
     });
     user.lastLoginAt = now;
     if (meta.locale) user.locale = meta.locale;
-    await this.audit.record(em, {
-      tenantId: tenant.id,
-      action: 'SessionCreated',
-      actor: { type: 'user', id: user.id },
-      target: { type: 'session', id: sessionId },
-      meta,
-    });
+    await this.audit.record(actingAs(scope, user.id), { action: 'SessionCreated', target: { type: 'session', id: sessionId } });
     return this.tokens(tenant, user.id, user.role, sessionId, refreshToken);
   }
 
@@ -197,7 +195,7 @@ export class SessionService {
   ): Promise<{ tokens: IssuedTokens; user: SessionUser }> {
     if (outcome.kind === 'issued') return { tokens: outcome.tokens, user: outcome.user };
     if (outcome.kind === 'owner_gone') {
-      await this.revokeSession(em, outcome.tenantId, outcome.sessionId, 'user_deleted', { type: 'system', id: null }, meta);
+      await this.revokeSession(asSystem({ em, tenant: { id: outcome.tenantId }, meta }), outcome.sessionId, 'user_deleted');
       throw SESSION_ERRORS.sessionRevoked();
     }
     return this.explainRefreshFailure(em, await this.liveTenant(em, tenantSlug), tokenHash, meta);
@@ -267,15 +265,11 @@ export class SessionService {
     if (!row) throw SESSION_ERRORS.invalidRefreshToken();
     if (row.rotatedAt) {
       await em.transactional(async (tx) => {
-        const revoked = await this.revokeSession(tx, tenant.id, row.sessionId, 'refresh_token_reused', { type: 'system', id: null }, meta);
+        const system = asSystem({ em: tx, tenant, meta });
+        const revoked = await this.revokeSession(system, row.sessionId, 'refresh_token_reused');
         if (!revoked) return;
-        await this.audit.record(tx, {
-          tenantId: tenant.id,
-          action: 'SessionFamilyCompromised',
-          actor: { type: 'system', id: null },
-          target: { type: 'session', id: row.sessionId },
-          meta,
-          details: { userId: row.userId, refreshTokenId: row.id },
+        await this.audit.record(system, {
+          action: 'SessionFamilyCompromised', target: { type: 'session', id: row.sessionId }, details: { userId: row.userId, refreshTokenId: row.id },
         });
       });
       throw SESSION_ERRORS.refreshTokenReused();
@@ -289,56 +283,39 @@ export class SessionService {
 
   /**
    * Ends the session a refresh token belongs to (auth/logout). Unknown, foreign or already-ended
-   * tokens are ignored so the answer reveals nothing. Runs in its own transaction (nested when `em` is in one).
+   * tokens are ignored so the answer reveals nothing. Runs in its own transaction (nested when
+   * `scope.em` is in one); the session's user is the actor of its `SessionRevoked` and `UserLogout`.
    * @returns true when a live session was ended.
    */
-  async endByRefreshToken(em: EntityManager, tenant: Tenant, presented: string, meta: RequestMeta): Promise<boolean> {
-    return em.transactional((tx) => this.endByRefreshTokenIn(tx, tenant, presented, meta));
+  async endByRefreshToken(scope: TenantScope, presented: string): Promise<boolean> {
+    return scope.em.transactional((tx) => this.endByRefreshTokenIn(withEm(scope, tx), presented));
   }
 
-  private async endByRefreshTokenIn(em: EntityManager, tenant: Tenant, presented: string, meta: RequestMeta): Promise<boolean> {
-    const row = await findLiveSessionOfToken(em, tenant.id, sha256Hex(presented));
+  private async endByRefreshTokenIn(scope: TenantScope, presented: string): Promise<boolean> {
+    const row = await findLiveSessionOfToken(scope.em, scope.tenant.id, sha256Hex(presented));
     if (!row) return false;
-    const actor: Actor = { type: 'user', id: row.userId };
-    const ended = await this.revokeSession(em, tenant.id, row.id, 'logout', actor, meta);
+    const byOwner = actingAs(scope, row.userId);
+    const ended = await this.revokeSession(byOwner, row.id, 'logout');
     if (ended) {
-      await this.audit.record(em, {
-        tenantId: tenant.id,
-        action: 'UserLogout',
-        actor,
-        target: { type: 'user', id: row.userId },
-        meta,
-        details: { sessionId: row.id },
-      });
+      await this.audit.record(byOwner, { action: 'UserLogout', target: { type: 'user', id: row.userId }, details: { sessionId: row.id } });
     }
     return ended;
   }
 
   /**
-   * Revokes one live session and audits `SessionRevoked` (`details.reason`, and `details.userId`
-   * when `ownerId` scopes it). When the session ever signed in at the tenant's OpenID Provider, every
+   * Revokes one live session of the scope's workspace, with the scope's entity manager, and audits
+   * `SessionRevoked` with its actor and metadata (`details.reason`, and `details.userId` when
+   * `ownerId` scopes it). When the session ever signed in at the tenant's OpenID Provider, every
    * provider session, grant and token of its user ends too (docs/oidc.md "Sessions end everywhere").
    * @param ownerId when given, only a session of that user is revoked.
    * @returns false when it had already ended (or is not that owner's).
    */
-  async revokeSession(
-    em: EntityManager,
-    tenantId: string,
-    sessionId: string,
-    reason: RevokeReason,
-    actor: Actor,
-    meta: RequestMeta,
-    ownerId?: string,
-  ): Promise<boolean> {
-    if (!(await revokeLiveSession(em, tenantId, sessionId, reason, ownerId))) return false;
-    await this.providerSessions.endSignedInBy(em, tenantId, sessionId);
-    await this.audit.record(em, {
-      tenantId,
-      action: 'SessionRevoked',
-      actor,
-      target: { type: 'session', id: sessionId },
-      meta,
-      details: ownerId === undefined ? { reason } : { reason, userId: ownerId },
+  async revokeSession(scope: AuditScope, sessionId: string, reason: RevokeReason, ownerId?: string): Promise<boolean> {
+    const { em, tenant } = scope;
+    if (!(await revokeLiveSession(em, tenant.id, sessionId, reason, ownerId))) return false;
+    await this.providerSessions.endSignedInBy(em, tenant.id, sessionId);
+    await this.audit.record(scope, {
+      action: 'SessionRevoked', target: { type: 'session', id: sessionId }, details: ownerId === undefined ? { reason } : { reason, userId: ownerId },
     });
     return true;
   }
@@ -396,53 +373,34 @@ export class SessionService {
   }
 
   /**
-   * Ends one live session of one user of the tenant (`DELETE me/sessions/{id}` and the admin route);
-   * its access tokens fail at once (401 `session_revoked`) and its refresh token stops working.
-   * Audits `SessionRevoked` with `details.reason` and `details.userId`.
+   * Ends one live session of one user of the scope's workspace (`DELETE me/sessions/{id}` and the
+   * admin route); its access tokens fail at once (401 `session_revoked`) and its refresh token stops
+   * working. Audits `SessionRevoked` with `details.reason` and `details.userId`, by the scope's actor.
    * @throws ApiError 404 `not_found` when the id is not a live session of that user in the tenant
    *   (another user's or tenant's session answers the same, so nothing is revealed).
    */
   async revokeOwnedSession(
-    em: EntityManager,
-    tenantId: string,
-    userId: string,
-    sessionId: string,
-    reason: 'session_revoked_by_user' | 'session_revoked_by_admin',
-    actor: Actor,
-    meta: RequestMeta,
+    scope: RequestScope, userId: string, sessionId: string, reason: 'session_revoked_by_user' | 'session_revoked_by_admin',
   ): Promise<void> {
-    const ended = await em.transactional((tx) => this.revokeSession(tx, tenantId, sessionId, reason, actor, meta, userId));
+    const ended = await scope.em.transactional((tx) => this.revokeSession(withEm(scope, tx), sessionId, reason, userId));
     if (!ended) throw SESSION_ERRORS.sessionNotFound();
   }
 
   /**
-   * Revokes every live session of a user (logout-all, deletion, suspension, password change), each
-   * audited as `SessionRevoked`, and deletes every provider session, grant, code and token the user
-   * holds at the tenant's OpenID Provider (docs/oidc.md "Sessions end everywhere"; also when no hosted
-   * session was live). Call inside the transaction of the change it belongs to.
+   * Revokes every live session of a user of the scope's workspace (logout-all, deletion, suspension,
+   * password change), each audited as `SessionRevoked` by the scope's actor, and deletes every
+   * provider session, grant, code and token the user holds at the tenant's OpenID Provider
+   * (docs/oidc.md "Sessions end everywhere"; also when no hosted session was live). Call inside the
+   * transaction of the change it belongs to (`scope.em`).
    * @param exceptSessionId a session to keep, e.g. the one changing its own password.
    * @returns how many sessions were ended.
    */
-  async revokeAllForUser(
-    em: EntityManager,
-    tenantId: string,
-    userId: string,
-    reason: RevokeReason,
-    actor: Actor,
-    meta: RequestMeta,
-    exceptSessionId?: string,
-  ): Promise<number> {
-    const ended = await revokeLiveSessionsOfUser(em, tenantId, userId, reason, exceptSessionId);
-    await this.providerSessions.endAllOfUser(em, tenantId, userId);
+  async revokeAllForUser(scope: AuditScope, userId: string, reason: RevokeReason, exceptSessionId?: string): Promise<number> {
+    const { em, tenant } = scope;
+    const ended = await revokeLiveSessionsOfUser(em, tenant.id, userId, reason, exceptSessionId);
+    await this.providerSessions.endAllOfUser(em, tenant.id, userId);
     for (const id of ended) {
-      await this.audit.record(em, {
-        tenantId,
-        action: 'SessionRevoked',
-        actor,
-        target: { type: 'session', id },
-        meta,
-        details: { reason },
-      });
+      await this.audit.record(scope, { action: 'SessionRevoked', target: { type: 'session', id }, details: { reason } });
     }
     return ended.length;
   }

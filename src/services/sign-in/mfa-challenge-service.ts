@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Tenant } from '../../entities/tenant.js';
 import type { User } from '../../entities/user.js';
-import type { RequestMeta } from '../../lib/request-meta.js';
+import type { TenantScope } from '../../lib/request-scope.js';
 import { randomToken, sha256Hex } from '../../security/tokens.js';
 import type { PasswordSignInService, SignIn } from './password-sign-in-service.js';
 import { findLiveUserById } from '../../queries/user.js';
@@ -78,7 +78,8 @@ export class MfaChallengeService {
    * @throws ApiError 401 `invalid_token` (unknown, spent, other tenant, or the user is gone),
    *   401 `token_expired`, 401 `user_suspended`, 401 `invalid_mfa_code`.
    */
-  async complete(em: EntityManager, tenant: Tenant, mfaToken: string, codes: LoginCodes, meta: RequestMeta): Promise<SignIn> {
+  async complete(scope: TenantScope, mfaToken: string, codes: LoginCodes): Promise<SignIn> {
+    const { em, tenant } = scope;
     const tokenHash = sha256Hex(mfaToken);
     const now = new Date();
     const challenge = await countChallengeAttempt(em, tenant.id, tokenHash, MFA_CHALLENGE_MAX_ATTEMPTS, now);
@@ -93,15 +94,15 @@ export class MfaChallengeService {
       throw SIGN_IN_ERRORS.userSuspended();
     }
     const methods = this.methodsFor(user);
-    const accepted = await this.mfa.verifyAnyCode(em, tenant, user, methods, codes, meta);
+    const accepted = await this.mfa.verifyAnyCode(scope, user, methods, codes);
     if (!accepted) {
       if (challenge.attempts >= MFA_CHALLENGE_MAX_ATTEMPTS) await this.spend(em, tenant.id, challenge.id);
-      await this.mfa.recordFailedCode(em, tenant, user, methods, meta, { via: challenge.firstFactor });
+      await this.mfa.recordFailedCode(scope, user, methods, { via: challenge.firstFactor });
       throw MFA_ERRORS.invalidMfaCodeRetry({ methods });
     }
     if (!(await this.spend(em, tenant.id, challenge.id))) throw SESSION_ERRORS.invalidMfaToken();
     const method = `${challenge.firstFactor}+${factorMethodName(accepted)}`;
-    const tokens = await this.auth.completeSignIn(em, tenant, user, method, meta, challenge.issuer ? { issuer: challenge.issuer } : {});
+    const tokens = await this.auth.completeSignIn(scope, user, method, challenge.issuer ? { issuer: challenge.issuer } : {});
     return { user, tokens };
   }
 

@@ -1,8 +1,6 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import type { Tenant } from '../../entities/tenant.js';
 import type { User } from '../../entities/user.js';
-import type { RequestMeta } from '../../lib/request-meta.js';
+import { actingAs, type TenantScope } from '../../lib/request-scope.js';
 import type { PasswordSignInService, SignIn } from './password-sign-in-service.js';
 import type { EmailOtpService } from '../mfa/email-otp-service.js';
 import type { MfaService } from '../mfa/mfa-service.js';
@@ -31,17 +29,18 @@ export class MfaSignInService {
    * @throws ApiError 401 `invalid_credentials` / `user_suspended` / `email_not_verified` (only when a
    *   password is given).
    */
-  async requestEmailOtp(em: EntityManager, tenant: Tenant, email: string, password: string | undefined, meta: RequestMeta): Promise<void> {
+  async requestEmailOtp(scope: TenantScope, email: string, password: string | undefined): Promise<void> {
+    const { em, tenant } = scope;
     const user =
       password === undefined
         ? await findLiveUserByEmail(em, tenant.id, email)
-        : await this.auth.verifySignInCredentials(em, tenant, email, password, meta);
+        : await this.auth.verifySignInCredentials(scope, email, password);
     if (!user || user.status !== 'Active') return;
     if (!this.mfa.requiredMethods(tenant, user).includes('email')) {
       this.logger.debug({ tenantId: tenant.id, userId: user.id }, 'email code not sent: the email factor is not used under this policy');
       return;
     }
-    await this.emailOtp.send(em, tenant, user, meta);
+    await this.emailOtp.send(scope, user);
   }
 
   /**
@@ -53,16 +52,12 @@ export class MfaSignInService {
    *   `invalid_mfa_code`, 403 `mfa_disabled`, 409 `totp_already_enrolled`.
    */
   async totpInitialEnroll(
-    em: EntityManager,
-    tenant: Tenant,
-    email: string,
-    password: string,
-    emailOtpCode: string | undefined,
-    meta: RequestMeta,
+    scope: TenantScope, email: string, password: string, emailOtpCode: string | undefined,
   ): Promise<TotpEnrollment> {
-    const user = await this.auth.verifySignInCredentials(em, tenant, email, password, meta);
+    const { em, tenant } = scope;
+    const user = await this.auth.verifySignInCredentials(scope, email, password);
     this.totp.assertEnrollable(tenant, user);
-    await this.proveMailbox(em, tenant, user, emailOtpCode, { keep: true }, meta);
+    await this.proveMailbox(scope, user, emailOtpCode, { keep: true });
     return this.totp.startEnrollment(em, tenant, user);
   }
 
@@ -76,20 +71,15 @@ export class MfaSignInService {
    *   `invalid_mfa_code`, 403 `mfa_disabled`, 409 `totp_already_enrolled` / `totp_enrollment_not_started`.
    */
   async totpInitialVerify(
-    em: EntityManager,
-    tenant: Tenant,
-    email: string,
-    password: string,
-    code: string,
-    emailOtpCode: string | undefined,
-    meta: RequestMeta,
+    scope: TenantScope, email: string, password: string, code: string, emailOtpCode: string | undefined,
   ): Promise<SignIn & { recoveryCodes: string[] }> {
-    const user = await this.auth.verifySignInCredentials(em, tenant, email, password, meta);
+    const { em, tenant } = scope;
+    const user = await this.auth.verifySignInCredentials(scope, email, password);
     this.totp.assertEnrollable(tenant, user);
-    await this.proveMailbox(em, tenant, user, emailOtpCode, { keep: true }, meta);
-    const recoveryCodes = await this.totp.confirmEnrollment(em, tenant, user, code, { type: 'user', id: user.id }, meta);
+    await this.proveMailbox(scope, user, emailOtpCode, { keep: true });
+    const recoveryCodes = await this.totp.confirmEnrollment(actingAs(scope, user.id), user, code);
     if (tenant.mfaPolicy === 'Required') await this.emailOtp.discard(em, tenant, user);
-    const tokens = await this.auth.completeSignIn(em, tenant, user, 'password+totp', meta);
+    const tokens = await this.auth.completeSignIn(scope, user, 'password+totp');
     return { user, tokens, recoveryCodes };
   }
 
@@ -100,19 +90,15 @@ export class MfaSignInService {
    *   `invalid_mfa_code` for a wrong, used or expired one.
    */
   private async proveMailbox(
-    em: EntityManager,
-    tenant: Tenant,
-    user: User,
-    emailOtpCode: string | undefined,
-    options: { keep: boolean },
-    meta: RequestMeta,
+    scope: TenantScope, user: User, emailOtpCode: string | undefined, options: { keep: boolean },
   ): Promise<void> {
+    const { tenant } = scope;
     if (tenant.mfaPolicy !== 'Required') return;
     if (emailOtpCode === undefined) {
       throw MFA_ERRORS.emailCodeRequiredToEnroll();
     }
-    if (await this.emailOtp.verify(em, tenant, user, emailOtpCode, meta, options)) return;
-    await this.mfa.recordFailedCode(em, tenant, user, ['email'], meta);
+    if (await this.emailOtp.verify(scope, user, emailOtpCode, options)) return;
+    await this.mfa.recordFailedCode(scope, user, ['email']);
     throw MFA_ERRORS.invalidMfaCode();
   }
 }

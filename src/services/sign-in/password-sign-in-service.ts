@@ -4,7 +4,7 @@ import { newUser } from '../../entities/new-user.js';
 import type { User } from '../../entities/user.js';
 import { normalizeEmail } from '../../lib/email.js';
 import { isUniqueViolation } from '../../lib/errors.js';
-import type { RequestMeta } from '../../lib/request-meta.js';
+import { actingAs, asSystem, withEm, type TenantScope } from '../../lib/request-scope.js';
 import { hashPassword, passwordNeedsRehash, verifyPassword } from '../../security/passwords.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { factorMethodName, type LoginCodes, type MfaService } from '../mfa/mfa-service.js';
@@ -36,17 +36,14 @@ export class PasswordSignInService {
    * @throws ApiError 401 `invalid_credentials` (same text whether the email is unknown or the password
    *   wrong), 401 `user_suspended`.
    */
-  async verifyCredentials(em: EntityManager, tenant: Tenant, email: string, password: string, meta: RequestMeta): Promise<User> {
+  async verifyCredentials(scope: TenantScope, email: string, password: string): Promise<User> {
+    const { em, tenant } = scope;
     const user = await findLiveUserByEmail(em, tenant.id, email);
     const ok = await verifyPassword(user?.passwordHash ?? null, password);
     if (!user || !ok) {
-      await this.audit.record(em, {
-        tenantId: tenant.id,
-        action: 'UserLoginFailed',
-        actor: user ? { type: 'user', id: user.id } : { type: 'system', id: null },
-        target: user ? { type: 'user', id: user.id } : undefined,
-        meta,
-        details: { email: normalizeEmail(email), reason: 'invalid_credentials' },
+      // an unknown email has no one behind it: the system refuses (docs/audit.md)
+      await this.audit.record(user ? actingAs(scope, user.id) : asSystem(scope), {
+        action: 'UserLoginFailed', target: user ? { type: 'user', id: user.id } : undefined, details: { email: normalizeEmail(email), reason: 'invalid_credentials' },
       });
       throw SIGN_IN_ERRORS.invalidCredentials();
     }
@@ -64,8 +61,8 @@ export class PasswordSignInService {
    * `Pending` user is refused too.
    * @throws ApiError 401 `invalid_credentials`, `user_suspended`, `email_not_verified`.
    */
-  async verifySignInCredentials(em: EntityManager, tenant: Tenant, email: string, password: string, meta: RequestMeta): Promise<User> {
-    const user = await this.verifyCredentials(em, tenant, email, password, meta);
+  async verifySignInCredentials(scope: TenantScope, email: string, password: string): Promise<User> {
+    const user = await this.verifyCredentials(scope, email, password);
     assertMaySignIn(user.status);
     return user;
   }
@@ -81,24 +78,17 @@ export class PasswordSignInService {
    *   suspended) since it was checked.
    */
   async completeSignIn(
-    em: EntityManager,
-    tenant: Tenant,
-    user: User,
-    method: string,
-    meta: RequestMeta,
-    details: Record<string, unknown> = {},
+    scope: TenantScope, user: User, method: string, details: Record<string, unknown> = {},
   ): Promise<IssuedTokens> {
+    const { em, tenant } = scope;
     return em.transactional(async (tx) => {
       if (method.startsWith('password')) await this.assertPasswordUnchanged(tx, tenant, user);
-      await this.audit.record(tx, {
-        tenantId: tenant.id,
+      await this.audit.record(actingAs(withEm(scope, tx), user.id), {
         action: 'UserLogin',
-        actor: { type: 'user', id: user.id },
         target: { type: 'user', id: user.id },
-        meta,
         details: { method, ...details },
       });
-      return this.sessions.start(tx, tenant, user, meta, method);
+      return this.sessions.start(withEm(scope, tx), user, method);
     });
   }
 
@@ -121,15 +111,12 @@ export class PasswordSignInService {
    *   `invalid_mfa_code`.
    */
   async login(
-    em: EntityManager,
-    tenant: Tenant,
-    input: { email: string; password: string } & LoginCodes,
-    meta: RequestMeta,
+    scope: TenantScope, input: { email: string; password: string } & LoginCodes,
   ): Promise<SignIn> {
-    const user = await this.verifySignInCredentials(em, tenant, input.email, input.password, meta);
-    const factor = await this.mfa.enforceAtLogin(em, tenant, user, input, meta);
+    const user = await this.verifySignInCredentials(scope, input.email, input.password);
+    const factor = await this.mfa.enforceAtLogin(scope, user, input);
     const method = factor === null ? 'password' : `password+${factorMethodName(factor)}`;
-    const tokens = await this.completeSignIn(em, tenant, user, method, meta);
+    const tokens = await this.completeSignIn(scope, user, method);
     return { user, tokens };
   }
 
@@ -139,7 +126,8 @@ export class PasswordSignInService {
    * @throws ApiError 403 `signup_disabled` / `signup_domain_not_allowed` (the tenant's sign-up policy),
    *   400 `password_too_short` / `password_too_common` (its password policy), 409 `email_taken` when the email already belongs to a user of the tenant.
    */
-  async signup(em: EntityManager, tenant: Tenant, email: string, password: string, meta: RequestMeta): Promise<SignIn> {
+  async signup(scope: TenantScope, email: string, password: string): Promise<SignIn> {
+    const { em, tenant } = scope;
     assertMaySignUp(tenant, normalizeEmail(email));
     assertPasswordAllowed(tenant, password);
     const passwordHash = await hashPassword(password);
@@ -150,20 +138,17 @@ export class PasswordSignInService {
       passwordHash,
       status: tenant.requireEmailVerification ? 'Pending' : 'Active',
       role: 'Member',
-      locale: meta.locale ?? null,
+      locale: scope.meta.locale ?? null,
     }, now);
     try {
       const tokens = await em.transactional(async (tx) => {
         await insertUser(tx, user);
-        await this.audit.record(tx, {
-          tenantId: tenant.id,
+        await this.audit.record(actingAs(withEm(scope, tx), user.id), {
           action: 'UserSignup',
-          actor: { type: 'user', id: user.id },
           target: { type: 'user', id: user.id },
-          meta,
           details: { email: user.email, role: user.role, via: 'signup' },
         });
-        return this.sessions.start(tx, tenant, user, meta, 'password');
+        return this.sessions.start(withEm(scope, tx), user, 'password');
       });
       return { user, tokens };
     } catch (err) {

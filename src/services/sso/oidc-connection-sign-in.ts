@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { SsoRequestPurpose } from '../../entities/sso.js';
 import type { Tenant } from '../../entities/tenant.js';
 import { emailAddress, normalizeEmail } from '../../lib/email.js';
-import type { RequestMeta } from '../../lib/request-meta.js';
+import type { TenantScope } from '../../lib/request-scope.js';
 import type { Keyring } from '../../security/keyring.js';
 import { sha256Hex } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
@@ -74,15 +74,14 @@ export class OidcConnectionSignIn {
    *   `issuer_mismatch`, 400 `idp_unavailable`, 401 `sso_email_missing`, `idp_email_unverified`,
    *   `sso_email_domain_mismatch`.
    */
-  async consumeCallback(
-    em: EntityManager, tenant: Tenant, connectionId: string, params: IdpCallbackParams, meta: RequestMeta,
-  ): Promise<{ code: string; purpose: SsoRequestPurpose }> {
+  async consumeCallback(scope: TenantScope, connectionId: string, params: IdpCallbackParams): Promise<{ code: string; purpose: SsoRequestPurpose }> {
+    const { em, tenant } = scope;
     const connection = await this.connections.find(em, tenant.id, connectionId);
     if (connection.protocol !== 'oidc') throw SSO_ERRORS.connectionNotFound();
     try {
       return await this.accept(em, tenant, connection, params);
     } catch (err) {
-      await auditRefusal(this.audit, em, tenant.id, connection.id, err, meta);
+      await auditRefusal(this.audit, scope, connection.id, err);
       throw err;
     }
   }

@@ -5,7 +5,7 @@ import type { SsoRequestPurpose } from '../../entities/sso.js';
 import type { Tenant } from '../../entities/tenant.js';
 import { ApiError } from '../../lib/errors.js';
 import { emailAddress, normalizeEmail } from '../../lib/email.js';
-import type { RequestMeta } from '../../lib/request-meta.js';
+import type { TenantScope } from '../../lib/request-scope.js';
 import type { Keyring } from '../../security/keyring.js';
 import { randomToken, sha256Hex } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
@@ -102,14 +102,13 @@ export class SamlService {
    *   `sso_request_unknown`, `saml_audience_mismatch`, `saml_recipient_mismatch`, `saml_assertion_expired`,
    *   `saml_assertion_replayed`, `saml_idp_error`, `sso_email_missing`, `sso_email_domain_mismatch`.
    */
-  async consumeResponse(
-    em: EntityManager, tenant: Tenant, connectionId: string, samlResponse: string, meta: RequestMeta,
-  ): Promise<{ code: string; purpose: SsoRequestPurpose }> {
+  async consumeResponse(scope: TenantScope, connectionId: string, samlResponse: string): Promise<{ code: string; purpose: SsoRequestPurpose }> {
+    const { em, tenant } = scope;
     const connection = await this.connections.find(em, tenant.id, connectionId);
     try {
       return await this.acceptResponse(em, tenant, connection, samlResponse);
     } catch (err) {
-      await auditRefusal(this.audit, em, tenant.id, connection.id, err, meta);
+      await auditRefusal(this.audit, scope, connection.id, err);
       throw err;
     }
   }

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { ApiError } from '../../lib/errors.js';
-import type { RequestMeta } from '../../lib/request-meta.js';
+import { asSystem, type TenantScope } from '../../lib/request-scope.js';
 import type { Keyring } from '../../security/keyring.js';
 import { randomToken, sha256Hex } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
@@ -64,11 +64,15 @@ export async function issueCompletion(
   return code;
 }
 
-/** Audits a refused answer of a connection (`UserLoginFailed`, `method: sso`, its reason and message); other errors are not refusals. */
-export async function auditRefusal(audit: AuditService, em: EntityManager, tenantId: string, connectionId: string, err: unknown, meta: RequestMeta): Promise<void> {
+/**
+ * Audits a refused answer of a connection (`UserLoginFailed`, `method: sso`, its reason and message)
+ * in the scope's workspace, with its metadata and the `system` actor (nobody is identified); other
+ * errors are not refusals.
+ */
+export async function auditRefusal(audit: AuditService, scope: TenantScope, connectionId: string, err: unknown): Promise<void> {
   if (!(err instanceof ApiError)) return;
-  await audit.record(em, {
-    tenantId, action: 'UserLoginFailed', actor: { type: 'system', id: null }, target: { type: 'sso_connection', id: connectionId }, meta,
+  await audit.record(asSystem(scope), {
+    action: 'UserLoginFailed', target: { type: 'sso_connection', id: connectionId },
     details: { method: 'sso', reason: err.details.reason, connectionId, message: err.message },
   });
 }

@@ -4,7 +4,7 @@ import type { Config } from '../../config.js';
 import type { SsoConnection, SsoProtocol } from '../../entities/sso.js';
 import type { Tenant } from '../../entities/tenant.js';
 import { isUniqueViolation, REQUEST_ERRORS } from '../../lib/errors.js';
-import type { RequestMeta } from '../../lib/request-meta.js';
+import { withEm, type RequestScope } from '../../lib/request-scope.js';
 import type { Keyring } from '../../security/keyring.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { IDP_ERRORS, IDP_REASONS } from '../../errors/idp.js';
@@ -60,7 +60,10 @@ export type SsoConnectionPatch = Partial<ConnectionFields> & {
   oidc?: (Omit<OidcProviderInput, 'clientSecret'> & { clientSecret?: string | undefined }) | undefined;
 };
 
-/** The Admin changing a connection: a signed-in user and the session it uses. */
+/**
+ * The Admin changing a connection: a signed-in user and the session it uses (checked for a recent
+ * sign-in, and named in the Admins' notice); the same person as the request scope's actor.
+ */
 export interface ConnectionChanger {
   userId: string;
   sessionId: string;
@@ -116,7 +119,8 @@ export interface SsoConnectionView {
 /**
  * The tenant's enterprise single sign-on connections (docs/sso.md "Connections"): create, list,
  * read, change, delete. Every change needs an Admin who signed in less than 10 minutes ago (never an
- * API key), is audited (`SsoConnectionCreated` / `Updated` / `Deleted`) and mailed to the other Admins.
+ * API key), is audited with the request scope's actor and metadata (`SsoConnectionCreated` / `Updated`
+ * / `Deleted`) and mailed to the other Admins.
  */
 export class SsoConnectionService {
   constructor(
@@ -197,7 +201,8 @@ export class SsoConnectionService {
    *   `invalid_saml_certificate` / `invalid_sso_url` / `unknown_organization_role`, 404 `not_found`
    *   (organization), 409 `sso_domain_taken`.
    */
-  async create(em: EntityManager, tenant: Tenant, input: SsoConnectionInput, by: ConnectionChanger, meta: RequestMeta): Promise<SsoConnectionView> {
+  async create(scope: RequestScope, input: SsoConnectionInput, by: ConnectionChanger): Promise<SsoConnectionView> {
+    const { em, tenant } = scope;
     const changedBy = await this.assertMayChange(em, tenant, by);
     const id = randomUUID();
     const provider = input.protocol === 'saml'
@@ -213,8 +218,8 @@ export class SsoConnectionService {
         createdAt: now, updatedAt: now,
       });
       await this.setDomains(tx, tenant.id, id, domains);
-      await this.audit.record(tx, {
-        tenantId: tenant.id, action: 'SsoConnectionCreated', actor: { type: 'user', id: by.userId }, target: { type: 'sso_connection', id }, meta,
+      await this.audit.record(withEm(scope, tx), {
+        action: 'SsoConnectionCreated', target: { type: 'sso_connection', id },
         details: { name: input.name, protocol: input.protocol, domains, provider: providerName(provider), organizationId: input.organizationId ?? null },
       });
       await this.notices.notifyAdmins(tx, tenant, { kind: 'created', name: input.name, domains, provider: providerName(provider), changedBy });
@@ -227,7 +232,8 @@ export class SsoConnectionService {
    * provider values; `organizationId: null` detaches the organization).
    * @throws as {@link create}, and 404 `not_found`.
    */
-  async update(em: EntityManager, tenant: Tenant, id: string, patch: SsoConnectionPatch, by: ConnectionChanger, meta: RequestMeta): Promise<SsoConnectionView> {
+  async update(scope: RequestScope, id: string, patch: SsoConnectionPatch, by: ConnectionChanger): Promise<SsoConnectionView> {
+    const { em, tenant } = scope;
     const changedBy = await this.assertMayChange(em, tenant, by);
     const stored = await this.find(em, tenant.id, id);
     if ((patch.saml && stored.protocol !== 'saml') || (patch.oidc && stored.protocol !== 'oidc')) throw SSO_ERRORS.protocolMismatch({ protocol: stored.protocol });
@@ -247,8 +253,8 @@ export class SsoConnectionService {
       if (patch.signAuthnRequests !== undefined) changes.signAuthnRequests = patch.signAuthnRequests;
       await updateConnection(tx, tenant.id, id, changes);
       if (domains) await this.setDomains(tx, tenant.id, id, domains);
-      await this.audit.record(tx, {
-        tenantId: tenant.id, action: 'SsoConnectionUpdated', actor: { type: 'user', id: by.userId }, target: { type: 'sso_connection', id }, meta,
+      await this.audit.record(withEm(scope, tx), {
+        action: 'SsoConnectionUpdated', target: { type: 'sso_connection', id },
         details: {
           changed: Object.keys(patch).filter((key) => key !== 'tenantSlug').sort(),
           ...(domains ? { domains } : {}), ...(provider ? { provider: providerName(provider), providerReplaced: true } : {}),
@@ -265,13 +271,14 @@ export class SsoConnectionService {
    * connection to the same provider comes back), and sign-ins in progress through it fail.
    * @throws ApiError 401 `reauthentication_required`, 404 `not_found`.
    */
-  async delete(em: EntityManager, tenant: Tenant, id: string, by: ConnectionChanger, meta: RequestMeta): Promise<void> {
+  async delete(scope: RequestScope, id: string, by: ConnectionChanger): Promise<void> {
+    const { em, tenant } = scope;
     const changedBy = await this.assertMayChange(em, tenant, by);
     await em.transactional(async (tx) => {
       const current = await this.find(tx, tenant.id, id);
       await deleteConnection(tx, tenant.id, id);
-      await this.audit.record(tx, {
-        tenantId: tenant.id, action: 'SsoConnectionDeleted', actor: { type: 'user', id: by.userId }, target: { type: 'sso_connection', id }, meta,
+      await this.audit.record(withEm(scope, tx), {
+        action: 'SsoConnectionDeleted', target: { type: 'sso_connection', id },
         details: { name: current.name, domains: current.domains, provider: providerName(current) },
       });
       await this.notices.notifyAdmins(tx, tenant, { kind: 'deleted', name: current.name, domains: current.domains, provider: providerName(current), changedBy });

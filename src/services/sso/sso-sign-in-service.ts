@@ -6,7 +6,7 @@ import type { User } from '../../entities/user.js';
 import { isUniqueViolation } from '../../lib/errors.js';
 import { isTotpEnrolled } from '../mfa/totp-service.js';
 import { countPasskeysOfUser } from '../../queries/passkey.js';
-import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import { actingAs, asSystem, withEm, type TenantScope } from '../../lib/request-scope.js';
 import type { Keyring } from '../../security/keyring.js';
 import { constantTimeEqual, sha256Hex } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
@@ -61,7 +61,8 @@ export class SsoSignInService {
    * @throws ApiError 401 `sso_completion_invalid`, 401 `browser_mismatch`, 401 `user_suspended`,
    *   401 `sso_account_protected`, 401 `mfa_required`.
    */
-  async complete(em: EntityManager, tenant: Tenant, code: string, presentedBinding: string | undefined, meta: RequestMeta): Promise<SsoSignIn> {
+  async complete(scope: TenantScope, code: string, presentedBinding: string | undefined): Promise<SsoSignIn> {
+    const { em, tenant } = scope;
     const spent = await spendSsoCompletion(em, tenant.id, sha256Hex(code), new Date());
     if (!spent || spent.identityEnc === null || spent.purpose !== 'sign_in') throw SSO_ERRORS.completionInvalid();
     if (presentedBinding === undefined || !constantTimeEqual(sha256Hex(presentedBinding), spent.browserBindingHash)) throw SSO_ERRORS.browserMismatch();
@@ -70,18 +71,18 @@ export class SsoSignInService {
     const identity = readSsoIdentity(this.keyring, tenant.id, spent);
     let user: User;
     try {
-      user = await this.resolve(em, tenant, connection, identity, meta);
+      user = await this.resolve(scope, connection, identity);
     } catch (err) {
       // two first sign-ins of the same person at once: the loser finds the winner's link
       if (!isUniqueViolation(err)) throw err;
-      user = await this.resolve(em, tenant, connection, identity, meta);
+      user = await this.resolve(scope, connection, identity);
     }
     const providerMfa = connection.providerPerformsMfa || identity.providerMfa;
     if (this.mfa.requiredMethods(tenant, user).length > 0 && !this.providerMfaAccepted(tenant, user, connection, identity)) {
       const challenge = await this.challenges.issue(em, tenant, user, 'sso', identity.issuer);
       throw MFA_ERRORS.mfaRequiredAfterProvider(challenge);
     }
-    const tokens = await this.auth.completeSignIn(em, tenant, user, 'sso', meta, {
+    const tokens = await this.auth.completeSignIn(scope, user, 'sso', {
       issuer: identity.issuer, connectionId: connection.id, ...(providerMfa ? { providerMfa: true } : {}),
     });
     return { user, tokens, returnTo: spent.returnTo };
@@ -109,13 +110,15 @@ export class SsoSignInService {
    * connection's organization with its default roles (roles deleted since are left out).
    * @throws ApiError 401 `user_suspended`, 401 `sso_account_protected`.
    */
-  private async resolve(em: EntityManager, tenant: Tenant, connection: SsoConnectionWithDomains, identity: VerifiedSsoIdentity, meta: RequestMeta): Promise<User> {
-    return em.transactional(async (tx) => {
+  private async resolve(scope: TenantScope, connection: SsoConnectionWithDomains, identity: VerifiedSsoIdentity): Promise<User> {
+    const { tenant } = scope;
+    return scope.em.transactional(async (tx) => {
+      const inTx = withEm(scope, tx);
       const now = new Date();
       let user = await this.linkedUser(tx, tenant.id, identity);
       if (!user) {
         const existing = await findLiveUserByEmail(tx, tenant.id, identity.email);
-        user = existing ?? (await this.createMember(tx, tenant, identity, meta, now));
+        user = existing ?? (await this.createMember(inTx, identity, now));
         refuseSuspended(user.status);
         if (existing && existing.emailVerifiedAt === null) {
           // as at the workspace's provider (docs/idp.md "Pre-registered accounts"): whoever holds an
@@ -123,19 +126,19 @@ export class SsoSignInService {
           if (existing.role === 'Admin' || isTotpEnrolled(existing) || (await countPasskeysOfUser(tx, tenant.id, existing.id)) > 0) {
             throw SSO_ERRORS.protectedAccount();
           }
-          await this.takeOverUnverified(tx, tenant, existing, identity, meta, now);
+          await this.takeOverUnverified(inTx, existing, identity, now);
         }
         await insertIdentity(tx, {
           id: randomUUID(), tenantId: tenant.id, userId: user.id, issuer: identity.issuer, subject: identity.subject, email: identity.email,
           createdAt: now, lastLoginAt: now,
         });
-        await this.audit.record(tx, {
-          tenantId: tenant.id, action: 'IdpOauthLinked', actor: { type: 'user', id: user.id }, target: { type: 'user', id: user.id }, meta,
+        await this.audit.record(actingAs(inTx, user.id), {
+          action: 'IdpOauthLinked', target: { type: 'user', id: user.id },
           details: { issuer: identity.issuer, subject: identity.subject, email: user.email, via: existing ? 'sso_existing_account' : 'sso_new_user', connectionId: connection.id },
         });
         if (connection.organizationId !== null && !(await isMember(tx, tenant.id, connection.organizationId, user.id))) {
-          const system: Actor = { type: 'system', id: null };
-          await this.memberships.join(tx, tenant.id, connection.organizationId, user.id, connection.defaultOrganizationRoles, system, meta, { ssoConnectionId: connection.id });
+          // the connection's default roles: granted by the system, not by the person
+          await this.memberships.join(asSystem(inTx), connection.organizationId, user.id, connection.defaultOrganizationRoles, { ssoConnectionId: connection.id });
         }
       }
       refuseSuspended(user.status);
@@ -155,13 +158,13 @@ export class SsoSignInService {
   }
 
   /** A new Active Member without a password, the address verified by the provider. Audits `UserSignup`. */
-  private async createMember(tx: EntityManager, tenant: Tenant, identity: VerifiedSsoIdentity, meta: RequestMeta, now: Date): Promise<User> {
+  private async createMember(scope: TenantScope, identity: VerifiedSsoIdentity, now: Date): Promise<User> {
     const user = newUser({
-      tenantId: tenant.id, email: identity.email, passwordHash: null, status: 'Active', role: 'Member', emailVerifiedAt: now, locale: meta.locale ?? null,
+      tenantId: scope.tenant.id, email: identity.email, passwordHash: null, status: 'Active', role: 'Member', emailVerifiedAt: now, locale: scope.meta.locale ?? null,
     }, now);
-    await insertUser(tx, user);
-    await this.audit.record(tx, {
-      tenantId: tenant.id, action: 'UserSignup', actor: { type: 'user', id: user.id }, target: { type: 'user', id: user.id }, meta,
+    await insertUser(scope.em, user);
+    await this.audit.record(actingAs(scope, user.id), {
+      action: 'UserSignup', target: { type: 'user', id: user.id },
       details: { email: identity.email, role: user.role, via: 'sso', issuer: identity.issuer },
     });
     return user;
@@ -172,15 +175,15 @@ export class SsoSignInService {
    * factor and session of the pre-registration goes (AccountCredentialService.clearAll), the address
    * is verified and a `Pending` account becomes `Active`. Audits `UserEmailVerified`.
    */
-  private async takeOverUnverified(tx: EntityManager, tenant: Tenant, user: User, identity: VerifiedSsoIdentity, meta: RequestMeta, now: Date): Promise<void> {
-    const cleared = await this.credentials.clearAll(tx, tenant.id, user.id, 'account_taken_over', { type: 'system', id: null }, meta);
-    await setEmailVerifiedByProvider(tx, tenant.id, user.id, now);
+  private async takeOverUnverified(scope: TenantScope, user: User, identity: VerifiedSsoIdentity, now: Date): Promise<void> {
+    const cleared = await this.credentials.clearAll(asSystem(scope), user.id, 'account_taken_over');
+    await setEmailVerifiedByProvider(scope.em, scope.tenant.id, user.id, now);
     Object.assign(user, {
       passwordHash: null, totpSecretEnc: null, totpEnrolledAt: null, totpPendingSecretEnc: null, totpLastUsedStep: null,
       emailVerifiedAt: now, status: user.status === 'Pending' ? 'Active' : user.status,
     } satisfies Partial<User>);
-    await this.audit.record(tx, {
-      tenantId: tenant.id, action: 'UserEmailVerified', actor: { type: 'user', id: user.id }, target: { type: 'user', id: user.id }, meta,
+    await this.audit.record(actingAs(scope, user.id), {
+      action: 'UserEmailVerified', target: { type: 'user', id: user.id },
       details: { email: user.email, via: 'sso', reclaimed: true, sessionsEnded: cleared.sessionsEnded, issuer: identity.issuer },
     });
   }

@@ -7,6 +7,7 @@ import { normalizeEmail } from '../../lib/email.js';
 import { isUniqueViolation } from '../../lib/errors.js';
 import { TENANT_ERRORS } from '../../errors/tenant.js';
 import type { RequestMeta } from '../../lib/request-meta.js';
+import { actingAs } from '../../lib/request-scope.js';
 import { hashPassword } from '../../security/passwords.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { IssuedTokens, SessionService } from '../sessions/session-service.js';
@@ -94,19 +95,16 @@ export class TenantService {
       const tokens = await em.transactional(async (tx) => {
         await insertTenant(tx, tenant);
         await insertUser(tx, user);
-        const actor = { type: 'user' as const, id: user.id };
-        await this.audit.record(tx, {
-          tenantId: tenant.id, action: 'TenantCreated', actor, target: { type: 'tenant', id: tenant.id }, meta,
-          details: { slug, name: tenant.name },
-        });
-        await this.audit.record(tx, {
-          tenantId: tenant.id, action: 'UserSignup', actor, target: { type: 'user', id: user.id }, meta,
-          details: { email: user.email, role: user.role, via: 'tenant_creation' },
+        // the request had no workspace: its scope starts here, with the first Admin acting
+        const byCreator = actingAs({ em: tx, tenant, meta }, user.id);
+        await this.audit.record(byCreator, { action: 'TenantCreated', target: { type: 'tenant', id: tenant.id }, details: { slug, name: tenant.name } });
+        await this.audit.record(byCreator, {
+          action: 'UserSignup', target: { type: 'user', id: user.id }, details: { email: user.email, role: user.role, via: 'tenant_creation' },
         });
         // the first Admin proves the address too (docs/security.md): until then it is unverified,
         // and no provider sign-in ever reclaims an Admin's account (IdpService)
         await this.emailVerification.send(tx, tenant, user, meta.locale);
-        return this.sessions.start(tx, tenant, user, meta, 'password');
+        return this.sessions.start(byCreator, user, 'password');
       });
       return { tenant, user, tokens };
     } catch (err) {

@@ -1,8 +1,7 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { BrandDisplay, MfaPolicy, SignupPolicy, Tenant } from '../../entities/tenant.js';
 import type { Locale } from '../../lib/locales.js';
 import { assertReadableButtonColour } from '../branding/branding.js';
-import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import { withEm, type RequestScope } from '../../lib/request-scope.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { lockLiveTenant, updateTenant } from '../../queries/tenant.js';
 import { TENANT_ERRORS } from '../../errors/tenant.js';
@@ -53,7 +52,10 @@ const SETTINGS: Record<SettingName, string> = {
   refreshTokenLifetimeSeconds: 'sessionPolicy.refreshTokenLifetimeSeconds',
 };
 
-/** A tenant's own settings (GET/PATCH tenant in the OpenAPI document). */
+/**
+ * A tenant's own settings (GET/PATCH tenant in the OpenAPI document). Its changes take the request's
+ * scope first (RequestScope: the workspace, the actor, the metadata) and are audited with it.
+ */
 export class TenantSettingsService {
   constructor(private readonly audit: AuditService) {}
 
@@ -65,7 +67,9 @@ export class TenantSettingsService {
    * @throws ApiError 400 `color_contrast_too_low` (assertReadableButtonColour), 404 when the tenant
    *   was deleted meanwhile.
    */
-  async update(em: EntityManager, tenantId: string, patch: TenantSettingsPatch, actor: Actor, meta: RequestMeta): Promise<Tenant> {
+  async update(scope: RequestScope, patch: TenantSettingsPatch): Promise<Tenant> {
+    const { em } = scope;
+    const tenantId = scope.tenant.id;
     if (patch.primaryColor) {
       patch = { ...patch, primaryColor: patch.primaryColor.toLowerCase() };
       assertReadableButtonColour(patch.primaryColor!);
@@ -86,8 +90,8 @@ export class TenantSettingsService {
       if (Object.keys(changes).length === 0) return tenant;
       update.updatedAt = new Date();
       await updateTenant(tx, tenant.id, update);
-      await this.audit.record(tx, {
-        tenantId: tenant.id, action: 'TenantUpdated', actor, target: { type: 'tenant', id: tenant.id }, meta,
+      await this.audit.record(withEm(scope, tx), {
+        action: 'TenantUpdated', target: { type: 'tenant', id: tenant.id },
         details: { changes },
       });
       return { ...tenant, ...update };

@@ -1,7 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Tenant } from '../../entities/tenant.js';
 import type { User } from '../../entities/user.js';
-import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import { actingAs, withEm, type RequestScope, type TenantScope } from '../../lib/request-scope.js';
 import { hashPassword, verifyPassword } from '../../security/passwords.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { SessionService } from '../sessions/session-service.js';
@@ -14,7 +13,11 @@ import type { ProfileChange } from '../../lib/profile.js';
 import { SIGN_IN_ERRORS } from '../../errors/sign-in.js';
 import { USER_ERRORS } from '../../errors/user.js';
 
-/** The signed-in user's own account: profile (name, picture), deletion, password, sessions. */
+/**
+ * The signed-in user's own account: profile (name, picture), deletion, password, sessions. The
+ * person's own changes take the request's scope and the user's id, and are audited with the person
+ * as actor (`actingAs`); a deletion is audited by the scope's actor (the person, an Admin or an API key).
+ */
 export class UserAccountService {
   constructor(
     private readonly sessions: SessionService,
@@ -44,8 +47,10 @@ export class UserAccountService {
    * cannot be deleted.
    * @throws ApiError 404 unknown user, 409 `last_admin`.
    */
-  async softDelete(em: EntityManager, tenant: Tenant, userId: string, actor: Actor, meta: RequestMeta): Promise<void> {
-    await em.transactional(async (tx) => {
+  async softDelete(scope: RequestScope, userId: string): Promise<void> {
+    const { tenant, actor } = scope;
+    await scope.em.transactional(async (tx) => {
+      const inTx = withEm(scope, tx);
       // Lock the tenant's active admins so two concurrent deletions cannot remove the last two.
       const admins = await lockActiveAdminIds(tx, tenant.id);
       const user = await this.getUser(tx, tenant.id, userId);
@@ -54,27 +59,15 @@ export class UserAccountService {
       }
       const now = new Date();
       await softDeleteUser(tx, tenant.id, user.id, now);
-      await this.sessions.revokeAllForUser(tx, tenant.id, user.id, 'user_deleted', actor, meta);
+      await this.sessions.revokeAllForUser(inTx, user.id, 'user_deleted');
       await this.queuedPersonalData.discard(tx, tenant.id, user.email);
-      await this.audit.record(tx, {
-        tenantId: tenant.id,
-        action: 'UserSoftDeleted',
-        actor,
-        target: { type: 'user', id: user.id },
-        meta,
-        details: { email: user.email },
-      });
+      await this.audit.record(inTx, { action: 'UserSoftDeleted', target: { type: 'user', id: user.id }, details: { email: user.email } });
       // The erasure sweep hard-deletes the user USER_RETENTION_DAYS after `deletedAt` (GDPR art. 17);
       // only the person's own deletion is their request for it.
       const bySubject = actor.type === 'user' && actor.id === user.id;
-      if (bySubject) await this.audit.record(tx, {
-        tenantId: tenant.id,
-        action: 'GdprErasureRequested',
-        actor,
-        target: { type: 'user', id: user.id },
-        meta,
-        details: { deletedAt: now.toISOString() },
-      });
+      if (bySubject) {
+        await this.audit.record(inTx, { action: 'GdprErasureRequested', target: { type: 'user', id: user.id }, details: { deletedAt: now.toISOString() } });
+      }
     });
   }
 
@@ -86,13 +79,12 @@ export class UserAccountService {
    * @returns the user as stored afterwards.
    * @throws ApiError 404 when the user is absent or deleted.
    */
-  async updateOwnProfile(em: EntityManager, tenant: Tenant, userId: string, change: ProfileChange, meta: RequestMeta): Promise<User> {
-    const actor: Actor = { type: 'user', id: userId };
-    return em.transactional(async (tx) => {
-      const user = await lockLiveUser(tx, tenant.id, userId);
+  async updateOwnProfile(scope: TenantScope, userId: string, change: ProfileChange): Promise<User> {
+    return scope.em.transactional(async (tx) => {
+      const user = await lockLiveUser(tx, scope.tenant.id, userId);
       if (!user) throw USER_ERRORS.userNotFound();
       const now = new Date();
-      const profile = await applyProfileChange(tx, this.audit, user, change, actor, meta, now);
+      const profile = await applyProfileChange(actingAs(withEm(scope, tx), userId), this.audit, user, change, now);
       const changed = profile.name !== user.name || profile.picture !== user.picture;
       return { ...user, ...profile, updatedAt: changed ? now : user.updatedAt };
     });
@@ -107,41 +99,23 @@ export class UserAccountService {
    * @throws ApiError 400 `password_too_short` / `password_too_common` (the workspace's password
    *   policy, checked first), 401 `invalid_credentials` when `currentPassword` is wrong.
    */
-  async changePassword(
-    em: EntityManager,
-    tenant: Tenant,
-    user: User,
-    sessionId: string,
-    currentPassword: string,
-    newPassword: string,
-    meta: RequestMeta,
-  ): Promise<void> {
+  async changePassword(scope: TenantScope, user: User, sessionId: string, currentPassword: string, newPassword: string): Promise<void> {
+    const { tenant } = scope;
+    const byUser = actingAs(scope, user.id);
     assertPasswordAllowed(tenant, newPassword);
     if (!(await verifyPassword(user.passwordHash, currentPassword))) {
-      await this.audit.record(em, {
-        tenantId: tenant.id,
-        action: 'UserLoginFailed',
-        actor: { type: 'user', id: user.id },
-        target: { type: 'user', id: user.id },
-        meta,
-        details: { email: user.email, reason: 'invalid_credentials', via: 'password_change' },
+      await this.audit.record(byUser, {
+        action: 'UserLoginFailed', target: { type: 'user', id: user.id }, details: { email: user.email, reason: 'invalid_credentials', via: 'password_change' },
       });
       throw SIGN_IN_ERRORS.wrongCurrentPassword();
     }
     const passwordHash = await hashPassword(newPassword);
-    const actor: Actor = { type: 'user', id: user.id };
-    await em.transactional(async (tx) => {
+    await scope.em.transactional(async (tx) => {
+      const inTx = withEm(byUser, tx);
       await updatePasswordHash(tx, tenant.id, user.id, passwordHash);
-      const ended = await this.sessions.revokeAllForUser(tx, tenant.id, user.id, 'password_changed', actor, meta, sessionId);
+      const ended = await this.sessions.revokeAllForUser(inTx, user.id, 'password_changed', sessionId);
       const resetLinksEnded = await this.accountTokens.revokeOpen(tx, tenant.id, user.id, 'password_reset');
-      await this.audit.record(tx, {
-        tenantId: tenant.id,
-        action: 'UserPasswordChanged',
-        actor,
-        target: { type: 'user', id: user.id },
-        meta,
-        details: { otherSessionsEnded: ended, resetLinksEnded },
-      });
+      await this.audit.record(inTx, { action: 'UserPasswordChanged', target: { type: 'user', id: user.id }, details: { otherSessionsEnded: ended, resetLinksEnded } });
     });
   }
 
@@ -149,18 +123,11 @@ export class UserAccountService {
    * Ends every session of the user, the calling one included (auth/logout-all). Audits `UserLogout`.
    * @returns how many sessions were ended.
    */
-  async logoutAll(em: EntityManager, tenant: Tenant, userId: string, meta: RequestMeta): Promise<number> {
-    const actor: Actor = { type: 'user', id: userId };
-    return em.transactional(async (tx) => {
-      const count = await this.sessions.revokeAllForUser(tx, tenant.id, userId, 'logout_all', actor, meta);
-      await this.audit.record(tx, {
-        tenantId: tenant.id,
-        action: 'UserLogout',
-        actor,
-        target: { type: 'user', id: userId },
-        meta,
-        details: { allSessions: true, count },
-      });
+  async logoutAll(scope: TenantScope, userId: string): Promise<number> {
+    return scope.em.transactional(async (tx) => {
+      const byUser = actingAs(withEm(scope, tx), userId);
+      const count = await this.sessions.revokeAllForUser(byUser, userId, 'logout_all');
+      await this.audit.record(byUser, { action: 'UserLogout', target: { type: 'user', id: userId }, details: { allSessions: true, count } });
       return count;
     });
   }

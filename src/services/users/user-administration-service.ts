@@ -9,7 +9,7 @@ import { hashPassword } from '../../security/passwords.js';
 import type { AccountLockoutService } from '../rate-limits/account-lockout.js';
 import { ACCOUNT_FAILURES_ALL_IPS } from '../rate-limits/rate-limit-rules.js';
 import { assertPasswordAllowed } from '../account-policy/password-policy.js';
-import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import { withEm, type RequestScope } from '../../lib/request-scope.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { SessionService } from '../sessions/session-service.js';
 import type { EmailVerificationService } from '../lifecycle/email-verification-service.js';
@@ -53,6 +53,8 @@ export interface NewUserByAdmin {
  * An admin's changes to another user (docs/api-rules.md "Users and sign-up"): role and suspension.
  * The role is read from the database on every request, so a change applies to existing sessions at
  * once, both ways.
+ * Every operation takes the request's scope first (RequestScope: the workspace, the acting Admin or
+ * API key, the metadata) and is audited with it.
  */
 export class UserAdministrationService {
   constructor(
@@ -83,7 +85,8 @@ export class UserAdministrationService {
    * @throws ApiError 400 `password_too_short` / `password_too_common`, 409 `email_taken` when a live
    *   user of the workspace has the address.
    */
-  async create(em: EntityManager, tenant: Tenant, input: NewUserByAdmin, actor: Actor, meta: RequestMeta): Promise<User> {
+  async create(scope: RequestScope, input: NewUserByAdmin): Promise<User> {
+    const { em, tenant } = scope;
     if (input.password !== undefined) assertPasswordAllowed(tenant, input.password);
     const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
     const now = new Date();
@@ -97,8 +100,8 @@ export class UserAdministrationService {
           throw SIGN_IN_ERRORS.emailTaken();
         }
         await insertUser(tx, user);
-        await this.audit.record(tx, {
-          tenantId: tenant.id, action: 'UserCreated', actor, target: { type: 'user', id: user.id }, meta,
+        await this.audit.record(withEm(scope, tx), {
+          action: 'UserCreated', target: { type: 'user', id: user.id },
           details: { email: user.email, role: user.role, emailVerified: user.emailVerifiedAt !== null, passwordSet: passwordHash !== null },
         });
         if (passwordHash === null) await this.passwordReset.mailTo(tx, tenant, user);
@@ -116,10 +119,11 @@ export class UserAdministrationService {
    * `UserUnlocked` (`email`). Idempotent: a user who was not locked out is unlocked all the same.
    * @throws ApiError 404 unknown or deleted user.
    */
-  async unlock(em: EntityManager, tenant: Tenant, userId: string, actor: Actor, meta: RequestMeta): Promise<void> {
+  async unlock(scope: RequestScope, userId: string): Promise<void> {
+    const { em, tenant } = scope;
     const user = await this.liveUser(em, tenant, userId);
     await this.lockout.unlock(tenant.slug, user.email, ACCOUNT_FAILURES_ALL_IPS);
-    await this.audit.record(em, { tenantId: tenant.id, action: 'UserUnlocked', actor, target: { type: 'user', id: user.id }, meta, details: { email: user.email } });
+    await this.audit.record(scope, { action: 'UserUnlocked', target: { type: 'user', id: user.id }, details: { email: user.email } });
   }
 
   /**
@@ -128,10 +132,11 @@ export class UserAdministrationService {
    * the token: only the mailbox owner can use it.
    * @throws ApiError 404 unknown or deleted user.
    */
-  async sendPasswordReset(em: EntityManager, tenant: Tenant, userId: string, actor: Actor, meta: RequestMeta): Promise<void> {
+  async sendPasswordReset(scope: RequestScope, userId: string): Promise<void> {
+    const { em, tenant } = scope;
     const user = await this.liveUser(em, tenant, userId);
     await this.passwordReset.mailTo(em, tenant, user);
-    await this.audit.record(em, { tenantId: tenant.id, action: 'UserPasswordResetSent', actor, target: { type: 'user', id: user.id }, meta, details: { email: user.email } });
+    await this.audit.record(scope, { action: 'UserPasswordResetSent', target: { type: 'user', id: user.id }, details: { email: user.email } });
   }
 
   /**
@@ -139,12 +144,13 @@ export class UserAdministrationService {
    * earlier one). Audits `UserVerificationMailSent`.
    * @throws ApiError 404 unknown or deleted user, 409 `email_already_verified`.
    */
-  async sendVerificationMail(em: EntityManager, tenant: Tenant, userId: string, actor: Actor, meta: RequestMeta): Promise<void> {
+  async sendVerificationMail(scope: RequestScope, userId: string): Promise<void> {
+    const { em, tenant } = scope;
     const user = await this.liveUser(em, tenant, userId);
     if (!(await this.emailVerification.send(em, tenant, user))) {
       throw USER_ERRORS.emailAlreadyVerified();
     }
-    await this.audit.record(em, { tenantId: tenant.id, action: 'UserVerificationMailSent', actor, target: { type: 'user', id: user.id }, meta, details: { email: user.email } });
+    await this.audit.record(scope, { action: 'UserVerificationMailSent', target: { type: 'user', id: user.id }, details: { email: user.email } });
   }
 
   /**
@@ -156,7 +162,8 @@ export class UserAdministrationService {
    * @throws ApiError 404 unknown, live, erased or past-retention user; 409 `erasure_requested_by_user`;
    *   409 `email_taken` when a live user of the tenant has the address now.
    */
-  async restore(em: EntityManager, tenant: Tenant, userId: string, actor: Actor, meta: RequestMeta): Promise<User> {
+  async restore(scope: RequestScope, userId: string): Promise<User> {
+    const { em, tenant } = scope;
     if (!isUuid(userId)) throw USER_ERRORS.userNotFound();
     return em.transactional(async (tx) => {
       const user = await lockDeletedUser(tx, tenant.id, userId);
@@ -170,8 +177,8 @@ export class UserAdministrationService {
       const taken = await countLiveUsersWithEmail(tx, tenant.id, user.email);
       if (taken > 0) throw SIGN_IN_ERRORS.emailTakenSinceDeletion();
       await restoreUser(tx, tenant.id, user.id, now);
-      await this.audit.record(tx, {
-        tenantId: tenant.id, action: 'UserRestored', actor, target: { type: 'user', id: user.id }, meta,
+      await this.audit.record(withEm(scope, tx), {
+        action: 'UserRestored', target: { type: 'user', id: user.id },
         details: { email: user.email, deletedAt: user.deletedAt!.toISOString() },
       });
       return { ...user, deletedAt: null, updatedAt: now };
@@ -189,7 +196,8 @@ export class UserAdministrationService {
    * @throws ApiError 404 unknown or deleted user, 409 `last_admin` (demoting or suspending the last
    *   active Admin), 409 `email_not_verified` (a `Pending` user becomes `Active` by verifying, not by an admin).
    */
-  async change(em: EntityManager, tenant: Tenant, userId: string, change: UserAdministrationChange, actor: Actor, meta: RequestMeta): Promise<User> {
+  async change(scope: RequestScope, userId: string, change: UserAdministrationChange): Promise<User> {
+    const { em, tenant } = scope;
     const customDataJson = change.customData === undefined ? undefined : JSON.stringify(change.customData);
     if (customDataJson !== undefined && Buffer.byteLength(customDataJson, 'utf8') > CUSTOM_DATA_MAX_BYTES) {
       throw USER_ERRORS.customDataTooLarge({ maxBytes: CUSTOM_DATA_MAX_BYTES });
@@ -214,22 +222,22 @@ export class UserAdministrationService {
       if (customDataJson !== undefined && customDataJson !== JSON.stringify(user.customData)) {
         customData = JSON.parse(customDataJson) as Record<string, unknown>;
         await updateCustomData(tx, tenant.id, user.id, customData, now);
-        await this.audit.record(tx, {
-          tenantId: tenant.id, action: 'UserCustomDataChanged', actor, target, meta,
+        await this.audit.record(withEm(scope, tx), {
+          action: 'UserCustomDataChanged', target,
           details: { keys: Object.keys(customData).slice(0, 50), bytes: Buffer.byteLength(customDataJson, 'utf8') },
         });
       }
-      const profile = await applyProfileChange(tx, this.audit, user, { name: change.name, picture: change.picture }, actor, meta, now);
+      const profile = await applyProfileChange(withEm(scope, tx), this.audit, user, { name: change.name, picture: change.picture }, now);
       if (role === user.role && status === user.status) return { ...user, customData, ...profile };
       await updateRoleAndStatus(tx, tenant.id, user.id, role, status, now);
       if (role !== user.role) {
-        await this.audit.record(tx, { tenantId: tenant.id, action: 'UserRoleChanged', actor, target, meta, details: { email: user.email, from: user.role, to: role } });
+        await this.audit.record(withEm(scope, tx), { action: 'UserRoleChanged', target, details: { email: user.email, from: user.role, to: role } });
       }
       if (status !== user.status) {
         const suspended = status === 'Suspended';
-        const sessionsEnded = suspended ? await this.sessions.revokeAllForUser(tx, tenant.id, user.id, 'user_suspended', actor, meta) : 0;
-        await this.audit.record(tx, {
-          tenantId: tenant.id, action: suspended ? 'UserSuspended' : 'UserReactivated', actor, target, meta,
+        const sessionsEnded = suspended ? await this.sessions.revokeAllForUser(withEm(scope, tx), user.id, 'user_suspended') : 0;
+        await this.audit.record(withEm(scope, tx), {
+          action: suspended ? 'UserSuspended' : 'UserReactivated', target,
           details: { email: user.email, from: user.status, ...(suspended ? { sessionsEnded } : {}) },
         });
       }

@@ -3,7 +3,7 @@ import { StringDecoder } from 'node:string_decoder';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Tenant } from '../../entities/tenant.js';
 import type { UserImportJob } from '../../entities/user-import.js';
-import type { Actor } from '../../lib/request-meta.js';
+import { NO_REQUEST_META, type RequestScope } from '../../lib/request-scope.js';
 import type { ClaimedJob, JobQueue } from '../jobs/job-queue.js';
 import { findLiveTenantById } from '../../queries/tenant.js';
 import { insertImportErrors, findImportErrors } from '../../queries/user-import-error.js';
@@ -66,13 +66,16 @@ export class UserImportJobService {
 
   /**
    * Receives an NDJSON body (one user a line, as in POST users/import; empty lines ignored) into a
-   * new job and queues it. Lines are stored {@link IMPORT_JOB_CHUNK_LINES} at a time as they arrive.
+   * new job of the scope's workspace and queues it; the scope's actor is the job's uploader, the
+   * actor of its `UsersImported` event. Lines are stored {@link IMPORT_JOB_CHUNK_LINES} at a time as
+   * they arrive.
    * @returns the queued job.
    * @throws ApiError 413 `import_too_many_lines` past {@link IMPORT_JOB_MAX_LINES} lines, 400
    *   `import_line_too_long` for a line over {@link IMPORT_JOB_MAX_LINE_BYTES} bytes, 400
    *   `import_empty` without any line; the job is then deleted.
    */
-  async receive(em: EntityManager, tenant: Tenant, body: AsyncIterable<Buffer | string>, actor: Actor): Promise<ImportJobView> {
+  async receive(scope: RequestScope, body: AsyncIterable<Buffer | string>): Promise<ImportJobView> {
+    const { em, tenant, actor } = scope;
     const now = new Date();
     const job: UserImportJob = {
       id: randomUUID(), tenantId: tenant.id, status: 'Receiving', total: 0, processed: 0, created: 0, skipped: 0, failed: 0,
@@ -163,8 +166,9 @@ export class UserImportJobService {
         const lines = await takeImportLines(tx, job.id, job.processed, IMPORT_JOB_CHUNK_LINES);
         if (lines.length === 0) {
           await finishImportJob(tx, tenant.id, job.id, 'Completed');
-          const actor: Actor = { type: job.actorType, id: job.actorId };
-          await this.importer.recordImport(tx, tenant, 'job', { total: job.total, created: job.created, skipped: job.skipped, failed: job.failed }, actor, undefined, job.id);
+          // the job's event: the uploader as actor, no request behind it
+          const uploader = { em: tx, tenant, actor: { type: job.actorType, id: job.actorId }, meta: NO_REQUEST_META };
+          await this.importer.recordImport(uploader, 'job', { total: job.total, created: job.created, skipped: job.skipped, failed: job.failed }, job.id);
           return false;
         }
         await this.importChunk(tx, tenant, job.id, lines);

@@ -6,7 +6,7 @@ import { newUser } from '../../entities/new-user.js';
 import { USER_ROLES, type User, type UserRole } from '../../entities/user.js';
 import { profileName, profilePicture } from '../../lib/profile.js';
 import { EMAIL_PATTERN, normalizeEmail } from '../../lib/email.js';
-import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import { withEm, type AuditScope, type RequestScope } from '../../lib/request-scope.js';
 import { parseForeignHash, storeForeignHash } from '../../security/foreign-passwords.js';
 import type { Keyring } from '../../security/keyring.js';
 import type { AuditService } from '../audit/audit-service.js';
@@ -257,31 +257,24 @@ export class UserImportService {
    * enforces it), in one transaction with one `UsersImported` audit event holding the counts.
    * @returns created and skipped counts and the per-user errors by index.
    */
-  async importUsers(em: EntityManager, tenant: Tenant, users: readonly unknown[], actor: Actor, meta: RequestMeta): Promise<ImportOutcome> {
-    return em.transactional(async (tx) => {
-      const outcome = await this.importBatch(tx, tenant, users);
-      await this.recordImport(tx, tenant, 'request', { total: users.length, created: outcome.created, skipped: outcome.skipped, failed: outcome.errors.length }, actor, meta);
+  async importUsers(scope: RequestScope, users: readonly unknown[]): Promise<ImportOutcome> {
+    return scope.em.transactional(async (tx) => {
+      const outcome = await this.importBatch(tx, scope.tenant, users);
+      await this.recordImport(withEm(scope, tx), 'request', { total: users.length, created: outcome.created, skipped: outcome.skipped, failed: outcome.errors.length });
       return outcome;
     });
   }
 
-  /** Writes the one `UsersImported` event of an import, with its counts (never an address or a hash). */
+  /**
+   * Writes the one `UsersImported` event of an import, with its counts (never an address or a hash),
+   * with the scope's entity manager (the import's transaction), actor and metadata: the request's for
+   * POST users/import, the uploader with no request metadata for a job.
+   */
   async recordImport(
-    tx: EntityManager,
-    tenant: Tenant,
-    via: ImportVia,
-    counts: { total: number; created: number; skipped: number; failed: number },
-    actor: Actor,
-    meta: RequestMeta | undefined,
-    jobId?: string,
+    scope: AuditScope, via: ImportVia, counts: { total: number; created: number; skipped: number; failed: number }, jobId?: string,
   ): Promise<void> {
-    await this.audit.record(tx, {
-      tenantId: tenant.id,
-      action: 'UsersImported',
-      actor,
-      target: { type: 'tenant', id: tenant.id },
-      meta,
-      details: { via, ...counts, ...(jobId ? { jobId } : {}) },
+    await this.audit.record(scope, {
+      action: 'UsersImported', target: { type: 'tenant', id: scope.tenant.id }, details: { via, ...counts, ...(jobId ? { jobId } : {}) },
     });
   }
 

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config.js';
 import type { AuditAction } from '../../entities/audit-event.js';
 import type { Tenant } from '../../entities/tenant.js';
-import type { Actor, RequestMeta } from '../../lib/request-meta.js';
+import { withEm, type RequestScope } from '../../lib/request-scope.js';
 import { isUuid } from '../../lib/uuid.js';
 import type { Keyring } from '../../security/keyring.js';
 import type { AuditService } from '../audit/audit-service.js';
@@ -92,6 +92,8 @@ export interface WebhookUpdate {
  * once, listing, update, deletion, secret rotation with an overlap, the test event and the delivery
  * log. Secrets are stored encrypted with the field-encryption keyring, never in plaintext. Changes are
  * audited as `TenantUpdated` with `details.webhook` naming the change (no secret).
+ * Its changes take the request's scope first (RequestScope: the workspace, the actor, the metadata)
+ * and are audited with it.
  */
 export class WebhookService {
   constructor(
@@ -112,7 +114,8 @@ export class WebhookService {
    * @returns the endpoint and its signing secret `whsec_…` (never available again).
    * @throws ApiError 400 `invalid_webhook_url` (scheme, credentials, private target).
    */
-  async create(em: EntityManager, tenant: Tenant, url: string, eventTypes: AuditAction[] | null | undefined, actor: Actor, meta: RequestMeta): Promise<{ webhook: WebhookEndpoint; secret: string }> {
+  async create(scope: RequestScope, url: string, eventTypes: AuditAction[] | null | undefined): Promise<{ webhook: WebhookEndpoint; secret: string }> {
+    const { em, tenant } = scope;
     this.assertUrl(url);
     const id = randomUUID();
     const secret = newSecret();
@@ -120,7 +123,7 @@ export class WebhookService {
       const inserted = await insertEndpoint(tx, {
         id, tenantId: tenant.id, url, eventTypes: eventTypes ? [...new Set(eventTypes)] : null, secretEncrypted: this.keyring.encrypt(secret, secretAad(id)),
       });
-      await this.record(tx, tenant, actor, meta, id, { webhook: 'created', url, eventTypes: eventTypes ?? null });
+      await this.record(withEm(scope, tx), id, { webhook: 'created', url, eventTypes: eventTypes ?? null });
       return inserted;
     });
     return { webhook: toEndpoint(row), secret };
@@ -135,7 +138,8 @@ export class WebhookService {
    * Updates url, event types and/or enabled; enabling clears the failure state.
    * @throws ApiError 404 for an unknown id, 400 `invalid_webhook_url`.
    */
-  async update(em: EntityManager, tenant: Tenant, id: string, changes: WebhookUpdate, actor: Actor, meta: RequestMeta): Promise<WebhookEndpoint> {
+  async update(scope: RequestScope, id: string, changes: WebhookUpdate): Promise<WebhookEndpoint> {
+    const { em, tenant } = scope;
     if (changes.url !== undefined) this.assertUrl(changes.url);
     const current = await this.get(em, tenant, id);
     const next = {
@@ -150,7 +154,7 @@ export class WebhookService {
         changes.enabled === true,
       );
       if (!updated) throw WEBHOOK_ERRORS.webhookNotFound();
-      await this.record(tx, tenant, actor, meta, id, { webhook: 'updated', url: next.url, eventTypes: next.eventTypes, enabled: next.enabled });
+      await this.record(withEm(scope, tx), id, { webhook: 'updated', url: next.url, eventTypes: next.eventTypes, enabled: next.enabled });
       return toEndpoint(updated);
     });
   }
@@ -159,11 +163,12 @@ export class WebhookService {
    * Deletes an endpoint with its delivery log; queued deliveries to it are dropped when they run.
    * @throws ApiError 404 for an unknown id.
    */
-  async delete(em: EntityManager, tenant: Tenant, id: string, actor: Actor, meta: RequestMeta): Promise<void> {
+  async delete(scope: RequestScope, id: string): Promise<void> {
+    const { em, tenant } = scope;
     if (!isUuid(id)) throw WEBHOOK_ERRORS.webhookNotFound();
     await em.transactional(async (tx) => {
       if (!(await deleteEndpoint(tx, tenant.id, id))) throw WEBHOOK_ERRORS.webhookNotFound();
-      await this.record(tx, tenant, actor, meta, id, { webhook: 'deleted' });
+      await this.record(withEm(scope, tx), id, { webhook: 'deleted' });
     });
   }
 
@@ -173,13 +178,14 @@ export class WebhookService {
    * @returns the new secret (shown once).
    * @throws ApiError 404 for an unknown id.
    */
-  async rotateSecret(em: EntityManager, tenant: Tenant, id: string, actor: Actor, meta: RequestMeta): Promise<string> {
+  async rotateSecret(scope: RequestScope, id: string): Promise<string> {
+    const { em, tenant } = scope;
     if (!isUuid(id)) throw WEBHOOK_ERRORS.webhookNotFound();
     const secret = newSecret();
     await em.transactional(async (tx) => {
       const rotated = await rotateEndpointSecret(tx, tenant.id, id, this.keyring.encrypt(secret, secretAad(id)), SECRET_ROTATION_OVERLAP_SECONDS);
       if (!rotated) throw WEBHOOK_ERRORS.webhookNotFound();
-      await this.record(tx, tenant, actor, meta, id, { webhook: 'secret_rotated', previousSecretValidSeconds: SECRET_ROTATION_OVERLAP_SECONDS });
+      await this.record(withEm(scope, tx), id, { webhook: 'secret_rotated', previousSecretValidSeconds: SECRET_ROTATION_OVERLAP_SECONDS });
     });
     return secret;
   }
@@ -216,8 +222,8 @@ export class WebhookService {
     return toEndpoint(row);
   }
 
-  private record(em: EntityManager, tenant: Tenant, actor: Actor, meta: RequestMeta, id: string, details: Record<string, unknown>): Promise<void> {
+  private record(scope: RequestScope, id: string, details: Record<string, unknown>): Promise<void> {
     const action: AuditAction = 'TenantUpdated';
-    return this.audit.record(em, { tenantId: tenant.id, action, actor, target: { type: 'webhook', id }, meta, details });
+    return this.audit.record(scope, { action, target: { type: 'webhook', id }, details });
   }
 }
