@@ -4,6 +4,7 @@ import type { Tenant } from '../entities/tenant.js';
 import type { User } from '../entities/user.js';
 import { outageKind, serviceUnavailable, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../lib/outage.js';
 import type { Actor } from '../lib/request-meta.js';
+import type { RequestScope, TenantScope } from '../lib/request-scope.js';
 import type { Principal, SessionCheck } from '../services/sessions/bearer-authentication-service.js';
 import { SESSION_ERRORS, SESSION_REASONS } from '../errors/session.js';
 import { TENANT_ERRORS } from '../errors/tenant.js';
@@ -17,7 +18,9 @@ import { spendCredentialBudget, spendProcedureBudgets } from './rate-limit.js';
  *   1. guardOutages             a dependency that is down answers 503; a read retried once on a dropped connection
  *   2. spendProcedureBudgets    the per-IP and per-account budgets the procedure declares (meta `rateLimit`)
  *   3. resolveTenantAndSession  the live tenant by slug and, for an access token, its session and user: one query
+ *                               → ctx.tenant, ctx.scope (a TenantScope: em, tenant, meta)
  *   4. authenticateCredential   the bearer judged from step 3's session check, or an API key by its hash
+ *                               → ctx.principal, ctx.actor, ctx.scope (a RequestScope: with the actor)
  *   5. spendCredentialBudget    600 per minute per session or API key
  *   6. requireUser | requireAdmin → requireLiveKey | requireAdminSession   the kind's own rule
  *
@@ -71,6 +74,8 @@ export interface TenantAndSession {
   tenant: Tenant;
   /** The access token's session check, read with the tenant; undefined without an access token. */
   sessionCheck: SessionCheck | undefined;
+  /** The request's scope before a credential is judged (sign-up, sign-in, emailed links): what services take first. */
+  scope: TenantScope;
 }
 
 /**
@@ -81,7 +86,7 @@ export interface TenantAndSession {
 async function resolveTenantAndSession(ctx: RequestContext, tenantSlug: string): Promise<TenantAndSession> {
   const resolved = await ctx.services.credentials.resolveTenant(ctx.em, tenantSlug, ctx.req.headers.authorization);
   if (!resolved) throw TENANT_ERRORS.tenantNotFound();
-  return resolved;
+  return { ...resolved, scope: { em: ctx.em, tenant: resolved.tenant, meta: ctx.meta } };
 }
 
 /** The audit actor of a principal. */
@@ -105,6 +110,8 @@ export interface Authenticated {
   actor: Actor;
   /** The user row step 3 read with the session check, when it is the principal's live user. */
   sessionUser: User | undefined;
+  /** The request's scope (src/lib/request-scope.ts): its entity manager, workspace, actor and metadata, what services take first. */
+  scope: RequestScope;
 }
 
 /**
@@ -115,7 +122,8 @@ export interface Authenticated {
 async function authenticateCredential(ctx: RequestContext & TenantAndSession): Promise<Authenticated> {
   const principal = await ctx.services.credentials.authenticate(ctx.em, ctx.tenant, ctx.req.headers.authorization, ctx.sessionCheck);
   await spendCredentialBudget(ctx, principal);
-  return { principal, actor: actorOf(principal), sessionUser: userReadWithSession(principal, ctx.sessionCheck) };
+  const actor = actorOf(principal);
+  return { principal, actor, sessionUser: userReadWithSession(principal, ctx.sessionCheck), scope: { ...ctx.scope, actor } };
 }
 
 /**

@@ -1,7 +1,6 @@
 import { adminProcedure, securityAdminProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
 import { API_KEY_ENVIRONMENTS, type ApiKey } from '../entities/api-key.js';
-import { scopeOf } from '../middleware/request-scope.js';
 import { router } from '../trpc.js';
 import { displayName, isoDateTime, OK, okOutput, queryBoolean, timestampOutput } from './schemas.js';
 
@@ -78,7 +77,7 @@ export const apiKeysRouter = router({
     .output(z.object({ plaintext: z.string().meta({ description: '`ak_live_…` or `ak_test_…`; shown once' }), apiKey: apiKeyOutput }))
     .mutation(async ({ ctx, input }) => {
       const { apiKey, plaintext } = await ctx.services.apiKeys.create(
-        scopeOf(ctx),
+        ctx.scope,
         { name: input.name, environment: input.environment, expiresAt: input.expiresAt ? new Date(input.expiresAt) : undefined },
       );
       return { plaintext, apiKey: toApiKeyOutput(apiKey) };
@@ -96,7 +95,7 @@ export const apiKeysRouter = router({
     .input(z.object({ id: z.string().min(1).max(200) }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.apiKeys.revoke(scopeOf(ctx), input.id);
+      await ctx.services.apiKeys.revoke(ctx.scope, input.id);
       return OK;
     }),
 });

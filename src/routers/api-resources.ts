@@ -1,6 +1,5 @@
 import { adminProcedure, securityAdminProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
-import { scopeOf } from '../middleware/request-scope.js';
 import { PERMISSION_NAME, type ApiResourceView } from '../services/access-control/api-resource-service.js';
 import { router } from '../trpc.js';
 import { displayName, OK, okOutput, timestampOutput } from './schemas.js';
@@ -68,7 +67,7 @@ export const apiResourcesRouter = router({
     .output(z.object({ apiResource: apiResourceOutput }))
     .mutation(async ({ ctx, input }) => {
       const { tenantSlug: _slug, ...fields } = input;
-      return { apiResource: toOutput(await ctx.services.apiResources.create(scopeOf(ctx), fields)) };
+      return { apiResource: toOutput(await ctx.services.apiResources.create(ctx.scope, fields)) };
     }),
 
   update: securityAdminProcedure
@@ -84,7 +83,7 @@ export const apiResourcesRouter = router({
     .output(z.object({ apiResource: apiResourceOutput }))
     .mutation(async ({ ctx, input }) => {
       const { tenantSlug: _slug, id, ...changes } = input;
-      return { apiResource: toOutput(await ctx.services.apiResources.update(scopeOf(ctx), id, changes)) };
+      return { apiResource: toOutput(await ctx.services.apiResources.update(ctx.scope, id, changes)) };
     }),
 
   delete: securityAdminProcedure
@@ -99,7 +98,7 @@ export const apiResourcesRouter = router({
     .input(idInput)
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.apiResources.delete(scopeOf(ctx), input.id);
+      await ctx.services.apiResources.delete(ctx.scope, input.id);
       return OK;
     }),
 });

@@ -1,6 +1,5 @@
 import { adminProcedure, securityAdminProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
-import { scopeOf } from '../middleware/request-scope.js';
 import { APPLICATION_TYPES } from '../services/oidc/application-service.js';
 import { router } from '../trpc.js';
 import { applicationOutput, toApplicationOutput } from './application-schemas.js';
@@ -61,7 +60,7 @@ export const applicationsRouter = router({
     .output(z.object({ application: applicationOutput, clientSecret: clientSecretOutput.optional() }))
     .mutation(async ({ ctx, input }) => {
       const { tenantSlug: _slug, ...fields } = input;
-      const created = await ctx.services.applications.create(scopeOf(ctx), fields);
+      const created = await ctx.services.applications.create(ctx.scope, fields);
       return { application: toApplicationOutput(created.application), ...(created.clientSecret ? { clientSecret: created.clientSecret } : {}) };
     }),
 
@@ -77,7 +76,7 @@ export const applicationsRouter = router({
     .output(applicationOutput)
     .mutation(async ({ ctx, input }) => {
       const { tenantSlug: _slug, id, ...changes } = input;
-      return toApplicationOutput(await ctx.services.applications.update(scopeOf(ctx), id, changes));
+      return toApplicationOutput(await ctx.services.applications.update(ctx.scope, id, changes));
     }),
 
   delete: securityAdminProcedure
@@ -92,7 +91,7 @@ export const applicationsRouter = router({
     .input(idInput)
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.applications.delete(scopeOf(ctx), input.id);
+      await ctx.services.applications.delete(ctx.scope, input.id);
       return OK;
     }),
 
@@ -110,7 +109,7 @@ export const applicationsRouter = router({
     })
     .input(idInput)
     .output(z.object({ clientSecret: clientSecretOutput }))
-    .mutation(async ({ ctx, input }) => ({ clientSecret: await ctx.services.applications.rotateSecret(scopeOf(ctx), input.id) })),
+    .mutation(async ({ ctx, input }) => ({ clientSecret: await ctx.services.applications.rotateSecret(ctx.scope, input.id) })),
 
   roles: adminProcedure
     .meta({
@@ -139,6 +138,6 @@ export const applicationsRouter = router({
     .input(idInput.extend({ roleIds: roleIdsInput }))
     .output(z.object({ roles: z.array(roleOutput) }))
     .mutation(async ({ ctx, input }) => ({
-      roles: (await ctx.services.roleAssignments.setRolesOfApplication(scopeOf(ctx), input.id, input.roleIds)).map(toRoleOutput),
+      roles: (await ctx.services.roleAssignments.setRolesOfApplication(ctx.scope, input.id, input.roleIds)).map(toRoleOutput),
     })),
 });

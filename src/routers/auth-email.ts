@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { router } from '../trpc.js';
 import { email, OK, okOutput, opaqueToken } from './schemas.js';
 import { SIGN_IN_PER_IP } from '../services/rate-limits/rate-limit-rules.js';
-import { tenantScopeOf } from '../middleware/request-scope.js';
 
 const accountTags = ['account'];
 
@@ -22,7 +21,7 @@ export const emailAddressRouter = router({
     .input(z.object({ token: opaqueToken }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.emailVerification.verify(tenantScopeOf(ctx), input.token);
+      await ctx.services.emailVerification.verify(ctx.scope, input.token);
       return OK;
     }),
 
@@ -39,7 +38,7 @@ export const emailAddressRouter = router({
     .input(z.object({ token: opaqueToken }))
     .output(okOutput)
     .query(async ({ ctx, input }) => {
-      await ctx.services.emailVerification.verify(tenantScopeOf(ctx), input.token);
+      await ctx.services.emailVerification.verify(ctx.scope, input.token);
       return OK;
     }),
 
@@ -56,7 +55,7 @@ export const emailAddressRouter = router({
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
       // queued: the worker looks the account up, so the answer takes the same time either way (docs/events.md "Mail")
-      await ctx.services.accountMailRequests.enqueue(tenantScopeOf(ctx), 'email_verification', input.email);
+      await ctx.services.accountMailRequests.enqueue(ctx.scope, 'email_verification', input.email);
       return OK;
     }),
 
@@ -79,7 +78,7 @@ export const emailAddressRouter = router({
     .input(z.object({ token: opaqueToken }))
     .output(okOutput.extend({ email: z.string().meta({ description: 'The account\'s sign-in email now' }) }))
     .mutation(async ({ ctx, input }) => {
-      const { newEmail } = await ctx.services.emailChange.confirm(tenantScopeOf(ctx), input.token);
+      const { newEmail } = await ctx.services.emailChange.confirm(ctx.scope, input.token);
       return { ok: true as const, email: newEmail };
     }),
 });

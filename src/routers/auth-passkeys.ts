@@ -7,7 +7,6 @@ import { authenticationOptionsOutput, authenticationResponseInput } from './pass
 import { deliverSession } from './session-delivery.js';
 import { email, sessionOutput, toSession } from './schemas.js';
 import { SIGN_IN_PER_IP } from '../services/rate-limits/rate-limit-rules.js';
-import { tenantScopeOf } from '../middleware/request-scope.js';
 
 const tags = ['auth'];
 
@@ -52,7 +51,7 @@ export const passkeySignInRouter = router({
     .input(z.object({ challengeId: z.uuid(), response: authenticationResponseInput }))
     .output(sessionOutput)
     .mutation(async ({ ctx, input }) => {
-      const signIn = () => ctx.services.passkeys.signIn(tenantScopeOf(ctx), input.challengeId, input.response);
+      const signIn = () => ctx.services.passkeys.signIn(ctx.scope, input.challengeId, input.response);
       const account = await ctx.services.passkeys.accountEmailOf(ctx.em, ctx.tenant, input.response.id);
       const { user, tokens } = account ? await withAccountBudget(ctx, ctx.tenant, account, signIn) : await signIn();
       return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens), tokens.sessionId);

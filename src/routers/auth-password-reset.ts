@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { router } from '../trpc.js';
 import { email, newPassword, OK, okOutput, opaqueToken } from './schemas.js';
 import { SIGN_IN_PER_IP } from '../services/rate-limits/rate-limit-rules.js';
-import { tenantScopeOf } from '../middleware/request-scope.js';
 
 const accountTags = ['account'];
 
@@ -21,7 +20,7 @@ export const passwordResetRouter = router({
     .input(z.object({ email }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.accountMailRequests.enqueue(tenantScopeOf(ctx), 'password_reset', input.email);
+      await ctx.services.accountMailRequests.enqueue(ctx.scope, 'password_reset', input.email);
       return OK;
     }),
 
@@ -40,7 +39,7 @@ export const passwordResetRouter = router({
     .input(z.object({ token: opaqueToken, newPassword }))
     .output(z.object({ ok: z.literal(true), sessionsEnded: z.number().int() }))
     .mutation(async ({ ctx, input }) => {
-      const sessionsEnded = await ctx.services.passwordReset.complete(tenantScopeOf(ctx), input.token, input.newPassword);
+      const sessionsEnded = await ctx.services.passwordReset.complete(ctx.scope, input.token, input.newPassword);
       return { ok: true as const, sessionsEnded };
     }),
 });

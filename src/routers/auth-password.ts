@@ -4,7 +4,6 @@ import { router } from '../trpc.js';
 import { deliverSession } from './session-delivery.js';
 import { email, newPassword, oneTimeCode, presentedPassword, recoveryCodeInput, sessionOutput, toSession } from './schemas.js';
 import { ACCOUNT_CREATION_PER_IP, SIGN_IN_PER_IP } from '../services/rate-limits/rate-limit-rules.js';
-import { tenantScopeOf } from '../middleware/request-scope.js';
 
 const tags = ['auth'];
 
@@ -28,7 +27,7 @@ export const passwordSignInRouter = router({
     .input(z.object({ email, password: newPassword }))
     .output(sessionOutput)
     .mutation(async ({ ctx, input }) => {
-      const { user, tokens } = await ctx.services.auth.signup(tenantScopeOf(ctx), input.email, input.password);
+      const { user, tokens } = await ctx.services.auth.signup(ctx.scope, input.email, input.password);
       await ctx.services.emailVerification.sendAfterSignup(ctx.em, ctx.tenant, user);
       return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens), tokens.sessionId);
     }),
@@ -53,7 +52,7 @@ export const passwordSignInRouter = router({
     )
     .output(sessionOutput)
     .mutation(async ({ ctx, input }) => {
-      const { user, tokens } = await ctx.services.auth.login(tenantScopeOf(ctx), input);
+      const { user, tokens } = await ctx.services.auth.login(ctx.scope, input);
       return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens), tokens.sessionId);
     }),
 });

@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { withAccountBudget } from '../middleware/rate-limit.js';
 import { router } from '../trpc.js';
 import { deliverSession } from './session-delivery.js';
-import { tenantScopeOf } from '../middleware/request-scope.js';
 import {
   documentAtLeastOneOf, documentOneOf, email, OK, okOutput, oneTimeCode, opaqueToken, presentedPassword, recoveryCodeInput, recoveryCodesOutput, sessionOutput, toSession, totpEnrollmentOutput,
 } from './schemas.js';
@@ -52,8 +51,8 @@ export const secondFactorSignInRouter = router({
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
       // Without a password the answer must not depend on the account: the look-up runs in the job queue.
-      if (input.password === undefined) await ctx.services.accountMailRequests.enqueue(tenantScopeOf(ctx), 'email_otp', input.email);
-      else await ctx.services.mfaSignIn.requestEmailOtp(tenantScopeOf(ctx), input.email, input.password);
+      if (input.password === undefined) await ctx.services.accountMailRequests.enqueue(ctx.scope, 'email_otp', input.email);
+      else await ctx.services.mfaSignIn.requestEmailOtp(ctx.scope, input.email, input.password);
       return OK;
     }),
 
@@ -76,7 +75,7 @@ export const secondFactorSignInRouter = router({
     .input(z.object({ email, password: presentedPassword, emailOtpCode: oneTimeCode.optional() }))
     .output(totpEnrollmentOutput)
     .mutation(({ ctx, input }) =>
-      ctx.services.mfaSignIn.totpInitialEnroll(tenantScopeOf(ctx), input.email, input.password, input.emailOtpCode),
+      ctx.services.mfaSignIn.totpInitialEnroll(ctx.scope, input.email, input.password, input.emailOtpCode),
     ),
 
   totpInitialVerify: tenantProcedure
@@ -108,7 +107,7 @@ export const secondFactorSignInRouter = router({
     .mutation(async ({ ctx, input }) => {
       const code = (input.code ?? input.totpCode)!;
       const { user, tokens, recoveryCodes } = await ctx.services.mfaSignIn.totpInitialVerify(
-        tenantScopeOf(ctx), input.email, input.password, code, input.emailOtpCode,
+        ctx.scope, input.email, input.password, code, input.emailOtpCode,
       );
       return deliverSession(ctx, ctx.tenant.slug, { ...toSession(user, tokens), recoveryCodes }, tokens.sessionId);
     }),
@@ -145,7 +144,7 @@ export const secondFactorSignInRouter = router({
     )
     .output(sessionOutput)
     .mutation(async ({ ctx, input }) => {
-      const complete = () => ctx.services.mfaChallenges.complete(tenantScopeOf(ctx), input.mfaToken, input);
+      const complete = () => ctx.services.mfaChallenges.complete(ctx.scope, input.mfaToken, input);
       const email = await ctx.services.mfaChallenges.accountEmailOf(ctx.em, ctx.tenant, input.mfaToken);
       const { user, tokens } = email ? await withAccountBudget(ctx, ctx.tenant, email, complete) : await complete();
       return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens), tokens.sessionId);

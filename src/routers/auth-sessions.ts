@@ -1,6 +1,5 @@
 import { tenantProcedure, tenantSlugProcedure, userProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
-import { scopeOf, tenantScopeOf } from '../middleware/request-scope.js';
 import { router } from '../trpc.js';
 import { SESSION_REASONS } from '../errors/session.js';
 import { readIdempotencyKey, refreshRequestHeaders } from './idempotency-key.js';
@@ -49,7 +48,7 @@ export const sessionRouter = router({
     .input(z.object({ refreshToken: opaqueToken }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.sessions.endByRefreshToken(tenantScopeOf(ctx), input.refreshToken);
+      await ctx.services.sessions.endByRefreshToken(ctx.scope, input.refreshToken);
       return OK;
     }),
 
@@ -62,7 +61,7 @@ export const sessionRouter = router({
     })
     .output(z.object({ ok: z.literal(true), count: z.number().int() }))
     .mutation(async ({ ctx }) => {
-      const count = await ctx.services.accounts.logoutAll(scopeOf(ctx), ctx.principal.userId);
+      const count = await ctx.services.accounts.logoutAll(ctx.scope, ctx.principal.userId);
       return { ok: true as const, count };
     }),
 });

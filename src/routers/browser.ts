@@ -10,7 +10,6 @@ import { readIdempotencyKey } from './idempotency-key.js';
 import { deliverSession } from './session-delivery.js';
 import { SESSION_ERRORS } from '../errors/session.js';
 import { REFRESH_PER_IP, SIGN_IN_PER_IP } from '../services/rate-limits/rate-limit-rules.js';
-import { tenantScopeOf } from '../middleware/request-scope.js';
 
 /**
  * The hosted pages' session procedures, on the `/trpc` endpoint only (no REST route): the same
@@ -86,7 +85,7 @@ export const browserRouter = router({
       const { tenantSlug: _slug, ...params } = input;
       const binding = readIdpBindingCookie(ctx.req, ctx.tenant.slug);
       clearIdpBindingCookie(ctx.req, ctx.res, ctx.tenant.slug);
-      const { user, tokens } = await ctx.services.idp.callback(tenantScopeOf(ctx), params, binding, true);
+      const { user, tokens } = await ctx.services.idp.callback(ctx.scope, params, binding, true);
       return deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens), tokens.sessionId);
     }),
 
@@ -106,7 +105,7 @@ export const browserRouter = router({
       requireCookieTransport(ctx.req);
       const binding = readSsoBindingCookie(ctx.req, ctx.tenant.slug);
       clearSsoBindingCookie(ctx.req, ctx.res, ctx.tenant.slug);
-      const { user, tokens, returnTo } = await ctx.services.ssoSignIn.complete(tenantScopeOf(ctx), input.code, binding);
+      const { user, tokens, returnTo } = await ctx.services.ssoSignIn.complete(ctx.scope, input.code, binding);
       return { ...deliverSession(ctx, ctx.tenant.slug, toSession(user, tokens), tokens.sessionId), returnTo };
     }),
 
@@ -119,7 +118,7 @@ export const browserRouter = router({
     .mutation(async ({ ctx }) => {
       requireCookieTransport(ctx.req);
       const presented = readRefreshCookie(ctx.req, ctx.tenant.slug);
-      if (presented) await ctx.services.sessions.endByRefreshToken(tenantScopeOf(ctx), presented);
+      if (presented) await ctx.services.sessions.endByRefreshToken(ctx.scope, presented);
       clearRefreshCookie(ctx.req, ctx.res, ctx.tenant.slug);
       clearSessionBindingCookie(ctx.req, ctx.res, ctx.tenant.slug);
       return OK;

@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { BRAND_DISPLAYS, SIGNUP_POLICIES } from '../entities/tenant.js';
 import { LOCALES } from '../lib/locales.js';
 import { brandingOf } from '../services/branding/branding.js';
-import { scopeOf, tenantScopeOf } from '../middleware/request-scope.js';
 import { readIdpBindingCookie } from '../middleware/idp-binding-cookie.js';
 import { idpSettingsView } from '../services/idp/idp-service.js';
 import { router } from '../trpc.js';
@@ -132,7 +131,7 @@ export const idpRouter = router({
     .output(sessionOutput)
     .query(async ({ ctx, input }) => {
       const binding = readIdpBindingCookie(ctx.req, ctx.tenant.slug);
-      const { user, tokens } = await ctx.services.idp.callback(tenantScopeOf(ctx), input, binding);
+      const { user, tokens } = await ctx.services.idp.callback(ctx.scope, input, binding);
       return toSession(user, tokens);
     }),
 
@@ -193,7 +192,7 @@ export const idpRouter = router({
       const by = principal.kind === 'user'
         ? { kind: 'user' as const, userId: principal.userId, sessionId: principal.sessionId }
         : { kind: 'api_key' as const, apiKeyId: principal.apiKeyId };
-      await ctx.services.idp.putCredentials(scopeOf(ctx), input, by);
+      await ctx.services.idp.putCredentials(ctx.scope, input, by);
       return OK;
     }),
 
@@ -207,7 +206,7 @@ export const idpRouter = router({
     })
     .output(okOutput)
     .mutation(async ({ ctx }) => {
-      await ctx.services.idp.deleteCredentials(scopeOf(ctx));
+      await ctx.services.idp.deleteCredentials(ctx.scope);
       return OK;
     }),
 });

@@ -2,7 +2,6 @@ import { adminProcedure, publicProcedure, requireLiveCredential } from '../middl
 import { z } from 'zod';
 import { INVITE_STATUSES, type Invite } from '../entities/invite.js';
 import { USER_ROLES } from '../entities/user.js';
-import { scopeOf } from '../middleware/request-scope.js';
 import type { Principal } from '../services/sessions/bearer-authentication-service.js';
 import type { UserRole } from '../entities/user.js';
 import { withRetryAfter } from '../middleware/rate-limit.js';
@@ -87,7 +86,7 @@ export const invitesRouter = router({
     .output(z.object({ items: z.array(inviteOutput) }))
     .query(async ({ ctx, input }) => {
       const invites = await ctx.services.invites.list(
-        scopeOf(ctx), { includeAccepted: input.includeAccepted ?? false, includeRevoked: input.includeRevoked ?? false },
+        ctx.scope, { includeAccepted: input.includeAccepted ?? false, includeRevoked: input.includeRevoked ?? false },
       );
       return { items: invites.map(toInviteOutput) };
     }),
@@ -124,7 +123,7 @@ export const invitesRouter = router({
     )
     .output(z.object({ token: z.string(), invite: inviteOutput }))
     .mutation(async ({ ctx, input }) => {
-      const { invite, token } = await withRetryAfter(ctx.res, () => ctx.services.invites.create(scopeOf(ctx), input, mayGrantRole(ctx.principal)));
+      const { invite, token } = await withRetryAfter(ctx.res, () => ctx.services.invites.create(ctx.scope, input, mayGrantRole(ctx.principal)));
       return { token, invite: toInviteOutput(invite) };
     }),
 
@@ -145,7 +144,7 @@ export const invitesRouter = router({
     .input(z.object({ id: z.string().min(1).max(200) }))
     .output(z.object({ token: z.string(), invite: inviteOutput }))
     .mutation(async ({ ctx, input }) => {
-      const { invite, token } = await withRetryAfter(ctx.res, () => ctx.services.invites.resend(scopeOf(ctx), input.id, mayGrantRole(ctx.principal)));
+      const { invite, token } = await withRetryAfter(ctx.res, () => ctx.services.invites.resend(ctx.scope, input.id, mayGrantRole(ctx.principal)));
       return { token, invite: toInviteOutput(invite) };
     }),
 
@@ -161,7 +160,7 @@ export const invitesRouter = router({
     .input(z.object({ id: z.string().min(1).max(200) }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.invites.revoke(scopeOf(ctx), input.id);
+      await ctx.services.invites.revoke(ctx.scope, input.id);
       return OK;
     }),
 });

@@ -1,7 +1,6 @@
 import { userProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
 import { profileName, profilePicture } from '../lib/profile.js';
-import { scopeOf } from '../middleware/request-scope.js';
 import { withAccountBudget } from '../middleware/rate-limit.js';
 import { router } from '../trpc.js';
 import { PASSKEY_REASONS } from '../errors/passkey.js';
@@ -59,7 +58,7 @@ export const meRouter = router({
     .input(z.object({ name: profileName.nullable().optional(), picture: profilePicture.nullable().optional() }))
     .output(userOutput)
     .mutation(async ({ ctx, input }) => {
-      const user = await ctx.services.accounts.updateOwnProfile(scopeOf(ctx), ctx.principal.userId, { name: input.name, picture: input.picture });
+      const user = await ctx.services.accounts.updateOwnProfile(ctx.scope, ctx.principal.userId, { name: input.name, picture: input.picture });
       return toUserOutput(user, ctx.tenant);
     }),
 
@@ -106,7 +105,7 @@ export const meRouter = router({
     .input(z.object({ token: opaqueToken }))
     .output(z.object({ organizationId: z.string() }))
     .mutation(async ({ ctx, input }) => ({
-      organizationId: await ctx.services.invites.acceptSignedIn(scopeOf(ctx), ctx.principal.userId, input.token),
+      organizationId: await ctx.services.invites.acceptSignedIn(ctx.scope, ctx.principal.userId, input.token),
     })),
 
   revokeSession: userProcedure
@@ -122,7 +121,7 @@ export const meRouter = router({
     .input(z.object({ sessionId: z.uuid() }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.sessions.revokeOwnedSession(scopeOf(ctx), ctx.principal.userId, input.sessionId, 'session_revoked_by_user');
+      await ctx.services.sessions.revokeOwnedSession(ctx.scope, ctx.principal.userId, input.sessionId, 'session_revoked_by_user');
       return OK;
     }),
 
@@ -137,7 +136,7 @@ export const meRouter = router({
     })
     .output(okOutput)
     .mutation(async ({ ctx }) => {
-      await ctx.services.accounts.softDelete(scopeOf(ctx), ctx.principal.userId);
+      await ctx.services.accounts.softDelete(ctx.scope, ctx.principal.userId);
       return OK;
     }),
 
@@ -159,7 +158,7 @@ export const meRouter = router({
       const { tenant, principal } = ctx;
       const user = await ctx.services.accounts.getUser(ctx.em, tenant.id, principal.userId);
       await withAccountBudget(ctx, tenant, user.email, () =>
-        ctx.services.accounts.changePassword(scopeOf(ctx), user, principal.sessionId, input.currentPassword, input.newPassword),
+        ctx.services.accounts.changePassword(ctx.scope, user, principal.sessionId, input.currentPassword, input.newPassword),
       );
       return OK;
     }),
@@ -191,7 +190,7 @@ export const meRouter = router({
       const { tenant, principal } = ctx;
       const user = await ctx.services.accounts.getUser(ctx.em, tenant.id, principal.userId);
       await withAccountBudget(ctx, tenant, user.email, () =>
-        ctx.services.emailChange.request(scopeOf(ctx), principal, input.newEmail, input.currentPassword),
+        ctx.services.emailChange.request(ctx.scope, principal, input.newEmail, input.currentPassword),
       );
       return OK;
     }),
@@ -206,7 +205,7 @@ export const meRouter = router({
     })
     .output(userExportOutput)
     .query(async ({ ctx }) => {
-      const data = await ctx.services.dataExport.exportUser(scopeOf(ctx), ctx.principal.userId, 'self');
+      const data = await ctx.services.dataExport.exportUser(ctx.scope, ctx.principal.userId, 'self');
       return asAttachment(ctx.res, data);
     }),
 
@@ -233,7 +232,7 @@ export const meRouter = router({
     .input(z.object({ id: z.uuid() }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.passkeys.remove(scopeOf(ctx), ctx.principal, input.id);
+      await ctx.services.passkeys.remove(ctx.scope, ctx.principal, input.id);
       return OK;
     }),
 });

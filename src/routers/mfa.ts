@@ -1,6 +1,5 @@
 import { userProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
-import { scopeOf } from '../middleware/request-scope.js';
 import { router } from '../trpc.js';
 import { PASSKEY_REASONS } from '../errors/passkey.js';
 import { passkeyName, passkeyOutput, registrationOptionsOutput, registrationResponseInput } from './passkey-schemas.js';
@@ -43,7 +42,7 @@ export const mfaRouter = router({
     .input(z.object({ code: oneTimeCode }))
     .output(okOutput.extend({ recoveryCodes: recoveryCodesOutput }))
     .mutation(async ({ ctx, input }) => {
-      const recoveryCodes = await ctx.services.mfaEnrollment.confirm(scopeOf(ctx), ctx.principal, input.code);
+      const recoveryCodes = await ctx.services.mfaEnrollment.confirm(ctx.scope, ctx.principal, input.code);
       return { ok: true as const, recoveryCodes };
     }),
 
@@ -61,7 +60,7 @@ export const mfaRouter = router({
     })
     .output(okOutput)
     .mutation(async ({ ctx }) => {
-      await ctx.services.mfaEnrollment.disable(scopeOf(ctx), ctx.principal);
+      await ctx.services.mfaEnrollment.disable(ctx.scope, ctx.principal);
       return OK;
     }),
 
@@ -100,7 +99,7 @@ export const mfaRouter = router({
     .input(z.object({ response: registrationResponseInput, name: passkeyName.optional() }))
     .output(z.object({ passkey: passkeyOutput }))
     .mutation(async ({ ctx, input }) => {
-      const passkey = await ctx.services.passkeys.register(scopeOf(ctx), ctx.principal, input.response, input.name);
+      const passkey = await ctx.services.passkeys.register(ctx.scope, ctx.principal, input.response, input.name);
       return { passkey };
     }),
 
@@ -118,6 +117,6 @@ export const mfaRouter = router({
     })
     .output(z.object({ recoveryCodes: recoveryCodesOutput }))
     .mutation(async ({ ctx }) => ({
-      recoveryCodes: await ctx.services.mfaEnrollment.regenerateRecoveryCodes(scopeOf(ctx), ctx.principal),
+      recoveryCodes: await ctx.services.mfaEnrollment.regenerateRecoveryCodes(ctx.scope, ctx.principal),
     })),
 });

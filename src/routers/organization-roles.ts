@@ -1,6 +1,5 @@
 import { adminProcedure, securityAdminProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
-import { scopeOf } from '../middleware/request-scope.js';
 import { router } from '../trpc.js';
 import { organizationPermissionName, organizationRoleOutput, toOrganizationRoleOutput } from './organization-schemas.js';
 import { displayName, OK, okOutput } from './schemas.js';
@@ -46,7 +45,7 @@ export const organizationRolesRouter = router({
     .output(z.object({ organizationRole: organizationRoleOutput }))
     .mutation(async ({ ctx, input }) => {
       const { tenantSlug: _slug, ...fields } = input;
-      return { organizationRole: toOrganizationRoleOutput(await ctx.services.organizationRoles.create(scopeOf(ctx), fields)) };
+      return { organizationRole: toOrganizationRoleOutput(await ctx.services.organizationRoles.create(ctx.scope, fields)) };
     }),
 
   update: securityAdminProcedure
@@ -62,7 +61,7 @@ export const organizationRolesRouter = router({
     .output(organizationRoleOutput)
     .mutation(async ({ ctx, input }) => {
       const { tenantSlug: _slug, id, ...changes } = input;
-      return toOrganizationRoleOutput(await ctx.services.organizationRoles.update(scopeOf(ctx), id, changes));
+      return toOrganizationRoleOutput(await ctx.services.organizationRoles.update(ctx.scope, id, changes));
     }),
 
   delete: securityAdminProcedure
@@ -77,7 +76,7 @@ export const organizationRolesRouter = router({
     .input(idInput)
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.organizationRoles.delete(scopeOf(ctx), input.id);
+      await ctx.services.organizationRoles.delete(ctx.scope, input.id);
       return OK;
     }),
 });

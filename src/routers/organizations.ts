@@ -1,7 +1,6 @@
 import { adminProcedure, securityAdminProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
 import { rejectEmptyQueryValues } from '../middleware/empty-query-values.js';
-import { scopeOf } from '../middleware/request-scope.js';
 import { MEMBERS_PAGE_DEFAULT_LIMIT, MEMBERS_PAGE_MAX_LIMIT, type Member } from '../services/organizations/organization-membership-service.js';
 import { ORGANIZATIONS_PAGE_DEFAULT_LIMIT, ORGANIZATIONS_PAGE_MAX_LIMIT } from '../services/organizations/organization-service.js';
 import type { Tenant } from '../entities/tenant.js';
@@ -77,7 +76,7 @@ export const organizationsRouter = router({
     .output(z.object({ organization: organizationOutput }))
     .mutation(async ({ ctx, input }) => {
       const { tenantSlug: _slug, ...fields } = input;
-      return { organization: toOrganizationOutput(await ctx.services.organizations.create(scopeOf(ctx), fields)) };
+      return { organization: toOrganizationOutput(await ctx.services.organizations.create(ctx.scope, fields)) };
     }),
 
   update: securityAdminProcedure
@@ -92,7 +91,7 @@ export const organizationsRouter = router({
     .output(organizationOutput)
     .mutation(async ({ ctx, input }) => {
       const { tenantSlug: _slug, id, ...changes } = input;
-      return toOrganizationOutput(await ctx.services.organizations.update(scopeOf(ctx), id, changes));
+      return toOrganizationOutput(await ctx.services.organizations.update(ctx.scope, id, changes));
     }),
 
   delete: securityAdminProcedure
@@ -107,7 +106,7 @@ export const organizationsRouter = router({
     .input(idInput)
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.organizations.delete(scopeOf(ctx), input.id);
+      await ctx.services.organizations.delete(ctx.scope, input.id);
       return OK;
     }),
 
@@ -147,7 +146,7 @@ export const organizationsRouter = router({
     .input(idInput.extend({ userId: z.uuid(), roles: roleNames.optional() }))
     .output(z.object({ member: memberOutput }))
     .mutation(async ({ ctx, input }) => {
-      const member = await ctx.services.organizationMembers.add(scopeOf(ctx), input.id, input.userId, input.roles ?? []);
+      const member = await ctx.services.organizationMembers.add(ctx.scope, input.id, input.userId, input.roles ?? []);
       return { member: toMemberOutput(member, ctx.tenant) };
     }),
 
@@ -166,7 +165,7 @@ export const organizationsRouter = router({
     .input(idInput.extend({ userId: z.uuid(), roles: roleNames }))
     .output(z.object({ member: memberOutput }))
     .mutation(async ({ ctx, input }) => {
-      const member = await ctx.services.organizationMembers.setRoles(scopeOf(ctx), input.id, input.userId, input.roles);
+      const member = await ctx.services.organizationMembers.setRoles(ctx.scope, input.id, input.userId, input.roles);
       return { member: toMemberOutput(member, ctx.tenant) };
     }),
 
@@ -182,7 +181,7 @@ export const organizationsRouter = router({
     .input(idInput.extend({ userId: z.uuid() }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.organizationMembers.remove(scopeOf(ctx), input.id, input.userId);
+      await ctx.services.organizationMembers.remove(ctx.scope, input.id, input.userId);
       return OK;
     }),
 });

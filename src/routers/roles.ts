@@ -2,7 +2,6 @@ import { adminProcedure, securityAdminProcedure } from '../middleware/pipeline.j
 import { z } from 'zod';
 import type { Tenant } from '../entities/tenant.js';
 import { rejectEmptyQueryValues } from '../middleware/empty-query-values.js';
-import { scopeOf } from '../middleware/request-scope.js';
 import { ROLE_MEMBERS_PAGE_DEFAULT_LIMIT, ROLE_MEMBERS_PAGE_MAX_LIMIT, type RoleMember, type RoleView } from '../services/access-control/role-service.js';
 import { router } from '../trpc.js';
 import { permissionName } from './api-resources.js';
@@ -108,7 +107,7 @@ export const rolesRouter = router({
     .output(z.object({ role: roleOutput }))
     .mutation(async ({ ctx, input }) => {
       const { tenantSlug: _slug, ...fields } = input;
-      return { role: toRoleOutput(await ctx.services.roles.create(scopeOf(ctx), fields)) };
+      return { role: toRoleOutput(await ctx.services.roles.create(ctx.scope, fields)) };
     }),
 
   update: securityAdminProcedure
@@ -124,7 +123,7 @@ export const rolesRouter = router({
     .output(z.object({ role: roleOutput }))
     .mutation(async ({ ctx, input }) => {
       const { tenantSlug: _slug, id, ...changes } = input;
-      return { role: toRoleOutput(await ctx.services.roles.update(scopeOf(ctx), id, changes)) };
+      return { role: toRoleOutput(await ctx.services.roles.update(ctx.scope, id, changes)) };
     }),
 
   delete: securityAdminProcedure
@@ -139,7 +138,7 @@ export const rolesRouter = router({
     .input(idInput)
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.roles.delete(scopeOf(ctx), input.id);
+      await ctx.services.roles.delete(ctx.scope, input.id);
       return OK;
     }),
 });

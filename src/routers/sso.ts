@@ -1,6 +1,5 @@
 import { adminProcedure, adminSessionProcedure, tenantProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
-import { scopeOf } from '../middleware/request-scope.js';
 import { clearSsoBindingCookie, newSsoBinding, readSsoBindingCookie, setSsoBindingCookie } from '../middleware/sso-binding-cookie.js';
 import type { SsoConnectionView } from '../services/sso/sso-connection-service.js';
 import { router } from '../trpc.js';
@@ -212,7 +211,7 @@ export const ssoRouter = router({
       const connection = fields.protocol === 'saml'
         ? { ...fields, protocol: 'saml' as const, saml: saml! }
         : { ...fields, protocol: 'oidc' as const, oidc: oidc! };
-      return { connection: toOutput(await ctx.services.ssoConnections.create(scopeOf(ctx), connection, by)) };
+      return { connection: toOutput(await ctx.services.ssoConnections.create(ctx.scope, connection, by)) };
     }),
 
   update: adminSessionProcedure
@@ -239,7 +238,7 @@ export const ssoRouter = router({
     .mutation(async ({ ctx, input }) => {
       const by = { userId: ctx.principal.userId, sessionId: ctx.principal.sessionId };
       const { tenantSlug: _slug, id, ...patch } = input;
-      return { connection: toOutput(await ctx.services.ssoConnections.update(scopeOf(ctx), id, patch, by)) };
+      return { connection: toOutput(await ctx.services.ssoConnections.update(ctx.scope, id, patch, by)) };
     }),
 
   delete: adminSessionProcedure
@@ -250,7 +249,7 @@ export const ssoRouter = router({
     .input(idInput)
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.ssoConnections.delete(scopeOf(ctx), input.id, { userId: ctx.principal.userId, sessionId: ctx.principal.sessionId });
+      await ctx.services.ssoConnections.delete(ctx.scope, input.id, { userId: ctx.principal.userId, sessionId: ctx.principal.sessionId });
       return OK;
     }),
 

@@ -8,7 +8,6 @@ import { LOGO_MAX_BODY_BYTES, MAX_LOGO_BYTES } from '../services/branding/logo-s
 import type { LogoVariant } from '../entities/tenant-logo.js';
 import type { RequestScope } from '../lib/request-scope.js';
 import type { RequestContext } from '../context.js';
-import { scopeOf } from '../middleware/request-scope.js';
 import { router } from '../trpc.js';
 import { displayName, emailDomain, OK, okOutput, timestampOutput } from './schemas.js';
 import { dataProtectionTags } from './user-export.js';
@@ -125,8 +124,8 @@ const logoInput = z
  * Stores the logo of `variant` from a PUT tenant/logo[/dark] body: fetched from its `url`, or decoded
  * from `dataBase64` (logoInput lets exactly one through).
  */
-function setLogoFrom(ctx: Pick<RequestContext, 'services'> & RequestScope, variant: LogoVariant, input: z.infer<typeof logoInput>): Promise<Tenant> {
-  const scope = scopeOf(ctx);
+function setLogoFrom(ctx: Pick<RequestContext, 'services'> & { scope: RequestScope }, variant: LogoVariant, input: z.infer<typeof logoInput>): Promise<Tenant> {
+  const scope = ctx.scope;
   return input.url !== undefined
     ? ctx.services.logos.fetchFrom(scope, variant, input.url)
     : ctx.services.logos.upload(scope, variant, Buffer.from(input.dataBase64 ?? '', 'base64'));
@@ -213,7 +212,7 @@ export const tenantRouter = router({
         lockoutWindowSeconds: lockout?.windowSeconds,
         refreshTokenLifetimeSeconds: sessionPolicy?.refreshTokenLifetimeSeconds,
       };
-      const tenant = await ctx.services.tenantSettings.update(scopeOf(ctx), patch);
+      const tenant = await ctx.services.tenantSettings.update(ctx.scope, patch);
       return toTenantOutput(tenant, ctx.services.idp.settingsView(tenant));
     }),
 
@@ -247,7 +246,7 @@ export const tenantRouter = router({
     })
     .output(tenantOutput)
     .mutation(async ({ ctx }) => {
-      const tenant = await ctx.services.logos.remove(scopeOf(ctx), 'light');
+      const tenant = await ctx.services.logos.remove(ctx.scope, 'light');
       return toTenantOutput(tenant, ctx.services.idp.settingsView(tenant));
     }),
 
@@ -280,7 +279,7 @@ export const tenantRouter = router({
     })
     .output(tenantOutput)
     .mutation(async ({ ctx }) => {
-      const tenant = await ctx.services.logos.remove(scopeOf(ctx), 'dark');
+      const tenant = await ctx.services.logos.remove(ctx.scope, 'dark');
       return toTenantOutput(tenant, ctx.services.idp.settingsView(tenant));
     }),
 
@@ -299,7 +298,7 @@ export const tenantRouter = router({
       if (ctx.principal.kind !== 'user') {
         throw SESSION_ERRORS.userTokenRequiredToDeleteTenant();
       }
-      await ctx.services.erasure.softDeleteTenant(scopeOf(ctx));
+      await ctx.services.erasure.softDeleteTenant(ctx.scope);
       return OK;
     }),
 });

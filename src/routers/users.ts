@@ -1,7 +1,6 @@
 import { adminProcedure, securityAdminProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
 import { profileName, profilePicture } from '../lib/profile.js';
-import { scopeOf } from '../middleware/request-scope.js';
 import { REQUEST_ERRORS } from '../lib/errors.js';
 import { responseSink } from '../lib/response-sink.js';
 import { FOREIGN_ALGORITHMS } from '../security/foreign-passwords.js';
@@ -133,7 +132,7 @@ export const usersRouter = router({
       if (ctx.res.locals[STREAMED_BODY_LOCAL] !== true) {
         throw REQUEST_ERRORS.ndjsonRequired();
       }
-      const job = await ctx.services.userImportJobs.receive(scopeOf(ctx), ctx.req);
+      const job = await ctx.services.userImportJobs.receive(ctx.scope, ctx.req);
       return { job: toImportJobOutput(job) };
     }),
 
@@ -198,7 +197,7 @@ export const usersRouter = router({
     })
     .input(z.object({ users: z.array(importUserInput).min(1).max(IMPORT_MAX_USERS) }))
     .output(importOutput)
-    .mutation(async ({ ctx, input }) => ctx.services.userImport.importUsers(scopeOf(ctx), input.users)),
+    .mutation(async ({ ctx, input }) => ctx.services.userImport.importUsers(ctx.scope, input.users)),
 
   export: adminProcedure
     .meta({
@@ -300,7 +299,7 @@ export const usersRouter = router({
     )
     .output(z.object({ user: userOutput }).meta({ id: 'CreatedUser' }))
     .mutation(async ({ ctx, input }) => {
-      const user = await ctx.services.userAdministration.create(scopeOf(ctx), input);
+      const user = await ctx.services.userAdministration.create(ctx.scope, input);
       return { user: toUserOutput(user, ctx.tenant) };
     }),
 
@@ -317,7 +316,7 @@ export const usersRouter = router({
     .input(z.object({ userId: z.uuid() }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.userAdministration.unlock(scopeOf(ctx), input.userId);
+      await ctx.services.userAdministration.unlock(ctx.scope, input.userId);
       return OK;
     }),
 
@@ -383,7 +382,7 @@ export const usersRouter = router({
         throw SESSION_ERRORS.liveKeyRequiredForCustomData();
       }
       const change = { role: input.role, status: input.status, customData: input.customData, name: input.name, picture: input.picture };
-      const user = await ctx.services.userAdministration.change(scopeOf(ctx), input.userId, change);
+      const user = await ctx.services.userAdministration.change(ctx.scope, input.userId, change);
       return toUserOutput(user, ctx.tenant);
     }),
 
@@ -402,7 +401,7 @@ export const usersRouter = router({
     .input(z.object({ userId: z.uuid() }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.accounts.softDelete(scopeOf(ctx), input.userId);
+      await ctx.services.accounts.softDelete(ctx.scope, input.userId);
       return OK;
     }),
 
@@ -419,7 +418,7 @@ export const usersRouter = router({
     .input(z.object({ userId: z.uuid() }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.userAdministration.sendPasswordReset(scopeOf(ctx), input.userId);
+      await ctx.services.userAdministration.sendPasswordReset(ctx.scope, input.userId);
       return OK;
     }),
 
@@ -439,7 +438,7 @@ export const usersRouter = router({
     .input(z.object({ userId: z.uuid() }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.userAdministration.sendVerificationMail(scopeOf(ctx), input.userId);
+      await ctx.services.userAdministration.sendVerificationMail(ctx.scope, input.userId);
       return OK;
     }),
 
@@ -459,7 +458,7 @@ export const usersRouter = router({
     .input(z.object({ userId: z.uuid() }))
     .output(userOutput)
     .mutation(async ({ ctx, input }) => {
-      const user = await ctx.services.userAdministration.restore(scopeOf(ctx), input.userId);
+      const user = await ctx.services.userAdministration.restore(ctx.scope, input.userId);
       return toUserOutput(user, ctx.tenant);
     }),
 
@@ -475,7 +474,7 @@ export const usersRouter = router({
     .input(z.object({ userId: z.string().min(1) }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.totp.disable(scopeOf(ctx), input.userId);
+      await ctx.services.totp.disable(ctx.scope, input.userId);
       return OK;
     }),
 
@@ -491,7 +490,7 @@ export const usersRouter = router({
     .input(z.object({ userId: z.uuid() }))
     .output(userExportOutput)
     .query(async ({ ctx, input }) => {
-      const data = await ctx.services.dataExport.exportUser(scopeOf(ctx), input.userId, 'admin');
+      const data = await ctx.services.dataExport.exportUser(ctx.scope, input.userId, 'admin');
       return asAttachment(ctx.res, data);
     }),
 
@@ -526,7 +525,7 @@ export const usersRouter = router({
     .input(z.object({ userId: z.uuid(), sessionId: z.uuid() }))
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.sessions.revokeOwnedSession(scopeOf(ctx), input.userId, input.sessionId, 'session_revoked_by_admin');
+      await ctx.services.sessions.revokeOwnedSession(ctx.scope, input.userId, input.sessionId, 'session_revoked_by_admin');
       return OK;
     }),
 
@@ -558,6 +557,6 @@ export const usersRouter = router({
     .input(z.object({ userId: z.uuid(), roleIds: roleIdsInput }))
     .output(z.object({ roles: z.array(roleOutput) }))
     .mutation(async ({ ctx, input }) => ({
-      roles: (await ctx.services.roleAssignments.setRolesOfUser(scopeOf(ctx), input.userId, input.roleIds)).map(toRoleOutput),
+      roles: (await ctx.services.roleAssignments.setRolesOfUser(ctx.scope, input.userId, input.roleIds)).map(toRoleOutput),
     })),
 });

@@ -1,7 +1,6 @@
 import { adminProcedure, securityAdminProcedure } from '../middleware/pipeline.js';
 import { z } from 'zod';
 import { AUDIT_ACTIONS } from '../entities/audit-event.js';
-import { scopeOf } from '../middleware/request-scope.js';
 import type { WebhookDeliveryAttempt, WebhookEndpoint } from '../services/webhooks/webhook-service.js';
 import { router } from '../trpc.js';
 import { OK, okOutput } from './schemas.js';
@@ -80,7 +79,7 @@ export const webhooksRouter = router({
     .input(z.object({ url: webhookUrl, eventTypes: eventTypes.nullable().optional() }))
     .output(z.object({ webhook: webhookOutput, secret: secretOutput }))
     .mutation(async ({ ctx, input }) => {
-      const { webhook, secret } = await ctx.services.webhooks.create(scopeOf(ctx), input.url, input.eventTypes);
+      const { webhook, secret } = await ctx.services.webhooks.create(ctx.scope, input.url, input.eventTypes);
       return { webhook: toWebhookOutput(webhook), secret };
     }),
 
@@ -97,7 +96,7 @@ export const webhooksRouter = router({
     .output(webhookOutput)
     .mutation(async ({ ctx, input }) => {
       const { id, ...changes } = input;
-      return toWebhookOutput(await ctx.services.webhooks.update(scopeOf(ctx), id, changes));
+      return toWebhookOutput(await ctx.services.webhooks.update(ctx.scope, id, changes));
     }),
 
   delete: securityAdminProcedure
@@ -105,7 +104,7 @@ export const webhooksRouter = router({
     .input(idInput)
     .output(okOutput)
     .mutation(async ({ ctx, input }) => {
-      await ctx.services.webhooks.delete(scopeOf(ctx), input.id);
+      await ctx.services.webhooks.delete(ctx.scope, input.id);
       return OK;
     }),
 
@@ -120,7 +119,7 @@ export const webhooksRouter = router({
     })
     .input(idInput)
     .output(z.object({ secret: secretOutput }))
-    .mutation(async ({ ctx, input }) => ({ secret: await ctx.services.webhooks.rotateSecret(scopeOf(ctx), input.id) })),
+    .mutation(async ({ ctx, input }) => ({ secret: await ctx.services.webhooks.rotateSecret(ctx.scope, input.id) })),
 
   test: adminProcedure
     .meta({

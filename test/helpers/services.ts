@@ -59,7 +59,7 @@ export interface ServiceSuite {
   em(): EntityManager;
   /**
    * The scope of one request of `tenant` by `actor` (the `system` actor when omitted, what a flow
-   * before a credential may take): a fresh entity manager and {@link meta}, as `scopeOf(ctx)` builds it.
+   * before a credential may take): a fresh entity manager and {@link meta}, as the pipeline builds `ctx.scope`.
    */
   scope(tenant: Tenant, actor?: Actor): RequestScope;
   /**

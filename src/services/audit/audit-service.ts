@@ -21,7 +21,7 @@ export interface AuditEvent {
  * (src/lib/request-scope.ts): inside the caller's transaction (`withEm(scope, tx)`) it commits or
  * rolls back with the operation it describes (none lost, none for an operation that did not happen),
  * and a failed insert fails that operation at the call. The actor and the request metadata come from
- * the scope, so no caller spells them: a request's scope (`scopeOf(ctx)`), a flow that identified
+ * the scope, so no caller spells them: a request's scope (`ctx.scope`, built by the pipeline), a flow that identified
  * its user (`actingAs`), the service's own decision (`asSystem`), or work without a request
  * (`systemScope`).
  */
