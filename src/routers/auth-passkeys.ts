@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { withAccountBudget } from '../middleware/rate-limit.js';
 import { tenantProcedure } from '../middleware/tenant.js';
+import { tenantScopeOf } from '../middleware/request-scope.js';
 import { router } from '../trpc.js';
 import { PASSKEY_REASONS } from '../services/passkeys/passkey-errors.js';
 import { authenticationOptionsOutput, authenticationResponseInput } from './passkey-schemas.js';
 import { deliverSession } from './session-delivery.js';
 import { email, sessionOutput, toSession } from './schemas.js';
-import { tenantScopeOf } from '../middleware/request-scope.js';
 
 const tags = ['auth'];
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { tenantProcedure } from '../middleware/tenant.js';
+import { tenantScopeOf } from '../middleware/request-scope.js';
 import { router } from '../trpc.js';
 import { email, newPassword, OK, okOutput, opaqueToken } from './schemas.js';
-import { tenantScopeOf } from '../middleware/request-scope.js';
 
 const accountTags = ['account'];
 

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { tenantProcedure } from '../middleware/tenant.js';
+import { tenantScopeOf } from '../middleware/request-scope.js';
 import { router } from '../trpc.js';
 import { deliverSession } from './session-delivery.js';
 import { email, newPassword, oneTimeCode, presentedPassword, recoveryCodeInput, sessionOutput, toSession } from './schemas.js';
-import { tenantScopeOf } from '../middleware/request-scope.js';
 
 const tags = ['auth'];
 

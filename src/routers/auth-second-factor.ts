@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { withAccountBudget } from '../middleware/rate-limit.js';
 import { tenantProcedure } from '../middleware/tenant.js';
+import { tenantScopeOf } from '../middleware/request-scope.js';
 import { router } from '../trpc.js';
 import { deliverSession } from './session-delivery.js';
-import { tenantScopeOf } from '../middleware/request-scope.js';
 import {
   documentAtLeastOneOf, documentOneOf, email, OK, okOutput, oneTimeCode, opaqueToken, presentedPassword, recoveryCodeInput, recoveryCodesOutput, sessionOutput, toSession, totpEnrollmentOutput,
 } from './schemas.js';

@@ -3,13 +3,13 @@ import { z } from 'zod';
 import { clearIdpBindingCookie, readIdpBindingCookie, setIdpBindingCookie } from '../middleware/idp-binding-cookie.js';
 import { clearSsoBindingCookie, readSsoBindingCookie } from '../middleware/sso-binding-cookie.js';
 import { clearRefreshCookie, clearSessionBindingCookie, readRefreshCookie, wantsRefreshCookie } from '../middleware/refresh-cookie.js';
+import { tenantScopeOf } from '../middleware/request-scope.js';
 import { router } from '../trpc.js';
 import { callbackInput } from './idp.js';
 import { OK, okOutput, sessionOutput, toSession } from './schemas.js';
 import { readIdempotencyKey } from './idempotency-key.js';
 import { deliverSession } from './session-delivery.js';
 import { SESSION_ERRORS } from '../services/sessions/session-errors.js';
-import { tenantScopeOf } from '../middleware/request-scope.js';
 
 /**
  * The hosted pages' session procedures, on the `/trpc` endpoint only (no REST route): the same
