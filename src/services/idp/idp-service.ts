@@ -135,6 +135,9 @@ export function idpSettingsView(tenant: Tenant): IdpSettingsView {
  * External identity-provider sign-in (docs/idp.md): the tenant's
  * client credentials, the start of an OpenID Connect authorization code flow with PKCE, and the
  * callback that signs in, links or creates the user.
+ * The settings take the request scope and audit with its actor; the callback takes the workspace's
+ * TenantScope and audits as the person signing in (actingAs), a refusal or the removal of a
+ * pre-registration's credentials as `system`.
  */
 export class IdpService {
   constructor(

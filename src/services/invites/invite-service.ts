@@ -67,6 +67,8 @@ export interface AcceptedInvite {
  * Invitations (docs/decisions.md "Invites"): an admin invites an email with a
  * role; the invitee receives a mail with a one-time link and, by accepting it with a password,
  * becomes an `Active` user of the tenant and is signed in.
+ * An Admin's operations take the request scope and audit with its actor; an acceptance audits as the
+ * invited person (actingAs), an expiry as `system`.
  */
 export class InviteService {
   constructor(

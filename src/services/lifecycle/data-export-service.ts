@@ -53,7 +53,10 @@ export interface UserDataExport {
 
 const iso = (d: Date | string | null): string | null => (d === null ? null : new Date(d).toISOString());
 
-/** Builds personal-data exports (GDPR art. 15 and 20). */
+/**
+ * Builds personal-data exports (GDPR art. 15 and 20). Its operations take the request's scope first
+ * (RequestScope) and audit with the scope's actor and metadata.
+ */
 export class DataExportService {
   constructor(private readonly audit: AuditService) {}
 

@@ -33,6 +33,7 @@ export interface EmailChangeResult {
  * auth/email-change/confirm` with that link's token switches the address, marks it verified, ends
  * every open link and code mailed to the old address, and mails the OLD address a notice. Sessions
  * stay (docs/decisions.md "Account lifecycle").
+ * Its steps take the request's scope first and audit as the account's owner (actingAs).
  */
 export class EmailChangeService {
   constructor(

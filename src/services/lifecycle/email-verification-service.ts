@@ -13,6 +13,7 @@ import { SESSION_ERRORS } from '../../errors/session.js';
 /**
  * Email verification: a mailed single-use token proves the user controls the address. Users of a
  * tenant with `requireEmailVerification` stay `Pending` (no sign-in) until then.
+ * Its steps take the request's scope first and audit as the account's owner (actingAs).
  */
 export class EmailVerificationService {
   constructor(

@@ -28,6 +28,8 @@ const DAY_MS = 86_400_000;
 /**
  * Deletion and erasure (GDPR art. 17): soft deletion of a tenant, and the scheduled sweep that
  * hard-deletes users and tenants soft-deleted more than `USER_RETENTION_DAYS` days ago.
+ * A tenant's deletion takes the request scope and audits with its actor; the sweep runs without a
+ * request and audits through systemScope.
  */
 export class ErasureService {
   constructor(

@@ -19,6 +19,7 @@ import { SESSION_ERRORS } from '../../errors/session.js';
  * Forgotten-password reset with a mailed single-use token (OWASP Forgot Password Cheat Sheet):
  * the request answers the same whether the account exists, the token is valid one hour, and
  * completing it ends every session of the user.
+ * Its steps take the request's scope first and audit as the account's owner (actingAs).
  */
 export class PasswordResetService {
   constructor(

@@ -31,6 +31,8 @@ export function factorMethodName(factor: AcceptedFactor): string {
  * `Disabled`: password alone. `Optional`: users with TOTP enrolled must give a TOTP code.
  * `Required`: every user needs a second factor: a user with TOTP enrolled gives a TOTP code (no
  * email fallback, so a stolen mailbox plus password is not enough); the others the email code.
+ * Its steps take the request's scope first (TenantScope: the workspace and the request metadata) and
+ * audit as the user they identified (actingAs), or as `system` when nobody is identified (asSystem).
  */
 export class MfaService {
   constructor(

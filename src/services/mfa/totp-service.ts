@@ -39,6 +39,8 @@ export function isTotpEnrolled(user: User): boolean {
  * RFC 6238 TOTP second factor: enrollment (pending secret, then activation by a first code), code
  * checks at login with replay protection, and removal by an admin. Secrets are stored only as
  * keyring ciphertexts (`app_user.totp_secret_enc`, `totp_pending_secret_enc`).
+ * Enrolment and removal take the request scope and audit with its actor; a sign-in's code check
+ * audits as the user it checks (actingAs).
  */
 export class TotpService {
   constructor(

@@ -115,6 +115,9 @@ function matchesChallenge(challengeHash: string): (challenge: string) => boolean
  * {@link PASSKEY_CHALLENGE_TTL_SECONDS}, are bound to their tenant (and user when known) and are
  * stored only as SHA-256 hashes. Every query is scoped by tenant: a credential registered in one
  * tenant signs in to no other.
+ * Registration and removal take the request scope and audit with its actor; a sign-in takes the
+ * workspace's TenantScope and audits as the credential's owner (actingAs), or as `system` for an
+ * unknown credential.
  */
 export class PasskeyService {
   private readonly rp: RelyingParty;

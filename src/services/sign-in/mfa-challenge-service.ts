@@ -35,6 +35,8 @@ export interface IssuedMfaChallenge {
  * under an MFA policy, docs/idp.md "Second factor"): a short-lived (300 s), single-use token that
  * `auth/mfa/complete` exchanges, with a TOTP or email code, for a session. The token is stored only
  * hashed, bound to its tenant and user, and dies after {@link MFA_CHALLENGE_MAX_ATTEMPTS} wrong codes.
+ * Its steps take the request's scope first (TenantScope: the workspace and the request metadata) and
+ * audit as the user they identified (actingAs), or as `system` when nobody is identified (asSystem).
  */
 export class MfaChallengeService {
   constructor(

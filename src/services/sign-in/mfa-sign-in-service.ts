@@ -11,6 +11,8 @@ import { MFA_ERRORS } from '../../errors/mfa.js';
 /**
  * The MFA steps that happen before a session exists (docs/mfa.md): asking for an email code,
  * and the two-step TOTP enrollment of a user who has no factor yet, authenticated by password.
+ * Its steps take the request's scope first (TenantScope: the workspace and the request metadata) and
+ * audit as the user they identified (actingAs), or as `system` when nobody is identified (asSystem).
  */
 export class MfaSignInService {
   constructor(

@@ -21,7 +21,11 @@ export interface SignIn {
   tokens: IssuedTokens;
 }
 
-/** Password sign-up and sign-in (docs/api-rules.md "Credentials and sessions"). */
+/**
+ * Password sign-up and sign-in (docs/api-rules.md "Credentials and sessions"). Its steps take the
+ * request's scope first (TenantScope: the workspace and the request metadata) and audit as the user
+ * they identified (actingAs), or as `system` when nobody is identified (asSystem).
+ */
 export class PasswordSignInService {
   constructor(
     private readonly sessions: SessionService,

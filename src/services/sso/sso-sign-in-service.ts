@@ -36,6 +36,8 @@ export interface SsoSignIn extends SignIn {
  * it brings the completion code; the verified identity becomes a user (found by its provider link,
  * or the account of that address, linked, or a new one), joins the connection's organization on
  * first sign-in, and gets a session under the workspace's MFA policy.
+ * Its steps take the request's scope first (TenantScope: the workspace and the request metadata) and
+ * audit as the user they identified (actingAs), or as `system` when nobody is identified (asSystem).
  */
 export class SsoSignInService {
   constructor(
