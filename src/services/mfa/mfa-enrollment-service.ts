@@ -37,8 +37,8 @@ export interface EnrollingSession {
  * (or a session kept alive by refreshing) must not be enough to add a factor and lock the owner out,
  * so both steps need a recent sign-in: the session's `authenticated_at` less than
  * {@link RECENT_SIGN_IN_SECONDS} ago. Refreshing does not renew it; signing in again does.
- * Its operations take the request's scope first (RequestScope or, before a credential, TenantScope)
- * and audit with the scope's actor and metadata.
+ * Its operations take the request's scope first (RequestScope) and audit with the scope's actor and
+ * metadata.
  */
 export class MfaEnrollmentService {
   constructor(
