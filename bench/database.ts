@@ -14,9 +14,12 @@ function withDatabase(serverUrl: string, database: string): string {
   return url.toString();
 }
 
-/** Creates `idp_bench_<timestamp>` on the server of `serverUrl` (connecting to its own database). */
-export async function createBenchDatabase(serverUrl: string): Promise<BenchDatabase> {
-  const name = `idp_bench_${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}_${process.pid}`;
+/**
+ * Creates `<prefix>_<timestamp>_<pid>` on the server of `serverUrl` (connecting to its own database);
+ * `prefix` is a fixed SQL identifier of the bench (`idp_bench` for the service's database).
+ */
+export async function createBenchDatabase(serverUrl: string, prefix: 'idp_bench' | 'better_auth_bench' = 'idp_bench'): Promise<BenchDatabase> {
+  const name = `${prefix}_${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}_${process.pid}`;
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
   try {

@@ -4,9 +4,22 @@ import { parseArgs } from 'node:util';
 export const SCENARIO_NAMES = ['health', 'me-trpc', 'me', 'refresh', 'users-list', 'users-search', 'audit', 'audit-activity', 'login', 'me-during-login', 'login+totp', 'signup', 'oidc-client-credentials', 'oidc-code-exchange', 'oidc-client-credentials-resource', 'oidc-client-credentials-rbac', 'oidc-code-exchange-resource', 'oidc-code-exchange-rbac'] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 
+/** Products `--compare` can measure side by side with the service (docs/performance.md "Against Better Auth"). */
+export const COMPARISONS = ['better-auth'] as const;
+export type Comparison = (typeof COMPARISONS)[number];
+
+/** The scenarios of `--compare better-auth`, run after the service's own. */
+export const BETTER_AUTH_SCENARIO_NAMES = ['better-auth-get-session', 'better-auth-sign-in'] as const;
+export type BetterAuthScenarioName = (typeof BETTER_AUTH_SCENARIO_NAMES)[number];
+
+/** The service's scenarios a comparison is measured against; `--compare` adds them when missing. */
+export const COMPARED_SCENARIOS: Record<Comparison, ScenarioName[]> = { 'better-auth': ['me', 'login'] };
+
 /**
- * The service runs with Node's defaults (no heap cap): the memory aims of docs/performance.md hold
- * without one. `--service-node-options '--max-old-space-size=128'` tries a cap.
+ * No Node options: the service sets its own heap limit (`MAX_HEAP_MB`, src/heap-limit.ts; the bench
+ * passes its environment on, so `MAX_HEAP_MB=0 npm run bench` runs it without). A
+ * `--max-old-space-size` given here wins over that limit and keeps the service on its main thread,
+ * with `--max-semi-space-size` as its young generation (docs/performance.md "The heap setting").
  */
 export const DEFAULT_SERVICE_NODE_OPTIONS = '';
 
@@ -28,6 +41,8 @@ export interface BenchOptions {
   users: number;
   auditEvents: number;
   scenarios: ScenarioName[];
+  /** Other products measured side by side, after the service's scenarios (none by default). */
+  compare: Comparison[];
   /** Keep the bench database afterwards (for inspection). */
   keepDatabase: boolean;
   /** Node.js options of the service processes only (their `NODE_OPTIONS`). */
@@ -48,6 +63,7 @@ const FLAGS = {
   users: { type: 'string', env: 'BENCH_USERS', help: 'users seeded in the users-list tenant (10000)' },
   'audit-events': { type: 'string', env: 'BENCH_AUDIT_EVENTS', help: 'events seeded in the audit tenant (1000000)' },
   scenarios: { type: 'string', env: 'BENCH_SCENARIOS', help: `comma-separated subset of ${SCENARIO_NAMES.join(',')}` },
+  compare: { type: 'string', env: 'BENCH_COMPARE', help: `also measure ${COMPARISONS.join(',')} side by side (adds me,login; installs it into bench/better-auth on first use)` },
   'keep-db': { type: 'boolean', env: 'BENCH_KEEP_DB', help: 'keep the bench database' },
   'service-node-options': { type: 'string', env: 'BENCH_SERVICE_NODE_OPTIONS', help: `NODE_OPTIONS of the service only (${DEFAULT_SERVICE_NODE_OPTIONS})` },
   'no-embedded-idle': { type: 'boolean', env: 'BENCH_NO_EMBEDDED_IDLE', help: 'skip the idle RSS of the service on the embedded database' },
@@ -90,6 +106,14 @@ export function loadBenchOptions(argv = process.argv.slice(2), env = process.env
       throw Object.assign(new Error(`unknown scenario "${s}" (known: ${SCENARIO_NAMES.join(', ')})`), { code: 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' });
     }
   }
+  const compare = (get('compare') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const c of compare) {
+    if (!(COMPARISONS as readonly string[]).includes(c)) {
+      throw Object.assign(new Error(`unknown comparison "${c}" (known: ${COMPARISONS.join(', ')})`), { code: 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' });
+    }
+  }
+  // A comparison is a ratio to the service's own scenarios of the same run: run them too, in suite order.
+  const wanted = new Set([...scenarios, ...(compare as Comparison[]).flatMap((c) => COMPARED_SCENARIOS[c])]);
   const truthy = (v: string | undefined) => v === 'true' || v === '1' || v === 'yes';
   return {
     databaseUrl: env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
@@ -101,7 +125,8 @@ export function loadBenchOptions(argv = process.argv.slice(2), env = process.env
     argon2Seconds: positiveInt('argon2-seconds', get('argon2-seconds'), 5),
     users: positiveInt('users', get('users'), 10_000),
     auditEvents: positiveInt('audit-events', get('audit-events'), 1_000_000),
-    scenarios: scenarios as ScenarioName[],
+    scenarios: SCENARIO_NAMES.filter((s) => wanted.has(s)),
+    compare: [...new Set(compare as Comparison[])],
     keepDatabase: truthy(get('keep-db')),
     serviceNodeOptions: get('service-node-options') ?? DEFAULT_SERVICE_NODE_OPTIONS,
     embeddedIdle: !truthy(get('no-embedded-idle')),

@@ -2,7 +2,8 @@
  * `npm run bench`: the performance suite of docs/performance.md. Creates its own database on the
  * server of DATABASE_URL, starts the compiled service as a separate process tree (cluster workers,
  * Redis), seeds data with SQL, measures the ceilings (argon2id hashes/s, bare node:http answers/s),
- * loads each scenario with autocannon, prints a table and writes bench/results/latest.json.
+ * loads each scenario with autocannon, prints a table and writes bench/results/latest.json. With
+ * `--compare better-auth` it then does the same for Better Auth (bench/better-auth.ts), side by side.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -10,24 +11,25 @@ import { availableParallelism, cpus, totalmem } from 'node:os';
 import path from 'node:path';
 import argon2 from 'argon2';
 import { ARGON2_OPTIONS } from '../src/security/passwords.js';
+import { BETTER_AUTH_COUNTERPARTS, buildBetterAuthScenarios, ensureBetterAuthInstalled, startBetterAuth } from './better-auth.js';
 import { JsonClient } from './client.js';
 import { createBenchDatabase, Seeder, type BenchDatabase } from './database.js';
 import { runLoad, type LoadResult } from './load.js';
-import { loadBenchOptions, type BenchOptions, type ScenarioName } from './options.js';
-import { BENCH_PASSWORD, BenchFixture, buildScenarios, type CeilingKind } from './scenarios.js';
+import { loadBenchOptions, type BenchOptions, type BetterAuthScenarioName, type ScenarioName } from './options.js';
+import { BENCH_PASSWORD, BenchFixture, buildScenarios, type CeilingKind, type Scenario } from './scenarios.js';
 import { freePort, idleRss, ProcessMonitor, startService, stopChild, waitForOk, type ServiceProcess } from './service.js';
 
 const log = (line: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
 
 /** One row of the report. */
 interface ScenarioReport {
-  scenario: ScenarioName;
+  scenario: ScenarioName | BetterAuthScenarioName;
   description: string;
   status: 'measured' | 'skipped' | 'failed';
   reason?: string;
   connections?: number;
   result?: LoadResult;
-  /** Peak RSS of the whole service (cluster primary + workers), in bytes. */
+  /** Peak RSS of the whole service (cluster primary + workers; Better Auth's process for its rows), in bytes. */
   peakRssBytes?: number;
   /** Peak RSS of its largest single process, in bytes. */
   peakProcessRssBytes?: number;
@@ -112,13 +114,20 @@ function ratioAim(aim: string, numerator: number | undefined, denominator: numbe
   return { aim, observed: `${ratio.toFixed(2)}x (${numerator.toFixed(3)} / ${denominator.toFixed(3)})`, met: 'max' in bound ? ratio <= bound.max : ratio >= bound.min };
 }
 
+/** CPU per request of a measured scenario among `rows`, or undefined. */
+function measuredCpu(rows: ScenarioReport[], name: ScenarioName | BetterAuthScenarioName): number | undefined {
+  return rows.find((r) => r.scenario === name && r.status === 'measured')?.cpuMsPerRequest;
+}
+
 /**
  * The aims of docs/performance.md "Aims": ratios inside one run, so they hold on any machine (the CPU
- * of a route against the same run's `GET /health`, sign-in against the same run's argon2id ceiling),
- * and the peak resident size with the defaults. An aim whose scenarios did not run is not checked.
+ * of a route against the same run's `GET /health`, sign-in against the same run's argon2id ceiling,
+ * Better Auth's session read against `me` when `--compare better-auth` ran), and the peak resident
+ * size with the defaults. An aim whose scenarios did not run is not checked.
+ * @param comparisonRows the Better Auth rows (empty without `--compare better-auth`).
  */
-function checkAims(rows: ScenarioReport[], peakRssBytes: number): AimCheck[] {
-  const cpu = (name: ScenarioName) => rows.find((r) => r.scenario === name && r.status === 'measured')?.cpuMsPerRequest;
+function checkAims(rows: ScenarioReport[], peakRssBytes: number, comparisonRows: ScenarioReport[]): AimCheck[] {
+  const cpu = (name: ScenarioName) => measuredCpu(rows, name);
   const login = rows.find((r) => r.scenario === 'login' && r.status === 'measured');
   const measuredAny = rows.some((r) => r.status === 'measured');
   return [
@@ -131,6 +140,7 @@ function checkAims(rows: ScenarioReport[], peakRssBytes: number): AimCheck[] {
     measuredAny
       ? { aim: 'peak service RSS < 250 MB with the defaults', observed: `${mb(peakRssBytes)} MB`, met: peakRssBytes < 250 * 1024 * 1024 }
       : { aim: 'peak service RSS < 250 MB with the defaults' },
+    ratioAim('read CPU per request, Better Auth\'s `get-session` / our `me` >= 3x (`--compare better-auth`)', measuredCpu(comparisonRows, 'better-auth-get-session'), cpu('me'), { min: 3 }),
   ];
 }
 
@@ -169,8 +179,9 @@ function printTable(rows: ScenarioReport[], ceilings: Ceilings): void {
       String(r.result.errors),
       `${mb(r.peakRssBytes)}/${mb(r.peakProcessRssBytes)}`,
       r.cpuMsPerRequest === undefined ? '' : r.cpuMsPerRequest.toFixed(2),
-      r.cpuMsPerRequest === undefined || !healthCpu ? '' : `${(r.cpuMsPerRequest / healthCpu).toFixed(2)}x`,
-      `${r.ceiling} ${r.ceilingPerSecond?.toFixed(0)}`,
+      // another product's CPU is compared with its counterpart (printComparison), not with our floor
+      r.cpuMsPerRequest === undefined || !healthCpu || r.scenario in BETTER_AUTH_COUNTERPARTS ? '' : `${(r.cpuMsPerRequest / healthCpu).toFixed(2)}x`,
+      r.ceilingPerSecond === undefined ? '' : `${r.ceiling} ${r.ceilingPerSecond.toFixed(0)}`,
       r.ratio === undefined ? '' : `${(r.ratio * 100).toFixed(1)}%`,
     ]);
   }
@@ -178,6 +189,151 @@ function printTable(rows: ScenarioReport[], ceilings: Ceilings): void {
   const widths = header.map((_, i) => Math.max(...all.map((l) => l[i]!.length)));
   for (const l of all) console.log(l.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd());
   for (const note of notes) console.log(note);
+}
+
+/** Where a scenario's load goes: the process tree that answers it and the monitor of that tree. */
+interface LoadTarget {
+  url: string;
+  monitor: ProcessMonitor;
+}
+
+/**
+ * Prepares and loads one scenario against `target`: its requests/s and latency, the peak RSS and CPU
+ * time of the target's processes during the load (CPU per successful request), and its ratio to its
+ * ceiling. A scenario that cannot run is `skipped`, one that throws or fails its check `failed`.
+ */
+async function measureScenario(
+  scenario: Scenario<ScenarioName | BetterAuthScenarioName>, target: LoadTarget, options: BenchOptions, ceilings: Ceilings,
+): Promise<ScenarioReport> {
+  const row: ScenarioReport = { scenario: scenario.name, description: scenario.description, status: 'skipped', ceiling: scenario.ceiling };
+  try {
+    log(`${scenario.name}: preparing`);
+    const prepared = await scenario.prepare();
+    if (prepared.kind === 'skipped') {
+      row.reason = prepared.reason;
+      log(`${scenario.name}: ${prepared.reason}`);
+      return row;
+    }
+    log(`${scenario.name}: ${prepared.amount ? `${prepared.amount} requests` : `${options.durationSeconds} s`} with ${prepared.connections} connections`);
+    target.monitor.takeWindow();
+    const background = prepared.background
+      ? runLoad({ url: target.url, durationSeconds: options.durationSeconds, ...prepared.background })
+      : undefined;
+    const result = await runLoad({ url: target.url, connections: prepared.connections, durationSeconds: options.durationSeconds, requests: prepared.requests, amount: prepared.amount });
+    const beside = await background;
+    if (beside) {
+      row.background = beside;
+      log(`${scenario.name}: beside it ${beside.requestsPerSecond.toFixed(1)} req/s, p99 ${beside.p99Ms} ms, ${beside.errors} errors`);
+    }
+    const used = target.monitor.takeWindow();
+    const wrong = prepared.verify?.();
+    if (wrong) throw new Error(wrong);
+    row.status = 'measured';
+    row.connections = prepared.connections;
+    row.result = result;
+    row.peakRssBytes = used.peakRssBytes;
+    row.peakProcessRssBytes = used.peakProcessRssBytes;
+    // With a background load the service's CPU time is not this scenario's alone.
+    row.cpuMsPerRequest = result.ok > 0 && !beside ? (used.cpuSeconds * 1000) / result.ok : undefined;
+    if (scenario.ceiling !== 'none') {
+      row.ceilingPerSecond = scenario.ceiling === 'argon2' ? ceilings.argon2.hashesPerSecond : ceilings.http.requestsPerSecond;
+      row.ratio = result.requestsPerSecond / row.ceilingPerSecond;
+    }
+    log(
+      `${scenario.name}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, ` +
+        `${row.cpuMsPerRequest?.toFixed(2)} CPU ms/req, ${result.errors} errors ${JSON.stringify(result.statusCounts)}`,
+    );
+  } catch (err) {
+    row.status = 'failed';
+    row.reason = `failed: ${(err as Error).message.slice(0, 300)}`;
+    log(`${scenario.name}: ${row.reason}`);
+  }
+  return row;
+}
+
+/** What `--compare better-auth` measured, for the report. */
+interface BetterAuthComparison {
+  /** The Better Auth version installed in bench/better-auth. */
+  version?: string;
+  /** Why it could not run (installation or start-up failed); its scenarios are then missing. */
+  failure?: string;
+  idleRssBytes?: number;
+  scenarios: ScenarioReport[];
+  /** Its CPU per request over ours, per pair (`get-session` / `me`, `sign-in/email` / `login`). */
+  ratios: { scenario: BetterAuthScenarioName; ours: ScenarioName; ratio?: number }[];
+  /** Its last log lines (errors and warnings), when it logged any. */
+  logLines: string[];
+}
+
+/** The processes and database of a comparison, so that Ctrl-C stops them too. */
+interface ComparisonRun {
+  server?: ServiceProcess;
+  database?: BenchDatabase;
+  monitor?: ProcessMonitor;
+}
+
+/** Stops what `run` holds and drops its database (unless `--keep-db`); safe to call twice. */
+async function stopComparisonRun(run: ComparisonRun, keepDatabase: boolean): Promise<void> {
+  run.monitor?.stop();
+  run.monitor = undefined;
+  await run.server?.stop();
+  run.server = undefined;
+  const database = run.database;
+  run.database = undefined;
+  if (database && !keepDatabase) await database.drop().catch((err: unknown) => log(`could not drop ${database.name}: ${String(err)}`));
+  else if (database) log(`kept database ${database.name}`);
+}
+
+/**
+ * `--compare better-auth`: installs Better Auth into bench/better-auth on first use, creates its own
+ * database on the same PostgreSQL server, starts it (it creates its tables), measures its idle RSS,
+ * signs up its users and loads its two scenarios exactly as the service's. Never throws: a failure is
+ * reported in the result.
+ */
+async function compareBetterAuth(options: BenchOptions, ceilings: Ceilings, ours: ScenarioReport[], run: ComparisonRun): Promise<BetterAuthComparison> {
+  const comparison: BetterAuthComparison = { scenarios: [], ratios: [], logLines: [] };
+  try {
+    comparison.version = await ensureBetterAuthInstalled(log);
+    run.database = await createBenchDatabase(options.databaseUrl, 'better_auth_bench');
+    log(`better-auth ${comparison.version}: database ${run.database.name} created`);
+    run.server = await startBetterAuth(run.database.url);
+    log(`better-auth up at ${run.server.url} (pid ${run.server.pid})`);
+    comparison.idleRssBytes = await idleRss(run.server.pid);
+    log(`better-auth idle RSS: ${mb(comparison.idleRssBytes)} MB`);
+    run.monitor = new ProcessMonitor(run.server.pid);
+    run.monitor.start();
+    for (const scenario of buildBetterAuthScenarios(run.server.url, options, log)) {
+      comparison.scenarios.push(await measureScenario(scenario, { url: run.server.url, monitor: run.monitor }, options, ceilings));
+    }
+    comparison.logLines = run.server.logs.slice(-20);
+  } catch (err) {
+    comparison.failure = (err as Error).message.slice(0, 1000);
+    log(`better-auth: failed: ${comparison.failure}`);
+  } finally {
+    await stopComparisonRun(run, options.keepDatabase);
+  }
+  for (const [scenario, counterpart] of Object.entries(BETTER_AUTH_COUNTERPARTS) as [BetterAuthScenarioName, ScenarioName][]) {
+    const theirs = measuredCpu(comparison.scenarios, scenario);
+    const mine = measuredCpu(ours, counterpart);
+    comparison.ratios.push({ scenario, ours: counterpart, ratio: theirs !== undefined && mine ? theirs / mine : undefined });
+  }
+  return comparison;
+}
+
+/** Prints the side-by-side block: each pair's CPU per request and its ratio, and both RSS figures. */
+function printComparison(comparison: BetterAuthComparison, ours: ScenarioReport[], idleRssBytes: number, peakRssBytes: number): void {
+  console.log(`
+side by side with Better Auth ${comparison.version ?? '(not installed)'}, service CPU per request, same run:`);
+  if (comparison.failure) console.log(`  not measured: ${comparison.failure.split('\n')[0]}`);
+  for (const pair of comparison.ratios) {
+    const theirs = measuredCpu(comparison.scenarios, pair.scenario);
+    const mine = measuredCpu(ours, pair.ours);
+    const ms = (v: number | undefined) => (v === undefined ? 'not measured' : `${v.toFixed(2)} ms`);
+    console.log(`  ${pair.scenario.padEnd(24)} ${ms(theirs)}, ours (\`${pair.ours}\`) ${ms(mine)}: ${pair.ratio === undefined ? 'no ratio' : `${pair.ratio.toFixed(2)}x`}`);
+  }
+  const theirPeak = Math.max(0, ...comparison.scenarios.map((r) => r.peakRssBytes ?? 0));
+  const orUnknown = (bytes: number | undefined) => (bytes ? mb(bytes) : '?');
+  console.log(`  RSS idle / peak under load: Better Auth ${orUnknown(comparison.idleRssBytes)} / ${orUnknown(theirPeak)} MB, ours ${mb(idleRssBytes)} / ${mb(peakRssBytes)} MB`);
 }
 
 async function main(): Promise<void> {
@@ -191,7 +347,9 @@ async function main(): Promise<void> {
   let service: ServiceProcess | undefined;
   let seeder: Seeder | undefined;
   let monitor: ProcessMonitor | undefined;
+  const comparisonRun: ComparisonRun = {};
   const cleanup = async () => {
+    await stopComparisonRun(comparisonRun, options.keepDatabase);
     monitor?.stop();
     await seeder?.close().catch(() => undefined);
     seeder = undefined;
@@ -237,61 +395,25 @@ async function main(): Promise<void> {
 
     const rows: ScenarioReport[] = [];
     for (const scenario of buildScenarios(fixture, () => ceilings.argon2.hashesPerSecond)) {
-      const row: ScenarioReport = { scenario: scenario.name, description: scenario.description, status: 'skipped', ceiling: scenario.ceiling };
-      rows.push(row);
-      try {
-        log(`${scenario.name}: preparing`);
-        const prepared = await scenario.prepare();
-        if (prepared.kind === 'skipped') {
-          row.reason = prepared.reason;
-          log(`${scenario.name}: ${prepared.reason}`);
-          continue;
-        }
-        log(`${scenario.name}: ${prepared.amount ? `${prepared.amount} requests` : `${options.durationSeconds} s`} with ${prepared.connections} connections`);
-        monitor.takeWindow();
-        const background = prepared.background
-          ? runLoad({ url: service.url, durationSeconds: options.durationSeconds, ...prepared.background })
-          : undefined;
-        const result = await runLoad({ url: service.url, connections: prepared.connections, durationSeconds: options.durationSeconds, requests: prepared.requests, amount: prepared.amount });
-        const beside = await background;
-        if (beside) {
-          row.background = beside;
-          log(`${scenario.name}: beside it ${beside.requestsPerSecond.toFixed(1)} req/s, p99 ${beside.p99Ms} ms, ${beside.errors} errors`);
-        }
-        row.status = 'measured';
-        row.connections = prepared.connections;
-        row.result = result;
-        const used = monitor.takeWindow();
-        row.peakRssBytes = used.peakRssBytes;
-        row.peakProcessRssBytes = used.peakProcessRssBytes;
-        // With a background load the service's CPU time is not this scenario's alone.
-        row.cpuMsPerRequest = result.ok > 0 && !beside ? (used.cpuSeconds * 1000) / result.ok : undefined;
-        row.ceilingPerSecond = scenario.ceiling === 'argon2' ? ceilings.argon2.hashesPerSecond : ceilings.http.requestsPerSecond;
-        row.ratio = result.requestsPerSecond / row.ceilingPerSecond;
-        log(
-          `${scenario.name}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, ` +
-            `${row.cpuMsPerRequest?.toFixed(2)} CPU ms/req, ${result.errors} errors ${JSON.stringify(result.statusCounts)}`,
-        );
-      } catch (err) {
-        row.status = 'failed';
-        row.reason = `failed: ${(err as Error).message.slice(0, 300)}`;
-        log(`${scenario.name}: ${row.reason}`);
-      }
+      rows.push(await measureScenario(scenario, { url: service.url, monitor }, options, ceilings));
     }
     const errorLines = service.logs.filter((l) => /"level":(50|60)/.test(l));
     if (errorLines.length > 0) log(`the service logged ${errorLines.length} errors; last: ${errorLines.at(-1)}`);
+    const betterAuth = options.compare.includes('better-auth') ? await compareBetterAuth(options, ceilings, rows, comparisonRun) : undefined;
+    const comparisonRows = betterAuth?.scenarios ?? [];
 
     const peakRssBytes = Math.max(0, ...rows.map((r) => r.peakRssBytes ?? 0));
     const peakProcessRssBytes = Math.max(0, ...rows.map((r) => r.peakProcessRssBytes ?? 0));
     console.log('');
-    printTable(rows, ceilings);
+    printTable([...rows, ...comparisonRows], ceilings);
     console.log(`\nidle service RSS: ${mb(idleRssBytes)} MB on PostgreSQL` +
       (embeddedIdleRssBytes === undefined ? '' : `, ${mb(embeddedIdleRssBytes)} MB on the embedded database`));
     console.log(
       `peak service RSS over all scenarios: ${mb(peakRssBytes)} MB for all ${options.serviceProcesses > 1 ? `${options.serviceProcesses + 1} processes (primary + workers)` : 'of it'}, ` +
         `${mb(peakProcessRssBytes)} MB for the largest process`,
     );
-    const aims = checkAims(rows, peakRssBytes);
+    if (betterAuth) printComparison(betterAuth, rows, idleRssBytes, peakRssBytes);
+    const aims = checkAims(rows, peakRssBytes, comparisonRows);
     const missed = printAims(aims);
 
     const report = {
@@ -309,12 +431,13 @@ async function main(): Promise<void> {
       peakRssBytes,
       peakProcessRssBytes,
       serviceErrorLogLines: errorLines.slice(-20),
+      comparisons: betterAuth ? { 'better-auth': betterAuth } : undefined,
     };
     mkdirSync(path.dirname(options.resultsFile), { recursive: true });
     writeFileSync(options.resultsFile, JSON.stringify(report, null, 2) + '\n');
     log(`results written to ${options.resultsFile}`);
     // A benchmark that can fail: a failed scenario or a missed aim is a non-zero exit.
-    if (rows.some((r) => r.status === 'failed')) process.exitCode = 1;
+    if ([...rows, ...comparisonRows].some((r) => r.status === 'failed') || betterAuth?.failure) process.exitCode = 1;
     if (missed) {
       log('an aim was missed (see "aims" above): exit code 2');
       process.exitCode ??= 2;

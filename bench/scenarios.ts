@@ -3,13 +3,13 @@ import * as oidc from 'openid-client';
 import * as OTPAuth from 'otpauth';
 import { mapConcurrent, type JsonClient } from './client.js';
 import type { Seeder } from './database.js';
-import type { BenchOptions, ScenarioName } from './options.js';
+import type { BenchOptions, BetterAuthScenarioName, ScenarioName } from './options.js';
 
 /** The password of every seeded and created bench account. */
 export const BENCH_PASSWORD = 'correct horse battery staple';
 
-/** Which limit a scenario is compared with. */
-export type CeilingKind = 'argon2' | 'http';
+/** Which limit a scenario is compared with (`none`: another product's sign-in, whose hash is not argon2id). */
+export type CeilingKind = 'argon2' | 'http' | 'none';
 
 /** A scenario ready to be loaded, or the reason it cannot run in this build. */
 export type Prepared =
@@ -20,11 +20,14 @@ export type Prepared =
       amount?: number;
       /** Load run at the same time but not reported (e.g. logins while `me` is measured). */
       background?: { requests: RequestSpec[]; connections: number };
+      /** Called after the load: why answers counted as successful (2xx) were not, or undefined. */
+      verify?: () => string | undefined;
     }
   | { kind: 'skipped'; reason: string };
 
-export interface Scenario {
-  name: ScenarioName;
+/** One scenario: the service's own (`ScenarioName`) or, with `--compare`, another product's. */
+export interface Scenario<Name extends ScenarioName | BetterAuthScenarioName = ScenarioName> {
+  name: Name;
   ceiling: CeilingKind;
   /** What one request does, for the report. */
   description: string;

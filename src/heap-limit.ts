@@ -1,13 +1,19 @@
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { Logger } from 'pino';
 
-/** Young-generation limit in MiB that goes with a heap limit: V8's default on 64-bit is 3 × 16 MiB semi-spaces. */
+/**
+ * Young-generation limit in MiB that goes with a heap limit: three semi-spaces of 8 MiB (V8 rounds a
+ * semi-space up to a power of two, so 16 to 24 MiB give the same; Node's own default is 16 MiB
+ * semi-spaces). A larger one adds to the resident size without lowering the CPU the limit costs,
+ * which is in the old generation's collections (docs/performance.md "The heap setting").
+ */
 const YOUNG_GENERATION_MB = 24;
 
 /**
  * The V8 heap limits the service runs under, or undefined to run on the main thread with Node's own
  * sizing. V8 sizes its heap for throughput and, uncapped, lets a busy service grow to several hundred
- * MiB; the limit keeps the resident size near 250 MB at the same CPU per request (docs/performance.md).
+ * MiB; the limit keeps the resident size near 250 MB, at 1.15 to 1.5 times the CPU per request of no
+ * limit on `GET me` (docs/performance.md "The heap setting").
  * A heap size given to Node itself (`--max-old-space-size` on the command line or in `NODE_OPTIONS`)
  * wins, and `MAX_HEAP_MB=0` turns the limit off.
  * @param maxHeapMb `MAX_HEAP_MB` (MiB, 0 = none).
