@@ -13,7 +13,7 @@ import { mapConcurrent } from './client.js';
 import type { BenchOptions, BetterAuthScenarioName, ScenarioName } from './options.js';
 import type { Scenario } from './scenarios.js';
 import { BENCH_PASSWORD } from './scenarios.js';
-import { freePort, stopChild, waitForOk, type ServiceProcess } from './service.js';
+import { freePort, watchUntilReady, type ServiceProcess } from './service.js';
 
 /** The folder of the comparison: package.json, package-lock.json, server.mjs and, once installed, node_modules. */
 export const BETTER_AUTH_DIR = path.join('bench', 'better-auth');
@@ -93,21 +93,7 @@ export async function startBetterAuth(databaseUrl: string): Promise<ServiceProce
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const logs: string[] = [];
-  const keep = (chunk: Buffer) => {
-    for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) logs.push(line);
-    if (logs.length > 2000) logs.splice(0, logs.length - 2000);
-  };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  const url = `http://127.0.0.1:${port}`;
-  try {
-    await waitForOk(`${url}/api/auth/ok`, 60_000, child);
-  } catch (err) {
-    await stopChild(child);
-    throw new Error(`Better Auth did not start: ${(err as Error).message}\n${logs.slice(-20).join('\n')}`);
-  }
-  return { url, pid: child.pid!, child, logs, stop: () => stopChild(child) };
+  return watchUntilReady(child, port, '/api/auth/ok', 'Better Auth');
 }
 
 /** The `name=value` of Better Auth's session cookie in an answer's Set-Cookie headers. */

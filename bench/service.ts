@@ -184,6 +184,29 @@ export function stopChild(child: ChildProcess, graceMs = 15_000): Promise<void> 
 }
 
 /**
+ * Keeps the last 2,000 output lines of a spawned server on `port` and waits until `readyPath` answers
+ * 200 (60 s at most); on failure stops it and throws with its last 20 lines.
+ * @param name how the error names the server.
+ */
+export async function watchUntilReady(child: ChildProcess, port: number, readyPath: string, name: string): Promise<ServiceProcess> {
+  const logs: string[] = [];
+  const keep = (chunk: Buffer) => {
+    for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) logs.push(line);
+    if (logs.length > 2000) logs.splice(0, logs.length - 2000);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitForOk(`${url}${readyPath}`, 60_000, child);
+  } catch (err) {
+    await stopChild(child);
+    throw new Error(`${name} did not start: ${(err as Error).message}\n${logs.slice(-20).join('\n')}`);
+  }
+  return { url, pid: child.pid!, child, logs, stop: () => stopChild(child) };
+}
+
+/**
  * Starts the compiled service (`dist/src/main.js`, built by `npm run build`) on a free port against
  * `databaseUrl` (the embedded database in a fresh `DATA_DIR` when undefined; no Redis when
  * `redisUrl` is undefined), with `processes` cluster workers, fixed bench secrets and rate limits
@@ -219,19 +242,5 @@ export async function startService(opts: {
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const logs: string[] = [];
-  const keep = (chunk: Buffer) => {
-    for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) logs.push(line);
-    if (logs.length > 2000) logs.splice(0, logs.length - 2000);
-  };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  const url = `http://127.0.0.1:${port}`;
-  try {
-    await waitForOk(`${url}/ready`, 60_000, child);
-  } catch (err) {
-    await stopChild(child);
-    throw new Error(`the service did not start: ${(err as Error).message}\n${logs.slice(-20).join('\n')}`);
-  }
-  return { url, pid: child.pid!, child, logs, stop: () => stopChild(child) };
+  return watchUntilReady(child, port, '/ready', 'the service');
 }
