@@ -6,8 +6,8 @@ import type { RequestMeta } from './lib/request-meta.js';
 
 /**
  * What every procedure sees: the services, a request-scoped entity manager and the HTTP exchange.
- * Middleware adds the request's own data on top (`tenant`, `sessionCheck`, `principal`, `actor`,
- * `sessionUser`; see docs/architecture.md), so nothing about a request is kept in a service.
+ * The pipeline adds the request's own data on top (`tenant`, `sessionCheck`, `principal`,
+ * `sessionUser`, `scope`; src/middleware/pipeline.ts), so nothing about a request is kept in a service.
  */
 export interface RequestContext {
   services: AppServices;

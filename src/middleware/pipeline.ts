@@ -4,7 +4,7 @@ import type { Tenant } from '../entities/tenant.js';
 import type { User } from '../entities/user.js';
 import { outageKind, serviceUnavailable, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../lib/outage.js';
 import type { Actor } from '../lib/request-meta.js';
-import type { RequestScope, TenantScope } from '../lib/request-scope.js';
+import { userActor, type RequestScope, type TenantScope } from '../lib/request-scope.js';
 import type { Principal, SessionCheck } from '../services/sessions/bearer-authentication-service.js';
 import { SESSION_ERRORS, SESSION_REASONS } from '../errors/session.js';
 import { TENANT_ERRORS } from '../errors/tenant.js';
@@ -20,7 +20,7 @@ import { spendCredentialBudget, spendProcedureBudgets } from './rate-limit.js';
  *   3. resolveTenantAndSession  the live tenant by slug and, for an access token, its session and user: one query
  *                               → ctx.tenant, ctx.scope (a TenantScope: em, tenant, meta)
  *   4. authenticateCredential   the bearer judged from step 3's session check, or an API key by its hash
- *                               → ctx.principal, ctx.actor, ctx.scope (a RequestScope: with the actor)
+ *                               → ctx.principal, ctx.sessionUser, ctx.scope (a RequestScope: with the actor)
  *   5. spendCredentialBudget    600 per minute per session or API key
  *   6. requireUser | requireAdmin → requireLiveKey | requireAdminSession   the kind's own rule
  *
@@ -90,8 +90,8 @@ async function resolveTenantAndSession(ctx: RequestContext, tenantSlug: string):
 }
 
 /** The audit actor of a principal. */
-export function actorOf(principal: Principal): Actor {
-  return principal.kind === 'user' ? { type: 'user', id: principal.userId } : { type: 'api_key', id: principal.apiKeyId };
+function actorOf(principal: Principal): Actor {
+  return principal.kind === 'user' ? userActor(principal.userId) : { type: 'api_key', id: principal.apiKeyId };
 }
 
 /**
@@ -107,7 +107,6 @@ function userReadWithSession(principal: Principal, sessionCheck: SessionCheck | 
 /** What steps 4 and 5 add to the context. */
 export interface Authenticated {
   principal: Principal;
-  actor: Actor;
   /** The user row step 3 read with the session check, when it is the principal's live user. */
   sessionUser: User | undefined;
   /** The request's scope (src/lib/request-scope.ts): its entity manager, workspace, actor and metadata, what services take first. */
@@ -122,8 +121,7 @@ export interface Authenticated {
 async function authenticateCredential(ctx: RequestContext & TenantAndSession): Promise<Authenticated> {
   const principal = await ctx.services.credentials.authenticate(ctx.em, ctx.tenant, ctx.req.headers.authorization, ctx.sessionCheck);
   await spendCredentialBudget(ctx, principal);
-  const actor = actorOf(principal);
-  return { principal, actor, sessionUser: userReadWithSession(principal, ctx.sessionCheck), scope: { ...ctx.scope, actor } };
+  return { principal, sessionUser: userReadWithSession(principal, ctx.sessionCheck), scope: { ...ctx.scope, actor: actorOf(principal) } };
 }
 
 /**
