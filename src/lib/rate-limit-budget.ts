@@ -10,6 +10,14 @@ export interface RateLimitBudget {
   name: string;
   points: number;
   durationSeconds: number;
+  /**
+   * Points an instance takes from the shared store at a time and then spends in-process (a lease),
+   * for budgets spent on nearly every request (the per-credential one): one store round trip per
+   * `leasePoints` hits instead of one per hit. Never more than `points` are allowed in a window; a key
+   * spent on N instances at once may be refused up to N × (`leasePoints` − 1) hits early (points
+   * leased but unspent by the other instances). Unset: every hit goes to the store.
+   */
+  leasePoints?: number;
 }
 
 /**

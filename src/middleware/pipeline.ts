@@ -5,7 +5,7 @@ import type { User } from '../entities/user.js';
 import { outageKind, serviceUnavailable, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../lib/outage.js';
 import type { Actor } from '../lib/request-meta.js';
 import { userActor, type RequestScope, type TenantScope } from '../lib/request-scope.js';
-import type { Principal, SessionCheck } from '../services/sessions/bearer-authentication-service.js';
+import type { Principal, SessionCheck, UserPrincipal } from '../services/sessions/bearer-authentication-service.js';
 import { SESSION_ERRORS, SESSION_REASONS } from '../errors/session.js';
 import { TENANT_ERRORS } from '../errors/tenant.js';
 import { baseProcedure, middleware } from '../trpc.js';
@@ -24,6 +24,9 @@ import { spendCredentialBudget, spendProcedureBudgets } from './rate-limit.js';
  *   5. spendCredentialBudget    600 per minute per session or API key
  *   6. requireUser | requireAdmin → requireLiveKey | requireAdminSession   the kind's own rule
  *
+ * Steps 1–2 run as one tRPC middleware and steps 3–6 as another (step 3 alone for tenantProcedure):
+ * every tRPC middleware level copies the call's options and context, on every request.
+ *
  * Model: node-oidc-provider's `lib/actions/authorization/index.js` (one step table in run order).
  */
 
@@ -40,15 +43,23 @@ export const tenantSlugInput = z.object({
  * database between two requests costs the client nothing; a mutation is never run twice (it may have
  * committed before the answer was lost). Also names the route for the request metrics: the procedure
  * path, never the raw URL (src/rest/request-metrics.ts).
+ *
+ * Step 2, inside it and before anything reads the database: the budgets of the procedure's meta
+ * `rateLimit` (src/services/rate-limits/rate-limit-rules.ts), spent in src/middleware/rate-limit.ts; a
+ * procedure that declares none passes straight on. Refuses with 429 `rate_limited` and `Retry-After`.
  */
-const guardOutages = middleware(async ({ ctx, type, path, next }) => {
+const guardOutages = middleware(async ({ ctx, type, path, meta, getRawInput, next }) => {
   (ctx.res.locals as { route?: string }).route = path;
-  let result = await next();
+  // Step 2 runs inside this middleware rather than as one of its own: every tRPC middleware level
+  // copies the call's options and context again (docs/performance.md "The request path").
+  const rule = meta?.rateLimit;
+  let result = await (rule ? spendProcedureBudgets(ctx, path, rule, getRawInput, () => next()) : next());
   if (result.ok) return result;
   let kind = outageKind(result.error);
   if (kind === 'dropped' && type === 'query') {
     ctx.services.logger.warn({ path, err: result.error.cause ?? result.error }, 'read failed on a dropped database connection; retrying once');
-    result = await next({ ctx: { em: ctx.services.orm.em.fork() } });
+    const retry = () => next({ ctx: { em: ctx.services.orm.em.fork() } });
+    result = await (rule ? spendProcedureBudgets(ctx, path, rule, getRawInput, retry) : retry());
     if (result.ok) return result;
     kind = outageKind(result.error);
   }
@@ -58,16 +69,6 @@ const guardOutages = middleware(async ({ ctx, type, path, next }) => {
   throw serviceUnavailable();
 });
 
-/**
- * Step 2, before anything reads the database: the budgets of the procedure's meta `rateLimit`
- * (src/services/rate-limits/rate-limit-rules.ts), spent in src/middleware/rate-limit.ts; a procedure
- * that declares none passes straight on.
- * @throws ApiError 429 `rate_limited` with `Retry-After`.
- */
-const spendProcedureBudgetsStep = middleware(({ ctx, meta, path, getRawInput, next }) => {
-  const rule = meta?.rateLimit;
-  return rule ? spendProcedureBudgets(ctx, path, rule, getRawInput, next) : next();
-});
 
 /** What step 3 adds to the context. */
 export interface TenantAndSession {
@@ -140,7 +141,7 @@ export function requireLiveCredential(principal: Principal): void {
 // ---------------------------------------------------------------------------------------------
 
 /** Steps 1–2: every procedure, including those outside a workspace (`POST /v1/tenants`). */
-export const publicProcedure = baseProcedure.use(guardOutages).use(spendProcedureBudgetsStep);
+export const publicProcedure = baseProcedure.use(guardOutages);
 
 /** Steps 1–3: a route under `/v1/{tenantSlug}`, with or without a credential. */
 export const tenantProcedure = publicProcedure
@@ -155,57 +156,82 @@ export const tenantProcedure = publicProcedure
  */
 export const tenantSlugProcedure = publicProcedure.input(tenantSlugInput);
 
+/**
+ * Steps 3–5 and then the kind's own rule (step 6), in one tRPC middleware: each middleware level
+ * copies the call's options and context, which is measurable on every authenticated request
+ * (docs/performance.md "The request path").
+ */
+function credentialSteps<P extends Principal>(rule: (principal: Principal) => P) {
+  return middleware(async ({ ctx, input, next }) => {
+    const tenantAndSession = await resolveTenantAndSession(ctx, (input as { tenantSlug: string }).tenantSlug);
+    const authenticated = await authenticateCredential({ ...ctx, ...tenantAndSession });
+    return next({ ctx: { ...tenantAndSession, ...authenticated, principal: rule(authenticated.principal) } });
+  });
+}
+
 /** Steps 1–5: any credential of the tenant. */
-export const authenticatedProcedure = tenantProcedure.use(async ({ ctx, next }) => next({ ctx: await authenticateCredential(ctx) }));
+export const authenticatedProcedure = publicProcedure.input(tenantSlugInput).use(credentialSteps((principal) => principal));
+
+/** Step 6, requireUser: a user's access token; an API key gets 401 `user_token_required`. */
+function requireUser(principal: Principal): UserPrincipal {
+  if (principal.kind !== 'user') throw SESSION_ERRORS.userTokenRequired();
+  return principal;
+}
+
+/** Step 6, requireAdmin: an Admin user or an API key of the tenant; a Member gets 403 `admin_required`. */
+function requireAdmin(principal: Principal): Principal {
+  if (principal.kind === 'user' && principal.role !== 'Admin') throw SESSION_ERRORS.adminRequired();
+  return principal;
+}
 
 /**
- * Step 6, requireUser: user-only routes (`/me*`, `logout-all`, `mfa/*`); an API key gets 401
- * `user_token_required`, which the kind adds to every such route's documented reasons.
+ * User-only routes (`/me*`, `logout-all`, `mfa/*`), steps 1–6 with requireUser; the kind adds 401
+ * `user_token_required` to every such route's documented reasons.
  */
-export const userProcedure = authenticatedProcedure
+export const userProcedure = publicProcedure
   .meta({ kindErrorReasons: { 401: [SESSION_REASONS.userTokenRequired] } })
-  .use(({ ctx, next }) => {
-    const { principal } = ctx;
-    if (principal.kind !== 'user') throw SESSION_ERRORS.userTokenRequired();
-    return next({ ctx: { principal } });
-  });
+  .input(tenantSlugInput)
+  .use(credentialSteps(requireUser));
 
 /**
- * Step 6, requireAdmin: tenant administration (docs/security.md, roles): an Admin user or an API key
- * of the tenant; a Member gets 403 `admin_required`, which the kind adds to every such route's
- * documented reasons.
+ * Tenant administration (docs/security.md, roles), steps 1–6 with requireAdmin: an Admin user or an
+ * API key of the tenant; the kind adds 403 `admin_required` to every such route's documented reasons.
  */
-export const adminProcedure = authenticatedProcedure
+export const adminProcedure = publicProcedure
   .meta({ kindErrorReasons: { 403: [SESSION_REASONS.adminRequired] } })
-  .use(({ ctx, next }) => {
-    if (ctx.principal.kind === 'user' && ctx.principal.role !== 'Admin') throw SESSION_ERRORS.adminRequired();
-    return next();
-  });
+  .input(tenantSlugInput)
+  .use(credentialSteps(requireAdmin));
 
 /**
- * Step 6, requireAdmin then requireLiveKey: changes that grant access or weaken the tenant's security
- * (docs/security.md "Test keys", docs/api-rules.md "Test keys grant nothing"): API keys, users' roles,
- * status and factors, applications, tenant settings, the identity provider, webhooks. An Admin user
- * or an `ak_live_` key; an `ak_test_` key may read and exercise but not change them (403
+ * Steps 1–6 with requireAdmin then requireLiveKey: changes that grant access or weaken the tenant's
+ * security (docs/security.md "Test keys", docs/api-rules.md "Test keys grant nothing"): API keys,
+ * users' roles, status and factors, applications, tenant settings, the identity provider, webhooks. An
+ * Admin user or an `ak_live_` key; an `ak_test_` key may read and exercise but not change them (403
  * `live_key_required`).
  */
-export const securityAdminProcedure = adminProcedure
+export const securityAdminProcedure = publicProcedure
   .meta({ kindErrorReasons: { 403: [SESSION_REASONS.adminRequired, SESSION_REASONS.liveKeyRequired] } })
-  .use(({ ctx, next }) => {
-    requireLiveCredential(ctx.principal);
-    return next();
-  });
+  .input(tenantSlugInput)
+  .use(
+    credentialSteps((principal) => {
+      requireLiveCredential(requireAdmin(principal));
+      return principal;
+    }),
+  );
 
 /**
- * Step 6, requireAdmin then requireAdminSession: changes whose holder decides who signs in
+ * Steps 1–6 with requireAdmin then requireAdminSession: changes whose holder decides who signs in
  * (docs/sso.md "Who may change a connection"): an Admin *user* only, since an API key, even a live
  * one, leaks more easily than a person's session (403 `admin_session_required`). The service then
  * checks the sign-in is recent.
  */
-export const adminSessionProcedure = adminProcedure
+export const adminSessionProcedure = publicProcedure
   .meta({ kindErrorReasons: { 403: [SESSION_REASONS.adminRequired, SESSION_REASONS.adminSessionRequired] } })
-  .use(({ ctx, next }) => {
-    const { principal } = ctx;
-    if (principal.kind !== 'user') throw SESSION_ERRORS.adminSessionRequired();
-    return next({ ctx: { principal } });
-  });
+  .input(tenantSlugInput)
+  .use(
+    credentialSteps((principal): UserPrincipal => {
+      requireAdmin(principal);
+      if (principal.kind !== 'user') throw SESSION_ERRORS.adminSessionRequired();
+      return principal;
+    }),
+  );

@@ -60,6 +60,41 @@ describe('RateLimitService', () => {
     expect(atOther.allowed).toBe(!redisUrl);
   });
 
+  it('a leased budget takes its points from the store ten at a time and still allows exactly its points, in a burst too', async () => {
+    const limits = suite.services.rateLimits;
+    const b: RateLimitBudget = { ...budget(25), leasePoints: 10 };
+    expect(await limits.consume(b, 'leased-a')).toEqual({ allowed: true });
+    // one hit spent, ten taken from the store
+    expect(await limits.count(b, 'leased-a')).toBe(10);
+    const rest = await Promise.all(Array.from({ length: 30 }, () => limits.consume(b, 'leased-a')));
+    expect(rest.filter((d) => d.allowed)).toHaveLength(24);
+    const refused = rest.find((d) => !d.allowed);
+    if (refused && !refused.allowed) expect(refused.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(await limits.consume(b, 'leased-b')).toEqual({ allowed: true });
+  });
+
+  it('a leased budget opens again with the store\'s next window', async () => {
+    const limits = suite.services.rateLimits;
+    const b: RateLimitBudget = { name: `svc_test_${unique()}`, points: 3, durationSeconds: 1, leasePoints: 2 };
+    for (let i = 0; i < 3; i += 1) expect(await limits.consume(b, 'window')).toEqual({ allowed: true });
+    expect((await limits.consume(b, 'window')).allowed).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect(await limits.consume(b, 'window')).toEqual({ allowed: true });
+  });
+
+  it.runIf(redisUrl)('instances sharing a leased budget never allow more than its points together', async () => {
+    const b: RateLimitBudget = { ...budget(20), leasePoints: 10 };
+    expect(await suite.services.rateLimits.consume(b, 'two-instances')).toEqual({ allowed: true });
+    const atOther = [];
+    for (let i = 0; i < 11; i += 1) atOther.push(await other.rateLimits.consume(b, 'two-instances'));
+    // the other instance gets the ten points left in the store; this one still holds nine of its lease
+    expect(atOther.filter((d) => d.allowed)).toHaveLength(10);
+    expect(atOther[10]!.allowed).toBe(false);
+    const here = [];
+    for (let i = 0; i < 10; i += 1) here.push(await suite.services.rateLimits.consume(b, 'two-instances'));
+    expect(here.filter((d) => d.allowed)).toHaveLength(9);
+  });
+
   it.runIf(redisUrl)('stores keyed digests in Redis, never the key itself', async () => {
     const email = `limited-${unique()}@example.com`;
     const b = budget(5);

@@ -19,14 +19,17 @@ export const SIGN_IN_PER_IP: RateLimitBudget = { name: 'ip_sign_in', points: 100
 export const ACCOUNT_CREATION_PER_IP: RateLimitBudget = { name: 'ip_account_creation', points: 20, durationSeconds: 3600 };
 /** Refresh: 120 per minute per IP. */
 export const REFRESH_PER_IP: RateLimitBudget = { name: 'ip_refresh', points: 120, durationSeconds: 60 };
-/** Authenticated routes: 600 per minute per credential (session or API key). */
 /** Mails an admin sends to a user (password reset, verification): 60 per hour per client IP. */
 export const ADMIN_USER_MAIL_PER_IP: RateLimitBudget = { name: 'ip_admin_user_mail', points: 60, durationSeconds: 3600 };
 
 /** Mails a signed-in user has sent to an address of their choice (POST me/email): 20 per hour per client IP. */
 export const SELF_SERVICE_MAIL_PER_IP: RateLimitBudget = { name: 'ip_self_service_mail', points: 20, durationSeconds: 3600 };
 
-export const PER_CREDENTIAL: RateLimitBudget = { name: 'credential', points: 600, durationSeconds: 60 };
+/**
+ * Authenticated routes: 600 per minute per credential (session or API key), taken from Redis ten at
+ * a time by each instance (a lease, docs/api-rules.md "Rate limits"): it is spent on every request.
+ */
+export const PER_CREDENTIAL: RateLimitBudget = { name: 'credential', points: 600, durationSeconds: 60, leasePoints: 10 };
 
 /**
  * Every endpoint of a tenant's OpenID Provider (`/v1/{slug}/oidc/*`: authorization, token, userinfo,

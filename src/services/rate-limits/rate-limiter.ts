@@ -2,11 +2,26 @@ import { createHmac } from 'node:crypto';
 import { isIPv6 } from 'node:net';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { LRUCache } from 'lru-cache';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RateLimitBudget } from './rate-limit-rules.js';
 
 /** The answer to one hit: allowed, or refused with the seconds until the window frees a point. */
 export type RateLimitDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+
+const ALLOWED: RateLimitDecision = { allowed: true };
+
+/** Points of a leased budget this instance took from the store and has not spent yet. */
+interface Lease {
+  remaining: number;
+  /** Epoch milliseconds: the end of the store's window the points were taken from. */
+  expiresAt: number;
+  /** While the store is being asked for points: hits of the same key wait for that answer. */
+  pending?: Promise<void>;
+}
+
+/** Keys with a lease held in-process at most (least recently used dropped first: its points go unspent, never over). */
+const MAX_LEASES = 10_000;
 
 export interface RateLimitServiceOptions {
   /** `RATE_LIMIT_SCALE`: multiplies every budget's points (> 0). */
@@ -32,6 +47,7 @@ export interface RateLimitServiceOptions {
  */
 export class RateLimitService {
   private readonly limiters = new Map<string, RateLimiterAbstract>();
+  private readonly leases = new LRUCache<string, Lease>({ max: MAX_LEASES });
   private readonly refused = new Map<string, number>();
   private fallbacks = 0;
 
@@ -87,17 +103,65 @@ export class RateLimitService {
    * @returns `{allowed:false, retryAfterSeconds}` (whole seconds, ≥ 1) once the budget is spent.
    */
   async consume(budget: RateLimitBudget, key: string): Promise<RateLimitDecision> {
+    const leasePoints = Math.min(budget.leasePoints ?? 1, this.scaledPoints(budget));
+    return leasePoints > 1 ? this.consumeLeased(budget, key, leasePoints) : this.take(budget, key, 1).then((taken) => taken.decision);
+  }
+
+  /**
+   * One hit of a leased budget (`RateLimitBudget.leasePoints`): spent from this instance's lease of
+   * the key while it lasts and its window is open; otherwise `leasePoints` more are taken from the
+   * store, the hits of the same key waiting meanwhile for that one answer.
+   */
+  private async consumeLeased(budget: RateLimitBudget, key: string, leasePoints: number): Promise<RateLimitDecision> {
+    const id = `${budget.name}|${key}`;
+    for (;;) {
+      const lease = this.leases.get(id);
+      if (lease?.pending) {
+        await lease.pending;
+        continue;
+      }
+      if (lease && lease.remaining > 0 && Date.now() < lease.expiresAt) {
+        lease.remaining -= 1;
+        return ALLOWED;
+      }
+      const fresh: Lease = { remaining: 0, expiresAt: 0 };
+      let decision: RateLimitDecision = ALLOWED;
+      fresh.pending = (async () => {
+        try {
+          const taken = await this.take(budget, key, leasePoints);
+          decision = taken.decision;
+          fresh.remaining = Math.max(0, taken.granted - 1);
+          fresh.expiresAt = taken.expiresAt;
+        } finally {
+          fresh.pending = undefined;
+        }
+      })();
+      this.leases.set(id, fresh);
+      await fresh.pending;
+      return decision;
+    }
+  }
+
+  /**
+   * Takes `points` hits of `key` from the store (or its in-process insurance while Redis is down).
+   * @returns the decision for the hit that asked; `granted`, how many of the points fitted in the
+   *   window (a refusal may still grant the last few); `expiresAt`, the window's end (epoch ms).
+   */
+  private async take(budget: RateLimitBudget, key: string, points: number): Promise<{ decision: RateLimitDecision; granted: number; expiresAt: number }> {
     if (this.storeShared() === false) this.fallbacks += 1;
     try {
-      await this.limiter(budget).consume(this.stored(key));
-      return { allowed: true };
+      const res = await this.limiter(budget).consume(this.stored(key), points);
+      return { decision: ALLOWED, granted: points, expiresAt: Date.now() + res.msBeforeNext };
     } catch (err) {
       if (err instanceof RateLimiterRes) {
+        const expiresAt = Date.now() + err.msBeforeNext;
+        const granted = Math.max(0, Math.min(points, this.scaledPoints(budget) - (err.consumedPoints - points)));
+        if (granted > 0) return { decision: ALLOWED, granted, expiresAt };
         this.refused.set(budget.name, (this.refused.get(budget.name) ?? 0) + 1);
-        return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(err.msBeforeNext / 1000)) };
+        return { decision: { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(err.msBeforeNext / 1000)) }, granted: 0, expiresAt };
       }
       this.failOpen(err, budget, 'consume');
-      return { allowed: true };
+      return { decision: ALLOWED, granted: 1, expiresAt: 0 };
     }
   }
 
