@@ -1,7 +1,7 @@
 import { EntitySchema } from '@mikro-orm/core';
 
 /**
- * The answer of an invite created with an `Idempotency-Key` (docs/api-rules.md "Invites"), kept
+ * The answer of an invite created with an `Idempotency-Key` (docs/api-rules.md "Users and sign-up"), kept
  * encrypted for 24 hours so a retry gets the same invite and token instead of a second invite.
  */
 export interface InviteAnswer {

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Idempotent invite creation (docs/api-rules.md "Invites", `Idempotency-Key` on POST invites):
+ * Idempotent invite creation (docs/api-rules.md "Users and sign-up", `Idempotency-Key` on POST invites):
  * `invite_answer` keeps the answer of an invite created with the header for 24 hours, so a retry
  * with the same key and the same request gets the same invite and token again instead of a second
  * invite and a second mail.

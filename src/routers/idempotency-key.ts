@@ -16,7 +16,7 @@ export const refreshRequestHeaders = z.object({
     .optional(),
 });
 
-/** The request headers of POST invites in the OpenAPI document (docs/api-rules.md "Invites"). */
+/** The request headers of POST invites in the OpenAPI document (docs/api-rules.md "Users and sign-up"). */
 export const inviteRequestHeaders = z.object({
   'Idempotency-Key': idempotencyKeyHeader
     .describe(

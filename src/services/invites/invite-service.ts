@@ -40,7 +40,7 @@ export const INVITE_LIMIT_WINDOW_SECONDS = 86_400;
 
 /**
  * How long the answer of an invite created with an `Idempotency-Key` is given again, in seconds
- * (24 hours; docs/api-rules.md "Invites").
+ * (24 hours; docs/api-rules.md "Users and sign-up").
  */
 export const INVITE_ANSWER_TTL_SECONDS = 86_400;
 
@@ -129,7 +129,7 @@ export class InviteService {
    * member of that organization with those roles (docs/organizations.md "Invitations"); such an
    * invite may go to the address of an existing account, which accepts it signed in ({@link acceptSignedIn}).
    * With an `idempotencyKey` (the `Idempotency-Key` header, IETF httpapi Idempotency-Key draft;
-   * docs/api-rules.md "Invites") the answer is kept encrypted for {@link INVITE_ANSWER_TTL_SECONDS},
+   * docs/api-rules.md "Users and sign-up") the answer is kept encrypted for {@link INVITE_ANSWER_TTL_SECONDS},
    * committed with the invite, and a retry by the same caller (user or API key) with the same key and
    * the same request gets it again: the same invite and token, no second invite, no second mail, no
    * second `InviteCreated`, nothing counted against the daily limit. A concurrent request with the
@@ -282,7 +282,7 @@ export class InviteService {
   }
 
   /**
-   * Sends an open or expired invite again (docs/api-rules.md "Invites"): a new invite to the same
+   * Sends an open or expired invite again (docs/api-rules.md "Users and sign-up"): a new invite to the same
    * email with the same role and a fresh default lifetime, through {@link create}, so the old token
    * dies at once (revoked as `superseded`), the new link is mailed, and the daily invite budget and
    * the `email_taken` check apply as to any invite. Audited `InviteCreated` with `resendOf`.
