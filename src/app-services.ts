@@ -215,6 +215,9 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     if (abandonedImports) logger.info({ abandonedImports }, 'retention sweep deleted import jobs whose upload stopped');
     const ssoRows = await ssoEntry.sweepExpired(orm.em.fork() as EntityManager);
     if (ssoRows) logger.info({ ssoRows }, 'retention sweep deleted expired SSO requests and assertion ids');
+    // kept invite answers (Idempotency-Key) live 24 hours; this sweep frees their rows afterwards
+    const inviteAnswers = await invites.purgeExpiredAnswers(orm.em.fork() as EntityManager);
+    if (inviteAnswers) logger.info({ inviteAnswers }, 'retention sweep deleted expired invite answers');
   });
   // Kept refresh answers (Idempotency-Key) live 60 s; the sweep frees their rows every minute.
   jobWorker.every(REFRESH_ANSWER_TTL_SECONDS, 'refresh-answers', async () => {
@@ -234,6 +237,7 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
   const roleAssignments = new RoleAssignmentService(audit);
   const organizationRoles = new OrganizationRoleService(audit);
   const organizationMembers = new OrganizationMembershipService(organizationRoles, audit);
+  const invites = new InviteService(config, sessions, mailer, audit, organizationMembers, keyring);
   const accounts = new UserAccountService(sessions, audit, accountTokens, queuedPersonalData);
   const mfaChallenges = new MfaChallengeService(auth, mfa);
   const idpProvider = new IdpProviderClient(logger, { defaultIssuer: config.idpIssuer, allowPrivateIssuers: config.idpAllowPrivateIssuers });
@@ -281,7 +285,7 @@ export function createServices(config: Config, logger: Logger, orm: MikroORM): A
     accounts,
     credentials: new BearerAuthenticationService(config, logger),
     idp: new IdpService(config, keyring, idpProvider, auth, mfa, mfaChallenges, sessions, audit, accountCredentials, new IssuerChangeNotifier(mailer)),
-    invites: new InviteService(config, sessions, mailer, audit, organizationMembers),
+    invites,
     apiKeys: new ApiKeyService(audit),
     userDirectory: new UserDirectoryService(),
     tenantSettings: new TenantSettingsService(audit),

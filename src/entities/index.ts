@@ -7,6 +7,7 @@ import { AuditEventSchema } from './audit-event.js';
 import { IdpAuthRequestSchema, IdpIdentitySchema } from './idp.js';
 import { EmailOtpSchema } from './email-otp.js';
 import { InviteSchema } from './invite.js';
+import { InviteAnswerSchema } from './invite-answer.js';
 import { JobSchema } from './job.js';
 import { MfaChallengeSchema, MfaRecoveryCodeSchema } from './mfa.js';
 import { OidcApplicationSchema, OidcHostedLoginSchema, OidcPayloadSchema, OidcSigningKeySchema } from './oidc.js';
@@ -49,7 +50,7 @@ export * from './user-import.js';
 export const ENTITIES = [
   TenantSchema, UserSchema, ApiResourceSchema, ApiPermissionSchema, AccessRoleSchema, AccessRolePermissionSchema, UserAccessRoleSchema,
   ApplicationAccessRoleSchema, SessionSchema, RefreshTokenSchema, ApiKeySchema, AuditEventSchema,
-  IdpAuthRequestSchema, IdpIdentitySchema, EmailOtpSchema, InviteSchema, AccountTokenSchema,
+  IdpAuthRequestSchema, IdpIdentitySchema, EmailOtpSchema, InviteSchema, InviteAnswerSchema, AccountTokenSchema,
   PasskeySchema, JobSchema, MfaChallengeSchema, MfaRecoveryCodeSchema, OidcApplicationSchema, OidcSigningKeySchema, OidcPayloadSchema,
   OidcHostedLoginSchema, RefreshAnswerSchema, WebauthnChallengeSchema, WebhookEndpointSchema, WebhookDeliverySchema, AuditDailyCountSchema, TenantLogoSchema,
   TenantSlugReservationSchema,

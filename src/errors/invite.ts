@@ -16,6 +16,13 @@ export const INVITE_ERRORS = defineErrorCatalog({
   },
   /** A signed-in person presented an invitation sent to another address. */
   emailMismatch: { code: 'FORBIDDEN', reason: 'invite_email_mismatch', message: 'The invitation was sent to another email address' },
+  /**
+   * The caller's `Idempotency-Key` was used with a different request within its window (IETF httpapi
+   * Idempotency-Key draft; a 409 here, as the contract's conflicts are).
+   */
+  idempotencyKeyReused: {
+    code: 'CONFLICT', reason: 'idempotency_key_reused', message: 'The Idempotency-Key was already used for a different request',
+  },
   /** No invite of the tenant has this id. */
   inviteNotFound: { code: 'NOT_FOUND', reason: REQUEST_REASONS.notFound, message: 'Invite not found' },
   /** `organizationRoles` given without the `organizationId` they apply in (`details.issues`). */

@@ -31,6 +31,7 @@ import { Migration20261127030000_refresh_writes_no_session } from './Migration20
 import { Migration20261127100000_user_profile } from './Migration20261127100000_user_profile.js';
 import { Migration20261127110000_branding_variants } from './Migration20261127110000_branding_variants.js';
 import { Migration20261127120000_spanish } from './Migration20261127120000_spanish.js';
+import { Migration20261128100000_invite_answer } from './Migration20261128100000_invite_answer.js';
 
 /**
  * Every committed migration, in the order it is applied. Listed explicitly so the same list runs
@@ -69,4 +70,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261127100000_user_profile', class: Migration20261127100000_user_profile },
   { name: 'Migration20261127110000_branding_variants', class: Migration20261127110000_branding_variants },
   { name: 'Migration20261127120000_spanish', class: Migration20261127120000_spanish },
+  { name: 'Migration20261128100000_invite_answer', class: Migration20261128100000_invite_answer },
 ];

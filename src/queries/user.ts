@@ -180,29 +180,38 @@ export async function findTenantPeopleEmails(em: EntityManager, tenantId: string
 
 /** The user's row as the data export shows it (any state), with whether TOTP is active; undefined when absent. */
 export interface UserExportRow extends Pick<
-  User, 'id' | 'email' | 'status' | 'role' | 'createdAt' | 'updatedAt' | 'lastLoginAt' | 'emailVerifiedAt' | 'deletedAt' | 'totpEnrolledAt' | 'locale' | 'name' | 'picture'
+  User,
+  | 'id' | 'email' | 'status' | 'role' | 'createdAt' | 'updatedAt' | 'lastLoginAt' | 'emailVerifiedAt' | 'deletedAt' | 'totpEnrolledAt' | 'locale'
+  | 'name' | 'picture' | 'customData' | 'importedAt'
 > {
   totpActive: boolean;
+  /** Whether the user has a password (the hash itself is never read). */
+  passwordSet: boolean;
 }
 
-/** The user of the tenant (live or soft-deleted) for the data export, or undefined. */
+/**
+ * The user of the tenant (live or soft-deleted) for the data export, or undefined: every personal
+ * column of the row, none of its secrets (no password hash, TOTP secret or step: only whether they exist).
+ */
 export async function findUserForExport(em: EntityManager, tenantId: string, userId: string): Promise<UserExportRow | undefined> {
   const rows = (await em.execute(
     `select id, email, status, role, created_at, updated_at, last_login_at, email_verified_at, deleted_at, locale, name, picture,
+              custom_data, imported_at, (password_hash is not null) as password_set,
               totp_enrolled_at, (totp_secret_enc is not null and totp_enrolled_at is not null) as totp_active
          from app_user where id = ? and tenant_id = ?`,
     [userId, tenantId],
   )) as {
     id: string; email: string; status: UserStatus; role: UserRole; created_at: Date; updated_at: Date; last_login_at: Date | null;
     email_verified_at: Date | null; deleted_at: Date | null; locale: Locale | null; totp_enrolled_at: Date | null; totp_active: boolean;
-    name: string | null; picture: string | null;
+    name: string | null; picture: string | null; custom_data: Record<string, unknown> | null; imported_at: Date | null; password_set: boolean;
   }[];
   const row = rows[0];
   if (!row) return undefined;
   return {
     id: row.id, email: row.email, status: row.status, role: row.role, createdAt: row.created_at, updatedAt: row.updated_at,
     lastLoginAt: row.last_login_at, emailVerifiedAt: row.email_verified_at, deletedAt: row.deleted_at, totpEnrolledAt: row.totp_enrolled_at,
-    totpActive: row.totp_active, locale: row.locale, name: row.name, picture: row.picture,
+    totpActive: row.totp_active, locale: row.locale, name: row.name, picture: row.picture, customData: row.custom_data ?? {},
+    importedAt: row.imported_at, passwordSet: row.password_set,
   };
 }
 

@@ -45,8 +45,16 @@ function pageHeaders(res: Response): void {
 }
 
 /**
+ * Content-Security-Policy of the pages' own SVG files (the favicon): its inline `<style>` (the
+ * colours of the dark scheme, `prefers-color-scheme`) may apply, nothing else may load or run. The
+ * API's `default-src 'none'` would drop that style in browsers that apply an image's policy to it,
+ * and does drop it when the file is opened on its own.
+ */
+export const SVG_ASSET_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
+
+/**
  * Routes for `/`, `/app/*`, `/assets/*` and `/docs*`. HTML answers `Cache-Control: no-store`;
- * Vite's content-hashed files under `/assets` are `immutable` for a year; Swagger UI's files are
+ * Vite's content-hashed files under `/assets` are `immutable` for a year (SVG ones with {@link SVG_ASSET_CSP}); Swagger UI's files are
  * revalidated (`no-cache`) as their names carry no hash. Without a build (`npm run build:web`)
  * the pages answer 503 with a hint; the API is unaffected.
  */
@@ -60,8 +68,9 @@ export function webPages(): express.Router {
       fallthrough: true,
       index: false,
       etag: false,
-      setHeaders: (res) => {
+      setHeaders: (res, file) => {
         res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
+        if (file.endsWith('.svg')) res.setHeader('Content-Security-Policy', SVG_ASSET_CSP);
       },
     }),
   );

@@ -11,6 +11,9 @@ import { organizationRoleName } from './organization-schemas.js';
 import { deliverSession } from './session-delivery.js';
 import { email, newPassword, OK, okOutput, opaqueToken, queryBoolean, tenantSessionOutput, timestampOutput, toSession, emailOutput } from './schemas.js';
 import { ACCOUNT_CREATION_PER_IP } from '../services/rate-limits/rate-limit-rules.js';
+import { SESSION_REASONS } from '../errors/session.js';
+import { INVITE_REASONS } from '../errors/invite.js';
+import { inviteRequestHeaders, readIdempotencyKey } from './idempotency-key.js';
 
 const tags = ['invites'];
 const adminErrors = { 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or invite' };
@@ -96,15 +99,23 @@ export const invitesRouter = router({
       openapi: {
         method: 'POST', path: '/v1/{tenantSlug}/invites', protect: true, tags,
         summary: 'Invite an email address; the accept link is mailed and the token returned once',
-        description: 'At most `INVITES_PER_TENANT_PER_DAY` (default 100) invites per tenant in any 24 hours; beyond that 429 with Retry-After.',
+        description:
+          'At most `INVITES_PER_TENANT_PER_DAY` (default 100) invites per tenant in any 24 hours; beyond that 429 with Retry-After. ' +
+          'Send an `Idempotency-Key` (one per logical invitation, the same on every retry of it): a retry whose answer was lost ' +
+          'gets the same invite and token again within 24 hours instead of a second invite and mail.',
+        requestHeaders: inviteRequestHeaders,
         errorResponses: {
-          ...adminErrors, 400: 'Invalid body, or an unknown organization role (`unknown_organization_role`)',
+          ...adminErrors, 400: 'Invalid body or Idempotency-Key, or an unknown organization role (`unknown_organization_role`)',
           403: 'Not an admin, or a test API key inviting an Admin or into an organization (`live_key_required`)',
-          404: 'Unknown tenant or organization', 409: 'The email already belongs to a user of the tenant',
+          404: 'Unknown tenant or organization',
+          409: 'The email already belongs to a user of the tenant, or the Idempotency-Key was used for a different request',
           429: 'Rate limited, or the daily invite limit of the tenant is spent',
         },
       },
-      errorReasons: { 400: ['unknown_organization_role'], 403: ['live_key_required'], 404: ['not_found'], 409: ['email_taken'] },
+      errorReasons: {
+        400: ['unknown_organization_role', SESSION_REASONS.invalidIdempotencyKey], 403: ['live_key_required'], 404: ['not_found'],
+        409: ['email_taken', INVITE_REASONS.idempotencyKeyReused],
+      },
     })
     .input(
       z.object({
@@ -123,7 +134,10 @@ export const invitesRouter = router({
     )
     .output(z.object({ token: z.string(), invite: inviteOutput }))
     .mutation(async ({ ctx, input }) => {
-      const { invite, token } = await withRetryAfter(ctx.res, () => ctx.services.invites.create(ctx.scope, input, mayGrantRole(ctx.principal)));
+      const idempotencyKey = readIdempotencyKey(ctx.req);
+      const { invite, token } = await withRetryAfter(
+        ctx.res, () => ctx.services.invites.create(ctx.scope, input, mayGrantRole(ctx.principal), idempotencyKey),
+      );
       return { token, invite: toInviteOutput(invite) };
     }),
 

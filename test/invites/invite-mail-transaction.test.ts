@@ -23,7 +23,9 @@ describe('InviteService.create', () => {
     const scope = { em, tenant: row!, actor: userActor(tenant.adminId), meta: { ip: '203.0.113.9', userAgent: 'vitest' } };
     const email = `invitee-${unique()}@example.com`;
 
-    const refusing = new InviteService(services.config, services.sessions, refusingMailer(services.mailer), services.audit, services.organizationMembers);
+    const refusing = new InviteService(
+      services.config, services.sessions, refusingMailer(services.mailer), services.audit, services.organizationMembers, services.keyring,
+    );
     await expect(refusing.create(scope, { email }, () => undefined)).rejects.toThrow('the job queue refused the mail');
 
     const invites = await api.get(`/v1/${tenant.slug}/invites`, { token: tenant.accessToken });

@@ -84,6 +84,70 @@ describe('POST /v1/{tenantSlug}/invites', () => {
   });
 });
 
+describe('POST /v1/{tenantSlug}/invites with Idempotency-Key', () => {
+  const post = (tenant: TestTenant, body: Record<string, unknown>, key: string, token = tenant.accessToken) =>
+    suite.api.post(`/v1/${tenant.slug}/invites`, body, { token, headers: { 'Idempotency-Key': key } });
+
+  async function openAndRevoked(tenant: TestTenant) {
+    const res = await suite.api.get(`/v1/${tenant.slug}/invites?includeRevoked=true`, { token: tenant.accessToken });
+    return res.body.items as Record<string, any>[];
+  }
+
+  it('answers a retry with the same key and body with the first answer: one invite, one mail, one InviteCreated', async () => {
+    const tenant = await createTenant(suite.api);
+    const email = `retry-${unique()}@example.com`;
+    const key = `invite-${unique()}`;
+    const first = await post(tenant, { email, role: 'Admin' }, key);
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    await suite.sink.waitFor(email);
+    // the same request as it takes effect: the address in other case, the default lifetime spelled out
+    const again = await post(tenant, { email: email.toUpperCase(), role: 'Admin', ttlSeconds: 604800 }, key);
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(again.body).toEqual(first.body);
+
+    expect((await openAndRevoked(tenant)).map((i) => [i.id, i.status])).toEqual([[first.body.invite.id, 'Open']]);
+    expect(await actions(tenant, 'InviteCreated')).toHaveLength(1);
+    expect(await actions(tenant, 'InviteRevoked')).toEqual([]);
+    // (that no second mail is queued is asserted below HTTP, in invite-idempotency.service.test.ts)
+    expect((await suite.api.post('/v1/invites/accept', { token: again.body.token, password: PASSWORD })).status).toBe(200);
+  });
+
+  it('answers 409 idempotency_key_reused for the same key with another body, and changes nothing', async () => {
+    const tenant = await createTenant(suite.api);
+    const email = `other-${unique()}@example.com`;
+    const key = `invite-${unique()}`;
+    const first = await post(tenant, { email }, key);
+    expect(first.status).toBe(200);
+    for (const body of [{ email: `else-${unique()}@example.com` }, { email, role: 'Admin' }, { email, ttlSeconds: 300 }]) {
+      expectError(await post(tenant, body, key), 409, 'CONFLICT', 'idempotency_key_reused');
+    }
+    expect((await openAndRevoked(tenant)).map((i) => [i.id, i.status])).toEqual([[first.body.invite.id, 'Open']]);
+    expect(await actions(tenant, 'InviteCreated')).toHaveLength(1);
+  });
+
+  it('keeps keys apart per caller, treats another key as a new invite, and answers 400 for a malformed key', async () => {
+    const tenant = await createTenant(suite.api);
+    const email = `keys-${unique()}@example.com`;
+    const key = `invite-${unique()}`;
+    const first = await post(tenant, { email }, key);
+    const apiKey = await suite.api.post(`/v1/${tenant.slug}/api-keys`, { name: 'ci', environment: 'live' }, { token: tenant.accessToken });
+    const byKey = await post(tenant, { email: `else-${unique()}@example.com` }, key, apiKey.body.plaintext);
+    expect(byKey.status, JSON.stringify(byKey.body)).toBe(200);
+    const second = await post(tenant, { email }, `invite-${unique()}`);
+    expect(second.status).toBe(200);
+    expect(new Set([first.body.invite.id, byKey.body.invite.id, second.body.invite.id]).size).toBe(3);
+    // a new invitation to the same pending address (another key, or none) supersedes the open one, as without keys
+    const statuses = Object.fromEntries((await openAndRevoked(tenant)).map((i) => [i.id, i.status]));
+    expect(statuses[first.body.invite.id]).toBe('Revoked');
+    expect(statuses[second.body.invite.id]).toBe('Open');
+
+    for (const bad of ['', 'x'.repeat(256), 'with space']) {
+      expectError(await post(tenant, { email: `bad-${unique()}@example.com` }, bad), 400, 'BAD_REQUEST', 'invalid_idempotency_key');
+    }
+    expect(await actions(tenant, 'InviteCreated')).toHaveLength(3);
+  });
+});
+
 describe('POST /v1/invites/accept', () => {
   it('creates the Active user with the invite role, returns a session with tenantSlug, and the user can sign in', async () => {
     const tenant = await createTenant(suite.api);

@@ -66,6 +66,12 @@ describe('data export (GDPR art. 15/20)', () => {
     expect(data.format).toBe('tenant-identity.user-export.v1');
     // the language of the last sign-in is kept as the person's and exported with the profile
     expect(data.user).toMatchObject({ id: member.id, email: member.email, role: 'Member', status: 'Active', deletedAt: null, locale: 'fr' });
+    // every personal field of the user row, none of its secrets
+    expect(Object.keys(data.user).sort()).toEqual([
+      'createdAt', 'customData', 'deletedAt', 'email', 'emailVerifiedAt', 'id', 'importedAt', 'lastLoginAt', 'locale', 'name',
+      'passwordSet', 'picture', 'role', 'status', 'updatedAt',
+    ]);
+    expect(data.user).toMatchObject({ customData: {}, importedAt: null, passwordSet: true });
     expect(data.tenant).toMatchObject({ id: tenant.id, slug: tenant.slug });
     expect(data.mfa).toEqual({ totpEnrolled: false, totpEnrolledAt: null });
     expect(data.idpLinks).toEqual([]);
@@ -91,9 +97,17 @@ describe('data export (GDPR art. 15/20)', () => {
     const member = await signupMember(api, tenant.slug);
     const peer = await signupMember(api, tenant.slug);
 
+    const customData = { plan: 'pro', flags: ['beta'], seats: 3 };
+    const patched = await api.patch(`/v1/${tenant.slug}/users/${member.id}`, { customData, name: 'Mia Member' }, { token: tenant.accessToken });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    const importedAt = new Date(Date.now() - DAY_MS);
+    await db().execute('update app_user set imported_at = ? where id = ?', [importedAt, member.id]);
+
     const byAdmin = await api.get(`/v1/${tenant.slug}/users/${member.id}/export`, { token: tenant.accessToken });
     expect(byAdmin.status, JSON.stringify(byAdmin.body)).toBe(200);
-    expect(byAdmin.body.user.email).toBe(member.email);
+    expect(byAdmin.body.user).toMatchObject({ email: member.email, customData, name: 'Mia Member', importedAt: importedAt.toISOString(), passwordSet: true });
+    const own = await api.get(`/v1/${tenant.slug}/me/export`, { token: member.accessToken });
+    expect(own.body.user.customData).toEqual(customData);
     // The admin's own IP and user agent are not part of the member's data.
     const adminEvents = byAdmin.body.auditEvents.filter((e: { actorId: string }) => e.actorId === tenant.adminId);
     expect(adminEvents.length).toBeGreaterThan(0);

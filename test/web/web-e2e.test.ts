@@ -194,6 +194,32 @@ describe.skipIf(!hasChromium)('web pages in a browser', () => {
     const iconRes = await fetch(`${server.url}${icon}`);
     expect(iconRes.status).toBe(200);
     expect(iconRes.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+    // its own CSP lets its inline <style> (the dark scheme's colours) apply, and nothing run
+    const iconCsp = iconRes.headers.get('content-security-policy') ?? '';
+    expect(iconCsp).toContain("style-src 'unsafe-inline'");
+    expect(iconCsp).toContain('sandbox');
+    expect(iconCsp).not.toContain('script-src');
+  });
+
+  it('draws the favicon for the browser\'s colour scheme: a dark blue shield on light chrome, a light one on dark chrome', async () => {
+    diagnoseOnFailure('favicon');
+    const html = await (await fetch(`${server.url}/`)).text();
+    const icon = /<link rel="icon" type="image\/svg\+xml" href="(\/assets\/[^"]+\.svg)"/.exec(html)?.[1];
+    expect(icon, html).toBeDefined();
+    const page = await newPerson();
+    const violationsBefore = cspViolations.length;
+    const fills = async (scheme: 'light' | 'dark') => {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.goto(`${server.url}${icon}`);
+      return page.evaluate(() => {
+        const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<unknown> } }).document;
+        const style = (globalThis as unknown as { getComputedStyle(e: unknown): { fill: string } }).getComputedStyle;
+        return { shield: style(doc.querySelectorAll('.shield')[0]).fill, mark: style(doc.querySelectorAll('.mark')[0]).fill };
+      });
+    };
+    expect(await fills('light')).toEqual({ shield: 'rgb(36, 86, 199)', mark: 'rgb(255, 255, 255)' });
+    expect(await fills('dark')).toEqual({ shield: 'rgb(138, 180, 248)', mark: 'rgb(11, 26, 58)' });
+    expect(cspViolations.slice(violationsBefore)).toEqual([]);
   });
 
   it('creates a workspace from /', async () => {

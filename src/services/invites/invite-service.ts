@@ -11,6 +11,7 @@ import type { RequestMeta } from '../../lib/request-meta.js';
 import { actingAs, asSystem, withEm, type RequestScope, type TenantScope } from '../../lib/request-scope.js';
 import { isUuid } from '../../lib/uuid.js';
 import { hashPassword } from '../../security/passwords.js';
+import type { Keyring } from '../../security/keyring.js';
 import { randomToken, sha256Hex } from '../../security/tokens.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { Mailer } from '../mail/mailer.js';
@@ -25,6 +26,7 @@ import {
   acceptInvite, countInvitesSince, expireDueInvites, findInvite, findInviteByTokenHash, findInvitesOfTenant, insertInvite, lockInvite,
   revokeInvite, revokeOpenInvitesTo,
 } from '../../queries/invite.js';
+import { deleteExpiredInviteAnswers, findInviteAnswer, insertInviteAnswer } from '../../queries/invite-answer.js';
 import { SIGN_IN_ERRORS } from '../../errors/sign-in.js';
 import { INVITE_ERRORS } from '../../errors/invite.js';
 
@@ -35,6 +37,36 @@ export const INVITE_MIN_TTL_SECONDS = 300;
 export const INVITE_MAX_TTL_SECONDS = 2_592_000;
 /** The window of the per-tenant invite limit (`INVITES_PER_TENANT_PER_DAY`): 24 hours, in seconds. */
 export const INVITE_LIMIT_WINDOW_SECONDS = 86_400;
+
+/**
+ * How long the answer of an invite created with an `Idempotency-Key` is given again, in seconds
+ * (24 hours; docs/api-rules.md "Users and sign-up").
+ */
+export const INVITE_ANSWER_TTL_SECONDS = 86_400;
+
+/** An invite creation's key as kept: who asked with which key, and what they asked for. */
+interface AnswerKey {
+  /** SHA-256 of tenant, actor and key. */
+  keyHash: string;
+  /** SHA-256 of the request as it takes effect. */
+  requestHash: string;
+}
+
+/** What a kept invite answer holds (encrypted in `invite_answer.answer`); dates as ISO strings. */
+interface StoredInviteAnswer {
+  invite: Omit<Invite, 'createdAt' | 'expiresAt' | 'acceptedAt' | 'revokedAt'> & {
+    createdAt: string; expiresAt: string; acceptedAt: string | null; revokedAt: string | null;
+  };
+  token: string;
+}
+
+/** Thrown inside an invite's transaction when a live answer holds its key: rolls the invite back. */
+class AnswerKeyTaken extends Error {}
+
+/** The associated data of a kept invite answer's ciphertext. */
+function inviteAnswerAad(keyHash: string): string {
+  return `invite-answer:${keyHash}`;
+}
 
 /** What an admin asks for when inviting someone. */
 export interface CreateInviteInput {
@@ -77,6 +109,7 @@ export class InviteService {
     private readonly mailer: Mailer,
     private readonly audit: AuditService,
     private readonly organizationMembers: OrganizationMembershipService,
+    private readonly keyring: Keyring,
   ) {}
 
   /**
@@ -95,13 +128,22 @@ export class InviteService {
    * With `organizationId` (and `organizationRoles`), accepting the invite also makes the person a
    * member of that organization with those roles (docs/organizations.md "Invitations"); such an
    * invite may go to the address of an existing account, which accepts it signed in ({@link acceptSignedIn}).
-   * @throws ApiError 409 `email_taken` when the email already belongs to a live user of the tenant
+   * With an `idempotencyKey` (the `Idempotency-Key` header, IETF httpapi Idempotency-Key draft;
+   * docs/api-rules.md "Users and sign-up") the answer is kept encrypted for {@link INVITE_ANSWER_TTL_SECONDS},
+   * committed with the invite, and a retry by the same caller (user or API key) with the same key and
+   * the same request gets it again: the same invite and token, no second invite, no second mail, no
+   * second `InviteCreated`, nothing counted against the daily limit. A concurrent request with the
+   * same key waits for the first and gets its answer.
+   * @param idempotencyKey 1 to 255 visible ASCII characters, already checked by the router.
+   * @throws ApiError 409 `idempotency_key_reused` when the caller's key was used with another request
+   *   (another email, role, lifetime, organization or organization roles) within the window;
+   *   409 `email_taken` when the email already belongs to a live user of the tenant
    *   (invites without an organization); 404 `not_found` for an unknown organization, 400 `unknown_organization_role`, 400
    *   `validation_failed` for `organizationRoles` without `organizationId`; 429 `rate_limited` (with `details.retryAfterSeconds`) when the tenant's daily invites are spent;
    *   whatever `authorizeRole` throws (403 `live_key_required`).
    */
   async create(
-    scope: RequestScope, input: CreateInviteInput, authorizeRole: (role: UserRole, organizationId?: string) => void,
+    scope: RequestScope, input: CreateInviteInput, authorizeRole: (role: UserRole, organizationId?: string) => void, idempotencyKey?: string,
   ): Promise<{ invite: Invite; token: string }> {
     const { em, tenant, actor } = scope;
     authorizeRole(input.role ?? 'Member', input.organizationId);
@@ -109,6 +151,18 @@ export class InviteService {
       throw INVITE_ERRORS.organizationRolesWithoutOrganization();
     }
     const email = normalizeEmail(input.email);
+    const answerKey = idempotencyKey === undefined ? undefined : {
+      keyHash: sha256Hex([tenant.id, actor.type, actor.id ?? '', idempotencyKey].join('\u0000')),
+      // the request as it takes effect: `A@x.org` and `a@x.org`, an omitted and the default role, are one request
+      requestHash: sha256Hex(JSON.stringify([
+        email, input.role ?? 'Member', input.ttlSeconds ?? INVITE_DEFAULT_TTL_SECONDS, input.organizationId ?? null,
+        input.organizationId ? [...new Set(input.organizationRoles ?? [])].sort() : [],
+      ])),
+    };
+    if (answerKey) {
+      const again = await this.keptAnswer(em, tenant.id, answerKey);
+      if (again) return again;
+    }
     const token = randomToken(32);
     const now = new Date();
     const invite: Invite = {
@@ -128,6 +182,29 @@ export class InviteService {
       organizationId: input.organizationId ?? null,
       organizationRoles: input.organizationId ? [...new Set(input.organizationRoles ?? [])] : [],
     };
+    try {
+      await this.createInTransaction(scope, invite, token, input.resendOf, answerKey);
+    } catch (err) {
+      if (!answerKey || !(err instanceof AnswerKeyTaken)) throw err;
+      // A concurrent request with the same key committed first: its answer is this one's too.
+      const answered = await this.keptAnswer(em, tenant.id, answerKey);
+      // (only when its answer cannot be read any more: kept under a key that left ENCRYPTION_KEYS)
+      if (!answered) throw INVITE_ERRORS.idempotencyKeyReused();
+      return answered;
+    }
+    return { invite, token };
+  }
+
+  /**
+   * The invite's transaction: the checks that need the database, the superseded invites revoked,
+   * the invite inserted and audited, its mail queued and, with `answerKey`, the answer kept.
+   * @throws AnswerKeyTaken when a live answer holds `answerKey` (everything is rolled back).
+   */
+  private async createInTransaction(
+    scope: RequestScope, invite: Invite, token: string, resendOf: string | undefined, answerKey: AnswerKey | undefined,
+  ): Promise<void> {
+    const { em, tenant } = scope;
+    const { email, createdAt: now } = invite;
     await em.transactional(async (tx) => {
       const inTx = withEm(scope, tx);
       if (invite.organizationId) await this.organizationMembers.checkInvitation(tx, tenant.id, invite.organizationId, invite.organizationRoles);
@@ -145,17 +222,67 @@ export class InviteService {
       await this.audit.record(inTx, {
         action: 'InviteCreated', target: { type: 'invite', id: invite.id },
         details: {
-          email, role: invite.role, expiresAt: invite.expiresAt.toISOString(), ...(input.resendOf ? { resendOf: input.resendOf } : {}),
+          email, role: invite.role, expiresAt: invite.expiresAt.toISOString(), ...(resendOf ? { resendOf } : {}),
           ...(invite.organizationId ? { organizationId: invite.organizationId, organizationRoles: invite.organizationRoles } : {}),
         },
       });
       await this.sendInviteMail(tx, tenant, invite, token);
+      if (answerKey) await this.keepAnswer(tx, tenant.id, answerKey, invite, token);
     });
-    return { invite, token };
   }
 
   /**
-   * Sends an open or expired invite again (docs/api-rules.md "Invites"): a new invite to the same
+   * Keeps the answer of a keyed creation, encrypted, in the invite's transaction.
+   * @throws AnswerKeyTaken when a live answer holds the key (a concurrent request committed first).
+   */
+  private async keepAnswer(tx: EntityManager, tenantId: string, answerKey: AnswerKey, invite: Invite, token: string): Promise<void> {
+    const answer = JSON.stringify({ invite, token });
+    const createdAt = invite.createdAt;
+    const kept = await insertInviteAnswer(tx, {
+      keyHash: answerKey.keyHash, tenantId, inviteId: invite.id, requestHash: answerKey.requestHash,
+      answer: this.keyring.encrypt(answer, inviteAnswerAad(answerKey.keyHash)), createdAt,
+      expiresAt: new Date(createdAt.getTime() + INVITE_ANSWER_TTL_SECONDS * 1000),
+    });
+    if (!kept) throw new AnswerKeyTaken();
+  }
+
+  /**
+   * The answer kept for the caller's key while it is younger than {@link INVITE_ANSWER_TTL_SECONDS}:
+   * the invite as it was created and its token. Undefined when none is kept, or it cannot be
+   * decrypted any more (its key left `ENCRYPTION_KEYS`).
+   * @throws ApiError 409 `idempotency_key_reused` when the key was kept for another request.
+   */
+  private async keptAnswer(em: EntityManager, tenantId: string, answerKey: AnswerKey): Promise<{ invite: Invite; token: string } | undefined> {
+    const kept = await findInviteAnswer(em, tenantId, answerKey.keyHash, new Date());
+    if (!kept) return undefined;
+    if (kept.requestHash !== answerKey.requestHash) throw INVITE_ERRORS.idempotencyKeyReused();
+    let stored: StoredInviteAnswer;
+    try {
+      stored = JSON.parse(this.keyring.decrypt(kept.answer, inviteAnswerAad(answerKey.keyHash))) as StoredInviteAnswer;
+    } catch {
+      return undefined;
+    }
+    const { invite } = stored;
+    return {
+      token: stored.token,
+      invite: {
+        ...invite, createdAt: new Date(invite.createdAt), expiresAt: new Date(invite.expiresAt),
+        acceptedAt: invite.acceptedAt === null ? null : new Date(invite.acceptedAt), revokedAt: invite.revokedAt === null ? null : new Date(invite.revokedAt),
+      },
+    };
+  }
+
+  /**
+   * Deletes the kept invite answers whose {@link INVITE_ANSWER_TTL_SECONDS} passed (the job worker's
+   * retention sweep; a kept answer past its time is never given, the sweep only frees the rows).
+   * @returns how many rows were deleted.
+   */
+  async purgeExpiredAnswers(em: EntityManager, now = new Date()): Promise<number> {
+    return deleteExpiredInviteAnswers(em, now);
+  }
+
+  /**
+   * Sends an open or expired invite again (docs/api-rules.md "Users and sign-up"): a new invite to the same
    * email with the same role and a fresh default lifetime, through {@link create}, so the old token
    * dies at once (revoked as `superseded`), the new link is mailed, and the daily invite budget and
    * the `email_taken` check apply as to any invite. Audited `InviteCreated` with `resendOf`.

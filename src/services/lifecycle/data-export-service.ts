@@ -33,6 +33,12 @@ export interface UserDataExport {
     name: string | null;
     /** The picture URL the person or an Admin set; null when not set. */
     picture: string | null;
+    /** The workspace's own JSON object about the person (plan, flags…), as set through PATCH users/{userId} or an import; `{}` when none. */
+    customData: Record<string, unknown>;
+    /** When an import created the user (docs/import.md); null for users who came in any other way. */
+    importedAt: string | null;
+    /** Whether the user has a password (never the password or its hash). */
+    passwordSet: boolean;
   };
   tenant: { id: string; slug: string; name: string };
   mfa: { totpEnrolled: boolean; totpEnrolledAt: string | null };
@@ -96,6 +102,9 @@ export class DataExportService {
         locale: user.locale,
         name: user.name,
         picture: user.picture,
+        customData: user.customData,
+        importedAt: iso(user.importedAt),
+        passwordSet: user.passwordSet,
       },
       tenant: { id: tenant.id, slug: tenant.slug, name: tenant.name },
       mfa: { totpEnrolled: user.totpActive, totpEnrolledAt: user.totpActive ? iso(user.totpEnrolledAt) : null },

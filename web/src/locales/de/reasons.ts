@@ -22,6 +22,7 @@ export const reasons: Translation<typeof english> = {
   internal_error: 'Bei uns ist etwas schiefgelaufen. Versuchen Sie es gleich noch einmal.',
   service_unavailable: 'Der Dienst ist ausgelastet oder startet neu. Versuchen Sie es gleich noch einmal.',
   invalid_idempotency_key: 'Die Seite hat eine ungültige Anfrage gesendet. Laden Sie die Seite neu und versuchen Sie es erneut.',
+  idempotency_key_reused: 'Diese Anfrage wurde bereits mit anderen Angaben gesendet. Laden Sie die Seite neu und versuchen Sie es erneut.',
   // signing in and sessions
   invalid_credentials: 'E-Mail-Adresse oder Passwort stimmen nicht.',
   email_not_verified: 'Ihre E-Mail-Adresse ist noch nicht bestätigt. Öffnen Sie den Link aus unserer E-Mail oder fordern Sie einen neuen an.',

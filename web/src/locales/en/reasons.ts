@@ -21,6 +21,7 @@ export const reasons = {
   internal_error: 'Something went wrong on our side. Try again in a moment.',
   service_unavailable: 'The service is busy or restarting. Try again in a moment.',
   invalid_idempotency_key: 'The page sent an invalid request. Reload the page and try again.',
+  idempotency_key_reused: 'This request was already sent with different details. Reload the page and try again.',
   // signing in and sessions
   invalid_credentials: 'The email or password is not right.',
   email_not_verified: 'Your email address is not verified yet. Open the link we mailed you, or send a new one.',

@@ -22,6 +22,7 @@ export const reasons: Translation<typeof english> = {
   internal_error: 'Algo salió mal por nuestra parte. Inténtalo de nuevo en un momento.',
   service_unavailable: 'El servicio está ocupado o reiniciándose. Inténtalo de nuevo en un momento.',
   invalid_idempotency_key: 'La página envió una solicitud no válida. Recarga la página e inténtalo de nuevo.',
+  idempotency_key_reused: 'Esta solicitud ya se envió con otros datos. Recarga la página e inténtalo de nuevo.',
   // signing in and sessions
   invalid_credentials: 'El correo o la contraseña no son correctos.',
   email_not_verified: 'Tu dirección de correo aún no está verificada. Abre el enlace que te enviamos o pide uno nuevo.',

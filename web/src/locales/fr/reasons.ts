@@ -22,6 +22,7 @@ export const reasons: Translation<typeof english> = {
   internal_error: 'Un problème est survenu de notre côté. Réessayez dans un instant.',
   service_unavailable: 'Le service est occupé ou redémarre. Réessayez dans un instant.',
   invalid_idempotency_key: 'La page a envoyé une requête non valide. Rechargez la page et réessayez.',
+  idempotency_key_reused: 'Cette requête a déjà été envoyée avec d’autres informations. Rechargez la page et réessayez.',
   // signing in and sessions
   invalid_credentials: 'L’adresse e-mail ou le mot de passe est incorrect.',
   email_not_verified: 'Votre adresse e-mail n’est pas encore vérifiée. Ouvrez le lien que nous vous avons envoyé, ou demandez-en un nouveau.',

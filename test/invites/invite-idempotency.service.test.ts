@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import type { ApiError } from '../../src/lib/errors.js';
+import { unique } from '../helpers/api.js';
+import { useServices } from '../helpers/services.js';
+
+/**
+ * Below HTTP: invite creation with an `Idempotency-Key` (InviteService.create; docs/api-rules.md
+ * "Invites"): a retry gets the first answer and nothing is created or mailed twice, also when the
+ * retry runs alongside the first attempt; the key is free again once its answer expired.
+ */
+
+const suite = useServices();
+const allowAnyRole = (): void => undefined;
+
+async function inviteRows(tenantId: string, email: string): Promise<{ id: string; status: string }[]> {
+  return suite.em().execute('select id, status from invite where tenant_id = ? and email = ? order by created_at', [tenantId, email]);
+}
+
+describe('InviteService.create with an idempotency key', () => {
+  it('gives a retry the first invite and token, and queues one mail', async () => {
+    const { tenant, actor } = await suite.createTenant();
+    await suite.takeQueued();
+    const email = `retry-${unique()}@example.com`;
+    const first = await suite.services.invites.create(suite.scope(tenant, actor), { email }, allowAnyRole, 'key-1');
+    const again = await suite.services.invites.create(suite.scope(tenant, actor), { email, role: 'Member' }, allowAnyRole, 'key-1');
+    expect(again).toEqual(first);
+    expect(await inviteRows(tenant.id, email)).toEqual([{ id: first.invite.id, status: 'Open' }]);
+    expect((await suite.takeQueued()).mail.map((m) => m.to)).toEqual([email]);
+    // the token is kept encrypted, not in plaintext
+    const kept = await suite.em().execute<{ answer: string }[]>('select answer from invite_answer where invite_id = ?', [first.invite.id]);
+    expect(kept).toHaveLength(1);
+    expect(kept[0]!.answer).not.toContain(first.token);
+    expect(kept[0]!.answer).not.toContain(email);
+  });
+
+  it('creates one invite for two concurrent requests with the same key, and both get its answer', async () => {
+    const { tenant, actor } = await suite.createTenant();
+    await suite.takeQueued();
+    const email = `race-${unique()}@example.com`;
+    const answers = await Promise.all([1, 2].map(() => suite.services.invites.create(suite.scope(tenant, actor), { email }, allowAnyRole, 'key-race')));
+    expect(answers[1]).toEqual(answers[0]);
+    expect(await inviteRows(tenant.id, email)).toEqual([{ id: answers[0]!.invite.id, status: 'Open' }]);
+    expect((await suite.takeQueued()).mail.map((m) => m.to)).toEqual([email]);
+    expect(await suite.auditOf(tenant.id, 'InviteCreated')).toHaveLength(1);
+  });
+
+  it('refuses the key with another request (409 idempotency_key_reused), and frees it once the answer expired', async () => {
+    const { tenant, actor } = await suite.createTenant();
+    const email = `expire-${unique()}@example.com`;
+    const first = await suite.services.invites.create(suite.scope(tenant, actor), { email }, allowAnyRole, 'key-2');
+    const refused = await suite.services.invites.create(suite.scope(tenant, actor), { email, ttlSeconds: 300 }, allowAnyRole, 'key-2')
+      .then(() => undefined, (err: ApiError) => err);
+    expect(refused).toMatchObject({ code: 'CONFLICT', details: { reason: 'idempotency_key_reused' } });
+
+    await suite.em().execute(`update invite_answer set expires_at = now() - interval '1 second' where tenant_id = ?`, [tenant.id]);
+    const later = await suite.services.invites.create(suite.scope(tenant, actor), { email, ttlSeconds: 300 }, allowAnyRole, 'key-2');
+    expect(later.invite.id).not.toBe(first.invite.id);
+    expect(await inviteRows(tenant.id, email)).toEqual([{ id: first.invite.id, status: 'Revoked' }, { id: later.invite.id, status: 'Open' }]);
+    const purged = await suite.services.invites.purgeExpiredAnswers(suite.em(), new Date(Date.now() + 86_400_000 + 60_000));
+    expect(purged).toBeGreaterThanOrEqual(1);
+    expect(await suite.em().execute('select 1 from invite_answer where tenant_id = ?', [tenant.id])).toEqual([]);
+  });
+});
