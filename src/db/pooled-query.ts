@@ -35,6 +35,24 @@ export async function queryPooled<R extends QueryResultRow>(em: EntityManager, t
   }
 }
 
+/**
+ * As {@link queryPooled}, with each row as an array of its column values in the statement's order
+ * (`pg`'s `rowMode: 'array'`): for a wide row that the caller splits by position, so no object keyed
+ * by every column name is built first.
+ * @returns the rows' values, typed as parsed by `pg`.
+ * @throws the driver's error.
+ */
+export async function queryPooledArrays(em: EntityManager, text: string, values: readonly unknown[]): Promise<unknown[][]> {
+  const runner = (em.getTransactionContext<KnexWithClient>() ?? em.getConnection().getKnex()) as unknown as KnexWithClient;
+  const pool = runner.client;
+  const connection = await pool.acquireConnection();
+  try {
+    return (await connection.query<unknown[]>({ text, values: values as unknown[], rowMode: 'array' })).rows;
+  } finally {
+    await pool.releaseConnection(connection);
+  }
+}
+
 /** The part of a knex client or transaction this module uses: a raw statement with bound values. */
 interface KnexRaw {
   raw(sql: string, bindings: readonly unknown[]): PromiseLike<{ rows: QueryResultRow[] }>;

@@ -1,8 +1,9 @@
 import type { Locale } from '../lib/locales.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SessionSchema, type Session } from '../entities/session.js';
+import { TenantSchema } from '../entities/tenant.js';
 import { UserSchema, type User } from '../entities/user.js';
-import { queryPooled } from '../db/pooled-query.js';
+import { queryPooled, queryPooledArrays } from '../db/pooled-query.js';
 
 /**
  * The queries of the `session` table (docs/architecture.md "Rules", data access). A statement that
@@ -12,48 +13,64 @@ import { queryPooled } from '../db/pooled-query.js';
  * transaction when it must run in one; the caller owns it); every statement is scoped by tenant id.
  */
 
-/** Columns the tenant + session query adds beside the tenant's own (no tenant column starts with `cred_`). */
-export const SESSION_FOUND = 'cred_session_found';
-export const SESSION_REVOKED_AT = 'cred_session_revoked_at';
-export const USER_COLUMN_PREFIX = 'cred_user__';
+/** The statement of {@link findTenantWithSession} and the columns it reads, in order. */
+interface TenantWithSessionStatement {
+  text: string;
+  tenantColumns: string[];
+  userColumns: string[];
+}
 
-/** The statement text per ORM metadata (the user columns are listed once, from the entity). */
-const statements = new WeakMap<object, string>();
+/** The statement per ORM metadata (the columns are listed once, from the entities). */
+const statements = new WeakMap<object, TenantWithSessionStatement>();
 
-function tenantWithSessionStatement(em: EntityManager): string {
+function tenantWithSessionStatement(em: EntityManager): TenantWithSessionStatement {
   const metadata = em.getMetadata();
-  let text = statements.get(metadata);
-  if (!text) {
-    const userColumns = metadata
-      .get<User>(UserSchema.meta.className)
-      .props.flatMap((p) => p.fieldNames ?? [])
-      .map((column) => `u.${column} as ${USER_COLUMN_PREFIX}${column}`)
-      .join(', ');
-    text = `select t.*, s.id is not null as ${SESSION_FOUND}, s.revoked_at as ${SESSION_REVOKED_AT}, ${userColumns}
+  let statement = statements.get(metadata);
+  if (!statement) {
+    const columnsOf = (className: string) => metadata.get(className).props.flatMap((p) => p.fieldNames ?? []);
+    const tenantColumns = columnsOf(TenantSchema.meta.className);
+    const userColumns = columnsOf(UserSchema.meta.className);
+    const text = `select ${tenantColumns.map((c) => `t.${c}`).join(', ')}, s.id is not null, s.revoked_at, ${userColumns.map((c) => `u.${c}`).join(', ')}
               from tenant t
               left join session s on s.id = $1 and s.tenant_id = t.id and s.user_id = $2
               left join app_user u on u.id = s.user_id
              where t.slug = $3 and t.deleted_at is null`;
-    statements.set(metadata, text);
+    statement = { text, tenantColumns, userColumns };
+    statements.set(metadata, statement);
   }
-  return text;
+  return statement;
+}
+
+/** A tenant with the session of an access token and that session's user, as column maps (snake_case names). */
+export interface TenantWithSessionRow {
+  tenant: Record<string, unknown>;
+  /** Undefined when no session of that id and user exists in the tenant (revoked or not). */
+  session: { revokedAt: Date | null; user: Record<string, unknown> } | undefined;
 }
 
 /**
  * The one query of an authenticated request (docs/architecture.md, "GET me"): the live tenant of
- * `slug`, with the session `sessionId` of user `userId` in that tenant and the user's columns
- * (prefixed {@link USER_COLUMN_PREFIX}) when such a session exists. Sent to `pg` directly on a pooled
- * connection (see queryPooled): it runs on every authenticated request.
- * @returns the row, or undefined for an unknown or deleted tenant.
+ * `slug`, with the session `sessionId` of user `userId` in that tenant and the user's columns when
+ * such a session exists. Sent to `pg` directly on a pooled connection (see queryPooled), its row read
+ * by position: it runs on every authenticated request.
+ * @returns the tenant's and user's columns, or undefined for an unknown or deleted tenant.
  */
 export async function findTenantWithSession(
   em: EntityManager,
   slug: string,
   sessionId: string,
   userId: string,
-): Promise<Record<string, unknown> | undefined> {
-  const rows = await queryPooled<Record<string, unknown>>(em, tenantWithSessionStatement(em), [sessionId, userId, slug]);
-  return rows[0];
+): Promise<TenantWithSessionRow | undefined> {
+  const { text, tenantColumns, userColumns } = tenantWithSessionStatement(em);
+  const [row] = await queryPooledArrays(em, text, [sessionId, userId, slug]);
+  if (!row) return undefined;
+  const tenant: Record<string, unknown> = {};
+  for (let i = 0; i < tenantColumns.length; i += 1) tenant[tenantColumns[i]!] = row[i];
+  const at = tenantColumns.length;
+  if (!row[at]) return { tenant, session: undefined };
+  const user: Record<string, unknown> = {};
+  for (let i = 0; i < userColumns.length; i += 1) user[userColumns[i]!] = row[at + 2 + i];
+  return { tenant, session: { revokedAt: row[at + 1] as Date | null, user } };
 }
 
 /** What a new session row and its first refresh token hold. */

@@ -85,6 +85,20 @@ function securityHeaders(): express.RequestHandler {
   };
 }
 
+/**
+ * Runs `handler` only for a request whose method may carry a body (POST, PUT, PATCH, DELETE): the
+ * routes that choose a body's parser and limit are not matched against every GET
+ * (docs/performance.md "The request path against the Express floor").
+ */
+function withBodyOnly(handler: express.RequestHandler): express.RequestHandler {
+  return (req, res, next) => (BODY_METHODS.has(req.method) ? handler(req, res, next) : next());
+}
+
+/** Runs `handler` only outside the API's paths (`/v1/…`, `/trpc/…`): the hosted pages, `/docs`, `/assets`. */
+function outsideApi(handler: express.RequestHandler): express.RequestHandler {
+  return (req, res, next) => (req.path.startsWith('/v1/') || req.path.startsWith('/trpc/') ? next() : handler(req, res, next));
+}
+
 /** Every answer after the health, readiness and OpenAPI routes is never cached (tokens, personal data). */
 function noStore(_req: Request, res: Response, next: NextFunction): void {
   res.setHeader('Cache-Control', 'no-store');
@@ -162,8 +176,8 @@ export function createApp(services: AppServices): express.Express {
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks });
   });
 
-  // The hosted pages and /docs set their own CSP and caching (src/rest/web-pages.ts).
-  app.use(webPages());
+  // The hosted pages and /docs set their own CSP and caching (src/rest/web-pages.ts); no API path is theirs.
+  app.use(outsideApi(webPages()));
 
   // A workspace's logo caches for a while (its URL carries its version); everything below is no-store.
   app.get('/v1/:slug/branding/logo', brandingLogo(services, 'light'));
@@ -173,22 +187,25 @@ export function createApp(services: AppServices): express.Express {
   app.get('/v1/:slug/oauth/idp/callback', idpCallbackToPage);
   // SSO connections' IdPs speak XML, forms and redirects: SAML metadata and ACS, the OpenID Connect callback (docs/sso.md).
   app.use(ssoRoutes(services));
+  // Bodies larger than the common limit, route by route; only a request that may carry a body looks them up.
+  const largerBodies = express.Router();
   // An import of 1,000 users with their hashes needs more room than any other body (docs/import.md).
-  app.post('/v1/:slug/users/import', express.json({ limit: USER_IMPORT_MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] }));
+  largerBodies.post('/v1/:slug/users/import', express.json({ limit: USER_IMPORT_MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] }));
   // An identity provider's SAML metadata may be larger than the common limit (docs/sso.md), on REST and on /trpc.
   const ssoConnectionBody = express.json({ limit: SSO_CONNECTION_MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] });
-  app.post('/v1/:slug/sso-connections', ssoConnectionBody);
-  app.patch('/v1/:slug/sso-connections/:id', ssoConnectionBody);
-  app.post(['/trpc/sso.create', '/trpc/sso.update'], ssoConnectionBody);
+  largerBodies.post('/v1/:slug/sso-connections', ssoConnectionBody);
+  largerBodies.patch('/v1/:slug/sso-connections/:id', ssoConnectionBody);
+  largerBodies.post(['/trpc/sso.create', '/trpc/sso.update'], ssoConnectionBody);
   // A logo of up to 256 KiB travels as base64 (docs/web.md "Branding"): only its routes take bodies that large.
   const logoBody = express.json({ limit: LOGO_MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] });
-  app.put(['/v1/:slug/tenant/logo', '/v1/:slug/tenant/logo/dark'], logoBody);
-  app.post(['/trpc/tenant.setLogo', '/trpc/tenant.setDarkLogo'], logoBody);
+  largerBodies.put(['/v1/:slug/tenant/logo', '/v1/:slug/tenant/logo/dark'], logoBody);
+  largerBodies.post(['/trpc/tenant.setLogo', '/trpc/tenant.setDarkLogo'], logoBody);
   // Finishing an OpenID Provider sign-in (passed on by the provider's mount above) takes a refresh token and an organization id.
-  app.post('/v1/:slug/oidc/interaction/:uid/complete', express.json({ limit: INTERACTION_COMPLETE_MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] }));
+  largerBodies.post('/v1/:slug/oidc/interaction/:uid/complete', express.json({ limit: INTERACTION_COMPLETE_MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] }));
+  app.use(withBodyOnly(largerBodies));
   app.use(express.json({ limit: MAX_BODY_BYTES, type: ['application/json', 'application/*+json'] }));
   // An import job's NDJSON body (not parsed above) is left unread: the procedure streams it into the job (docs/import.md).
-  app.post('/v1/:slug/users/import-jobs', leaveNdjsonBodyUnread);
+  app.use(withBodyOnly(express.Router().post('/v1/:slug/users/import-jobs', leaveNdjsonBodyUnread)));
   app.use(requireJsonBody);
   app.use(screenRequestInput);
 

@@ -10,7 +10,7 @@ import { verifyAccessToken, type AccessTokenClaims, type AccessTokenFailure } fr
 import { sha256Hex } from '../../security/tokens.js';
 import { findLiveTenantBySlug } from '../../queries/tenant.js';
 import { assertMaySignIn } from '../account-policy/sign-in-eligibility.js';
-import { findTenantWithSession, SESSION_FOUND, SESSION_REVOKED_AT, USER_COLUMN_PREFIX } from '../../queries/session.js';
+import { findTenantWithSession } from '../../queries/session.js';
 import { findApiKeyByHash, touchApiKeyLastUsed } from '../../queries/api-key.js';
 import { SESSION_ERRORS } from '../../errors/session.js';
 
@@ -103,23 +103,17 @@ export class BearerAuthenticationService {
       return { tenant, sessionCheck: token && verified && !verified.ok ? { token, verified: false, reason: verified.reason } : undefined };
     }
     const { claims } = verified;
-    const row = await findTenantWithSession(em, slug, claims.sid, claims.sub);
-    if (!row) return null;
-    const tenantColumns: Record<string, unknown> = {};
-    const userColumns: Record<string, unknown> = {};
-    for (const [column, value] of Object.entries(row)) {
-      if (column.startsWith(USER_COLUMN_PREFIX)) userColumns[column.slice(USER_COLUMN_PREFIX.length)] = value;
-      else if (column !== SESSION_FOUND && column !== SESSION_REVOKED_AT) tenantColumns[column] = value;
-    }
-    const tenant = rowToEntity(em, TenantSchema, tenantColumns);
-    if (!row[SESSION_FOUND]) return { tenant, sessionCheck: { token, verified: true, claims, row: undefined, user: undefined } };
-    const user = rowToEntity(em, UserSchema, userColumns);
+    const found = await findTenantWithSession(em, slug, claims.sid, claims.sub);
+    if (!found) return null;
+    const tenant = rowToEntity(em, TenantSchema, found.tenant);
+    if (!found.session) return { tenant, sessionCheck: { token, verified: true, claims, row: undefined, user: undefined } };
+    const user = rowToEntity(em, UserSchema, found.session.user);
     const session: SessionUserRow = {
       userId: user.id,
       role: user.role,
       status: user.status,
       userDeletedAt: user.deletedAt,
-      revokedAt: row[SESSION_REVOKED_AT] as Date | null,
+      revokedAt: found.session.revokedAt,
     };
     return { tenant, sessionCheck: { token, verified: true, claims, row: session, user } };
   }
