@@ -2,8 +2,8 @@ import type { Locale } from '../lib/locales.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SessionSchema, type Session } from '../entities/session.js';
 import { TenantSchema } from '../entities/tenant.js';
-import { UserSchema, type User } from '../entities/user.js';
-import { queryPooled, queryPooledArrays } from '../db/pooled-query.js';
+import { UserSchema } from '../entities/user.js';
+import { queryPooledArrays } from '../db/pooled-query.js';
 
 /**
  * The queries of the `session` table (docs/architecture.md "Rules", data access). A statement that
