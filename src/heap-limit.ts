@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { Logger } from 'pino';
 
@@ -32,6 +33,23 @@ export function heapLimits(maxHeapMb: number, execArgv: readonly string[], nodeO
 export function heapLimitArgs(limits: ResourceLimits | undefined): string[] {
   if (!limits?.maxOldGenerationSizeMb) return [];
   return [`--max-old-space-size=${limits.maxOldGenerationSizeMb}`, `--max-semi-space-size=${Math.floor((limits.maxYoungGenerationSizeMb ?? YOUNG_GENERATION_MB) / 3)}`];
+}
+
+/**
+ * Replaces this process with the same program under `limits` given to Node itself (`process.execve`,
+ * the same process id, standard streams and environment): the restarted program finds its heap size
+ * in `process.execArgv` and serves on its main thread. Cheaper than {@link runOnHeapLimitedThread} by
+ * the main thread's own isolate, about 15 MB resident (docs/performance.md "The heap setting").
+ * Returns false, doing nothing, where Node cannot replace a process (Windows, Node older than
+ * 22.15); it does not return otherwise.
+ * @param entry this program's own module; @param limits from {@link heapLimits}.
+ */
+export function restartWithHeapLimits(entry: URL, limits: ResourceLimits): boolean {
+  const execve = (process as { execve?: (file: string, args: string[], env: NodeJS.ProcessEnv) => never }).execve;
+  if (typeof execve !== 'function' || process.platform === 'win32') return false;
+  const args = [process.execPath, ...heapLimitArgs(limits), ...process.execArgv, fileURLToPath(entry), ...process.argv.slice(2)];
+  execve.call(process, process.execPath, args, process.env);
+  return true;
 }
 
 /** Message from the main thread to the service thread: stop as on this signal. */

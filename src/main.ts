@@ -3,7 +3,7 @@ import cluster from 'node:cluster';
 import { isMainThread, parentPort } from 'node:worker_threads';
 import { runClusterPrimary } from './cluster.js';
 import { ConfigError, loadConfigOrExit } from './config.js';
-import { heapLimitArgs, heapLimits, runOnHeapLimitedThread, type StopMessage } from './heap-limit.js';
+import { heapLimitArgs, heapLimits, restartWithHeapLimits, runOnHeapLimitedThread, type StopMessage } from './heap-limit.js';
 import { createLogger } from './logger.js';
 import { startupSummary } from './startup-summary.js';
 
@@ -12,7 +12,8 @@ import { startupSummary } from './startup-summary.js';
  * With `WEB_CONCURRENCY` > 1 this process becomes a node:cluster primary running that many workers;
  * the primary never loads the service itself (the server modules are imported by workers only),
  * which keeps its memory small, and starts them with the heap limit `MAX_HEAP_MB` as Node options. A
- * single process runs the service on a worker thread whose heap is capped at `MAX_HEAP_MB`
+ * single process replaces itself with the same program under that limit as Node options, or, where
+ * Node cannot (Windows), runs the service on a worker thread capped at `MAX_HEAP_MB`
  * (src/heap-limit.ts); running from TypeScript source (tsx, the
  * tests and `npm run dev`) it serves on the main thread, since tsx's loader does not reach threads.
  */
@@ -25,7 +26,7 @@ async function main(): Promise<void> {
     return;
   }
   if (isMainThread && cluster.isPrimary && limits && import.meta.url.endsWith('.js')) {
-    runOnHeapLimitedThread(new URL(import.meta.url), limits, logger);
+    if (!restartWithHeapLimits(new URL(import.meta.url), limits)) runOnHeapLimitedThread(new URL(import.meta.url), limits, logger);
     return;
   }
   const { startServer } = await import('./server.js');

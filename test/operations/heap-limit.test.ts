@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
 import { heapLimitArgs, heapLimits } from '../../src/heap-limit.js';
 import { loadConfig } from '../../src/config.js';
 import { mkdtempSync } from 'node:fs';
@@ -23,6 +24,19 @@ describe('the heap limit the service sets for itself', () => {
   it('gives cluster workers the same limits as Node options', () => {
     expect(heapLimitArgs(heapLimits(128, [], undefined))).toEqual(['--max-old-space-size=128', '--max-semi-space-size=8']);
     expect(heapLimitArgs(undefined)).toEqual([]);
+  });
+
+  it('replaces the process with the same program under the limit as Node options: same process, main thread, arguments kept', () => {
+    const fixture = path.join(import.meta.dirname, 'fixtures', 'restart-with-heap-limits.ts');
+    const child = spawnSync(process.execPath, ['--import', 'tsx', fixture, '--some-argument'], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+    expect(child.status).toBe(0);
+    const after = JSON.parse(child.stdout) as { pid: number; execArgv: string[]; heapSizeLimitMb: number; args: string[] };
+    expect(after.pid).toBe(child.pid);
+    expect(after.execArgv).toEqual(expect.arrayContaining(['--max-old-space-size=96', '--max-semi-space-size=8', '--import', 'tsx']));
+    expect(after.args).toEqual(['--some-argument']);
+    // V8's limit is the old generation plus the young one (three 8 MiB semi-spaces): far below Node's own default of gigabytes
+    expect(after.heapSizeLimitMb).toBeGreaterThanOrEqual(96);
+    expect(after.heapSizeLimitMb).toBeLessThan(160);
   });
 
   it('refuses a MAX_HEAP_MB too small to run the service', () => {
