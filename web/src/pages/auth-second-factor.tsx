@@ -16,6 +16,92 @@ export function factorsOf(error: FormError | null): SecondFactor[] {
 }
 
 /**
+ * The second factor of a password sign-in (`mfa_required` with `methods`, docs/mfa.md): the
+ * authenticator code or a recovery code for an enrolled user; otherwise the mailed code, and, when
+ * `totp` follows `email`, "Set up an authenticator instead" with that code. The sign-in page holds
+ * the credentials and the calls; this form reports the codes typed through its callbacks.
+ */
+export function PasswordSecondFactor({ email, factors, error, enrolError, sendError, emailCodeSent, signingIn, enrolling, sending, onCode, onEnrol, onSendEmailCode, onStartOver }: {
+  email: string;
+  factors: SecondFactor[];
+  /** The sign-in's refusal (other than `mfa_required`), shown beside the code typed. */
+  error: FormError | null;
+  enrolError: FormError | null;
+  sendError: FormError | null;
+  emailCodeSent: boolean;
+  signingIn: boolean;
+  enrolling: boolean;
+  sending: boolean;
+  onCode: (code: { totpCode: string } | { recoveryCode: string } | { emailOtpCode: string }) => void;
+  onEnrol: (emailOtpCode: string) => void;
+  onSendEmailCode: () => void;
+  onStartOver: () => void;
+}) {
+  const { t } = useTranslation('auth');
+  // methods list what the user can use, preferred first; `totp` after `email` means "may enrol" (docs/mfa.md)
+  const enrolled = factors[0] === 'totp';
+  const canEnrol = !enrolled && factors.includes('totp');
+  const emailError = enrolError ?? error;
+  return (
+    <Card title={t('factor.title')}>
+      <ErrorAlert error={emailError ?? sendError} />
+      {enrolled && (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            onCode({ totpCode: formValue(new FormData(e.currentTarget), 'totpCode') ?? '' });
+          }}
+        >
+          <Field label={t('factor.totpCode')} name="totpCode" inputMode="numeric" autoComplete="one-time-code" required error={error} />
+          <button type="submit" disabled={signingIn}>{t('factor.verify')}</button>
+        </form>
+      )}
+      {enrolled && (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            onCode({ recoveryCode: formValue(new FormData(e.currentTarget), 'recoveryCode') ?? '' });
+          }}
+        >
+          <p className="hint">{t('factor.lostApp')}</p>
+          <Field label={t('factor.recoveryCode')} name="recoveryCode" autoComplete="off" required error={error} />
+          <button type="submit" className="secondary" disabled={signingIn}>{t('factor.useRecoveryCode')}</button>
+        </form>
+      )}
+      {!enrolled && factors.includes('email') && (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            const code = formValue(new FormData(e.currentTarget), 'emailOtpCode') ?? '';
+            const submitter = (e.nativeEvent as SubmitEvent).submitter;
+            if (submitter?.getAttribute('value') === 'enrol') onEnrol(code);
+            else onCode({ emailOtpCode: code });
+          }}
+        >
+          <button type="button" className="secondary" onClick={() => onSendEmailCode()} disabled={sending}>
+            {t('factor.emailMeCode')}
+          </button>
+          {emailCodeSent && <Notice>{t('factor.codeSent', { email })}</Notice>}
+          <Field label={t('factor.emailCode')} name="emailOtpCode" inputMode="numeric" autoComplete="one-time-code" required error={emailError} />
+          <button type="submit" value="sign-in" disabled={signingIn || enrolling}>{t('factor.verifyEmailCode')}</button>
+          {canEnrol && (
+            <>
+              <p className="hint">{t('factor.orEnrol')}</p>
+              <button type="submit" value="enrol" className="secondary" disabled={signingIn || enrolling}>
+                {t('factor.enrolInstead')}
+              </button>
+            </>
+          )}
+        </form>
+      )}
+      <p>
+        <button type="button" className="link" onClick={onStartOver}>{t('factor.startOver')}</button>
+      </p>
+    </Card>
+  );
+}
+
+/**
  * The second factor of a provider sign-in (`mfa_required` with an `mfaToken`, valid 5 minutes): an
  * authenticator code, or a mailed code sent to the address the person types (auth/request-email-otp
  * answers the same whether or not the account exists).

@@ -4,11 +4,11 @@ import { useState } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { toFormError, trpc } from '../api';
 import { usePageTitle, useSignInOptions, useSlug } from '../hooks';
-import { Card, ErrorAlert, Field, formValue, Notice, RecoveryCodeList, TotpSecret } from '../ui';
+import { Card, ErrorAlert, Field, formValue, RecoveryCodeList, TotpSecret } from '../ui';
 import { useApplicationSignIn, useSignedInNavigation } from './auth-hooks';
 import { IdpSignInButton, PasskeySignInButton } from './auth-other-sign-ins';
 import { ResendVerification, WorkspaceLine } from './auth-parts';
-import { factorsOf, type SecondFactor } from './auth-second-factor';
+import { factorsOf, PasswordSecondFactor, type SecondFactor } from './auth-second-factor';
 
 /**
  * `/app/{slug}/sign-in`: email and password, then the second factor when the tenant's policy asks
@@ -104,67 +104,24 @@ export function SignInPage() {
   }
 
   if (credentials && factors.length > 0) {
-    // methods list what the user can use, preferred first; `totp` after `email` means "may enrol" (docs/mfa.md)
-    const enrolled = factors[0] === 'totp';
-    const canEnrol = !enrolled && factors.includes('totp');
-    const emailError = enrol.error ? toFormError(enrol.error) : shownError;
     return (
       // keyed: a new form, so no input keeps what was typed into the sign-in form at the same place
-      <Card key="second-factor" title={t('factor.title')}>
-        <ErrorAlert error={emailError ?? (sendEmailCode.error ? toFormError(sendEmailCode.error) : null)} />
-        {enrolled && (
-          <form
-            onSubmit={(e) => {
-              e.preventDefault();
-              login.mutate({ ...credentials, totpCode: formValue(new FormData(e.currentTarget), 'totpCode') ?? '' });
-            }}
-          >
-            <Field label={t('factor.totpCode')} name="totpCode" inputMode="numeric" autoComplete="one-time-code" required error={shownError} />
-            <button type="submit" disabled={login.isPending}>{t('factor.verify')}</button>
-          </form>
-        )}
-        {enrolled && (
-          <form
-            onSubmit={(e) => {
-              e.preventDefault();
-              login.mutate({ ...credentials, recoveryCode: formValue(new FormData(e.currentTarget), 'recoveryCode') ?? '' });
-            }}
-          >
-            <p className="hint">{t('factor.lostApp')}</p>
-            <Field label={t('factor.recoveryCode')} name="recoveryCode" autoComplete="off" required error={shownError} />
-            <button type="submit" className="secondary" disabled={login.isPending}>{t('factor.useRecoveryCode')}</button>
-          </form>
-        )}
-        {!enrolled && factors.includes('email') && (
-          <form
-            onSubmit={(e) => {
-              e.preventDefault();
-              const code = formValue(new FormData(e.currentTarget), 'emailOtpCode') ?? '';
-              const submitter = (e.nativeEvent as SubmitEvent).submitter;
-              if (submitter?.getAttribute('value') === 'enrol') enrol.mutate(code);
-              else login.mutate({ ...credentials, emailOtpCode: code });
-            }}
-          >
-            <button type="button" className="secondary" onClick={() => sendEmailCode.mutate()} disabled={sendEmailCode.isPending}>
-              {t('factor.emailMeCode')}
-            </button>
-            {emailCodeSent && <Notice>{t('factor.codeSent', { email: credentials.email })}</Notice>}
-            <Field label={t('factor.emailCode')} name="emailOtpCode" inputMode="numeric" autoComplete="one-time-code" required error={emailError} />
-            <button type="submit" value="sign-in" disabled={login.isPending || enrol.isPending}>{t('factor.verifyEmailCode')}</button>
-            {canEnrol && (
-              <>
-                <p className="hint">{t('factor.orEnrol')}</p>
-                <button type="submit" value="enrol" className="secondary" disabled={login.isPending || enrol.isPending}>
-                  {t('factor.enrolInstead')}
-                </button>
-              </>
-            )}
-          </form>
-        )}
-        <p>
-          <button type="button" className="link" onClick={startOver}>{t('factor.startOver')}</button>
-        </p>
-      </Card>
+      <PasswordSecondFactor
+        key="second-factor"
+        email={credentials.email}
+        factors={factors}
+        error={shownError}
+        enrolError={enrol.error ? toFormError(enrol.error) : null}
+        sendError={sendEmailCode.error ? toFormError(sendEmailCode.error) : null}
+        emailCodeSent={emailCodeSent}
+        signingIn={login.isPending}
+        enrolling={enrol.isPending}
+        sending={sendEmailCode.isPending}
+        onCode={(code) => login.mutate({ ...credentials, ...code })}
+        onEnrol={(emailOtpCode) => enrol.mutate(emailOtpCode)}
+        onSendEmailCode={() => sendEmailCode.mutate()}
+        onStartOver={startOver}
+      />
     );
   }
 
