@@ -13,7 +13,15 @@ import { AccountPage, SignedInLayout } from './pages/account';
 import { AdminLayout, ApiKeysPage, AuditPage, InvitesPage, SettingsPage, UsersPage } from './pages/admin';
 import { RolesPage } from './pages/admin-roles';
 import { UserPage } from './pages/admin-user';
-import { AcceptInvitePage, ConfirmEmailChangePage, ForgotPasswordPage, IdpCallbackPage, ResetPasswordPage, SignInPage, SsoCallbackPage, SignUpPage, VerifyEmailPage } from './pages/auth';
+import { AcceptInvitePage } from './pages/auth-accept-invite';
+import { ConfirmEmailChangePage } from './pages/auth-confirm-email';
+import { ForgotPasswordPage } from './pages/auth-forgot-password';
+import { IdpCallbackPage } from './pages/auth-idp-callback';
+import { ResetPasswordPage } from './pages/auth-reset-password';
+import { SignInPage } from './pages/auth-sign-in';
+import { SignUpPage } from './pages/auth-sign-up';
+import { SsoCallbackPage } from './pages/auth-sso-callback';
+import { VerifyEmailPage } from './pages/auth-verify-email';
 import { HomePage } from './pages/home';
 import { SSO_SETUP_KINDS, type SsoSetupKind } from './sso-kinds';
 

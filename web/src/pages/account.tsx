@@ -8,7 +8,7 @@ import { forgetSession, PasskeyPromptError, toFormError, toPasskeyError, trpc } 
 import { forgetPersonData, useMe, usePageTitle, useSignedIn, useSignInOptions, useSlug } from '../hooks';
 import { deviceName } from '../device-name';
 import { ErrorAlert, Field, formValue, Notice, RecoveryCodeList, TotpSecret, useSessionMethodLabel } from '../ui';
-import { ResendVerification } from './auth';
+import { ResendVerification } from './auth-parts';
 import { Avatar } from '../avatar';
 import { BrandMark } from '../brand';
 
