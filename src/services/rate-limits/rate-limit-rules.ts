@@ -17,8 +17,12 @@ export type { AccountAttemptMode, ProcedureRateLimits, RateLimitBudget } from '.
 export const SIGN_IN_PER_IP: RateLimitBudget = { name: 'ip_sign_in', points: 100, durationSeconds: 60 };
 /** Signup, tenant creation, invite acceptance: 20 per hour per IP. */
 export const ACCOUNT_CREATION_PER_IP: RateLimitBudget = { name: 'ip_account_creation', points: 20, durationSeconds: 3600 };
-/** Refresh: 120 per minute per IP. */
-export const REFRESH_PER_IP: RateLimitBudget = { name: 'ip_refresh', points: 120, durationSeconds: 60 };
+/**
+ * Refresh: 120 per minute per IP, taken from Redis ten at a time by each instance (a lease, as
+ * {@link PER_CREDENTIAL}): every refresh spends it, and a refresh token is not guessable, so the
+ * budget bounds load, not guesses.
+ */
+export const REFRESH_PER_IP: RateLimitBudget = { name: 'ip_refresh', points: 120, durationSeconds: 60, leasePoints: 10 };
 /** Mails an admin sends to a user (password reset, verification): 60 per hour per client IP. */
 export const ADMIN_USER_MAIL_PER_IP: RateLimitBudget = { name: 'ip_admin_user_mail', points: 60, durationSeconds: 3600 };
 
