@@ -40,15 +40,21 @@ export function heapLimitArgs(limits: ResourceLimits | undefined): string[] {
  * the same process id, standard streams and environment): the restarted program finds its heap size
  * in `process.execArgv` and serves on its main thread. Cheaper than {@link runOnHeapLimitedThread} by
  * the main thread's own isolate, about 15 MB resident (docs/performance.md "The heap setting").
- * Returns false, doing nothing, where Node cannot replace a process (Windows, Node older than
- * 22.15); it does not return otherwise.
+ * Returns false, having replaced nothing, where Node cannot replace a process (Windows, IBM i, Node
+ * older than 22.15) or the replacement failed; it does not return otherwise. `process.execve` is
+ * experimental in Node 22 and 24 (docs/decisions.md "The heap limit without a thread").
  * @param entry this program's own module; @param limits from {@link heapLimits}.
  */
 export function restartWithHeapLimits(entry: URL, limits: ResourceLimits): boolean {
   const execve = (process as { execve?: (file: string, args: string[], env: NodeJS.ProcessEnv) => never }).execve;
-  if (typeof execve !== 'function' || process.platform === 'win32') return false;
+  if (typeof execve !== 'function' || process.platform === 'win32' || process.platform === ('os400' as NodeJS.Platform)) return false;
   const args = [process.execPath, ...heapLimitArgs(limits), ...process.execArgv, fileURLToPath(entry), ...process.argv.slice(2)];
-  execve.call(process, process.execPath, args, process.env);
+  try {
+    execve.call(process, process.execPath, args, process.env);
+  } catch {
+    // Node refused (an unsupported platform) or execve(2) failed: nothing was replaced.
+    return false;
+  }
   return true;
 }
 
