@@ -51,7 +51,7 @@ export const tenantSlugInput = z.object({
 const guardOutages = middleware(async ({ ctx, type, path, meta, getRawInput, next }) => {
   (ctx.res.locals as { route?: string }).route = path;
   // Step 2 runs inside this middleware rather than as one of its own: every tRPC middleware level
-  // copies the call's options and context again (docs/performance.md "The request path").
+  // copies the call's options and context again (docs/performance.md "The request path, second pass").
   const rule = meta?.rateLimit;
   let result = await (rule ? spendProcedureBudgets(ctx, path, rule, getRawInput, () => next()) : next());
   if (result.ok) return result;
@@ -68,7 +68,6 @@ const guardOutages = middleware(async ({ ctx, type, path, meta, getRawInput, nex
   if (!ctx.res.headersSent) ctx.res.setHeader('Retry-After', String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
   throw serviceUnavailable();
 });
-
 
 /** What step 3 adds to the context. */
 export interface TenantAndSession {
@@ -159,7 +158,7 @@ export const tenantSlugProcedure = publicProcedure.input(tenantSlugInput);
 /**
  * Steps 3–5 and then the kind's own rule (step 6), in one tRPC middleware: each middleware level
  * copies the call's options and context, which is measurable on every authenticated request
- * (docs/performance.md "The request path").
+ * (docs/performance.md "The request path, second pass").
  */
 function credentialSteps<P extends Principal>(rule: (principal: Principal) => P) {
   return middleware(async ({ ctx, input, next }) => {

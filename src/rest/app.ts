@@ -88,7 +88,7 @@ function securityHeaders(): express.RequestHandler {
 /**
  * Runs `handler` only for a request whose method may carry a body (POST, PUT, PATCH, DELETE): the
  * routes that choose a body's parser and limit are not matched against every GET
- * (docs/performance.md "The request path against the Express floor").
+ * (docs/performance.md "The request path, second pass").
  */
 function withBodyOnly(handler: express.RequestHandler): express.RequestHandler {
   return (req, res, next) => (BODY_METHODS.has(req.method) ? handler(req, res, next) : next());
