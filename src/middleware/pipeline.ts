@@ -52,22 +52,41 @@ const guardOutages = middleware(async ({ ctx, type, path, meta, getRawInput, nex
   (ctx.res.locals as { route?: string }).route = path;
   // Step 2 runs inside this middleware rather than as one of its own: every tRPC middleware level
   // copies the call's options and context again (docs/performance.md "The request path, second pass").
+  // What it throws (it may read the workspace's lockout policy) is judged like the procedure's failures.
   const rule = meta?.rateLimit;
-  let result = await (rule ? spendProcedureBudgets(ctx, path, rule, getRawInput, () => next()) : next());
-  if (result.ok) return result;
-  let kind = outageKind(result.error);
+  const run = (fresh?: { ctx: { em: RequestContext['em'] } }) => {
+    const proceed = () => (fresh ? next(fresh) : next());
+    return rule ? spendProcedureBudgets(ctx, path, rule, getRawInput, proceed) : proceed();
+  };
+  let thrown: unknown;
+  const caught = (err: unknown) => {
+    thrown = err;
+    return undefined;
+  };
+  let result = await run().catch(caught);
+  if (result?.ok) return result;
+  let failure: unknown = result ? result.error : thrown;
+  let kind = outageKind(failure);
   if (kind === 'dropped' && type === 'query') {
-    ctx.services.logger.warn({ path, err: result.error.cause ?? result.error }, 'read failed on a dropped database connection; retrying once');
-    const retry = () => next({ ctx: { em: ctx.services.orm.em.fork() } });
-    result = await (rule ? spendProcedureBudgets(ctx, path, rule, getRawInput, retry) : retry());
-    if (result.ok) return result;
-    kind = outageKind(result.error);
+    ctx.services.logger.warn({ path, err: causeOf(failure) }, 'read failed on a dropped database connection; retrying once');
+    result = await run({ ctx: { em: ctx.services.orm.em.fork() as RequestContext['em'] } }).catch(caught);
+    if (result?.ok) return result;
+    failure = result ? result.error : thrown;
+    kind = outageKind(failure);
   }
-  if (!kind) return result;
-  ctx.services.logger.warn({ path, kind, err: result.error.cause ?? result.error }, 'dependency unavailable; answered 503');
+  if (!kind) {
+    if (result) return result;
+    throw failure;
+  }
+  ctx.services.logger.warn({ path, kind, err: causeOf(failure) }, 'dependency unavailable; answered 503');
   if (!ctx.res.headersSent) ctx.res.setHeader('Retry-After', String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
   throw serviceUnavailable();
 });
+
+/** The error under tRPC's wrapper, for the log. */
+function causeOf(failure: unknown): unknown {
+  return (failure as { cause?: unknown } | undefined)?.cause ?? failure;
+}
 
 /** What step 3 adds to the context. */
 export interface TenantAndSession {
