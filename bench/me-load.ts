@@ -6,10 +6,6 @@
  * their access tokens; the database is dropped and the service stopped afterwards.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { RawRequest } from 'autocannon';
 import argon2 from 'argon2';
 import { ARGON2_OPTIONS } from '../src/security/passwords.js';
@@ -17,7 +13,7 @@ import { JsonClient } from './client.js';
 import { createBenchDatabase, Seeder } from './database.js';
 import { runLoad, type LoadResult } from './load.js';
 import { BENCH_PASSWORD } from './scenarios.js';
-import { freePort, stopChild, waitForOk } from './service.js';
+import { benchServiceEnv, freePort, stopChild, waitForOk } from './service.js';
 
 const CONNECTIONS = 32;
 const USERS = 48;
@@ -39,25 +35,8 @@ export interface MeLoad {
 export async function withMeLoad<T>(maxHeapMb: string, nodeOptions: readonly string[], use: (run: MeLoad) => Promise<T>): Promise<T> {
   const database = await createBenchDatabase(process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres');
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  delete env.DATABASE_URL;
   const child = spawn(process.execPath, [...nodeOptions, 'dist/src/main.js'], {
-    env: {
-      ...env,
-      DATABASE_URL: database.url,
-      REDIS_URL: process.env.REDIS_URL || 'redis://127.0.0.1:6379',
-      NODE_ENV: 'production',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'idp-me-load-')),
-      JWT_SECRET: randomBytes(48).toString('base64'),
-      ENCRYPTION_KEYS: `v1:${randomBytes(32).toString('base64')}`,
-      RATE_LIMIT_SCALE: '1000000',
-      LOG_LEVEL: 'warn',
-      WEB_CONCURRENCY: '1',
-      MAX_HEAP_MB: maxHeapMb,
-      NODE_OPTIONS: '',
-    },
+    env: benchServiceEnv({ port, databaseUrl: database.url, redisUrl: process.env.REDIS_URL || 'redis://127.0.0.1:6379', processes: 1, maxHeapMb }),
     stdio: ['ignore', 'pipe', 'ignore'],
   });
   const output: MeLoad['output'] = [];

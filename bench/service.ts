@@ -221,26 +221,44 @@ export async function startService(opts: {
 }): Promise<ServiceProcess> {
   const port = await freePort();
   const nodeArgs = opts.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfileDir}`] : [];
+  const child = spawn(process.execPath, [...nodeArgs, 'dist/src/main.js'], {
+    env: benchServiceEnv({ ...opts, port }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return watchUntilReady(child, port, '/ready', 'the service');
+}
+
+/**
+ * The environment of a benchmarked service: this process's, with the database and Redis given (none
+ * when undefined), production mode on `127.0.0.1:port`, a fresh `DATA_DIR`, fixed-for-the-run
+ * secrets, rate limits scaled out of the way, warnings only in the log, `processes` cluster workers
+ * and `nodeOptions` as `NODE_OPTIONS`; `MAX_HEAP_MB` when given.
+ */
+export function benchServiceEnv(opts: {
+  port: number;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  processes: number;
+  nodeOptions?: string | undefined;
+  maxHeapMb?: string;
+}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.DATABASE_URL;
   delete env.REDIS_URL;
   if (opts.databaseUrl !== undefined) env.DATABASE_URL = opts.databaseUrl;
   if (opts.redisUrl !== undefined) env.REDIS_URL = opts.redisUrl;
-  const child = spawn(process.execPath, [...nodeArgs, 'dist/src/main.js'], {
-    env: {
-      ...env,
-      NODE_ENV: 'production',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'idp-bench-')),
-      JWT_SECRET: randomBytes(48).toString('base64'),
-      ENCRYPTION_KEYS: `v1:${randomBytes(32).toString('base64')}`,
-      RATE_LIMIT_SCALE: '1000000',
-      LOG_LEVEL: 'warn',
-      WEB_CONCURRENCY: String(opts.processes),
-      NODE_OPTIONS: opts.nodeOptions ?? '',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return watchUntilReady(child, port, '/ready', 'the service');
+  if (opts.maxHeapMb !== undefined) env.MAX_HEAP_MB = opts.maxHeapMb;
+  return {
+    ...env,
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT: String(opts.port),
+    DATA_DIR: mkdtempSync(path.join(tmpdir(), 'idp-bench-')),
+    JWT_SECRET: randomBytes(48).toString('base64'),
+    ENCRYPTION_KEYS: `v1:${randomBytes(32).toString('base64')}`,
+    RATE_LIMIT_SCALE: '1000000',
+    LOG_LEVEL: 'warn',
+    WEB_CONCURRENCY: String(opts.processes),
+    NODE_OPTIONS: opts.nodeOptions ?? '',
+  };
 }
