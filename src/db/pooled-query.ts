@@ -25,11 +25,16 @@ interface KnexWithClient {
  * @throws the driver's error (a dropped connection is discarded by the pool's validation on release).
  */
 export async function queryPooled<R extends QueryResultRow>(em: EntityManager, text: string, values: readonly unknown[]): Promise<R[]> {
+  return onPooledConnection(em, async (connection) => (await connection.query<R>(text, values as unknown[])).rows);
+}
+
+/** Runs `use` on the entity manager's connection: its transaction's, else one of the pool's, given back after. */
+async function onPooledConnection<T>(em: EntityManager, use: (connection: PoolClient) => Promise<T>): Promise<T> {
   const runner = (em.getTransactionContext<KnexWithClient>() ?? em.getConnection().getKnex()) as unknown as KnexWithClient;
   const pool = runner.client;
   const connection = await pool.acquireConnection();
   try {
-    return (await connection.query<R>(text, values as unknown[])).rows;
+    return await use(connection);
   } finally {
     await pool.releaseConnection(connection);
   }
@@ -43,14 +48,7 @@ export async function queryPooled<R extends QueryResultRow>(em: EntityManager, t
  * @throws the driver's error.
  */
 export async function queryPooledArrays(em: EntityManager, text: string, values: readonly unknown[]): Promise<unknown[][]> {
-  const runner = (em.getTransactionContext<KnexWithClient>() ?? em.getConnection().getKnex()) as unknown as KnexWithClient;
-  const pool = runner.client;
-  const connection = await pool.acquireConnection();
-  try {
-    return (await connection.query<unknown[]>({ text, values: values as unknown[], rowMode: 'array' })).rows;
-  } finally {
-    await pool.releaseConnection(connection);
-  }
+  return onPooledConnection(em, async (connection) => (await connection.query<unknown[]>({ text, values: values as unknown[], rowMode: 'array' })).rows);
 }
 
 /** The part of a knex client or transaction this module uses: a raw statement with bound values. */

@@ -137,10 +137,10 @@ export interface Authenticated {
  * session check, no second query) or an API key (docs/security.md), then its per-credential budget.
  * @throws ApiError 401 with the credential service's reasons; 429 when the credential's budget is spent.
  */
-async function authenticateCredential(ctx: RequestContext & TenantAndSession): Promise<Authenticated> {
-  const principal = await ctx.services.credentials.authenticate(ctx.em, ctx.tenant, ctx.req.headers.authorization, ctx.sessionCheck);
+async function authenticateCredential(ctx: RequestContext, { tenant, sessionCheck, scope }: TenantAndSession): Promise<Authenticated> {
+  const principal = await ctx.services.credentials.authenticate(ctx.em, tenant, ctx.req.headers.authorization, sessionCheck);
   await spendCredentialBudget(ctx, principal);
-  return { principal, sessionUser: userReadWithSession(principal, ctx.sessionCheck), scope: { ...ctx.scope, actor: actorOf(principal) } };
+  return { principal, sessionUser: userReadWithSession(principal, sessionCheck), scope: { ...scope, actor: actorOf(principal) } };
 }
 
 /**
@@ -182,7 +182,7 @@ export const tenantSlugProcedure = publicProcedure.input(tenantSlugInput);
 function credentialSteps<P extends Principal>(rule: (principal: Principal) => P) {
   return middleware(async ({ ctx, input, next }) => {
     const tenantAndSession = await resolveTenantAndSession(ctx, (input as { tenantSlug: string }).tenantSlug);
-    const authenticated = await authenticateCredential({ ...ctx, ...tenantAndSession });
+    const authenticated = await authenticateCredential(ctx, tenantAndSession);
     return next({ ctx: { ...tenantAndSession, ...authenticated, principal: rule(authenticated.principal) } });
   });
 }

@@ -57,7 +57,8 @@ export class RateLimitService {
   }
 
   /**
-   * Decisions taken on the in-process insurance counters because Redis was not ready (since start).
+   * Decisions taken on the in-process insurance counters because Redis was not ready (since start):
+   * one per hit, or for a leased budget one per lease taken from them.
    * While this grows, every limit holds per instance only: N instances allow N times the limit.
    */
   get fallbackDecisions(): number {
