@@ -8,7 +8,8 @@ import type { Logger } from 'pino';
  * pending migrations. A worker that dies before it ever listened stops the whole group with its exit
  * code (bad configuration, database down); one that dies later is replaced. SIGTERM/SIGINT are passed
  * on to every worker, and the primary exits once all of them have shut down cleanly.
- * @param nodeOptions extra Node options of every worker (the heap limit, src/heap-limit.ts).
+ * @param nodeOptions extra Node options of every worker (the heap limit, src/heap-limit.ts, and the
+ *   context frame, src/async-context-frame.ts).
  */
 export async function runClusterPrimary(workers: number, logger: Logger, nodeOptions: readonly string[] = []): Promise<void> {
   if (nodeOptions.length) cluster.setupPrimary({ execArgv: [...process.execArgv, ...nodeOptions] });

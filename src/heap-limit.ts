@@ -36,19 +36,21 @@ export function heapLimitArgs(limits: ResourceLimits | undefined): string[] {
 }
 
 /**
- * Replaces this process with the same program under `limits` given to Node itself (`process.execve`,
- * the same process id, standard streams and environment): the restarted program finds its heap size
- * in `process.execArgv` and serves on its main thread. Cheaper than {@link runOnHeapLimitedThread} by
- * the main thread's own isolate, about 15 MB resident (docs/performance.md "The heap setting").
+ * Replaces this process with the same program started with `nodeArgs` as Node options
+ * (`process.execve`, the same process id, standard streams and environment): the heap limit from
+ * {@link heapLimitArgs} and src/async-context-frame.ts. The restarted program finds them in
+ * `process.execArgv` and serves on its main thread. For the heap limit this is cheaper than
+ * {@link runOnHeapLimitedThread} by the main thread's own isolate, about 15 MB resident
+ * (docs/performance.md "The heap setting").
  * Returns false, having replaced nothing, where Node cannot replace a process (Windows, IBM i, Node
  * older than 22.15) or the replacement failed; it does not return otherwise. `process.execve` is
  * experimental in Node 22 and 24 (docs/decisions.md "The heap limit without a thread").
- * @param entry this program's own module; @param limits from {@link heapLimits}.
+ * @param entry this program's own module; @param nodeArgs options placed before its own.
  */
-export function restartWithHeapLimits(entry: URL, limits: ResourceLimits): boolean {
+export function restartWithNodeOptions(entry: URL, nodeArgs: readonly string[]): boolean {
   const execve = (process as { execve?: (file: string, args: string[], env: NodeJS.ProcessEnv) => never }).execve;
   if (typeof execve !== 'function' || process.platform === 'win32' || process.platform === ('os400' as NodeJS.Platform)) return false;
-  const args = [process.execPath, ...heapLimitArgs(limits), ...process.execArgv, fileURLToPath(entry), ...process.argv.slice(2)];
+  const args = [process.execPath, ...nodeArgs, ...process.execArgv, fileURLToPath(entry), ...process.argv.slice(2)];
   try {
     execve.call(process, process.execPath, args, process.env);
   } catch {

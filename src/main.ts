@@ -3,7 +3,8 @@ import cluster from 'node:cluster';
 import { isMainThread, parentPort } from 'node:worker_threads';
 import { runClusterPrimary } from './cluster.js';
 import { ConfigError, loadConfigOrExit } from './config.js';
-import { heapLimitArgs, heapLimits, restartWithHeapLimits, runOnHeapLimitedThread, type StopMessage } from './heap-limit.js';
+import { asyncContextFrameArgs } from './async-context-frame.js';
+import { heapLimitArgs, heapLimits, restartWithNodeOptions, runOnHeapLimitedThread, type StopMessage } from './heap-limit.js';
 import { createLogger } from './logger.js';
 import { startupSummary } from './startup-summary.js';
 
@@ -11,9 +12,10 @@ import { startupSummary } from './startup-summary.js';
  * `npm start`: validate the configuration, migrate, serve; stop cleanly on SIGTERM/SIGINT.
  * With `WEB_CONCURRENCY` > 1 this process becomes a node:cluster primary running that many workers;
  * the primary never loads the service itself (the server modules are imported by workers only),
- * which keeps its memory small, and starts them with the heap limit `MAX_HEAP_MB` as Node options. A
- * single process replaces itself with the same program under that limit as Node options, or, where
- * Node cannot (Windows), runs the service on a worker thread capped at `MAX_HEAP_MB`
+ * which keeps its memory small, and starts them with its Node options: the heap limit `MAX_HEAP_MB`
+ * and, on Node 22, AsyncLocalStorage's context frame (src/async-context-frame.ts). A single process
+ * replaces itself with the same program under those options, or, where Node cannot (Windows), runs
+ * the service on a worker thread capped at `MAX_HEAP_MB`
  * (src/heap-limit.ts); running from TypeScript source (tsx, the
  * tests and `npm run dev`) it serves on the main thread, since tsx's loader does not reach threads.
  */
@@ -21,13 +23,19 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const logger = createLogger(config.logLevel);
   const limits = heapLimits(config.maxHeapMb, process.execArgv, process.env.NODE_OPTIONS);
+  const nodeArgs = [...heapLimitArgs(limits), ...asyncContextFrameArgs(process.execArgv, process.env.NODE_OPTIONS)];
   if (config.webConcurrency > 1 && cluster.isPrimary) {
-    await runClusterPrimary(config.webConcurrency, logger, heapLimitArgs(limits));
+    await runClusterPrimary(config.webConcurrency, logger, nodeArgs);
     return;
   }
-  if (isMainThread && cluster.isPrimary && limits && import.meta.url.endsWith('.js')) {
-    if (!restartWithHeapLimits(new URL(import.meta.url), limits)) runOnHeapLimitedThread(new URL(import.meta.url), limits, logger);
-    return;
+  if (isMainThread && cluster.isPrimary && nodeArgs.length > 0 && import.meta.url.endsWith('.js')) {
+    const entry = new URL(import.meta.url);
+    if (restartWithNodeOptions(entry, nodeArgs)) return;
+    // Node cannot replace the process here: the heap limit on a thread; without one, serve as is
+    if (limits) {
+      runOnHeapLimitedThread(entry, limits, logger);
+      return;
+    }
   }
   const { startServer } = await import('./server.js');
   const { DatabaseUnavailableError } = await import('./db/orm.js');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { heapLimitArgs, heapLimits } from '../../src/heap-limit.js';
+import { asyncContextFrameArgs } from '../../src/async-context-frame.js';
 import { loadConfig } from '../../src/config.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,13 +27,27 @@ describe('the heap limit the service sets for itself', () => {
     expect(heapLimitArgs(undefined)).toEqual([]);
   });
 
+  it('asks for AsyncLocalStorage\'s context frame only where Node has the option and nobody chose either way', () => {
+    expect(asyncContextFrameArgs([], undefined, true)).toEqual(['--experimental-async-context-frame']);
+    expect(asyncContextFrameArgs([], '', true)).toEqual(['--experimental-async-context-frame']);
+    // Node 24 uses the frame by default and refuses the option
+    expect(asyncContextFrameArgs([], undefined, false)).toEqual([]);
+    expect(asyncContextFrameArgs(['--experimental-async-context-frame'], undefined, true)).toEqual([]);
+    expect(asyncContextFrameArgs([], '--enable-source-maps --no-experimental-async-context-frame', true)).toEqual([]);
+    // what this Node says of itself: accepted on 22, refused on 24
+    const major = Number(process.versions.node.split('.')[0]);
+    expect(asyncContextFrameArgs([], undefined)).toEqual(major === 22 ? ['--experimental-async-context-frame'] : []);
+  });
+
   it('replaces the process with the same program under the limit as Node options: same process, main thread, arguments kept', () => {
-    const fixture = path.join(import.meta.dirname, 'fixtures', 'restart-with-heap-limits.ts');
+    const fixture = path.join(import.meta.dirname, 'fixtures', 'restart-with-node-options.ts');
     const child = spawnSync(process.execPath, ['--import', 'tsx', fixture, '--some-argument'], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
     expect(child.status).toBe(0);
     const after = JSON.parse(child.stdout) as { pid: number; execArgv: string[]; heapSizeLimitMb: number; args: string[] };
     expect(after.pid).toBe(child.pid);
     expect(after.execArgv).toEqual(expect.arrayContaining(['--max-old-space-size=96', '--max-semi-space-size=8', '--import', 'tsx']));
+    // on Node 22 the context frame too (Node 24 has it by default)
+    expect(after.execArgv.includes('--experimental-async-context-frame')).toBe(process.allowedNodeEnvironmentFlags.has('--experimental-async-context-frame'));
     expect(after.args).toEqual(['--some-argument']);
     // V8's limit is the old generation plus the young one (three 8 MiB semi-spaces): far below Node's own default of gigabytes
     expect(after.heapSizeLimitMb).toBeGreaterThanOrEqual(96);
