@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Request, Response } from 'express';
 import type { AppServices } from './app-services.js';
+import type { Tenant } from './entities/tenant.js';
 import { negotiateLocale } from './lib/locales.js';
 import type { RequestMeta } from './lib/request-meta.js';
 
@@ -16,6 +17,12 @@ export interface RequestContext {
   req: Request;
   res: Response;
   meta: RequestMeta;
+  /**
+   * The live tenant of the route's slug as the brute-force guard read it (pipeline step 2, for its
+   * lockout policy), with the entity manager it was read with; step 3 takes it instead of reading
+   * the same row again. Absent on every other request.
+   */
+  tenantReadByGuard?: { slug: string; em: EntityManager; tenant: Promise<Tenant | null> };
 }
 
 /** Builds the context of one request (shared by the REST façade and the /trpc endpoint). */

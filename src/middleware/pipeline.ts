@@ -100,10 +100,13 @@ export interface TenantAndSession {
 /**
  * Step 3: the live tenant of `{tenantSlug}`. With an access token, its session and user are read in
  * the same query and carried to step 4 as `sessionCheck` (BearerAuthenticationService.resolveTenant).
+ * Without one, the row step 2 read for the brute-force guard is taken when there is one.
  * @throws ApiError 404 `tenant_not_found` for an unknown or deleted slug.
  */
 async function resolveTenantAndSession(ctx: RequestContext, tenantSlug: string): Promise<TenantAndSession> {
-  const resolved = await ctx.services.credentials.resolveTenant(ctx.em, tenantSlug, ctx.req.headers.authorization);
+  const early = ctx.tenantReadByGuard;
+  const readEarlier = early && early.slug === tenantSlug && early.em === ctx.em ? early.tenant : undefined;
+  const resolved = await ctx.services.credentials.resolveTenant(ctx.em, tenantSlug, ctx.req.headers.authorization, readEarlier);
   if (!resolved) throw TENANT_ERRORS.tenantNotFound();
   return { ...resolved, scope: { em: ctx.em, tenant: resolved.tenant, meta: ctx.meta } };
 }

@@ -3,7 +3,7 @@ import { normalizeEmail } from '../lib/email.js';
 import { ApiError, REQUEST_ERRORS } from '../lib/errors.js';
 import type { Principal } from '../services/sessions/bearer-authentication-service.js';
 import type { Tenant } from '../entities/tenant.js';
-import { lockoutBudget, type LockoutPolicy } from '../services/rate-limits/account-lockout.js';
+import { lockoutBudget, lockoutPolicyOf, type LockoutPolicy } from '../services/rate-limits/account-lockout.js';
 import {
   ACCOUNT_FAILURES_ALL_IPS,
   KNOWN_SIGN_IN_IP,
@@ -89,15 +89,18 @@ async function guardAccount<R extends NextResult>(
   accountKey: string,
   clientKey: string,
   mode: AccountAttemptMode,
-  policy: LockoutPolicy,
+  policy: LockoutPolicy | Promise<LockoutPolicy>,
   next: () => Promise<R>,
 ): Promise<R> {
   const limits = ctx.services.rateLimits;
   const accountIpKey = `${accountKey}|${clientKey}`;
-  const lockout = lockoutBudget(policy);
-  const lockoutKey = await ctx.services.accountLockout.counterKey(accountKey, clientKey);
+  // what the guard reads, at once rather than one round trip after the other: the workspace's
+  // policy, the address's unlock generation (part of the counter's key) and whether this IP is known
+  const [lockoutPolicy, lockoutKey, knownIp] = await Promise.all([
+    policy, ctx.services.accountLockout.counterKey(accountKey, clientKey), limits.isMarked(KNOWN_SIGN_IN_IP, accountIpKey),
+  ]);
+  const lockout = lockoutBudget(lockoutPolicy);
   await spend(ctx, lockout, lockoutKey);
-  const knownIp = await limits.isMarked(KNOWN_SIGN_IN_IP, accountIpKey);
   if (!knownIp) {
     const accountWide = await limits.consume(ACCOUNT_FAILURES_ALL_IPS, accountKey);
     if (!accountWide.allowed) {
@@ -120,7 +123,9 @@ async function guardAccount<R extends NextResult>(
 /**
  * The budgets a procedure declares in its meta (`rateLimit`, docs/api-rules.md "Rate limits"): spends
  * the per-IP budget, then runs the procedure inside the per-account brute-force guard when the rule
- * has one. Runs before input parsing, so it reads `tenantSlug` and `email` from the raw input.
+ * has one. Runs before input parsing, so it reads `tenantSlug` and `email` from the raw input. Nothing
+ * is read from the database before the per-IP budget allowed the request; the guard's read of the
+ * workspace is left on the context for step 3 (`tenantReadByGuard`).
  * @param path the procedure path, part of the per-IP key so each route has its own budget.
  * @throws ApiError 429 with `Retry-After` when a budget is spent.
  */
@@ -136,8 +141,10 @@ export async function spendProcedureBudgets<R extends NextResult>(
   if (!rule.account) return next();
   const account = accountKeyOf(await getRawInput());
   if (!account) return next();
-  const policy = await ctx.services.accountLockout.policyOf(ctx.em, account.tenantSlug);
-  return guardAccount(ctx, account.key, clientKey, rule.account, policy, next);
+  // the whole row, not only its policy: step 3 takes this read instead of making its own
+  const tenant = ctx.services.credentials.resolveTenant(ctx.em, account.tenantSlug, undefined).then((resolved) => resolved?.tenant ?? null);
+  ctx.tenantReadByGuard = { slug: account.tenantSlug, em: ctx.em, tenant };
+  return guardAccount(ctx, account.key, clientKey, rule.account, tenant.then(lockoutPolicyOf), next);
 }
 
 /**

@@ -27,18 +27,6 @@ export async function findLiveTenantBySlug(em: EntityManager, slug: string): Pro
   return rows[0] ? rowToEntity(em, TenantSchema, rows[0]) : null;
 }
 
-/** The lockout policy of the live tenant with this slug, or null (read by the login brute-force guard before the route resolves the tenant). */
-export async function findLockoutPolicyBySlug(
-  em: EntityManager,
-  slug: string,
-): Promise<Pick<Tenant, 'lockoutMaxFailedAttempts' | 'lockoutWindowSeconds'> | null> {
-  const rows = (await em.execute(
-    'select lockout_max_failed_attempts, lockout_window_seconds from tenant where slug = ? and deleted_at is null',
-    [slug],
-  )) as { lockout_max_failed_attempts: number; lockout_window_seconds: number }[];
-  return rows[0] ? { lockoutMaxFailedAttempts: rows[0].lockout_max_failed_attempts, lockoutWindowSeconds: rows[0].lockout_window_seconds } : null;
-}
-
 /** The live tenant with this id, or null. */
 export async function findLiveTenantById(em: EntityManager, tenantId: string): Promise<Tenant | null> {
   return em.findOne(TenantSchema, { id: tenantId, deletedAt: null }, { disableIdentityMap: true });

@@ -6,7 +6,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { defaultThreadpoolSize } from '../../src/threadpool.js';
-import { Api, createTenant, expectError, signupMember, unique } from '../helpers/api.js';
+import { Api, createTenant, expectError, PASSWORD, signupMember, unique } from '../helpers/api.js';
 import { startTestServer, TEST_ENCRYPTION_KEYS, TEST_JWT_SECRET, type TestServer } from '../helpers/server.js';
 import { systemScope } from '../../src/lib/request-scope.js';
 
@@ -81,7 +81,7 @@ describe('audit writes in the caller\'s transaction', () => {
 
   it('records a login with all its events, request metadata included', async () => {
     const t = await createTenant(api);
-    const res = await api.post(`/v1/${t.slug}/auth/login`, { email: t.adminEmail, password: 'correct horse battery staple' }, { headers: { 'user-agent': 'perf-test/1.0' } });
+    const res = await api.post(`/v1/${t.slug}/auth/login`, { email: t.adminEmail, password: PASSWORD }, { headers: { 'user-agent': 'perf-test/1.0' } });
     expect(res.status).toBe(200);
     const logins = await auditRows(t.id, 'UserLogin');
     expect(logins).toHaveLength(1);
@@ -165,6 +165,33 @@ describe('plain-SQL look-ups', () => {
     expect((await api.post(`/v1/${a.slug}/auth/logout`, { refreshToken: m.refreshToken })).status).toBe(200);
     expectError(await api.get(`/v1/${a.slug}/me`, { token: m.accessToken }), 401, 'UNAUTHORIZED', 'session_revoked');
     expectError(await api.get(`/v1/unknown-${unique()}/me`, { token: a.accessToken }), 404, 'NOT_FOUND');
+  });
+
+  it('reads the workspace once for a sign-in: the brute-force guard\'s read serves the route too', async () => {
+    const t = await createTenant(api);
+    const statements: string[] = [];
+    const root = server.services.orm.em;
+    const fork = root.fork.bind(root);
+    // every request's entity manager is a fork of the root one: record what each executes
+    root.fork = ((...args: Parameters<typeof root.fork>) => {
+      const forked = fork(...args) as EntityManager;
+      const execute = forked.execute.bind(forked);
+      forked.execute = ((sql: string, ...rest: unknown[]) => {
+        statements.push(String(sql));
+        return (execute as (...a: unknown[]) => unknown)(sql, ...rest);
+      }) as typeof forked.execute;
+      return forked;
+    }) as typeof root.fork;
+    try {
+      const ok = await api.post(`/v1/${t.slug}/auth/login`, { email: t.adminEmail, password: PASSWORD });
+      expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+      expect(statements.filter((sql) => /from tenant where slug/.test(sql))).toHaveLength(1);
+      // the same read refuses an unknown workspace, and the lockout still counts a wrong password
+      expectError(await api.post(`/v1/unknown-${unique()}/auth/login`, { email: t.adminEmail, password: 'x' }), 404, 'NOT_FOUND');
+      expectError(await api.post(`/v1/${t.slug}/auth/login`, { email: t.adminEmail, password: 'wrong password' }), 401, 'UNAUTHORIZED', 'invalid_credentials');
+    } finally {
+      root.fork = fork;
+    }
   });
 
   it('sees a tenant deletion at once (no cache)', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { findLiveTenantBySlug } from '../../src/queries/tenant.js';
+import { lockoutPolicyOf } from '../../src/services/rate-limits/account-lockout.js';
 import { findLiveUserById } from '../../src/queries/user.js';
 import { PASSWORD, unique } from '../helpers/api.js';
 import { useServices } from '../helpers/services.js';
@@ -45,7 +46,7 @@ describe('TenantSettingsService.update', () => {
     expect(event?.details).toEqual({ changes: { mfaPolicy: { from: 'Optional', to: 'Required' }, 'lockout.maxFailedAttempts': { from: 10, to: 5 } } });
     await suite.services.tenantSettings.update(suite.scope(tenant, actor), { mfaPolicy: 'Required' });
     expect(await suite.auditOf(tenant.id, 'TenantUpdated')).toHaveLength(1);
-    expect(await suite.services.accountLockout.policyOf(suite.em(), tenant.slug)).toEqual({ lockoutMaxFailedAttempts: 5, lockoutWindowSeconds: tenant.lockoutWindowSeconds });
+    expect(lockoutPolicyOf(await findLiveTenantBySlug(suite.em(), tenant.slug))).toEqual({ lockoutMaxFailedAttempts: 5, lockoutWindowSeconds: tenant.lockoutWindowSeconds });
   });
 
   it('refuses a button colour white text cannot be read on, and changes nothing', async () => {

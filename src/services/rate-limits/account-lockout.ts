@@ -1,7 +1,5 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { DEFAULT_TENANT_POLICIES, type Tenant } from '../../entities/tenant.js';
 import { normalizeEmail } from '../../lib/email.js';
-import { findLockoutPolicyBySlug } from '../../queries/tenant.js';
 import type { RateLimitBudget } from './rate-limit-rules.js';
 import type { RateLimitService } from './rate-limiter.js';
 
@@ -28,16 +26,21 @@ export function lockoutBudget(policy: LockoutPolicy): RateLimitBudget {
 }
 
 /**
- * The account lockout (docs/api-rules.md "Workspace policies"): reads a workspace's policy for the
- * brute-force guard of src/middleware/rate-limit.ts, names its counters, and lifts a lockout.
+ * The lockout policy of a live workspace, or the defaults for a slug no live workspace has (unknown
+ * workspaces are counted alike, so the answer does not tell them apart).
+ * @param tenant the live workspace of the request's slug, or null.
+ */
+export function lockoutPolicyOf(tenant: LockoutPolicy | null): LockoutPolicy {
+  const { lockoutMaxFailedAttempts, lockoutWindowSeconds } = tenant ?? DEFAULT_TENANT_POLICIES;
+  return { lockoutMaxFailedAttempts, lockoutWindowSeconds };
+}
+
+/**
+ * The account lockout (docs/api-rules.md "Workspace policies"): names the counters of the brute-force
+ * guard of src/middleware/rate-limit.ts, and lifts a lockout.
  */
 export class AccountLockoutService {
   constructor(private readonly rateLimits: RateLimitService) {}
-
-  /** The live workspace's lockout policy, or the defaults for a slug no live workspace has (unknown workspaces are counted alike). */
-  async policyOf(em: EntityManager, tenantSlug: string): Promise<LockoutPolicy> {
-    return (await findLockoutPolicyBySlug(em, tenantSlug)) ?? DEFAULT_TENANT_POLICIES;
-  }
 
   /**
    * The key of the lockout counter of `accountKey` (`tenantSlug:email`) from `clientKey`, in the

@@ -93,12 +93,17 @@ export class BearerAuthenticationService {
    * the token's session and user (the check `authenticate` needs), so an authenticated request costs
    * one round trip less. Nothing is cached: both are read fresh for this request, and the session
    * check is returned to the caller (the tenant middleware puts it in the request's context).
+   * @param readEarlier the same request's read of the live tenant of `slug` with `em`, when an
+   *   earlier step made it (the brute-force guard reads the workspace's lockout policy): used instead
+   *   of a second read when no access token needs the combined query.
    */
-  async resolveTenant(em: EntityManager, slug: string, authorization: string | undefined): Promise<TenantResolution | null> {
+  async resolveTenant(
+    em: EntityManager, slug: string, authorization: string | undefined, readEarlier?: Promise<Tenant | null>,
+  ): Promise<TenantResolution | null> {
     const token = bearerToken(authorization);
     const verified = token && !isApiKey(token) ? verifyAccessToken(token, this.config.jwtSecret) : undefined;
     if (!token || !verified?.ok) {
-      const tenant = await findLiveTenantBySlug(em, slug);
+      const tenant = await (readEarlier ?? findLiveTenantBySlug(em, slug));
       if (!tenant) return null;
       return { tenant, sessionCheck: token && verified && !verified.ok ? { token, verified: false, reason: verified.reason } : undefined };
     }
