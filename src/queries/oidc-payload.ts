@@ -80,6 +80,58 @@ export async function revokePayloadsOfGrant(em: EntityManager, tenantId: string,
   await em.execute('delete from oidc_payload where tenant_id = ? and grant_id = ?', [tenantId, grantId]);
 }
 
+/** One grant of the tenant's OpenID Provider to one of its applications for a person (docs/oidc.md). */
+export interface GrantOfAccount {
+  clientId: string;
+  /** The application's name (a grant's application always exists: deleting one deletes its grants). */
+  applicationName: string;
+  /** The OpenID scopes granted (`openid email …`), in the order stored, less any the grant records as rejected. */
+  scopes: string[];
+  /** Per API (`resource`, RFC 8707), the scopes (permissions) granted there. */
+  resources: { resource: string; scopes: string[] }[];
+  /** When the grant was made (the payload's `iat`), or null when the payload holds none. */
+  grantedAt: Date | null;
+  /** When the grant expires (its row is then swept), or null when it does not. */
+  expiresAt: Date | null;
+}
+
+const scopeList = (scope: unknown): string[] => (typeof scope === 'string' ? scope.split(' ').filter(Boolean) : []);
+
+/**
+ * The grants the tenant's OpenID Provider holds for the user `userId` (model `Grant`, `account_id`),
+ * expired ones left out (a suspended or deleted user's grants are deleted, docs/oidc.md "Sessions end
+ * everywhere", so liveness is not looked at), each with its application's client id and name, granted scopes, per-resource
+ * scopes and times, oldest first. Served by `oidc_payload_account_idx` (`tenant_id, account_id`). Only
+ * these fields of the payload are read: never its id (`jti`), nor any code or token. Read by the
+ * personal-data export (docs/lifecycle.md "Data export"); empty when there are none.
+ */
+export async function findGrantsOfAccount(em: EntityManager, tenantId: string, userId: string): Promise<GrantOfAccount[]> {
+  const rows = (await em.execute(
+    `select p.client_id, a.name, p.payload->'openid'->>'scope' as scope,
+            p.payload->'rejected'->'openid'->>'scope' as rejected_scope, p.payload->'resources' as resources,
+            p.payload->>'iat' as iat, p.expires_at
+       from oidc_payload p
+       join oidc_application a on a.tenant_id = p.tenant_id and a.client_id = p.client_id
+      where p.tenant_id = ? and p.account_id = ? and p.model = 'Grant' and (p.expires_at is null or p.expires_at > now())
+      order by p.payload->'iat', p.client_id`,
+    [tenantId, userId],
+  )) as { client_id: string; name: string; scope: string | null; rejected_scope: string | null; resources: Record<string, unknown> | string | null; iat: string | null; expires_at: Date | string | null }[];
+  return rows.map((row) => {
+    const resources = typeof row.resources === 'string' ? (JSON.parse(row.resources) as Record<string, unknown>) : (row.resources ?? {});
+    const iat = row.iat === null ? Number.NaN : Number(row.iat);
+    // as oidc-provider's Grant#getOIDCScope: a rejected scope other than `openid` is not granted
+    const rejected = new Set(scopeList(row.rejected_scope).filter((scope) => scope !== 'openid'));
+    return {
+      clientId: row.client_id,
+      applicationName: row.name,
+      scopes: scopeList(row.scope).filter((scope) => !rejected.has(scope)),
+      resources: Object.entries(resources).map(([resource, scope]) => ({ resource, scopes: scopeList(scope) })),
+      grantedAt: Number.isFinite(iat) ? new Date(iat * 1000) : null,
+      expiresAt: row.expires_at === null ? null : new Date(row.expires_at),
+    };
+  });
+}
+
 /** Deletes payloads expired for more than a minute, in batches; @returns how many went. */
 export async function purgeExpiredPayloads(em: EntityManager, batch = 1000): Promise<number> {
   const rows = (await em.execute(
