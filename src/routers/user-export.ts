@@ -86,11 +86,11 @@ export const userExportOutput = z
           resources: z
             .array(z.object({ resource: z.string(), scopes: z.array(z.string()) }))
             .meta({ description: 'Per API (RFC 8707 `resource`), the permissions granted there' }),
-          grantedAt: nullableTimestamp,
-          expiresAt: nullableTimestamp,
+          grantedAt: nullableTimestamp.meta({ description: 'When the application was first granted access' }),
+          expiresAt: nullableTimestamp.meta({ description: 'When its last grant expires; null when one does not' }),
         }),
       )
-      .meta({ description: 'What the workspace\'s OpenID Provider granted its applications for the user (docs/oidc.md), oldest first; no grant id, code or token' }),
+      .meta({ description: 'The workspace\'s applications its OpenID Provider holds grants to for the user (docs/oidc.md), one entry per application (its grants merged), oldest first; no grant id, code or token' }),
     auditEvents: z.array(auditEventOutput).meta({ description: 'Audit events the user performed or that concern them or their sessions, oldest first' }),
   })
   .meta({ id: 'UserDataExport' });

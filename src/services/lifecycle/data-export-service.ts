@@ -10,7 +10,7 @@ import { findUserForExport } from '../../queries/user.js';
 import { findMembershipsOfUserForExport } from '../../queries/organization-membership.js';
 import { findRoleAssignmentsOfUser } from '../../queries/user-access-role.js';
 import { countUnusedRecoveryCodes } from '../../queries/recovery-code.js';
-import { findGrantsOfAccount } from '../../queries/oidc-payload.js';
+import { findGrantedApplicationsOfAccount } from '../../queries/oidc-payload.js';
 import { USER_ERRORS } from '../../errors/user.js';
 
 /**
@@ -63,7 +63,7 @@ export interface UserDataExport {
   organizations: { organizationId: string; name: string; joinedAt: string; roles: string[] }[];
   /** The tenant's own access roles the person holds (not the built-in `user.role`), by name. */
   accessRoles: { roleId: string; name: string; assignedAt: string }[];
-  /** The grants of the workspace's OpenID Provider to its applications for the person (no grant id, code or token). */
+  /** The workspace's applications its OpenID Provider granted access for the person, one entry per application, its grants merged (no grant id, code or token). */
   applicationGrants: {
     clientId: string;
     applicationName: string;
@@ -91,7 +91,7 @@ export class DataExportService {
    * person's data, not the subject's. Both events are the scope's actor's (the person or the Admin).
    * Besides the user row it reads their sessions, provider links (external IdP and enterprise SSO
    * alike), passkeys, organization memberships with their roles, access roles, the count of unused
-   * recovery codes, the OpenID Provider's grants to the tenant's applications, and audit events, each
+   * recovery codes, the applications the OpenID Provider holds grants to, and audit events, each
    * by tenant id and user id.
    * @param requestedBy `self` (GET me/export) or `admin` (GET users/{userId}/export).
    * @throws ApiError 404 when the tenant holds no user with this id.
@@ -109,7 +109,7 @@ export class DataExportService {
     const memberships = await findMembershipsOfUserForExport(em, tenant.id, user.id);
     const accessRoles = await findRoleAssignmentsOfUser(em, tenant.id, user.id);
     const recoveryCodesRemaining = await countUnusedRecoveryCodes(em, tenant.id, user.id);
-    const grants = await findGrantsOfAccount(em, tenant.id, user.id);
+    const grants = await findGrantedApplicationsOfAccount(em, tenant.id, user.id);
     const events = await findAuditEventsAboutUser(em, tenant.id, user.id);
 
     const result: UserDataExport = {
