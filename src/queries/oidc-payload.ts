@@ -80,6 +80,83 @@ export async function revokePayloadsOfGrant(em: EntityManager, tenantId: string,
   await em.execute('delete from oidc_payload where tenant_id = ? and grant_id = ?', [tenantId, grantId]);
 }
 
+/**
+ * What the tenant's OpenID Provider granted one of its applications for a person (docs/oidc.md): the
+ * application's grants that are in force, merged (one sign-in may leave more than one grant row).
+ */
+export interface GrantedApplication {
+  clientId: string;
+  /** The application's name (a grant's application always exists: deleting one deletes its grants). */
+  applicationName: string;
+  /** The OpenID scopes granted (`openid email …`), first-granted first, less any a grant records as rejected. */
+  scopes: string[];
+  /** Per API (`resource`, RFC 8707), the scopes (permissions) granted there, by resource. */
+  resources: { resource: string; scopes: string[] }[];
+  /** When the earliest of the grants was made (its payload's `iat`), or null when none holds one. */
+  grantedAt: Date | null;
+  /** When the last of the grants expires (its row is then swept), or null when one does not expire. */
+  expiresAt: Date | null;
+}
+
+const scopeList = (scope: unknown): string[] => (typeof scope === 'string' ? scope.split(' ').filter(Boolean) : []);
+
+/** Adds the values of `more` that `into` lacks, keeping the order. */
+function addAll(into: string[], more: string[]): void {
+  for (const value of more) if (!into.includes(value)) into.push(value);
+}
+
+/**
+ * The applications of the tenant to which its OpenID Provider holds grants for the user `userId`
+ * (model `Grant`, `account_id`), expired grants left out, oldest grant first: each application's
+ * client id and name, granted scopes, per-resource scopes and times, its grants merged. A suspended or
+ * deleted user's grants are deleted (docs/oidc.md "Sessions end everywhere"), so liveness is not
+ * looked at. Served by `oidc_payload_account_idx` (`tenant_id, account_id`). Only these fields of the
+ * payloads are read: never a grant's id (`jti`), nor any code or token. Read by the personal-data
+ * export (docs/lifecycle.md "Data export"); empty when there are none.
+ */
+export async function findGrantedApplicationsOfAccount(em: EntityManager, tenantId: string, userId: string): Promise<GrantedApplication[]> {
+  const rows = (await em.execute(
+    `select p.client_id, a.name, p.payload->'openid'->>'scope' as scope,
+            p.payload->'rejected'->'openid'->>'scope' as rejected_scope, p.payload->'resources' as resources,
+            p.payload->>'iat' as iat, p.expires_at
+       from oidc_payload p
+       join oidc_application a on a.tenant_id = p.tenant_id and a.client_id = p.client_id
+      where p.tenant_id = ? and p.account_id = ? and p.model = 'Grant' and (p.expires_at is null or p.expires_at > now())
+      order by p.payload->'iat', p.client_id`,
+    [tenantId, userId],
+  )) as {
+    client_id: string; name: string; scope: string | null; rejected_scope: string | null;
+    resources: Record<string, unknown> | string | null; iat: string | null; expires_at: Date | string | null;
+  }[];
+  const byClient = new Map<string, GrantedApplication & { perResource: Map<string, string[]> }>();
+  for (const row of rows) {
+    const resources = typeof row.resources === 'string' ? (JSON.parse(row.resources) as Record<string, unknown>) : (row.resources ?? {});
+    const iat = row.iat === null ? Number.NaN : Number(row.iat);
+    const grantedAt = Number.isFinite(iat) ? new Date(iat * 1000) : null;
+    const expiresAt = row.expires_at === null ? null : new Date(row.expires_at);
+    // as oidc-provider's Grant#getOIDCScope: a rejected scope other than `openid` is not granted
+    const rejected = new Set(scopeList(row.rejected_scope).filter((scope) => scope !== 'openid'));
+    let app = byClient.get(row.client_id);
+    if (!app) {
+      app = { clientId: row.client_id, applicationName: row.name, scopes: [], resources: [], grantedAt, expiresAt, perResource: new Map() };
+      byClient.set(row.client_id, app);
+    } else {
+      if (grantedAt && (!app.grantedAt || grantedAt < app.grantedAt)) app.grantedAt = grantedAt;
+      if (app.expiresAt && (!expiresAt || expiresAt > app.expiresAt)) app.expiresAt = expiresAt;
+    }
+    addAll(app.scopes, scopeList(row.scope).filter((scope) => !rejected.has(scope)));
+    for (const [resource, scope] of Object.entries(resources)) {
+      const scopes = app.perResource.get(resource) ?? [];
+      addAll(scopes, scopeList(scope));
+      app.perResource.set(resource, scopes);
+    }
+  }
+  return [...byClient.values()].map(({ perResource, ...app }) => ({
+    ...app,
+    resources: [...perResource].sort(([a], [b]) => a.localeCompare(b)).map(([resource, scopes]) => ({ resource, scopes })),
+  }));
+}
+
 /** Deletes payloads expired for more than a minute, in batches; @returns how many went. */
 export async function purgeExpiredPayloads(em: EntityManager, batch = 1000): Promise<number> {
   const rows = (await em.execute(

@@ -98,6 +98,39 @@ export async function findOrganizationsOfUser(em: EntityManager, tenantId: strin
   return rows.map((row) => ({ id: row.id, name: row.name, roles: jsonArray(row.roles) }));
 }
 
+/** One membership of a person as the personal-data export shows it (docs/lifecycle.md "Data export"). */
+export interface MembershipForExport {
+  organizationId: string;
+  organizationName: string;
+  /** When the person became a member (the membership row's `created_at`). */
+  joinedAt: Date;
+  /** The names of the organization roles the membership holds, sorted; empty when none. */
+  roles: string[];
+}
+
+/**
+ * Every organization membership the tenant holds of `userId`, soft-deleted user included (their
+ * memberships are held until the erasure sweep deletes them with the user row), oldest membership
+ * first (ties by organization id): the organization's id and name, when they joined, and the names of
+ * their roles there. Served by the `(tenant_id, user_id)` index. Read by the personal-data export
+ * (docs/lifecycle.md "Data export"); empty when the tenant holds none.
+ */
+export async function findMembershipsOfUserForExport(em: EntityManager, tenantId: string, userId: string): Promise<MembershipForExport[]> {
+  const rows = await em.execute<{ organization_id: string; name: string; created_at: Date | string; roles: string[] | string }[]>(
+    `select o.id as organization_id, o.name, m.created_at,
+            coalesce(json_agg(r.name order by r.name) filter (where r.name is not null), '[]'::json) as roles
+       from organization_membership m
+       join organization o on o.id = m.organization_id and o.tenant_id = m.tenant_id
+       left join organization_membership_role mr on mr.tenant_id = m.tenant_id and mr.organization_id = m.organization_id and mr.user_id = m.user_id
+       left join organization_role r on r.id = mr.role_id and r.tenant_id = m.tenant_id
+      where m.tenant_id = ? and m.user_id = ?
+      group by o.id, o.name, m.created_at
+      order by m.created_at, o.id`,
+    [tenantId, userId],
+  );
+  return rows.map((row) => ({ organizationId: row.organization_id, organizationName: row.name, joinedAt: new Date(row.created_at), roles: jsonArray(row.roles) }));
+}
+
 /**
  * The organization permissions the live user `userId` holds in `organizationId` through the roles of
  * their membership (distinct, sorted; empty for a member without roles), or undefined when they are

@@ -18,6 +18,29 @@ export async function findRolesOfUser(em: EntityManager, tenantId: string, userI
   return rows.map(toAccessRoleRow);
 }
 
+/** One of the tenant's roles a user holds, with when it was assigned. */
+export interface RoleAssignmentOfUser {
+  roleId: string;
+  name: string;
+  /** When the user's set of roles that holds it was last written (`user_access_role.created_at`; the set is replaced whole). */
+  assignedAt: Date;
+}
+
+/**
+ * The tenant's roles `userId` holds, by name (ties by id), with the time of each assignment; a
+ * soft-deleted user's roles (held until the erasure sweep) too. Read by the personal-data export
+ * (docs/lifecycle.md "Data export"); empty when the user holds none.
+ */
+export async function findRoleAssignmentsOfUser(em: EntityManager, tenantId: string, userId: string): Promise<RoleAssignmentOfUser[]> {
+  const rows = (await em.execute(
+    `select r.id, r.name, ur.created_at from user_access_role ur
+       join access_role r on r.id = ur.role_id and r.tenant_id = ur.tenant_id
+      where ur.tenant_id = ? and ur.user_id = ? order by r.name, r.id`,
+    [tenantId, userId],
+  )) as { id: string; name: string; created_at: Date | string }[];
+  return rows.map((row) => ({ roleId: row.id, name: row.name, assignedAt: new Date(row.created_at) }));
+}
+
 /** Replaces the roles of the tenant's user with these role ids (of the same tenant). */
 export async function replaceUserRoles(em: EntityManager, tenantId: string, userId: string, roleIds: string[], now: Date): Promise<void> {
   await em.execute('delete from user_access_role where tenant_id = ? and user_id = ?', [tenantId, userId]);

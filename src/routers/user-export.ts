@@ -35,7 +35,13 @@ export const userExportOutput = z
       passwordSet: z.boolean().meta({ description: 'Whether the user has a password (the password and its hash are never exported)' }),
     }),
     tenant: z.object({ id: z.string(), slug: z.string(), name: z.string() }),
-    mfa: z.object({ totpEnrolled: z.boolean(), totpEnrolledAt: nullableTimestamp }).meta({ description: 'Secrets are never exported' }),
+    mfa: z
+      .object({
+        totpEnrolled: z.boolean(),
+        totpEnrolledAt: nullableTimestamp,
+        recoveryCodesRemaining: z.number().int().min(0).meta({ description: 'How many unused recovery codes the user has (0 when none); the codes and their hashes are never exported' }),
+      })
+      .meta({ description: 'Secrets are never exported' }),
     sessions: z.array(
       z.object({
         id: z.string(),
@@ -52,6 +58,39 @@ export const userExportOutput = z
       z.object({ issuer: z.string(), subject: z.string(), email: emailOutput.nullable(), createdAt: timestamp, lastLoginAt: nullableTimestamp }),
     ),
     passkeys: z.array(passkeyOutput).meta({ description: 'Registered passkeys (WebAuthn); public keys are not exported' }),
+    organizations: z
+      .array(
+        z.object({
+          organizationId: z.string(),
+          name: z.string(),
+          joinedAt: timestamp.meta({ description: 'When the user became a member' }),
+          roles: z.array(z.string()).meta({ description: 'Names of the organization roles the user holds there, sorted; empty when none' }),
+        }),
+      )
+      .meta({ description: 'Organizations of the workspace the user belongs to (docs/organizations.md), oldest membership first' }),
+    accessRoles: z
+      .array(
+        z.object({
+          roleId: z.string(),
+          name: z.string(),
+          assignedAt: timestamp.meta({ description: 'When the user\'s set of roles holding it was last written' }),
+        }),
+      )
+      .meta({ description: 'The workspace\'s own roles the user holds (PUT users/{userId}/roles), by name; the built-in role is `user.role`' }),
+    applicationGrants: z
+      .array(
+        z.object({
+          clientId: z.string(),
+          applicationName: z.string(),
+          scopes: z.array(z.string()).meta({ description: 'OpenID scopes granted' }),
+          resources: z
+            .array(z.object({ resource: z.string(), scopes: z.array(z.string()) }))
+            .meta({ description: 'Per API (RFC 8707 `resource`), the permissions granted there' }),
+          grantedAt: nullableTimestamp.meta({ description: 'When the application was first granted access' }),
+          expiresAt: nullableTimestamp.meta({ description: 'When its last grant expires; null when one does not' }),
+        }),
+      )
+      .meta({ description: 'The workspace\'s applications its OpenID Provider holds grants to for the user (docs/oidc.md), one entry per application (its grants merged), oldest first; no grant id, code or token' }),
     auditEvents: z.array(auditEventOutput).meta({ description: 'Audit events the user performed or that concern them or their sessions, oldest first' }),
   })
   .meta({ id: 'UserDataExport' });

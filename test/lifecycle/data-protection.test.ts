@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Api, createTenant, expectError, PASSWORD, signupMember, unique, type TestTenant } from '../helpers/api.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { Authenticator } from '../helpers/totp.js';
 
 const DAY_MS = 86_400_000;
 
@@ -53,6 +54,27 @@ async function softDeletedMember(tenant: TestTenant) {
   return member;
 }
 
+/** Answers the body of a 200, failing the test with the body otherwise. */
+async function ok(res: Promise<{ status: number; body: Record<string, any> }>): Promise<Record<string, any>> {
+  const answer = await res;
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  return answer.body;
+}
+
+/**
+ * Gives `userId` of `tenant`, as its Admin: membership of a new organization with the organization
+ * role `orgRole` (created), and the workspace role `accessRole` (created). @returns the ids made.
+ */
+async function placeInWorkspace(tenant: TestTenant, userId: string, orgRole: string, accessRole: string) {
+  const auth = { token: tenant.accessToken };
+  const organization = (await ok(api.post(`/v1/${tenant.slug}/organizations`, { name: `Org ${unique()}` }, auth))).organization as { id: string; name: string };
+  await ok(api.post(`/v1/${tenant.slug}/organization-roles`, { name: orgRole, permissions: ['read:things'] }, auth));
+  await ok(api.post(`/v1/${tenant.slug}/organizations/${organization.id}/members`, { userId, roles: [orgRole] }, auth));
+  const role = (await ok(api.post(`/v1/${tenant.slug}/roles`, { name: accessRole, description: 'A workspace role', permissions: [] }, auth))).role as { id: string };
+  await ok(api.put(`/v1/${tenant.slug}/users/${userId}/roles`, { roleIds: [role.id] }, auth));
+  return { organization, roleId: role.id };
+}
+
 describe('data export (GDPR art. 15/20)', () => {
   it('GET me/export returns the profile, sessions, MFA state and audit events, never secrets', async () => {
     const tenant = await createTenant(api);
@@ -73,8 +95,11 @@ describe('data export (GDPR art. 15/20)', () => {
     ]);
     expect(data.user).toMatchObject({ customData: {}, importedAt: null, passwordSet: true });
     expect(data.tenant).toMatchObject({ id: tenant.id, slug: tenant.slug });
-    expect(data.mfa).toEqual({ totpEnrolled: false, totpEnrolledAt: null });
+    expect(data.mfa).toEqual({ totpEnrolled: false, totpEnrolledAt: null, recoveryCodesRemaining: 0 });
     expect(data.idpLinks).toEqual([]);
+    expect(data.organizations).toEqual([]);
+    expect(data.accessRoles).toEqual([]);
+    expect(data.applicationGrants).toEqual([]);
     expect(data.sessions).toHaveLength(2);
     expect(data.sessions.some((s: { userAgent: string | null }) => s.userAgent === 'export-test/1.0')).toBe(true);
     const actions = data.auditEvents.map((e: { action: string }) => e.action);
@@ -131,6 +156,78 @@ describe('data export (GDPR art. 15/20)', () => {
     expect(deleted.body.auditEvents.map((e: { action: string }) => e.action)).toEqual(
       expect.arrayContaining(['UserSoftDeleted', 'GdprErasureRequested']),
     );
+  });
+});
+
+describe('data export: organizations, access roles, recovery codes', () => {
+  it('lists the person\'s organizations with their roles, their workspace roles and how many recovery codes are left; no one else\'s, no code or hash', async () => {
+    const tenant = await createTenant(api);
+    const other = await createTenant(api);
+    const member = await signupMember(api, tenant.slug);
+    const peer = await signupMember(api, tenant.slug);
+    const stranger = await signupMember(api, other.slug);
+
+    const mine = await placeInWorkspace(tenant, member.id, 'owner', 'Billing reader');
+    // a second organization and role of the same member, a role-less membership
+    const auth = { token: tenant.accessToken };
+    const second = (await ok(api.post(`/v1/${tenant.slug}/organizations`, { name: `Org ${unique()}` }, auth))).organization as { id: string; name: string };
+    await ok(api.post(`/v1/${tenant.slug}/organizations/${second.id}/members`, { userId: member.id }, auth));
+    // the peer: an organization of their own, and a membership of the member's organization with another role
+    const theirs = await placeInWorkspace(tenant, peer.id, 'peer-role', 'Peer role');
+    await ok(api.post(`/v1/${tenant.slug}/organization-roles`, { name: 'auditor', permissions: [] }, auth));
+    await ok(api.post(`/v1/${tenant.slug}/organizations/${mine.organization.id}/members`, { userId: peer.id, roles: ['auditor'] }, auth));
+    // another workspace: the same names, its own person
+    await placeInWorkspace(other, stranger.id, 'owner', 'Billing reader');
+
+    // TOTP on, ten recovery codes; one of them spent on a sign-in
+    const enroll = await ok(api.post(`/v1/${tenant.slug}/mfa/totp/enroll`, undefined, { token: member.accessToken }));
+    const verify = await ok(api.post(`/v1/${tenant.slug}/mfa/totp/verify`, { code: await new Authenticator(enroll.secret as string).nextCode() }, { token: member.accessToken }));
+    const codes = verify.recoveryCodes as string[];
+    expect(codes).toHaveLength(10);
+    await ok(api.post(`/v1/${tenant.slug}/auth/login`, { email: member.email, password: PASSWORD, recoveryCode: codes[0] }));
+
+    const before = Date.now();
+    const data = await ok(api.get(`/v1/${tenant.slug}/me/export`, { token: member.accessToken }));
+    expect(data.mfa).toMatchObject({ totpEnrolled: true, recoveryCodesRemaining: 9 });
+    expect(data.organizations).toEqual([
+      { organizationId: mine.organization.id, name: mine.organization.name, joinedAt: expect.any(String), roles: ['owner'] },
+      { organizationId: second.id, name: second.name, joinedAt: expect.any(String), roles: [] },
+    ]);
+    for (const o of data.organizations as { joinedAt: string }[]) expect(Date.parse(o.joinedAt)).toBeLessThanOrEqual(before);
+    expect(data.accessRoles).toEqual([{ roleId: mine.roleId, name: 'Billing reader', assignedAt: expect.any(String) }]);
+    expect(Date.parse((data.accessRoles as { assignedAt: string }[])[0]!.assignedAt)).toBeLessThanOrEqual(before);
+
+    // nothing of the peer (their organization, their role in the shared one, their access role), nothing of the other workspace
+    const text = JSON.stringify(data);
+    for (const foreign of [theirs.organization.id, theirs.organization.name, 'peer-role', 'Peer role', 'auditor', theirs.roleId, other.id, stranger.id]) {
+      expect(text).not.toContain(foreign);
+    }
+    // no recovery code, in any spelling, nor a stored hash
+    const hashes = (await db().execute('select code_hash from mfa_recovery_code where tenant_id = ? and user_id = ?', [tenant.id, member.id])) as { code_hash: string }[];
+    expect(hashes).toHaveLength(10);
+    for (const code of codes) {
+      expect(text).not.toContain(code);
+      expect(text).not.toContain(code.replaceAll('-', ''));
+    }
+    for (const { code_hash: hash } of hashes) expect(text).not.toContain(hash);
+    expect(text).not.toContain(enroll.secret as string);
+
+    // the admin's export of the member says the same; the peer's holds only the peer's
+    const byAdmin = await ok(api.get(`/v1/${tenant.slug}/users/${member.id}/export`, auth));
+    expect(byAdmin.organizations).toEqual(data.organizations);
+    expect(byAdmin.accessRoles).toEqual(data.accessRoles);
+    const peerExport = await ok(api.get(`/v1/${tenant.slug}/users/${peer.id}/export`, auth));
+    expect((peerExport.organizations as { organizationId: string; roles: string[] }[]).map((o) => [o.organizationId, o.roles]).sort()).toEqual(
+      [[theirs.organization.id, ['peer-role']], [mine.organization.id, ['auditor']]].sort(),
+    );
+    expect(peerExport.accessRoles).toEqual([{ roleId: theirs.roleId, name: 'Peer role', assignedAt: expect.any(String) }]);
+    expect(peerExport.mfa.recoveryCodesRemaining).toBe(0);
+
+    // a soft-deleted member's memberships and roles are still held until erasure, so still exported
+    expect((await api.delete(`/v1/${tenant.slug}/me`, { token: peer.accessToken })).status).toBe(200);
+    const deleted = await ok(api.get(`/v1/${tenant.slug}/users/${peer.id}/export`, auth));
+    expect(deleted.organizations).toEqual(peerExport.organizations);
+    expect(deleted.accessRoles).toEqual(peerExport.accessRoles);
   });
 });
 

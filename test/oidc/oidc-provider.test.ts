@@ -214,6 +214,52 @@ describe('JWT access tokens for the tenant\'s own APIs (RFC 9068, RFC 8707)', ()
   });
 });
 
+describe('the personal-data export', () => {
+  it('lists what the provider granted the workspace\'s applications for the person: client, name, scopes, per-API permissions, when; never the grant id or a token', async () => {
+    const tenant = await createTenant(suite.api);
+    const other = await createTenant(suite.api);
+    const member = await signupMember(suite.api, tenant.slug);
+    const peer = await signupMember(suite.api, tenant.slug);
+    const stranger = await signupMember(suite.api, other.slug);
+    const auth = { token: tenant.accessToken };
+    const resource = 'https://app.example.com/export-api';
+    expect((await suite.api.post(`/v1/${tenant.slug}/api-resources`, { name: 'API', identifier: resource, permissions: [{ name: 'api' }] }, auth)).status).toBe(200);
+    const web = await registerRelyingParty(suite.api, tenant, suite.publicUrl, 'web');
+    const spa = await registerRelyingParty(suite.api, tenant, suite.publicUrl, 'spa');
+    const before = Date.now() - 1000;
+    const { tokens } = await signIn(web, member, new CookieBrowser(), { resource, scope: 'openid email offline_access api' });
+    // another person of the workspace at another application, and a person of another workspace
+    await signIn(spa, peer);
+    const foreign = await registerRelyingParty(suite.api, other, suite.publicUrl, 'web');
+    await signIn(foreign, stranger);
+
+    const res = await suite.api.get(`/v1/${tenant.slug}/me/export`, { token: member.accessToken });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const grants = res.body.applicationGrants as { clientId: string; applicationName: string; scopes: string[]; resources: unknown[]; grantedAt: string; expiresAt: string }[];
+    expect(grants).toEqual([{
+      clientId: web.clientId, applicationName: 'App web', scopes: expect.arrayContaining(['openid', 'email', 'offline_access']),
+      resources: [{ resource, scopes: ['api'] }], grantedAt: expect.any(String), expiresAt: expect.any(String),
+    }]);
+    expect(Date.parse(grants[0]!.grantedAt)).toBeGreaterThanOrEqual(before);
+    expect(Date.parse(grants[0]!.expiresAt)).toBeGreaterThan(Date.now());
+
+    const text = JSON.stringify(res.body);
+    for (const clientId of [spa.clientId, foreign.clientId]) expect(text).not.toContain(clientId);
+    // one entry per application, however many grant rows the sign-in left
+    const stored = await sql<{ id: string }>(`select id from oidc_payload where tenant_id = ? and account_id = ? and model = 'Grant'`, [tenant.id, member.id]);
+    expect(stored.length).toBeGreaterThan(0);
+    for (const secret of [...stored.map((row) => row.id), tokens.access_token, tokens.refresh_token!, tokens.id_token!]) expect(text).not.toContain(secret);
+
+    // the peer's export names their application only
+    const peerExport = await suite.api.get(`/v1/${tenant.slug}/users/${peer.id}/export`, auth);
+    expect((peerExport.body.applicationGrants as { clientId: string }[]).map((g) => g.clientId)).toEqual([spa.clientId]);
+    // signing out everywhere ends the grants, and the export says so
+    expect((await suite.api.post(`/v1/${tenant.slug}/auth/logout-all`, undefined, { token: peer.accessToken })).status).toBe(200);
+    const fresh = await suite.api.post(`/v1/${tenant.slug}/auth/login`, { email: peer.email, password: PASSWORD });
+    expect((await suite.api.get(`/v1/${tenant.slug}/me/export`, { token: fresh.body.accessToken as string })).body.applicationGrants).toEqual([]);
+  });
+});
+
 describe('tokens for servers', () => {
   it('issues client_credentials to an m2m application, introspects and revokes', async () => {
     const tenant = await createTenant(suite.api);

@@ -7,6 +7,10 @@ import type { AuditService } from '../audit/audit-service.js';
 import { findIdentitiesOfUser } from '../../queries/idp-identity.js';
 import { findSessionsOfUser } from '../../queries/session.js';
 import { findUserForExport } from '../../queries/user.js';
+import { findMembershipsOfUserForExport } from '../../queries/organization-membership.js';
+import { findRoleAssignmentsOfUser } from '../../queries/user-access-role.js';
+import { countUnusedRecoveryCodes } from '../../queries/recovery-code.js';
+import { findGrantedApplicationsOfAccount } from '../../queries/oidc-payload.js';
 import { USER_ERRORS } from '../../errors/user.js';
 
 /**
@@ -41,7 +45,8 @@ export interface UserDataExport {
     passwordSet: boolean;
   };
   tenant: { id: string; slug: string; name: string };
-  mfa: { totpEnrolled: boolean; totpEnrolledAt: string | null };
+  /** Second-factor state; `recoveryCodesRemaining` counts the unused recovery codes (never a code or its hash). */
+  mfa: { totpEnrolled: boolean; totpEnrolledAt: string | null; recoveryCodesRemaining: number };
   sessions: {
     id: string;
     createdAt: string;
@@ -54,6 +59,19 @@ export interface UserDataExport {
   }[];
   idpLinks: { issuer: string; subject: string; email: string | null; createdAt: string; lastLoginAt: string | null }[];
   passkeys: PasskeyView[];
+  /** The organizations of the tenant the person belongs to, oldest membership first, with the names of their roles there. */
+  organizations: { organizationId: string; name: string; joinedAt: string; roles: string[] }[];
+  /** The tenant's own access roles the person holds (not the built-in `user.role`), by name. */
+  accessRoles: { roleId: string; name: string; assignedAt: string }[];
+  /** The workspace's applications its OpenID Provider granted access for the person, one entry per application, its grants merged (no grant id, code or token). */
+  applicationGrants: {
+    clientId: string;
+    applicationName: string;
+    scopes: string[];
+    resources: { resource: string; scopes: string[] }[];
+    grantedAt: string | null;
+    expiresAt: string | null;
+  }[];
   auditEvents: (Omit<AuditItem, 'createdAt'> & { createdAt: string })[];
 }
 
@@ -71,6 +89,10 @@ export class DataExportService {
    * erasure sweep). Audits `GdprExportRequested` before and `GdprExportCompleted` after collecting.
    * The IP address and user agent of events someone else performed are left out: they are that
    * person's data, not the subject's. Both events are the scope's actor's (the person or the Admin).
+   * Besides the user row it reads their sessions, provider links (external IdP and enterprise SSO
+   * alike), passkeys, organization memberships with their roles, access roles, the count of unused
+   * recovery codes, the applications the OpenID Provider holds grants to, and audit events, each
+   * by tenant id and user id.
    * @param requestedBy `self` (GET me/export) or `admin` (GET users/{userId}/export).
    * @throws ApiError 404 when the tenant holds no user with this id.
    */
@@ -84,6 +106,10 @@ export class DataExportService {
     const sessions = await findSessionsOfUser(em, tenant.id, user.id);
     const idpLinks = await findIdentitiesOfUser(em, tenant.id, user.id);
     const passkeys = await passkeysOf(em, tenant.id, user.id);
+    const memberships = await findMembershipsOfUserForExport(em, tenant.id, user.id);
+    const accessRoles = await findRoleAssignmentsOfUser(em, tenant.id, user.id);
+    const recoveryCodesRemaining = await countUnusedRecoveryCodes(em, tenant.id, user.id);
+    const grants = await findGrantedApplicationsOfAccount(em, tenant.id, user.id);
     const events = await findAuditEventsAboutUser(em, tenant.id, user.id);
 
     const result: UserDataExport = {
@@ -107,7 +133,7 @@ export class DataExportService {
         passwordSet: user.passwordSet,
       },
       tenant: { id: tenant.id, slug: tenant.slug, name: tenant.name },
-      mfa: { totpEnrolled: user.totpActive, totpEnrolledAt: user.totpActive ? iso(user.totpEnrolledAt) : null },
+      mfa: { totpEnrolled: user.totpActive, totpEnrolledAt: user.totpActive ? iso(user.totpEnrolledAt) : null, recoveryCodesRemaining },
       sessions: sessions.map((s) => ({
         id: s.id,
         createdAt: iso(s.createdAt)!,
@@ -126,6 +152,16 @@ export class DataExportService {
         lastLoginAt: iso(l.lastLoginAt),
       })),
       passkeys,
+      organizations: memberships.map((m) => ({ organizationId: m.organizationId, name: m.organizationName, joinedAt: iso(m.joinedAt)!, roles: m.roles })),
+      accessRoles: accessRoles.map((r) => ({ roleId: r.roleId, name: r.name, assignedAt: iso(r.assignedAt)! })),
+      applicationGrants: grants.map((g) => ({
+        clientId: g.clientId,
+        applicationName: g.applicationName,
+        scopes: g.scopes,
+        resources: g.resources,
+        grantedAt: iso(g.grantedAt),
+        expiresAt: iso(g.expiresAt),
+      })),
       auditEvents: events.map((item) => {
         // other people's IP and user agent stay out of this user's export
         const own = item.actorId === user.id || item.actorType === 'system';
