@@ -14,6 +14,8 @@ declare module 'oidc-provider' {
     prompt: { name: string; reasons: string[]; details: Record<string, unknown> };
     params: Record<string, unknown> & { client_id?: string; max_age?: number; prompt?: string };
     session?: { accountId?: string; uid?: string };
+    /** The grant the authorization holds when the interaction began (oidc-provider's `loadExistingGrant`), if any. */
+    grantId?: string;
   }
 
   /** A client (application) as the provider's hooks and grants see it. */

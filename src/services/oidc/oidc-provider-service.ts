@@ -314,7 +314,11 @@ export class OidcProviderService {
       result = { login: { accountId: session.userId, ts: authTime, amr: session.method ? [session.method] : undefined, remember: true } };
     } else {
       if (details.session?.accountId !== session.userId) throw OIDC_ERRORS.interactionOfAnotherAccount();
-      const grant = grantAll(new provider.Grant({ accountId: session.userId, clientId }), resourcesOf(details.params), details.params.scope);
+      // the grant the authorization already holds (made after the login step, or an earlier
+      // sign-in's) is extended, not doubled by a second row for the same person and application
+      const held = details.grantId ? await provider.Grant.find(details.grantId) : undefined;
+      const current = held && held.accountId === session.userId && held.clientId === clientId ? held : new provider.Grant({ accountId: session.userId, clientId });
+      const grant = grantAll(current, resourcesOf(details.params), details.params.scope);
       result = { consent: { grantId: await grant.save() } };
     }
     const em = this.orm.em.fork() as EntityManager;
