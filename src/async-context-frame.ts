@@ -1,3 +1,5 @@
+import { nodeOptionGiven } from './heap-limit.js';
+
 /** The Node option that keeps AsyncLocalStorage's stores in a frame that follows promises. */
 const FLAG = '--experimental-async-context-frame';
 
@@ -18,6 +20,5 @@ export function asyncContextFrameArgs(
   available: boolean = process.allowedNodeEnvironmentFlags.has(FLAG),
 ): string[] {
   if (!available) return [];
-  const chosen = [...execArgv, ...(nodeOptions ?? '').split(/\s+/)].some((arg) => /async[-_]context[-_]frame/.test(arg));
-  return chosen ? [] : [FLAG];
+  return nodeOptionGiven(/async[-_]context[-_]frame/, execArgv, nodeOptions) ? [] : [FLAG];
 }

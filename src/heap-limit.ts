@@ -11,6 +11,15 @@ import type { Logger } from 'pino';
 const YOUNG_GENERATION_MB = 24;
 
 /**
+ * Whether Node was already given an option matching `option`, on its command line (`execArgv`) or in
+ * `NODE_OPTIONS`: the operator's choice, which the service's own Node options never override.
+ * @param execArgv `process.execArgv`; @param nodeOptions `process.env.NODE_OPTIONS`.
+ */
+export function nodeOptionGiven(option: RegExp, execArgv: readonly string[], nodeOptions: string | undefined): boolean {
+  return [...execArgv, ...(nodeOptions ?? '').split(/\s+/)].some((arg) => option.test(arg));
+}
+
+/**
  * The V8 heap limits the service runs under, or undefined to run on the main thread with Node's own
  * sizing. V8 sizes its heap for throughput and, uncapped, lets a busy service grow to several hundred
  * MiB; the limit keeps the resident size near 250 MB, at 1.15 to 1.5 times the CPU per request of no
@@ -21,8 +30,7 @@ const YOUNG_GENERATION_MB = 24;
  * @param execArgv `process.execArgv`; @param nodeOptions `process.env.NODE_OPTIONS`.
  */
 export function heapLimits(maxHeapMb: number, execArgv: readonly string[], nodeOptions: string | undefined): ResourceLimits | undefined {
-  const explicit = [...execArgv, ...(nodeOptions ?? '').split(/\s+/)].some((arg) => /^--max[-_]old[-_]space[-_]size(=|$)/.test(arg));
-  if (explicit || maxHeapMb === 0) return undefined;
+  if (nodeOptionGiven(/^--max[-_]old[-_]space[-_]size(=|$)/, execArgv, nodeOptions) || maxHeapMb === 0) return undefined;
   return { maxOldGenerationSizeMb: maxHeapMb, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB };
 }
 

@@ -128,7 +128,7 @@ export async function findGrantedApplicationsOfAccount(em: EntityManager, tenant
     client_id: string; name: string; scope: string | null; rejected_scope: string | null;
     resources: Record<string, unknown> | string | null; iat: string | null; expires_at: Date | string | null;
   }[];
-  const byClient = new Map<string, GrantedApplication & { perResource: Map<string, string[]> }>();
+  const byClient = new Map<string, Omit<GrantedApplication, 'resources'> & { perResource: Map<string, string[]> }>();
   for (const row of rows) {
     const resources = typeof row.resources === 'string' ? (JSON.parse(row.resources) as Record<string, unknown>) : (row.resources ?? {});
     const iat = row.iat === null ? Number.NaN : Number(row.iat);
@@ -138,7 +138,7 @@ export async function findGrantedApplicationsOfAccount(em: EntityManager, tenant
     const rejected = new Set(scopeList(row.rejected_scope).filter((scope) => scope !== 'openid'));
     let app = byClient.get(row.client_id);
     if (!app) {
-      app = { clientId: row.client_id, applicationName: row.name, scopes: [], resources: [], grantedAt, expiresAt, perResource: new Map() };
+      app = { clientId: row.client_id, applicationName: row.name, scopes: [], grantedAt, expiresAt, perResource: new Map() };
       byClient.set(row.client_id, app);
     } else {
       if (grantedAt && (!app.grantedAt || grantedAt < app.grantedAt)) app.grantedAt = grantedAt;

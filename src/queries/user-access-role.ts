@@ -7,38 +7,24 @@ import { toAccessRoleRow, type AccessRoleRow } from './access-role.js';
  * statement is scoped by tenant id.
  */
 
-/** The roles the tenant's user holds, by name. */
-export async function findRolesOfUser(em: EntityManager, tenantId: string, userId: string): Promise<AccessRoleRow[]> {
+/** One of the tenant's roles a user holds, with when it was assigned. */
+export type RoleOfUser = AccessRoleRow & {
+  /** When the user's set of roles that holds it was last written (`user_access_role.created_at`; the set is replaced whole). */
+  assignedAt: Date;
+};
+
+/**
+ * The roles the tenant's user holds, by name, each with when it was assigned; a soft-deleted user's
+ * too (held until the erasure sweep, and exported until then: docs/lifecycle.md "Data export").
+ */
+export async function findRolesOfUser(em: EntityManager, tenantId: string, userId: string): Promise<RoleOfUser[]> {
   const rows = (await em.execute(
-    `select r.id, r.tenant_id, r.name, r.description, r.created_at from user_access_role ur
+    `select r.id, r.tenant_id, r.name, r.description, r.created_at, ur.created_at as assigned_at from user_access_role ur
        join access_role r on r.id = ur.role_id and r.tenant_id = ur.tenant_id
       where ur.tenant_id = ? and ur.user_id = ? order by r.name`,
     [tenantId, userId],
-  )) as Parameters<typeof toAccessRoleRow>[0][];
-  return rows.map(toAccessRoleRow);
-}
-
-/** One of the tenant's roles a user holds, with when it was assigned. */
-export interface RoleAssignmentOfUser {
-  roleId: string;
-  name: string;
-  /** When the user's set of roles that holds it was last written (`user_access_role.created_at`; the set is replaced whole). */
-  assignedAt: Date;
-}
-
-/**
- * The tenant's roles `userId` holds, by name (ties by id), with the time of each assignment; a
- * soft-deleted user's roles (held until the erasure sweep) too. Read by the personal-data export
- * (docs/lifecycle.md "Data export"); empty when the user holds none.
- */
-export async function findRoleAssignmentsOfUser(em: EntityManager, tenantId: string, userId: string): Promise<RoleAssignmentOfUser[]> {
-  const rows = (await em.execute(
-    `select r.id, r.name, ur.created_at from user_access_role ur
-       join access_role r on r.id = ur.role_id and r.tenant_id = ur.tenant_id
-      where ur.tenant_id = ? and ur.user_id = ? order by r.name, r.id`,
-    [tenantId, userId],
-  )) as { id: string; name: string; created_at: Date | string }[];
-  return rows.map((row) => ({ roleId: row.id, name: row.name, assignedAt: new Date(row.created_at) }));
+  )) as (Parameters<typeof toAccessRoleRow>[0] & { assigned_at: Date | string })[];
+  return rows.map((row) => ({ ...toAccessRoleRow(row), assignedAt: new Date(row.assigned_at) }));
 }
 
 /** Replaces the roles of the tenant's user with these role ids (of the same tenant). */

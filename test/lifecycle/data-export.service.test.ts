@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { findGrantedApplicationsOfAccount, upsertPayload } from '../../src/queries/oidc-payload.js';
 import { findMembershipsOfUserForExport } from '../../src/queries/organization-membership.js';
 import { countUnusedRecoveryCodes, insertRecoveryCodes } from '../../src/queries/recovery-code.js';
-import { findRoleAssignmentsOfUser } from '../../src/queries/user-access-role.js';
+import { findRolesOfUser } from '../../src/queries/user-access-role.js';
 import { useServices } from '../helpers/services.js';
 
 /**
@@ -56,7 +56,7 @@ describe('DataExportService.exportUser', () => {
     // the user's id with the other tenant's id reads nothing, and the service answers 404
     const em = suite.em();
     expect(await findMembershipsOfUserForExport(em, second.tenant.id, user.id)).toEqual([]);
-    expect(await findRoleAssignmentsOfUser(em, second.tenant.id, user.id)).toEqual([]);
+    expect(await findRolesOfUser(em, second.tenant.id, user.id)).toEqual([]);
     expect(await countUnusedRecoveryCodes(em, second.tenant.id, user.id)).toBe(0);
     expect(await findGrantedApplicationsOfAccount(em, second.tenant.id, user.id)).toEqual([]);
     await expect(dataExport.exportUser(suite.scope(second.tenant, second.actor), user.id, 'admin')).rejects.toMatchObject({ code: 'NOT_FOUND' });

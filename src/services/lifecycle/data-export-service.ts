@@ -8,7 +8,7 @@ import { findIdentitiesOfUser } from '../../queries/idp-identity.js';
 import { findSessionsOfUser } from '../../queries/session.js';
 import { findUserForExport } from '../../queries/user.js';
 import { findMembershipsOfUserForExport } from '../../queries/organization-membership.js';
-import { findRoleAssignmentsOfUser } from '../../queries/user-access-role.js';
+import { findRolesOfUser } from '../../queries/user-access-role.js';
 import { countUnusedRecoveryCodes } from '../../queries/recovery-code.js';
 import { findGrantedApplicationsOfAccount } from '../../queries/oidc-payload.js';
 import { USER_ERRORS } from '../../errors/user.js';
@@ -107,7 +107,7 @@ export class DataExportService {
     const idpLinks = await findIdentitiesOfUser(em, tenant.id, user.id);
     const passkeys = await passkeysOf(em, tenant.id, user.id);
     const memberships = await findMembershipsOfUserForExport(em, tenant.id, user.id);
-    const accessRoles = await findRoleAssignmentsOfUser(em, tenant.id, user.id);
+    const accessRoles = await findRolesOfUser(em, tenant.id, user.id);
     const recoveryCodesRemaining = await countUnusedRecoveryCodes(em, tenant.id, user.id);
     const grants = await findGrantedApplicationsOfAccount(em, tenant.id, user.id);
     const events = await findAuditEventsAboutUser(em, tenant.id, user.id);
@@ -153,7 +153,7 @@ export class DataExportService {
       })),
       passkeys,
       organizations: memberships.map((m) => ({ organizationId: m.organizationId, name: m.organizationName, joinedAt: iso(m.joinedAt)!, roles: m.roles })),
-      accessRoles: accessRoles.map((r) => ({ roleId: r.roleId, name: r.name, assignedAt: iso(r.assignedAt)! })),
+      accessRoles: accessRoles.map((r) => ({ roleId: r.id, name: r.name, assignedAt: iso(r.assignedAt)! })),
       applicationGrants: grants.map((g) => ({
         clientId: g.clientId,
         applicationName: g.applicationName,
