@@ -1,3 +1,4 @@
+import '../src/node-version.js';
 import { Keyring } from '../src/security/keyring.js';
 import { reencryptSecrets } from '../src/services/keys/key-rotation.js';
 import { runDatabaseScript } from './database-script.js';

@@ -1,3 +1,4 @@
+import '../src/node-version.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Keyring } from '../src/security/keyring.js';
 import { RETIRED_KEY_PUBLISH_SECONDS, SigningKeyService } from '../src/services/oidc/signing-keys.js';

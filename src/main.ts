@@ -1,3 +1,4 @@
+import './node-version.js';
 import './threadpool.js';
 import cluster from 'node:cluster';
 import { isMainThread, parentPort } from 'node:worker_threads';
