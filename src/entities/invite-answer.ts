@@ -1,8 +1,9 @@
 import { EntitySchema } from '@mikro-orm/core';
 
 /**
- * The answer of an invite created with an `Idempotency-Key` (docs/api-rules.md "Users and sign-up"), kept
- * encrypted for 24 hours so a retry gets the same invite and token instead of a second invite.
+ * The answer of an invite created (POST invites) or resent with an `Idempotency-Key` (docs/api-rules.md
+ * "Users and sign-up"), kept encrypted for 24 hours so a retry gets the same invite and token instead
+ * of a second invite.
  */
 export interface InviteAnswer {
   /** SHA-256 (hex) of the tenant, the caller and the key. */
@@ -10,7 +11,7 @@ export interface InviteAnswer {
   tenantId: string;
   /** The invite the answer created. */
   inviteId: string;
-  /** SHA-256 (hex) of the request as it took effect; a retry must match it. */
+  /** SHA-256 (hex) of the request as it took effect (for a resend: of the invite it resent); a retry must match it. */
   requestHash: string;
   /** Keyring ciphertext of the answer. */
   answer: string;

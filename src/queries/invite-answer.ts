@@ -3,7 +3,7 @@ import type { InviteAnswer } from '../entities/invite-answer.js';
 
 /**
  * The queries of the `invite_answer` table (docs/architecture.md "Rules", data access): the
- * encrypted answer of an invite created with an `Idempotency-Key`, kept for a while. Each function
+ * encrypted answer of an invite created or resent with an `Idempotency-Key`, kept for a while. Each function
  * takes the caller's entity manager (pass the transaction when it must run in one; the caller owns it).
  */
 

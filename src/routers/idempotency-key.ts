@@ -27,6 +27,18 @@ export const inviteRequestHeaders = z.object({
     .optional(),
 });
 
+/** The request headers of POST invites/{id}/resend in the OpenAPI document (docs/api-rules.md "Users and sign-up"). */
+export const inviteResendRequestHeaders = z.object({
+  'Idempotency-Key': idempotencyKeyHeader
+    .describe(
+      'Optional. One key per logical resend (e.g. a UUID), sent again on every retry of it: within 24 hours the same ' +
+        'caller with the same key and the same invite id gets the first answer again (the same new invite and token; no ' +
+        'further invite or mail), although the first resend revoked the invite; the same key used on POST invites or on ' +
+        'the resend of another invite answers 409 `idempotency_key_reused`. 1 to 255 visible ASCII characters.',
+    )
+    .optional(),
+});
+
 /**
  * Reads the `Idempotency-Key` header of the request, if any.
  * @returns the key, or undefined when the header is absent.

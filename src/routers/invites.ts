@@ -13,7 +13,7 @@ import { email, newPassword, OK, okOutput, opaqueToken, queryBoolean, tenantSess
 import { ACCOUNT_CREATION_PER_IP } from '../services/rate-limits/rate-limit-rules.js';
 import { SESSION_REASONS } from '../errors/session.js';
 import { INVITE_REASONS } from '../errors/invite.js';
-import { inviteRequestHeaders, readIdempotencyKey } from './idempotency-key.js';
+import { inviteRequestHeaders, inviteResendRequestHeaders, readIdempotencyKey } from './idempotency-key.js';
 
 const tags = ['invites'];
 const adminErrors = { 401: 'No or invalid credential', 403: 'Not an admin', 404: 'Unknown tenant or invite' };
@@ -148,17 +148,28 @@ export const invitesRouter = router({
         summary: 'Send an open or expired invite again: a new token and link are mailed, the old token stops working',
         description:
           'Creates a new invite to the same email with the same role and the default lifetime (the old one is revoked as ' +
-          '`superseded`); counts against `INVITES_PER_TENANT_PER_DAY` like any invite.',
+          '`superseded`); counts against `INVITES_PER_TENANT_PER_DAY` like any invite. ' +
+          'Send an `Idempotency-Key` (one per logical resend, the same on every retry of it): a retry whose answer was lost ' +
+          'gets the same new invite and token again within 24 hours instead of 409 `invite_not_open`.',
+        requestHeaders: inviteResendRequestHeaders,
         errorResponses: {
-          ...adminErrors, 409: 'The invite was accepted or revoked, or the email now belongs to a user', 429: 'Rate limited, or the daily invite limit is spent',
+          ...adminErrors, 400: 'The request is malformed, or the Idempotency-Key is not 1 to 255 visible ASCII characters',
+          409: 'The invite was accepted or revoked, the email now belongs to a user, or the Idempotency-Key was used for a different request',
+          429: 'Rate limited, or the daily invite limit is spent',
         },
       },
-      errorReasons: { 403: ['live_key_required'], 404: ['not_found'], 409: ['invite_not_open', 'email_taken'] },
+      errorReasons: {
+        400: [SESSION_REASONS.invalidIdempotencyKey], 403: ['live_key_required'], 404: ['not_found'],
+        409: ['invite_not_open', 'email_taken', INVITE_REASONS.idempotencyKeyReused],
+      },
     })
     .input(z.object({ id: z.string().min(1).max(200) }))
     .output(z.object({ token: z.string(), invite: inviteOutput }))
     .mutation(async ({ ctx, input }) => {
-      const { invite, token } = await withRetryAfter(ctx.res, () => ctx.services.invites.resend(ctx.scope, input.id, mayGrantRole(ctx.principal)));
+      const idempotencyKey = readIdempotencyKey(ctx.req);
+      const { invite, token } = await withRetryAfter(
+        ctx.res, () => ctx.services.invites.resend(ctx.scope, input.id, mayGrantRole(ctx.principal), idempotencyKey),
+      );
       return { token, invite: toInviteOutput(invite) };
     }),
 

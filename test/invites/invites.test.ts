@@ -148,6 +148,99 @@ describe('POST /v1/{tenantSlug}/invites with Idempotency-Key', () => {
   });
 });
 
+describe('POST /v1/{tenantSlug}/invites/{id}/resend with Idempotency-Key', () => {
+  const resend = (tenant: TestTenant, inviteId: string, key?: string) =>
+    suite.api.post(`/v1/${tenant.slug}/invites/${inviteId}/resend`, undefined, {
+      token: tenant.accessToken, ...(key === undefined ? {} : { headers: { 'Idempotency-Key': key } }),
+    });
+
+  /** The invite mails queued for `email` so far (the mailer logs each as it queues it, in the request). */
+  const mailsQueuedTo = (email: string) =>
+    suite.server.logs.filter((line) => line.includes('"mail queued"') && line.includes(`"to":"${email}"`)).length;
+
+  async function invitesTo(tenant: TestTenant, email: string) {
+    const res = await suite.api.get(`/v1/${tenant.slug}/invites?includeRevoked=true`, { token: tenant.accessToken });
+    return (res.body.items as Record<string, any>[]).filter((i) => i.email === email).map((i) => [i.id, i.status]);
+  }
+
+  it('answers a retry of a resend (its invite now revoked) with the first resend\'s invite and token: one new invite, one mail', async () => {
+    const tenant = await createTenant(suite.api);
+    const email = `resend-retry-${unique()}@example.com`;
+    const original = await invite(tenant, { email, role: 'Admin' });
+    const key = `resend-${unique()}`;
+    const first = await resend(tenant, original.invite.id, key);
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body.invite.id).not.toBe(original.invite.id);
+    await suite.sink.waitFor(email, (m) => m.text.includes(encodeURIComponent(first.body.token as string)));
+    expect(mailsQueuedTo(email)).toBe(2);
+
+    const again = await resend(tenant, original.invite.id.toUpperCase(), key);
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect(mailsQueuedTo(email)).toBe(2);
+    expect(await invitesTo(tenant, email)).toEqual([[first.body.invite.id, 'Open'], [original.invite.id, 'Revoked']]);
+    expect(await actions(tenant, 'InviteCreated')).toHaveLength(2);
+    expect(await actions(tenant, 'InviteRevoked')).toHaveLength(1);
+    expect(suite.sink.messages.filter((m) => m.to.includes(email))).toHaveLength(2);
+    expect((await suite.api.post('/v1/invites/accept', { token: again.body.token, password: PASSWORD })).status).toBe(200);
+  });
+
+  it('answers 409 idempotency_key_reused for the key on another invite\'s resend or of a POST invites, and changes nothing', async () => {
+    const tenant = await createTenant(suite.api);
+    const a = await invite(tenant, { email: `resend-a-${unique()}@example.com` });
+    const b = await invite(tenant, { email: `resend-b-${unique()}@example.com` });
+    const key = `resend-${unique()}`;
+    const first = await resend(tenant, a.invite.id, key);
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expectError(await resend(tenant, b.invite.id, key), 409, 'CONFLICT', 'idempotency_key_reused');
+    expectError(await resend(tenant, first.body.invite.id, key), 409, 'CONFLICT', 'idempotency_key_reused');
+    expectError(
+      await suite.api.post(`/v1/${tenant.slug}/invites`, { email: a.invite.email }, { token: tenant.accessToken, headers: { 'Idempotency-Key': key } }),
+      409, 'CONFLICT', 'idempotency_key_reused',
+    );
+
+    // a key of POST invites is refused on a resend, even of the invite it created
+    const createKey = `invite-${unique()}`;
+    const created = await suite.api.post(`/v1/${tenant.slug}/invites`, { email: `resend-c-${unique()}@example.com` }, {
+      token: tenant.accessToken, headers: { 'Idempotency-Key': createKey },
+    });
+    expect(created.status).toBe(200);
+    expectError(await resend(tenant, created.body.invite.id, createKey), 409, 'CONFLICT', 'idempotency_key_reused');
+    expectError(await resend(tenant, b.invite.id, createKey), 409, 'CONFLICT', 'idempotency_key_reused');
+
+    const statuses = Object.fromEntries((await suite.api.get(`/v1/${tenant.slug}/invites?includeRevoked=true`, { token: tenant.accessToken }))
+      .body.items.map((i: any) => [i.id, i.status]));
+    expect(statuses).toEqual({
+      [a.invite.id]: 'Revoked', [first.body.invite.id]: 'Open', [b.invite.id]: 'Open', [created.body.invite.id]: 'Open',
+    });
+    expect(await actions(tenant, 'InviteCreated')).toHaveLength(4);
+  });
+
+  it('answers 400 invalid_idempotency_key for a malformed key; without a key a second resend of the same invite is 409 invite_not_open', async () => {
+    const tenant = await createTenant(suite.api);
+    const email = `resend-nokey-${unique()}@example.com`;
+    const original = await invite(tenant, { email });
+    for (const bad of ['', 'x'.repeat(256), 'with space']) {
+      expectError(await resend(tenant, original.invite.id, bad), 400, 'BAD_REQUEST', 'invalid_idempotency_key');
+    }
+    expect(await invitesTo(tenant, email)).toEqual([[original.invite.id, 'Open']]);
+
+    const first = await resend(tenant, original.invite.id);
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expectError(await resend(tenant, original.invite.id), 409, 'CONFLICT', 'invite_not_open');
+    expect(await invitesTo(tenant, email)).toEqual([[first.body.invite.id, 'Open'], [original.invite.id, 'Revoked']]);
+  });
+
+  it('documents the header, 400 invalid_idempotency_key and 409 idempotency_key_reused in the OpenAPI document', async () => {
+    const doc = (await suite.api.get('/v1/openapi.json')).body;
+    const operation = doc.paths['/v1/{tenantSlug}/invites/{id}/resend'].post;
+    expect(operation.parameters).toContainEqual(expect.objectContaining({ in: 'header', name: 'Idempotency-Key' }));
+    const reasons = (status: number) => operation.responses[String(status)].content['application/json'].schema.properties.details.properties.reason.enum;
+    expect(reasons(400)).toContain('invalid_idempotency_key');
+    expect(reasons(409)).toEqual(expect.arrayContaining(['invite_not_open', 'email_taken', 'idempotency_key_reused']));
+  });
+});
+
 describe('POST /v1/invites/accept', () => {
   it('creates the Active user with the invite role, returns a session with tenantSlug, and the user can sign in', async () => {
     const tenant = await createTenant(suite.api);

@@ -52,6 +52,20 @@ interface AnswerKey {
   requestHash: string;
 }
 
+/**
+ * The kept-answer key of a request with an `Idempotency-Key`: the key hash over the scope's tenant, the
+ * caller (actor type and id) and the key, so one caller's keys never meet another's; the request hash
+ * over `request` as JSON. POST invites hashes an array (its request as it takes effect), a resend an
+ * object (`{ resendOf }`), so the two share the key space and a key of one never matches the other.
+ */
+function answerKeyOf(scope: RequestScope, idempotencyKey: string, request: unknown[] | { resendOf: string }): AnswerKey {
+  const { tenant, actor } = scope;
+  return {
+    keyHash: sha256Hex([tenant.id, actor.type, actor.id ?? '', idempotencyKey].join('\u0000')),
+    requestHash: sha256Hex(JSON.stringify(request)),
+  };
+}
+
 /** What a kept invite answer holds (encrypted in `invite_answer.answer`); dates as ISO strings. */
 interface StoredInviteAnswer {
   invite: Omit<Invite, 'createdAt' | 'expiresAt' | 'acceptedAt' | 'revokedAt'> & {
@@ -145,20 +159,31 @@ export class InviteService {
   async create(
     scope: RequestScope, input: CreateInviteInput, authorizeRole: (role: UserRole, organizationId?: string) => void, idempotencyKey?: string,
   ): Promise<{ invite: Invite; token: string }> {
+    const email = normalizeEmail(input.email);
+    // the request as it takes effect: `A@x.org` and `a@x.org`, an omitted and the default role, are one request
+    const answerKey = idempotencyKey === undefined ? undefined : answerKeyOf(scope, idempotencyKey, [
+      email, input.role ?? 'Member', input.ttlSeconds ?? INVITE_DEFAULT_TTL_SECONDS, input.organizationId ?? null,
+      input.organizationId ? [...new Set(input.organizationRoles ?? [])].sort() : [],
+    ]);
+    return this.createAnswering(scope, { ...input, email }, authorizeRole, answerKey);
+  }
+
+  /**
+   * {@link create} once the request's answer key (if any) is known: POST invites and a resend each
+   * hash their own request (see {@link answerKeyOf}). A live answer kept under `answerKey` is given
+   * again (after `authorizeRole`); otherwise the invite is made, and its answer kept with it.
+   * @param input `email` already normalised.
+   * @throws as {@link create}.
+   */
+  private async createAnswering(
+    scope: RequestScope, input: CreateInviteInput, authorizeRole: (role: UserRole, organizationId?: string) => void, answerKey: AnswerKey | undefined,
+  ): Promise<{ invite: Invite; token: string }> {
     const { em, tenant, actor } = scope;
     authorizeRole(input.role ?? 'Member', input.organizationId);
     if (input.organizationRoles?.length && !input.organizationId) {
       throw INVITE_ERRORS.organizationRolesWithoutOrganization();
     }
-    const email = normalizeEmail(input.email);
-    const answerKey = idempotencyKey === undefined ? undefined : {
-      keyHash: sha256Hex([tenant.id, actor.type, actor.id ?? '', idempotencyKey].join('\u0000')),
-      // the request as it takes effect: `A@x.org` and `a@x.org`, an omitted and the default role, are one request
-      requestHash: sha256Hex(JSON.stringify([
-        email, input.role ?? 'Member', input.ttlSeconds ?? INVITE_DEFAULT_TTL_SECONDS, input.organizationId ?? null,
-        input.organizationId ? [...new Set(input.organizationRoles ?? [])].sort() : [],
-      ])),
-    };
+    const email = input.email;
     if (answerKey) {
       const again = await this.keptAnswer(em, tenant.id, answerKey);
       if (again) return again;
@@ -286,26 +311,58 @@ export class InviteService {
    * email with the same role and a fresh default lifetime, through {@link create}, so the old token
    * dies at once (revoked as `superseded`), the new link is mailed, and the daily invite budget and
    * the `email_taken` check apply as to any invite. Audited `InviteCreated` with `resendOf`.
+   * With an `idempotencyKey` (the `Idempotency-Key` header; docs/api-rules.md "Resending an invite") the
+   * answer is kept as {@link create} keeps it (`invite_answer`, {@link INVITE_ANSWER_TTL_SECONDS}), for the
+   * request "resend invite `inviteId`": a retry by the same caller with the same key and the same path
+   * id gets the first resend's answer again (the same new invite and token; no third invite, no second
+   * mail), looked up before the old invite's status is checked (the first resend revoked it). A
+   * concurrent resend with the same key gets the first one's answer, as for {@link create}.
+   * @param inviteId the path's invite id (a UUID, any case).
+   * @param authorizeRole as for {@link create}: checked against the invite's role before anything changes
+   *   (on a replay, against the kept invite's role).
+   * @param idempotencyKey 1 to 255 visible ASCII characters, already checked by the router.
    * @returns the new invite and its plaintext token.
-   * @param authorizeRole as for {@link create}: checked against the invite's role before anything changes.
    * @throws ApiError 404 `not_found` for an unknown id or another tenant's invite, 409
-   *   `invite_not_open` for an accepted or revoked invite, 409 `email_taken`, 429 `rate_limited`,
+   *   `invite_not_open` for an accepted or revoked invite (without a kept answer), 409 `email_taken`,
+   *   409 `idempotency_key_reused` when the caller's key was used within the window for another
+   *   request (POST invites, or the resend of another invite), 429 `rate_limited`,
    *   whatever `authorizeRole` throws (403 `live_key_required`).
    */
   async resend(
-    scope: RequestScope, inviteId: string, authorizeRole: (role: UserRole, organizationId?: string) => void,
+    scope: RequestScope, inviteId: string, authorizeRole: (role: UserRole, organizationId?: string) => void, idempotencyKey?: string,
   ): Promise<{ invite: Invite; token: string }> {
     if (!isUuid(inviteId)) throw INVITE_ERRORS.inviteNotFound();
+    const answerKey = idempotencyKey === undefined ? undefined : answerKeyOf(scope, idempotencyKey, { resendOf: inviteId.toLowerCase() });
+    if (answerKey) {
+      const again = await this.replay(scope, answerKey, authorizeRole);
+      if (again) return again;
+    }
     await this.expireDue(scope, inviteId);
     const previous = await findInvite(scope.em, scope.tenant.id, inviteId);
     if (!previous) throw INVITE_ERRORS.inviteNotFound();
     if (previous.status !== 'Open' && previous.status !== 'Expired') {
+      // a concurrent resend with this key may have committed (and revoked it) since the first look
+      const again = answerKey ? await this.replay(scope, answerKey, authorizeRole) : undefined;
+      if (again) return again;
       throw INVITE_ERRORS.notOpen({ status: previous.status, action: 'sent again' });
     }
-    return this.create(scope, {
+    return this.createAnswering(scope, {
       email: previous.email, role: previous.role, resendOf: previous.id,
       ...(previous.organizationId ? { organizationId: previous.organizationId, organizationRoles: previous.organizationRoles } : {}),
-    }, authorizeRole);
+    }, authorizeRole, answerKey);
+  }
+
+  /**
+   * The answer kept under `answerKey` (see {@link keptAnswer}), once `authorizeRole` allowed its invite's
+   * role and organization (the credential's check runs before a replay, as in {@link create}).
+   * @throws ApiError 409 `idempotency_key_reused` (from {@link keptAnswer}); whatever `authorizeRole` throws.
+   */
+  private async replay(
+    scope: RequestScope, answerKey: AnswerKey, authorizeRole: (role: UserRole, organizationId?: string) => void,
+  ): Promise<{ invite: Invite; token: string } | undefined> {
+    const kept = await this.keptAnswer(scope.em, scope.tenant.id, answerKey);
+    if (kept) authorizeRole(kept.invite.role, kept.invite.organizationId ?? undefined);
+    return kept;
   }
 
   /**
