@@ -52,6 +52,16 @@ export const userExportOutput = z
         ip: z.string().nullable(),
         userAgent: z.string().nullable(),
         method: z.string().nullable().meta({ description: 'How the session was authenticated (docs/api-rules.md "Sessions of a user")' }),
+        applications: z
+          .array(
+            z.object({
+              clientId: z.string(),
+              applicationName: z.string().nullable().meta({ description: 'The application\'s name; null once the application was deleted' }),
+              firstSignedInAt: timestamp.meta({ description: 'When this session first signed in to the application' }),
+              lastSignedInAt: timestamp.meta({ description: 'When this session last signed in to the application' }),
+            }),
+          )
+          .meta({ description: 'The workspace\'s applications this session signed in to through its OpenID Provider (docs/oidc.md "Sessions end everywhere"), last sign-in newest first; empty when none' }),
       }),
     ),
     idpLinks: z.array(

@@ -6,6 +6,7 @@ import type { RequestScope } from '../../lib/request-scope.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { findIdentitiesOfUser } from '../../queries/idp-identity.js';
 import { findSessionsOfUser } from '../../queries/session.js';
+import { findApplicationSignInsOfUser } from '../../queries/oidc-hosted-login.js';
 import { findUserForExport } from '../../queries/user.js';
 import { findMembershipsOfUserForExport } from '../../queries/organization-membership.js';
 import { findRolesOfUser } from '../../queries/user-access-role.js';
@@ -56,6 +57,11 @@ export interface UserDataExport {
     ip: string | null;
     userAgent: string | null;
     method: string | null;
+    /**
+     * The workspace's applications this session signed in to through its OpenID Provider, last
+     * sign-in newest first; `applicationName` null once the application was deleted; `[]` when none.
+     */
+    applications: { clientId: string; applicationName: string | null; firstSignedInAt: string; lastSignedInAt: string }[];
   }[];
   idpLinks: { issuer: string; subject: string; email: string | null; createdAt: string; lastLoginAt: string | null }[];
   passkeys: PasskeyView[];
@@ -89,10 +95,10 @@ export class DataExportService {
    * erasure sweep). Audits `GdprExportRequested` before and `GdprExportCompleted` after collecting.
    * The IP address and user agent of events someone else performed are left out: they are that
    * person's data, not the subject's. Both events are the scope's actor's (the person or the Admin).
-   * Besides the user row it reads their sessions, provider links (external IdP and enterprise SSO
-   * alike), passkeys, organization memberships with their roles, access roles, the count of unused
-   * recovery codes, the applications the OpenID Provider holds grants to, and audit events, each
-   * by tenant id and user id.
+   * Besides the user row it reads their sessions with the applications each signed in to (one query
+   * for all sessions), provider links (external IdP and enterprise SSO alike), passkeys,
+   * organization memberships with their roles, access roles, the count of unused recovery codes, the
+   * applications the OpenID Provider holds grants to, and audit events, each by tenant id and user id.
    * @param requestedBy `self` (GET me/export) or `admin` (GET users/{userId}/export).
    * @throws ApiError 404 when the tenant holds no user with this id.
    */
@@ -104,6 +110,12 @@ export class DataExportService {
     await this.audit.record(scope, { action: 'GdprExportRequested', target, details: { requestedBy } });
 
     const sessions = await findSessionsOfUser(em, tenant.id, user.id);
+    const signIns = new Map<string, UserDataExport['sessions'][number]['applications']>();
+    for (const a of await findApplicationSignInsOfUser(em, tenant.id, user.id)) {
+      const list = signIns.get(a.sessionId) ?? [];
+      list.push({ clientId: a.clientId, applicationName: a.applicationName, firstSignedInAt: iso(a.firstSignedInAt)!, lastSignedInAt: iso(a.lastSignedInAt)! });
+      signIns.set(a.sessionId, list);
+    }
     const idpLinks = await findIdentitiesOfUser(em, tenant.id, user.id);
     const passkeys = await passkeysOf(em, tenant.id, user.id);
     const memberships = await findMembershipsOfUserForExport(em, tenant.id, user.id);
@@ -143,6 +155,7 @@ export class DataExportService {
         ip: s.ip,
         userAgent: s.userAgent,
         method: s.method,
+        applications: signIns.get(s.id) ?? [],
       })),
       idpLinks: idpLinks.map((l) => ({
         issuer: l.issuer,
