@@ -98,6 +98,9 @@ export const userExportOutput = z
             .meta({ description: 'Per API (RFC 8707 `resource`), the permissions granted there' }),
           grantedAt: nullableTimestamp.meta({ description: 'When the application was first granted access' }),
           expiresAt: nullableTimestamp.meta({ description: 'When its last grant expires; null when one does not' }),
+          selectedOrganizationId: z.string().nullable().meta({
+            description: 'The organization the user picked for the application when it asked for scope `organizations` (docs/oidc.md "Organization picker"), as remembered on its latest grant holding a pick, even if they have left it since; null when none',
+          }),
         }),
       )
       .meta({ description: 'The workspace\'s applications its OpenID Provider holds grants to for the user (docs/oidc.md), one entry per application (its grants merged), oldest first; no grant id, code or token' }),

@@ -77,6 +77,8 @@ export interface UserDataExport {
     resources: { resource: string; scopes: string[] }[];
     grantedAt: string | null;
     expiresAt: string | null;
+    /** The organization the person picked for the application (scope `organizations`), as remembered on its grant; null when none. */
+    selectedOrganizationId: string | null;
   }[];
   auditEvents: (Omit<AuditItem, 'createdAt'> & { createdAt: string })[];
 }
@@ -174,6 +176,7 @@ export class DataExportService {
         resources: g.resources,
         grantedAt: iso(g.grantedAt),
         expiresAt: iso(g.expiresAt),
+        selectedOrganizationId: g.selectedOrganizationId,
       })),
       auditEvents: events.map((item) => {
         // other people's IP and user agent stay out of this user's export
