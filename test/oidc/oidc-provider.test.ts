@@ -299,7 +299,10 @@ describe('the personal-data export', () => {
     const exported = async () => {
       const res = await suite.api.get(`/v1/${tenant.slug}/me/export`, { token: member.accessToken });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
-      return res.body as { applicationGrants: { clientId: string; selectedOrganizationId: string | null }[]; sessions: { applications: { clientId: string }[] }[] };
+      return res.body as {
+        applicationGrants: { clientId: string; selectedOrganizationId: string | null }[];
+        sessions: { applications: { clientId: string; firstSignedInAt: string; lastSignedInAt: string }[] }[];
+      };
     };
     const data = await exported();
     const picks = Object.fromEntries(data.applicationGrants.map((g) => [g.clientId, g.selectedOrganizationId]));
@@ -311,6 +314,10 @@ describe('the personal-data export', () => {
     await signInThroughProvider(picking, browser, member, { scope: 'openid organizations' }, { organizationId: acme });
     const again = await exported();
     expect(again.applicationGrants.find((g) => g.clientId === picking.clientId)?.selectedOrganizationId).toBe(acme);
+    // the session's sign-in to that application keeps its first time and moves its last
+    const signInTo = (d: typeof data) => d.sessions.flatMap((s) => s.applications).find((a) => a.clientId === picking.clientId)!;
+    expect(signInTo(again).firstSignedInAt).toBe(signInTo(data).firstSignedInAt);
+    expect(Date.parse(signInTo(again).lastSignedInAt)).toBeGreaterThan(Date.parse(signInTo(data).lastSignedInAt));
   });
 });
 
