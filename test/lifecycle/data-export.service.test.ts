@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { insertIdentity } from '../../src/queries/idp-identity.js';
 import { findApplicationSignInsOfUser, recordHostedLogin } from '../../src/queries/oidc-hosted-login.js';
 import { findGrantedApplicationsOfAccount, GRANT_ORGANIZATION_MODEL, upsertPayload } from '../../src/queries/oidc-payload.js';
 import { findMembershipsOfUserForExport } from '../../src/queries/organization-membership.js';
+import { insertPasskey } from '../../src/queries/passkey.js';
 import { countUnusedRecoveryCodes, insertRecoveryCodes } from '../../src/queries/recovery-code.js';
 import { insertSessionWithFirstToken } from '../../src/queries/session.js';
 import { findRolesOfUser } from '../../src/queries/user-access-role.js';
@@ -65,7 +67,25 @@ describe('DataExportService.exportUser', () => {
     await recordHostedLogin(suite.em(), first.tenant.id, user.id, sessionId, 'deleted-application');
     await recordHostedLogin(suite.em(), first.tenant.id, peer.id, peerSessionId, application.clientId);
 
+    // a provider link and two passkeys, so every list section of the export holds something
+    await insertIdentity(suite.em(), {
+      id: randomUUID(), tenantId: first.tenant.id, userId: user.id, issuer: 'https://idp.example.com', subject: `sub-${randomUUID()}`,
+      email: user.email, createdAt: new Date(), lastLoginAt: null,
+    });
+    for (const name of ['Laptop', 'Phone']) {
+      await insertPasskey(suite.em(), {
+        id: randomUUID(), tenantId: first.tenant.id, userId: user.id, credentialId: randomUUID(), publicKey: Buffer.from('not a real key'),
+        counter: '0', transports: ['internal'], backupEligible: false, backedUp: false, aaguid: '00000000-0000-0000-0000-000000000000', name, createdAt: new Date(),
+      });
+    }
+
     const data = await dataExport.exportUser(scope(), user.id, 'admin');
+    // GdprExportCompleted counts every list section (docs/lifecycle.md "Data export")
+    const [completed] = await suite.auditOf(first.tenant.id, 'GdprExportCompleted');
+    expect(completed!.details).toEqual({
+      requestedBy: 'admin', sessions: 2, idpLinks: 1, passkeys: 2, organizations: 1, accessRoles: 1, applicationGrants: 1, auditEvents: data.auditEvents.length,
+    });
+    expect(data.auditEvents.length).toBeGreaterThan(0);
     expect(data.organizations).toEqual([{ organizationId: org.id, name: 'Acme', joinedAt: expect.any(String), roles: ['billing'] }]);
     expect(data.accessRoles).toEqual([{ roleId: role.id, name: 'Support', assignedAt: expect.any(String) }]);
     expect(data.mfa.recoveryCodesRemaining).toBe(3);

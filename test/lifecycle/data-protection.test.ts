@@ -113,7 +113,9 @@ describe('data export (GDPR art. 15/20)', () => {
     const rows = await auditRows(tenant.id);
     const exportRows = rows.filter((r) => r.action.startsWith('GdprExport'));
     expect(exportRows.map((r) => r.action)).toEqual(['GdprExportRequested', 'GdprExportCompleted']);
-    expect(exportRows[1]!.details).toMatchObject({ requestedBy: 'self', sessions: 2 });
+    expect(exportRows[1]!.details).toEqual({
+      requestedBy: 'self', sessions: 2, idpLinks: 0, passkeys: 0, organizations: 0, accessRoles: 0, applicationGrants: 0, auditEvents: data.auditEvents.length,
+    });
   });
 
   it('lets an admin export any user of the tenant, soft-deleted ones included; not a member, not another tenant', async () => {

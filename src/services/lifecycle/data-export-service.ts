@@ -83,6 +83,9 @@ export interface UserDataExport {
   auditEvents: (Omit<AuditItem, 'createdAt'> & { createdAt: string })[];
 }
 
+/** The list sections of the export (the fields holding an array); `GdprExportCompleted` counts each. */
+type ExportList = { [K in keyof UserDataExport]: UserDataExport[K] extends unknown[] ? K : never }[keyof UserDataExport];
+
 const iso = (d: Date | string | null): string | null => (d === null ? null : new Date(d).toISOString());
 
 /**
@@ -94,7 +97,9 @@ export class DataExportService {
 
   /**
    * Exports one user of the tenant, soft-deleted ones included (their data is still held until the
-   * erasure sweep). Audits `GdprExportRequested` before and `GdprExportCompleted` after collecting.
+   * erasure sweep). Audits `GdprExportRequested` before and `GdprExportCompleted` after collecting,
+   * the latter with the number of entries of each list section (`sessions`, `idpLinks`, `passkeys`,
+   * `organizations`, `accessRoles`, `applicationGrants`, `auditEvents`).
    * The IP address and user agent of events someone else performed are left out: they are that
    * person's data, not the subject's. Both events are the scope's actor's (the person or the Admin).
    * Besides the user row it reads their sessions with the applications each signed in to (one query
@@ -184,9 +189,13 @@ export class DataExportService {
         return { ...item, ip: own ? item.ip : null, userAgent: own ? item.userAgent : null, createdAt: item.createdAt.toISOString() };
       }),
     };
-    await this.audit.record(scope, {
-      action: 'GdprExportCompleted', target, details: { requestedBy, sessions: result.sessions.length, auditEvents: result.auditEvents.length },
-    });
+    // a Record of every list section: a section added to UserDataExport does not compile until counted here
+    const counts: Record<ExportList, number> = {
+      sessions: result.sessions.length, idpLinks: result.idpLinks.length, passkeys: result.passkeys.length,
+      organizations: result.organizations.length, accessRoles: result.accessRoles.length,
+      applicationGrants: result.applicationGrants.length, auditEvents: result.auditEvents.length,
+    };
+    await this.audit.record(scope, { action: 'GdprExportCompleted', target, details: { requestedBy, ...counts } });
     return result;
   }
 }
