@@ -44,18 +44,31 @@ export interface ApplicationSignInRow {
   sessionId: string;
   clientId: string;
   applicationName: string | null;
+  /** When the session first signed in to the application (the row's `created_at`). */
+  firstSignedInAt: Date;
+  /** When it last did. */
   lastSignedInAt: Date;
 }
 
-/** The application sign-ins of a user's hosted sessions of the tenant, newest first. */
+/**
+ * The application sign-ins of every hosted session of a user of the tenant, newest first (ties by
+ * client id), in one statement served by the primary key (`tenant_id, user_id, …`): each row's
+ * session, client id, application name and first and last sign-in. Rows from before the client id
+ * was recorded (`client_id` '') are left out: they name no application. Read by the session list
+ * (docs/oidc.md "Sessions end everywhere") and the personal-data export (docs/lifecycle.md "Data
+ * export"); empty when there are none.
+ */
 export async function findApplicationSignInsOfUser(em: EntityManager, tenantId: string, userId: string): Promise<ApplicationSignInRow[]> {
   const rows = (await em.execute(
-    `select h.session_id, h.client_id, a.name, h.last_signed_in_at
+    `select h.session_id, h.client_id, a.name, h.created_at, h.last_signed_in_at
        from oidc_hosted_login h
        left join oidc_application a on a.tenant_id = h.tenant_id and a.client_id = h.client_id
       where h.tenant_id = ? and h.user_id = ? and h.client_id <> ''
       order by h.last_signed_in_at desc, h.client_id`,
     [tenantId, userId],
-  )) as { session_id: string; client_id: string; name: string | null; last_signed_in_at: Date }[];
-  return rows.map((row) => ({ sessionId: row.session_id, clientId: row.client_id, applicationName: row.name, lastSignedInAt: new Date(row.last_signed_in_at) }));
+  )) as { session_id: string; client_id: string; name: string | null; created_at: Date; last_signed_in_at: Date }[];
+  return rows.map((row) => ({
+    sessionId: row.session_id, clientId: row.client_id, applicationName: row.name,
+    firstSignedInAt: new Date(row.created_at), lastSignedInAt: new Date(row.last_signed_in_at),
+  }));
 }

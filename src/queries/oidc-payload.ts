@@ -11,6 +11,13 @@ import type { OidcPayloadRecord } from '../entities/oidc.js';
 /** An oidc-provider payload: the library's own JSON, opaque here except for the indexed fields. */
 export type OidcPayload = OidcPayloadRecord['payload'];
 
+/**
+ * The model of the organization a person picked for a grant (docs/oidc.md "Organization picker"): one
+ * payload per grant, its id the grant's id, `{grantId, accountId, clientId, organizationId}`; written
+ * and read by the oidc feature's organization selection, read here by the personal-data export.
+ */
+export const GRANT_ORGANIZATION_MODEL = 'GrantOrganization';
+
 /** Models whose payload belongs to a user (`accountId`): absent once the user is not live. */
 const USER_BOUND_MODELS = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode', 'Grant', 'Session']);
 
@@ -96,6 +103,12 @@ export interface GrantedApplication {
   grantedAt: Date | null;
   /** When the last of the grants expires (its row is then swept), or null when one does not expire. */
   expiresAt: Date | null;
+  /**
+   * The organization the person picked for the application (scope `organizations`, docs/oidc.md
+   * "Organization picker") as remembered on its latest grant that holds a pick, whether or not they
+   * are still a member; null when none holds one.
+   */
+  selectedOrganizationId: string | null;
 }
 
 const scopeList = (scope: unknown): string[] => (typeof scope === 'string' ? scope.split(' ').filter(Boolean) : []);
@@ -108,25 +121,29 @@ function addAll(into: string[], more: string[]): void {
 /**
  * The applications of the tenant to which its OpenID Provider holds grants for the user `userId`
  * (model `Grant`, `account_id`), expired grants left out, oldest grant first: each application's
- * client id and name, granted scopes, per-resource scopes and times, its grants merged. A suspended or
- * deleted user's grants are deleted (docs/oidc.md "Sessions end everywhere"), so liveness is not
- * looked at. Served by `oidc_payload_account_idx` (`tenant_id, account_id`). Only these fields of the
- * payloads are read: never a grant's id (`jti`), nor any code or token. Read by the personal-data
- * export (docs/lifecycle.md "Data export"); empty when there are none.
+ * client id and name, granted scopes, per-resource scopes and times, and the organization picked for
+ * it (the grant's {@link GRANT_ORGANIZATION_MODEL} payload, joined by the grant's id in the same
+ * statement), its grants merged. A suspended or deleted user's grants are deleted (docs/oidc.md
+ * "Sessions end everywhere"), so liveness is not looked at. Served by `oidc_payload_account_idx`
+ * (`tenant_id, account_id`), the pick by the primary key (`tenant_id, model, id`). Only these fields
+ * of the payloads are read: never a grant's id (`jti`), nor any code or token. Read by the
+ * personal-data export (docs/lifecycle.md "Data export"); empty when there are none.
  */
 export async function findGrantedApplicationsOfAccount(em: EntityManager, tenantId: string, userId: string): Promise<GrantedApplication[]> {
   const rows = (await em.execute(
     `select p.client_id, a.name, p.payload->'openid'->>'scope' as scope,
             p.payload->'rejected'->'openid'->>'scope' as rejected_scope, p.payload->'resources' as resources,
-            p.payload->>'iat' as iat, p.expires_at
+            p.payload->>'iat' as iat, p.expires_at, o.payload->>'organizationId' as organization_id
        from oidc_payload p
        join oidc_application a on a.tenant_id = p.tenant_id and a.client_id = p.client_id
+       left join oidc_payload o on o.tenant_id = p.tenant_id and o.model = ? and o.id = p.id and o.account_id = p.account_id
+                               and (o.expires_at is null or o.expires_at > now())
       where p.tenant_id = ? and p.account_id = ? and p.model = 'Grant' and (p.expires_at is null or p.expires_at > now())
       order by p.payload->'iat', p.client_id`,
-    [tenantId, userId],
+    [GRANT_ORGANIZATION_MODEL, tenantId, userId],
   )) as {
     client_id: string; name: string; scope: string | null; rejected_scope: string | null;
-    resources: Record<string, unknown> | string | null; iat: string | null; expires_at: Date | string | null;
+    resources: Record<string, unknown> | string | null; iat: string | null; expires_at: Date | string | null; organization_id: string | null;
   }[];
   const byClient = new Map<string, Omit<GrantedApplication, 'resources'> & { perResource: Map<string, string[]> }>();
   for (const row of rows) {
@@ -138,12 +155,14 @@ export async function findGrantedApplicationsOfAccount(em: EntityManager, tenant
     const rejected = new Set(scopeList(row.rejected_scope).filter((scope) => scope !== 'openid'));
     let app = byClient.get(row.client_id);
     if (!app) {
-      app = { clientId: row.client_id, applicationName: row.name, scopes: [], grantedAt, expiresAt, perResource: new Map() };
+      app = { clientId: row.client_id, applicationName: row.name, scopes: [], grantedAt, expiresAt, selectedOrganizationId: null, perResource: new Map() };
       byClient.set(row.client_id, app);
     } else {
       if (grantedAt && (!app.grantedAt || grantedAt < app.grantedAt)) app.grantedAt = grantedAt;
       if (app.expiresAt && (!expiresAt || expiresAt > app.expiresAt)) app.expiresAt = expiresAt;
     }
+    // oldest grant first, so the latest grant holding a pick has the last word
+    if (row.organization_id !== null) app.selectedOrganizationId = row.organization_id;
     addAll(app.scopes, scopeList(row.scope).filter((scope) => !rejected.has(scope)));
     for (const [resource, scope] of Object.entries(resources)) {
       const scopes = app.perResource.get(resource) ?? [];

@@ -17,8 +17,9 @@ const accountTags = ['account'];
 
 /** GET me: the `User` schema plus the count of unused recovery codes. */
 const meOutput = userOutput.extend({
-  recoveryCodesRemaining: z.number().int().min(0).nullable().meta({
-    description: 'Unused TOTP recovery codes left (docs/mfa.md "Recovery codes"); null when TOTP is not enrolled',
+  recoveryCodesRemaining: z.number().int().min(0).meta({
+    description:
+      'Unused TOTP recovery codes left (docs/mfa.md "Recovery codes"); 0 when TOTP is not enrolled (codes exist only while it is; `totpEnrolled` tells the two apart)',
   }),
   passwordSet: z.boolean().meta({
     description: 'Whether the account has a password (false for one created through the identity provider); POST me/email asks for it when true',
@@ -37,8 +38,9 @@ export const meRouter = router({
     .output(meOutput)
     .query(async ({ ctx }) => {
       const user = ctx.sessionUser ?? (await ctx.services.accounts.getUser(ctx.em, ctx.tenant.id, ctx.principal.userId));
-      // A second query only for TOTP users, so the hot path of everyone else stays one query.
-      const recoveryCodesRemaining = isTotpEnrolled(user) ? await ctx.services.recoveryCodes.remaining(ctx.em, ctx.tenant.id, user.id) : null;
+      // A second query only for TOTP users, so the hot path of everyone else stays one query: recovery
+      // codes exist only while TOTP is enrolled (removing the factor deletes them), so without it the count is 0.
+      const recoveryCodesRemaining = isTotpEnrolled(user) ? await ctx.services.recoveryCodes.remaining(ctx.em, ctx.tenant.id, user.id) : 0;
       return { ...toUserOutput(user, ctx.tenant), recoveryCodesRemaining, passwordSet: user.passwordHash !== null };
     }),
 

@@ -52,6 +52,16 @@ export const userExportOutput = z
         ip: z.string().nullable(),
         userAgent: z.string().nullable(),
         method: z.string().nullable().meta({ description: 'How the session was authenticated (docs/api-rules.md "Sessions of a user")' }),
+        applications: z
+          .array(
+            z.object({
+              clientId: z.string(),
+              applicationName: z.string().nullable().meta({ description: 'The application\'s name; null once the application was deleted' }),
+              firstSignedInAt: timestamp.meta({ description: 'When this session first signed in to the application' }),
+              lastSignedInAt: timestamp.meta({ description: 'When this session last signed in to the application' }),
+            }),
+          )
+          .meta({ description: 'The workspace\'s applications this session signed in to through its OpenID Provider (docs/oidc.md "Sessions end everywhere"), last sign-in newest first; empty when none' }),
       }),
     ),
     idpLinks: z.array(
@@ -88,6 +98,9 @@ export const userExportOutput = z
             .meta({ description: 'Per API (RFC 8707 `resource`), the permissions granted there' }),
           grantedAt: nullableTimestamp.meta({ description: 'When the application was first granted access' }),
           expiresAt: nullableTimestamp.meta({ description: 'When its last grant expires; null when one does not' }),
+          selectedOrganizationId: z.string().nullable().meta({
+            description: 'The organization the user picked for the application when it asked for scope `organizations` (docs/oidc.md "Organization picker"), as remembered on its latest grant holding a pick, even if they have left it since; null when none',
+          }),
         }),
       )
       .meta({ description: 'The workspace\'s applications its OpenID Provider holds grants to for the user (docs/oidc.md), one entry per application (its grants merged), oldest first; no grant id, code or token' }),

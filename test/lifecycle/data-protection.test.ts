@@ -113,7 +113,9 @@ describe('data export (GDPR art. 15/20)', () => {
     const rows = await auditRows(tenant.id);
     const exportRows = rows.filter((r) => r.action.startsWith('GdprExport'));
     expect(exportRows.map((r) => r.action)).toEqual(['GdprExportRequested', 'GdprExportCompleted']);
-    expect(exportRows[1]!.details).toMatchObject({ requestedBy: 'self', sessions: 2 });
+    expect(exportRows[1]!.details).toEqual({
+      requestedBy: 'self', sessions: 2, idpLinks: 0, passkeys: 0, organizations: 0, accessRoles: 0, applicationGrants: 0, auditEvents: data.auditEvents.length,
+    });
   });
 
   it('lets an admin export any user of the tenant, soft-deleted ones included; not a member, not another tenant', async () => {
@@ -222,6 +224,13 @@ describe('data export: organizations, access roles, recovery codes', () => {
     );
     expect(peerExport.accessRoles).toEqual([{ roleId: theirs.roleId, name: 'Peer role', assignedAt: expect.any(String) }]);
     expect(peerExport.mfa.recoveryCodesRemaining).toBe(0);
+    // GET me, the admin's user page and the export give the same count, a number with TOTP or without (docs/mfa.md "Recovery codes")
+    for (const [person, count] of [[member, 9], [peer, 0]] as const) {
+      const me = await ok(api.get(`/v1/${tenant.slug}/me`, { token: person.accessToken }));
+      const profile = await ok(api.get(`/v1/${tenant.slug}/users/${person.id}`, auth));
+      const exported = await ok(api.get(`/v1/${tenant.slug}/users/${person.id}/export`, auth));
+      expect([me.recoveryCodesRemaining, profile.recoveryCodesRemaining, exported.mfa.recoveryCodesRemaining], person.email).toEqual([count, count, count]);
+    }
 
     // a soft-deleted member's memberships and roles are still held until erasure, so still exported
     expect((await api.delete(`/v1/${tenant.slug}/me`, { token: peer.accessToken })).status).toBe(200);

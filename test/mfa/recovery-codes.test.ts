@@ -96,9 +96,9 @@ describe('recovery codes issued when TOTP is activated', () => {
     expect(me.body.recoveryCodesRemaining).toBe(10);
     // Never shown again: not on me, not on a later login.
     expect(JSON.stringify(me.body)).not.toContain(codes[0]);
-    // A user without TOTP has no count.
+    // A user without TOTP has no codes: 0 (docs/decisions.md "recoveryCodesRemaining is a number everywhere").
     const other = await signupMember(api, tenant.slug);
-    expect((await api.get(`/v1/${tenant.slug}/me`, { token: other.accessToken })).body.recoveryCodesRemaining).toBeNull();
+    expect((await api.get(`/v1/${tenant.slug}/me`, { token: other.accessToken })).body).toMatchObject({ totpEnrolled: false, recoveryCodesRemaining: 0 });
   });
 
   it('returns the codes from mfa/totp/verify too, and they sign in', async () => {
@@ -276,7 +276,7 @@ describe('POST mfa/recovery-codes', () => {
     expect(row!.n).toBe(0);
     const signedIn = await login(tenant, member.email, {});
     expect(signedIn.status).toBe(200);
-    expect((await api.get(`/v1/${tenant.slug}/me`, { token: signedIn.body.accessToken })).body.recoveryCodesRemaining).toBeNull();
+    expect((await api.get(`/v1/${tenant.slug}/me`, { token: signedIn.body.accessToken })).body.recoveryCodesRemaining).toBe(0);
     // Re-enrolling issues a new set; the old codes stay dead.
     const enroll = await api.post(`/v1/${tenant.slug}/mfa/totp/enroll`, undefined, { token: signedIn.body.accessToken });
     const verify = await api.post(
@@ -301,7 +301,7 @@ describe('DELETE mfa/totp (the user turns the authenticator off)', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toEqual({ ok: true });
     const me = await api.get(`/v1/${tenant.slug}/me`, { token: accessToken });
-    expect(me.body).toMatchObject({ totpEnrolled: false, recoveryCodesRemaining: null });
+    expect(me.body).toMatchObject({ totpEnrolled: false, recoveryCodesRemaining: 0 });
     const [row] = await sql<{ n: number }>('select count(*)::int as n from mfa_recovery_code where user_id = ?', [member.id]);
     expect(row!.n).toBe(0);
     expect((await login(tenant, member.email, {})).status).toBe(200);

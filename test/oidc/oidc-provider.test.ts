@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
 import { describe, expect, it } from 'vitest';
 import { createTenant, expectError, PASSWORD, signupMember, type TestTenant } from '../helpers/api.js';
@@ -239,9 +239,21 @@ describe('the personal-data export', () => {
     expect(grants).toEqual([{
       clientId: web.clientId, applicationName: 'App web', scopes: expect.arrayContaining(['openid', 'email', 'offline_access']),
       resources: [{ resource, scopes: ['api'] }], grantedAt: expect.any(String), expiresAt: expect.any(String),
+      selectedOrganizationId: null, // no scope `organizations` asked, no organization picked
     }]);
     expect(Date.parse(grants[0]!.grantedAt)).toBeGreaterThanOrEqual(before);
     expect(Date.parse(grants[0]!.expiresAt)).toBeGreaterThan(Date.now());
+    // the hosted session that signed in names the application; the member's other sessions none
+    const sid = decodeJwt(member.accessToken).sid as string;
+    const sessions = res.body.sessions as { id: string; applications: { firstSignedInAt: string; lastSignedInAt: string }[] }[];
+    expect(sessions.map((s) => s.id)).toContain(sid);
+    for (const session of sessions) {
+      if (session.id !== sid) expect(session.applications, session.id).toEqual([]);
+    }
+    const signedIn = sessions.find((s) => s.id === sid)!.applications;
+    expect(signedIn).toEqual([{ clientId: web.clientId, applicationName: 'App web', firstSignedInAt: expect.any(String), lastSignedInAt: expect.any(String) }]);
+    expect(Date.parse(signedIn[0]!.firstSignedInAt)).toBeGreaterThanOrEqual(before);
+    expect(Date.parse(signedIn[0]!.lastSignedInAt)).toBeGreaterThanOrEqual(Date.parse(signedIn[0]!.firstSignedInAt));
 
     const text = JSON.stringify(res.body);
     for (const clientId of [spa.clientId, foreign.clientId]) expect(text).not.toContain(clientId);
@@ -253,10 +265,59 @@ describe('the personal-data export', () => {
     // the peer's export names their application only
     const peerExport = await suite.api.get(`/v1/${tenant.slug}/users/${peer.id}/export`, auth);
     expect((peerExport.body.applicationGrants as { clientId: string }[]).map((g) => g.clientId)).toEqual([spa.clientId]);
-    // signing out everywhere ends the grants, and the export says so
+    const peerSignIns = (peerExport.body.sessions as { applications: { clientId: string }[] }[]).flatMap((s) => s.applications.map((a) => a.clientId));
+    expect(peerSignIns).toEqual([spa.clientId]);
+    // signing out everywhere ends the grants and the records of the sessions' sign-ins, and the export says so
     expect((await suite.api.post(`/v1/${tenant.slug}/auth/logout-all`, undefined, { token: peer.accessToken })).status).toBe(200);
     const fresh = await suite.api.post(`/v1/${tenant.slug}/auth/login`, { email: peer.email, password: PASSWORD });
-    expect((await suite.api.get(`/v1/${tenant.slug}/me/export`, { token: fresh.body.accessToken as string })).body.applicationGrants).toEqual([]);
+    const after = (await suite.api.get(`/v1/${tenant.slug}/me/export`, { token: fresh.body.accessToken as string })).body;
+    expect(after.applicationGrants).toEqual([]);
+    expect((after.sessions as { applications: unknown[] }[]).flatMap((s) => s.applications)).toEqual([]);
+  });
+
+  it('names the organization the person picked for an application that asked for scope organizations, per application', async () => {
+    const tenant = await createTenant(suite.api);
+    const member = await signupMember(suite.api, tenant.slug);
+    const auth = { token: tenant.accessToken };
+    const organizationIds: string[] = [];
+    for (const name of ['Acme', 'Globex']) {
+      const created = await suite.api.post(`/v1/${tenant.slug}/organizations`, { name }, auth);
+      expect(created.status, JSON.stringify(created.body)).toBe(200);
+      organizationIds.push(created.body.organization.id as string);
+      const added = await suite.api.post(`/v1/${tenant.slug}/organizations/${created.body.organization.id}/members`, { userId: member.id }, auth);
+      expect(added.status, JSON.stringify(added.body)).toBe(200);
+    }
+    const [acme, globex] = organizationIds as [string, string];
+    const picking = await registerRelyingParty(suite.api, tenant, suite.publicUrl, 'web');
+    const plain = await registerRelyingParty(suite.api, tenant, suite.publicUrl, 'spa');
+    const browser = new CookieBrowser();
+    const picked = await signInThroughProvider(picking, browser, member, { scope: 'openid organizations' }, { organizationId: globex });
+    const tokens = await oidc.authorizationCodeGrant(picking.config, picked.callback, { pkceCodeVerifier: picked.verifier, expectedState: picked.state, expectedNonce: picked.nonce });
+    expect(tokens.claims()?.organization_id).toBe(globex);
+    await signIn(plain, member, browser);
+
+    const exported = async () => {
+      const res = await suite.api.get(`/v1/${tenant.slug}/me/export`, { token: member.accessToken });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body as {
+        applicationGrants: { clientId: string; selectedOrganizationId: string | null }[];
+        sessions: { applications: { clientId: string; firstSignedInAt: string; lastSignedInAt: string }[] }[];
+      };
+    };
+    const data = await exported();
+    const picks = Object.fromEntries(data.applicationGrants.map((g) => [g.clientId, g.selectedOrganizationId]));
+    expect(picks).toEqual({ [picking.clientId]: globex, [plain.clientId]: null });
+    // one hosted session signed in to both applications
+    expect(data.sessions.flatMap((s) => s.applications.map((a) => a.clientId)).sort()).toEqual([picking.clientId, plain.clientId].sort());
+
+    // a later sign-in that picks the other organization replaces the pick
+    await signInThroughProvider(picking, browser, member, { scope: 'openid organizations' }, { organizationId: acme });
+    const again = await exported();
+    expect(again.applicationGrants.find((g) => g.clientId === picking.clientId)?.selectedOrganizationId).toBe(acme);
+    // the session's sign-in to that application keeps its first time and moves its last
+    const signInTo = (d: typeof data) => d.sessions.flatMap((s) => s.applications).find((a) => a.clientId === picking.clientId)!;
+    expect(signInTo(again).firstSignedInAt).toBe(signInTo(data).firstSignedInAt);
+    expect(Date.parse(signInTo(again).lastSignedInAt)).toBeGreaterThan(Date.parse(signInTo(data).lastSignedInAt));
   });
 });
 

@@ -6,6 +6,7 @@ import type { RequestScope } from '../../lib/request-scope.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { findIdentitiesOfUser } from '../../queries/idp-identity.js';
 import { findSessionsOfUser } from '../../queries/session.js';
+import { findApplicationSignInsOfUser } from '../../queries/oidc-hosted-login.js';
 import { findUserForExport } from '../../queries/user.js';
 import { findMembershipsOfUserForExport } from '../../queries/organization-membership.js';
 import { findRolesOfUser } from '../../queries/user-access-role.js';
@@ -56,6 +57,11 @@ export interface UserDataExport {
     ip: string | null;
     userAgent: string | null;
     method: string | null;
+    /**
+     * The workspace's applications this session signed in to through its OpenID Provider, last
+     * sign-in newest first; `applicationName` null once the application was deleted; `[]` when none.
+     */
+    applications: { clientId: string; applicationName: string | null; firstSignedInAt: string; lastSignedInAt: string }[];
   }[];
   idpLinks: { issuer: string; subject: string; email: string | null; createdAt: string; lastLoginAt: string | null }[];
   passkeys: PasskeyView[];
@@ -71,9 +77,14 @@ export interface UserDataExport {
     resources: { resource: string; scopes: string[] }[];
     grantedAt: string | null;
     expiresAt: string | null;
+    /** The organization the person picked for the application (scope `organizations`), as remembered on its grant; null when none. */
+    selectedOrganizationId: string | null;
   }[];
   auditEvents: (Omit<AuditItem, 'createdAt'> & { createdAt: string })[];
 }
+
+/** The list sections of the export (the fields holding an array); `GdprExportCompleted` counts each. */
+type ExportList = { [K in keyof UserDataExport]: UserDataExport[K] extends unknown[] ? K : never }[keyof UserDataExport];
 
 const iso = (d: Date | string | null): string | null => (d === null ? null : new Date(d).toISOString());
 
@@ -86,13 +97,15 @@ export class DataExportService {
 
   /**
    * Exports one user of the tenant, soft-deleted ones included (their data is still held until the
-   * erasure sweep). Audits `GdprExportRequested` before and `GdprExportCompleted` after collecting.
+   * erasure sweep). Audits `GdprExportRequested` before and `GdprExportCompleted` after collecting,
+   * the latter with the number of entries of each list section (`sessions`, `idpLinks`, `passkeys`,
+   * `organizations`, `accessRoles`, `applicationGrants`, `auditEvents`).
    * The IP address and user agent of events someone else performed are left out: they are that
    * person's data, not the subject's. Both events are the scope's actor's (the person or the Admin).
-   * Besides the user row it reads their sessions, provider links (external IdP and enterprise SSO
-   * alike), passkeys, organization memberships with their roles, access roles, the count of unused
-   * recovery codes, the applications the OpenID Provider holds grants to, and audit events, each
-   * by tenant id and user id.
+   * Besides the user row it reads their sessions with the applications each signed in to (one query
+   * for all sessions), provider links (external IdP and enterprise SSO alike), passkeys,
+   * organization memberships with their roles, access roles, the count of unused recovery codes, the
+   * applications the OpenID Provider holds grants to, and audit events, each by tenant id and user id.
    * @param requestedBy `self` (GET me/export) or `admin` (GET users/{userId}/export).
    * @throws ApiError 404 when the tenant holds no user with this id.
    */
@@ -104,6 +117,12 @@ export class DataExportService {
     await this.audit.record(scope, { action: 'GdprExportRequested', target, details: { requestedBy } });
 
     const sessions = await findSessionsOfUser(em, tenant.id, user.id);
+    const signIns = new Map<string, UserDataExport['sessions'][number]['applications']>();
+    for (const a of await findApplicationSignInsOfUser(em, tenant.id, user.id)) {
+      const list = signIns.get(a.sessionId) ?? [];
+      list.push({ clientId: a.clientId, applicationName: a.applicationName, firstSignedInAt: iso(a.firstSignedInAt)!, lastSignedInAt: iso(a.lastSignedInAt)! });
+      signIns.set(a.sessionId, list);
+    }
     const idpLinks = await findIdentitiesOfUser(em, tenant.id, user.id);
     const passkeys = await passkeysOf(em, tenant.id, user.id);
     const memberships = await findMembershipsOfUserForExport(em, tenant.id, user.id);
@@ -143,6 +162,7 @@ export class DataExportService {
         ip: s.ip,
         userAgent: s.userAgent,
         method: s.method,
+        applications: signIns.get(s.id) ?? [],
       })),
       idpLinks: idpLinks.map((l) => ({
         issuer: l.issuer,
@@ -161,6 +181,7 @@ export class DataExportService {
         resources: g.resources,
         grantedAt: iso(g.grantedAt),
         expiresAt: iso(g.expiresAt),
+        selectedOrganizationId: g.selectedOrganizationId,
       })),
       auditEvents: events.map((item) => {
         // other people's IP and user agent stay out of this user's export
@@ -168,9 +189,13 @@ export class DataExportService {
         return { ...item, ip: own ? item.ip : null, userAgent: own ? item.userAgent : null, createdAt: item.createdAt.toISOString() };
       }),
     };
-    await this.audit.record(scope, {
-      action: 'GdprExportCompleted', target, details: { requestedBy, sessions: result.sessions.length, auditEvents: result.auditEvents.length },
-    });
+    // a Record of every list section: a section added to UserDataExport does not compile until counted here
+    const counts: Record<ExportList, number> = {
+      sessions: result.sessions.length, idpLinks: result.idpLinks.length, passkeys: result.passkeys.length,
+      organizations: result.organizations.length, accessRoles: result.accessRoles.length,
+      applicationGrants: result.applicationGrants.length, auditEvents: result.auditEvents.length,
+    };
+    await this.audit.record(scope, { action: 'GdprExportCompleted', target, details: { requestedBy, ...counts } });
     return result;
   }
 }

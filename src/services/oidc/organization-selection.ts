@@ -17,7 +17,7 @@ export const SELECTED_ORGANIZATION_CLAIM = 'organization_id';
 /** The authorization request parameter an application may send to name the organization itself (skips the picker). */
 export const ORGANIZATION_REQUEST_PARAMETER = 'organization_id';
 /** The provider-storage model of a grant's picked organization (id: the grant's id). */
-const SELECTION_MODEL = 'GrantOrganization';
+const SELECTION_MODEL = payloads.GRANT_ORGANIZATION_MODEL;
 
 /** Whether a space-separated scope holds `organizations`. */
 export function asksForOrganizations(scope: unknown): boolean {

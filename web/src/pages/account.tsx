@@ -81,7 +81,7 @@ export function AccountPage() {
         <dd>{user.tenant.name} ({user.tenant.slug})</dd>
         <dt>{t('facts.authenticator')}</dt>
         <dd>{user.totpEnrolled ? t('facts.on') : t('facts.off')}</dd>
-        {user.recoveryCodesRemaining !== null && (
+        {user.totpEnrolled && (
           <>
             <dt>{t('facts.recoveryCodesLeft')}</dt>
             <dd>{formatNumber(user.recoveryCodesRemaining)}</dd>
