@@ -127,3 +127,20 @@ describe('InviteService.resend with an idempotency key', () => {
     expect(seen).toEqual(['Admin']);
   });
 });
+
+describe('InviteService.resend without a key', () => {
+  it('sends once for two concurrent resends of one invite: the second finds it superseded (409 invite_not_open) and leaves nothing behind', async () => {
+    const { tenant, actor } = await suite.createTenant();
+    const email = `resend-twice-${unique()}@example.com`;
+    const original = await suite.services.invites.create(suite.scope(tenant, actor), { email }, allowAnyRole);
+    await suite.takeQueued();
+    const outcomes = await Promise.allSettled([1, 2].map(() => suite.services.invites.resend(suite.scope(tenant, actor), original.invite.id, allowAnyRole)));
+    const sent = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+    const refused = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as ApiError] : []));
+    expect(sent).toHaveLength(1);
+    expect(refused).toEqual([expect.objectContaining({ code: 'CONFLICT', message: 'The invite is revoked and cannot be sent again', details: { reason: 'invite_not_open' } })]);
+    expect(await inviteRows(tenant.id, email)).toEqual([{ id: original.invite.id, status: 'Revoked' }, { id: sent[0]!.invite.id, status: 'Open' }]);
+    expect((await suite.takeQueued()).mail.map((m) => m.to)).toEqual([email]);
+    expect(await suite.auditOf(tenant.id, 'InviteCreated')).toHaveLength(2);
+  });
+});

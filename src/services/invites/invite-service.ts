@@ -77,6 +77,16 @@ interface StoredInviteAnswer {
 /** Thrown inside an invite's transaction when a live answer holds its key: rolls the invite back. */
 class AnswerKeyTaken extends Error {}
 
+/**
+ * Thrown inside a resend's transaction when the invite it sends again is no longer open or expired
+ * (a concurrent resend or a revocation committed first); rolls the new invite and its mail back.
+ */
+class ResendTargetClosed extends Error {
+  constructor(readonly status: InviteStatus) {
+    super('the invite to send again is no longer open');
+  }
+}
+
 /** The associated data of a kept invite answer's ciphertext. */
 function inviteAnswerAad(keyHash: string): string {
   return `invite-answer:${keyHash}`;
@@ -210,6 +220,12 @@ export class InviteService {
     try {
       await this.createInTransaction(scope, invite, token, input.resendOf, answerKey);
     } catch (err) {
+      if (err instanceof ResendTargetClosed) {
+        // a concurrent resend of the same invite committed first: with this key, its answer is this one's
+        const answered = answerKey ? await this.keptAnswer(em, tenant.id, answerKey) : undefined;
+        if (answered) return answered;
+        throw INVITE_ERRORS.notOpen({ status: err.status, action: 'sent again' });
+      }
       if (!answerKey || !(err instanceof AnswerKeyTaken)) throw err;
       // A concurrent request with the same key committed first: its answer is this one's too.
       const answered = await this.keptAnswer(em, tenant.id, answerKey);
@@ -223,7 +239,8 @@ export class InviteService {
   /**
    * The invite's transaction: the checks that need the database, the superseded invites revoked,
    * the invite inserted and audited, its mail queued and, with `answerKey`, the answer kept.
-   * @throws AnswerKeyTaken when a live answer holds `answerKey` (everything is rolled back).
+   * @throws AnswerKeyTaken when a live answer holds `answerKey`, ResendTargetClosed when `resendOf` is
+   *   no longer open or expired under the tenant row's lock (everything is rolled back).
    */
   private async createInTransaction(
     scope: RequestScope, invite: Invite, token: string, resendOf: string | undefined, answerKey: AnswerKey | undefined,
@@ -237,6 +254,12 @@ export class InviteService {
       const existing = invite.organizationId ? 0 : await countLiveUsersWithEmail(tx, tenant.id, email);
       if (existing > 0) throw SIGN_IN_ERRORS.emailTaken();
       await this.assertDailyInviteBudget(tx, tenant, now);
+      if (resendOf) {
+        // checked again under the tenant row's lock, which orders concurrent creations: of two
+        // resends of one invite only the first sends, the second finds it revoked (superseded)
+        const target = await findInvite(tx, tenant.id, resendOf);
+        if (!target || (target.status !== 'Open' && target.status !== 'Expired')) throw new ResendTargetClosed(target?.status ?? 'Revoked');
+      }
       const superseded = await revokeOpenInvitesTo(tx, tenant.id, email, now);
       for (const supersededId of superseded) {
         await this.audit.record(inTx, {
@@ -316,7 +339,9 @@ export class InviteService {
    * request "resend invite `inviteId`": a retry by the same caller with the same key and the same path
    * id gets the first resend's answer again (the same new invite and token; no third invite, no second
    * mail), looked up before the old invite's status is checked (the first resend revoked it). A
-   * concurrent resend with the same key gets the first one's answer, as for {@link create}.
+   * concurrent resend with the same key gets the first one's answer, as for {@link create}. Without a
+   * key, of two concurrent resends of one invite only the first sends: the invite's status is checked
+   * again under the tenant row's lock, and the second answers 409 `invite_not_open`.
    * @param inviteId the path's invite id (a UUID, any case).
    * @param authorizeRole as for {@link create}: checked against the invite's role before anything changes
    *   (on a replay, against the kept invite's role).
