@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { OidcPayloadRecord } from '../entities/oidc.js';
+import { scopeTokens } from '../lib/oauth-scope.js';
 
 /**
  * The queries of the `oidc_payload` table (docs/architecture.md "Rules", data access), oidc-provider's storage of one tenant (authorization codes, access and
@@ -111,7 +112,6 @@ export interface GrantedApplication {
   selectedOrganizationId: string | null;
 }
 
-const scopeList = (scope: unknown): string[] => (typeof scope === 'string' ? scope.split(' ').filter(Boolean) : []);
 
 /** Adds the values of `more` that `into` lacks, keeping the order. */
 function addAll(into: string[], more: string[]): void {
@@ -152,7 +152,7 @@ export async function findGrantedApplicationsOfAccount(em: EntityManager, tenant
     const grantedAt = Number.isFinite(iat) ? new Date(iat * 1000) : null;
     const expiresAt = row.expires_at === null ? null : new Date(row.expires_at);
     // as oidc-provider's Grant#getOIDCScope: a rejected scope other than `openid` is not granted
-    const rejected = new Set(scopeList(row.rejected_scope).filter((scope) => scope !== 'openid'));
+    const rejected = new Set(scopeTokens(row.rejected_scope).filter((scope) => scope !== 'openid'));
     let app = byClient.get(row.client_id);
     if (!app) {
       app = { clientId: row.client_id, applicationName: row.name, scopes: [], grantedAt, expiresAt, selectedOrganizationId: null, perResource: new Map() };
@@ -163,10 +163,10 @@ export async function findGrantedApplicationsOfAccount(em: EntityManager, tenant
     }
     // oldest grant first, so the latest grant holding a pick has the last word
     if (row.organization_id !== null) app.selectedOrganizationId = row.organization_id;
-    addAll(app.scopes, scopeList(row.scope).filter((scope) => !rejected.has(scope)));
+    addAll(app.scopes, scopeTokens(row.scope).filter((scope) => !rejected.has(scope)));
     for (const [resource, scope] of Object.entries(resources)) {
       const scopes = app.perResource.get(resource) ?? [];
-      addAll(scopes, scopeList(scope));
+      addAll(scopes, scopeTokens(scope));
       app.perResource.set(resource, scopes);
     }
   }

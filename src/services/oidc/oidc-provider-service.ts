@@ -26,6 +26,7 @@ import { findActiveAccount } from '../../queries/user.js';
 import { findHostedLoginSessionsOfUser, recordHostedLogin } from '../../queries/oidc-hosted-login.js';
 import { findPermissionsOfMember } from '../../queries/organization-membership.js';
 import { organizationIdOfAudience, registerRefreshTokenGrant } from './refresh-token-grant.js';
+import { hasScope, scopeTokens } from '../../lib/oauth-scope.js';
 import {
   asksForOrganizations, chooseOrganization, ORGANIZATION_REQUEST_PARAMETER, rememberSelectedOrganization, SELECTED_ORGANIZATION_CLAIM, selectedOrganizationClaim,
 } from './organization-selection.js';
@@ -84,11 +85,11 @@ async function afterAuthorizationChecks(ctx: KoaContextWithOIDC): Promise<void> 
   if (responseType === 'id_token' && params.response_mode !== 'form_post') {
     throw new oidcErrors.InvalidRequest('response_type=id_token requires response_mode=form_post');
   }
-  const granted = typeof params.scope === 'string' ? params.scope.split(' ') : [];
+  const granted = scopeTokens(params.scope);
   const client = ctx.oidc.client;
   if (
     !granted.includes('offline_access') && responseType.split(' ').includes('code') && client?.grantTypeAllowed('refresh_token')
-    && sentScope(ctx)?.split(' ').includes('offline_access')
+    && hasScope(sentScope(ctx), 'offline_access')
   ) {
     params.scope = [...granted, 'offline_access'].join(' ');
   }
@@ -122,7 +123,7 @@ function resourcesOf(params: Record<string, unknown>): string[] {
  */
 function grantAll(grant: GrantInstance, resources: string[], scope: unknown): GrantInstance {
   grant.addOIDCScope(GRANTED_SCOPE);
-  const asked = typeof scope === 'string' ? scope.split(' ').filter((s) => s && !OIDC_SCOPES.has(s)) : [];
+  const asked = scopeTokens(scope).filter((s) => !OIDC_SCOPES.has(s));
   for (const resource of resources) if (asked.length) grant.addResourceScope(resource, asked.join(' '));
   return grant;
 }
@@ -358,7 +359,7 @@ export class OidcProviderService {
     const resourceGrant = async (ctx: KoaContextWithOIDC, resource: string, clientId: string): Promise<IndicatedResource | undefined> => {
       const oidc = ctx.oidc as unknown as { route?: string; params?: { grant_type?: unknown; scope?: unknown }; account?: { accountId: string } };
       if (oidc.params?.grant_type === 'client_credentials') {
-        const asked = typeof oidc.params.scope === 'string' ? oidc.params.scope.split(' ').filter(Boolean) : [];
+        const asked = scopeTokens(oidc.params.scope);
         return roleAssignments.grantFor(em(), tenantId, resource, { clientId }, asked);
       }
       if (oidc.account) return roleAssignments.grantFor(em(), tenantId, resource, { userId: oidc.account.accountId });
@@ -474,7 +475,7 @@ export class OidcProviderService {
           accountId: user.id,
           claims: async (_use: string, scope: string) => ({
             sub: user.id, email: user.email, email_verified: user.emailVerifiedAt !== null,
-            ...((scope ?? '').split(' ').includes('roles') ? { roles: await roleAssignments.roleNamesOfUser(em(), tenantId, user.id) } : {}),
+            ...(hasScope(scope, 'roles') ? { roles: await roleAssignments.roleNamesOfUser(em(), tenantId, user.id) } : {}),
             custom_data: user.customData,
             // OpenID Connect Core 5.1: a claim the person has not set is left out, not sent as null
             ...(user.name === null ? {} : { name: user.name }),

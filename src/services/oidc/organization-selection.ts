@@ -3,6 +3,7 @@ import { ORGANIZATIONS_SCOPE } from '../organizations/organization-claims.js';
 import { findOrganizationsOfUser, isMember } from '../../queries/organization-membership.js';
 import { OIDC_ERRORS } from '../../errors/oidc.js';
 import * as payloads from '../../queries/oidc-payload.js';
+import { hasScope } from '../../lib/oauth-scope.js';
 
 /**
  * The organization a person picked when an application asked for scope `organizations` (docs/oidc.md
@@ -21,7 +22,7 @@ const SELECTION_MODEL = payloads.GRANT_ORGANIZATION_MODEL;
 
 /** Whether a space-separated scope holds `organizations`. */
 export function asksForOrganizations(scope: unknown): boolean {
-  return typeof scope === 'string' && scope.split(' ').includes(ORGANIZATIONS_SCOPE);
+  return hasScope(scope, ORGANIZATIONS_SCOPE);
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { findOrganizationsOfUser, type MembershipOfUser } from '../../queries/organization-membership.js';
+import { hasScope } from '../../lib/oauth-scope.js';
 
 /** The OpenID Connect scope that asks for the person's organizations (docs/organizations.md "Tokens"). */
 export const ORGANIZATIONS_SCOPE = 'organizations';
@@ -15,6 +16,6 @@ export const ORGANIZATIONS_CLAIM = 'organizations';
 export async function organizationsClaim(
   em: EntityManager, tenantId: string, userId: string, scope: string | undefined,
 ): Promise<{ organizations?: MembershipOfUser[] }> {
-  if (!scope?.split(' ').includes(ORGANIZATIONS_SCOPE)) return {};
+  if (!hasScope(scope, ORGANIZATIONS_SCOPE)) return {};
   return { organizations: await findOrganizationsOfUser(em, tenantId, userId) };
 }
